@@ -49,7 +49,13 @@ export function isTerminalScanStatus(status: string): boolean {
 export const REASON_CATALOG = {
   RESOLVED: ["fixed_in_code", "fixed_upstream", "code_removed"],
   MITIGATED: ["compensating_control", "limited_exposure", "monitored"],
-  FALSE_POSITIVE: ["not_reachable", "guarded_elsewhere", "intended_behavior", "misread_code", "bad_assumption"],
+  FALSE_POSITIVE: [
+    "not_reachable",
+    "guarded_elsewhere",
+    "intended_behavior",
+    "misread_code",
+    "bad_assumption",
+  ],
   WONT_FIX: ["risk_accepted", "out_of_scope", "not_worth_fixing", "code_being_removed"],
   DUPLICATE: ["duplicate_of_finding", "same_root_cause"],
 } as const satisfies Partial<Record<ResolutionStatus, readonly string[]>>;
@@ -64,7 +70,11 @@ export function reasonCodesFor(status: ResolutionStatus): readonly string[] {
 /** Result of {@link checkReason}. */
 export type ReasonCheck =
   | { ok: true }
-  | { ok: false; validCodes: readonly string[]; /** the status whose catalog holds the code, if any */ belongsTo?: ResolutionStatus };
+  | {
+      ok: false;
+      validCodes: readonly string[];
+      /** the status whose catalog holds the code, if any */ belongsTo?: ResolutionStatus;
+    };
 
 /**
  * Checks a reason code against the catalog of `status` (spec resolution rule 4: a reason from another

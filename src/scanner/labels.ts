@@ -21,7 +21,11 @@ export function findingLabel(id: string, prefix: string = DEFAULT_LABEL_PREFIX):
 
 /** What a user typed to name a finding. */
 export type FindingRef =
-  | { kind: "label"; /** the eight characters */ short: string; /** the two-letter prefix typed, if any */ prefix?: string }
+  | {
+      kind: "label";
+      /** the eight characters */ short: string;
+      /** the two-letter prefix typed, if any */ prefix?: string;
+    }
   | { kind: "id"; id: string };
 
 const PREFIXED = /^([A-Za-z]{2})-([A-Za-z0-9_]{8})$/;

@@ -1,0 +1,703 @@
+/**
+ * `ScannerClient`: the typed client of the whole scanning-service API (spec "Endpoints"). One method per
+ * endpoint; inputs are checked with zod before any request, answers are parsed with zod at the boundary,
+ * and every failure is a typed {@link ScannerError}.
+ */
+import { inspect } from "node:util";
+import type { z } from "zod";
+import {
+  ErrorBody,
+  ScannerApiError,
+  ScannerConfigError,
+  ScannerNetworkError,
+  ScannerRequestError,
+  ScannerResponseError,
+  ScannerTimeoutError,
+  parseRetryAfter,
+  type ResponseIssue,
+} from "./errors.js";
+import {
+  normalizeAuditAreaList,
+  normalizeCreatedAuditArea,
+  normalizeGuidance,
+  normalizeRepositories,
+  formatPath,
+  zodIssues,
+  type Normalized,
+} from "./envelopes.js";
+import {
+  AuditAreaListOptions,
+  CreateAuditAreaInput,
+  FindingListOptions,
+  LaunchScanOptions,
+  NoteContent,
+  PageOptions,
+  PublishFindingInput,
+  PublishScanInput,
+  PutGuidanceInput,
+  SetResolutionInput,
+  SeverityOverride,
+  SummaryOptions,
+  UsageOptions,
+} from "./inputs.js";
+import {
+  AddNoteResult,
+  Balance,
+  CancelResult,
+  DeleteAuditAreaResult,
+  FindingEnvelope,
+  FindingPage,
+  GuidanceWriteResult,
+  LaunchResult,
+  PresetList,
+  PublishedArtifact,
+  ResolutionResult,
+  ScanEnvelope,
+  ScanPage,
+  SeverityResult,
+  Summary,
+  Token,
+  Usage,
+  type AuditAreaList,
+  type CreatedAuditArea,
+  type FindingDetail,
+  type FindingListItem,
+  type Guidance,
+  type Repository,
+  type ScanDetail,
+  type ScanListItem,
+  type ScanPreset,
+} from "./schemas.js";
+
+/** Default per-request timeout, in milliseconds. */
+export const DEFAULT_TIMEOUT_MS = 30_000;
+/** Default `User-Agent` header. */
+export const DEFAULT_USER_AGENT = "diffward-scanner-client";
+
+/** What {@link ScannerClientOptions.onResponse} receives for every answered request. */
+export interface ResponseInfo {
+  /** HTTP method, e.g. `POST`. */
+  method: string;
+  /** Path template, e.g. `/projects/{projectId}/scans` (no ids, safe as a metric label). */
+  route: string;
+  /** HTTP status of the answer. */
+  status: number;
+  /** Time from sending to the full body read, in milliseconds. */
+  durationMs: number;
+}
+
+/** Options of {@link ScannerClient}. */
+export interface ScannerClientOptions {
+  /** Base address of a deployment; its path must end in `/api/v1` (spec "Versioning"). */
+  baseUrl: string;
+  /** Bearer token (spec "Authentication"). Kept private; never in errors, logs or `inspect` output. */
+  token: string;
+  /** Per-request timeout in milliseconds, body read included; default 30,000. */
+  timeoutMs?: number;
+  /** `User-Agent` header; default `diffward-scanner-client`. */
+  userAgent?: string;
+  /** `fetch` implementation; default the global (undici) `fetch`. */
+  fetch?: typeof fetch;
+  /** Called after every answered request (any status), e.g. for metrics. Exceptions it throws are ignored. */
+  onResponse?: (info: ResponseInfo) => void;
+}
+
+/** `getScan` result: the scan and the advisory poll delay of that answer. */
+export interface GetScanResult {
+  scan: ScanDetail;
+  /** `Retry-After` of the answer in whole seconds; the service omits it for terminal scans. */
+  retryAfterSeconds?: number;
+}
+
+type Query = Record<string, string | number | undefined>;
+
+interface RequestSpec {
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+  /** Path template relative to the base URL, e.g. `/projects/{projectId}/scans/{scanId}`. */
+  route: string;
+  params?: Record<string, string>;
+  query?: Query;
+  /** JSON body; `undefined` sends none. */
+  body?: unknown;
+}
+
+interface RawAnswer {
+  status: number;
+  headers: Headers;
+  body: unknown;
+  endpoint: string;
+}
+
+/**
+ * Typed client of the scanning service. Every method:
+ * - throws {@link ScannerRequestError} for bad input, before any request (nothing is sent, nothing spent);
+ * - throws {@link ScannerApiError} when the service answers non-2xx (spec "Errors": `code`, `status`,
+ *   `retryAfterSeconds` from `Retry-After`, `retryable`);
+ * - throws {@link ScannerNetworkError} / {@link ScannerTimeoutError} when no answer arrives;
+ * - throws {@link ScannerResponseError} when a 2xx body does not fit the spec (names the field path).
+ *
+ * Path parameters are `encodeURIComponent`ed. Finding ids may be full ids or labels (spec "Finding label").
+ */
+export class ScannerClient {
+  readonly baseUrl: string;
+  readonly timeoutMs: number;
+  readonly userAgent: string;
+  readonly #token: string;
+  readonly #fetch: typeof fetch;
+  readonly #onResponse: ((info: ResponseInfo) => void) | undefined;
+
+  /** @throws {ScannerConfigError} when `baseUrl` is not an http(s) URL ending in `/api/v1`, `token` is empty or `timeoutMs` is not a positive integer. */
+  constructor(options: ScannerClientOptions) {
+    this.baseUrl = checkBaseUrl(options.baseUrl, "baseUrl");
+    if (typeof options.token !== "string" || options.token.trim() === "") {
+      throw new ScannerConfigError("token", "expected a non-empty bearer token");
+    }
+    const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) {
+      throw new ScannerConfigError(
+        "timeoutMs",
+        `expected a positive integer of milliseconds, got ${timeoutMs}`,
+      );
+    }
+    this.timeoutMs = timeoutMs;
+    this.userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
+    this.#token = options.token;
+    this.#fetch = options.fetch ?? globalThis.fetch;
+    this.#onResponse = options.onResponse;
+  }
+
+  /** A description without the token. */
+  toString(): string {
+    return `ScannerClient(${this.baseUrl})`;
+  }
+
+  /** JSON form without the token. */
+  toJSON(): { baseUrl: string; timeoutMs: number; userAgent: string } {
+    return { baseUrl: this.baseUrl, timeoutMs: this.timeoutMs, userAgent: this.userAgent };
+  }
+
+  /** `util.inspect` / `console.log` form without the token. */
+  [inspect.custom](): string {
+    return `ScannerClient { baseUrl: '${this.baseUrl}', timeoutMs: ${this.timeoutMs}, token: '[redacted]' }`;
+  }
+
+  // ── Token ────────────────────────────────────────────────────────────────────────────────────────
+
+  /** `GET /token` (spec "Token"): the calling token, its project and organization. Any valid token. */
+  async getToken(): Promise<Token> {
+    return this.#json(Token, { method: "GET", route: "/token" });
+  }
+
+  // ── Repositories, guidance, audit areas ─────────────────────────────────────────────────────────
+
+  /**
+   * `GET /projects/{projectId}/repositories` (spec "Repositories"). The envelope is not shown by the
+   * spec; the repositories are found by shape (`normalizeRepositories`). A restricted token sees only
+   * its repositories.
+   */
+  async listRepositories(projectId: string): Promise<Repository[]> {
+    return this.#normalized(normalizeRepositories, {
+      method: "GET",
+      route: "/projects/{projectId}/repositories",
+      params: { projectId },
+    });
+  }
+
+  /**
+   * `GET /projects/{projectId}/repositories/{repositoryId}/guidance` (spec "Guidance"; payload not
+   * shown): the stored guidance, `content: null` when none is stored, plus the raw body.
+   */
+  async getGuidance(projectId: string, repositoryId: string): Promise<Guidance> {
+    return this.#normalized(normalizeGuidance, {
+      method: "GET",
+      route: "/projects/{projectId}/repositories/{repositoryId}/guidance",
+      params: { projectId, repositoryId },
+    });
+  }
+
+  /**
+   * `PUT /projects/{projectId}/repositories/{repositoryId}/guidance`, scope `guidance:write`. `content`
+   * (≤ 100,000 characters) or `null` to clear. `expectedContent` omitted → last writer wins (the key is
+   * not sent); string or `null` → compare-and-set (409 `conflict` on mismatch).
+   */
+  async putGuidance(
+    projectId: string,
+    repositoryId: string,
+    input: PutGuidanceInput,
+  ): Promise<GuidanceWriteResult> {
+    const endpoint = "PUT /projects/{projectId}/repositories/{repositoryId}/guidance";
+    const v = checkInput(PutGuidanceInput, input, endpoint);
+    const body: Record<string, unknown> = { content: v.content };
+    if (v.expectedContent !== undefined) body.expectedContent = v.expectedContent;
+    return this.#json(GuidanceWriteResult, {
+      method: "PUT",
+      route: "/projects/{projectId}/repositories/{repositoryId}/guidance",
+      params: { projectId, repositoryId },
+      body,
+    });
+  }
+
+  /**
+   * `GET /projects/{projectId}/repositories/{repositoryId}/audit-areas`, scope `read`. Areas in the
+   * service's order with their unnamed flag/files/lines fields normalized (`inCurrentMap`, `files`,
+   * `lines`), plus the branch the sizes were read from and whether it has a stored map.
+   */
+  async listAuditAreas(
+    projectId: string,
+    repositoryId: string,
+    options: AuditAreaListOptions = {},
+  ): Promise<AuditAreaList> {
+    const route = "/projects/{projectId}/repositories/{repositoryId}/audit-areas";
+    const v = checkInput(AuditAreaListOptions, options, `GET ${route}`);
+    return this.#normalized(normalizeAuditAreaList, {
+      method: "GET",
+      route,
+      params: { projectId, repositoryId },
+      query: { branch: v.branch },
+    });
+  }
+
+  /**
+   * `POST /projects/{projectId}/repositories/{repositoryId}/audit-areas`, scope `guidance:write`:
+   * creates a `custom` area. The response is not shown beyond the created area's `key`.
+   */
+  async createAuditArea(
+    projectId: string,
+    repositoryId: string,
+    input: CreateAuditAreaInput,
+  ): Promise<CreatedAuditArea> {
+    const route = "/projects/{projectId}/repositories/{repositoryId}/audit-areas";
+    const v = checkInput(CreateAuditAreaInput, input, `POST ${route}`);
+    return this.#normalized(normalizeCreatedAuditArea, {
+      method: "POST",
+      route,
+      params: { projectId, repositoryId },
+      body: { name: v.name, description: v.description },
+    });
+  }
+
+  /**
+   * `DELETE /projects/{projectId}/repositories/{repositoryId}/audit-areas/{areaKey}`, scope
+   * `guidance:write`. Only `custom` areas; a discovered one gives 409 `conflict`.
+   */
+  async deleteAuditArea(
+    projectId: string,
+    repositoryId: string,
+    areaKey: string,
+  ): Promise<DeleteAuditAreaResult> {
+    return this.#json(DeleteAuditAreaResult, {
+      method: "DELETE",
+      route: "/projects/{projectId}/repositories/{repositoryId}/audit-areas/{areaKey}",
+      params: { projectId, repositoryId, areaKey },
+    });
+  }
+
+  // ── Scans ────────────────────────────────────────────────────────────────────────────────────────
+
+  /** `GET /projects/{projectId}/scans`, scope `read`: one page, newest first (`page` ≥ 1, `limit` 1–100). */
+  async listScans(projectId: string, options: PageOptions = {}): Promise<ScanPage> {
+    const route = "/projects/{projectId}/scans";
+    const v = checkInput(PageOptions, options, `GET ${route}`);
+    return this.#json(ScanPage, { method: "GET", route, params: { projectId }, query: v });
+  }
+
+  /** Every scan of the project, newest first, fetched page by page with `limit` (1–100, default 100). */
+  async *iterateScans(projectId: string, options: { limit?: number } = {}): AsyncGenerator<ScanListItem> {
+    const limit = options.limit ?? 100;
+    checkInput(PageOptions, { limit }, "GET /projects/{projectId}/scans");
+    yield* paginate((page) => this.listScans(projectId, { page, limit }));
+  }
+
+  /**
+   * `POST /projects/{projectId}/scans`, scope `scans:launch` (spec "Launch rules"). Checked first:
+   * `commitHash` 7–40 hex, `creditBudget` integer ≥ 1 (credits), `guidance` ≤ 100,000 characters; the
+   * three states of `guidance` (absent / string / null) are kept in the body. Service errors include 402
+   * `insufficient_credits`, 409 `repository_initializing`, 429 `rate_limited`, 400 `diff_base_*`, 422
+   * `diff_empty`, 404 `not_found`.
+   */
+  async launchScan(projectId: string, options: LaunchScanOptions): Promise<LaunchResult> {
+    const route = "/projects/{projectId}/scans";
+    checkInput(LaunchScanOptions, options, `POST ${route}`);
+    const body: Record<string, unknown> = {};
+    for (const [k, val] of Object.entries(options)) if (val !== undefined) body[k] = val;
+    return this.#json(LaunchResult, { method: "POST", route, params: { projectId }, body });
+  }
+
+  /**
+   * `GET /projects/{projectId}/scans/{scanId}`, scope `read`: the scan and `retryAfterSeconds`, the
+   * advisory poll delay (whole seconds) the service sends while the scan is not terminal.
+   */
+  async getScan(projectId: string, scanId: string): Promise<GetScanResult> {
+    const answer = await this.#send({
+      method: "GET",
+      route: "/projects/{projectId}/scans/{scanId}",
+      params: { projectId, scanId },
+    });
+    const { scan } = parseBody(ScanEnvelope, answer);
+    const retryAfterSeconds = parseRetryAfter(answer.headers.get("retry-after"));
+    return retryAfterSeconds === undefined ? { scan } : { scan, retryAfterSeconds };
+  }
+
+  /**
+   * `POST /projects/{projectId}/scans/{scanId}/cancel`, scope `scans:launch`, no body. A `COMPLETED` or
+   * `FAILED` scan gives 400 `bad_request`.
+   */
+  async cancelScan(projectId: string, scanId: string): Promise<CancelResult> {
+    return this.#json(CancelResult, {
+      method: "POST",
+      route: "/projects/{projectId}/scans/{scanId}/cancel",
+      params: { projectId, scanId },
+    });
+  }
+
+  /** `POST /projects/{projectId}/scans/{scanId}/publish`, scope `publish`; the scan must be `COMPLETED`. */
+  async publishScan(projectId: string, scanId: string, input: PublishScanInput): Promise<PublishedArtifact> {
+    const route = "/projects/{projectId}/scans/{scanId}/publish";
+    const v = checkInput(PublishScanInput, input, `POST ${route}`);
+    return this.#json(PublishedArtifact, {
+      method: "POST",
+      route,
+      params: { projectId, scanId },
+      body: { withPassword: v.withPassword },
+    });
+  }
+
+  /** `GET /projects/{projectId}/scan-presets`, scope `read`: the scan types. */
+  async listPresets(projectId: string): Promise<ScanPreset[]> {
+    const list = await this.#json(PresetList, {
+      method: "GET",
+      route: "/projects/{projectId}/scan-presets",
+      params: { projectId },
+    });
+    return list.presets;
+  }
+
+  // ── Findings ─────────────────────────────────────────────────────────────────────────────────────
+
+  /** `GET /projects/{projectId}/findings`, scope `read`: one page, most severe first, optionally of one scan. */
+  async listFindings(projectId: string, options: FindingListOptions = {}): Promise<FindingPage> {
+    const route = "/projects/{projectId}/findings";
+    const v = checkInput(FindingListOptions, options, `GET ${route}`);
+    return this.#json(FindingPage, { method: "GET", route, params: { projectId }, query: v });
+  }
+
+  /** Every finding (optionally of `scanId`), page by page with `limit` (1–100, default 100). */
+  async *iterateFindings(
+    projectId: string,
+    options: { scanId?: string; limit?: number } = {},
+  ): AsyncGenerator<FindingListItem> {
+    const limit = options.limit ?? 100;
+    const scanId = options.scanId;
+    checkInput(FindingListOptions, { limit, scanId }, "GET /projects/{projectId}/findings");
+    yield* paginate((page) => this.listFindings(projectId, { page, limit, scanId }));
+  }
+
+  /** `GET /projects/{projectId}/findings/{findingId}`, scope `read`; `findingId` is an id or a label. */
+  async getFinding(projectId: string, findingId: string): Promise<FindingDetail> {
+    const { finding } = await this.#json(FindingEnvelope, {
+      method: "GET",
+      route: "/projects/{projectId}/findings/{findingId}",
+      params: { projectId, findingId },
+    });
+    return finding;
+  }
+
+  /** `POST /projects/{projectId}/findings/{findingId}/notes`, scope `findings:write`: a Markdown comment. */
+  async addNote(projectId: string, findingId: string, content: string): Promise<AddNoteResult> {
+    const route = "/projects/{projectId}/findings/{findingId}/notes";
+    const v = checkInput(NoteContent, content, `POST ${route}`, "content");
+    return this.#json(AddNoteResult, {
+      method: "POST",
+      route,
+      params: { projectId, findingId },
+      body: { content: v },
+    });
+  }
+
+  /**
+   * `PATCH /projects/{projectId}/findings/{findingId}/severity`, scope `findings:write`. `null` clears the
+   * override. The response is not shown by the spec: any JSON object is returned as is.
+   */
+  async setSeverity(
+    projectId: string,
+    findingId: string,
+    severity: SeverityOverride,
+  ): Promise<SeverityResult> {
+    const route = "/projects/{projectId}/findings/{findingId}/severity";
+    const v = checkInput(SeverityOverride, severity, `PATCH ${route}`, "severity");
+    return this.#json(SeverityResult, {
+      method: "PATCH",
+      route,
+      params: { projectId, findingId },
+      body: { severity: v },
+    });
+  }
+
+  /**
+   * `PATCH /projects/{projectId}/findings/{findingId}/resolution`, scope `findings:write`. `note` wins over
+   * `reason` (rule 1); both are ignored for `NOT_STARTED`/`IN_PROGRESS` (rule 2); a reason of another
+   * status gives 400 `bad_request` with the valid list (rule 4).
+   */
+  async setResolution(
+    projectId: string,
+    findingId: string,
+    input: SetResolutionInput,
+  ): Promise<ResolutionResult> {
+    const route = "/projects/{projectId}/findings/{findingId}/resolution";
+    const v = checkInput(SetResolutionInput, input, `PATCH ${route}`);
+    const body: Record<string, unknown> = { resolutionStatus: v.resolutionStatus };
+    if (v.note !== undefined) body.note = v.note;
+    if (v.reason !== undefined) body.reason = v.reason;
+    return this.#json(ResolutionResult, { method: "PATCH", route, params: { projectId, findingId }, body });
+  }
+
+  /** `POST /projects/{projectId}/findings/{findingId}/publish`, scope `publish`; `noteId` pins a note. */
+  async publishFinding(
+    projectId: string,
+    findingId: string,
+    input: PublishFindingInput,
+  ): Promise<PublishedArtifact> {
+    const route = "/projects/{projectId}/findings/{findingId}/publish";
+    const v = checkInput(PublishFindingInput, input, `POST ${route}`);
+    const body: Record<string, unknown> = { withPassword: v.withPassword };
+    if (v.noteId !== undefined) body.noteId = v.noteId;
+    return this.#json(PublishedArtifact, { method: "POST", route, params: { projectId, findingId }, body });
+  }
+
+  // ── Billing (all amounts in credits) ─────────────────────────────────────────────────────────────
+
+  /** `GET /projects/{projectId}/billing/balance`, scope `read`: organization-wide balance, in credits. */
+  async getBalance(projectId: string): Promise<Balance> {
+    return this.#json(Balance, {
+      method: "GET",
+      route: "/projects/{projectId}/billing/balance",
+      params: { projectId },
+    });
+  }
+
+  /**
+   * `GET /projects/{projectId}/billing/usage`, scope `read`: ledger events of this project, newest first;
+   * window `from`/`to` (default the last 30 days), `limit` 1–1000.
+   */
+  async getUsage(projectId: string, options: UsageOptions = {}): Promise<Usage> {
+    const route = "/projects/{projectId}/billing/usage";
+    const v = checkInput(UsageOptions, options, `GET ${route}`);
+    const iso = (d: Date | string | undefined) => (d instanceof Date ? d.toISOString() : d);
+    return this.#json(Usage, {
+      method: "GET",
+      route,
+      params: { projectId },
+      query: { from: iso(v.from), to: iso(v.to), limit: v.limit },
+    });
+  }
+
+  /** `GET /projects/{projectId}/billing/summary`, scope `read`: per-month net spend and purchases. */
+  async getSummary(projectId: string, options: SummaryOptions = {}): Promise<Summary> {
+    const route = "/projects/{projectId}/billing/summary";
+    const v = checkInput(SummaryOptions, options, `GET ${route}`);
+    return this.#json(Summary, { method: "GET", route, params: { projectId }, query: { months: v.months } });
+  }
+
+  // ── Transport ────────────────────────────────────────────────────────────────────────────────────
+
+  async #json<S extends z.ZodType>(schema: S, spec: RequestSpec): Promise<z.output<S>> {
+    return parseBody(schema, await this.#send(spec));
+  }
+
+  async #normalized<T>(normalize: (body: unknown) => Normalized<T>, spec: RequestSpec): Promise<T> {
+    const answer = await this.#send(spec);
+    const r = normalize(answer.body);
+    if (!r.ok) throw new ScannerResponseError(answer.endpoint, answer.status, r.issues);
+    return r.value;
+  }
+
+  async #send(spec: RequestSpec): Promise<RawAnswer> {
+    const endpoint = `${spec.method} ${spec.route}`;
+    const url = new URL(this.baseUrl + buildPath(spec, endpoint));
+    for (const [k, v] of Object.entries(spec.query ?? {}))
+      if (v !== undefined) url.searchParams.set(k, String(v));
+
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${this.#token}`,
+      accept: "application/json",
+      "user-agent": this.userAgent,
+    };
+    if (spec.body !== undefined) headers["content-type"] = "application/json";
+
+    const started = performance.now();
+    const signal = AbortSignal.timeout(this.timeoutMs);
+    let status: number;
+    let resHeaders: Headers;
+    let text: string;
+    try {
+      const res = await this.#fetch(url, {
+        method: spec.method,
+        headers,
+        body: spec.body === undefined ? undefined : JSON.stringify(spec.body),
+        signal,
+        redirect: "error",
+      });
+      status = res.status;
+      resHeaders = res.headers;
+      text = await res.text();
+    } catch (err) {
+      throw this.#transportError(err, endpoint, signal);
+    }
+    const durationMs = performance.now() - started;
+    try {
+      this.#onResponse?.({ method: spec.method, route: spec.route, status, durationMs });
+    } catch {
+      // A metrics hook must never turn an answered request into a failure (e.g. a launched scan).
+    }
+
+    let body: unknown = undefined;
+    let jsonError: string | undefined;
+    if (text !== "") {
+      try {
+        body = JSON.parse(text);
+      } catch (err) {
+        jsonError = err instanceof Error ? err.message : String(err);
+      }
+    }
+
+    if (status < 200 || status >= 300) throw apiError(endpoint, status, resHeaders, body);
+    if (jsonError !== undefined || text === "") {
+      throw new ScannerResponseError(endpoint, status, [
+        {
+          path: "(body)",
+          message: text === "" ? "expected a JSON body, got none" : `not JSON: ${jsonError}`,
+        },
+      ]);
+    }
+    return { status, headers: resHeaders, body, endpoint };
+  }
+
+  #transportError(err: unknown, endpoint: string, signal: AbortSignal): Error {
+    const name = err instanceof Error || err instanceof DOMException ? err.name : "";
+    if (name === "TimeoutError" || (signal.aborted && (name === "AbortError" || name === "TimeoutError"))) {
+      return new ScannerTimeoutError(endpoint, this.timeoutMs, err);
+    }
+    return new ScannerNetworkError(endpoint, systemCode(err), err);
+  }
+}
+
+/** Yields every item of every page until `total` is reached or a page comes back short or empty. */
+async function* paginate<T>(
+  fetchPage: (page: number) => Promise<{ items: T[]; total: number; limit: number }>,
+): AsyncGenerator<T> {
+  let seen = 0;
+  for (let page = 1; ; page++) {
+    const p = await fetchPage(page);
+    yield* p.items;
+    seen += p.items.length;
+    if (p.items.length === 0 || seen >= p.total || p.items.length < p.limit) return;
+  }
+}
+
+function buildPath(spec: RequestSpec, endpoint: string): string {
+  return spec.route.replace(/\{(\w+)\}/g, (_m, name: string) => {
+    const value = spec.params?.[name];
+    if (typeof value !== "string" || value === "") {
+      throw new ScannerRequestError(endpoint, name, "expected a non-empty string path parameter");
+    }
+    return encodeURIComponent(value);
+  });
+}
+
+function parseBody<S extends z.ZodType>(schema: S, answer: RawAnswer): z.output<S> {
+  const parsed = schema.safeParse(answer.body);
+  if (!parsed.success)
+    throw new ScannerResponseError(answer.endpoint, answer.status, zodIssues(parsed.error));
+  return parsed.data;
+}
+
+/**
+ * Checks caller input with `schema`.
+ * @throws {ScannerRequestError} naming the first offending field (prefixed by `field` for scalar inputs).
+ */
+function checkInput<S extends z.ZodType>(
+  schema: S,
+  input: unknown,
+  endpoint: string,
+  field?: string,
+): z.output<S> {
+  const parsed = schema.safeParse(input);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  const path = [...(field ? [field] : []), ...(issue.path as PropertyKey[])];
+  const issues: ResponseIssue[] = [
+    { path: path.length ? formatPath(path) : "(input)", message: issue.message },
+  ];
+  throw new ScannerRequestError(endpoint, issues[0]!.path, issues[0]!.message);
+}
+
+function apiError(endpoint: string, status: number, headers: Headers, body: unknown): ScannerApiError {
+  const retryAfterSeconds = parseRetryAfter(headers.get("retry-after"));
+  const parsed = ErrorBody.safeParse(body);
+  if (parsed.success) {
+    const { code, message } = parsed.data.error;
+    return new ScannerApiError({
+      status,
+      code,
+      message,
+      endpoint,
+      ...(retryAfterSeconds !== undefined && { retryAfterSeconds }),
+    });
+  }
+  // Not the spec's error shape: keep whatever message there is, but never invent a code.
+  const loose = body as { error?: { message?: unknown } } | undefined;
+  const message =
+    typeof loose?.error?.message === "string"
+      ? loose.error.message
+      : `HTTP ${status} without a spec error body`;
+  return new ScannerApiError({
+    status,
+    code: "unknown",
+    message,
+    endpoint,
+    ...(retryAfterSeconds !== undefined && { retryAfterSeconds }),
+  });
+}
+
+/** The system error code (`ECONNREFUSED`, `ECONNRESET`, …) of a fetch failure, looking through causes. */
+function systemCode(err: unknown): string | undefined {
+  let e: unknown = err;
+  for (let depth = 0; depth < 5 && e; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string") return code;
+    e = (e as { cause?: unknown }).cause;
+    if (e instanceof AggregateError) e = e.errors[0];
+  }
+  return undefined;
+}
+
+/**
+ * Checks a deployment base address: an http(s) URL whose path ends in `/api/v1` (one trailing slash is
+ * tolerated and removed). Returns it without trailing slash.
+ * @throws {ScannerConfigError} naming `variable`.
+ */
+export function checkBaseUrl(value: unknown, variable: string): string {
+  if (typeof value !== "string" || value.trim() === "") {
+    throw new ScannerConfigError(variable, "expected the service base URL, ending in /api/v1");
+  }
+  let url: URL;
+  try {
+    url = new URL(value.trim());
+  } catch {
+    throw new ScannerConfigError(variable, `not a URL: ${JSON.stringify(value)}`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new ScannerConfigError(variable, `expected an http or https URL, got ${url.protocol}`);
+  }
+  if (url.username || url.password || url.search || url.hash) {
+    throw new ScannerConfigError(variable, "expected no credentials, query or fragment in the base URL");
+  }
+  const path = url.pathname.replace(/\/$/, "");
+  if (!path.endsWith("/api/v1")) {
+    throw new ScannerConfigError(
+      variable,
+      `expected the path to end in /api/v1, got ${JSON.stringify(url.pathname)}`,
+    );
+  }
+  return `${url.origin}${path}`;
+}

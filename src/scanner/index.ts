@@ -1,0 +1,26 @@
+/** Public API of the scanning-service client. */
+export * from "./catalog.js";
+export * from "./labels.js";
+export * from "./errors.js";
+export * from "./schemas.js";
+// The zod schemas share their names with catalog.ts types (same types); the schema exports win.
+export { ResolutionStatus, ScanStatus, Severity, TriageStatus } from "./schemas.js";
+export * from "./inputs.js";
+export {
+  normalizeAuditArea,
+  normalizeAuditAreaList,
+  normalizeCreatedAuditArea,
+  normalizeGuidance,
+  normalizeRepositories,
+  type Normalized,
+} from "./envelopes.js";
+export {
+  ScannerClient,
+  DEFAULT_TIMEOUT_MS,
+  DEFAULT_USER_AGENT,
+  checkBaseUrl,
+  type GetScanResult,
+  type ResponseInfo,
+  type ScannerClientOptions,
+} from "./client.js";
+export { resolveScannerBaseUrl, SCANNER_ENVS, type ScannerEnv, type ScannerEnvVars } from "./config.js";

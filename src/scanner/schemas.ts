@@ -1,0 +1,344 @@
+/**
+ * zod schemas of every resource of the scanning service (spec "Resources and their fields" and the
+ * response of each endpoint). A schema and its type share one PascalCase name.
+ *
+ * Decisions:
+ * - Response objects are loose (`z.looseObject`): unknown fields are kept, so a new field never
+ *   breaks us, and the spec's "not shown" parts survive in the parsed value.
+ * - Fields the spec marks "required" are required; the others are optional, and nullable where the
+ *   spec says "or null".
+ * - Closed sets the spec enumerates are enums: scan `status`, `triageStatus`, `resolutionStatus`,
+ *   `severity` (from `catalog.ts`), audit-area `source`, `confirmationEvidence`, ledger `type`, error
+ *   `code`. Repository `readiness` stays an open string: the spec says its values "include"
+ *   `analyzing` and `ready`. Token scopes stay open strings ("scopes in use").
+ */
+import { z } from "zod";
+import { RESOLUTION_STATUSES, SCAN_STATUSES, SEVERITIES, TRIAGE_STATUSES } from "./catalog.js";
+
+export { ErrorBody, ErrorCode } from "./errors.js";
+
+/** An RFC 3339 date-time with `Z` or an offset. */
+const DateTime = z.iso.datetime({ offset: true });
+const Int = z.number().int();
+const NonNegInt = Int.min(0);
+
+/** Scan status (spec "Scan status"). */
+export const ScanStatus = z.enum(SCAN_STATUSES);
+export type ScanStatus = z.infer<typeof ScanStatus>;
+/** Effective severity (spec "Finding (list item)"). */
+export const Severity = z.enum(SEVERITIES);
+export type Severity = z.infer<typeof Severity>;
+/** The service's verdict (spec "Finding triageStatus"). */
+export const TriageStatus = z.enum(TRIAGE_STATUSES);
+export type TriageStatus = z.infer<typeof TriageStatus>;
+/** The team's decision (spec "Finding resolutionStatus"). */
+export const ResolutionStatus = z.enum(RESOLUTION_STATUSES);
+export type ResolutionStatus = z.infer<typeof ResolutionStatus>;
+
+/** Progress of a scan (spec "Progress"). `percent` is weighted by budget share, 0 to 100. */
+export const Progress = z.looseObject({
+  phasesCompleted: NonNegInt,
+  phasesTotal: NonNegInt,
+  percent: NonNegInt.max(100),
+});
+export type Progress = z.infer<typeof Progress>;
+
+/** A scan as listed (spec "Scan (list item)"). */
+export const ScanListItem = z.looseObject({
+  id: z.string(),
+  status: ScanStatus,
+  repositoryId: z.string(),
+  commitHash: z.string().nullish(),
+  /** For a diff scan, the merge-base commit; null for other scans. */
+  baseCommit: z.string().nullish(),
+  commitMessage: z.string().nullish(),
+  presetName: z.string().nullish(),
+  createdAt: DateTime,
+  startedAt: DateTime.nullish(),
+  completedAt: DateTime.nullish(),
+  progress: Progress.optional(),
+});
+export type ScanListItem = z.infer<typeof ScanListItem>;
+
+/** Findings counts of a finished scan (spec "Scan (detail) adds": `findingsSummary`). */
+export const FindingsSummary = z.looseObject({
+  total: NonNegInt,
+  /** Severity name → count. Keys are left open so an unexpected severity is counted, not refused. */
+  bySeverity: z.record(z.string(), NonNegInt),
+});
+export type FindingsSummary = z.infer<typeof FindingsSummary>;
+
+/** A scan in detail (spec "Scan (detail) adds"). `creditBudget` is in credits. */
+export const ScanDetail = ScanListItem.extend({
+  branch: z.string().nullish(),
+  creditBudget: Int.nullish(),
+  findingsSummary: FindingsSummary.optional(),
+});
+export type ScanDetail = z.infer<typeof ScanDetail>;
+
+/** `GET /projects/{projectId}/scans/{scanId}` body: `{scan}`. */
+export const ScanEnvelope = z.looseObject({ scan: ScanDetail });
+export type ScanEnvelope = z.infer<typeof ScanEnvelope>;
+
+/** A scan type (spec "Scan preset"). `minCredits` 0 means the default floor applies. */
+export const ScanPreset = z.looseObject({
+  ref: z.string(),
+  name: z.string(),
+  description: z.string().nullish(),
+  minCredits: NonNegInt,
+  modelTier: z.string(),
+});
+export type ScanPreset = z.infer<typeof ScanPreset>;
+
+/** `GET /projects/{projectId}/scan-presets` body. */
+export const PresetList = z.looseObject({ presets: z.array(ScanPreset) });
+export type PresetList = z.infer<typeof PresetList>;
+
+/**
+ * A repository (spec "Repository"): only `id` and `readiness` are specified; every other field is kept
+ * as is. `readiness` is an open string (`analyzing`, `ready`, and values not shown).
+ */
+export const Repository = z.looseObject({ id: z.string(), readiness: z.string() });
+export type Repository = z.infer<typeof Repository>;
+
+/** Audit area source (spec "Audit area"). */
+export const AuditAreaSource = z.enum(["discovered", "custom"]);
+export type AuditAreaSource = z.infer<typeof AuditAreaSource>;
+
+/** An audit area as the service sends it: `key` and `source` are the only named fields. */
+export const AuditAreaRaw = z.looseObject({
+  key: z.string(),
+  source: AuditAreaSource,
+  name: z.string().nullish(),
+  description: z.string().nullish(),
+});
+export type AuditAreaRaw = z.infer<typeof AuditAreaRaw>;
+
+/**
+ * An audit area, normalized: the spec leaves the names of the flag, files and lines fields unshown,
+ * so they are found by shape (see `envelopes.ts`) and given stable names here.
+ */
+export const AuditArea = z.object({
+  key: z.string(),
+  source: AuditAreaSource,
+  name: z.string().optional(),
+  description: z.string().optional(),
+  /** Whether the branch's latest map still names the area (the spec's unnamed boolean flag). */
+  inCurrentMap: z.boolean().optional(),
+  /** Files the area covers at that map; null when the map does not name it. */
+  files: NonNegInt.nullable().optional(),
+  /** Lines the area covers at that map; null when the map does not name it. */
+  lines: NonNegInt.nullable().optional(),
+  /** The area exactly as received. */
+  raw: AuditAreaRaw,
+});
+export type AuditArea = z.infer<typeof AuditArea>;
+
+/**
+ * `GET …/audit-areas`, normalized: areas in the service's order (map order first, then areas the map
+ * no longer names), the branch the sizes were read from and whether it has a stored map.
+ */
+export const AuditAreaList = z.object({
+  areas: z.array(AuditArea),
+  branch: z.string().optional(),
+  hasMap: z.boolean().optional(),
+  /** The body exactly as received. */
+  raw: z.unknown(),
+});
+export type AuditAreaList = z.infer<typeof AuditAreaList>;
+
+/** `POST …/audit-areas`, normalized: the `key` of the created area plus the body as received. */
+export const CreatedAuditArea = z.object({ key: z.string(), raw: z.unknown() });
+export type CreatedAuditArea = z.infer<typeof CreatedAuditArea>;
+
+/** `DELETE …/audit-areas/{areaKey}` body. */
+export const DeleteAuditAreaResult = z.looseObject({
+  repositoryId: z.string(),
+  key: z.string(),
+  deleted: z.boolean(),
+});
+export type DeleteAuditAreaResult = z.infer<typeof DeleteAuditAreaResult>;
+
+/** `GET …/guidance`, normalized: the stored guidance text, null when none is stored. */
+export const Guidance = z.object({ content: z.string().nullable(), raw: z.unknown() });
+export type Guidance = z.infer<typeof Guidance>;
+
+/** `PUT …/guidance` body. `revisionId` is null on a no-op (`unchanged: true`). */
+export const GuidanceWriteResult = z.looseObject({
+  repositoryId: z.string(),
+  revisionId: z.string().nullable(),
+  unchanged: z.boolean(),
+});
+export type GuidanceWriteResult = z.infer<typeof GuidanceWriteResult>;
+
+/** A finding as listed (spec "Finding (list item)"). */
+export const FindingListItem = z.looseObject({
+  id: z.string(),
+  displayId: Int,
+  title: z.string(),
+  location: z.string(),
+  /** Effective severity: the override if set, otherwise the service's own. */
+  severity: Severity,
+  category: z.string(),
+  triageStatus: TriageStatus,
+  /** `POC` or `ANALYSIS` for a `CONFIRMED` finding; null otherwise or when not recorded. */
+  confirmationEvidence: z.enum(["POC", "ANALYSIS"]).nullish(),
+  resolutionStatus: ResolutionStatus,
+  notesCount: NonNegInt,
+});
+export type FindingListItem = z.infer<typeof FindingListItem>;
+
+/** A comment on a finding (spec "Finding (detail) adds": `notes`). */
+export const Note = z.looseObject({
+  id: z.string(),
+  body: z.string(),
+  createdAt: DateTime,
+  author: z.looseObject({ id: z.string(), name: z.string().nullable(), email: z.string() }),
+});
+export type Note = z.infer<typeof Note>;
+
+/** A finding in detail (spec "Finding (detail) adds"). */
+export const FindingDetail = FindingListItem.extend({
+  description: z.string(),
+  pocReport: z.string().nullish(),
+  recommendedFix: z.string().nullish(),
+  scanId: z.string(),
+  commitHash: z.string().nullish(),
+  repo: z.looseObject({ owner: z.string(), name: z.string(), url: z.string() }).optional(),
+  createdAt: DateTime,
+  notes: z.array(Note),
+});
+export type FindingDetail = z.infer<typeof FindingDetail>;
+
+/** `GET …/findings/{findingId}` body: `{finding}`. */
+export const FindingEnvelope = z.looseObject({ finding: FindingDetail });
+export type FindingEnvelope = z.infer<typeof FindingEnvelope>;
+
+/** `POST …/findings/{findingId}/notes` body. */
+export const AddNoteResult = z.looseObject({ noteId: z.string(), findingId: z.string() });
+export type AddNoteResult = z.infer<typeof AddNoteResult>;
+
+/** `PATCH …/severity` body: not shown by the spec, so any JSON object is accepted and kept. */
+export const SeverityResult = z.looseObject({});
+export type SeverityResult = z.infer<typeof SeverityResult>;
+
+/** `PATCH …/resolution` body: "includes `resolutionStatus`". */
+export const ResolutionResult = z.looseObject({ resolutionStatus: ResolutionStatus });
+export type ResolutionResult = z.infer<typeof ResolutionResult>;
+
+/** A public artifact (spec "Published artifact"). `accessPassword` is a secret: never log it. */
+export const PublishedArtifact = z.looseObject({
+  artifactId: z.string(),
+  publicId: z.string(),
+  accessPassword: z.string().nullable(),
+});
+export type PublishedArtifact = z.infer<typeof PublishedArtifact>;
+
+/** An organization reference (`id`, `slug`, `name`). */
+export const OrganizationRef = z.looseObject({ id: z.string(), slug: z.string(), name: z.string() });
+export type OrganizationRef = z.infer<typeof OrganizationRef>;
+
+/** The calling token (spec "Token"). `spendLimitCredits` in credits, null for no limit. */
+export const Token = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  scopes: z.array(z.string()),
+  /** Empty means every repository of the project. */
+  repositoryIds: z.array(z.string()),
+  expiresAt: DateTime.nullable(),
+  spendLimitCredits: Int.nullable(),
+  project: z.looseObject({
+    id: z.string(),
+    slug: z.string(),
+    name: z.string(),
+    organization: OrganizationRef,
+  }),
+});
+export type Token = z.infer<typeof Token>;
+
+/** Credit ledger event types (spec "Credit ledger event"). */
+export const LedgerEventType = z.enum([
+  "SCAN_DEDUCTION",
+  "SCAN_REFUND",
+  "PURCHASE",
+  "PAYMENT_REFUND",
+  "ADMIN_ADJUSTMENT",
+]);
+export type LedgerEventType = z.infer<typeof LedgerEventType>;
+
+/** One ledger event; `credits` is a signed delta (negative spent, positive added). */
+export const LedgerEvent = z.looseObject({
+  id: z.string(),
+  at: DateTime,
+  type: LedgerEventType,
+  credits: Int,
+  scanId: z.string().nullable(),
+  description: z.string(),
+});
+export type LedgerEvent = z.infer<typeof LedgerEvent>;
+
+/** `GET …/billing/balance` body; all amounts in credits. */
+export const Balance = z.looseObject({
+  organization: OrganizationRef,
+  balanceCredits: Int,
+  availableCredits: Int,
+  reservedCredits: Int,
+});
+export type Balance = z.infer<typeof Balance>;
+
+/** `GET …/billing/usage` body: the window and its events, newest first. */
+export const Usage = z.looseObject({
+  from: DateTime,
+  to: DateTime,
+  events: z.array(LedgerEvent),
+});
+export type Usage = z.infer<typeof Usage>;
+
+/** One month of `GET …/billing/summary`; `month` is `YYYY-MM` in UTC, amounts in credits. */
+export const SummaryMonth = z.looseObject({
+  month: z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, "expected YYYY-MM"),
+  spentCredits: Int,
+  purchasedCredits: Int,
+});
+export type SummaryMonth = z.infer<typeof SummaryMonth>;
+
+/** `GET …/billing/summary` body, newest month first. */
+export const Summary = z.looseObject({
+  organization: OrganizationRef,
+  months: z.array(SummaryMonth),
+});
+export type Summary = z.infer<typeof Summary>;
+
+/** `POST /projects/{projectId}/scans` 202 body; `creditBudget` is the budget actually used, in credits. */
+export const LaunchResult = z.looseObject({
+  scanId: z.string(),
+  queued: z.boolean(),
+  creditBudget: Int,
+});
+export type LaunchResult = z.infer<typeof LaunchResult>;
+
+/** `POST …/scans/{scanId}/cancel` body. */
+export const CancelResult = z.looseObject({
+  scanId: z.string(),
+  status: z.literal("CANCELLED"),
+  cancelledJobs: NonNegInt,
+});
+export type CancelResult = z.infer<typeof CancelResult>;
+
+/** A page of a list endpoint (`GET …/scans`, `GET …/findings`): `items`, `page`, `limit`, `total`. */
+export function Page<T extends z.ZodType>(item: T) {
+  return z.looseObject({
+    items: z.array(item),
+    page: Int.min(1),
+    limit: Int.min(1),
+    total: NonNegInt,
+  });
+}
+export type Page<T> = { items: T[]; page: number; limit: number; total: number; [k: string]: unknown };
+
+/** A page of scans. */
+export const ScanPage = Page(ScanListItem);
+export type ScanPage = z.infer<typeof ScanPage>;
+/** A page of findings. */
+export const FindingPage = Page(FindingListItem);
+export type FindingPage = z.infer<typeof FindingPage>;
