@@ -1,0 +1,89 @@
+/**
+ * The help text of the slash commands, built from the verb table and the reason catalog so it never
+ * drifts from what the parser accepts.
+ */
+import { REASON_CATALOG, reasonCodesFor } from "../scanner/catalog.js";
+import { DEFAULT_LABEL_PREFIX } from "../scanner/labels.js";
+import { FINDING_VERBS, PULL_REQUEST_VERBS, RESOLUTION_VERBS, VERB_ALIASES, verbSyntax } from "./verbs.js";
+import type { CommandForm, ResolutionVerb, Verb } from "./verbs.js";
+import { MAX_NOTE_LENGTH } from "./parse.js";
+
+/** Options of {@link renderHelp}. */
+export interface HelpOptions {
+  /** two-letter label prefix shown in examples (`SCANNER_LABEL_PREFIX`, default `SC`) */
+  labelPrefix?: string;
+  /** the verb the user typed that was not recognised; shown first when given (escaped) */
+  unknown?: string;
+}
+
+const WHAT: Record<Verb, string> = {
+  resolve: "mark the finding fixed",
+  mitigate: "risk reduced, not fixed",
+  wontfix: "accepted as is",
+  "false-positive": "not a real problem",
+  duplicate: "already reported",
+  "in-progress": "someone is working on it; the text is added as a note",
+  reopen: "back to not started; the text is added as a note",
+  severity: "override the severity; `reset` restores the service's own",
+  note: `add a Markdown note (up to ${MAX_NOTE_LENGTH.toLocaleString("en-US")} characters)`,
+  publish: "publish the finding as a public artifact",
+  rescan: "scan the pull request again (budget in credits)",
+  cancel: "cancel the running scan",
+  status: "show the scan state",
+  credits: "show the credit balance",
+  guidance: "show the guidance that applies",
+  areas: "list the repository's audit areas",
+  help: "show this help",
+};
+
+/**
+ * Renders the command list as Markdown for `form`: one line per verb with its syntax and purpose,
+ * then the reason codes each resolution status accepts (spec "PATCH …/resolution" reason-code table,
+ * read from `REASON_CATALOG`).
+ *
+ * @param form - `reply` (inside a finding's review thread) or `conversation` (`/diffward …`).
+ * @returns Markdown, well under GitHub's 65,536-character comment limit.
+ */
+export function renderHelp(form: CommandForm, options: HelpOptions = {}): string {
+  const prefix = options.labelPrefix ?? DEFAULT_LABEL_PREFIX;
+  const parts: string[] = [];
+  if (options.unknown !== undefined) {
+    parts.push(
+      `Unknown command \`${sanitize(options.unknown)}\`. These are the commands diffward knows:`,
+      "",
+    );
+  }
+  parts.push(
+    form === "reply"
+      ? "**diffward commands** (reply to a finding comment; the first line is the command):"
+      : `**diffward commands** (in a pull request comment; name the finding by its label, e.g. \`${prefix}-1a2b3c4d\`, or its id):`,
+    "",
+  );
+  const verbs: Verb[] = [...FINDING_VERBS, ...(form === "conversation" ? PULL_REQUEST_VERBS : []), "help"];
+  for (const verb of verbs) {
+    const aliases = Object.entries(VERB_ALIASES)
+      .filter(([, v]) => v === verb)
+      .map(([a]) => (form === "reply" ? `\`/${a}\`` : `\`${a}\``));
+    const alias = aliases.length ? ` (also ${aliases.join(", ")})` : "";
+    parts.push(`- \`${verbSyntax(verb, form, prefix)}\`: ${WHAT[verb]}${alias}`);
+  }
+  parts.push(
+    "",
+    "**Reason codes** (a lone code is recorded as the reason; a code followed by text becomes a note):",
+    "",
+  );
+  for (const [verb, status] of Object.entries(RESOLUTION_VERBS) as [ResolutionVerb, string][]) {
+    const codes = reasonCodesFor(status as keyof typeof REASON_CATALOG);
+    if (codes.length === 0) continue;
+    const name = form === "reply" ? `/${verb}` : verb;
+    parts.push(`- \`${name}\` (${status}): ${codes.map((c) => `\`${c}\``).join(", ")}`);
+  }
+  if (form === "reply")
+    parts.push("", "Commands about the whole pull request start with `/diffward` (try `/diffward help`).");
+  return parts.join("\n") + "\n";
+}
+
+/** Keeps an echoed word inert: no backticks, mentions or HTML, at most 60 characters. */
+function sanitize(text: string): string {
+  return text.replace(/[`<>]/g, "").replace(/@/g, "@\u200b").slice(0, 60);
+}

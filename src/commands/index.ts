@@ -1,0 +1,3 @@
+export * from "./verbs.js";
+export * from "./parse.js";
+export * from "./help.js";
