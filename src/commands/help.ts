@@ -2,7 +2,8 @@
  * The help text of the slash commands, built from the verb table and the reason catalog so it never
  * drifts from what the parser accepts.
  */
-import { REASON_CATALOG, reasonCodesFor } from "../scanner/catalog.js";
+import { reasonCodesFor } from "../scanner/catalog.js";
+import type { ResolutionStatus } from "../scanner/catalog.js";
 import { DEFAULT_LABEL_PREFIX } from "../scanner/labels.js";
 import { FINDING_VERBS, PULL_REQUEST_VERBS, RESOLUTION_VERBS, VERB_ALIASES, verbSyntax } from "./verbs.js";
 import type { CommandForm, ResolutionVerb, Verb } from "./verbs.js";
@@ -72,8 +73,8 @@ export function renderHelp(form: CommandForm, options: HelpOptions = {}): string
     "**Reason codes** (a lone code is recorded as the reason; a code followed by text becomes a note):",
     "",
   );
-  for (const [verb, status] of Object.entries(RESOLUTION_VERBS) as [ResolutionVerb, string][]) {
-    const codes = reasonCodesFor(status as keyof typeof REASON_CATALOG);
+  for (const [verb, status] of Object.entries(RESOLUTION_VERBS) as [ResolutionVerb, ResolutionStatus][]) {
+    const codes = reasonCodesFor(status);
     if (codes.length === 0) continue;
     const name = form === "reply" ? `/${verb}` : verb;
     parts.push(`- \`${name}\` (${status}): ${codes.map((c) => `\`${c}\``).join(", ")}`);
