@@ -14,7 +14,6 @@ import {
   ScannerResponseError,
   ScannerTimeoutError,
   parseRetryAfter,
-  type ResponseIssue,
 } from "./errors.js";
 import {
   normalizeAuditAreaList,
@@ -624,11 +623,18 @@ function checkInput<S extends z.ZodType>(
   const parsed = schema.safeParse(input);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;
-  const path = [...(field ? [field] : []), ...(issue.path as PropertyKey[])];
-  const issues: ResponseIssue[] = [
-    { path: path.length ? formatPath(path) : "(input)", message: issue.message },
-  ];
-  throw new ScannerRequestError(endpoint, issues[0]!.path, issues[0]!.message);
+  const path: PropertyKey[] = [...(field ? [field] : []), ...(issue.path as PropertyKey[])];
+  let message = issue.message;
+  if (issue.code === "unrecognized_keys") {
+    path.push(issue.keys[0]!);
+    message = `unknown option (allowed: ${allowedKeys(schema).join(", ")})`;
+  }
+  throw new ScannerRequestError(endpoint, path.length ? formatPath(path) : "(input)", message);
+}
+
+function allowedKeys(schema: z.ZodType): string[] {
+  const shape = (schema as unknown as { shape?: Record<string, unknown> }).shape;
+  return shape ? Object.keys(shape) : [];
 }
 
 function apiError(endpoint: string, status: number, headers: Headers, body: unknown): ScannerApiError {
