@@ -1,0 +1,127 @@
+/**
+ * Check run annotations for findings.
+ *
+ * GitHub doc: "Update a check run", `output.annotations`
+ * (https://docs.github.com/en/rest/checks/runs#update-a-check-run): at most 50 per request;
+ * `annotation_level` is `notice`, `warning` or `failure`; `title` at most 255 characters;
+ * `message` and `raw_details` at most 64 KB; `path` relative to the repository root.
+ */
+import { SEVERITIES } from "../scanner/catalog.js";
+import { findingLabel } from "../scanner/labels.js";
+import { parseLocation } from "../domain/location.js";
+import type { Disclosure, FailOn, ReportFinding } from "../domain/types.js";
+import { isBlocking, isRuledOut, sortFindings } from "../domain/verdict.js";
+import { plainText } from "./escape.js";
+import { humanize, severityWord } from "./markdown.js";
+import {
+  ANNOTATIONS_PER_REQUEST,
+  ANNOTATION_MESSAGE_MAX_BYTES,
+  ANNOTATION_RAW_DETAILS_MAX_BYTES,
+  ANNOTATION_TITLE_MAX_CHARS,
+  truncateBytes,
+  truncateChars,
+} from "./limits.js";
+
+/** One annotation as the check runs API takes it. */
+export interface CheckAnnotation {
+  path: string;
+  start_line: number;
+  end_line: number;
+  annotation_level: "notice" | "warning" | "failure";
+  title: string;
+  message: string;
+  raw_details?: string;
+}
+
+/** Options of {@link toAnnotations}. */
+export interface AnnotationOptions {
+  /** threshold deciding which findings are `failure` annotations */
+  failOn: FailOn;
+  /** label prefix for titles; default `SC` */
+  labelPrefix?: string;
+}
+
+/**
+ * Annotations for the open findings whose location has a line (see `parseLocation`), most severe
+ * first. Ruled out findings (false positive, duplicate, decided) and findings without a line get no
+ * annotation: they are listed in the summary instead.
+ *
+ * Level: `failure` for a blocking finding (see `isBlocking`), otherwise `warning` for `CRITICAL`,
+ * `HIGH` and `MEDIUM` and `notice` for `LOW` and `INFO`.
+ *
+ * Disclosure `full`: title `SC-1a2b3c4d · High · <finding title>`, message the description (or the
+ * title when there is none) plus the triage status, `raw_details` the recommended fix. Disclosure
+ * `summary`: title `SC-1a2b3c4d · High`, a message without finding text, no `raw_details`.
+ * Annotation text is plain text on GitHub, so it is not HTML-escaped, only stripped of control
+ * characters; title cut to 255 characters, message and details to 64 KB.
+ */
+export function toAnnotations(
+  findings: readonly ReportFinding[],
+  disclosure: Disclosure,
+  options: AnnotationOptions,
+): CheckAnnotation[] {
+  const out: CheckAnnotation[] = [];
+  for (const f of sortFindings(findings)) {
+    if (isRuledOut(f)) continue;
+    const loc = parseLocation(f.location);
+    if (loc?.startLine === undefined) continue;
+    const label = findingLabel(f.id, options.labelPrefix);
+    const level = isBlocking(f, options.failOn)
+      ? "failure"
+      : SEVERITIES.indexOf(f.severity) <= SEVERITIES.indexOf("MEDIUM")
+        ? "warning"
+        : "notice";
+    const status = `Triage: ${humanize(f.triageStatus)}. Resolution: ${humanize(f.resolutionStatus)}.`;
+    const annotation: CheckAnnotation = {
+      path: loc.path,
+      start_line: loc.startLine,
+      end_line: loc.endLine ?? loc.startLine,
+      annotation_level: level,
+      title: oneLine(
+        disclosure === "full"
+          ? `${label} · ${severityWord(f.severity)} · ${plainText(f.title)}`
+          : `${label} · ${severityWord(f.severity)}`,
+      ),
+      message: "",
+    };
+    if (disclosure === "full") {
+      annotation.message = truncateBytes(
+        `${plainText(f.description?.trim() || f.title)}\n\n${status}`,
+        ANNOTATION_MESSAGE_MAX_BYTES,
+        "… (cut to fit GitHub's annotation size limit)",
+      );
+      if (f.recommendedFix?.trim()) {
+        annotation.raw_details = truncateBytes(
+          `Recommended fix:\n${plainText(f.recommendedFix)}`,
+          ANNOTATION_RAW_DETAILS_MAX_BYTES,
+          "… (cut to fit GitHub's annotation size limit)",
+        );
+      }
+    } else {
+      annotation.message = `${severityWord(f.severity)} finding ${label}. ${status} Details are in the scanning service.`;
+    }
+    out.push(annotation);
+  }
+  return out;
+}
+
+function oneLine(text: string): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length <= ANNOTATION_TITLE_MAX_CHARS
+    ? flat
+    : truncateChars(flat, ANNOTATION_TITLE_MAX_CHARS, "…").replace(/\n\n…$/, "…");
+}
+
+/**
+ * Splits `items` into chunks of at most `size` (default 50, GitHub's annotations-per-request limit),
+ * keeping order. An empty input gives no batch.
+ *
+ * @throws RangeError when `size` is not a positive integer.
+ */
+export function batches<T>(items: readonly T[], size: number = ANNOTATIONS_PER_REQUEST): T[][] {
+  if (!Number.isSafeInteger(size) || size <= 0)
+    throw new RangeError(`batch size must be a positive integer, got ${size}`);
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}

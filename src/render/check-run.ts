@@ -1,0 +1,687 @@
+/**
+ * The check run output diffward posts: for a finished scan ({@link renderCheckRunOutput}) and for
+ * every state before or instead of a report (queued, progress, launch and scan errors).
+ *
+ * GitHub doc: "Update a check run" (`output.title`, `output.summary`, `output.text`, each summary
+ * and text at most 65,535 bytes): https://docs.github.com/en/rest/checks/runs#update-a-check-run
+ */
+import { z } from "zod";
+import { Disclosure, FailOn, ReportFinding, parseInput, DomainInputError } from "../domain/types.js";
+import { decideConclusion, isBlocking, isRuledOut, sortFindings } from "../domain/verdict.js";
+import type { Verdict } from "../domain/verdict.js";
+import { codeBlock, inlineCode, neutralize } from "./escape.js";
+import {
+  countsInWords,
+  countsLine,
+  evidenceText,
+  labelCode,
+  plural,
+  resolutionText,
+  shortSha,
+  triageText,
+} from "./format.js";
+import { CHECK_RUN_SUMMARY_MAX_BYTES, CHECK_RUN_TEXT_MAX_BYTES, truncateBytes } from "./limits.js";
+import { bullets, details, link, sections, severityBadge, table } from "./markdown.js";
+
+/** Guidance file facts for the summary (spec "Guidance": the committed file always applies). */
+export const GuidanceInfo = z.object({
+  /** repository path of the guidance file */
+  path: z.string().min(1),
+  /** whether the file exists at the scanned commit */
+  present: z.boolean(),
+  /** link to the file on GitHub */
+  url: z.string().optional(),
+  /** length in characters; the service takes at most 100,000 (spec "Limits") */
+  sizeChars: z.number().int().nonnegative().optional(),
+  /** lines added and deleted by this pull request, when it edits the file */
+  changedInPr: z
+    .object({ additions: z.number().int().nonnegative(), deletions: z.number().int().nonnegative() })
+    .optional(),
+});
+export type GuidanceInfo = z.infer<typeof GuidanceInfo>;
+
+/** Credits of the scan, in credits (spec "What the service does", "Scan (detail) adds"). */
+export const CreditInfo = z.object({
+  /** budget reserved at launch */
+  reserved: z.number().int().nonnegative().optional(),
+  /** credits spent so far (net of refunds) */
+  spent: z.number().int().nonnegative().optional(),
+  /** false while in-flight jobs may still settle their spend */
+  settled: z.boolean(),
+  /** the scan ran short of its budget and stopped early: partial coverage */
+  ranShort: z.boolean().optional(),
+});
+export type CreditInfo = z.infer<typeof CreditInfo>;
+
+/** Everything {@link renderCheckRunOutput} needs to describe a finished scan. */
+export const CheckRunModel = z.object({
+  scan: z.object({
+    id: z.string().min(1),
+    status: z.string(),
+    presetName: z.string().nullish(),
+    /** reserved budget, in credits */
+    creditBudget: z.number().int().nullish(),
+    commitHash: z.string().nullish(),
+    baseCommit: z.string().nullish(),
+  }),
+  /** every finding of the scan, ruled out ones included */
+  findings: z.array(ReportFinding),
+  failOn: FailOn,
+  disclosure: Disclosure,
+  /** two-letter label prefix, or "" for bare labels */
+  labelPrefix: z.string(),
+  /** link to the scan in the service's web application */
+  serviceUrl: z.string().optional(),
+  /** number of findings posted as review comments on the diff */
+  inlineCount: z.number().int().nonnegative(),
+  /** open findings whose location is outside the diff (no review comment) */
+  notInline: z.array(ReportFinding),
+  credits: CreditInfo.optional(),
+  guidance: GuidanceInfo.optional(),
+  /** diffward's own warnings (config fallbacks and the like); neutralized before rendering */
+  warnings: z.array(z.string()).optional(),
+});
+export type CheckRunModel = z.input<typeof CheckRunModel>;
+
+/** A check run `output` (without annotations, which go in batches: see ./annotations.ts). */
+export interface CheckRunOutput {
+  /** short line shown in the checks list */
+  title: string;
+  /** Markdown, at most 65,535 bytes */
+  summary: string;
+  /** Markdown details, at most 65,535 bytes; absent when there is nothing more to say */
+  text?: string;
+}
+
+/**
+ * The check run title for a verdict: `2 blocking findings (1 critical, 1 high)`, or
+ * `No blocking findings` (with `(3 open below high)` when findings remain under the threshold, or
+ * `(3 open; fail_on: none)`).
+ */
+export function verdictTitle(verdict: Verdict, failOn: FailOn): string {
+  if (verdict.blocking > 0) {
+    return `${plural(verdict.blocking, "blocking finding")} (${countsInWords(verdict.blockingBySeverity)})`;
+  }
+  if (verdict.open === 0) return "No blocking findings";
+  return failOn === "none"
+    ? `No blocking findings (${verdict.open} open; fail_on: none)`
+    : `No blocking findings (${verdict.open} open below ${failOn})`;
+}
+
+/**
+ * Renders the output of a check run for a finished scan.
+ *
+ * Summary sections, in order: verdict line; counts by severity; the findings that count (not ruled
+ * out) as a table (label, severity, title, location, triage status, confirmation evidence,
+ * resolution), most severe first; how many are inline and which are outside the diff; the ruled out
+ * findings in a collapsed `<details>`; warnings; credits (reserved, spent, settled, ran short);
+ * guidance; a footer with scan id, preset, commits and a link to the service.
+ *
+ * With `disclosure: "summary"` no title, location, description or fix appears anywhere: the table
+ * keeps label, severity, triage and resolution, and `text` is absent.
+ *
+ * With `disclosure: "full"`, `text` holds each open finding's description and recommended fix.
+ * Untrusted service text is neutralized (./escape.ts). Summary and text are cut to 65,535 bytes with
+ * a note pointing to the service.
+ *
+ * @throws DomainInputError when `model` does not match {@link CheckRunModel}.
+ */
+export function renderCheckRunOutput(model: CheckRunModel): CheckRunOutput {
+  const m = parseInput(CheckRunModel, model, "check run model");
+  const verdict = decideConclusion(m.findings, m.failOn);
+  const full = m.disclosure === "full";
+  const open = sortFindings(m.findings.filter((f) => !isRuledOut(f)));
+  const ruledOut = sortFindings(m.findings.filter((f) => isRuledOut(f)));
+  const serviceLink = m.serviceUrl ? link("Open the scan in the scanning service", m.serviceUrl) : undefined;
+
+  const summary = sections(
+    verdictSection(verdict, m.failOn),
+    m.scan.status !== "COMPLETED" &&
+      `⚠️ The scan ended as ${inlineCode(m.scan.status)}, not \`COMPLETED\`: these results may be partial.`,
+    open.length > 0 && `### Findings\n\n${findingsTable(open, m.failOn, m.labelPrefix, full)}`,
+    placementSection(open.length, m.inlineCount, sortFindings(m.notInline), m.labelPrefix, full),
+    ruledOut.length > 0 &&
+      details(
+        `${plural(ruledOut.length, "finding")} ruled out (false positive, duplicate or resolved)`,
+        findingsTable(ruledOut, m.failOn, m.labelPrefix, full),
+      ),
+    m.warnings?.length
+      ? `### Warnings\n\n${bullets(m.warnings.map((w) => `⚠️ ${neutralize(w)}`))}`
+      : undefined,
+    creditsSection(m.credits, m.scan.creditBudget ?? undefined),
+    m.guidance && guidanceSection(m.guidance),
+    footer(m.scan, serviceLink),
+  );
+  const note = `_… cut to fit GitHub's 65,535-byte limit.${serviceLink ? ` ${serviceLink} for the full list.` : " The scanning service has the full list."}_`;
+  const output: CheckRunOutput = {
+    title: verdictTitle(verdict, m.failOn),
+    summary: truncateBytes(summary, CHECK_RUN_SUMMARY_MAX_BYTES, note),
+  };
+  if (full && open.length > 0) {
+    output.text = truncateBytes(detailsText(open, m.labelPrefix), CHECK_RUN_TEXT_MAX_BYTES, note);
+  }
+  return output;
+}
+
+function verdictSection(verdict: Verdict, failOn: FailOn): string {
+  const head =
+    verdict.blocking > 0
+      ? `## ❌ ${plural(verdict.blocking, "finding")} at or above \`${failOn}\` ${verdict.blocking === 1 ? "blocks" : "block"} this pull request`
+      : failOn === "none"
+        ? "## ✅ No finding blocks this pull request (`fail_on: none`)"
+        : `## ✅ No open finding at or above \`${failOn}\``;
+  const tally = `${plural(verdict.open, "open finding")} · ${verdict.blocking} blocking · ${verdict.ruledOut} ruled out`;
+  return `${head}\n\n${tally}\n\n${countsLine(verdict.openBySeverity)}`;
+}
+
+function findingsTable(
+  findings: readonly ReportFinding[],
+  failOn: FailOn,
+  prefix: string,
+  full: boolean,
+): string {
+  const rows = findings.map((f) => {
+    const label = `${labelCode(f.id, prefix)}${isBlocking(f, failOn) ? " ⛔" : ""}`;
+    return full
+      ? [
+          label,
+          severityBadge(f.severity),
+          neutralize(f.title),
+          inlineCode(f.location),
+          triageText(f.triageStatus),
+          evidenceText(f.confirmationEvidence),
+          resolutionText(f.resolutionStatus),
+        ]
+      : [label, severityBadge(f.severity), triageText(f.triageStatus), resolutionText(f.resolutionStatus)];
+  });
+  const headers = full
+    ? ["Label", "Severity", "Title", "Location", "Triage", "Evidence", "Resolution"]
+    : ["Label", "Severity", "Triage", "Resolution"];
+  return table(headers, rows);
+}
+
+function placementSection(
+  open: number,
+  inlineCount: number,
+  notInline: readonly ReportFinding[],
+  prefix: string,
+  full: boolean,
+): string | undefined {
+  if (open === 0 && inlineCount === 0) return undefined;
+  const lines = [`${plural(inlineCount, "finding")} posted as review comments on the diff.`];
+  if (notInline.length > 0) {
+    const items = notInline.map((f) =>
+      full ? `${labelCode(f.id, prefix)} ${inlineCode(f.location)}` : labelCode(f.id, prefix),
+    );
+    lines.push(
+      `${plural(notInline.length, "finding")} outside the diff (no review comment): ${items.join(", ")}`,
+    );
+  }
+  return lines.join("\n");
+}
+
+function creditsSection(
+  credits: CreditInfo | undefined,
+  creditBudget: number | undefined,
+): string | undefined {
+  const reserved = credits?.reserved ?? creditBudget;
+  if (credits === undefined && reserved === undefined) return undefined;
+  const parts: string[] = [];
+  if (reserved !== undefined) parts.push(`Budget: **${reserved}** credits reserved.`);
+  if (credits?.spent !== undefined) {
+    parts.push(
+      credits.settled
+        ? `Spent: **${credits.spent}** credits; unused credits went back to the balance.`
+        : `Spent so far: **${credits.spent}** credits; the final amount settles as the scan's jobs wind down.`,
+    );
+  } else if (credits && !credits.settled) {
+    parts.push("Spend not settled yet.");
+  }
+  if (credits?.ranShort) {
+    parts.push(
+      "⚠️ The scan ran short of its budget and stopped early, so coverage is **partial**. " +
+        "Raise the credit budget in `.github/diffward.yml`, or leave it unset so the service " +
+        "recommends one (half again the last budget after a short run).",
+    );
+  }
+  return `### Credits\n\n${parts.join("\n")}`;
+}
+
+function guidanceSection(g: GuidanceInfo): string {
+  const name = g.url ? link(inlineCode(g.path), g.url) : inlineCode(g.path);
+  const lines: string[] = [];
+  if (g.present) {
+    lines.push(
+      `Guidance file ${name} applied${g.sizeChars !== undefined ? ` (${g.sizeChars} characters)` : ""}.`,
+    );
+    if (g.sizeChars !== undefined && g.sizeChars > 100_000) {
+      lines.push("⚠️ It is longer than the service's 100,000-character guidance limit; shorten it.");
+    }
+  } else {
+    lines.push(
+      `No guidance file ${name}: the scan ran without repository guidance. Commit one to tell the ` +
+        "service your scope, threat model and accepted risks.",
+    );
+  }
+  if (g.changedInPr) {
+    lines.push(
+      `⚠️ This pull request edits ${inlineCode(g.path)} (+${g.changedInPr.additions} −${g.changedInPr.deletions} lines), ` +
+        "and the scan used the edited file. Review that change: guidance can tell the scan what to ignore.",
+    );
+  }
+  return `### Guidance\n\n${lines.join("\n")}`;
+}
+
+function footer(scan: z.output<typeof CheckRunModel>["scan"], serviceLink: string | undefined): string {
+  const parts = [`Scan ${inlineCode(scan.id)}`];
+  if (scan.presetName) parts.push(`preset ${inlineCode(scan.presetName)}`);
+  if (scan.commitHash) {
+    parts.push(
+      scan.baseCommit
+        ? `commit ${shortSha(scan.commitHash)} against base ${shortSha(scan.baseCommit)}`
+        : `commit ${shortSha(scan.commitHash)}`,
+    );
+  }
+  if (serviceLink) parts.push(serviceLink);
+  return `---\n${parts.join(" · ")}`;
+}
+
+function detailsText(open: readonly ReportFinding[], prefix: string): string {
+  return open
+    .map((f) =>
+      sections(
+        `### ${severityBadge(f.severity)} · ${labelCode(f.id, prefix)} · ${neutralize(f.title)}`,
+        `${inlineCode(f.location)} · ${neutralize(f.category)} · triage ${triageText(f.triageStatus)} (${evidenceText(f.confirmationEvidence)})`,
+        f.description && neutralize(f.description),
+        f.recommendedFix && `**Recommended fix**\n\n${neutralize(f.recommendedFix)}`,
+      ),
+    )
+    .join("\n\n");
+}
+
+// ---------------------------------------------------------------------------------------------
+// States other than a finished report
+// ---------------------------------------------------------------------------------------------
+
+/** A check run output without details. */
+export interface StateOutput {
+  title: string;
+  summary: string;
+}
+
+/**
+ * Output while the scan waits to start (spec "Scan status": `QUEUED`, budget reserved at launch).
+ *
+ * @param info scan id, preset and the budget the service reserved (credits), when known.
+ */
+export function renderQueued(
+  info: { scanId?: string; presetName?: string; creditBudget?: number } = {},
+): StateOutput {
+  const facts = [
+    info.scanId && `Scan ${inlineCode(info.scanId)}`,
+    info.presetName && `preset ${inlineCode(info.presetName)}`,
+    info.creditBudget !== undefined && `${info.creditBudget} credits reserved`,
+  ].filter((x): x is string => typeof x === "string");
+  return {
+    title: "Scan queued",
+    summary: sections(
+      "## ⏳ Scan queued",
+      "The scanning service accepted the scan and will start it shortly. This check updates as it runs.",
+      facts.length > 0 && facts.join(" · "),
+    ),
+  };
+}
+
+/**
+ * Output while the scan runs (spec "Progress"). `percent` is the service's weighted completion (each
+ * phase counts by its share of the budget), so it is not `phasesCompleted / phasesTotal`; the spec
+ * gives no time estimate, so none is shown.
+ *
+ * @param percent 0 to 100 (values above 100 are shown as 100)
+ * @param phasesCompleted phases in a terminal state
+ * @param phasesTotal phases the scan will run
+ * @param status the scan status, `QUEUED` or `PROCESSING`
+ * @throws DomainInputError when a number is negative, not an integer, or not finite.
+ */
+export function renderProgress(
+  percent: number,
+  phasesCompleted: number,
+  phasesTotal: number,
+  status: string,
+): StateOutput {
+  const bad = Object.entries({ percent, phasesCompleted, phasesTotal })
+    .filter(([, v]) => !Number.isSafeInteger(v) || v < 0)
+    .map(([k, v]) => `${k}: expected a non-negative integer, got ${String(v)}`);
+  if (bad.length > 0) throw new DomainInputError("invalid scan progress", bad);
+  const pct = Math.min(100, percent);
+  const filled = Math.round(pct / 10);
+  const bar = `${"▰".repeat(filled)}${"▱".repeat(10 - filled)}`;
+  const queued = status === "QUEUED";
+  return {
+    title: queued ? "Scan queued" : `Scanning: ${pct}%`,
+    summary: sections(
+      `## ${queued ? "⏳ Scan queued" : "🔎 Scanning"}`,
+      `${bar} **${pct}%** · ${phasesCompleted} of ${phasesTotal} phases done · status ${inlineCode(status)}`,
+      "The percentage weighs each phase by its share of the budget, so it can move unevenly. " +
+        "The service gives no time estimate; this check updates as the scan runs.",
+    ),
+  };
+}
+
+/** Details each launch or scan error kind accepts. Service messages are untrusted and quoted exactly. */
+export interface LaunchErrorDetails {
+  repository_initializing: { retryInSeconds?: number };
+  rate_limited: { retryAfterSeconds?: number; message?: string };
+  insufficient_credits: {
+    availableCredits?: number;
+    balanceCredits?: number;
+    requiredCredits?: number;
+    message?: string;
+    billingUrl?: string;
+  };
+  diff_empty: { baseCommit?: string; headSha?: string };
+  diff_base_required: { message?: string; presetName?: string };
+  diff_base_not_allowed: { message?: string; presetName?: string };
+  diff_base_invalid: { message?: string; baseCommit?: string };
+  bad_request: { message: string };
+  unauthorized: { message?: string };
+  forbidden: { message?: string; scope?: string };
+  not_found: { message?: string; repositoryId?: string };
+  internal: { message?: string; retryInSeconds?: number; attempt?: number; maxAttempts?: number };
+  network: { message?: string; retryInSeconds?: number; attempt?: number; maxAttempts?: number };
+  superseded: { bySha: string };
+  timed_out: { waitedSeconds: number; scanId?: string; lastPercent?: number };
+  scan_failed: { scanId: string; message?: string };
+  scan_cancelled: { scanId: string; message?: string };
+  config_invalid: { path: string; problems: readonly string[] };
+  not_onboarded: { message?: string; setupUrl?: string };
+  no_token: { setupUrl?: string };
+}
+export type LaunchErrorKind = keyof LaunchErrorDetails;
+
+/** Every kind {@link renderLaunchError} renders. */
+export const LAUNCH_ERROR_KINDS: readonly LaunchErrorKind[] = [
+  "repository_initializing",
+  "rate_limited",
+  "insufficient_credits",
+  "diff_empty",
+  "diff_base_required",
+  "diff_base_not_allowed",
+  "diff_base_invalid",
+  "bad_request",
+  "unauthorized",
+  "forbidden",
+  "not_found",
+  "internal",
+  "network",
+  "superseded",
+  "timed_out",
+  "scan_failed",
+  "scan_cancelled",
+  "config_invalid",
+  "not_onboarded",
+  "no_token",
+];
+
+type DetailsArg<K extends LaunchErrorKind> =
+  Record<string, never> extends LaunchErrorDetails[K]
+    ? [details?: LaunchErrorDetails[K]]
+    : [details: LaunchErrorDetails[K]];
+
+function wwn(what: string, why: string, next: string, ...extra: (string | undefined | false)[]): string {
+  return sections(`**What happened:** ${what}`, `**Why:** ${why}`, `**What next:** ${next}`, ...extra);
+}
+
+function quoted(message: string | undefined, from = "The service said"): string | undefined {
+  return message ? `${from}:\n\n${codeBlock(message)}` : undefined;
+}
+
+function seconds(s: number | undefined): string {
+  if (s === undefined || !Number.isFinite(s) || s < 0) return "shortly";
+  const whole = Math.ceil(s);
+  if (whole < 120) return `in ${plural(whole, "second")}`;
+  const minutes = Math.ceil(whole / 60);
+  return minutes < 120 ? `in ${plural(minutes, "minute")}` : `in ${plural(Math.ceil(minutes / 60), "hour")}`;
+}
+
+function attempt(d: { attempt?: number; maxAttempts?: number }): string {
+  return d.attempt !== undefined && d.maxAttempts !== undefined
+    ? ` (attempt ${d.attempt} of ${d.maxAttempts})`
+    : "";
+}
+
+/**
+ * Output for a scan that could not be launched or did not finish, one per {@link LaunchErrorKind}.
+ * Each says what happened, why, and what to do next; the spec section is named per kind below
+ * (spec "Errors" table and "Launch rules"). Service messages are quoted in a code block, never
+ * interpreted as Markdown.
+ *
+ * - `repository_initializing`: launch rule 4, 409; diffward retries.
+ * - `rate_limited`: launch rule 5 / request rate, 429 with `Retry-After` (seconds).
+ * - `insufficient_credits`: launch rule 3, 402; balances in credits.
+ * - `diff_empty`: launch rule 7, 422.
+ * - `diff_base_*`: launch rule 6, 400; `bad_request`: 400 with the service's message.
+ * - `unauthorized` / `forbidden` / `not_found`: spec "Authentication" rules 4 to 6.
+ * - `internal` / `network`: 5xx or no answer; diffward retries.
+ * - `superseded`: a newer push replaced this scan; `timed_out`: diffward stopped waiting.
+ * - `scan_failed` / `scan_cancelled`: spec "Scan status" terminal states.
+ * - `config_invalid`: `.github/diffward.yml` problems, quoted exactly.
+ * - `not_onboarded` / `no_token`: the repository is not set up for diffward.
+ *
+ * @throws DomainInputError for an unknown kind.
+ */
+export function renderLaunchError<K extends LaunchErrorKind>(kind: K, ...args: DetailsArg<K>): StateOutput {
+  const d = (args[0] ?? {}) as Partial<LaunchErrorDetails[LaunchErrorKind]> & Record<string, unknown>;
+  switch (kind as LaunchErrorKind) {
+    case "repository_initializing": {
+      const x = d as LaunchErrorDetails["repository_initializing"];
+      return {
+        title: "Repository is being analyzed for the first time",
+        summary: wwn(
+          "The scanning service refused the scan because it is still analyzing this repository for the first time.",
+          "A newly added repository gets a one-time analysis pass (free of credits); scans are refused until it ends.",
+          `Nothing to do: diffward retries ${seconds(x.retryInSeconds)} and this check updates when the scan starts.`,
+        ),
+      };
+    }
+    case "rate_limited": {
+      const x = d as LaunchErrorDetails["rate_limited"];
+      return {
+        title: "Rate limited by the scanning service",
+        summary: wwn(
+          "The scanning service asked diffward to wait before launching or polling again.",
+          "The service token reached its spend limit for the current period, or sent too many requests.",
+          `diffward retries ${seconds(x.retryAfterSeconds)}${x.retryAfterSeconds !== undefined ? ` (the service's \`Retry-After\` was ${Math.ceil(x.retryAfterSeconds)} s)` : ""}. If this keeps happening, raise the token's spend limit in the service.`,
+          quoted(x.message),
+        ),
+      };
+    }
+    case "insufficient_credits": {
+      const x = d as LaunchErrorDetails["insufficient_credits"];
+      const facts = [
+        x.requiredCredits !== undefined && `budget needed: **${x.requiredCredits}** credits`,
+        x.availableCredits !== undefined && `available: **${x.availableCredits}** credits`,
+        x.balanceCredits !== undefined && `balance: **${x.balanceCredits}** credits`,
+      ].filter((f): f is string => typeof f === "string");
+      return {
+        title: "Not enough credits to scan",
+        summary: wwn(
+          "The scanning service refused the scan: the prepaid credits cannot cover its budget.",
+          `Credits are held by the organization and shared by all its projects; scans in flight hold part of the balance.${facts.length ? ` (${facts.join(", ")})` : ""}`,
+          `Buy credits${x.billingUrl ? ` (${link("billing", x.billingUrl)})` : ""} or lower the credit budget in \`.github/diffward.yml\`, then comment \`/diffward scan\` or push again.`,
+          quoted(x.message),
+        ),
+      };
+    }
+    case "diff_empty": {
+      const x = d as LaunchErrorDetails["diff_empty"];
+      const range =
+        x.baseCommit && x.headSha ? ` between ${shortSha(x.baseCommit)} and ${shortSha(x.headSha)}` : "";
+      return {
+        title: "Nothing to audit",
+        summary: wwn(
+          `The scanning service found no change${range} to audit.`,
+          "A diff scan audits only the change from the merge base to the head commit, and this one is empty.",
+          "Nothing to do. Push a change and diffward scans again.",
+        ),
+      };
+    }
+    case "diff_base_required":
+    case "diff_base_not_allowed":
+    case "diff_base_invalid":
+    case "bad_request": {
+      const x = d as { message?: string; presetName?: string; baseCommit?: string };
+      const why: Record<string, string> = {
+        diff_base_required: `The scan type${x.presetName ? ` ${inlineCode(x.presetName)}` : ""} is a diff scan and needs a base commit.`,
+        diff_base_not_allowed: `The scan type${x.presetName ? ` ${inlineCode(x.presetName)}` : ""} scans whole commits and refuses a base commit.`,
+        diff_base_invalid: `The base commit${x.baseCommit ? ` ${inlineCode(x.baseCommit)}` : ""} is malformed or unknown to the service (is it pushed?).`,
+        bad_request: "The service found the launch request invalid.",
+      };
+      return {
+        title: kind === "bad_request" ? "Scan request refused" : "Scan refused: base commit problem",
+        summary: wwn(
+          `The scanning service refused to launch the scan (${inlineCode(kind)}).`,
+          why[kind]!,
+          kind === "diff_base_invalid"
+            ? "Make sure the base branch is pushed, then comment `/diffward rescan` or push again."
+            : "Check the scan type (`preset`) in `.github/diffward.yml`: pull requests need a diff-scan preset. Then push again.",
+          quoted(x.message),
+        ),
+      };
+    }
+    case "unauthorized":
+      return {
+        title: "Scanning service token refused",
+        summary: wwn(
+          "The scanning service did not accept diffward's token.",
+          "The token is missing, malformed, expired or revoked.",
+          "Ask an administrator of this installation to create a new token in the scanning service and update the token diffward uses for this repository.",
+          quoted((d as LaunchErrorDetails["unauthorized"]).message),
+        ),
+      };
+    case "forbidden": {
+      const x = d as LaunchErrorDetails["forbidden"];
+      return {
+        title: "Scanning service token lacks a scope",
+        summary: wwn(
+          "The scanning service refused the request: diffward's token lacks a required scope.",
+          `This operation needs the ${x.scope ? inlineCode(x.scope) : "`scans:launch`"} scope (diffward uses \`read\`, \`scans:launch\` and \`findings:write\`).`,
+          "Give the token the missing scope in the scanning service, or issue a new one with it, then push again.",
+          quoted(x.message),
+        ),
+      };
+    }
+    case "not_found": {
+      const x = d as LaunchErrorDetails["not_found"];
+      return {
+        title: "Repository not found in the scanning service",
+        summary: wwn(
+          `The scanning service does not know this repository${x.repositoryId ? ` (${inlineCode(x.repositoryId)})` : ""} for diffward's token.`,
+          "The repository is not in the token's project, or the token is restricted to other repositories.",
+          "Add the repository to the project in the scanning service, or add it to the token's repository allowlist, and check the repository id diffward is configured with.",
+          quoted(x.message),
+        ),
+      };
+    }
+    case "internal":
+    case "network": {
+      const x = d as LaunchErrorDetails["internal"];
+      return {
+        title: "Scanning service unavailable, retrying",
+        summary: wwn(
+          kind === "internal"
+            ? "The scanning service answered with a server error."
+            : "diffward could not reach the scanning service.",
+          "This is usually temporary.",
+          `Nothing to do: diffward retries ${seconds(x.retryInSeconds)}${attempt(x)}.`,
+          quoted(x.message, kind === "internal" ? "The service said" : "The error was"),
+        ),
+      };
+    }
+    case "superseded": {
+      const x = d as LaunchErrorDetails["superseded"];
+      return {
+        title: "Superseded by a newer push",
+        summary: wwn(
+          "diffward stopped following this scan.",
+          `A newer commit ${shortSha(x.bySha)} was pushed to the pull request; its scan replaces this one.`,
+          "See the check run on the newer commit.",
+        ),
+      };
+    }
+    case "timed_out": {
+      const x = d as LaunchErrorDetails["timed_out"];
+      return {
+        title: "Scan timed out",
+        summary: wwn(
+          `diffward stopped waiting for scan${x.scanId ? ` ${inlineCode(x.scanId)}` : ""} after ${seconds(x.waitedSeconds).replace(/^in /, "")}${x.lastPercent !== undefined ? `, at ${x.lastPercent}%` : ""}.`,
+          "The scan did not reach a final state in the time diffward allows.",
+          "Comment `/diffward rescan` to try again, or raise the timeout in `.github/diffward.yml`. The scan may still finish in the service.",
+        ),
+      };
+    }
+    case "scan_failed": {
+      const x = d as LaunchErrorDetails["scan_failed"];
+      return {
+        title: "Scan failed",
+        summary: wwn(
+          `Scan ${inlineCode(x.scanId)} stopped on an error in the scanning service (status \`FAILED\`).`,
+          "The service did not say why beyond what is quoted below.",
+          "Comment `/diffward rescan` or push again to retry. Unused credits return to the balance.",
+          quoted(x.message),
+        ),
+      };
+    }
+    case "scan_cancelled": {
+      const x = d as LaunchErrorDetails["scan_cancelled"];
+      return {
+        title: "Scan cancelled",
+        summary: wwn(
+          `Scan ${inlineCode(x.scanId)} was cancelled (status \`CANCELLED\`).`,
+          "Someone cancelled it in the scanning service or with `/diffward cancel`; reserved credits were released.",
+          "Comment `/diffward rescan` or push again to run a new scan.",
+          quoted(x.message),
+        ),
+      };
+    }
+    case "config_invalid": {
+      const x = d as LaunchErrorDetails["config_invalid"];
+      const problems = x.problems?.length ? x.problems : ["(no detail)"];
+      return {
+        title: `Invalid ${x.path}`,
+        summary: wwn(
+          `diffward did not scan: ${inlineCode(x.path)} is invalid.`,
+          `It has ${plural(problems.length, "problem")}:\n\n${codeBlock(problems.join("\n"))}`,
+          `Fix ${inlineCode(x.path)} in this pull request; diffward scans again on the next push.`,
+        ),
+      };
+    }
+    case "not_onboarded": {
+      const x = d as LaunchErrorDetails["not_onboarded"];
+      return {
+        title: "Repository not set up for scanning",
+        summary: wwn(
+          "diffward did not scan this pull request.",
+          "This repository is not connected to a project in the scanning service yet.",
+          `Connect it${x.setupUrl ? ` (${link("setup", x.setupUrl)})` : ""}: add the repository to a project in the scanning service and give diffward a token for it.`,
+          quoted(x.message),
+        ),
+      };
+    }
+    case "no_token": {
+      const x = d as LaunchErrorDetails["no_token"];
+      return {
+        title: "No scanning service token",
+        summary: wwn(
+          "diffward did not scan this pull request.",
+          "No scanning service token is configured for this installation or repository.",
+          `Create a token with the \`read\`, \`scans:launch\` and \`findings:write\` scopes in the scanning service and register it with diffward${x.setupUrl ? ` (${link("setup", x.setupUrl)})` : ""}.`,
+        ),
+      };
+    }
+    default:
+      throw new DomainInputError(`unknown launch error kind ${JSON.stringify(kind)}`, [
+        `expected one of ${LAUNCH_ERROR_KINDS.join(", ")}`,
+      ]);
+  }
+}

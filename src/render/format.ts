@@ -1,0 +1,58 @@
+/**
+ * Shared wording for findings: labels, statuses, evidence, counts. Pure helpers used by the check
+ * run, annotations and inline comments so the three say the same thing.
+ */
+import type { Severity } from "../scanner/catalog.js";
+import { SEVERITIES } from "../scanner/catalog.js";
+import { findingLabel } from "../scanner/labels.js";
+import type { SeverityCounts } from "../domain/verdict.js";
+import { humanize, severityBadge } from "./markdown.js";
+import { inlineCode, neutralize } from "./escape.js";
+
+/** `SC-1a2b3c4d` as inline code. */
+export function labelCode(id: string, labelPrefix: string): string {
+  return inlineCode(findingLabel(id, labelPrefix));
+}
+
+/** Triage status in words (`CONFIRMED` → `Confirmed`), safe Markdown. */
+export function triageText(triageStatus: string): string {
+  return neutralize(humanize(triageStatus));
+}
+
+/** Resolution status in words (`NOT_STARTED` → `Not started`), safe Markdown. */
+export function resolutionText(resolutionStatus: string): string {
+  return neutralize(humanize(resolutionStatus));
+}
+
+/**
+ * Confirmation evidence in words (spec "Finding (list item)": `POC` a proof of concept ran,
+ * `ANALYSIS` code analysis alone); `—` when null or absent.
+ */
+export function evidenceText(evidence: string | null | undefined): string {
+  if (!evidence) return "—";
+  if (evidence === "POC") return "Proof of concept";
+  if (evidence === "ANALYSIS") return "Code analysis";
+  return neutralize(humanize(evidence));
+}
+
+/** `1 critical, 2 high` from counts (zero levels left out), or "" when all are zero. */
+export function countsInWords(counts: SeverityCounts): string {
+  return SEVERITIES.filter((s) => counts[s] > 0)
+    .map((s) => `${counts[s]} ${s.toLowerCase()}`)
+    .join(", ");
+}
+
+/** `🔴 Critical 1 · 🟠 High 2 · …` with every level, zero included. */
+export function countsLine(counts: SeverityCounts): string {
+  return SEVERITIES.map((s: Severity) => `${severityBadge(s)} **${counts[s]}**`).join(" · ");
+}
+
+/** `1 finding` / `2 findings`. */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/** A commit id shortened to 7 characters in inline code. */
+export function shortSha(sha: string): string {
+  return inlineCode(/^[0-9a-f]{8,}$/i.test(sha) ? sha.slice(0, 7) : sha);
+}

@@ -1,0 +1,118 @@
+/**
+ * The review comment diffward posts on the diff line of a finding, and the hidden marker that lets
+ * diffward find its own comment again (STYLE.md "Sticky comments").
+ *
+ * GitHub doc: "Create a review comment for a pull request"; body at most 65,536 characters.
+ */
+import { fingerprint } from "../domain/identity.js";
+import type { ReportFinding } from "../domain/types.js";
+import { DomainInputError } from "../domain/types.js";
+import { inlineCode, neutralize } from "./escape.js";
+import { evidenceText, labelCode, resolutionText, triageText } from "./format.js";
+import { COMMENT_BODY_MAX_CHARS, truncateChars } from "./limits.js";
+import { humanize, sections, severityBadge } from "./markdown.js";
+
+/** A team decision shown under the finding (spec "PATCH …/resolution"). */
+export interface FindingDecision {
+  /** the resolution status set */
+  resolutionStatus: string;
+  /** the catalog reason code, when one was given */
+  reason?: string;
+  /** the note text, when one was given (untrusted Markdown) */
+  note?: string;
+  /** GitHub login of the person who decided */
+  by: string;
+  /** when, as an ISO 8601 date-time */
+  at: string;
+}
+
+/** Options of {@link renderFindingComment}. */
+export interface FindingCommentOptions {
+  /** two-letter label prefix, or "" for bare labels */
+  labelPrefix: string;
+  decision?: FindingDecision;
+}
+
+/** The parsed hidden marker. */
+export interface FindingMarker {
+  id: string;
+  /** 64 lower-case hex characters, see `fingerprint` in src/domain/identity.ts */
+  fingerprint: string;
+}
+
+const MARKER = /^<!-- diffward:finding=([A-Za-z0-9%._~-]{1,600}) fp=([0-9a-f]{64}) -->(?:\r?\n|$)/;
+
+/** The hidden marker line: `<!-- diffward:finding=<id> fp=<fingerprint> -->` (id URI-encoded). */
+export function findingMarker(id: string, fp: string): string {
+  if (!/^[0-9a-f]{64}$/.test(fp))
+    throw new DomainInputError("invalid fingerprint", [`expected 64 hex characters`]);
+  return `<!-- diffward:finding=${encodeURIComponent(id)} fp=${fp} -->`;
+}
+
+/**
+ * Reads the marker of a diffward finding comment. The marker must be the very first line of the body
+ * (where {@link renderFindingComment} puts it), so a marker-like text further down, such as finding
+ * text (which is neutralized anyway: its `<` became `&lt;`), never parses. Callers must also check
+ * that the comment's author is diffward's own bot account.
+ *
+ * @returns `{ id, fingerprint }`, or `undefined` when the body does not start with a valid marker.
+ */
+export function parseFindingMarker(body: string | null | undefined): FindingMarker | undefined {
+  if (typeof body !== "string") return undefined;
+  const m = MARKER.exec(body.replace(/^\uFEFF/, ""));
+  if (!m) return undefined;
+  try {
+    const id = decodeURIComponent(m[1]!);
+    return id === "" ? undefined : { id, fingerprint: m[2]! };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The reply commands hinted at under each finding (see src/commands/verbs.ts). */
+export const REPLY_COMMANDS_HINT =
+  "Reply to this comment with `/resolve`, `/fp`, `/wontfix`, `/mitigate`, `/duplicate`, `/in-progress` or " +
+  "`/reopen` (optionally followed by a reason code or a note), `/severity <level>`, `/note <text>`, or `/help`.";
+
+/**
+ * The body of the review comment for one finding: hidden marker (first line), severity badge, label
+ * and category, the title, the description, the recommended fix, triage status with confirmation
+ * evidence and resolution status, the team's decision when there is one, and a one-line hint of the
+ * reply commands. All finding text is neutralized; the body is cut to 65,536 characters (the marker
+ * stays, as it comes first). The PoC report is left out on purpose: exploit steps do not belong in a
+ * pull request that may be public.
+ *
+ * @throws DomainInputError when the finding has an empty id.
+ */
+export function renderFindingComment(f: ReportFinding, options: FindingCommentOptions): string {
+  if (!f.id) throw new DomainInputError("invalid finding", ["id: must not be empty"]);
+  const marker = findingMarker(f.id, fingerprint(f));
+  const header = `${severityBadge(f.severity)} · ${labelCode(f.id, options.labelPrefix)}${f.category ? ` · ${neutralize(f.category)}` : ""}`;
+  const status =
+    `**Triage:** ${triageText(f.triageStatus)}` +
+    (f.confirmationEvidence ? ` (${evidenceText(f.confirmationEvidence)})` : "") +
+    ` · **Resolution:** ${resolutionText(f.resolutionStatus)}`;
+  const body = sections(
+    marker,
+    header,
+    `**${neutralize(f.title).replace(/\s*\n\s*/g, " ")}**`,
+    f.description?.trim() && neutralize(f.description.trim()),
+    f.recommendedFix?.trim() && `**Recommended fix**\n\n${neutralize(f.recommendedFix.trim())}`,
+    status,
+    options.decision && decisionLine(options.decision),
+    `<sub>${REPLY_COMMANDS_HINT}</sub>`,
+  );
+  return truncateChars(
+    body,
+    COMMENT_BODY_MAX_CHARS,
+    `_… cut to fit GitHub's 65,536-character limit. The full finding is ${labelCode(f.id, options.labelPrefix)} in the scanning service._`,
+  );
+}
+
+function decisionLine(d: FindingDecision): string {
+  const reason = d.reason ? ` (${inlineCode(d.reason)})` : "";
+  const when = /^\d{4}-\d{2}-\d{2}/.test(d.at) ? d.at.slice(0, 10) : neutralize(d.at);
+  const line = `**Decision:** ${neutralize(humanize(d.resolutionStatus))}${reason} by ${inlineCode(`@${d.by}`)} on ${when}`;
+  const note = d.note?.trim() ? `\n\n> ${neutralize(d.note.trim()).replace(/\n/g, "\n> ")}` : "";
+  return `${line}${note}`;
+}

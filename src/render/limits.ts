@@ -1,0 +1,150 @@
+/**
+ * GitHub size limits diffward must respect, and trimmers that cut text to fit them.
+ */
+
+/** Check run `output.summary` and `output.text`: at most 65,535 bytes each ("Update a check run"). */
+export const CHECK_RUN_SUMMARY_MAX_BYTES = 65_535;
+export const CHECK_RUN_TEXT_MAX_BYTES = 65_535;
+/** Annotations accepted per create/update check run request. */
+export const ANNOTATIONS_PER_REQUEST = 50;
+/** Annotation `message` and `raw_details`: 64 KB each (taken as 64 × 1,024 bytes). */
+export const ANNOTATION_MESSAGE_MAX_BYTES = 65_536;
+export const ANNOTATION_RAW_DETAILS_MAX_BYTES = 65_536;
+/** Annotation `title`: 255 characters. */
+export const ANNOTATION_TITLE_MAX_CHARS = 255;
+/** Body of an issue comment, review or review comment: 65,536 characters. */
+export const COMMENT_BODY_MAX_CHARS = 65_536;
+
+/** Where the check run limits are documented. */
+export const CHECK_RUNS_DOCS_URL = "https://docs.github.com/en/rest/checks/runs#update-a-check-run";
+/** Where the comment body limit is documented (issue comments; review comments share it). */
+export const COMMENT_LIMIT_DOCS_URL =
+  "https://docs.github.com/en/rest/issues/comments#create-an-issue-comment";
+
+/** The default note appended after a cut. */
+export const DEFAULT_TRUNCATION_NOTE = "_… truncated to fit GitHub's size limit._";
+
+/** Thrown when a limit is too small to hold even the truncation note. */
+export class LimitTooSmallError extends RangeError {
+  override readonly name = "LimitTooSmallError";
+  constructor(
+    readonly limit: number,
+    readonly needed: number,
+    readonly unit: "bytes" | "characters",
+  ) {
+    super(`a limit of ${limit} ${unit} cannot hold the truncation note (${needed} ${unit})`);
+  }
+}
+
+type Measure = (text: string) => number;
+
+const bytes: Measure = (text) => Buffer.byteLength(text, "utf8");
+const chars: Measure = (text) => text.length;
+
+/**
+ * Cuts `text` to at most `maxBytes` UTF-8 bytes. Text that fits is returned unchanged. Otherwise the
+ * longest prefix that fits is kept, cut back to the last line break (or, without one, to a whole
+ * character: never inside a multi-byte character or a surrogate pair); any `<details>` or code fence
+ * left open by the cut is closed; then a blank line and `note` are appended. The result, note
+ * included, is at most `maxBytes` bytes.
+ *
+ * GitHub doc: check run `output.summary`/`output.text` take at most 65,535 bytes
+ * ({@link CHECK_RUNS_DOCS_URL}).
+ *
+ * @param maxBytes the limit in bytes (UTF-8), a positive integer.
+ * @param note trusted Markdown shown after the cut, e.g. where to read the rest.
+ * @throws LimitTooSmallError when the note and its closers do not fit in `maxBytes`.
+ * @throws RangeError when `maxBytes` is not a positive integer.
+ */
+export function truncateBytes(
+  text: string,
+  maxBytes: number,
+  note: string = DEFAULT_TRUNCATION_NOTE,
+): string {
+  return truncate(text, maxBytes, note, bytes, "bytes");
+}
+
+/**
+ * Like {@link truncateBytes} but counts characters as JavaScript string length (UTF-16 code units),
+ * which is never fewer than the Unicode characters GitHub counts, so the result always fits.
+ *
+ * GitHub doc: a comment body takes at most 65,536 characters ({@link COMMENT_LIMIT_DOCS_URL}).
+ *
+ * @throws LimitTooSmallError when the note does not fit in `maxChars`.
+ * @throws RangeError when `maxChars` is not a positive integer.
+ */
+export function truncateChars(
+  text: string,
+  maxChars: number,
+  note: string = DEFAULT_TRUNCATION_NOTE,
+): string {
+  return truncate(text, maxChars, note, chars, "characters");
+}
+
+function truncate(
+  text: string,
+  max: number,
+  note: string,
+  measure: Measure,
+  unit: "bytes" | "characters",
+): string {
+  if (!Number.isSafeInteger(max) || max <= 0)
+    throw new RangeError(`limit must be a positive integer, got ${max}`);
+  if (measure(text) <= max) return text;
+  const tail = `\n\n${note}`;
+  let budget = max - measure(tail);
+  for (let attempt = 0; attempt < 8; attempt += 1) {
+    if (budget < 0) break;
+    const kept = cutAtLine(prefixWithin(text, budget, measure));
+    const closers = openBlockClosers(kept);
+    const result = `${kept}${closers}${tail}`;
+    if (measure(result) <= max) return result;
+    budget -= measure(closers);
+  }
+  throw new LimitTooSmallError(max, measure(tail), unit);
+}
+
+/** The longest prefix of `text` measuring at most `budget`, ending on a whole code point. */
+function prefixWithin(text: string, budget: number, measure: Measure): string {
+  if (budget <= 0) return "";
+  let lo = 0;
+  let hi = Math.min(text.length, budget);
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (measure(safeSlice(text, mid)) <= budget) lo = mid;
+    else hi = mid - 1;
+  }
+  return safeSlice(text, lo);
+}
+
+/** `text.slice(0, end)` moved back one unit when it would split a surrogate pair. */
+function safeSlice(text: string, end: number): string {
+  const code = text.charCodeAt(end - 1);
+  return code >= 0xd800 && code <= 0xdbff ? text.slice(0, end - 1) : text.slice(0, end);
+}
+
+function cutAtLine(prefix: string): string {
+  const nl = prefix.lastIndexOf("\n");
+  return (nl > 0 ? prefix.slice(0, nl) : prefix).trimEnd();
+}
+
+/** Closers for code fences and `<details>` blocks left open in `text`. */
+function openBlockClosers(text: string): string {
+  let fence: string | undefined;
+  let details = 0;
+  for (const line of text.split("\n")) {
+    const m = /^ {0,3}(`{3,}|~{3,})/.exec(line);
+    if (m) {
+      const run = m[1]!;
+      if (fence === undefined) fence = run;
+      else if (run[0] === fence[0] && run.length >= fence.length && line.trim() === run) fence = undefined;
+      continue;
+    }
+    if (fence !== undefined) continue;
+    details += (line.match(/<details[\s>]/g) ?? []).length;
+    details -= (line.match(/<\/details>/g) ?? []).length;
+  }
+  let closers = fence !== undefined ? `\n${fence}` : "";
+  for (let i = 0; i < Math.max(0, details); i += 1) closers += "\n\n</details>";
+  return closers;
+}

@@ -1,0 +1,90 @@
+/**
+ * Small Markdown builders. They take trusted Markdown fragments: run untrusted text through
+ * `neutralize`, `escapeTableCell` or `inlineCode` (./escape.ts) first.
+ */
+import type { Severity } from "../scanner/catalog.js";
+import { toCell } from "./escape.js";
+
+/**
+ * A collapsed `<details>` block (GitHub doc "Organizing information with collapsed sections",
+ * https://docs.github.com/en/get-started/writing-on-github/working-with-advanced-formatting/organizing-information-with-collapsed-sections).
+ * Blank lines around `body` let GitHub render Markdown inside; `open` starts it expanded.
+ */
+export function details(summary: string, body: string, open = false): string {
+  return `<details${open ? " open" : ""}><summary>${summary}</summary>\n\n${body}\n\n</details>`;
+}
+
+/**
+ * A GitHub-flavoured Markdown table. Every cell is made cell-safe (unescaped pipes escaped, line
+ * breaks turned into `<br>`); rows shorter than the header are padded with empty cells, longer rows
+ * are refused.
+ *
+ * @throws RangeError when there are no headers or a row has more cells than headers.
+ */
+export function table(headers: readonly string[], rows: readonly (readonly string[])[]): string {
+  if (headers.length === 0) throw new RangeError("a table needs at least one header");
+  const line = (cells: readonly string[]) => `| ${cells.map((c) => toCell(c) || " ").join(" | ")} |`;
+  const out = [line(headers), `| ${headers.map(() => "---").join(" | ")} |`];
+  rows.forEach((row, i) => {
+    if (row.length > headers.length) {
+      throw new RangeError(`table row ${i} has ${row.length} cells for ${headers.length} headers`);
+    }
+    out.push(line([...row, ...Array<string>(headers.length - row.length).fill("")]));
+  });
+  return out.join("\n");
+}
+
+const BADGES: Record<Severity, string> = {
+  CRITICAL: "🔴 Critical",
+  HIGH: "🟠 High",
+  MEDIUM: "🟡 Medium",
+  LOW: "🔵 Low",
+  INFO: "⚪ Info",
+};
+
+/** Emoji and word for a severity: 🔴 Critical, 🟠 High, 🟡 Medium, 🔵 Low, ⚪ Info. */
+export function severityBadge(severity: Severity): string {
+  return BADGES[severity] ?? `❔ ${titleCase(String(severity))}`;
+}
+
+/** The word alone: `Critical`, `High`, … */
+export function severityWord(severity: Severity): string {
+  return titleCase(severity);
+}
+
+/** `NOT_STARTED` → `Not started`, `FALSE_POSITIVE` → `False positive`. */
+export function humanize(code: string): string {
+  const words = code.toLowerCase().replace(/_/g, " ").trim();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+function titleCase(word: string): string {
+  return word.charAt(0).toUpperCase() + word.slice(1).toLowerCase();
+}
+
+/**
+ * A Markdown link to a trusted URL (only `https:` and `http:`); the text must already be safe
+ * Markdown. Brackets in the text and parentheses/spaces in the URL are escaped. A URL of another
+ * scheme or that does not parse gives the text alone.
+ */
+export function link(text: string, url: string): string {
+  let href: URL;
+  try {
+    href = new URL(url);
+  } catch {
+    return text;
+  }
+  if (href.protocol !== "https:" && href.protocol !== "http:") return text;
+  const safeUrl = href.href.replace(/[()\s<>]/g, (c) => encodeURIComponent(c));
+  return `[${text.replace(/[[\]]/g, (c) => `\\${c}`)}](${safeUrl})`;
+}
+
+/** Joins Markdown sections with blank lines, dropping empty ones. */
+export function sections(...parts: readonly (string | undefined | false | null)[]): string {
+  return parts.filter((p): p is string => typeof p === "string" && p.trim() !== "").join("\n\n");
+}
+
+/** A bullet list; items are trusted Markdown. Empty input gives "". */
+export function bullets(items: readonly string[]): string {
+  return items.map((i) => `- ${i.replace(/\n/g, "\n  ")}`).join("\n");
+}
