@@ -398,7 +398,7 @@ export class StandInState {
 
   /** Issues an installation token (`ghs_…`, 1 hour). */
   issueToken(installationId: number, now: number = Date.now()): { token: string; expiresAt: number } {
-    const token = `ghs_${randomBytes(18).toString("base64url").replace(/[-_]/g, "x").slice(0, 36)}`;
+    const token = `ghs_${randomBytes(27).toString("base64url").replace(/[-_]/g, "x")}`;
     const expiresAt = now + 3_600_000;
     this.tokens.set(token, { installationId, expiresAt });
     return { token, expiresAt };
