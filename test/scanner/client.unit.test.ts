@@ -404,6 +404,18 @@ describe("answers", () => {
   });
 });
 
+describe("onResponse", () => {
+  it("never turns an answered request into a failure when the hook throws", async () => {
+    nock(ORIGIN).post("/api/v1/projects/p/scans").reply(202, { scanId: "s", queued: true, creditBudget: 5 });
+    const c = client({
+      onResponse: () => {
+        throw new Error("metrics down");
+      },
+    });
+    expect((await c.launchScan("p", { repositoryId: "r" })).scanId).toBe("s");
+  });
+});
+
 describe("token secrecy", () => {
   it("never shows the token in inspect, JSON, toString or errors", async () => {
     const c = client();
@@ -491,7 +503,7 @@ describe("transport failures (real sockets)", () => {
     const err = await c.getToken().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ScannerNetworkError);
     expect(err).toMatchObject({ retryable: true, systemCode: "ECONNREFUSED" });
-    expect(String((err as Error).message)).not.toContain(TOKEN);
+    expect(inspect(err, { depth: 10, showHidden: true })).not.toContain(TOKEN);
   });
 
   it("reports a reset connection as a network error", async () => {
