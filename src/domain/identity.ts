@@ -14,7 +14,7 @@
  * - `category` is the finding's category exactly as the service sends it;
  * - `normalizedTitle` is the title after Unicode NFKC, lower-cased, with digits and quote characters
  *   (`' " \` ‘ ’ “ ” « »` …) removed, every other punctuation or symbol character replaced by a space,
- *   and runs of whitespace collapsed to one space, trimmed. "SQL injection in `getUser()` (line 42)"
+ *   and runs of whitespace collapsed to one space, trimmed. "SQL injection in `getUser()`!"
  *   and "SQL Injection in getUser" normalise alike: `sql injection in getuser`.
  *
  * The fingerprint is 64 lower-case hex characters and is stored in diffward's hidden comment marker.
