@@ -1,0 +1,31 @@
+/**
+ * `npm run schema:config`: writes the JSON Schema of `.github/diffward.yml` to
+ * `schema/diffward.schema.json` and the environment template to `.env.example`, both derived from the
+ * zod schemas in `src/config/`. With `--reference` it prints the Markdown reference table instead.
+ * `test/config/generated.test.ts` fails when either committed file is stale.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import {
+  CONFIG_SCHEMA_PATH,
+  renderConfigJsonSchema,
+  renderConfigReference,
+} from "../src/config/json-schema.js";
+import { ENV_EXAMPLE_PATH, renderEnvExample } from "../src/config/env.js";
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+
+if (process.argv.includes("--reference")) {
+  process.stdout.write(renderConfigReference());
+} else {
+  for (const [path, text] of [
+    [CONFIG_SCHEMA_PATH, renderConfigJsonSchema()],
+    [ENV_EXAMPLE_PATH, renderEnvExample()],
+  ] as const) {
+    const target = resolve(root, path);
+    mkdirSync(dirname(target), { recursive: true });
+    writeFileSync(target, text);
+    console.log(`wrote ${path}`);
+  }
+}

@@ -1,0 +1,3 @@
+export * from "./repo-config.js";
+export * from "./json-schema.js";
+export * from "./env.js";

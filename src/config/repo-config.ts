@@ -1,0 +1,503 @@
+/**
+ * `.github/diffward.yml`: the per-repository configuration. One zod schema carries the types, the
+ * defaults and the descriptions; the JSON Schema for editors (`schema/diffward.schema.json`) and the
+ * README reference table are derived from it.
+ */
+import { z } from "zod";
+import { parseDocument, LineCounter } from "yaml";
+
+/** Where the configuration lives in a repository. */
+export const REPO_CONFIG_PATH = ".github/diffward.yml";
+/** Largest configuration file diffward reads, in bytes (UTF-8). */
+export const MAX_REPO_CONFIG_BYTES = 64 * 1024;
+
+/** Severity thresholds: the service's levels (spec "Finding (list item)") in lower case, plus `none`. */
+export const FailOn = z.enum(["critical", "high", "medium", "low", "info", "none"]);
+export type FailOn = z.infer<typeof FailOn>;
+
+/** A lower-case severity level (spec "Finding (list item)": CRITICAL, HIGH, MEDIUM, LOW, INFO). */
+export const SeverityLevel = z.enum(["critical", "high", "medium", "low", "info"]);
+export type SeverityLevel = z.infer<typeof SeverityLevel>;
+
+/**
+ * A repository role as GitHub reports it (`role_name` of "Get repository permissions for a user":
+ * https://docs.github.com/en/rest/collaborators/collaborators#get-repository-permissions-for-a-user),
+ * plus `none`. Ordered from least to most.
+ */
+export const RepoPermission = z.enum(["none", "read", "triage", "write", "maintain", "admin"]);
+export type RepoPermission = z.infer<typeof RepoPermission>;
+
+/** A permission floor a config may require (`none` is not a floor). */
+export const MinPermission = z.enum(["read", "triage", "write", "maintain", "admin"]);
+export type MinPermission = z.infer<typeof MinPermission>;
+
+const GITHUB_LOGIN = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?$/;
+
+/** The `comments` section. */
+export const CommentsConfig = z
+  .strictObject({
+    /** Most inline review comments per scan; the rest are listed in the check run only. */
+    maxInline: z
+      .int()
+      .min(0)
+      .max(100)
+      .default(20)
+      .describe(
+        "Most inline review comments per scan (0 to 100); further findings appear in the check run only.",
+      ),
+    /**
+     * Least severe finding that gets an inline comment. Default `low`: INFO findings stay in the check
+     * run so they do not crowd the diff; `info` means every finding.
+     */
+    minSeverity: SeverityLevel.default("low").describe(
+      "Least severe finding that gets an inline review comment; `info` means every finding. INFO findings are in the check run either way.",
+    ),
+  })
+  .describe("Inline review comments.");
+
+/** The `commands` section. */
+export const CommandsConfig = z
+  .strictObject({
+    /** Least repository permission needed to run a changing slash command (help and status are open). */
+    minPermission: MinPermission.default("write").describe(
+      "Least repository role (read, triage, write, maintain, admin) needed to run slash commands that change something; /help and /diffward status are open to everyone.",
+    ),
+  })
+  .describe("Slash commands in pull request comments.");
+
+/** The `guidance` section. */
+export const GuidanceConfig = z
+  .strictObject({
+    /** What to do when a pull request changes the repository's guidance file. */
+    onChange: z
+      .enum(["warn", "require-approval"])
+      .default("warn")
+      .describe(
+        "When a pull request edits the guidance file: `warn` notes it in the check run; `require-approval` holds the scan until a maintainer approves.",
+      ),
+  })
+  .describe("The scanning guidance file committed in the repository.");
+
+/** The `paths` section. */
+export const PathsConfig = z
+  .strictObject({
+    /** Globs (picomatch) of files whose findings are not reported. */
+    ignore: z
+      .array(z.string().min(1).max(500))
+      .max(200)
+      .default([])
+      .describe("Glob patterns (picomatch syntax) of paths whose findings are not reported, e.g. `test/**`."),
+  })
+  .describe("Paths to leave out of the report.");
+
+/** The `authors` section. */
+export const AuthorsConfig = z
+  .strictObject({
+    /** GitHub logins whose pull requests are not scanned (e.g. `dependabot[bot]`). */
+    skip: z
+      .array(z.string().regex(GITHUB_LOGIN, "must be a GitHub login"))
+      .max(200)
+      .default([])
+      .describe("GitHub logins whose pull requests are not scanned, e.g. `dependabot[bot]`."),
+  })
+  .describe("Pull request authors.");
+
+/** The `creditCap` section. */
+export const CreditCapConfig = z
+  .strictObject({
+    /** Most credits diffward may spend on this repository per calendar month (UTC); no cap when omitted. */
+    monthly: z
+      .int()
+      .min(1)
+      .optional()
+      .describe(
+        "Most credits diffward launches may spend on this repository per calendar month (UTC); no cap when omitted.",
+      ),
+  })
+  .describe("Spending caps, in credits.");
+
+/**
+ * The whole `.github/diffward.yml`. Strict at every level: an unknown key is an error naming it, so a
+ * typo never passes silently.
+ */
+export const RepoConfig = z
+  .strictObject({
+    /** The service's repository id to scan (spec "POST …/scans": `repositoryId`). Required. */
+    repositoryId: z
+      .string()
+      .min(1)
+      .max(200)
+      .describe(
+        "The scanning service's id of this repository (the `repositoryId` of scan launches). Required.",
+      ),
+    /** Scan preset ref (spec "Scan preset": `ref`); omitted = the app-wide `SCANNER_DIFF_PRESET`. */
+    preset: z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe(
+        "Scan preset ref used for pull request scans; a diff preset. Defaults to the app's SCANNER_DIFF_PRESET.",
+      ),
+    /** Credit budget per scan (spec launch rule 1); omitted = the service's recommended budget. */
+    creditBudget: z
+      .int()
+      .min(1)
+      .optional()
+      .describe("Most credits one scan may spend. When omitted the service picks its recommended budget."),
+    /** Audit area keys to scope scans to (spec "Audit area"); omitted = the whole repository. */
+    auditAreas: z
+      .array(z.string().min(1).max(200))
+      .max(100)
+      .optional()
+      .describe("Audit area keys to scope scans to; omitted or empty scans the whole change."),
+    /** Least severe finding that fails the check run; `none` never fails it. */
+    failOn: FailOn.default("high").describe(
+      "Least severe open finding that makes the check run fail; `none` never fails it.",
+    ),
+    /** Whether draft pull requests are scanned. */
+    drafts: z.enum(["skip", "scan"]).default("skip").describe("Whether draft pull requests are scanned."),
+    /** Seconds to wait after a push before launching, so quick successive pushes launch once. */
+    debounceSeconds: z
+      .int()
+      .min(0)
+      .max(600)
+      .default(10)
+      .describe(
+        "Seconds to wait after a push before launching a scan (0 to 600), so a burst of pushes costs one scan.",
+      ),
+    /**
+     * How much finding detail is posted on GitHub. No schema default: it depends on the repository's
+     * visibility, see {@link effectiveDisclosure}.
+     */
+    disclosure: z
+      .enum(["full", "summary"])
+      .optional()
+      .describe(
+        "How much finding detail is posted on GitHub: `full` or `summary`. Default: `summary` for public repositories, `full` for private ones.",
+      ),
+    comments: CommentsConfig.prefault({}),
+    commands: CommandsConfig.prefault({}),
+    guidance: GuidanceConfig.prefault({}),
+    /** Pull requests from forks: scan them, wait for a maintainer's approval, or skip them. */
+    forks: z
+      .enum(["scan", "approve", "skip"])
+      .default("approve")
+      .describe(
+        "Pull requests from forks: `scan` at once, `approve` waits for a maintainer's /diffward rescan, `skip` never scans them.",
+      ),
+    paths: PathsConfig.prefault({}),
+    authors: AuthorsConfig.prefault({}),
+    creditCap: CreditCapConfig.prefault({}),
+    /** Warn in the check run when the organization's available credits fall below this many. */
+    lowBalanceThreshold: z
+      .int()
+      .min(0)
+      .optional()
+      .describe("Warn in the check run when the organization's available credits fall below this number."),
+    /** Minutes after which a scan that has not finished is reported as timed out. */
+    scanTimeoutMinutes: z
+      .int()
+      .min(1)
+      .max(1440)
+      .default(120)
+      .describe("Minutes after which an unfinished scan is reported as timed out (1 to 1440)."),
+  })
+  .describe("diffward configuration (.github/diffward.yml).");
+export type RepoConfig = z.infer<typeof RepoConfig>;
+/** The config as written, before defaults (what the JSON Schema describes). */
+export type RepoConfigInput = z.input<typeof RepoConfig>;
+
+/** One problem found in a config, with where it is. */
+export interface ConfigProblem {
+  /** dotted path, e.g. `comments.maxInline`, `paths.ignore[2]`; "" for the whole file */
+  path: string;
+  /** 1-based line in the YAML file, when known */
+  line?: number;
+  /** 1-based column, for YAML syntax errors */
+  column?: number;
+  /** human message without the path */
+  message: string;
+}
+
+/** Result of {@link parseRepoConfig} and {@link parseRepoConfigYaml}. */
+export type RepoConfigResult =
+  | { ok: true; config: RepoConfig }
+  | {
+      ok: false;
+      /** one line per problem: `failOn: must be one of critical, high, medium, low, info, none (got "hgih")` */
+      problems: string[];
+      /** the same problems, structured (for check run annotations) */
+      details: ConfigProblem[];
+    };
+
+/**
+ * Validates an already-parsed config value against {@link RepoConfig}, applying defaults.
+ * Never throws. Problems quote the path and what was found, e.g.
+ * `failOn: must be one of critical, high, medium, low, info, none (got "hgih")`, and unknown keys are
+ * named (`unknown key "failon" (did you mean "failOn"?)`).
+ */
+export function parseRepoConfig(raw: unknown): RepoConfigResult {
+  if (raw === undefined || raw === null) {
+    return failure([{ path: "", message: "the file is empty; at least `repositoryId` is required" }]);
+  }
+  const parsed = RepoConfig.safeParse(raw);
+  if (parsed.success) return { ok: true, config: parsed.data };
+  return failure(parsed.error.issues.flatMap((issue) => describeIssue(issue, raw)));
+}
+
+/**
+ * Parses the text of `.github/diffward.yml` (YAML 1.2, the `yaml` package) and validates it.
+ * YAML syntax errors and schema problems both come back as problems with 1-based line numbers, e.g.
+ * `line 3, column 9: YAML syntax error: …` or `failOn (line 4): must be one of …`. Never throws.
+ *
+ * @param text - the file content; more than {@link MAX_REPO_CONFIG_BYTES} bytes is refused.
+ */
+export function parseRepoConfigYaml(text: string): RepoConfigResult {
+  const bytes = Buffer.byteLength(text, "utf8");
+  if (bytes > MAX_REPO_CONFIG_BYTES) {
+    return failure([
+      { path: "", message: `the file is ${bytes} bytes; the limit is ${MAX_REPO_CONFIG_BYTES}` },
+    ]);
+  }
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  if (doc.errors.length > 0) {
+    return failure(
+      doc.errors.map((e) => {
+        const pos = lineCounter.linePos(e.pos[0]);
+        const message = e.message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "");
+        return { path: "", line: pos.line, column: pos.col, message: `YAML syntax error: ${message}` };
+      }),
+    );
+  }
+  let raw: unknown;
+  try {
+    raw = doc.toJS({ maxAliasCount: 100 });
+  } catch (e) {
+    return failure([{ path: "", message: `YAML could not be read: ${(e as Error).message}` }]);
+  }
+  const result = parseRepoConfig(raw);
+  if (result.ok) return result;
+  const details = result.details.map((d) => {
+    const node = doc.getIn(pathSegments(d.path), true) as { range?: [number, number, number] } | undefined;
+    const offset = node?.range?.[0];
+    return offset === undefined ? d : { ...d, line: lineCounter.linePos(offset).line };
+  });
+  return failure(details.sort((a, b) => (a.line ?? 0) - (b.line ?? 0)));
+}
+
+/**
+ * The disclosure level in force: the configured one, else `summary` for a public repository and
+ * `full` for a private (or internal) one, so finding detail is never published on a public repository
+ * by default.
+ */
+export function effectiveDisclosure(
+  config: Pick<RepoConfig, "disclosure">,
+  repo: { private: boolean },
+): "full" | "summary" {
+  return config.disclosure ?? (repo.private ? "full" : "summary");
+}
+
+/** The preset in force: the configured one, else the app-wide default (`SCANNER_DIFF_PRESET`). */
+export function effectivePreset(config: Pick<RepoConfig, "preset">, appDefault: string): string {
+  return config.preset ?? appDefault;
+}
+
+const PERMISSION_RANK: Record<RepoPermission, number> = {
+  none: 0,
+  read: 1,
+  triage: 2,
+  write: 3,
+  maintain: 4,
+  admin: 5,
+};
+
+/**
+ * True when `actual` is at least `floor` in GitHub's order admin > maintain > write > triage > read > none
+ * (https://docs.github.com/en/rest/collaborators/collaborators#get-repository-permissions-for-a-user;
+ * roles: https://docs.github.com/en/organizations/managing-user-access-to-your-organizations-repositories/managing-repository-roles/repository-roles-for-an-organization).
+ * Pass the response's `role_name`; a value that is not one of the five base roles (a custom role name)
+ * or missing counts as `none`, so pass the response's `permission` (admin/write/read/none) instead in
+ * that case. Case-insensitive. Never throws.
+ */
+export function permissionAtLeast(actual: string | null | undefined, floor: MinPermission): boolean {
+  const parsed = RepoPermission.safeParse(typeof actual === "string" ? actual.toLowerCase() : actual);
+  const rank = parsed.success ? PERMISSION_RANK[parsed.data] : 0;
+  return rank >= PERMISSION_RANK[floor];
+}
+
+/**
+ * The role to compare from a "Get repository permissions for a user" response: `role_name` when it is a
+ * base role, else the legacy `permission` (custom roles inherit one of admin/write/read).
+ */
+export function collaboratorRole(response: {
+  permission?: string | null;
+  role_name?: string | null;
+}): RepoPermission {
+  const role = RepoPermission.safeParse(response.role_name?.toLowerCase());
+  if (role.success) return role.data;
+  const perm = RepoPermission.safeParse(response.permission?.toLowerCase());
+  return perm.success ? perm.data : "none";
+}
+
+function failure(details: ConfigProblem[]): RepoConfigResult {
+  return {
+    ok: false,
+    problems: details.map((d) => {
+      const at =
+        d.line === undefined
+          ? ""
+          : d.column === undefined
+            ? `line ${d.line}`
+            : `line ${d.line}, column ${d.column}`;
+      const where = d.path ? (at ? `${d.path} (${at})` : d.path) : at;
+      return where ? `${where}: ${d.message}` : d.message;
+    }),
+    details,
+  };
+}
+
+function formatPath(path: readonly PropertyKey[]): string {
+  let out = "";
+  for (const seg of path) {
+    if (typeof seg === "number") out += `[${seg}]`;
+    else out += out ? `.${String(seg)}` : String(seg);
+  }
+  return out;
+}
+
+function pathSegments(path: string): (string | number)[] {
+  const segs: (string | number)[] = [];
+  for (const m of path.matchAll(/([^.[\]]+)|\[(\d+)\]/g))
+    segs.push(m[2] !== undefined ? Number(m[2]) : m[1]!);
+  return segs;
+}
+
+function valueAt(raw: unknown, path: readonly PropertyKey[]): unknown {
+  let cur: unknown = raw;
+  for (const seg of path) {
+    if (cur === null || typeof cur !== "object") return undefined;
+    cur = (cur as Record<PropertyKey, unknown>)[seg as string];
+  }
+  return cur;
+}
+
+function show(value: unknown): string {
+  if (value === undefined) return "nothing";
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "a list";
+  if (typeof value === "object") return "a mapping";
+  const s = JSON.stringify(value) ?? String(value);
+  return s.length > 60 ? `${s.slice(0, 60)}…` : s;
+}
+
+function typeName(expected: string): string {
+  switch (expected) {
+    case "object":
+      return "a mapping";
+    case "array":
+      return "a list";
+    case "int":
+    case "number":
+      return "a whole number";
+    case "string":
+      return "a string";
+    case "boolean":
+      return "true or false";
+    default:
+      return expected;
+  }
+}
+
+function knownKeys(path: readonly PropertyKey[]): string[] {
+  let schema: z.ZodType = RepoConfig;
+  for (const seg of path) {
+    let inner: unknown = schema;
+    while (inner && typeof inner === "object" && "unwrap" in inner && typeof inner.unwrap === "function")
+      inner = (inner as { unwrap(): unknown }).unwrap();
+    const shape = (inner as { shape?: Record<string, z.ZodType> }).shape;
+    if (!shape || typeof seg !== "string" || !shape[seg]) return [];
+    schema = shape[seg];
+  }
+  let inner: unknown = schema;
+  while (inner && typeof inner === "object" && "unwrap" in inner && typeof inner.unwrap === "function")
+    inner = (inner as { unwrap(): unknown }).unwrap();
+  const shape = (inner as { shape?: Record<string, unknown> }).shape;
+  return shape ? Object.keys(shape) : [];
+}
+
+function describeIssue(issue: z.core.$ZodIssue, raw: unknown): ConfigProblem[] {
+  return describeIssueAt(issue, raw).map((p) => (p.path ? p : { ...p, message: `the file ${p.message}` }));
+}
+
+function describeIssueAt(issue: z.core.$ZodIssue, raw: unknown): ConfigProblem[] {
+  const path = formatPath(issue.path);
+  const got = valueAt(raw, issue.path);
+  switch (issue.code) {
+    case "unrecognized_keys": {
+      const known = knownKeys(issue.path);
+      return issue.keys.map((key) => {
+        const guess = suggest(key, known);
+        return {
+          path: formatPath([...issue.path, key]),
+          message: `unknown key "${key}"${guess ? ` (did you mean "${guess}"?)` : ""}; known keys here: ${known.join(", ")}`,
+        };
+      });
+    }
+    case "invalid_value":
+      return [
+        {
+          path,
+          message: `must be one of ${issue.values.map((v) => String(v)).join(", ")} (got ${show(got)})`,
+        },
+      ];
+    case "invalid_type":
+      if (got === undefined) return [{ path, message: "is required" }];
+      return [{ path, message: `must be ${typeName(issue.expected)} (got ${show(got)})` }];
+    case "too_small":
+    case "too_big": {
+      const bound = issue.code === "too_small" ? issue.minimum : issue.maximum;
+      if (issue.code === "too_small" && issue.origin === "string" && Number(bound) === 1)
+        return [{ path, message: `must not be empty (got ${show(got)})` }];
+      const word = issue.code === "too_small" ? "at least" : "at most";
+      const what =
+        issue.origin === "string"
+          ? `${bound} characters`
+          : issue.origin === "array"
+            ? `${bound} items`
+            : String(bound);
+      const subject =
+        issue.origin === "string" ? "must have" : issue.origin === "array" ? "must have" : "must be";
+      return [{ path, message: `${subject} ${word} ${what} (got ${show(got)})` }];
+    }
+    case "invalid_format":
+      return [{ path, message: `${issue.message} (got ${show(got)})` }];
+    default:
+      return [{ path, message: `${issue.message} (got ${show(got)})` }];
+  }
+}
+
+/** The closest known key within edit distance 2 (case-insensitive), for typo hints. */
+function suggest(key: string, known: string[]): string | undefined {
+  let best: { k: string; d: number } | undefined;
+  for (const k of known) {
+    const d = distance(key.toLowerCase(), k.toLowerCase());
+    if (d <= 2 && (!best || d < best.d)) best = { k, d };
+  }
+  return best?.k;
+}
+
+function distance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = row[0]!;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const tmp = row[j]!;
+      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = tmp;
+    }
+  }
+  return row[b.length]!;
+}
