@@ -186,7 +186,7 @@ describe("check runs", () => {
     expect(sb.state.checkRuns("octo-org", "app")[0]?.annotations).toHaveLength(51);
     const got = await gh.checks.get({ owner: "octo-org", repo: "app", check_run_id: created.data.id });
     expect(got.data.output.title).toBe("2 findings");
-    expect(got.data.actions[0]?.identifier).toBe("rescan");
+    expect((got.data as { actions?: Array<{ identifier: string }> }).actions?.[0]?.identifier).toBe("rescan");
     const byName = await gh.checks.listForRef({
       owner: "octo-org",
       repo: "app",
@@ -211,7 +211,8 @@ describe("check runs", () => {
         repo: "app",
         name: "diffward",
         head_sha: HEAD,
-        conclusion: "bogus",
+        // Deliberately outside the OpenAPI enum.
+        conclusion: "bogus" as "success",
       }),
     );
     expect(bogus.status).toBe(422);
@@ -400,7 +401,7 @@ describe("reviews, review comments, replies and reactions", () => {
         owner: "octo-org",
         repo: "app",
         comment_id: first.id,
-        content: "thumbs",
+        content: "thumbs" as "eyes",
       }),
     );
     expect(badReaction.status).toBe(422);
