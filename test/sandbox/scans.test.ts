@@ -48,9 +48,11 @@ describe("scan lifecycle and polling (spec 'Scan status', 'GET …/scans/{scanId
     expect((await read(body.scanId, other)).status).toBe(200);
     h.tick(1_500);
     expect((await read(body.scanId)).status).toBe(200);
-    const stats = await fetch(`${h.sb.url.replace(/\/api\/v1$/, "")}/_sandbox/stats`).then((r) => r.json());
+    const stats = await fetch(`${h.sb.url.replace(/\/api\/v1$/, "")}/_sandbox/stats`).then(
+      (r) => r.json() as Promise<{ earlyPoll429s: number; scans: Record<string, { polls: number }> }>,
+    );
     expect(stats.earlyPoll429s).toBe(1);
-    expect(stats.scans[body.scanId].polls).toBe(3);
+    expect(stats.scans[body.scanId]?.polls).toBe(3);
   });
 
   it("a forced FAILED outcome ends FAILED and refunds what it spent", async () => {
