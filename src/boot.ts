@@ -1,0 +1,104 @@
+import type { Worker } from "bullmq";
+import { Redis } from "ioredis";
+import type { Logger } from "pino";
+import { Probot, ProbotOctokit } from "probot";
+import { createRedis } from "./queue/connection.js";
+import { DEFAULT_SETTINGS, type Runtime, type Settings } from "./queue/runtime.js";
+import { StateStore } from "./queue/state.js";
+import { createQueues, startWorkers, type ExtraProcessors, type WorkerConcurrency } from "./queue/workers.js";
+import { createScannerAccess } from "./tenants/index.js";
+
+/** Everything a diffward process needs to start; built from the environment by `src/index.ts`. */
+export interface BootConfig {
+  appId?: number | string;
+  /** the GitHub App's private key, PEM text */
+  privateKey?: string;
+  webhookSecret: string;
+  /** GitHub API base URL; GHE: `<protocol>://<host>/api/v3` */
+  githubBaseUrl?: string;
+  redisUrl: string;
+  /** BullMQ key prefix and diffward's state prefix (tests use their own) */
+  queuePrefix?: string;
+  statePrefix?: string;
+  scannerApiUrl: string;
+  scannerToken?: string;
+  scannerTokens?: () => Record<string, string>;
+  settings?: Partial<Settings>;
+  concurrency?: Partial<WorkerConcurrency>;
+  log: Logger;
+  /** Octokit class override (tests turn retry/throttling delays down) */
+  Octokit?: typeof ProbotOctokit;
+  extraProcessors?: ExtraProcessors;
+}
+
+/** A started runtime and how to stop it. */
+export interface Booted {
+  rt: Runtime;
+  probot: Probot;
+  /** a Probot class bound to this configuration, for Probot's `Server` */
+  ProbotClass: typeof Probot;
+  workers: Worker[];
+  startWorkers(): Worker[];
+  /** closes workers (letting running jobs finish), queues and Redis connections */
+  close(): Promise<void>;
+}
+
+/**
+ * Connects Redis, opens the queues and builds the {@link Runtime}. Workers start only when asked
+ * (`DIFFWARD_ROLE` worker or all).
+ */
+export function boot(config: BootConfig): Booted {
+  const redis = createRedis(config.redisUrl);
+  const probotOptions = {
+    ...(config.appId !== undefined ? { appId: config.appId } : {}),
+    ...(config.privateKey ? { privateKey: config.privateKey } : {}),
+    secret: config.webhookSecret,
+    ...(config.githubBaseUrl ? { baseUrl: config.githubBaseUrl } : {}),
+    log: config.log,
+    ...(config.Octokit ? { Octokit: config.Octokit } : {}),
+  };
+  const ProbotClass = Probot.defaults(probotOptions) as typeof Probot;
+  const probot = new ProbotClass();
+  const queues = createQueues({ connection: redis, ...(config.queuePrefix ? { prefix: config.queuePrefix } : {}) });
+  const scanner = createScannerAccess({
+    baseUrl: config.scannerApiUrl,
+    ...(config.scannerToken ? { defaultToken: config.scannerToken } : {}),
+    ...(config.scannerTokens ? { tokens: config.scannerTokens } : {}),
+    userAgent: "diffward/0.1",
+  });
+  const rt: Runtime = {
+    redis,
+    state: new StateStore(redis, config.statePrefix ?? "dw"),
+    queues,
+    octokit: (installationId) => probot.auth(installationId) as Promise<Awaited<ReturnType<Runtime["octokit"]>>>,
+    scanner,
+    settings: { ...DEFAULT_SETTINGS, ...config.settings },
+    log: config.log,
+    now: () => Date.now(),
+  };
+  const workers: Worker[] = [];
+  const booted: Booted = {
+    rt,
+    probot,
+    ProbotClass,
+    workers,
+    startWorkers() {
+      const started = startWorkers(rt, {
+        connection: redis,
+        ...(config.queuePrefix ? { prefix: config.queuePrefix } : {}),
+        ...(config.concurrency ? { concurrency: config.concurrency } : {}),
+        ...(config.extraProcessors ? { extra: config.extraProcessors } : {}),
+      });
+      workers.push(...started);
+      return started;
+    },
+    async close() {
+      await Promise.all(workers.map((w) => w.close()));
+      await Promise.all(Object.values(queues).map((q) => q.close()));
+      redis.disconnect();
+    },
+  };
+  return booted;
+}
+
+export { Redis };

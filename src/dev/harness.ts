@@ -1,0 +1,126 @@
+import { generateKeyPairSync, randomBytes, randomUUID } from "node:crypto";
+import { pino, type Logger } from "pino";
+import { boot, type Booted, type BootConfig } from "../boot.js";
+import { diffwardApp } from "../handlers/index.js";
+import type { Settings } from "../queue/runtime.js";
+import { startSandbox, type Sandbox, type SandboxOptions } from "../sandbox/index.js";
+import {
+  sendWebhook,
+  seedFromPullRequestEvent,
+  startGitHubStandIn,
+  type GitHubStandIn,
+  type GitHubStandInOptions,
+  type SendWebhookResult,
+} from "../github-standin/index.js";
+import { startWebServer, type WebServer } from "../web.js";
+
+/** Options of {@link startHarness}. */
+export interface HarnessOptions {
+  redisUrl?: string;
+  sandbox?: SandboxOptions;
+  github?: GitHubStandInOptions;
+  settings?: Partial<Settings>;
+  /** start queue workers in this process (default true) */
+  workers?: boolean;
+  log?: Logger;
+  boot?: Partial<BootConfig>;
+}
+
+/** The whole loop on one machine: service sandbox, GitHub stand-in, Redis, diffward web + workers. */
+export interface Harness {
+  sandbox: Sandbox;
+  github: GitHubStandIn;
+  booted: Booted;
+  web: WebServer;
+  webhookSecret: string;
+  /** the Redis key prefix of this harness (BullMQ and diffward state) */
+  prefix: string;
+  /** sends a signed webhook delivery to diffward */
+  send(name: string, payload: Record<string, unknown>, id?: string): Promise<SendWebhookResult>;
+  /** seeds the stand-in from a `pull_request` payload (installation, repository, pull request) */
+  seed: typeof seedFromPullRequestEvent extends (s: never, ...rest: infer R) => infer T ? (...rest: R) => T : never;
+  /** polls `predicate` every 50 ms until it returns a truthy value or `timeoutMs` passes */
+  waitFor<T>(predicate: () => T | Promise<T>, timeoutMs?: number, what?: string): Promise<NonNullable<T>>;
+  close(): Promise<void>;
+}
+
+/** An RSA key in PEM (PKCS#1, like the ones GitHub issues) for the App's JWTs against the stand-in. */
+export function devPrivateKey(): string {
+  return generateKeyPairSync("rsa", {
+    modulusLength: 2048,
+    privateKeyEncoding: { type: "pkcs1", format: "pem" },
+    publicKeyEncoding: { type: "spki", format: "pem" },
+  }).privateKey;
+}
+
+/**
+ * Starts the sandbox of the scanning service, the GitHub stand-in, and diffward (webhook server on a
+ * free port and, unless `workers: false`, its queue workers) against a real Redis with a fresh key prefix.
+ * Used by `npm run demo`, the end-to-end tests and the benchmark.
+ */
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const log = options.log ?? pino({ level: process.env.LOG_LEVEL ?? "silent" });
+  const prefix = `dwh-${randomBytes(4).toString("hex")}`;
+  const sandbox = await startSandbox({ retryAfterSeconds: 1, scanDurationMs: 2_000, ...options.sandbox });
+  const github = await startGitHubStandIn(options.github ?? {});
+  const webhookSecret = randomBytes(16).toString("hex");
+  const booted = boot({
+    appId: 1,
+    privateKey: devPrivateKey(),
+    webhookSecret,
+    githubBaseUrl: github.url,
+    redisUrl: options.redisUrl ?? process.env.REDIS_URL ?? "redis://127.0.0.1:6379",
+    queuePrefix: prefix,
+    statePrefix: prefix,
+    scannerApiUrl: sandbox.url,
+    scannerToken: "sandbox-token",
+    log,
+    settings: { firstPollDelayMs: 1_000, ...options.settings },
+    ...options.boot,
+  });
+  const web = await startWebServer({ probot: booted.probot, app: diffwardApp({ queues: booted.rt.queues, log }), rt: booted.rt, port: 0 });
+  if (options.workers !== false) booted.startWorkers();
+  const webhookUrl = `${web.url}/api/github/webhooks`;
+  return {
+    sandbox,
+    github,
+    booted,
+    web,
+    webhookSecret,
+    prefix,
+    send: (name, payload, id) => sendWebhook({ url: webhookUrl, secret: webhookSecret, name, payload, id: id ?? randomUUID() }),
+    seed: (payload, extra) => seedFromPullRequestEvent(github.state, payload, extra),
+    async waitFor(predicate, timeoutMs = 20_000, what = "condition") {
+      const until = Date.now() + timeoutMs;
+      for (;;) {
+        const v = await predicate();
+        if (v) return v as NonNullable<typeof v>;
+        if (Date.now() > until) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    },
+    async close() {
+      await web.close();
+      await booted.close().catch(() => undefined);
+      await cleanRedis(options.redisUrl ?? process.env.REDIS_URL ?? "redis://127.0.0.1:6379", prefix);
+      await github.close();
+      await sandbox.close();
+    },
+  };
+}
+
+/** Deletes every key of a harness prefix. */
+async function cleanRedis(url: string, prefix: string): Promise<void> {
+  const { Redis } = await import("ioredis");
+  const r = new Redis(url, { maxRetriesPerRequest: 1 });
+  try {
+    let cursor = "0";
+    do {
+      const [next, keys] = await r.scan(cursor, "MATCH", `${prefix}:*`, "COUNT", 1000);
+      cursor = next;
+      if (keys.length) await r.del(...keys);
+    } while (cursor !== "0");
+  } finally {
+    r.disconnect();
+  }
+}

@@ -1,0 +1,5 @@
+export * from "./types.js";
+export * from "./checks.js";
+export * from "./pulls.js";
+export * from "./reviews.js";
+export * from "./comments.js";

@@ -1,0 +1,49 @@
+import type { Context } from "probot";
+import type { PullRequestJobData } from "../queue/jobs/types.js";
+import { JOB, jobId } from "../queue/names.js";
+import type { HandlerDeps } from "./deps.js";
+import { EVENT_JOB_OPTIONS } from "./deps.js";
+
+interface PullRef {
+  number: number;
+  head: { sha: string; ref: string };
+  base: { ref: string };
+}
+
+/**
+ * `check_run.rerequested` and `check_suite.rerequested` (the "Re-run" buttons): an explicit request,
+ * so a fresh scan is launched for that head even when one already ran (issue "Never pay twice").
+ * GitHub sends these only to the app that created the check run or suite.
+ */
+export async function onRerequested(
+  deps: HandlerDeps,
+  context: Context<"check_run.rerequested"> | Context<"check_suite.rerequested">,
+): Promise<void> {
+  const { payload } = context;
+  const installationId = payload.installation?.id;
+  if (!installationId) return;
+  const pulls: PullRef[] =
+    "check_run" in payload ? (payload.check_run.pull_requests as PullRef[]) : (payload.check_suite.pull_requests as PullRef[]);
+  for (const pr of pulls) {
+    const data: PullRequestJobData = {
+      deliveryId: context.id,
+      action: "rerequested",
+      installationId,
+      accountLogin: payload.repository.owner.login,
+      owner: payload.repository.owner.login,
+      repo: payload.repository.name,
+      repoPrivate: payload.repository.private,
+      defaultBranch: payload.repository.default_branch,
+      pullNumber: pr.number,
+      headSha: pr.head.sha,
+      headRef: pr.head.ref,
+      baseRef: pr.base.ref,
+      draft: false,
+      updatedAt: new Date().toISOString(),
+      authorLogin: payload.sender.login,
+      title: "",
+      explicit: { nonce: context.id, requestedBy: payload.sender.login },
+    };
+    await deps.queues.events.add(JOB.rerequest, data, { ...EVENT_JOB_OPTIONS, jobId: jobId("rerun", context.id, pr.number) });
+  }
+}

@@ -1,0 +1,30 @@
+import type { Probot } from "probot";
+import type { HandlerDeps } from "./deps.js";
+import { onRerequested } from "./checks.js";
+import { onInstallationDeleted } from "./installation.js";
+import { onPullRequest, onPullRequestClosed } from "./pull-request.js";
+
+export type { HandlerDeps } from "./deps.js";
+
+/**
+ * The Probot application function: registers diffward's handlers and nothing else. Each handler only
+ * checks guards and enqueues one job; bots' events never become commands.
+ */
+export function diffwardApp(deps: HandlerDeps) {
+  return (app: Probot): void => {
+    app.on(
+      [
+        "pull_request.opened",
+        "pull_request.synchronize",
+        "pull_request.reopened",
+        "pull_request.ready_for_review",
+        "pull_request.edited",
+      ],
+      (context) => onPullRequest(deps, context),
+    );
+    app.on("pull_request.closed", (context) => onPullRequestClosed(deps, context));
+    app.on("check_run.rerequested", (context) => onRerequested(deps, context));
+    app.on("check_suite.rerequested", (context) => onRerequested(deps, context));
+    app.on("installation.deleted", (context) => onInstallationDeleted(deps, context));
+  };
+}

@@ -1,0 +1,64 @@
+import type { Context } from "probot";
+import type { PullRequestJobData } from "../queue/jobs/types.js";
+import type { PullClosedJobData } from "../queue/jobs/lifecycle.js";
+import { JOB, jobId } from "../queue/names.js";
+import type { HandlerDeps } from "./deps.js";
+import { EVENT_JOB_OPTIONS } from "./deps.js";
+
+type PullRequestContext = Context<
+  | "pull_request.opened"
+  | "pull_request.synchronize"
+  | "pull_request.reopened"
+  | "pull_request.ready_for_review"
+  | "pull_request.edited"
+>;
+
+/**
+ * `pull_request` opened, synchronize, reopened, ready_for_review, and edited when the base branch
+ * changed: enqueue one `pull-request` job (id from the delivery id, so a redelivery collapses into it).
+ * Everything that calls GitHub or the service happens in the job, so the webhook is acknowledged at once.
+ */
+export async function onPullRequest(deps: HandlerDeps, context: PullRequestContext): Promise<void> {
+  const { payload } = context;
+  if (payload.action === "edited" && !("base" in (payload.changes ?? {}))) return;
+  const pr = payload.pull_request;
+  const installationId = payload.installation?.id;
+  if (!installationId) return;
+  const data: PullRequestJobData = {
+    deliveryId: context.id,
+    action: payload.action,
+    installationId,
+    accountLogin: payload.repository.owner.login,
+    owner: payload.repository.owner.login,
+    repo: payload.repository.name,
+    repoPrivate: payload.repository.private,
+    defaultBranch: payload.repository.default_branch,
+    pullNumber: pr.number,
+    headSha: pr.head.sha,
+    headRef: pr.head.ref,
+    baseRef: pr.base.ref,
+    draft: pr.draft ?? false,
+    updatedAt: pr.updated_at,
+    authorLogin: pr.user?.login ?? "",
+    title: pr.title,
+  };
+  await deps.queues.events.add(JOB.pullRequest, data, { ...EVENT_JOB_OPTIONS, jobId: jobId("pr", context.id) });
+}
+
+/** `pull_request.closed`: enqueue the cancellation of its scan. */
+export async function onPullRequestClosed(deps: HandlerDeps, context: Context<"pull_request.closed">): Promise<void> {
+  const { payload } = context;
+  const installationId = payload.installation?.id;
+  if (!installationId) return;
+  const data: PullClosedJobData = {
+    deliveryId: context.id,
+    installationId,
+    accountLogin: payload.repository.owner.login,
+    owner: payload.repository.owner.login,
+    repo: payload.repository.name,
+    repoPrivate: payload.repository.private,
+    defaultBranch: payload.repository.default_branch,
+    pullNumber: payload.pull_request.number,
+  };
+  await deps.queues.events.add(JOB.pullClosed, data, { ...EVENT_JOB_OPTIONS, jobId: jobId("closed", context.id) });
+}

@@ -1,0 +1,271 @@
+import { DelayedError, type Job } from "bullmq";
+import { updateCheckRun } from "../../github/checks.js";
+import { renderLaunchError, renderQueued, type LaunchErrorKind } from "../../render/check-run.js";
+import type { ScanListItem } from "../../scanner/schemas.js";
+import type { ScannerTenant } from "../../tenants/index.js";
+import { classifyLaunchError, initializingDelay } from "../launch-errors.js";
+import { JOB, jobId, pullKey } from "../names.js";
+import { presetsOf } from "../presets.js";
+import type { Runtime } from "../runtime.js";
+import { LockBusyError } from "../state.js";
+import type { LaunchJobData, PollJobData } from "./types.js";
+
+/** What a launch job did. */
+export type LaunchOutcome = "launched" | "found-existing" | "already-launched" | "superseded" | "concluded" | "no-token";
+
+/** How far back (ms) before the attempt's start a scan in the list still counts as ours (clock skew). */
+const LOOKUP_SKEW_MS = 60_000;
+
+/**
+ * Launches the diff scan of one head, at most once per launch key (issue "Never pay twice"):
+ * 1. a key that already has a scan id is done;
+ * 2. a key with an earlier attempt of unknown outcome (crash, timeout, 5xx) is first looked up in the
+ *    service's scan list (newest first: same `commitHash`, `baseCommit` and `presetName`, created after the
+ *    attempt began), and only sent again when nothing matches;
+ * 3. otherwise the attempt is marked in Redis, then `POST /projects/{projectId}/scans` is sent.
+ * Errors follow {@link classifyLaunchError}. Waits (`Retry-After`, initializing) use `moveToDelayed`,
+ * which does not count as an attempt.
+ */
+export async function processLaunch(rt: Runtime, job: Job<LaunchJobData>, token?: string): Promise<LaunchOutcome> {
+  const d = job.data;
+  const key = pullKey(d.owner, d.repo, d.pullNumber);
+  const log = rt.log.child({ pull: key, installation: d.installationId, sha: d.headSha, job: job.id });
+  try {
+    return await rt.state.withPullLock(key, () => launchLocked(rt, job, log));
+  } catch (error) {
+    if (error instanceof LockBusyError) {
+      await job.moveToDelayed(rt.now() + 500, token);
+      throw new DelayedError();
+    }
+    if (error instanceof WaitSignal) {
+      await job.moveToDelayed(rt.now() + error.delayMs, token);
+      throw new DelayedError();
+    }
+    throw error;
+  }
+}
+
+class WaitSignal extends Error {
+  constructor(readonly delayMs: number) {
+    super("wait");
+  }
+}
+
+async function launchLocked(rt: Runtime, job: Job<LaunchJobData>, log: Runtime["log"]): Promise<LaunchOutcome> {
+  const d = job.data;
+  const key = pullKey(d.owner, d.repo, d.pullNumber);
+  const pr = await rt.state.getPull(key);
+  if (!d.explicit && (!pr || pr.closed || pr.headSha !== d.headSha || pr.launchKey !== d.launchKey)) {
+    log.info("launch no longer wanted (newer head, closed or replaced): nothing spent");
+    return "superseded";
+  }
+  const octokit = await rt.octokit(d.installationId);
+  const tenant = await rt.scanner.forAccount(d.accountLogin);
+  if (!tenant) {
+    await updateCheckRun(octokit, d, d.checkRunId, {
+      conclusion: "neutral",
+      output: renderLaunchError("no_token"),
+    });
+    return "no-token";
+  }
+
+  const record = await rt.state.getLaunch(d.launchKey);
+  if (record.scanId) {
+    await afterLaunch(rt, d, tenant, record.scanId, record.creditBudget);
+    return "already-launched";
+  }
+  if (record.attemptStartedAt !== undefined) {
+    const found = await findLaunchedScan(tenant, d, record.attemptStartedAt);
+    if (found) {
+      log.warn({ scanId: found.id }, "earlier launch attempt had reached the service: following its scan");
+      await rt.state.recordLaunch(d.launchKey, { scanId: found.id, projectId: tenant.projectId });
+      await afterLaunch(rt, d, tenant, found.id, undefined);
+      return "found-existing";
+    }
+  }
+
+  await rt.state.markLaunchAttempt(d.launchKey, rt.now());
+  try {
+    const res = await tenant.client.launchScan(tenant.projectId, {
+      repositoryId: d.repositoryId,
+      presetRef: d.presetRef,
+      commitHash: d.headSha,
+      baseCommit: d.mergeBase,
+      branch: d.headRef,
+      ...(d.commitMessage ? { commitMessage: d.commitMessage.slice(0, 1000) } : {}),
+      ...(d.auditAreaKeys?.length ? { auditAreaKeys: d.auditAreaKeys } : {}),
+      ...(d.creditBudget !== undefined ? { creditBudget: d.creditBudget } : {}),
+    });
+    await rt.state.recordLaunch(d.launchKey, {
+      scanId: res.scanId,
+      projectId: tenant.projectId,
+      creditBudget: res.creditBudget,
+    });
+    log.info({ scanId: res.scanId, creditBudget: res.creditBudget }, "scan launched");
+    await afterLaunch(rt, d, tenant, res.scanId, res.creditBudget);
+    return "launched";
+  } catch (error) {
+    const tries = d.initializingSince ? Math.floor((rt.now() - d.initializingSince) / 15_000) : 0;
+    const action = classifyLaunchError(error, initializingDelay(Math.log2(Math.max(1, tries + 1))));
+    if (action.kind === "ambiguous") {
+      log.warn({ err: action.message, attempt: job.attemptsMade + 1 }, "launch outcome unknown: will look up, then retry");
+      const last = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+      if (last) {
+        await updateCheckRun(octokit, d, d.checkRunId, {
+          conclusion: "failure",
+          output: renderLaunchError("internal", { message: action.message, attempt: job.attemptsMade + 1, maxAttempts: job.opts.attempts ?? 1 }),
+        });
+      }
+      throw error;
+    }
+    await rt.state.clearLaunchAttempt(d.launchKey);
+    if (action.kind === "wait") {
+      if (action.why === "repository_initializing") {
+        const since = d.initializingSince ?? rt.now();
+        if (rt.now() - since >= rt.settings.initializingWindowMs) {
+          await updateCheckRun(octokit, d, d.checkRunId, {
+            conclusion: "failure",
+            output: renderLaunchError("timed_out", { waitedSeconds: Math.round((rt.now() - since) / 1000) }),
+          });
+          return "concluded";
+        }
+        if (!d.initializingSince) {
+          await job.updateData({ ...d, initializingSince: since });
+          await updateCheckRun(octokit, d, d.checkRunId, {
+            status: "in_progress",
+            output: renderLaunchError("repository_initializing", { retryInSeconds: Math.round(action.delayMs / 1000) }),
+          });
+        }
+        log.info({ delayMs: action.delayMs }, "repository is being analyzed for the first time: retrying later");
+        throw new WaitSignal(action.delayMs);
+      }
+      const retryAt = new Date(rt.now() + action.delayMs);
+      if ((action.retryAfterSeconds ?? 0) > 60) {
+        await updateCheckRun(octokit, d, d.checkRunId, {
+          status: "queued",
+          output: renderLaunchError("rate_limited", { retryAfterSeconds: action.retryAfterSeconds ?? 0, message: `Retrying at ${retryAt.toISOString()}.` }),
+        });
+      }
+      log.info({ delayMs: action.delayMs }, "launch rate limited: waiting Retry-After");
+      throw new WaitSignal(action.delayMs);
+    }
+    let balance: { balanceCredits: number; availableCredits: number; reservedCredits: number } | undefined;
+    if (action.code === "insufficient_credits") {
+      balance = await tenant.client.getBalance(tenant.projectId).catch(() => undefined);
+    }
+    await updateCheckRun(octokit, d, d.checkRunId, {
+      conclusion: action.conclusion,
+      output: renderServiceError(action.code, action.message, d, balance),
+    });
+    log.warn({ code: action.code }, "launch refused by the service");
+    return "concluded";
+  }
+}
+
+/** Finds the scan an earlier attempt created, in the service's scan list (newest first). */
+async function findLaunchedScan(
+  tenant: ScannerTenant,
+  d: LaunchJobData,
+  attemptStartedAt: number,
+): Promise<ScanListItem | undefined> {
+  const presets = await presetsOf(tenant).catch(() => []);
+  const presetName = presets.find((p) => p.ref === d.presetRef)?.name;
+  for await (const scan of tenant.client.iterateScans(tenant.projectId, { limit: 100 })) {
+    if (Date.parse(scan.createdAt) < attemptStartedAt - LOOKUP_SKEW_MS) return undefined;
+    if (scan.repositoryId !== d.repositoryId) continue;
+    if (!scan.commitHash || !d.headSha.startsWith(scan.commitHash)) continue;
+    if ((scan.baseCommit ?? null) !== d.mergeBase) continue;
+    if (presetName !== undefined && scan.presetName !== presetName) continue;
+    return scan;
+  }
+  return undefined;
+}
+
+/** Keeps the scan id on the check run (`external_id`) and in Redis, then starts following the scan. */
+async function afterLaunch(
+  rt: Runtime,
+  d: LaunchJobData,
+  tenant: ScannerTenant,
+  scanId: string,
+  creditBudget: number | undefined,
+): Promise<void> {
+  const octokit = await rt.octokit(d.installationId);
+  const key = pullKey(d.owner, d.repo, d.pullNumber);
+  const pr = await rt.state.getPull(key);
+  if (pr && pr.headSha === d.headSha) await rt.state.setPull(key, { ...pr, scanId, projectId: tenant.projectId });
+  await rt.state.linkScan({
+    scanId,
+    projectId: tenant.projectId,
+    installationId: d.installationId,
+    accountLogin: d.accountLogin,
+    owner: d.owner,
+    repo: d.repo,
+    pullNumber: d.pullNumber,
+    headSha: d.headSha,
+    checkRunId: d.checkRunId,
+  });
+  await updateCheckRun(octokit, d, d.checkRunId, {
+    status: "in_progress",
+    externalId: scanId,
+    output: renderQueued({ scanId, presetName: d.presetRef, ...(creditBudget !== undefined ? { creditBudget } : {}) }),
+  });
+  const poll: PollJobData = {
+    installationId: d.installationId,
+    accountLogin: d.accountLogin,
+    owner: d.owner,
+    repo: d.repo,
+    repoPrivate: d.repoPrivate,
+    defaultBranch: d.defaultBranch,
+    pullNumber: d.pullNumber,
+    headSha: d.headSha,
+    mergeBase: d.mergeBase,
+    checkRunId: d.checkRunId,
+    scanId,
+    projectId: tenant.projectId,
+    presetRef: d.presetRef,
+    ...(creditBudget !== undefined ? { creditBudget } : {}),
+    config: d.config,
+    launchedAt: rt.now(),
+    ...(d.configProblemsInPull ? { configProblemsInPull: d.configProblemsInPull } : {}),
+  };
+  await rt.queues.scans.add(JOB.poll, poll, {
+    jobId: jobId("poll", scanId),
+    delay: rt.settings.firstPollDelayMs,
+    attempts: 10,
+    backoff: { type: "exponential", delay: 1_000, jitter: 0.5 },
+    removeOnComplete: { age: 24 * 3600, count: 10_000 },
+    removeOnFail: { age: 7 * 24 * 3600 },
+  });
+}
+
+/** The check run output for a launch the service refused (spec "Errors"), per error code. */
+export function renderServiceError(
+  code: string,
+  message: string,
+  d: Pick<LaunchJobData, "repositoryId" | "presetRef" | "creditBudget" | "mergeBase" | "headSha">,
+  balance?: { balanceCredits: number; availableCredits: number },
+) {
+  switch (code as LaunchErrorKind) {
+    case "insufficient_credits":
+      return renderLaunchError("insufficient_credits", {
+        message,
+        ...(balance ? { availableCredits: balance.availableCredits, balanceCredits: balance.balanceCredits } : {}),
+        ...(d.creditBudget !== undefined ? { requiredCredits: d.creditBudget } : {}),
+      });
+    case "diff_empty":
+      return renderLaunchError("diff_empty", { ...(d.mergeBase ? { baseCommit: d.mergeBase } : {}), headSha: d.headSha });
+    case "diff_base_required":
+    case "diff_base_not_allowed":
+      return renderLaunchError(code as "diff_base_required", { message, presetName: d.presetRef });
+    case "diff_base_invalid":
+      return renderLaunchError("diff_base_invalid", { message, ...(d.mergeBase ? { baseCommit: d.mergeBase } : {}) });
+    case "unauthorized":
+      return renderLaunchError("unauthorized", { message });
+    case "forbidden":
+      return renderLaunchError("forbidden", { message, scope: "scans:launch" });
+    case "not_found":
+      return renderLaunchError("not_found", { message, repositoryId: d.repositoryId });
+    default:
+      return renderLaunchError("bad_request", { message });
+  }
+}

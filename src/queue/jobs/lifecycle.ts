@@ -1,0 +1,66 @@
+import type { Job } from "bullmq";
+import { pullKey } from "../names.js";
+import type { Runtime } from "../runtime.js";
+import { stopCurrent } from "./supersede.js";
+import type { RepoContext } from "./types.js";
+
+/** A closed pull request (job `pull-closed`). */
+export interface PullClosedJobData extends RepoContext {
+  deliveryId: string;
+  pullNumber: number;
+}
+
+/**
+ * A closed pull request cancels its scan (or its launch still waiting in the debounce window) and
+ * concludes its check run `cancelled`.
+ */
+export async function processPullClosed(rt: Runtime, job: Job<PullClosedJobData>): Promise<"cancelled" | "idle"> {
+  const d = job.data;
+  const key = pullKey(d.owner, d.repo, d.pullNumber);
+  return rt.state.withPullLock(key, async () => {
+    const prev = await rt.state.getPull(key);
+    if (!prev || prev.closed) return "idle";
+    const octokit = await rt.octokit(d.installationId);
+    await stopCurrent(rt, prev.scanId || prev.launchJobId ? octokit : undefined, prev, { kind: "closed" }, d.accountLogin);
+    const { scanId: _s, launchKey: _l, launchJobId: _j, ...rest } = prev;
+    await rt.state.setPull(key, { ...rest, closed: true });
+    return "cancelled";
+  });
+}
+
+/** An uninstalled app (job `uninstall`): every scan in flight for the installation is cancelled. */
+export interface UninstallJobData {
+  deliveryId: string;
+  installationId: number;
+  accountLogin: string;
+}
+
+/**
+ * Cancels every scan diffward follows for an installation that uninstalled the app (spec
+ * `POST …/scans/{scanId}/cancel`: reserved credits are released). GitHub can no longer be written to.
+ * @returns the number of scans cancelled.
+ */
+export async function processUninstall(rt: Runtime, job: Job<UninstallJobData>): Promise<number> {
+  const d = job.data;
+  const tenant = await rt.scanner.forAccount(d.accountLogin);
+  let cancelled = 0;
+  for (const scanId of await rt.state.inflightScans(d.installationId)) {
+    const link = await rt.state.getScanLink(scanId);
+    if (tenant) {
+      try {
+        await tenant.client.cancelScan(link?.projectId ?? tenant.projectId, scanId);
+        cancelled += 1;
+      } catch (error) {
+        rt.log.warn({ scanId, err: (error as Error).message }, "could not cancel scan of uninstalled installation");
+      }
+    }
+    if (link) {
+      const key = pullKey(link.owner, link.repo, link.pullNumber);
+      const pr = await rt.state.getPull(key);
+      if (pr) await rt.state.setPull(key, { ...pr, closed: true });
+    }
+    await rt.state.finishScan(d.installationId, scanId);
+  }
+  rt.log.info({ installation: d.installationId, cancelled }, "installation removed: scans cancelled");
+  return cancelled;
+}

@@ -1,0 +1,206 @@
+import type { Logger } from "pino";
+import { updateCheckRun, type CheckAnnotation } from "../../github/checks.js";
+import { listPullFiles } from "../../github/pulls.js";
+import { createReview, listReviewComments, updateReviewComment } from "../../github/reviews.js";
+import type { ReportFinding } from "../../domain/types.js";
+import { fingerprint } from "../../domain/identity.js";
+import { batches, toAnnotations } from "../../render/annotations.js";
+import { renderCheckRunOutput, renderLaunchError } from "../../render/check-run.js";
+import { parseFindingMarker, renderFindingComment } from "../../render/inline-comment.js";
+import { findingLabel } from "../../scanner/labels.js";
+import type { FindingListItem, ScanDetail } from "../../scanner/schemas.js";
+import type { ScannerTenant } from "../../tenants/index.js";
+import { planReport, type PostedFindingComment } from "../../report/plan.js";
+import { pullKey } from "../names.js";
+import type { Runtime } from "../runtime.js";
+import type { PollJobData } from "./types.js";
+
+/** What diffward keeps of a pull request's last report (Redis `report:<owner/repo#n>`), for triage. */
+export interface ReportState {
+  scanId: string;
+  projectId: string;
+  checkRunId: number;
+  headSha: string;
+  installationId: number;
+  accountLogin: string;
+  config: PollJobData["config"];
+  creditBudget?: number;
+  presetRef: string;
+  findings: Array<{
+    id: string;
+    label: string;
+    fingerprint: string;
+    severity: string;
+    title: string;
+    location: string;
+    category: string;
+    triageStatus: string;
+    resolutionStatus: string;
+    commentId?: number;
+  }>;
+  reportedAt: number;
+}
+
+/**
+ * Reports a terminal scan (issue "Reporting"): `FAILED` and `CANCELLED` conclude the check with a clear
+ * message; `COMPLETED` pages through every finding (limit 100), plans the report ({@link planReport}),
+ * refreshes existing comments of the same finding identity, posts ONE review (event `COMMENT`) with the new
+ * inline comments, then completes the check run with the summary and the annotations in batches of 50
+ * (GitHub "Update a check run": at most 50 annotations per request; they accumulate).
+ * The review is posted before the check completes: a crash in between is retried, and the comment
+ * markers already on the pull request keep the retry from posting twice.
+ */
+export async function reportScan(
+  rt: Runtime,
+  d: PollJobData,
+  tenant: ScannerTenant,
+  scan: ScanDetail,
+  log: Logger,
+): Promise<void> {
+  const octokit = await rt.octokit(d.installationId);
+  const pull = { owner: d.owner, repo: d.repo, pullNumber: d.pullNumber };
+  if (scan.status !== "COMPLETED") {
+    await updateCheckRun(octokit, d, d.checkRunId, {
+      conclusion: scan.status === "CANCELLED" ? "cancelled" : "failure",
+      output: renderLaunchError(scan.status === "CANCELLED" ? "scan_cancelled" : "scan_failed", { scanId: d.scanId }),
+    });
+    await rt.state.finishScan(d.installationId, d.scanId);
+    log.info({ status: scan.status }, "scan ended without findings report");
+    return;
+  }
+
+  const items: FindingListItem[] = [];
+  for await (const f of tenant.client.iterateFindings(d.projectId, { scanId: d.scanId, limit: 100 })) items.push(f);
+  const findings: ReportFinding[] = items.map(toReportFinding);
+
+  const [files, comments] = await Promise.all([listPullFiles(octokit, pull), listReviewComments(octokit, pull)]);
+  const posted: PostedFindingComment[] = [];
+  for (const c of comments) {
+    if (c.inReplyToId !== undefined) continue;
+    const marker = parseFindingMarker(c.body);
+    if (marker) posted.push({ commentId: c.id, findingId: marker.id, fingerprint: marker.fingerprint });
+  }
+
+  const cfg = d.config;
+  const plan = planReport({
+    findings,
+    files,
+    posted,
+    config: {
+      failOn: cfg.failOn,
+      disclosure: cfg.disclosure ?? "full",
+      maxInline: cfg.comments.maxInline,
+      minSeverity: cfg.comments.minSeverity,
+    },
+  });
+
+  // Details (description, recommended fix) only for the findings shown inline.
+  const shown = [...plan.post, ...plan.update];
+  const details = new Map<string, ReportFinding>();
+  await Promise.all(
+    shown.map(async (p) => {
+      const detail = await tenant.client.getFinding(d.projectId, p.finding.id);
+      details.set(p.finding.id, { ...p.finding, description: detail.description, recommendedFix: detail.recommendedFix ?? null, pocReport: detail.pocReport ?? null });
+    }),
+  );
+  const bodyOf = (f: ReportFinding) => renderFindingComment(details.get(f.id) ?? f, { labelPrefix: rt.settings.labelPrefix });
+
+  const commentIds = new Map<string, number>();
+  for (const u of plan.update) {
+    const existing = comments.find((c) => c.id === u.existingCommentId);
+    const body = bodyOf(u.finding);
+    if (existing && existing.body !== body) await updateReviewComment(octokit, d, u.existingCommentId!, body);
+    commentIds.set(u.finding.id, u.existingCommentId!);
+  }
+  if (plan.post.length > 0) {
+    await createReview(
+      octokit,
+      pull,
+      d.headSha,
+      `diffward found ${plan.verdict.total} finding${plan.verdict.total === 1 ? "" : "s"} in this change; ${plan.post.length} on changed lines below.`,
+      plan.post.map((p) => ({ path: p.path, line: p.line, body: bodyOf(p.finding) })),
+    );
+    // Read back the new comments' ids (one GET) so triage replies can be tied to their finding.
+    for (const c of await listReviewComments(octokit, pull)) {
+      const marker = c.inReplyToId === undefined ? parseFindingMarker(c.body) : undefined;
+      if (marker && !commentIds.has(marker.id)) commentIds.set(marker.id, c.id);
+    }
+  }
+
+  const output = renderCheckRunOutput({
+    scan: {
+      id: d.scanId,
+      status: scan.status,
+      presetName: scan.presetName ?? d.presetRef,
+      ...(scan.creditBudget != null ? { creditBudget: scan.creditBudget } : d.creditBudget !== undefined ? { creditBudget: d.creditBudget } : {}),
+      ...(scan.commitHash ? { commitHash: scan.commitHash } : {}),
+      ...(scan.baseCommit ? { baseCommit: scan.baseCommit } : {}),
+    },
+    findings,
+    failOn: cfg.failOn,
+    disclosure: cfg.disclosure ?? "full",
+    labelPrefix: rt.settings.labelPrefix,
+    ...(rt.settings.publicUrl ? { serviceUrl: rt.settings.publicUrl } : {}),
+    inlineCount: plan.post.length + plan.update.length,
+    notInline: plan.notInline,
+    ...(d.configProblemsInPull?.length
+      ? { warnings: [`This pull request's \`.github/diffward.yml\` is invalid: ${d.configProblemsInPull.join("; ")}`] }
+      : {}),
+  });
+  const annotations: CheckAnnotation[] = toAnnotations(findings, cfg.disclosure ?? "full", { failOn: cfg.failOn, labelPrefix: rt.settings.labelPrefix });
+  const [first = [], ...rest] = batches(annotations, 50);
+  const conclusion = d.configProblemsInPull?.length ? "failure" : plan.verdict.conclusion;
+  await updateCheckRun(octokit, d, d.checkRunId, {
+    conclusion,
+    output: { ...output, annotations: first },
+  });
+  for (const batch of rest) {
+    await updateCheckRun(octokit, d, d.checkRunId, { output: { title: output.title, summary: output.summary, annotations: batch } });
+  }
+
+  const state: ReportState = {
+    scanId: d.scanId,
+    projectId: d.projectId,
+    checkRunId: d.checkRunId,
+    headSha: d.headSha,
+    installationId: d.installationId,
+    accountLogin: d.accountLogin,
+    config: cfg,
+    ...(d.creditBudget !== undefined ? { creditBudget: d.creditBudget } : {}),
+    presetRef: d.presetRef,
+    findings: findings.map((f) => ({
+      id: f.id,
+      label: findingLabel(f.id, rt.settings.labelPrefix),
+      fingerprint: fingerprint(f),
+      severity: f.severity,
+      title: f.title,
+      location: f.location,
+      category: f.category,
+      triageStatus: f.triageStatus,
+      resolutionStatus: f.resolutionStatus,
+      ...(commentIds.has(f.id) ? { commentId: commentIds.get(f.id)! } : {}),
+    })),
+    reportedAt: rt.now(),
+  };
+  await rt.state.putJson("report", pullKey(d.owner, d.repo, d.pullNumber), state);
+  await rt.state.finishScan(d.installationId, d.scanId);
+  log.info(
+    { conclusion, findings: findings.length, inline: plan.post.length, updated: plan.update.length, annotations: annotations.length },
+    "scan reported",
+  );
+}
+
+function toReportFinding(f: FindingListItem): ReportFinding {
+  return {
+    id: f.id,
+    displayId: f.displayId,
+    title: f.title,
+    location: f.location,
+    severity: f.severity,
+    category: f.category,
+    triageStatus: f.triageStatus,
+    confirmationEvidence: f.confirmationEvidence ?? null,
+    resolutionStatus: f.resolutionStatus,
+    notesCount: f.notesCount,
+  };
+}

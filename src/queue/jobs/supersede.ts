@@ -1,0 +1,59 @@
+import { renderLaunchError } from "../../render/check-run.js";
+import { updateCheckRun } from "../../github/checks.js";
+import type { InstallationOctokit } from "../../github/types.js";
+import { jobId } from "../names.js";
+import type { Runtime } from "../runtime.js";
+import type { PullState } from "../state.js";
+
+/** Why a pull request's current scan stops. */
+export type StopReason = { kind: "superseded"; bySha: string } | { kind: "closed" } | { kind: "uninstalled" };
+
+/**
+ * Stops what diffward was doing for `prev`'s head: removes a launch still waiting in its debounce window
+ * (nothing spent), cancels a launched scan (spec `POST …/scans/{scanId}/cancel`: reserved credits are
+ * released), removes its poll job, and concludes its check run `cancelled`, titled with the reason.
+ * Errors while cancelling are logged, never thrown: the new head must not wait on the old one.
+ */
+export async function stopCurrent(
+  rt: Runtime,
+  octokit: InstallationOctokit | undefined,
+  prev: PullState,
+  reason: StopReason,
+  accountLogin: string,
+): Promise<void> {
+  const log = rt.log.child({ pull: `${prev.owner}/${prev.repo}#${prev.pullNumber}`, scanId: prev.scanId });
+  if (prev.launchJobId) {
+    const job = await rt.queues.launch.getJob(prev.launchJobId);
+    if (job && (await job.isDelayed().catch(() => false))) await job.remove().catch(() => undefined);
+  }
+  if (prev.scanId) {
+    const poll = await rt.queues.scans.getJob(jobId("poll", prev.scanId));
+    if (poll && (await poll.isDelayed().catch(() => false))) await poll.remove().catch(() => undefined);
+    try {
+      const tenant = await rt.scanner.forAccount(accountLogin);
+      if (tenant) {
+        await tenant.client.cancelScan(prev.projectId ?? tenant.projectId, prev.scanId);
+        log.info({ reason: reason.kind }, "cancelled scan");
+      }
+    } catch (error) {
+      // 400 when the scan already completed or failed: nothing to release.
+      log.warn({ err: (error as Error).message }, "could not cancel scan");
+    }
+    await rt.state.finishScan(prev.installationId, prev.scanId);
+  }
+  if (prev.launchKey) await rt.state.deleteLaunch(prev.launchKey);
+  if (prev.checkRunId && octokit) {
+    const output =
+      reason.kind === "superseded"
+        ? renderLaunchError("superseded", { bySha: reason.bySha })
+        : renderLaunchError("scan_cancelled", {
+            scanId: prev.scanId ?? "(not launched)",
+            message: reason.kind === "closed" ? "The pull request was closed." : "diffward was uninstalled.",
+          });
+    try {
+      await updateCheckRun(octokit, prev, prev.checkRunId, { conclusion: "cancelled", output });
+    } catch (error) {
+      log.warn({ err: (error as Error).message }, "could not conclude superseded check run");
+    }
+  }
+}

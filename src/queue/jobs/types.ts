@@ -1,0 +1,72 @@
+import type { RepoConfig } from "../../config/repo-config.js";
+
+/** The repository and installation a job acts in. */
+export interface RepoContext {
+  installationId: number;
+  /** the installation's account login (organization or user): picks the scanner token */
+  accountLogin: string;
+  owner: string;
+  repo: string;
+  repoPrivate: boolean;
+  defaultBranch: string;
+}
+
+/** A `pull_request` event to act on (job `pull-request`, queue `diffward-events`). */
+export interface PullRequestJobData extends RepoContext {
+  deliveryId: string;
+  action: string;
+  pullNumber: number;
+  headSha: string;
+  headRef: string;
+  baseRef: string;
+  draft: boolean;
+  /** `pull_request.updated_at`, ISO: orders deliveries of the same pull request */
+  updatedAt: string;
+  authorLogin: string;
+  title: string;
+  /** set for an explicit request (re-run button, rescan command): launches anew */
+  explicit?: { nonce: string; presetRef?: string; creditBudget?: number; requestedBy?: string };
+}
+
+/** A scan launch (job `launch`, queue `diffward-launch`). */
+export interface LaunchJobData extends RepoContext {
+  pullNumber: number;
+  headSha: string;
+  headRef: string;
+  mergeBase: string | null;
+  commitMessage?: string;
+  repositoryId: string;
+  presetRef: string;
+  creditBudget?: number;
+  auditAreaKeys?: string[];
+  checkRunId: number;
+  launchKey: string;
+  explicit: boolean;
+  config: RepoConfig;
+  /** ms since epoch of the first attempt answered `repository_initializing` */
+  initializingSince?: number;
+  /** problems of the pull request's own version of `.github/diffward.yml`, when it edits the file */
+  configProblemsInPull?: string[];
+}
+
+/** A scan to follow until it ends, then report (job `poll`, queue `diffward-scans`). */
+export interface PollJobData extends RepoContext {
+  pullNumber: number;
+  headSha: string;
+  mergeBase: string | null;
+  checkRunId: number;
+  scanId: string;
+  projectId: string;
+  creditBudget?: number;
+  presetRef: string;
+  config: RepoConfig;
+  /** ms since epoch when the scan was launched */
+  launchedAt: number;
+  /** last progress shown on the check run */
+  lastPercent?: number;
+  /** number of progress updates written so far (at most 5 per scan) */
+  progressUpdates?: number;
+  /** set once the scan is terminal and only reporting remains */
+  terminalAt?: number;
+  configProblemsInPull?: string[];
+}

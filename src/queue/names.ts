@@ -1,0 +1,60 @@
+import { createHash } from "node:crypto";
+
+/** BullMQ queues. Launches and polls have their own queues so a burst of launches never delays a report. */
+export const QUEUE_NAMES = {
+  events: "diffward-events",
+  launch: "diffward-launch",
+  scans: "diffward-scans",
+} as const;
+
+/** Job names within the queues. */
+export const JOB = {
+  pullRequest: "pull-request",
+  pullClosed: "pull-closed",
+  rerequest: "rerequest",
+  uninstall: "uninstall",
+  command: "command",
+  launch: "launch",
+  poll: "poll",
+  reconcile: "reconcile",
+} as const;
+
+/**
+ * A BullMQ job id from parts: BullMQ refuses ids containing `:` and ids made only of digits
+ * (stack facts, BullMQ 6), so every part is reduced to `[A-Za-z0-9._-]` and the id starts with a word.
+ */
+export function jobId(kind: string, ...parts: Array<string | number>): string {
+  return [kind, ...parts.map((p) => String(p).replace(/[^A-Za-z0-9._-]/g, "_"))].join("-");
+}
+
+/** `owner/repo#number`: the key of a pull request in diffward's Redis state. */
+export function pullKey(owner: string, repo: string, pullNumber: number): string {
+  return `${owner}/${repo}#${pullNumber}`;
+}
+
+/**
+ * The identity of an automatic launch (issue "Never pay twice"): the same service repository, head SHA,
+ * merge base and preset always collapse into one scan. An explicit request adds a `nonce` (the check run
+ * it was asked from) and so launches anew.
+ */
+export function launchKey(parts: {
+  repositoryId: string;
+  headSha: string;
+  mergeBase: string | null;
+  presetRef: string;
+  auditAreaKeys?: readonly string[];
+  nonce?: string;
+}): string {
+  const h = createHash("sha256");
+  h.update(
+    JSON.stringify([
+      parts.repositoryId,
+      parts.headSha,
+      parts.mergeBase,
+      parts.presetRef,
+      [...(parts.auditAreaKeys ?? [])].sort(),
+      parts.nonce ?? "",
+    ]),
+  );
+  return h.digest("hex").slice(0, 32);
+}

@@ -1,0 +1,51 @@
+import type { Queue } from "bullmq";
+import type { Redis } from "ioredis";
+import type { Logger } from "pino";
+import type { InstallationOctokit } from "../github/types.js";
+import type { ScannerAccess } from "../tenants/index.js";
+import type { StateStore } from "./state.js";
+
+/** App-wide settings the jobs read (from the environment; see `src/config/env.ts`). */
+export interface Settings {
+  /** the diff preset's ref when a repository's config names none (`SCANNER_DIFF_PRESET`) */
+  defaultPreset: string;
+  /** two-letter label prefix shown before finding labels (`SCANNER_LABEL_PREFIX`) */
+  labelPrefix: string;
+  /** path of the committed guidance file (`SCANNER_GUIDANCE_FILE`) */
+  guidanceFile: string;
+  /** public site of the service, for links to findings and published artifacts (`SCANNER_PUBLIC_URL`) */
+  publicUrl?: string;
+  /** added to every `Retry-After` wait for clock differences, in ms (at most 250) */
+  pollMarginMs: number;
+  /** the least time between two progress updates of one check run, in ms (10,000) */
+  progressIntervalMs: number;
+  /** wait before the first poll of a freshly launched scan when no `Retry-After` is known, in ms (≥ 1,000) */
+  firstPollDelayMs: number;
+  /** how long a launch keeps retrying `repository_initializing`, in ms (30 minutes) */
+  initializingWindowMs: number;
+}
+
+/** The default settings: the issue's numbers. */
+export const DEFAULT_SETTINGS: Settings = {
+  defaultPreset: "diff-standard",
+  labelPrefix: "SC",
+  guidanceFile: ".scanner.md",
+  pollMarginMs: 200,
+  progressIntervalMs: 10_000,
+  firstPollDelayMs: 1_000,
+  initializingWindowMs: 30 * 60_000,
+};
+
+/** Everything a job needs, built once per process. */
+export interface Runtime {
+  redis: Redis;
+  state: StateStore;
+  queues: { events: Queue; launch: Queue; scans: Queue };
+  /** an Octokit authenticated as the installation (Probot's `auth(installationId)`) */
+  octokit(installationId: number): Promise<InstallationOctokit>;
+  scanner: ScannerAccess;
+  settings: Settings;
+  log: Logger;
+  /** ms since epoch; replaced in tests */
+  now(): number;
+}

@@ -1,0 +1,180 @@
+import { randomUUID } from "node:crypto";
+import type { Redis } from "ioredis";
+
+/** What diffward remembers of one pull request between jobs (Redis, JSON). */
+export interface PullState {
+  installationId: number;
+  owner: string;
+  repo: string;
+  pullNumber: number;
+  /** the head SHA diffward is following; older heads are superseded */
+  headSha: string;
+  /** `pull_request.updated_at` of the event that set `headSha` (ISO), to drop out-of-order deliveries */
+  updatedAt?: string;
+  mergeBase?: string;
+  checkRunId?: number;
+  launchKey?: string;
+  launchJobId?: string;
+  scanId?: string;
+  projectId?: string;
+  closed?: boolean;
+}
+
+/** The launch record of one launch key: the guard against paying twice. */
+export interface LaunchRecord {
+  /** ms since epoch when a launch POST was first attempted; set before the POST is sent */
+  attemptStartedAt?: number;
+  scanId?: string;
+  projectId?: string;
+  creditBudget?: number;
+}
+
+/** Where a scan is reported (for cancel on uninstall, and for commands). */
+export interface ScanLink {
+  scanId: string;
+  projectId: string;
+  installationId: number;
+  accountLogin: string;
+  owner: string;
+  repo: string;
+  pullNumber: number;
+  headSha: string;
+  checkRunId: number;
+}
+
+/**
+ * diffward's Redis state beside BullMQ's own keys. Every key starts with `prefix` so tests (and several
+ * deployments on one Redis) never collide.
+ */
+export class StateStore {
+  constructor(
+    readonly redis: Redis,
+    readonly prefix = "dw",
+  ) {}
+
+  #k(...parts: Array<string | number>): string {
+    return [this.prefix, ...parts].join(":");
+  }
+
+  async getPull(key: string): Promise<PullState | undefined> {
+    const raw = await this.redis.get(this.#k("pr", key));
+    return raw ? (JSON.parse(raw) as PullState) : undefined;
+  }
+
+  async setPull(key: string, state: PullState): Promise<void> {
+    await this.redis.set(this.#k("pr", key), JSON.stringify(state), "EX", 60 * 60 * 24 * 90);
+  }
+
+  async deletePull(key: string): Promise<void> {
+    await this.redis.del(this.#k("pr", key));
+  }
+
+  /**
+   * Runs `fn` holding the pull request's lock (Redis `SET NX PX`), so two workers never decide about the
+   * same pull request at once. Throws {@link LockBusyError} when another holder has it; the job retries.
+   * @param ttlMs how long the lock survives a dead holder, in ms.
+   */
+  async withPullLock<T>(key: string, fn: () => Promise<T>, ttlMs = 60_000): Promise<T> {
+    const lockKey = this.#k("lock", key);
+    const token = randomUUID();
+    const ok = await this.redis.set(lockKey, token, "PX", ttlMs, "NX");
+    if (ok !== "OK") throw new LockBusyError(key);
+    try {
+      return await fn();
+    } finally {
+      // Release only our own lock.
+      await this.redis.eval(
+        "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end",
+        1,
+        lockKey,
+        token,
+      );
+    }
+  }
+
+  async getLaunch(launchKey: string): Promise<LaunchRecord> {
+    const h = await this.redis.hgetall(this.#k("launch", launchKey));
+    return {
+      ...(h.attemptStartedAt ? { attemptStartedAt: Number(h.attemptStartedAt) } : {}),
+      ...(h.scanId ? { scanId: h.scanId } : {}),
+      ...(h.projectId ? { projectId: h.projectId } : {}),
+      ...(h.creditBudget ? { creditBudget: Number(h.creditBudget) } : {}),
+    };
+  }
+
+  /** Forgets a launch key (its scan was cancelled): the same head may be launched again later. */
+  async deleteLaunch(launchKey: string): Promise<void> {
+    await this.redis.del(this.#k("launch", launchKey));
+  }
+
+  /** Records that a launch POST is about to be sent (kept when the outcome is unknown). */
+  async markLaunchAttempt(launchKey: string, at: number): Promise<void> {
+    const k = this.#k("launch", launchKey);
+    await this.redis.multi().hsetnx(k, "attemptStartedAt", String(at)).expire(k, 60 * 60 * 24 * 30).exec();
+  }
+
+  /** Forgets an attempt the service answered with a definite refusal (nothing was created). */
+  async clearLaunchAttempt(launchKey: string): Promise<void> {
+    await this.redis.hdel(this.#k("launch", launchKey), "attemptStartedAt");
+  }
+
+  async recordLaunch(launchKey: string, rec: { scanId: string; projectId: string; creditBudget?: number }) {
+    const k = this.#k("launch", launchKey);
+    await this.redis
+      .multi()
+      .hset(k, {
+        scanId: rec.scanId,
+        projectId: rec.projectId,
+        ...(rec.creditBudget !== undefined ? { creditBudget: String(rec.creditBudget) } : {}),
+      })
+      .expire(k, 60 * 60 * 24 * 30)
+      .exec();
+  }
+
+  async linkScan(link: ScanLink): Promise<void> {
+    await this.redis
+      .multi()
+      .set(this.#k("scan", link.scanId), JSON.stringify(link), "EX", 60 * 60 * 24 * 30)
+      .sadd(this.#k("inflight", link.installationId), link.scanId)
+      .exec();
+  }
+
+  async getScanLink(scanId: string): Promise<ScanLink | undefined> {
+    const raw = await this.redis.get(this.#k("scan", scanId));
+    return raw ? (JSON.parse(raw) as ScanLink) : undefined;
+  }
+
+  async finishScan(installationId: number, scanId: string): Promise<void> {
+    await this.redis.srem(this.#k("inflight", installationId), scanId);
+  }
+
+  async inflightScans(installationId: number): Promise<string[]> {
+    return this.redis.smembers(this.#k("inflight", installationId));
+  }
+
+  /** Stores a JSON document under `kind:key` (report state, decisions). */
+  async putJson(kind: string, key: string, value: unknown, ttlSeconds = 60 * 60 * 24 * 90): Promise<void> {
+    await this.redis.set(this.#k(kind, key), JSON.stringify(value), "EX", ttlSeconds);
+  }
+
+  async getJson<T>(kind: string, key: string): Promise<T | undefined> {
+    const raw = await this.redis.get(this.#k(kind, key));
+    return raw ? (JSON.parse(raw) as T) : undefined;
+  }
+
+  /**
+   * Allows one action per `key` per `windowMs` (Redis `SET NX PX`); used to keep check-run progress
+   * updates to at most one per 10 s per scan.
+   */
+  async throttle(key: string, windowMs: number): Promise<boolean> {
+    return (await this.redis.set(this.#k("throttle", key), "1", "PX", windowMs, "NX")) === "OK";
+  }
+}
+
+/** Another worker holds the pull request's lock; the job is retried shortly. */
+export class LockBusyError extends Error {
+  constructor(readonly key: string) {
+    super(`pull request ${key} is being handled by another worker`);
+    this.name = "LockBusyError";
+  }
+}

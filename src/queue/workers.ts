@@ -1,0 +1,79 @@
+import { Queue, Worker, type ConnectionOptions, type Job } from "bullmq";
+import { JOB, QUEUE_NAMES } from "./names.js";
+import type { Runtime } from "./runtime.js";
+import { processLaunch } from "./jobs/launch.js";
+import { processPoll } from "./jobs/poll.js";
+import { processPullClosed, processUninstall } from "./jobs/lifecycle.js";
+import { processPullRequest } from "./jobs/pull-request.js";
+
+/** BullMQ's key prefix for diffward's queues (`bull` is BullMQ's default); tests use their own. */
+export interface QueueOptions {
+  connection: ConnectionOptions;
+  prefix?: string;
+}
+
+/** Opens the three queues. */
+export function createQueues(opts: QueueOptions): Runtime["queues"] {
+  const common = { connection: opts.connection, ...(opts.prefix ? { prefix: opts.prefix } : {}) };
+  return {
+    events: new Queue(QUEUE_NAMES.events, common),
+    launch: new Queue(QUEUE_NAMES.launch, common),
+    scans: new Queue(QUEUE_NAMES.scans, common),
+  };
+}
+
+/** Extra processors for job names other features add (commands, reconciliation). */
+export type ExtraProcessors = Record<string, (rt: Runtime, job: Job, token?: string) => Promise<unknown>>;
+
+/** Concurrency per queue in one process. */
+export interface WorkerConcurrency {
+  events: number;
+  launch: number;
+  scans: number;
+}
+
+/**
+ * Starts one BullMQ worker per queue. Any number of processes on any number of machines may run these
+ * against one Redis: BullMQ hands each job to one worker at a time and moves a stalled job (its worker
+ * died) back to waiting, so no scan is lost.
+ */
+export function startWorkers(
+  rt: Runtime,
+  opts: QueueOptions & { concurrency?: Partial<WorkerConcurrency>; extra?: ExtraProcessors },
+): Worker[] {
+  const common = { connection: opts.connection, ...(opts.prefix ? { prefix: opts.prefix } : {}) };
+  const conc: WorkerConcurrency = { events: 20, launch: 10, scans: 50, ...opts.concurrency };
+  const extra = opts.extra ?? {};
+  const dispatch = async (job: Job, token?: string): Promise<unknown> => {
+    switch (job.name) {
+      case JOB.pullRequest:
+      case JOB.rerequest:
+        return processPullRequest(rt, job);
+      case JOB.pullClosed:
+        return processPullClosed(rt, job);
+      case JOB.uninstall:
+        return processUninstall(rt, job);
+      case JOB.launch:
+        return processLaunch(rt, job, token);
+      case JOB.poll:
+        return processPoll(rt, job, token);
+      default: {
+        const fn = extra[job.name];
+        if (!fn) throw new Error(`no processor for job ${job.name}`);
+        return fn(rt, job, token);
+      }
+    }
+  };
+  const workers = [
+    new Worker(QUEUE_NAMES.events, dispatch, { ...common, concurrency: conc.events }),
+    new Worker(QUEUE_NAMES.launch, dispatch, { ...common, concurrency: conc.launch }),
+    new Worker(QUEUE_NAMES.scans, dispatch, { ...common, concurrency: conc.scans }),
+  ];
+  for (const w of workers) {
+    w.on("failed", (job, err) => {
+      rt.log.error({ job: job?.id, name: job?.name, attempts: job?.attemptsMade, err: err.message }, "job failed");
+    });
+    w.on("error", (err) => rt.log.error({ err: err.message }, "worker error"));
+  }
+  return workers;
+}

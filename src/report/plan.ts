@@ -1,0 +1,119 @@
+import { commentableLines, pickCommentLine } from "../domain/diff.js";
+import { fingerprint } from "../domain/identity.js";
+import { parseLocation } from "../domain/location.js";
+import type { Disclosure, FailOn, ReportFinding } from "../domain/types.js";
+import { atLeast, decideConclusion, isRuledOut, sortFindings, type Verdict } from "../domain/verdict.js";
+
+/** A diffward finding comment already on the pull request (read back from its hidden marker). */
+export interface PostedFindingComment {
+  commentId: number;
+  findingId: string;
+  fingerprint: string;
+}
+
+/** A file of the pull request; no `patch` means GitHub showed no diff for it (binary, too large). */
+export interface PlanFile {
+  filename: string;
+  patch?: string;
+}
+
+/** What shapes the report (from `.github/diffward.yml`). */
+export interface PlanConfig {
+  failOn: FailOn;
+  disclosure: Disclosure;
+  maxInline: number;
+  /** lowest severity that gets an inline comment, lower-case as in the config */
+  minSeverity: Exclude<FailOn, "none">;
+}
+
+/** One inline comment to post or update. */
+export interface InlinePlacement {
+  finding: ReportFinding;
+  path: string;
+  line: number;
+  /** set when a comment for the same finding identity exists: update it instead of posting */
+  existingCommentId?: number;
+  matchedBy?: "id" | "fingerprint";
+}
+
+/** The decisions of a report, computed without I/O. */
+export interface ReportPlan {
+  verdict: Verdict;
+  /** new inline comments, most severe first, capped by `maxInline` */
+  post: InlinePlacement[];
+  /** existing comments whose finding reappears (same id or fingerprint): their bodies are refreshed */
+  update: InlinePlacement[];
+  /** findings that take no inline comment (outside the diff, over the cap, summary disclosure, ruled out) */
+  notInline: ReportFinding[];
+}
+
+/**
+ * Plans a finished scan's report (issue "Reporting"):
+ * - the verdict: {@link decideConclusion} with `failOn`;
+ * - inline comments only with `disclosure: full`, only for open findings at or above `minSeverity` whose
+ *   location's line is on the RIGHT side of its file's patch (so GitHub never answers 422), most severe
+ *   first, at most `maxInline`;
+ * - identity across pushes: a finding whose id or fingerprint (path, category, normalized title) matches a
+ *   comment diffward already posted on this pull request updates that comment instead of posting again;
+ * - everything else is listed in the summary (and annotated when it has a line), never lost.
+ */
+export function planReport(input: {
+  findings: readonly ReportFinding[];
+  files: readonly PlanFile[];
+  posted: readonly PostedFindingComment[];
+  config: PlanConfig;
+}): ReportPlan {
+  const { config } = input;
+  const findings = sortFindings(input.findings);
+  const verdict = decideConclusion(findings, config.failOn);
+  const lines = new Map<string, Set<number>>();
+  for (const f of input.files) if (f.patch !== undefined) lines.set(f.filename, commentableLines(f.patch));
+
+  const byId = new Map(input.posted.map((p) => [p.findingId, p]));
+  const byFingerprint = new Map<string, PostedFindingComment>();
+  for (const p of input.posted) if (!byFingerprint.has(p.fingerprint)) byFingerprint.set(p.fingerprint, p);
+  const used = new Set<number>();
+
+  const post: InlinePlacement[] = [];
+  const update: InlinePlacement[] = [];
+  const notInline: ReportFinding[] = [];
+  for (const f of findings) {
+    const loc = parseLocation(f.location);
+    const fileLines = loc ? lines.get(loc.path) : undefined;
+    const line = fileLines ? pickCommentLine(loc, fileLines) : undefined;
+    let match: PostedFindingComment | undefined = byId.get(f.id);
+    let matchedBy: "id" | "fingerprint" | undefined = match ? "id" : undefined;
+    if (!match) {
+      const fp = byFingerprint.get(fingerprint(f));
+      if (fp && !used.has(fp.commentId)) {
+        match = fp;
+        matchedBy = "fingerprint";
+      }
+    }
+    if (match && !used.has(match.commentId) && config.disclosure === "full") {
+      used.add(match.commentId);
+      update.push({
+        finding: f,
+        path: loc?.path ?? "",
+        line: line ?? 0,
+        existingCommentId: match.commentId,
+        ...(matchedBy ? { matchedBy } : {}),
+      });
+      continue;
+    }
+    const wanted =
+      config.disclosure === "full" &&
+      !isRuledOut(f) &&
+      atLeast(f.severity, config.minSeverity) &&
+      loc !== undefined &&
+      line !== undefined &&
+      post.length < config.maxInline;
+    if (wanted) {
+      // Single-line comments: a multi-line range must sit in one hunk, which GitHub checks with a 422.
+      post.push({ finding: f, path: loc.path, line });
+    } else {
+      notInline.push(f);
+    }
+  }
+  return { verdict, post, update, notInline };
+}

@@ -1,0 +1,81 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createNodeMiddleware, type Probot } from "probot";
+import type { ApplicationFunction } from "probot";
+import type { Runtime } from "./queue/runtime.js";
+
+/** Options of {@link startWebServer}. */
+export interface WebOptions {
+  probot: Probot;
+  app: ApplicationFunction;
+  rt: Pick<Runtime, "redis" | "log">;
+  /** 0 picks a free port */
+  port: number;
+  host?: string;
+  /** Probot's default: `/api/github/webhooks` */
+  webhookPath?: string;
+  /** extra checks shown by `/healthz` (service reachability); never fail the probe */
+  healthDetails?: () => Promise<Record<string, unknown>>;
+}
+
+/** A started web server. */
+export interface WebServer {
+  server: Server;
+  url: string;
+  /** stops taking new connections and waits for open requests */
+  close(): Promise<void>;
+}
+
+/**
+ * Serves GitHub webhooks (signature verified by `@octokit/webhooks` through Probot's middleware: a bad or
+ * missing `X-Hub-Signature-256` is answered 400 and nothing runs), `/healthz` (the process is up; Redis and
+ * service reachability as details) and `/readyz` (Redis answers: GitHub never redelivers a webhook on its
+ * own, so a service outage must not take the webhook endpoint out of rotation).
+ */
+export async function startWebServer(opts: WebOptions): Promise<WebServer> {
+  const webhookPath = opts.webhookPath ?? "/api/github/webhooks";
+  const middleware = await createNodeMiddleware(opts.app, { probot: opts.probot, webhooksPath: webhookPath });
+  const json = (res: ServerResponse, status: number, body: unknown) => {
+    res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+  };
+  const redisOk = async () => {
+    try {
+      return (await Promise.race([opts.rt.redis.ping(), new Promise((r) => setTimeout(() => r("timeout"), 1000))])) === "PONG";
+    } catch {
+      return false;
+    }
+  };
+  const server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
+    const path = (req.url ?? "/").split("?")[0];
+    if (req.method === "GET" && path === "/readyz") {
+      const ok = await redisOk();
+      return json(res, ok ? 200 : 503, { ready: ok, redis: ok ? "ok" : "unreachable" });
+    }
+    if (req.method === "GET" && path === "/healthz") {
+      const details = { redis: (await redisOk()) ? "ok" : "unreachable", ...(await opts.healthDetails?.().catch(() => ({}))) };
+      return json(res, 200, { status: "ok", ...details });
+    }
+    try {
+      const handled = await middleware(req, res, () => json(res, 404, { error: "not found" }));
+      if (handled === false && !res.headersSent) json(res, 404, { error: "not found" });
+    } catch (error) {
+      opts.rt.log.error({ err: (error as Error).message }, "request failed");
+      if (!res.headersSent) json(res, 500, { error: "internal error" });
+    }
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(opts.port, opts.host ?? "127.0.0.1", () => resolve());
+  });
+  const { port, address } = server.address() as AddressInfo;
+  const host = address.includes(":") ? `[${address}]` : address;
+  return {
+    server,
+    url: `http://${host}:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections?.();
+      }),
+  };
+}
