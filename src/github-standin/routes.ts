@@ -564,12 +564,7 @@ const checks: Record<string, Handler> = {
   },
 };
 
-function commentable(
-  ctx: RouteContext,
-  pr: PullRequest,
-  commitId: string,
-  c: z.infer<typeof ReviewBody>["comments"],
-) {
+function commentable(pr: PullRequest, commitId: string, c: z.infer<typeof ReviewBody>["comments"]) {
   const files = pr.filesBySha.get(commitId) ?? [];
   return (c ?? []).map((comment) => {
     const file = files.find((f) => f.filename === comment.path);
@@ -602,7 +597,6 @@ function commentable(
       if (!(startSide === "RIGHT" ? lines.right : lines.left).has(comment.start_line)) throw partOfDiff;
       startLine = comment.start_line;
     }
-    void ctx;
     return { ...comment, line: comment.line, side: side as "LEFT" | "RIGHT", startLine, startSide };
   });
 }
@@ -672,7 +666,7 @@ const pulls: Record<string, Handler> = {
     }
     checkBodyLength(b.body ?? "");
     for (const c of b.comments ?? []) checkBodyLength(c.body);
-    const resolved = commentable(ctx, pr, commitId, b.comments);
+    const resolved = commentable(pr, commitId, b.comments);
     const at = now();
     const review: Review = {
       id: ctx.state.newId(),
