@@ -75,7 +75,10 @@ export function link(text: string, url: string): string {
     return text;
   }
   if (href.protocol !== "https:" && href.protocol !== "http:") return text;
-  const safeUrl = href.href.replace(/[()\s<>]/g, (c) => encodeURIComponent(c));
+  const safeUrl = href.href.replace(
+    /[()\s<>]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`,
+  );
   return `[${text.replace(/[[\]]/g, (c) => `\\${c}`)}](${safeUrl})`;
 }
 
