@@ -7,6 +7,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { format, resolveConfig } from "prettier";
 import {
   CONFIG_SCHEMA_PATH,
   renderConfigJsonSchema,
@@ -25,7 +26,11 @@ if (process.argv.includes("--reference")) {
   ] as const) {
     const target = resolve(root, path);
     mkdirSync(dirname(target), { recursive: true });
-    writeFileSync(target, text);
+    // formatted like the rest of the tree, so `npm run format` and this script never fight
+    const formatted = path.endsWith(".json")
+      ? await format(text, { ...(await resolveConfig(target)), filepath: target })
+      : text;
+    writeFileSync(target, formatted);
     console.log(`wrote ${path}`);
   }
 }

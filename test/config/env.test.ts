@@ -1,0 +1,212 @@
+import { generateKeyPairSync } from "node:crypto";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import fc from "fast-check";
+import { EnvError, describeEnv, loadEnv } from "../../src/config/env.js";
+
+const pem = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({
+  type: "pkcs8",
+  format: "pem",
+}) as string;
+const dir = mkdtempSync(join(tmpdir(), "diffward-env-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const PROD = {
+  NODE_ENV: "production",
+  APP_ID: "123456",
+  PRIVATE_KEY: pem,
+  WEBHOOK_SECRET: "whsec-abc",
+  SCANNER_API_URL: "https://scanner.example.com/api/v1",
+  SCANNER_TOKEN: "sc_live_TOKEN_0123456789",
+};
+
+function envError(env: Record<string, string | undefined>): EnvError {
+  try {
+    loadEnv(env);
+  } catch (e) {
+    if (e instanceof EnvError) return e;
+    throw e;
+  }
+  throw new Error("expected an EnvError");
+}
+
+describe("loadEnv", () => {
+  it("applies every default and enters setup mode without APP_ID outside production", () => {
+    expect(loadEnv({})).toEqual({
+      setupMode: true,
+      isProduction: false,
+      nodeEnv: undefined,
+      appId: undefined,
+      privateKey: undefined,
+      webhookSecret: undefined,
+      port: 3000,
+      host: undefined,
+      logLevel: "info",
+      gheHost: undefined,
+      gheProtocol: "https",
+      redisUrl: "redis://127.0.0.1:6379",
+      scannerApiUrl: undefined,
+      scannerToken: undefined,
+      scannerTokensFile: undefined,
+      scannerDiffPreset: "diff-standard",
+      scannerGuidanceFile: "SCANNER.md",
+      scannerPublicUrl: undefined,
+      scannerLabelPrefix: "SC",
+      role: "all",
+      workerConcurrency: 50,
+    });
+  });
+
+  it("returns a ready environment in production", () => {
+    const env = loadEnv({
+      ...PROD,
+      PORT: "8080",
+      HOST: "0.0.0.0",
+      LOG_LEVEL: "debug",
+      GHE_HOST: "github.example.com",
+      GHE_PROTOCOL: "http",
+      REDIS_URL: "rediss://cache.internal:6380/2",
+      SCANNER_DIFF_PRESET: "diff-deep",
+      SCANNER_GUIDANCE_FILE: "docs/.scanner.md",
+      SCANNER_PUBLIC_URL: "https://app.scanner.example.com/",
+      SCANNER_LABEL_PREFIX: "ab",
+      DIFFWARD_ROLE: "worker",
+      WORKER_CONCURRENCY: "8",
+    });
+    expect(env).toMatchObject({
+      setupMode: false,
+      isProduction: true,
+      appId: 123456,
+      privateKey: pem,
+      webhookSecret: "whsec-abc",
+      port: 8080,
+      host: "0.0.0.0",
+      logLevel: "debug",
+      gheHost: "github.example.com",
+      gheProtocol: "http",
+      redisUrl: "rediss://cache.internal:6380/2",
+      scannerApiUrl: "https://scanner.example.com/api/v1",
+      scannerDiffPreset: "diff-deep",
+      scannerGuidanceFile: "docs/.scanner.md",
+      scannerPublicUrl: "https://app.scanner.example.com",
+      scannerLabelPrefix: "AB",
+      role: "worker",
+      workerConcurrency: 8,
+    });
+  });
+
+  it("accepts a one-line PRIVATE_KEY with \\n escapes and a trailing slash on the API URL", () => {
+    const env = loadEnv({
+      ...PROD,
+      PRIVATE_KEY: pem.replace(/\n/g, "\\n"),
+      SCANNER_API_URL: "http://127.0.0.1:4010/api/v1/",
+    });
+    expect(env.privateKey).toBe(pem);
+    expect(env.scannerApiUrl).toBe("http://127.0.0.1:4010/api/v1");
+  });
+
+  it("reads PRIVATE_KEY_PATH from disk", () => {
+    const path = join(dir, "key.pem");
+    writeFileSync(path, pem);
+    expect(loadEnv({ ...PROD, PRIVATE_KEY: undefined, PRIVATE_KEY_PATH: path }).privateKey).toBe(pem);
+    const missing = envError({ ...PROD, PRIVATE_KEY: undefined, PRIVATE_KEY_PATH: join(dir, "nope.pem") });
+    expect(missing.problems).toEqual([
+      { variable: "PRIVATE_KEY_PATH", message: expect.stringContaining("ENOENT") },
+    ]);
+    const notPem = join(dir, "not.pem");
+    writeFileSync(notPem, "hello");
+    expect(envError({ ...PROD, PRIVATE_KEY: undefined, PRIVATE_KEY_PATH: notPem }).message).toContain(
+      "does not hold a PEM private key",
+    );
+    expect(envError({ ...PROD, PRIVATE_KEY_PATH: path }).message).toContain(
+      "PRIVATE_KEY_PATH: set either PRIVATE_KEY or PRIVATE_KEY_PATH, not both",
+    );
+  });
+
+  it("lists every missing variable by name in one error in production", () => {
+    const e = envError({ NODE_ENV: "production" });
+    expect(e.problems.map((p) => p.variable)).toEqual([
+      "APP_ID",
+      "PRIVATE_KEY",
+      "WEBHOOK_SECRET",
+      "SCANNER_API_URL",
+      "SCANNER_TOKEN",
+    ]);
+    expect(e.message).toMatch(/^The environment is not valid \(5 problems\):\n- APP_ID: /);
+    expect(e.message).toContain("- SCANNER_TOKEN: is required: set SCANNER_TOKEN or SCANNER_TOKENS_FILE");
+  });
+
+  it("lists every bad value by name", () => {
+    const e = envError({
+      PORT: "http",
+      LOG_LEVEL: "loud",
+      REDIS_URL: "http://localhost",
+      SCANNER_API_URL: "https://scanner.example.com/api/v2",
+      SCANNER_LABEL_PREFIX: "S",
+      SCANNER_GUIDANCE_FILE: "../x.md",
+      DIFFWARD_ROLE: "both",
+      WORKER_CONCURRENCY: "0",
+      GHE_HOST: "https://github.example.com",
+      APP_ID: "abc",
+    });
+    expect(e.problems.map((p) => p.variable).sort()).toEqual(
+      [
+        ...["APP_ID", "DIFFWARD_ROLE", "GHE_HOST", "LOG_LEVEL", "PORT", "REDIS_URL", "SCANNER_API_URL"],
+        ...["SCANNER_GUIDANCE_FILE", "SCANNER_LABEL_PREFIX", "WORKER_CONCURRENCY"],
+        // APP_ID is set (badly), so this is not setup mode: the App's other settings are required too
+        ...["PRIVATE_KEY", "WEBHOOK_SECRET", "SCANNER_TOKEN"],
+      ].sort(),
+    );
+    expect(e.message).toContain("- SCANNER_API_URL: must end in /api/v1");
+    expect(e.message).toContain("- DIFFWARD_ROLE: must be one of web, worker, all");
+  });
+
+  it("treats empty values as unset", () => {
+    expect(loadEnv({ APP_ID: "", PORT: " ", SCANNER_LABEL_PREFIX: "" })).toMatchObject({
+      setupMode: true,
+      port: 3000,
+      scannerLabelPrefix: "SC",
+    });
+  });
+
+  it("accepts SCANNER_TOKENS_FILE instead of SCANNER_TOKEN", () => {
+    expect(
+      loadEnv({ ...PROD, SCANNER_TOKEN: undefined, SCANNER_TOKENS_FILE: "/etc/diffward/tokens.json" })
+        .scannerTokensFile,
+    ).toBe("/etc/diffward/tokens.json");
+  });
+
+  it("never puts a secret value in the error message", () => {
+    const secret = fc.string({ minLength: 6, maxLength: 40 }).filter((s) => s.trim().length >= 6);
+    fc.assert(
+      fc.property(secret, secret, secret, (token, key, hook) => {
+        const env = {
+          NODE_ENV: "production",
+          SCANNER_TOKEN: `${token} x`,
+          PRIVATE_KEY: key,
+          WEBHOOK_SECRET: hook,
+          PORT: "x",
+        };
+        const e = envError(env);
+        for (const s of [env.SCANNER_TOKEN, key.replace(/\\n/g, "\n"), hook])
+          if (s.trim().length >= 6) expect(e.message).not.toContain(s.trim());
+        expect(e.problems.map((p) => p.variable)).toContain("SCANNER_TOKEN");
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("describeEnv masks secrets for logs", () => {
+    const d = describeEnv(loadEnv(PROD));
+    expect(d).toMatchObject({
+      privateKey: "[set]",
+      webhookSecret: "[set]",
+      scannerToken: "[set]",
+      appId: 123456,
+    });
+    expect(JSON.stringify(d)).not.toContain(PROD.SCANNER_TOKEN);
+    expect(JSON.stringify(d)).not.toContain("PRIVATE KEY");
+  });
+});
