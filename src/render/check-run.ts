@@ -138,7 +138,9 @@ export function renderCheckRunOutput(model: CheckRunModel): CheckRunOutput {
     verdictSection(verdict, m.failOn),
     m.scan.status !== "COMPLETED" &&
       `⚠️ The scan ended as ${inlineCode(m.scan.status)}, not \`COMPLETED\`: these results may be partial.`,
-    open.length > 0 && `### Findings\n\n${findingsTable(open, m.failOn, m.labelPrefix, full)}`,
+    open.length > 0 &&
+      `### Findings\n\n${findingsTable(open, m.failOn, m.labelPrefix, full)}` +
+        (verdict.blocking > 0 ? `\n\n⛔ blocks this pull request (\`fail_on: ${m.failOn}\`)` : ""),
     placementSection(open.length, m.inlineCount, sortFindings(m.notInline), m.labelPrefix, full),
     ruledOut.length > 0 &&
       details(
@@ -508,7 +510,7 @@ export function renderLaunchError<K extends LaunchErrorKind>(kind: K, ...args: D
         summary: wwn(
           "The scanning service refused the scan: the prepaid credits cannot cover its budget.",
           `Credits are held by the organization and shared by all its projects; scans in flight hold part of the balance.${facts.length ? ` (${facts.join(", ")})` : ""}`,
-          `Buy credits${x.billingUrl ? ` (${link("billing", x.billingUrl)})` : ""} or lower the credit budget in \`.github/diffward.yml\`, then comment \`/diffward scan\` or push again.`,
+          `Buy credits${x.billingUrl ? ` (${link("billing", x.billingUrl)})` : ""} or lower the credit budget in \`.github/diffward.yml\`, then comment \`/diffward rescan\` or push again.`,
           quoted(x.message),
         ),
       };
