@@ -336,8 +336,14 @@ export class SandboxState {
   private ledgerEvents!: LedgerEvent[];
   /** Scans not yet settled (in flight, or terminal awaiting settlement). */
   private open!: Set<ScanRecord>;
+  /** Min-heap of (epoch ms of the next state change, scan); stale entries are skipped when popped. */
+  private due!: { at: number; scan: ScanRecord }[];
+  /** Credits held by unsettled scans, per organization id. */
+  private reserved!: Map<string, number>;
   private seq!: number;
   private displayIds!: Map<string, number>;
+  /** Per repository: fingerprints of findings created so far (RECURRING detection). */
+  private fingerprints!: Map<string, Set<string>>;
 
   constructor(options: StateOptions = {}) {
     this.options = options;
@@ -369,8 +375,11 @@ export class SandboxState {
     this.findingMap = new Map();
     this.ledgerEvents = [];
     this.open = new Set();
+    this.due = [];
+    this.reserved = new Map();
     this.seq = 0;
     this.displayIds = new Map();
+    this.fingerprints = new Map();
 
     const t = this.now();
     this.organizations.set("org_acme", { id: "org_acme", slug: "acme", name: "Acme" });
@@ -705,10 +714,7 @@ export class SandboxState {
   /** Credits held by the organization's unsettled scans. */
   reservedOf(organizationId: string): number {
     this.advance();
-    let sum = 0;
-    for (const s of this.open)
-      if (this.project(s.projectId).organizationId === organizationId) sum += s.creditBudget;
-    return sum;
+    return this.reserved.get(organizationId) ?? 0;
   }
 
   /**
@@ -821,6 +827,9 @@ export class SandboxState {
         : Math.round(typeof cost === "function" ? cost(scan) : cost);
     this.scanMap.set(scan.id, scan);
     this.open.add(scan);
+    const orgId = this.project(scan.projectId).organizationId;
+    this.reserved.set(orgId, (this.reserved.get(orgId) ?? 0) + scan.creditBudget);
+    this.schedule(scan);
     return scan;
   }
 
@@ -878,13 +887,64 @@ export class SandboxState {
    */
   advance(): void {
     const t = this.now();
-    for (const scan of this.open) {
+    const delay = this.options.settlementDelayMs ?? 0;
+    for (let top = this.due[0]; top !== undefined && top.at <= t; top = this.due[0]) {
+      this.popDue();
+      const scan = top.scan;
+      if (scan.settled) continue;
       if (!scan.final) {
         const end = scan.createdAtMs + scan.durationMs;
-        if (t < end) continue;
+        if (t < end) {
+          this.schedule(scan);
+          continue;
+        }
         this.finish(scan, scan.forcedOutcome ?? "COMPLETED", end);
       }
-      if (scan.final && t >= scan.final.atMs + (this.options.settlementDelayMs ?? 0)) this.settle(scan);
+      if (scan.final && t >= scan.final.atMs + delay) this.settle(scan);
+    }
+  }
+
+  /** Epoch ms of the scan's next change: its end while running, its settlement once terminal. */
+  private nextChangeAt(scan: ScanRecord): number {
+    return scan.final
+      ? scan.final.atMs + (this.options.settlementDelayMs ?? 0)
+      : scan.createdAtMs + scan.durationMs;
+  }
+
+  private schedule(scan: ScanRecord): void {
+    const heap = this.due;
+    heap.push({ at: this.nextChangeAt(scan), scan });
+    let i = heap.length - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      const a = heap[i];
+      const b = heap[parent];
+      if (!a || !b || b.at <= a.at) break;
+      heap[i] = b;
+      heap[parent] = a;
+      i = parent;
+    }
+  }
+
+  private popDue(): void {
+    const heap = this.due;
+    const last = heap.pop();
+    if (last === undefined || heap.length === 0) return;
+    heap[0] = last;
+    let i = 0;
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if ((heap[l]?.at ?? Infinity) < (heap[m]?.at ?? Infinity)) m = l;
+      if ((heap[r]?.at ?? Infinity) < (heap[m]?.at ?? Infinity)) m = r;
+      if (m === i) return;
+      const a = heap[i];
+      const b = heap[m];
+      if (!a || !b) return;
+      heap[i] = b;
+      heap[m] = a;
+      i = m;
     }
   }
 
@@ -929,6 +989,7 @@ export class SandboxState {
       scan.final = { status, atMs, progress: before };
       scan.spentCredits = Math.floor((cap * before.percent) / 100);
     }
+    this.schedule(scan);
   }
 
   private settle(scan: ScanRecord): void {
@@ -947,6 +1008,7 @@ export class SandboxState {
     );
     scan.settled = true;
     this.open.delete(scan);
+    this.reserved.set(orgId, (this.reserved.get(orgId) ?? 0) - scan.creditBudget);
     if (scan.final.status === "FAILED" && spent > 0) {
       // A failure is the service's fault: what the failed scan spent comes back.
       scan.refundedCredits += spent;
@@ -970,13 +1032,14 @@ export class SandboxState {
 
   private createFindings(scan: ScanRecord, atMs: number): void {
     const source: ScenarioFinding[] = this.scenario ? this.scenario.findings : generateFindings(this.rng);
-    const previous = [...this.findingMap.values()].filter(
-      (f) => f.repositoryId === scan.repositoryId && f.scanId !== scan.id,
-    );
+    // Identity for RECURRING: title, location and category seen in an earlier scan of the repository.
+    let seen = this.fingerprints.get(scan.repositoryId);
+    if (!seen) this.fingerprints.set(scan.repositoryId, (seen = new Set()));
+    const fresh: string[] = [];
     for (const item of source) {
-      const repeat = previous.some(
-        (p) => p.title === item.title && p.location === item.location && p.category === item.category,
-      );
+      const print = JSON.stringify([item.title, item.location, item.category]);
+      const repeat = seen.has(print);
+      fresh.push(print);
       const id = this.rng.chars(28);
       this.findingMap.set(id, {
         id,
@@ -1002,6 +1065,7 @@ export class SandboxState {
       });
       scan.findingIds.push(id);
     }
+    for (const print of fresh) seen.add(print);
   }
 
   /** Effective severity: the override if set, else the service's own. */
