@@ -425,6 +425,16 @@ export const LAUNCH_ERROR_KINDS: readonly LaunchErrorKind[] = [
   "no_token",
 ];
 
+/** Detail fields a kind cannot be explained without (checked at run time too). */
+const REQUIRED_DETAILS: Partial<Record<LaunchErrorKind, readonly string[]>> = {
+  bad_request: ["message"],
+  superseded: ["bySha"],
+  timed_out: ["waitedSeconds"],
+  scan_failed: ["scanId"],
+  scan_cancelled: ["scanId"],
+  config_invalid: ["path", "problems"],
+};
+
 type DetailsArg<K extends LaunchErrorKind> =
   Record<string, never> extends LaunchErrorDetails[K]
     ? [details?: LaunchErrorDetails[K]]
@@ -470,10 +480,18 @@ function attempt(d: { attempt?: number; maxAttempts?: number }): string {
  * - `config_invalid`: `.github/diffward.yml` problems, quoted exactly.
  * - `not_onboarded` / `no_token`: the repository is not set up for diffward.
  *
- * @throws DomainInputError for an unknown kind.
+ * @throws DomainInputError for an unknown kind, or when a required detail (e.g. `bySha` of
+ *   `superseded`, `problems` of `config_invalid`) is missing.
  */
 export function renderLaunchError<K extends LaunchErrorKind>(kind: K, ...args: DetailsArg<K>): StateOutput {
   const d = (args[0] ?? {}) as Partial<LaunchErrorDetails[LaunchErrorKind]> & Record<string, unknown>;
+  const missing = (REQUIRED_DETAILS[kind as LaunchErrorKind] ?? []).filter((field) => d[field] === undefined);
+  if (missing.length > 0) {
+    throw new DomainInputError(
+      `missing details for launch error ${kind}`,
+      missing.map((field) => `${field}: required`),
+    );
+  }
   switch (kind as LaunchErrorKind) {
     case "repository_initializing": {
       const x = d as LaunchErrorDetails["repository_initializing"];

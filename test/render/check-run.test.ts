@@ -285,7 +285,13 @@ describe("states other than a report", () => {
     expect(out.summary).toContain("````\n```\n<img src=x> @admin\n```\n````");
   });
 
+  it("refuses missing required details with a typed error", () => {
+    const untyped = renderLaunchError as (kind: string, details?: object) => unknown;
+    expect(() => untyped("superseded")).toThrow(/bySha: required/);
+    expect(() => untyped("config_invalid", { path: "x" })).toThrow(DomainInputError);
+  });
+
   it("refuses an unknown kind", () => {
-    expect(() => renderLaunchError("exploded" as never)).toThrow(DomainInputError);
+    expect(() => (renderLaunchError as (kind: string) => unknown)("exploded")).toThrow(DomainInputError);
   });
 });
