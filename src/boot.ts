@@ -1,7 +1,7 @@
 import type { Worker } from "bullmq";
 import { Redis } from "ioredis";
 import type { Logger } from "pino";
-import { Probot, ProbotOctokit } from "probot";
+import { Probot, type ProbotOctokit } from "probot";
 import { createRedis } from "./queue/connection.js";
 import { DEFAULT_SETTINGS, type Runtime, type Settings } from "./queue/runtime.js";
 import { StateStore } from "./queue/state.js";
@@ -59,7 +59,10 @@ export function boot(config: BootConfig): Booted {
   };
   const ProbotClass = Probot.defaults(probotOptions) as typeof Probot;
   const probot = new ProbotClass();
-  const queues = createQueues({ connection: redis, ...(config.queuePrefix ? { prefix: config.queuePrefix } : {}) });
+  const queues = createQueues({
+    connection: redis,
+    ...(config.queuePrefix ? { prefix: config.queuePrefix } : {}),
+  });
   const scanner = createScannerAccess({
     baseUrl: config.scannerApiUrl,
     ...(config.scannerToken ? { defaultToken: config.scannerToken } : {}),
@@ -70,7 +73,8 @@ export function boot(config: BootConfig): Booted {
     redis,
     state: new StateStore(redis, config.statePrefix ?? "dw"),
     queues,
-    octokit: (installationId) => probot.auth(installationId) as Promise<Awaited<ReturnType<Runtime["octokit"]>>>,
+    octokit: (installationId) =>
+      probot.auth(installationId) as Promise<Awaited<ReturnType<Runtime["octokit"]>>>,
     scanner,
     settings: { ...DEFAULT_SETTINGS, ...config.settings },
     log: config.log,

@@ -40,7 +40,12 @@ export async function startWebServer(opts: WebOptions): Promise<WebServer> {
   };
   const redisOk = async () => {
     try {
-      return (await Promise.race([opts.rt.redis.ping(), new Promise((r) => setTimeout(() => r("timeout"), 1000))])) === "PONG";
+      return (
+        (await Promise.race([
+          opts.rt.redis.ping(),
+          new Promise((r) => setTimeout(() => r("timeout"), 1000)),
+        ])) === "PONG"
+      );
     } catch {
       return false;
     }
@@ -52,7 +57,10 @@ export async function startWebServer(opts: WebOptions): Promise<WebServer> {
       return json(res, ok ? 200 : 503, { ready: ok, redis: ok ? "ok" : "unreachable" });
     }
     if (req.method === "GET" && path === "/healthz") {
-      const details = { redis: (await redisOk()) ? "ok" : "unreachable", ...(await opts.healthDetails?.().catch(() => ({}))) };
+      const details = {
+        redis: (await redisOk()) ? "ok" : "unreachable",
+        ...(await opts.healthDetails?.().catch(() => ({}))),
+      };
       return json(res, 200, { status: "ok", ...details });
     }
     try {

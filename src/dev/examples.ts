@@ -14,7 +14,10 @@ interface ExampleGroup {
  */
 export function webhookExample(event: string, action: string): Record<string, unknown> {
   const groups = require("@octokit/webhooks-examples/api.github.com/index.json") as ExampleGroup[];
-  const example = groups.find((g) => g.name === event)?.examples.find((e) => e.action === action && e.installation);
-  if (!example) throw new Error(`no ${event}.${action} example with an installation in @octokit/webhooks-examples`);
+  const example = groups
+    .find((g) => g.name === event)
+    ?.examples.find((e) => e.action === action && e.installation);
+  if (!example)
+    throw new Error(`no ${event}.${action} example with an installation in @octokit/webhooks-examples`);
   return structuredClone(example);
 }

@@ -38,7 +38,9 @@ export interface Harness {
   /** sends a signed webhook delivery to diffward */
   send(name: string, payload: Record<string, unknown>, id?: string): Promise<SendWebhookResult>;
   /** seeds the stand-in from a `pull_request` payload (installation, repository, pull request) */
-  seed: typeof seedFromPullRequestEvent extends (s: never, ...rest: infer R) => infer T ? (...rest: R) => T : never;
+  seed: typeof seedFromPullRequestEvent extends (s: never, ...rest: infer R) => infer T
+    ? (...rest: R) => T
+    : never;
   /** polls `predicate` every 50 ms until it returns a truthy value or `timeoutMs` passes */
   waitFor<T>(predicate: () => T | Promise<T>, timeoutMs?: number, what?: string): Promise<NonNullable<T>>;
   close(): Promise<void>;
@@ -78,7 +80,12 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     settings: { firstPollDelayMs: 1_000, ...options.settings },
     ...options.boot,
   });
-  const web = await startWebServer({ probot: booted.probot, app: diffwardApp({ queues: booted.rt.queues, log }), rt: booted.rt, port: 0 });
+  const web = await startWebServer({
+    probot: booted.probot,
+    app: diffwardApp({ queues: booted.rt.queues, log }),
+    rt: booted.rt,
+    port: 0,
+  });
   if (options.workers !== false) booted.startWorkers();
   const webhookUrl = `${web.url}/api/github/webhooks`;
   return {
@@ -88,7 +95,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     web,
     webhookSecret,
     prefix,
-    send: (name, payload, id) => sendWebhook({ url: webhookUrl, secret: webhookSecret, name, payload, id: id ?? randomUUID() }),
+    send: (name, payload, id) =>
+      sendWebhook({ url: webhookUrl, secret: webhookSecret, name, payload, id: id ?? randomUUID() }),
     seed: (payload, extra) => seedFromPullRequestEvent(github.state, payload, extra),
     async waitFor(predicate, timeoutMs = 20_000, what = "condition") {
       const until = Date.now() + timeoutMs;

@@ -5,13 +5,7 @@ export const CHECK_NAME = "diffward";
 
 /** Conclusions a completed check run can have (GitHub REST "Create a check run", `conclusion`). */
 export type CheckConclusion =
-  | "action_required"
-  | "cancelled"
-  | "failure"
-  | "neutral"
-  | "success"
-  | "skipped"
-  | "timed_out";
+  "action_required" | "cancelled" | "failure" | "neutral" | "success" | "skipped" | "timed_out";
 
 /** One check-run annotation (GitHub REST "Update a check run", `output.annotations[]`). */
 export interface CheckAnnotation {

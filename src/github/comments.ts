@@ -1,7 +1,11 @@
 import type { InstallationOctokit, PullRef, RepoRef } from "./types.js";
 
 /** Posts a comment in the pull request's conversation (GitHub REST `POST …/issues/{issue_number}/comments`). */
-export async function createIssueComment(octokit: InstallationOctokit, pull: PullRef, body: string): Promise<number> {
+export async function createIssueComment(
+  octokit: InstallationOctokit,
+  pull: PullRef,
+  body: string,
+): Promise<number> {
   const { data } = await octokit.rest.issues.createComment({
     owner: pull.owner,
     repo: pull.repo,

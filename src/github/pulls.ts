@@ -22,11 +22,10 @@ export async function getMergeBase(
     repo: repo.repo,
     basehead: `${base}...${head}`,
   });
-  const last = data.commits?.[data.commits.length - 1];
-  return {
-    mergeBase: data.merge_base_commit.sha,
-    ...(last && last.sha === head ? { headCommitMessage: last.commit.message } : {}),
-  };
+  const commits = Array.isArray(data.commits) ? data.commits : [];
+  const last = commits[commits.length - 1];
+  const message = last && last.sha === head ? last.commit?.message : undefined;
+  return { mergeBase: data.merge_base_commit.sha, ...(message ? { headCommitMessage: message } : {}) };
 }
 
 /** A file of a pull request; `patch` is absent when GitHub omits it (binary or too large). */

@@ -40,7 +40,14 @@ export async function createReview(
     body,
     comments: comments.map((c) =>
       c.startLine !== undefined && c.startLine < c.line
-        ? { path: c.path, line: c.line, side: "RIGHT", start_line: c.startLine, start_side: "RIGHT", body: c.body }
+        ? {
+            path: c.path,
+            line: c.line,
+            side: "RIGHT",
+            start_line: c.startLine,
+            start_side: "RIGHT",
+            body: c.body,
+          }
         : { path: c.path, line: c.line, side: "RIGHT", body: c.body },
     ),
   });
@@ -99,7 +106,12 @@ export async function updateReviewComment(
   commentId: number,
   body: string,
 ): Promise<void> {
-  await octokit.rest.pulls.updateReviewComment({ owner: repo.owner, repo: repo.repo, comment_id: commentId, body });
+  await octokit.rest.pulls.updateReviewComment({
+    owner: repo.owner,
+    repo: repo.repo,
+    comment_id: commentId,
+    body,
+  });
 }
 
 /** Answers in a review thread (GitHub REST `POST …/pulls/{pull_number}/comments/{comment_id}/replies`). */

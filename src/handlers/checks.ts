@@ -23,7 +23,9 @@ export async function onRerequested(
   const installationId = payload.installation?.id;
   if (!installationId) return;
   const pulls: PullRef[] =
-    "check_run" in payload ? (payload.check_run.pull_requests as PullRef[]) : (payload.check_suite.pull_requests as PullRef[]);
+    "check_run" in payload
+      ? (payload.check_run.pull_requests as PullRef[])
+      : (payload.check_suite.pull_requests as PullRef[]);
   for (const pr of pulls) {
     const data: PullRequestJobData = {
       deliveryId: context.id,
@@ -44,6 +46,9 @@ export async function onRerequested(
       title: "",
       explicit: { nonce: context.id, requestedBy: payload.sender.login },
     };
-    await deps.queues.events.add(JOB.rerequest, data, { ...EVENT_JOB_OPTIONS, jobId: jobId("rerun", context.id, pr.number) });
+    await deps.queues.events.add(JOB.rerequest, data, {
+      ...EVENT_JOB_OPTIONS,
+      jobId: jobId("rerun", context.id, pr.number),
+    });
   }
 }

@@ -5,7 +5,10 @@ import type { HandlerDeps } from "./deps.js";
 import { EVENT_JOB_OPTIONS } from "./deps.js";
 
 /** `installation.deleted`: cancel every scan in flight for that installation. */
-export async function onInstallationDeleted(deps: HandlerDeps, context: Context<"installation.deleted">): Promise<void> {
+export async function onInstallationDeleted(
+  deps: HandlerDeps,
+  context: Context<"installation.deleted">,
+): Promise<void> {
   const { installation } = context.payload;
   const account = installation.account as { login?: string; slug?: string } | null;
   const data: UninstallJobData = {
@@ -13,5 +16,8 @@ export async function onInstallationDeleted(deps: HandlerDeps, context: Context<
     installationId: installation.id,
     accountLogin: account?.login ?? account?.slug ?? "",
   };
-  await deps.queues.events.add(JOB.uninstall, data, { ...EVENT_JOB_OPTIONS, jobId: jobId("uninstall", context.id) });
+  await deps.queues.events.add(JOB.uninstall, data, {
+    ...EVENT_JOB_OPTIONS,
+    jobId: jobId("uninstall", context.id),
+  });
 }

@@ -42,11 +42,17 @@ export async function onPullRequest(deps: HandlerDeps, context: PullRequestConte
     authorLogin: pr.user?.login ?? "",
     title: pr.title,
   };
-  await deps.queues.events.add(JOB.pullRequest, data, { ...EVENT_JOB_OPTIONS, jobId: jobId("pr", context.id) });
+  await deps.queues.events.add(JOB.pullRequest, data, {
+    ...EVENT_JOB_OPTIONS,
+    jobId: jobId("pr", context.id),
+  });
 }
 
 /** `pull_request.closed`: enqueue the cancellation of its scan. */
-export async function onPullRequestClosed(deps: HandlerDeps, context: Context<"pull_request.closed">): Promise<void> {
+export async function onPullRequestClosed(
+  deps: HandlerDeps,
+  context: Context<"pull_request.closed">,
+): Promise<void> {
   const { payload } = context;
   const installationId = payload.installation?.id;
   if (!installationId) return;
@@ -60,5 +66,8 @@ export async function onPullRequestClosed(deps: HandlerDeps, context: Context<"p
     defaultBranch: payload.repository.default_branch,
     pullNumber: payload.pull_request.number,
   };
-  await deps.queues.events.add(JOB.pullClosed, data, { ...EVENT_JOB_OPTIONS, jobId: jobId("closed", context.id) });
+  await deps.queues.events.add(JOB.pullClosed, data, {
+    ...EVENT_JOB_OPTIONS,
+    jobId: jobId("closed", context.id),
+  });
 }

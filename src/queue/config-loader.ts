@@ -33,5 +33,7 @@ export async function loadRepoConfig(
   if (files.length === 0) return { kind: "absent" };
   const { _extends: _ignored, ...raw } = result.config as Record<string, unknown>;
   const parsed = parseRepoConfig(raw);
-  return parsed.ok ? { kind: "ok", config: parsed.config, files } : { kind: "invalid", problems: parsed.problems, files };
+  return parsed.ok
+    ? { kind: "ok", config: parsed.config, files }
+    : { kind: "invalid", problems: parsed.problems, files };
 }

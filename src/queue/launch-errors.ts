@@ -8,7 +8,12 @@ import {
 /** What the launch job does with an error of `POST /projects/{projectId}/scans`. */
 export type LaunchErrorAction =
   /** wait, then send again; the attempt created nothing (the service refused it) */
-  | { kind: "wait"; delayMs: number; why: "rate_limited" | "repository_initializing"; retryAfterSeconds?: number }
+  | {
+      kind: "wait";
+      delayMs: number;
+      why: "rate_limited" | "repository_initializing";
+      retryAfterSeconds?: number;
+    }
   /** the outcome is unknown (timeout, network, 5xx, malformed answer): look the scan up before sending again */
   | { kind: "ambiguous"; message: string }
   /** stop for good and conclude the check run */
@@ -57,7 +62,11 @@ export function classifyLaunchError(err: unknown, initializingDelayMs: number): 
         return { kind: "conclude", conclusion: "failure", code: err.code, message: err.message };
     }
   }
-  if (err instanceof ScannerNetworkError || err instanceof ScannerTimeoutError || err instanceof ScannerResponseError) {
+  if (
+    err instanceof ScannerNetworkError ||
+    err instanceof ScannerTimeoutError ||
+    err instanceof ScannerResponseError
+  ) {
     return { kind: "ambiguous", message: err.message };
   }
   throw err;

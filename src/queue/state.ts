@@ -18,6 +18,8 @@ export interface PullState {
   scanId?: string;
   projectId?: string;
   closed?: boolean;
+  /** the explicit request (re-run, rescan) that set this state, so a retried job does not repeat it */
+  explicitNonce?: string;
 }
 
 /** The launch record of one launch key: the guard against paying twice. */
@@ -110,7 +112,11 @@ export class StateStore {
   /** Records that a launch POST is about to be sent (kept when the outcome is unknown). */
   async markLaunchAttempt(launchKey: string, at: number): Promise<void> {
     const k = this.#k("launch", launchKey);
-    await this.redis.multi().hsetnx(k, "attemptStartedAt", String(at)).expire(k, 60 * 60 * 24 * 30).exec();
+    await this.redis
+      .multi()
+      .hsetnx(k, "attemptStartedAt", String(at))
+      .expire(k, 60 * 60 * 24 * 30)
+      .exec();
   }
 
   /** Forgets an attempt the service answered with a definite refusal (nothing was created). */

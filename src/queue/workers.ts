@@ -71,7 +71,10 @@ export function startWorkers(
   ];
   for (const w of workers) {
     w.on("failed", (job, err) => {
-      rt.log.error({ job: job?.id, name: job?.name, attempts: job?.attemptsMade, err: err.message }, "job failed");
+      rt.log.error(
+        { job: job?.id, name: job?.name, attempts: job?.attemptsMade, err: err.message },
+        "job failed",
+      );
     });
     w.on("error", (err) => rt.log.error({ err: err.message }, "worker error"));
   }

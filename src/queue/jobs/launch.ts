@@ -11,7 +11,8 @@ import { LockBusyError } from "../state.js";
 import type { LaunchJobData, PollJobData } from "./types.js";
 
 /** What a launch job did. */
-export type LaunchOutcome = "launched" | "found-existing" | "already-launched" | "superseded" | "concluded" | "no-token";
+export type LaunchOutcome =
+  "launched" | "found-existing" | "already-launched" | "superseded" | "concluded" | "no-token";
 
 /** How far back (ms) before the attempt's start a scan in the list still counts as ours (clock skew). */
 const LOOKUP_SKEW_MS = 60_000;
@@ -26,7 +27,11 @@ const LOOKUP_SKEW_MS = 60_000;
  * Errors follow {@link classifyLaunchError}. Waits (`Retry-After`, initializing) use `moveToDelayed`,
  * which does not count as an attempt.
  */
-export async function processLaunch(rt: Runtime, job: Job<LaunchJobData>, token?: string): Promise<LaunchOutcome> {
+export async function processLaunch(
+  rt: Runtime,
+  job: Job<LaunchJobData>,
+  token?: string,
+): Promise<LaunchOutcome> {
   const d = job.data;
   const key = pullKey(d.owner, d.repo, d.pullNumber);
   const log = rt.log.child({ pull: key, installation: d.installationId, sha: d.headSha, job: job.id });
@@ -51,7 +56,11 @@ class WaitSignal extends Error {
   }
 }
 
-async function launchLocked(rt: Runtime, job: Job<LaunchJobData>, log: Runtime["log"]): Promise<LaunchOutcome> {
+async function launchLocked(
+  rt: Runtime,
+  job: Job<LaunchJobData>,
+  log: Runtime["log"],
+): Promise<LaunchOutcome> {
   const d = job.data;
   const key = pullKey(d.owner, d.repo, d.pullNumber);
   const pr = await rt.state.getPull(key);
@@ -108,12 +117,19 @@ async function launchLocked(rt: Runtime, job: Job<LaunchJobData>, log: Runtime["
     const tries = d.initializingSince ? Math.floor((rt.now() - d.initializingSince) / 15_000) : 0;
     const action = classifyLaunchError(error, initializingDelay(Math.log2(Math.max(1, tries + 1))));
     if (action.kind === "ambiguous") {
-      log.warn({ err: action.message, attempt: job.attemptsMade + 1 }, "launch outcome unknown: will look up, then retry");
+      log.warn(
+        { err: action.message, attempt: job.attemptsMade + 1 },
+        "launch outcome unknown: will look up, then retry",
+      );
       const last = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
       if (last) {
         await updateCheckRun(octokit, d, d.checkRunId, {
           conclusion: "failure",
-          output: renderLaunchError("internal", { message: action.message, attempt: job.attemptsMade + 1, maxAttempts: job.opts.attempts ?? 1 }),
+          output: renderLaunchError("internal", {
+            message: action.message,
+            attempt: job.attemptsMade + 1,
+            maxAttempts: job.opts.attempts ?? 1,
+          }),
         });
       }
       throw error;
@@ -133,17 +149,25 @@ async function launchLocked(rt: Runtime, job: Job<LaunchJobData>, log: Runtime["
           await job.updateData({ ...d, initializingSince: since });
           await updateCheckRun(octokit, d, d.checkRunId, {
             status: "in_progress",
-            output: renderLaunchError("repository_initializing", { retryInSeconds: Math.round(action.delayMs / 1000) }),
+            output: renderLaunchError("repository_initializing", {
+              retryInSeconds: Math.round(action.delayMs / 1000),
+            }),
           });
         }
-        log.info({ delayMs: action.delayMs }, "repository is being analyzed for the first time: retrying later");
+        log.info(
+          { delayMs: action.delayMs },
+          "repository is being analyzed for the first time: retrying later",
+        );
         throw new WaitSignal(action.delayMs);
       }
       const retryAt = new Date(rt.now() + action.delayMs);
       if ((action.retryAfterSeconds ?? 0) > 60) {
         await updateCheckRun(octokit, d, d.checkRunId, {
           status: "queued",
-          output: renderLaunchError("rate_limited", { retryAfterSeconds: action.retryAfterSeconds ?? 0, message: `Retrying at ${retryAt.toISOString()}.` }),
+          output: renderLaunchError("rate_limited", {
+            retryAfterSeconds: action.retryAfterSeconds ?? 0,
+            message: `Retrying at ${retryAt.toISOString()}.`,
+          }),
         });
       }
       log.info({ delayMs: action.delayMs }, "launch rate limited: waiting Retry-After");
@@ -192,7 +216,8 @@ async function afterLaunch(
   const octokit = await rt.octokit(d.installationId);
   const key = pullKey(d.owner, d.repo, d.pullNumber);
   const pr = await rt.state.getPull(key);
-  if (pr && pr.headSha === d.headSha) await rt.state.setPull(key, { ...pr, scanId, projectId: tenant.projectId });
+  if (pr && pr.headSha === d.headSha)
+    await rt.state.setPull(key, { ...pr, scanId, projectId: tenant.projectId });
   await rt.state.linkScan({
     scanId,
     projectId: tenant.projectId,
@@ -207,7 +232,11 @@ async function afterLaunch(
   await updateCheckRun(octokit, d, d.checkRunId, {
     status: "in_progress",
     externalId: scanId,
-    output: renderQueued({ scanId, presetName: d.presetRef, ...(creditBudget !== undefined ? { creditBudget } : {}) }),
+    output: renderQueued({
+      scanId,
+      presetName: d.presetRef,
+      ...(creditBudget !== undefined ? { creditBudget } : {}),
+    }),
   });
   const poll: PollJobData = {
     installationId: d.installationId,
@@ -249,16 +278,24 @@ export function renderServiceError(
     case "insufficient_credits":
       return renderLaunchError("insufficient_credits", {
         message,
-        ...(balance ? { availableCredits: balance.availableCredits, balanceCredits: balance.balanceCredits } : {}),
+        ...(balance
+          ? { availableCredits: balance.availableCredits, balanceCredits: balance.balanceCredits }
+          : {}),
         ...(d.creditBudget !== undefined ? { requiredCredits: d.creditBudget } : {}),
       });
     case "diff_empty":
-      return renderLaunchError("diff_empty", { ...(d.mergeBase ? { baseCommit: d.mergeBase } : {}), headSha: d.headSha });
+      return renderLaunchError("diff_empty", {
+        ...(d.mergeBase ? { baseCommit: d.mergeBase } : {}),
+        headSha: d.headSha,
+      });
     case "diff_base_required":
     case "diff_base_not_allowed":
       return renderLaunchError(code as "diff_base_required", { message, presetName: d.presetRef });
     case "diff_base_invalid":
-      return renderLaunchError("diff_base_invalid", { message, ...(d.mergeBase ? { baseCommit: d.mergeBase } : {}) });
+      return renderLaunchError("diff_base_invalid", {
+        message,
+        ...(d.mergeBase ? { baseCommit: d.mergeBase } : {}),
+      });
     case "unauthorized":
       return renderLaunchError("unauthorized", { message });
     case "forbidden":

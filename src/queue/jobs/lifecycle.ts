@@ -14,14 +14,23 @@ export interface PullClosedJobData extends RepoContext {
  * A closed pull request cancels its scan (or its launch still waiting in the debounce window) and
  * concludes its check run `cancelled`.
  */
-export async function processPullClosed(rt: Runtime, job: Job<PullClosedJobData>): Promise<"cancelled" | "idle"> {
+export async function processPullClosed(
+  rt: Runtime,
+  job: Job<PullClosedJobData>,
+): Promise<"cancelled" | "idle"> {
   const d = job.data;
   const key = pullKey(d.owner, d.repo, d.pullNumber);
   return rt.state.withPullLock(key, async () => {
     const prev = await rt.state.getPull(key);
     if (!prev || prev.closed) return "idle";
     const octokit = await rt.octokit(d.installationId);
-    await stopCurrent(rt, prev.scanId || prev.launchJobId ? octokit : undefined, prev, { kind: "closed" }, d.accountLogin);
+    await stopCurrent(
+      rt,
+      prev.scanId || prev.launchJobId ? octokit : undefined,
+      prev,
+      { kind: "closed" },
+      d.accountLogin,
+    );
     const { scanId: _s, launchKey: _l, launchJobId: _j, ...rest } = prev;
     await rt.state.setPull(key, { ...rest, closed: true });
     return "cancelled";
@@ -51,7 +60,10 @@ export async function processUninstall(rt: Runtime, job: Job<UninstallJobData>):
         await tenant.client.cancelScan(link?.projectId ?? tenant.projectId, scanId);
         cancelled += 1;
       } catch (error) {
-        rt.log.warn({ scanId, err: (error as Error).message }, "could not cancel scan of uninstalled installation");
+        rt.log.warn(
+          { scanId, err: (error as Error).message },
+          "could not cancel scan of uninstalled installation",
+        );
       }
     }
     if (link) {

@@ -26,7 +26,11 @@ export const MAX_PROGRESS_UPDATES = 5;
  */
 export async function processPoll(rt: Runtime, job: Job<PollJobData>, token?: string): Promise<PollOutcome> {
   const d = job.data;
-  const log = rt.log.child({ pull: pullKey(d.owner, d.repo, d.pullNumber), scanId: d.scanId, installation: d.installationId });
+  const log = rt.log.child({
+    pull: pullKey(d.owner, d.repo, d.pullNumber),
+    scanId: d.scanId,
+    installation: d.installationId,
+  });
   const pr = await rt.state.getPull(pullKey(d.owner, d.repo, d.pullNumber));
   if (pr && (pr.closed || (pr.scanId !== undefined && pr.scanId !== d.scanId))) {
     log.info("scan no longer followed (superseded)");
@@ -48,7 +52,10 @@ export async function processPoll(rt: Runtime, job: Job<PollJobData>, token?: st
       const octokit = await rt.octokit(d.installationId);
       await updateCheckRun(octokit, d, d.checkRunId, {
         conclusion: "failure",
-        output: renderLaunchError("scan_failed", { scanId: d.scanId, message: `The service no longer knows this scan: ${error.message}` }),
+        output: renderLaunchError("scan_failed", {
+          scanId: d.scanId,
+          message: `The service no longer knows this scan: ${error.message}`,
+        }),
       });
       await rt.state.finishScan(d.installationId, d.scanId);
       return "lost";
@@ -59,7 +66,9 @@ export async function processPoll(rt: Runtime, job: Job<PollJobData>, token?: st
   if (!isTerminalScanStatus(scan.status)) {
     const octokit = await rt.octokit(d.installationId);
     if (rt.now() - d.launchedAt > d.config.scanTimeoutMinutes * 60_000) {
-      await tenant.client.cancelScan(d.projectId, d.scanId).catch((e: Error) => log.warn({ err: e.message }, "cancel failed"));
+      await tenant.client
+        .cancelScan(d.projectId, d.scanId)
+        .catch((e: Error) => log.warn({ err: e.message }, "cancel failed"));
       await updateCheckRun(octokit, d, d.checkRunId, {
         conclusion: "timed_out",
         output: renderLaunchError("timed_out", {
@@ -99,7 +108,12 @@ export async function processPoll(rt: Runtime, job: Job<PollJobData>, token?: st
   return "reported";
 }
 
-async function delay(rt: Runtime, job: Job<PollJobData>, token: string | undefined, ms: number): Promise<never> {
+async function delay(
+  rt: Runtime,
+  job: Job<PollJobData>,
+  token: string | undefined,
+  ms: number,
+): Promise<never> {
   await job.moveToDelayed(rt.now() + ms, token);
   throw new DelayedError();
 }

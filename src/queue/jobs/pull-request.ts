@@ -26,10 +26,18 @@ export type PullRequestOutcome =
  * base with GitHub's compare API and enqueues the launch after `debounceSeconds` (a newer push inside the
  * window removes the waiting launch: nothing is spent). Holds the pull request's lock throughout.
  */
-export async function processPullRequest(rt: Runtime, job: Job<PullRequestJobData>): Promise<PullRequestOutcome> {
+export async function processPullRequest(
+  rt: Runtime,
+  job: Job<PullRequestJobData>,
+): Promise<PullRequestOutcome> {
   const d = job.data;
   const key = pullKey(d.owner, d.repo, d.pullNumber);
-  const log = rt.log.child({ delivery: d.deliveryId, pull: key, installation: d.installationId, sha: d.headSha });
+  const log = rt.log.child({
+    delivery: d.deliveryId,
+    pull: key,
+    installation: d.installationId,
+    sha: d.headSha,
+  });
   const octokit = await rt.octokit(d.installationId);
 
   const loaded = await loadRepoConfig(octokit, d.owner, d.repo);
@@ -44,15 +52,23 @@ export async function processPullRequest(rt: Runtime, job: Job<PullRequestJobDat
       log.info({ current: prev.headSha }, "older delivery than the head already followed: ignored");
       return "stale-event";
     }
-    if (!d.explicit && prev && !prev.closed && prev.headSha === d.headSha && prev.checkRunId && prev.launchKey) {
+    const sameRequest =
+      prev &&
+      !prev.closed &&
+      prev.headSha === d.headSha &&
+      (prev.explicitNonce ?? null) === (d.explicit?.nonce ?? null);
+    if (sameRequest && prev.checkRunId && prev.launchKey) {
       log.info("head already followed: duplicate delivery ignored");
       return "duplicate-delivery";
     }
-    if (prev && !prev.closed && prev.headSha !== d.headSha) {
+    // A retry of this same job after a failure past the check run's creation: reuse that check run.
+    const resumeCheckRunId = sameRequest ? prev.checkRunId : undefined;
+    if (!sameRequest && prev && !prev.closed && prev.headSha !== d.headSha) {
       await stopCurrent(rt, octokit, prev, { kind: "superseded", bySha: d.headSha }, d.accountLogin);
-    } else if (prev && d.explicit) {
+    } else if (!sameRequest && prev && d.explicit) {
       await stopCurrent(rt, undefined, prev, { kind: "superseded", bySha: d.headSha }, d.accountLogin);
     }
+    const nonce = d.explicit ? { explicitNonce: d.explicit.nonce } : {};
 
     if (loaded.kind === "invalid") {
       const checkRunId = await createCheckRun(octokit, d, d.headSha, {
@@ -70,7 +86,10 @@ export async function processPullRequest(rt: Runtime, job: Job<PullRequestJobDat
       return "draft-skipped";
     }
 
-    const checkRunId = await createCheckRun(octokit, d, d.headSha, { status: "queued", output: renderQueued() });
+    const checkRunId =
+      resumeCheckRunId ??
+      (await createCheckRun(octokit, d, d.headSha, { status: "queued", output: renderQueued() }));
+    await rt.state.setPull(key, baseState(d, { checkRunId, ...nonce }));
     const tenant = await rt.scanner.forAccount(d.accountLogin).catch((error: Error) => {
       log.warn({ err: error.message }, "scanner token could not be read");
       return undefined;
@@ -132,8 +151,14 @@ export async function processPullRequest(rt: Runtime, job: Job<PullRequestJobDat
       removeOnComplete: { age: 24 * 3600, count: 10_000 },
       removeOnFail: { age: 7 * 24 * 3600 },
     });
-    await rt.state.setPull(key, baseState(d, { checkRunId, mergeBase, launchKey: lk, launchJobId }));
-    log.info({ mergeBase, presetRef, checkRunId, debounceSeconds: config.debounceSeconds }, "launch enqueued");
+    await rt.state.setPull(
+      key,
+      baseState(d, { checkRunId, mergeBase, launchKey: lk, launchJobId, ...nonce }),
+    );
+    log.info(
+      { mergeBase, presetRef, checkRunId, debounceSeconds: config.debounceSeconds },
+      "launch enqueued",
+    );
     return "launch-enqueued";
   });
 }

@@ -62,7 +62,9 @@ export async function reportScan(
   if (scan.status !== "COMPLETED") {
     await updateCheckRun(octokit, d, d.checkRunId, {
       conclusion: scan.status === "CANCELLED" ? "cancelled" : "failure",
-      output: renderLaunchError(scan.status === "CANCELLED" ? "scan_cancelled" : "scan_failed", { scanId: d.scanId }),
+      output: renderLaunchError(scan.status === "CANCELLED" ? "scan_cancelled" : "scan_failed", {
+        scanId: d.scanId,
+      }),
     });
     await rt.state.finishScan(d.installationId, d.scanId);
     log.info({ status: scan.status }, "scan ended without findings report");
@@ -70,10 +72,14 @@ export async function reportScan(
   }
 
   const items: FindingListItem[] = [];
-  for await (const f of tenant.client.iterateFindings(d.projectId, { scanId: d.scanId, limit: 100 })) items.push(f);
+  for await (const f of tenant.client.iterateFindings(d.projectId, { scanId: d.scanId, limit: 100 }))
+    items.push(f);
   const findings: ReportFinding[] = items.map(toReportFinding);
 
-  const [files, comments] = await Promise.all([listPullFiles(octokit, pull), listReviewComments(octokit, pull)]);
+  const [files, comments] = await Promise.all([
+    listPullFiles(octokit, pull),
+    listReviewComments(octokit, pull),
+  ]);
   const posted: PostedFindingComment[] = [];
   for (const c of comments) {
     if (c.inReplyToId !== undefined) continue;
@@ -100,10 +106,16 @@ export async function reportScan(
   await Promise.all(
     shown.map(async (p) => {
       const detail = await tenant.client.getFinding(d.projectId, p.finding.id);
-      details.set(p.finding.id, { ...p.finding, description: detail.description, recommendedFix: detail.recommendedFix ?? null, pocReport: detail.pocReport ?? null });
+      details.set(p.finding.id, {
+        ...p.finding,
+        description: detail.description,
+        recommendedFix: detail.recommendedFix ?? null,
+        pocReport: detail.pocReport ?? null,
+      });
     }),
   );
-  const bodyOf = (f: ReportFinding) => renderFindingComment(details.get(f.id) ?? f, { labelPrefix: rt.settings.labelPrefix });
+  const bodyOf = (f: ReportFinding) =>
+    renderFindingComment(details.get(f.id) ?? f, { labelPrefix: rt.settings.labelPrefix });
 
   const commentIds = new Map<string, number>();
   for (const u of plan.update) {
@@ -132,7 +144,11 @@ export async function reportScan(
       id: d.scanId,
       status: scan.status,
       presetName: scan.presetName ?? d.presetRef,
-      ...(scan.creditBudget != null ? { creditBudget: scan.creditBudget } : d.creditBudget !== undefined ? { creditBudget: d.creditBudget } : {}),
+      ...(scan.creditBudget != null
+        ? { creditBudget: scan.creditBudget }
+        : d.creditBudget !== undefined
+          ? { creditBudget: d.creditBudget }
+          : {}),
       ...(scan.commitHash ? { commitHash: scan.commitHash } : {}),
       ...(scan.baseCommit ? { baseCommit: scan.baseCommit } : {}),
     },
@@ -144,10 +160,17 @@ export async function reportScan(
     inlineCount: plan.post.length + plan.update.length,
     notInline: plan.notInline,
     ...(d.configProblemsInPull?.length
-      ? { warnings: [`This pull request's \`.github/diffward.yml\` is invalid: ${d.configProblemsInPull.join("; ")}`] }
+      ? {
+          warnings: [
+            `This pull request's \`.github/diffward.yml\` is invalid: ${d.configProblemsInPull.join("; ")}`,
+          ],
+        }
       : {}),
   });
-  const annotations: CheckAnnotation[] = toAnnotations(findings, cfg.disclosure ?? "full", { failOn: cfg.failOn, labelPrefix: rt.settings.labelPrefix });
+  const annotations: CheckAnnotation[] = toAnnotations(findings, cfg.disclosure ?? "full", {
+    failOn: cfg.failOn,
+    labelPrefix: rt.settings.labelPrefix,
+  });
   const [first = [], ...rest] = batches(annotations, 50);
   const conclusion = d.configProblemsInPull?.length ? "failure" : plan.verdict.conclusion;
   await updateCheckRun(octokit, d, d.checkRunId, {
@@ -155,7 +178,9 @@ export async function reportScan(
     output: { ...output, annotations: first },
   });
   for (const batch of rest) {
-    await updateCheckRun(octokit, d, d.checkRunId, { output: { title: output.title, summary: output.summary, annotations: batch } });
+    await updateCheckRun(octokit, d, d.checkRunId, {
+      output: { title: output.title, summary: output.summary, annotations: batch },
+    });
   }
 
   const state: ReportState = {
@@ -185,7 +210,13 @@ export async function reportScan(
   await rt.state.putJson("report", pullKey(d.owner, d.repo, d.pullNumber), state);
   await rt.state.finishScan(d.installationId, d.scanId);
   log.info(
-    { conclusion, findings: findings.length, inline: plan.post.length, updated: plan.update.length, annotations: annotations.length },
+    {
+      conclusion,
+      findings: findings.length,
+      inline: plan.post.length,
+      updated: plan.update.length,
+      annotations: annotations.length,
+    },
     "scan reported",
   );
 }
