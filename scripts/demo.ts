@@ -1,0 +1,175 @@
+/**
+ * `npm run demo`: diffward's whole loop on this machine, with no account. Starts the scanning-service
+ * sandbox, a local GitHub API stand-in (every request checked against GitHub's OpenAPI description), and
+ * diffward (webhook server + queue workers) on Redis; sends real webhook payloads from
+ * `@octokit/webhooks-examples` (a pull request opened, then a new push); writes what diffward posted to
+ * `out/demo/` as Markdown and as an HTML page styled like GitHub's; prints what happened and how long it took.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { createServer, connect } from "node:net";
+import { resolve } from "node:path";
+import { startHarness } from "../src/dev/harness.js";
+import { webhookExample } from "../src/dev/examples.js";
+import { demoConfig, demoPullFiles, modifiedFilePatch } from "../src/dev/demo-repo.js";
+import { renderDemoPage } from "../src/dev/demo-page.js";
+
+const HEAD_1 = "1f1e1d1c1b1a19181716151413121110f0e0d0c0";
+const HEAD_2 = "2a2b2c2d2e2f30313233343536373839aabbccdd";
+const MERGE_BASE = "0b5e0b5e0b5e0b5e0b5e0b5e0b5e0b5e0b5e0b5e";
+
+function ping(url: string): Promise<boolean> {
+  return new Promise((done) => {
+    const u = new URL(url);
+    const s = connect(Number(u.port || 6379), u.hostname);
+    const t = setTimeout(() => (s.destroy(), done(false)), 1000);
+    s.on("connect", () => s.write("PING\r\n"));
+    s.on("data", (d) => (clearTimeout(t), s.end(), done(String(d).startsWith("+PONG"))));
+    s.on("error", () => (clearTimeout(t), done(false)));
+  });
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((done) => {
+    const s = createServer().listen(0, "127.0.0.1", () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => done(port));
+    });
+  });
+}
+
+/** A Redis for the demo: REDIS_URL or 127.0.0.1:6379 when one answers, else a private redis-server. */
+async function ensureRedis(): Promise<{ url: string; child?: ChildProcess }> {
+  const url = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+  if (await ping(url)) return { url };
+  const port = await freePort();
+  const child = spawn(
+    "redis-server",
+    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+    {
+      stdio: "ignore",
+    },
+  );
+  child.on("error", () => {
+    console.error(
+      "No Redis answers and redis-server is not installed (Debian: apt-get install redis-server).",
+    );
+    process.exit(1);
+  });
+  const own = `redis://127.0.0.1:${port}`;
+  for (let i = 0; i < 50 && !(await ping(own)); i++) await new Promise((r) => setTimeout(r, 100));
+  return { url: own, child };
+}
+
+const started = Date.now();
+const redis = await ensureRedis();
+const h = await startHarness({
+  redisUrl: redis.url,
+  sandbox: { scenario: "demo", scanDurationMs: 5_000, retryAfterSeconds: 1, seed: 7 },
+  settings: { progressIntervalMs: 2_000 },
+});
+const story: string[] = [];
+const say = (s: string) => {
+  story.push(s);
+  console.log(`  ${((Date.now() - started) / 1000).toFixed(1).padStart(5)} s  ${s}`);
+};
+console.log("diffward demo: sandbox of the scanning service, GitHub stand-in, Redis, diffward web + workers");
+
+try {
+  // 1. A pull request is opened (real payload), on a repository onboarded with .github/diffward.yml.
+  const opened = webhookExample("pull_request", "opened") as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  opened.pull_request.head.sha = HEAD_1;
+  opened.pull_request.updated_at = "2026-11-22T10:00:00Z";
+  const owner: string = opened.repository.owner.login;
+  const repo: string = opened.repository.name;
+  const number: number = opened.number;
+  h.seed(opened, {
+    files: demoPullFiles(),
+    mergeBaseSha: MERGE_BASE,
+    repoFiles: { [opened.repository.default_branch]: { ".github/diffward.yml": demoConfig() } },
+    permissions: { [opened.pull_request.user.login]: "write" },
+  });
+  const ack1 = await h.send("pull_request", opened);
+  say(
+    `pull_request.opened delivered (${owner}/${repo}#${number}, head ${HEAD_1.slice(0, 7)}): ${ack1.status} in ${ack1.durationMs.toFixed(0)} ms`,
+  );
+  const first = await h.waitFor(
+    () => h.github.state.checkRuns(owner, repo).find((c) => c.headSha === HEAD_1 && c.externalId),
+    30_000,
+    "the first scan to launch",
+  );
+  say(
+    `check run created and diff scan ${first.externalId} launched with baseCommit = merge base ${MERGE_BASE.slice(0, 7)}`,
+  );
+
+  // 2. A new push while the first scan runs (real synchronize payload): the first scan is superseded.
+  const pushed = webhookExample("pull_request", "synchronize") as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  pushed.pull_request.head.sha = HEAD_2;
+  pushed.pull_request.updated_at = "2026-11-22T10:05:00Z";
+  pushed.before = HEAD_1;
+  pushed.after = HEAD_2;
+  const files2 = demoPullFiles().map((f) =>
+    f.filename === "README.md" ? { ...f, patch: modifiedFilePatch(12, 18) } : f,
+  );
+  h.github.state.updatePullRequestHead({
+    owner,
+    repo,
+    number,
+    sha: HEAD_2,
+    files: files2,
+    mergeBaseSha: MERGE_BASE,
+  });
+  const ack2 = await h.send("pull_request", pushed);
+  say(
+    `pull_request.synchronize delivered (new head ${HEAD_2.slice(0, 7)}): ${ack2.status} in ${ack2.durationMs.toFixed(0)} ms`,
+  );
+  const cancelled = await h.waitFor(
+    () => h.github.state.checkRuns(owner, repo).find((c) => c.headSha === HEAD_1 && c.status === "completed"),
+    30_000,
+    "the first check run to be superseded",
+  );
+  say(`first check run concluded ${cancelled.conclusion}: ${cancelled.output.title}`);
+  const done = await h.waitFor(
+    () => h.github.state.checkRuns(owner, repo).find((c) => c.headSha === HEAD_2 && c.status === "completed"),
+    60_000,
+    "the second scan to be reported",
+  );
+  say(`second scan ${done.externalId} reported: ${done.conclusion} — ${done.output.title}`);
+  const comments = h.github.state.reviewComments(owner, repo, number);
+  say(
+    `${h.github.state.reviews(owner, repo, number).length} review with ${comments.length} inline comments, ${done.annotations.length} annotations`,
+  );
+
+  const scans = [...h.sandbox.state.scans.values()];
+  const violations = h.github.violations();
+  say(
+    `scans launched: ${scans.length} (${scans.map((s) => `${s.id} ${h.sandbox.state.statusOf(s)}`).join(", ")})`,
+  );
+  say(`GitHub requests: ${h.github.requests.length}, rejected by the OpenAPI check: ${violations.length}`);
+
+  const outDir = resolve("out/demo");
+  mkdirSync(outDir, { recursive: true });
+  const page = renderDemoPage({
+    title: opened.pull_request.title,
+    owner,
+    repo,
+    pullNumber: number,
+    github: h.github,
+    story,
+  });
+  writeFileSync(resolve(outDir, "index.html"), page.html);
+  writeFileSync(resolve(outDir, "report.md"), page.markdown);
+  writeFileSync(resolve(outDir, "github-requests.json"), JSON.stringify(h.github.requests, null, 2));
+  console.log(`\nWrote out/demo/index.html, out/demo/report.md and out/demo/github-requests.json`);
+  console.log(`Done in ${((Date.now() - started) / 1000).toFixed(1)} s.`);
+  if (violations.length > 0) {
+    console.error("OpenAPI violations:", JSON.stringify(violations, null, 2));
+    process.exitCode = 1;
+  }
+} catch (error) {
+  console.error("demo failed:", (error as Error).message);
+  process.exitCode = 1;
+} finally {
+  await h.close();
+  redis.child?.kill();
+}

@@ -1,0 +1,119 @@
+import { marked } from "marked";
+import type { GitHubStandIn } from "../github-standin/index.js";
+
+/** What the demo shows: one pull request's check runs, review and comments as diffward posted them. */
+export interface DemoPageInput {
+  title: string;
+  owner: string;
+  repo: string;
+  pullNumber: number;
+  github: GitHubStandIn;
+  /** lines of the run's story, shown at the top */
+  story: string[];
+}
+
+const CSS = `
+body{font-family:-apple-system,BlinkMacSystemFont,"Segoe UI","Noto Sans",Helvetica,Arial,sans-serif;background:#f6f8fa;color:#1f2328;margin:0}
+main{max-width:1012px;margin:24px auto;padding:0 16px}
+h1{font-size:26px;font-weight:400} h1 .num{color:#59636e}
+.box{background:#fff;border:1px solid #d1d9e0;border-radius:6px;margin:16px 0}
+.box>header{background:#f6f8fa;border-bottom:1px solid #d1d9e0;padding:8px 16px;border-radius:6px 6px 0 0;font-size:14px}
+.box>.body{padding:16px;font-size:14px;line-height:1.5;overflow-x:auto}
+.pill{display:inline-block;border-radius:2em;padding:0 10px;font-size:12px;font-weight:600;line-height:22px;color:#fff}
+.success{background:#1f883d}.failure{background:#d1242f}.cancelled,.neutral,.skipped{background:#59636e}.action_required,.timed_out{background:#9a6700}.pending{background:#bf8700}
+table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #d1d9e0;padding:4px 10px}th{background:#f6f8fa}
+code{background:rgba(175,184,193,.2);padding:.1em .3em;border-radius:6px;font-size:85%}
+pre{background:#f6f8fa;padding:12px;border-radius:6px;overflow:auto}
+.ann{border-left:4px solid #9a6700;padding:4px 12px;margin:8px 0;background:#fff8c5}.ann.failure{border-color:#d1242f;background:#ffebe9}.ann.notice{border-color:#0969da;background:#ddf4ff}
+.path{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:12px;color:#59636e}
+.reply{margin-left:32px;border-left:2px solid #d1d9e0;padding-left:12px}
+ul.story{font-size:14px}
+`;
+
+function esc(s: string): string {
+  return s.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]!);
+}
+
+function md(s: string | null | undefined): string {
+  return marked.parse(s ?? "", { async: false, gfm: true });
+}
+
+/**
+ * Renders an HTML page styled like GitHub's pull request view from what the GitHub stand-in recorded,
+ * and the same content as Markdown. Check runs newest last; review comments grouped with their replies.
+ */
+export function renderDemoPage(input: DemoPageInput): { html: string; markdown: string } {
+  const { github, owner, repo, pullNumber } = input;
+  const runs = [...github.state.checkRuns(owner, repo)].sort((a, b) => a.id - b.id);
+  const comments = github.state.reviewComments(owner, repo, pullNumber);
+  const issueComments = github.state.issueComments(owner, repo, pullNumber);
+  const reviews = github.state.reviews(owner, repo, pullNumber);
+  const html: string[] = [];
+  const mdOut: string[] = [`# ${input.title}`, "", ...input.story.map((s) => `- ${s}`), ""];
+  html.push(
+    `<!doctype html><html><head><meta charset="utf-8"><title>${esc(input.title)}</title><style>${CSS}</style></head><body><main>`,
+  );
+  html.push(`<h1>${esc(input.title)} <span class="num">${esc(owner)}/${esc(repo)}#${pullNumber}</span></h1>`);
+  html.push(`<ul class="story">${input.story.map((s) => `<li>${esc(s)}</li>`).join("")}</ul>`);
+  for (const run of runs) {
+    const state = run.conclusion ?? run.status;
+    html.push(
+      `<section class="box"><header><span class="pill ${esc(state)}">${esc(state)}</span> <b>${esc(run.name)}</b> on <code>${esc(run.headSha.slice(0, 7))}</code> — ${esc(run.output.title ?? "")}${run.externalId ? ` · scan <code>${esc(run.externalId)}</code>` : ""}</header><div class="body">`,
+    );
+    html.push(md(run.output.summary));
+    if (run.output.text) html.push(md(run.output.text));
+    for (const a of run.annotations) {
+      const level = String(a.annotation_level ?? "warning");
+      html.push(
+        `<div class="ann ${esc(level)}"><div class="path">${esc(String(a.path))}:${esc(String(a.start_line))}-${esc(String(a.end_line))} · ${esc(level)}</div><b>${esc(String(a.title ?? ""))}</b><div>${esc(String(a.message ?? ""))}</div></div>`,
+      );
+    }
+    html.push(`</div></section>`);
+    mdOut.push(
+      `## Check run \`${run.name}\` on ${run.headSha.slice(0, 7)}: ${state}`,
+      "",
+      `**${run.output.title ?? ""}**`,
+      "",
+      run.output.summary ?? "",
+      "",
+      run.output.text ?? "",
+    );
+    if (run.annotations.length) {
+      mdOut.push(
+        "",
+        "### Annotations",
+        "",
+        ...run.annotations.map(
+          (a) =>
+            `- \`${String(a.path)}:${String(a.start_line)}\` (${String(a.annotation_level)}): ${String(a.title ?? "")}`,
+        ),
+      );
+    }
+    mdOut.push("");
+  }
+  for (const review of reviews) {
+    html.push(
+      `<section class="box"><header><b>${esc(review.user.login)}</b> reviewed (${esc(review.state)})</header><div class="body">${md(review.body)}</div></section>`,
+    );
+    mdOut.push(`## Review by ${review.user.login} (${review.state})`, "", review.body, "");
+  }
+  for (const c of comments.filter((x) => x.inReplyToId === null)) {
+    html.push(
+      `<section class="box"><header><span class="path">${esc(c.path)}:${c.line ?? ""}</span> · <b>${esc(c.user.login)}</b></header><div class="body">${md(c.body)}`,
+    );
+    mdOut.push(`### Review comment on \`${c.path}:${c.line ?? ""}\``, "", c.body, "");
+    for (const r of comments.filter((x) => x.inReplyToId === c.id)) {
+      html.push(`<div class="reply"><b>${esc(r.user.login)}</b>${md(r.body)}</div>`);
+      mdOut.push(`> **${r.user.login}** replied:`, "", ...r.body.split("\n").map((l) => `> ${l}`), "");
+    }
+    html.push(`</div></section>`);
+  }
+  for (const c of issueComments) {
+    html.push(
+      `<section class="box"><header><b>${esc(c.user.login)}</b> commented</header><div class="body">${md(c.body)}</div></section>`,
+    );
+    mdOut.push(`### Comment by ${c.user.login}`, "", c.body, "");
+  }
+  html.push(`</main></body></html>`);
+  return { html: html.join("\n"), markdown: mdOut.join("\n") };
+}

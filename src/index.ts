@@ -1,0 +1,83 @@
+import { pino } from "pino";
+import { run } from "probot";
+import { boot } from "./boot.js";
+import { describeEnv, EnvError, loadEnv } from "./config/env.js";
+import { diffwardApp } from "./handlers/index.js";
+import { watchTokensFile } from "./tenants/tokens-file.js";
+import { startWebServer } from "./web.js";
+
+/**
+ * diffward's entry: validates the environment (one error listing every bad variable), then runs the
+ * roles of `DIFFWARD_ROLE`: `web` (webhooks), `worker` (queue workers) or `all` (both, the default).
+ * Outside production with no `APP_ID`, Probot's setup flow (from `app.yml`) runs instead.
+ * SIGTERM/SIGINT: stop taking webhooks, let running jobs finish (BullMQ `worker.close()`), then exit.
+ */
+async function main(): Promise<void> {
+  let env;
+  try {
+    env = loadEnv();
+  } catch (error) {
+    if (error instanceof EnvError) {
+      console.error(error.message);
+      process.exit(1);
+    }
+    throw error;
+  }
+  if (env.setupMode) {
+    console.log("No APP_ID: starting Probot's GitHub App setup flow (app.yml). Open the printed URL.");
+    await run(() => undefined);
+    return;
+  }
+  const log = pino({ level: env.logLevel, name: "diffward" });
+  log.info(describeEnv(env), "starting");
+  const tokensFile = env.scannerTokensFile ? watchTokensFile(env.scannerTokensFile, log) : undefined;
+  const booted = boot({
+    appId: env.appId,
+    privateKey: env.privateKey,
+    webhookSecret: env.webhookSecret,
+    ...(env.gheHost ? { githubBaseUrl: `${env.gheProtocol}://${env.gheHost}/api/v3` } : {}),
+    redisUrl: env.redisUrl,
+    scannerApiUrl: env.scannerApiUrl,
+    ...(env.scannerToken ? { scannerToken: env.scannerToken } : {}),
+    ...(tokensFile ? { scannerTokens: tokensFile.tokens } : {}),
+    settings: {
+      defaultPreset: env.scannerDiffPreset,
+      guidanceFile: env.scannerGuidanceFile,
+      labelPrefix: env.scannerLabelPrefix,
+      ...(env.scannerPublicUrl ? { publicUrl: env.scannerPublicUrl } : {}),
+    },
+    concurrency: { scans: env.workerConcurrency },
+    log,
+  });
+  const web =
+    env.role === "worker"
+      ? undefined
+      : await startWebServer({
+          probot: booted.probot,
+          app: diffwardApp({ queues: booted.rt.queues, log }),
+          rt: booted.rt,
+          port: env.port,
+          host: env.host ?? "0.0.0.0",
+        });
+  if (web) log.info({ url: web.url }, "webhooks at POST /api/github/webhooks");
+  if (env.role !== "web") {
+    booted.startWorkers();
+    log.info("queue workers started");
+  }
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, "shutting down: no new webhooks, letting running jobs finish");
+    await web?.close();
+    tokensFile?.close();
+    await booted.close();
+    log.info("stopped");
+    process.exit(0);
+  };
+  process.on("SIGTERM", () => void stop("SIGTERM"));
+  process.on("SIGINT", () => void stop("SIGINT"));
+}
+
+await main();
