@@ -4,6 +4,7 @@ import type { Logger } from "pino";
 import type { InstallationOctokit } from "../github/types.js";
 import type { ScannerAccess } from "../tenants/index.js";
 import type { StateStore } from "./state.js";
+import type { DiffwardMetrics } from "../ops/metrics.js";
 
 /** App-wide settings the jobs read (from the environment; see `src/config/env.ts`). */
 export interface Settings {
@@ -29,7 +30,7 @@ export interface Settings {
 export const DEFAULT_SETTINGS: Settings = {
   defaultPreset: "diff-standard",
   labelPrefix: "SC",
-  guidanceFile: ".scanner.md",
+  guidanceFile: "SCANNER.md",
   pollMarginMs: 200,
   progressIntervalMs: 10_000,
   firstPollDelayMs: 1_000,
@@ -48,4 +49,8 @@ export interface Runtime {
   log: Logger;
   /** ms since epoch; replaced in tests */
   now(): number;
+  /** the process's Prometheus metrics (`src/ops/metrics.ts`); absent in unit tests */
+  metrics?: DiffwardMetrics;
+  /** `/healthz` details: the scanning service's reachability (`src/ops/health.ts`), cached */
+  serviceHealth?: () => Promise<Record<string, unknown>>;
 }
