@@ -7,6 +7,7 @@ import { DEFAULT_SETTINGS, type Runtime, type Settings } from "./queue/runtime.j
 import { StateStore } from "./queue/state.js";
 import { createQueues, startWorkers, type ExtraProcessors, type WorkerConcurrency } from "./queue/workers.js";
 import { createScannerAccess } from "./tenants/index.js";
+import { TRIAGE_PROCESSORS } from "./triage/index.js";
 
 /** Everything a diffward process needs to start; built from the environment by `src/index.ts`. */
 export interface BootConfig {
@@ -91,7 +92,7 @@ export function boot(config: BootConfig): Booted {
         connection: redis,
         ...(config.queuePrefix ? { prefix: config.queuePrefix } : {}),
         ...(config.concurrency ? { concurrency: config.concurrency } : {}),
-        ...(config.extraProcessors ? { extra: config.extraProcessors } : {}),
+        extra: { ...TRIAGE_PROCESSORS, ...config.extraProcessors },
       });
       workers.push(...started);
       return started;

@@ -3,3 +3,4 @@ export * from "./checks.js";
 export * from "./pulls.js";
 export * from "./reviews.js";
 export * from "./comments.js";
+export * from "./threads.js";

@@ -11,6 +11,7 @@ import { findingLabel } from "../../scanner/labels.js";
 import type { FindingListItem, ScanDetail } from "../../scanner/schemas.js";
 import type { ScannerTenant } from "../../tenants/index.js";
 import { planReport, type PostedFindingComment } from "../../report/plan.js";
+import { applyPullDecisions } from "../../triage/decisions.js";
 import { pullKey } from "../names.js";
 import type { Runtime } from "../runtime.js";
 import type { PollJobData } from "./types.js";
@@ -74,7 +75,8 @@ export async function reportScan(
   const items: FindingListItem[] = [];
   for await (const f of tenant.client.iterateFindings(d.projectId, { scanId: d.scanId, limit: 100 }))
     items.push(f);
-  const findings: ReportFinding[] = items.map(toReportFinding);
+  // Decisions survive pushes: the PR's last decisions apply to matching findings of this scan (issue 4).
+  const findings: ReportFinding[] = await applyPullDecisions(rt, tenant, d, items.map(toReportFinding), log);
 
   const [files, comments] = await Promise.all([
     listPullFiles(octokit, pull),

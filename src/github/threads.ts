@@ -1,0 +1,99 @@
+import { z } from "zod";
+import type { InstallationOctokit, PullRef } from "./types.js";
+
+/** A review thread of a pull request, as far as triage needs it. */
+export interface ReviewThreadRef {
+  /** GraphQL node id (`PRRT_…`) */
+  id: string;
+  isResolved: boolean;
+}
+
+const ThreadsPage = z.looseObject({
+  repository: z
+    .looseObject({
+      pullRequest: z
+        .looseObject({
+          reviewThreads: z.looseObject({
+            pageInfo: z.looseObject({ hasNextPage: z.boolean(), endCursor: z.string().nullable() }),
+            nodes: z.array(
+              z.looseObject({
+                id: z.string(),
+                isResolved: z.boolean(),
+                comments: z.looseObject({
+                  nodes: z.array(z.looseObject({ databaseId: z.number().int().nullable() })),
+                }),
+              }),
+            ),
+          }),
+        })
+        .nullable(),
+    })
+    .nullable(),
+});
+
+const THREADS_QUERY = `query diffwardThreads($owner: String!, $name: String!, $number: Int!, $cursor: String) {
+  repository(owner: $owner, name: $name) {
+    pullRequest(number: $number) {
+      reviewThreads(first: 100, after: $cursor) {
+        pageInfo { hasNextPage endCursor }
+        nodes { id isResolved comments(first: 1) { nodes { databaseId } } }
+      }
+    }
+  }
+}`;
+
+/** At most this many pages of 100 threads are read (10,000 threads), so a loop always ends. */
+const MAX_THREAD_PAGES = 100;
+
+/**
+ * The review thread whose first comment is `rootCommentId` (the REST id of diffward's finding comment).
+ * Source: GitHub GraphQL `PullRequest.reviewThreads` (pages of 100, `after` cursor) with each thread's
+ * first comment's `databaseId`. REST has no thread ids, so this query is the only way to map them.
+ * @returns the thread, or `undefined` when no thread starts with that comment.
+ */
+export async function findReviewThread(
+  octokit: InstallationOctokit,
+  pull: PullRef,
+  rootCommentId: number,
+): Promise<ReviewThreadRef | undefined> {
+  let cursor: string | null = null;
+  for (let page = 0; page < MAX_THREAD_PAGES; page++) {
+    const raw: unknown = await octokit.graphql(THREADS_QUERY, {
+      owner: pull.owner,
+      name: pull.repo,
+      number: pull.pullNumber,
+      cursor,
+    });
+    const threads = ThreadsPage.parse(raw).repository?.pullRequest?.reviewThreads;
+    if (!threads) return undefined;
+    const hit = threads.nodes.find((t) => t.comments.nodes[0]?.databaseId === rootCommentId);
+    if (hit) return { id: hit.id, isResolved: hit.isResolved };
+    if (!threads.pageInfo.hasNextPage || !threads.pageInfo.endCursor) return undefined;
+    cursor = threads.pageInfo.endCursor;
+  }
+  return undefined;
+}
+
+const ThreadMutation = z.looseObject({
+  thread: z.looseObject({ id: z.string(), isResolved: z.boolean() }),
+});
+
+/**
+ * Marks a review thread resolved (`resolved: true`, GraphQL mutation `resolveReviewThread`) or
+ * unresolved (`unresolveReviewThread`). Needs the `pull_requests: write` permission.
+ * @returns the thread's state after the call.
+ * @throws the GraphQL error (unknown thread id, missing permission); callers treat it as non-fatal.
+ */
+export async function setReviewThreadResolved(
+  octokit: InstallationOctokit,
+  threadId: string,
+  resolved: boolean,
+): Promise<ReviewThreadRef> {
+  const field = resolved ? "resolveReviewThread" : "unresolveReviewThread";
+  const raw: Record<string, unknown> = await octokit.graphql(
+    `mutation diffwardThread($threadId: ID!) { ${field}(input: { threadId: $threadId }) { thread { id isResolved } } }`,
+    { threadId },
+  );
+  const { thread } = ThreadMutation.parse(raw[field]);
+  return { id: thread.id, isResolved: thread.isResolved };
+}

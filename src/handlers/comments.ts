@@ -1,0 +1,88 @@
+import type { Context } from "probot";
+import { findCommandLine } from "../commands/parse.js";
+import { JOB, jobId } from "../queue/names.js";
+import type { CommandJobData } from "../triage/types.js";
+import type { HandlerDeps } from "./deps.js";
+import { EVENT_JOB_OPTIONS } from "./deps.js";
+
+interface Actor {
+  login: string;
+  type?: string;
+}
+
+/** Bots, diffward itself included, never give commands (`type: "Bot"` or a login ending in `[bot]`). */
+export function isBot(actor: Actor | null | undefined): boolean {
+  if (!actor) return true;
+  return actor.type === "Bot" || /\[bot\]$/i.test(actor.login);
+}
+
+/** True when the comment's first meaningful line (outside quotes and code) starts with `/`. */
+export function looksLikeCommand(body: string | null | undefined): boolean {
+  return typeof body === "string" && (findCommandLine(body)?.line.startsWith("/") ?? false);
+}
+
+async function enqueue(deps: HandlerDeps, deliveryId: string, data: CommandJobData): Promise<void> {
+  // The delivery id makes the job id: a redelivered webhook collapses into the same job.
+  await deps.queues.events.add(JOB.command, data, { ...EVENT_JOB_OPTIONS, jobId: jobId("cmd", deliveryId) });
+}
+
+/**
+ * `pull_request_review_comment.created`: a reply (`in_reply_to_id`) whose first line is a `/command`, by a
+ * person, becomes one `command` job (reply form). Whether the thread is diffward's is checked in the job.
+ * Edited and deleted comments are not subscribed to: they change nothing.
+ */
+export async function onReviewCommentCreated(
+  deps: HandlerDeps,
+  context: Context<"pull_request_review_comment.created">,
+): Promise<void> {
+  const { payload } = context;
+  const installationId = payload.installation?.id;
+  const comment = payload.comment;
+  if (!installationId || !comment.in_reply_to_id) return;
+  if (isBot(payload.sender) || isBot(comment.user)) return;
+  if (!looksLikeCommand(comment.body)) return;
+  await enqueue(deps, context.id, {
+    deliveryId: context.id,
+    form: "reply",
+    installationId,
+    accountLogin: payload.repository.owner.login,
+    owner: payload.repository.owner.login,
+    repo: payload.repository.name,
+    repoPrivate: payload.repository.private,
+    defaultBranch: payload.repository.default_branch,
+    pullNumber: payload.pull_request.number,
+    commentId: comment.id,
+    inReplyToId: comment.in_reply_to_id,
+    body: comment.body,
+    senderLogin: payload.sender.login,
+  });
+}
+
+/**
+ * `issue_comment.created` on a pull request: a `/diffward …` comment by a person becomes one `command`
+ * job (conversation form). Comments on plain issues are ignored.
+ */
+export async function onIssueCommentCreated(
+  deps: HandlerDeps,
+  context: Context<"issue_comment.created">,
+): Promise<void> {
+  const { payload } = context;
+  const installationId = payload.installation?.id;
+  if (!installationId || !payload.issue.pull_request) return;
+  if (isBot(payload.sender) || isBot(payload.comment.user)) return;
+  if (!looksLikeCommand(payload.comment.body)) return;
+  await enqueue(deps, context.id, {
+    deliveryId: context.id,
+    form: "conversation",
+    installationId,
+    accountLogin: payload.repository.owner.login,
+    owner: payload.repository.owner.login,
+    repo: payload.repository.name,
+    repoPrivate: payload.repository.private,
+    defaultBranch: payload.repository.default_branch,
+    pullNumber: payload.issue.number,
+    commentId: payload.comment.id,
+    body: payload.comment.body,
+    senderLogin: payload.sender.login,
+  });
+}

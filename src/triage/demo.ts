@@ -1,0 +1,154 @@
+/**
+ * Helpers that play a person writing a slash command against the dev harness (demo, tests): the comment is
+ * added to the GitHub stand-in (so diffward can react to it and reply) and the real webhook payload from
+ * `@octokit/webhooks-examples` is sent, signed, with its ids pointing at diffward's comments.
+ */
+import type { Harness } from "../dev/harness.js";
+import { webhookExample } from "../dev/examples.js";
+import { parseFindingMarker } from "../render/inline-comment.js";
+
+/** Where a command is written. */
+export interface PullTarget {
+  owner: string;
+  repo: string;
+  pullNumber: number;
+}
+
+/** A webhook payload edited in place (`@octokit/webhooks-examples` objects are loosely typed). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a raw webhook payload
+type Payload = any;
+
+function userOf(h: Harness, login: string, type: "User" | "Bot") {
+  return { login, type, id: h.github.state.userId(login) };
+}
+
+/**
+ * Writes a reply in the review thread of comment `parentId` as `login` and returns the
+ * `pull_request_review_comment.created` payload announcing it (send it with `h.send`).
+ */
+export function writeReviewReply(
+  h: Harness,
+  at: PullTarget & { parentId: number; login: string; body: string; type?: "User" | "Bot" },
+): Payload {
+  const state = h.github.state;
+  const parent = state.reviewComments(at.owner, at.repo).find((c) => c.id === at.parentId);
+  if (!parent) throw new Error(`no review comment ${at.parentId} in ${at.owner}/${at.repo}`);
+  const now = new Date().toISOString();
+  const user = userOf(h, at.login, at.type ?? "User");
+  const id = state.newId();
+  state.reviewComments(at.owner, at.repo).push({
+    ...parent,
+    id,
+    inReplyToId: parent.id,
+    body: at.body,
+    createdAt: now,
+    updatedAt: now,
+    user,
+  });
+  const p: Payload = webhookExample("pull_request_review_comment", "created");
+  p.repository.owner.login = at.owner;
+  p.repository.name = at.repo;
+  p.pull_request.number = at.pullNumber;
+  p.installation.id = state.repository(at.owner, at.repo)?.installationId ?? p.installation.id;
+  Object.assign(p.comment, { id, in_reply_to_id: parent.id, body: at.body, path: parent.path });
+  p.comment.user = { ...p.comment.user, login: at.login, type: user.type, id: user.id };
+  p.sender = { ...p.sender, login: at.login, type: user.type, id: user.id };
+  return p;
+}
+
+/**
+ * Writes a conversation comment on the pull request as `login` and returns the `issue_comment.created`
+ * payload announcing it (with `issue.pull_request` set, as GitHub sends for pull requests).
+ */
+export function writeConversationComment(
+  h: Harness,
+  at: PullTarget & { login: string; body: string; type?: "User" | "Bot" },
+): Payload {
+  const state = h.github.state;
+  const now = new Date().toISOString();
+  const user = userOf(h, at.login, at.type ?? "User");
+  const id = state.newId();
+  state.issueComments(at.owner, at.repo).push({
+    id,
+    issueNumber: at.pullNumber,
+    body: at.body,
+    createdAt: now,
+    updatedAt: now,
+    user,
+  });
+  const p: Payload = webhookExample("issue_comment", "created");
+  p.repository.owner.login = at.owner;
+  p.repository.name = at.repo;
+  p.issue.number = at.pullNumber;
+  p.issue.pull_request = {
+    url: `https://api.github.com/repos/${at.owner}/${at.repo}/pulls/${at.pullNumber}`,
+  };
+  p.installation.id = state.repository(at.owner, at.repo)?.installationId ?? p.installation.id;
+  Object.assign(p.comment, { id, body: at.body });
+  p.comment.user = { ...p.comment.user, login: at.login, type: user.type, id: user.id };
+  p.sender = { ...p.sender, login: at.login, type: user.type, id: user.id };
+  return p;
+}
+
+/** diffward's finding comments on a pull request (top-level review comments carrying the marker). */
+export function findingComments(h: Harness, at: PullTarget) {
+  return h.github.state
+    .reviewComments(at.owner, at.repo, at.pullNumber)
+    .filter((c) => c.inReplyToId === null && parseFindingMarker(c.body) !== undefined)
+    .map((c) => ({ id: c.id, findingId: parseFindingMarker(c.body)!.id, body: c.body, path: c.path }));
+}
+
+/** What {@link demoReplyCommand} showed. */
+export interface DemoReplyResult {
+  command: string;
+  login: string;
+  findingId: string;
+  /** diffward's finding comment before and after the command */
+  commentBefore: string;
+  commentAfter: string;
+  /** diffward's answer in the thread */
+  answer: string;
+  /** the check run's conclusion after the command */
+  conclusion: string | null;
+  resolutionStatus: string | undefined;
+}
+
+/**
+ * Shows one reply command end to end on a reported pull request: `login` (given `write` permission)
+ * replies `command` (default `/fp not_reachable`) to diffward's first finding comment, and the function
+ * waits for diffward's answer in the thread. For `npm run demo` and its HTML page.
+ * @throws Error when the pull request has no finding comment or diffward does not answer within 20 s.
+ */
+export async function demoReplyCommand(
+  h: Harness,
+  at: PullTarget & { login?: string; command?: string; findingId?: string },
+): Promise<DemoReplyResult> {
+  const login = at.login ?? "octo-reviewer";
+  const command = at.command ?? "/fp not_reachable";
+  const comments = findingComments(h, at);
+  const target = at.findingId ? comments.find((c) => c.findingId === at.findingId) : comments[0];
+  if (!target) throw new Error("the pull request has no diffward finding comment to reply to");
+  h.github.state.setPermission(at.owner, at.repo, login, "write");
+  const payload = writeReviewReply(h, { ...at, parentId: target.id, login, body: command });
+  await h.send("pull_request_review_comment", payload);
+  const answer = await h.waitFor(
+    () =>
+      h.github.state
+        .reviewComments(at.owner, at.repo, at.pullNumber)
+        .find((c) => c.inReplyToId === target.id && c.user.type === "Bot" && c.id > payload.comment.id),
+    20_000,
+    "diffward's answer to the reply command",
+  );
+  const after = h.github.state.reviewComments(at.owner, at.repo).find((c) => c.id === target.id)!;
+  const checks = h.github.state.checkRuns(at.owner, at.repo);
+  return {
+    command,
+    login,
+    findingId: target.findingId,
+    commentBefore: target.body,
+    commentAfter: after.body,
+    answer: answer.body,
+    conclusion: checks[checks.length - 1]?.conclusion ?? null,
+    resolutionStatus: h.sandbox.state.findings.get(target.findingId)?.resolutionStatus,
+  };
+}
