@@ -1,0 +1,95 @@
+/**
+ * A child process of the bench: either one diffward worker process (`mode: "worker"`: `boot()` +
+ * `startWorkers()` against the parent's Redis prefix, sandbox and GitHub stand-in) or the fixed-interval
+ * peer holding scans in memory (`mode: "peer"`). Prints one JSON line per second on stdout:
+ * `{ rssBytes, cpuUserUs, cpuSystemUs, at }` (from `process.memoryUsage()` and `process.cpuUsage()`), and
+ * stops on SIGTERM. Configuration is one JSON argument, checked with zod.
+ */
+import { pino } from "pino";
+import { z } from "zod";
+import { boot } from "../src/boot.js";
+import { devPrivateKey } from "../src/dev/harness.js";
+import { ScannerClient } from "../src/scanner/client.js";
+
+const ChildConfig = z.discriminatedUnion("mode", [
+  z.object({
+    mode: z.literal("worker"),
+    redisUrl: z.string(),
+    prefix: z.string(),
+    sandboxUrl: z.string(),
+    githubUrl: z.string(),
+    firstPollDelayMs: z.number().int().min(0),
+  }),
+  z.object({
+    mode: z.literal("peer"),
+    sandboxUrl: z.string(),
+    token: z.string(),
+    scanIds: z.array(z.string()),
+    intervalMs: z.number().int().positive(),
+  }),
+]);
+
+const parsed = ChildConfig.safeParse(JSON.parse(process.argv[2] ?? "{}"));
+if (!parsed.success) {
+  console.error(`bench child: bad configuration: ${z.prettifyError(parsed.error)}`);
+  process.exit(2);
+}
+const cfg = parsed.data;
+let stop: () => Promise<void> = async () => undefined;
+
+if (cfg.mode === "worker") {
+  const booted = boot({
+    appId: 1,
+    privateKey: devPrivateKey(),
+    webhookSecret: "unused-by-workers",
+    githubBaseUrl: cfg.githubUrl,
+    redisUrl: cfg.redisUrl,
+    queuePrefix: cfg.prefix,
+    statePrefix: cfg.prefix,
+    scannerApiUrl: cfg.sandboxUrl,
+    scannerToken: "sandbox-token",
+    log: pino({ level: "silent" }),
+    settings: { firstPollDelayMs: cfg.firstPollDelayMs },
+  });
+  booted.startWorkers();
+  stop = () => booted.close();
+} else {
+  const client = new ScannerClient({ baseUrl: cfg.sandboxUrl, token: cfg.token });
+  const timers = new Set<NodeJS.Timeout>();
+  let polls = 0;
+  const follow = (scanId: string) => {
+    const t = setTimeout(async () => {
+      timers.delete(t);
+      try {
+        await client.getScan("prj_demo", scanId);
+        polls += 1;
+      } catch {
+        // a 429 or an error: the plain poller just tries again next interval
+      }
+      follow(scanId);
+    }, cfg.intervalMs);
+    timers.add(t);
+  };
+  cfg.scanIds.forEach((id, i) => setTimeout(() => follow(id), (i * cfg.intervalMs) / cfg.scanIds.length));
+  stop = async () => {
+    for (const t of timers) clearTimeout(t);
+    console.log(JSON.stringify({ polls }));
+  };
+}
+
+const sampler = setInterval(() => {
+  const cpu = process.cpuUsage();
+  console.log(
+    JSON.stringify({
+      rssBytes: process.memoryUsage().rss,
+      cpuUserUs: cpu.user,
+      cpuSystemUs: cpu.system,
+      at: Date.now(),
+    }),
+  );
+}, 1000);
+
+process.on("SIGTERM", () => {
+  clearInterval(sampler);
+  void stop().finally(() => process.exit(0));
+});

@@ -1,0 +1,398 @@
+/**
+ * `npm run bench`: diffward under load on this machine against the sandbox of the scanning service, the
+ * GitHub stand-in and a real Redis, with a plain fixed-interval poller (every 5 s) measured side by side.
+ * Prints every figure next to its target and the peer's, and writes `out/bench/bench.json` and
+ * `out/bench/bench.html` (inline SVG, no external resources). See `docs/benchmarks.md`.
+ *
+ * Flags: `--prs N` (main run, default 100), `--fairness-prs N` (org A's burst, default 500; 0 skips),
+ * `--inflight N` (scans held by one worker, default 10000; 0 skips), `--inflight-window S` (default 40),
+ * `--throughput-prs N` (default 12; 0 skips), `--ack-deliveries N` (default 500 at 100/s; 0 skips),
+ * `--github-limits` (adds the 80/min, 500/h content-creation run), `--limits-prs N` (default 30),
+ * `--main-timeout S` (default 150), `--seed N` (scan durations, default 1).
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { z } from "zod";
+import { makePulls, percentile, seeded, sum } from "./lib.js";
+import { runPipeline, type PipelineResult, type SideFigures } from "./pipeline.js";
+import { ackPhase, inflightPhase, throughputPhase } from "./phases.js";
+import { escapeHtml } from "./html.js";
+
+const Args = z.object({
+  prs: z.coerce.number().int().min(1).default(100),
+  fairnessPrs: z.coerce.number().int().min(0).default(500),
+  inflight: z.coerce.number().int().min(0).default(10_000),
+  inflightWindow: z.coerce.number().int().min(5).default(40),
+  throughputPrs: z.coerce.number().int().min(0).default(12),
+  ackDeliveries: z.coerce.number().int().min(0).default(500),
+  githubLimits: z.boolean().default(false),
+  limitsPrs: z.coerce.number().int().min(1).default(30),
+  mainTimeout: z.coerce.number().int().min(10).default(150),
+  seed: z.coerce.number().int().default(1),
+});
+
+function parseArgs(argv: string[]): z.infer<typeof Args> {
+  const raw: Record<string, unknown> = {};
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (!a.startsWith("--")) throw new Error(`unexpected argument ${a}`);
+    const name = a.slice(2).replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+    if (name === "githubLimits") raw[name] = true;
+    else raw[name] = argv[++i];
+  }
+  const strict = Args.strict().safeParse(raw);
+  if (!strict.success) {
+    console.error(`bench: ${z.prettifyError(strict.error)}`);
+    process.exit(2);
+  }
+  return strict.data;
+}
+
+const args = parseArgs(process.argv.slice(2));
+const RETRY_AFTER = 2;
+const rng = seeded(args.seed);
+/** Scan durations: uniform 3–20 s, drawn per scan from the seeded generator (sandbox `scanDurationMs`). */
+const duration = () => 3000 + Math.round(rng.next() * 17_000);
+const log = (s: string) => console.log(s);
+const fmt = (n: number, d = 2) => (Number.isFinite(n) ? n.toFixed(d) : String(n));
+const s1 = (ms: number) => (Number.isFinite(ms) ? `${(ms / 1000).toFixed(1)} s` : "∞ (unfinished)");
+
+/** One printed row: figure, target, diffward, peer, verdict. */
+interface Row {
+  group: string;
+  figure: string;
+  target: string;
+  diffward: string;
+  peer: string;
+  met: boolean | null;
+}
+const rows: Row[] = [];
+const json: Record<string, unknown> = {
+  command: `npm run bench -- ${process.argv.slice(2).join(" ")}`.trim(),
+  args,
+};
+
+/** Delay percentiles counting unfinished pull requests as infinitely late. */
+function delays(side: SideFigures, expected: number): { p50: number; p99: number } {
+  const xs = [
+    ...side.reportDelays,
+    ...Array(Math.max(0, expected - side.reportDelays.length)).fill(Infinity),
+  ];
+  return { p50: percentile(xs, 50), p99: percentile(xs, 99) };
+}
+
+function pipelineRows(group: string, r: PipelineResult, pulls: number) {
+  const d = r.diffward;
+  const p = r.peer;
+  const ratio = (s: SideFigures) => s.pollReportCalls / Math.max(1, s.pollReportLowerBound);
+  rows.push({
+    group,
+    figure: "polling+reporting calls ÷ lower bound",
+    target: "≤ 1.05",
+    diffward: `${fmt(ratio(d))} (${d.pollReportCalls}/${d.pollReportLowerBound})`,
+    peer: p ? `${fmt(ratio(p))} (${p.pollReportCalls}/${p.pollReportLowerBound})` : "–",
+    met: ratio(d) <= 1.05,
+  });
+  rows.push({
+    group,
+    figure: "scan reads per scan ÷ ⌈duration/Retry-After⌉ p50 / max",
+    target: "–",
+    diffward: `${fmt(d.pollRatioP50)} / ${fmt(d.pollRatioMax)}`,
+    peer: p ? `${fmt(p.pollRatioP50)} / ${fmt(p.pollRatioMax)}` : "–",
+    met: null,
+  });
+  const other = (s: SideFigures) =>
+    Object.entries(s.otherCallsPerScan)
+      .map(([k, n]) => `${k} ${fmt(n)}`)
+      .join("; ") || "none";
+  rows.push({
+    group,
+    figure: "other calls per scan",
+    target: "–",
+    diffward: other(d),
+    peer: p ? other(p) : "–",
+    met: null,
+  });
+  rows.push({
+    group,
+    figure: "429s caused by own polling",
+    target: "0",
+    diffward: String(d.poll429s),
+    peer: p ? String(p.poll429s) : "–",
+    met: d.poll429s === 0,
+  });
+  const dd = delays(d, pulls);
+  const pd = p ? delays(p, pulls) : undefined;
+  rows.push({
+    group,
+    figure: "scan terminal → check run completed p50 / p99",
+    target: `p99 ≤ ${RETRY_AFTER + 1} s`,
+    diffward: `${s1(dd.p50)} / ${s1(dd.p99)}`,
+    peer: pd ? `${s1(pd.p50)} / ${s1(pd.p99)}` : "–",
+    met: dd.p99 <= (RETRY_AFTER + 1) * 1000,
+  });
+  const wr = (s: SideFigures) => {
+    const n = s.writesPerPull.length;
+    return `mean ${fmt(sum(s.writesPerPull) / Math.max(1, n))}, max ${Math.max(0, ...s.writesPerPull)}; progress max ${Math.max(0, ...s.progressUpdatesPerPull)}; over budget ${s.overBudgetPulls}/${n}`;
+  };
+  rows.push({
+    group,
+    figure: "GitHub writes per PR (budget 3 + ⌈ann/50⌉ + progress ≤ 5)",
+    target: "0 PRs over budget",
+    diffward: wr(d),
+    peer: p ? wr(p) : "–",
+    met: d.overBudgetPulls === 0,
+  });
+  rows.push({
+    group,
+    figure: "reported / pull requests (wall time)",
+    target: "all",
+    diffward: `${d.reported}/${pulls} (${s1(r.wallMs)})`,
+    peer: p ? `${p.reported}/${pulls}` : "–",
+    met: d.reported === pulls,
+  });
+}
+
+function serialize(r: PipelineResult) {
+  return { ...r, perPull: Object.fromEntries(r.perPull) };
+}
+
+async function main() {
+  const started = Date.now();
+  log(`diffward bench: ${JSON.stringify(args)}`);
+
+  // 1. main run: N pull requests opened at once in one organization
+  log(
+    `\n[main] ${args.prs} PRs opened at once; scans 3–20 s (seed ${args.seed}); Retry-After ${RETRY_AFTER} s`,
+  );
+  const main = await runPipeline({
+    waves: [{ pulls: makePulls("acme", 1, args.prs), atMs: 0 }],
+    scanDurationMs: duration,
+    retryAfterSeconds: RETRY_AFTER,
+    peerIntervalMs: 5000,
+    timeoutMs: args.mainTimeout * 1000,
+    log,
+  });
+  pipelineRows("main", main, args.prs);
+  json.main = serialize(main);
+
+  // 2. webhook acknowledgement at 100 deliveries/s
+  if (args.ackDeliveries > 0) {
+    log(`\n[ack] ${args.ackDeliveries} deliveries at 100/s`);
+    const ack = await ackPhase(100, args.ackDeliveries);
+    const p99 = percentile(ack.diffward, 99);
+    rows.push({
+      group: "ack",
+      figure: "webhook acknowledgement p50 / p99 at 100/s",
+      target: "p99 < 50 ms",
+      diffward: `${fmt(percentile(ack.diffward, 50), 1)} / ${fmt(p99, 1)} ms`,
+      peer: `${fmt(percentile(ack.peer, 50), 1)} / ${fmt(percentile(ack.peer, 99), 1)} ms (verify + 202 only)`,
+      met: p99 < 50 && ack.non2xx === 0,
+    });
+    json.ack = ack;
+  }
+
+  // 3. fairness: org A opens many PRs, org B one, vs B alone
+  if (args.fairnessPrs > 0) {
+    log(`\n[fairness] org B alone, then org A ${args.fairnessPrs} PRs + org B 1 PR`);
+    const bDuration = () => 3000;
+    const alone = await runPipeline({
+      waves: [{ pulls: makePulls("org-b", 3, 1), atMs: 0 }],
+      scanDurationMs: bDuration,
+      retryAfterSeconds: RETRY_AFTER,
+      peerIntervalMs: 5000,
+      timeoutMs: 60_000,
+      log,
+    });
+    const bPulls = makePulls("org-b", 3, 1);
+    const aPulls = makePulls("org-a", 2, args.fairnessPrs);
+    const mixed = await runPipeline({
+      waves: [
+        { pulls: aPulls, atMs: 0 },
+        { pulls: bPulls, atMs: 200 },
+      ],
+      scanDurationMs: (s) => (s.commitHash === bPulls[0]!.headSha ? 3000 : duration()),
+      retryAfterSeconds: RETRY_AFTER,
+      peerIntervalMs: 5000,
+      timeoutMs: 120_000,
+      waitForKeys: [bPulls[0]!.key],
+      log,
+    });
+    const a = alone.perPull.get(bPulls[0]!.key)!;
+    const m = mixed.perPull.get(bPulls[0]!.key)!;
+    const feedbackDiff = (m.firstFeedbackMs ?? Infinity) - (a.firstFeedbackMs ?? Infinity);
+    const reportDiff = (m.reportDelayMs ?? Infinity) - (a.reportDelayMs ?? Infinity);
+    const peerAlone = alone.peer?.reportDelays[0] ?? Infinity;
+    const peerMixed = mixed.peerDelayOf?.(bPulls[0]!.key) ?? Infinity;
+    rows.push({
+      group: "fairness",
+      figure: `org B first feedback: alone → with A's ${args.fairnessPrs}`,
+      target: "within 5 s of alone",
+      diffward: `${s1(a.firstFeedbackMs ?? Infinity)} → ${s1(m.firstFeedbackMs ?? Infinity)}`,
+      peer: "– (the peer has no webhook path)",
+      met: feedbackDiff <= 5000,
+    });
+    rows.push({
+      group: "fairness",
+      figure: `org B report delay: alone → with A's ${args.fairnessPrs}`,
+      target: "within 5 s of alone",
+      diffward: `${s1(a.reportDelayMs ?? Infinity)} → ${s1(m.reportDelayMs ?? Infinity)}`,
+      peer: `${s1(peerAlone)} → ${s1(peerMixed)}`,
+      met: reportDiff <= 5000,
+    });
+    json.fairness = { alone: serialize(alone), mixed: serialize(mixed) };
+  }
+
+  // 4. one worker holding many scans in flight
+  if (args.inflight > 0) {
+    log(`\n[in-flight] one worker process holding ${args.inflight} scans, ${args.inflightWindow} s window`);
+    const f = await inflightPhase(args.inflight, args.inflightWindow);
+    rows.push({
+      group: "in-flight",
+      figure: `RSS of one worker holding ${args.inflight} scans (peak)`,
+      target: "< 300 MB",
+      diffward: `${fmt(f.diffward.peakRssMb, 0)} MB`,
+      peer: `${fmt(f.peer.peakRssMb, 0)} MB`,
+      met: f.diffward.peakRssMb < 300,
+    });
+    rows.push({
+      group: "in-flight",
+      figure: "CPU (% of one core) / scan reads done ÷ due in window",
+      target: "–",
+      diffward: `${fmt(f.diffward.cpuPercent, 0)} % / ${f.diffward.polls}÷${f.diffward.expectedPolls}`,
+      peer: `${fmt(f.peer.cpuPercent, 0)} % / ${f.peer.polls}÷${f.peer.expectedPolls}`,
+      met: null,
+    });
+    json.inflight = f;
+  }
+
+  // 5. throughput of one worker process vs two
+  if (args.throughputPrs > 0) {
+    log(`\n[throughput] ${args.throughputPrs} PRs, one worker process then two`);
+    const t = await throughputPhase(args.throughputPrs, 180_000);
+    rows.push({
+      group: "throughput",
+      figure: `PRs reported per second, 1 process → 2 (${args.throughputPrs} PRs)`,
+      target: "2 ≈ 2 × 1",
+      diffward: `${fmt(t.oneProcess.perSecond)} → ${fmt(t.twoProcesses.perSecond)} (×${fmt(t.twoProcesses.perSecond / t.oneProcess.perSecond)})`,
+      peer: "–",
+      met: null,
+    });
+    json.throughput = t;
+  }
+
+  // 6. GitHub's content-creation limits
+  if (args.githubLimits) {
+    log(
+      `\n[github-limits] ${args.limitsPrs} PRs, stand-in enforcing 80 writes/min and 500/h per installation`,
+    );
+    const lim = await runPipeline({
+      waves: [{ pulls: makePulls("limited", 5, args.limitsPrs), atMs: 0 }],
+      scanDurationMs: duration,
+      retryAfterSeconds: RETRY_AFTER,
+      peerIntervalMs: 5000,
+      timeoutMs: 900_000,
+      github: { limits: { contentCreation: { perMinute: 80, perHour: 500 } } },
+      withPeer: false,
+      log,
+    });
+    const lost = args.limitsPrs - lim.diffward.reported;
+    rows.push({
+      group: "github-limits",
+      figure: "burst drain time (first → last accepted write) / refused writes",
+      target: "drains; 0 lost",
+      diffward: `${s1(lim.writeSpanMs)} / ${lim.diffward.refusedWrites} refused (403 secondary)`,
+      peer: "–",
+      met: null,
+    });
+    rows.push({
+      group: "github-limits",
+      figure: "PRs with completed check run + all writes",
+      target: "all (0 writes lost)",
+      diffward: `${lim.diffward.reported}/${args.limitsPrs}; lost ${lost}`,
+      peer: "–",
+      met: lost === 0,
+    });
+    json.githubLimits = serialize(lim);
+  }
+
+  json.rows = rows;
+  json.totalSeconds = (Date.now() - started) / 1000;
+  printTable();
+  mkdirSync("out/bench", { recursive: true });
+  writeFileSync(
+    "out/bench/bench.json",
+    JSON.stringify(json, (_k, v) => (v === Infinity ? "Infinity" : v), 2),
+  );
+  writeFileSync("out/bench/bench.html", html());
+  log(`\nwrote out/bench/bench.json and out/bench/bench.html in ${fmt(json.totalSeconds as number, 0)} s`);
+}
+
+function printTable() {
+  const head: Row = {
+    group: "group",
+    figure: "figure",
+    target: "target",
+    diffward: "diffward",
+    peer: "peer (5 s poller)",
+    met: null,
+  };
+  const all = [head, ...rows];
+  const w = (k: keyof Row) => Math.max(...all.map((r) => String(r[k]).length));
+  const widths = { group: w("group"), figure: w("figure"), target: w("target"), diffward: w("diffward") };
+  log("");
+  for (const r of all) {
+    const verdict = r === head ? "" : r.met === null ? "" : r.met ? "met" : "MISSED";
+    log(
+      [
+        r.group.padEnd(widths.group),
+        r.figure.padEnd(widths.figure),
+        r.target.padEnd(widths.target),
+        r.diffward.padEnd(widths.diffward),
+        r.peer,
+        verdict,
+      ].join(" | "),
+    );
+  }
+}
+
+/** A self-contained page: the table and one inline SVG bar chart of report delays (p50, p99). */
+function html(): string {
+  const m = json.main as ReturnType<typeof serialize> | undefined;
+  const bars: Array<{ label: string; ms: number }> = [];
+  if (m) {
+    const dd = delays(m.diffward, args.prs);
+    bars.push({ label: "diffward p50", ms: dd.p50 }, { label: "diffward p99", ms: dd.p99 });
+    if (m.peer) {
+      const pd = delays(m.peer, args.prs);
+      bars.push({ label: "peer p50", ms: pd.p50 }, { label: "peer p99", ms: pd.p99 });
+    }
+  }
+  const finite = bars.map((b) => (Number.isFinite(b.ms) ? b.ms : 0));
+  const max = Math.max(1, ...finite, (RETRY_AFTER + 1) * 1000);
+  const W = 520;
+  const svgBars = bars
+    .map((b, i) => {
+      const v = Number.isFinite(b.ms) ? b.ms : max;
+      const len = Math.round((v / max) * (W - 170));
+      const y = 10 + i * 28;
+      return `<text x="0" y="${y + 14}" font-size="12">${escapeHtml(b.label)}</text><rect x="110" y="${y}" width="${len}" height="18" fill="${b.label.startsWith("peer") ? "#999" : "#2a6"}"/><text x="${115 + len}" y="${y + 14}" font-size="12">${escapeHtml(s1(b.ms))}</text>`;
+    })
+    .join("");
+  const targetX = 110 + Math.round((((RETRY_AFTER + 1) * 1000) / max) * (W - 170));
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${20 + bars.length * 28}" role="img" aria-label="report delay">${svgBars}<line x1="${targetX}" x2="${targetX}" y1="0" y2="${10 + bars.length * 28}" stroke="#c00" stroke-dasharray="4 3"/><text x="${targetX + 3}" y="${18 + bars.length * 28}" font-size="11" fill="#c00">target p99 ${RETRY_AFTER + 1} s</text></svg>`;
+  const tr = rows
+    .map(
+      (r) =>
+        `<tr><td>${escapeHtml(r.group)}</td><td>${escapeHtml(r.figure)}</td><td>${escapeHtml(r.target)}</td><td>${escapeHtml(r.diffward)}</td><td>${escapeHtml(r.peer)}</td><td>${r.met === null ? "" : r.met ? "met" : "<b>MISSED</b>"}</td></tr>`,
+    )
+    .join("\n");
+  return `<!doctype html><html><head><meta charset="utf-8"><title>diffward bench</title><style>body{font:14px system-ui,sans-serif;margin:2em}td,th{border:1px solid #ccc;padding:4px 8px;vertical-align:top}table{border-collapse:collapse}</style></head><body><h1>diffward bench</h1><p><code>${escapeHtml(String(json.command))}</code></p><h2>Scan terminal → check run completed (main run)</h2>${svg}<h2>Figures</h2><table><tr><th>group</th><th>figure</th><th>target</th><th>diffward</th><th>peer (5 s poller)</th><th></th></tr>${tr}</table></body></html>\n`;
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error("bench failed:", error);
+    process.exit(1);
+  },
+);
