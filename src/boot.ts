@@ -5,7 +5,17 @@ import { Probot, type ProbotOctokit } from "probot";
 import { createRedis } from "./queue/connection.js";
 import { DEFAULT_SETTINGS, type Runtime, type Settings } from "./queue/runtime.js";
 import { StateStore } from "./queue/state.js";
-import { createQueues, startWorkers, type ExtraProcessors, type WorkerConcurrency } from "./queue/workers.js";
+import {
+  createQueues,
+  startWorkers,
+  type ExtraProcessors,
+  type WorkerConcurrency,
+  type WorkerTiming,
+} from "./queue/workers.js";
+import { JOB } from "./queue/names.js";
+import { serviceReachability } from "./ops/health.js";
+import { createMetrics, type DiffwardMetrics } from "./ops/metrics.js";
+import { enqueueReconcile, reconcile, reconcileProcessor, type ReconcileSummary } from "./ops/reconcile.js";
 import { createScannerAccess } from "./tenants/index.js";
 import { TRIAGE_PROCESSORS } from "./triage/index.js";
 
@@ -30,6 +40,10 @@ export interface BootConfig {
   /** Octokit class override (tests turn retry/throttling delays down) */
   Octokit?: typeof ProbotOctokit;
   extraProcessors?: ExtraProcessors;
+  /** BullMQ lock and stalled-check timing (tests shorten them); the pull lock's TTL follows `lockDuration` */
+  workerTiming?: WorkerTiming;
+  /** enqueue a reconciliation (`src/ops/reconcile.ts`) when workers start; default false */
+  reconcileOnStart?: boolean;
 }
 
 /** A started runtime and how to stop it. */
@@ -39,7 +53,11 @@ export interface Booted {
   /** a Probot class bound to this configuration, for Probot's `Server` */
   ProbotClass: typeof Probot;
   workers: Worker[];
+  /** this process's Prometheus registry and counters (served at `/metrics` by `startWebServer`) */
+  metrics: DiffwardMetrics;
   startWorkers(): Worker[];
+  /** runs a reconciliation now, in this process (`src/ops/reconcile.ts`) */
+  reconcile(): Promise<ReconcileSummary>;
   /** closes workers (letting running jobs finish), queues and Redis connections */
   close(): Promise<void>;
 }
@@ -64,7 +82,9 @@ export function boot(config: BootConfig): Booted {
     connection: redis,
     ...(config.queuePrefix ? { prefix: config.queuePrefix } : {}),
   });
+  const metrics = createMetrics({ queues });
   const scanner = createScannerAccess({
+    onResponse: (info) => metrics.onScannerResponse(info),
     baseUrl: config.scannerApiUrl,
     ...(config.scannerToken ? { defaultToken: config.scannerToken } : {}),
     ...(config.scannerTokens ? { tokens: config.scannerTokens } : {}),
@@ -72,7 +92,7 @@ export function boot(config: BootConfig): Booted {
   });
   const rt: Runtime = {
     redis,
-    state: new StateStore(redis, config.statePrefix ?? "dw"),
+    state: new StateStore(redis, config.statePrefix ?? "dw", config.workerTiming?.lockDuration ?? 60_000),
     queues,
     octokit: (installationId) =>
       probot.auth(installationId) as Promise<Awaited<ReturnType<Runtime["octokit"]>>>,
@@ -80,23 +100,41 @@ export function boot(config: BootConfig): Booted {
     settings: { ...DEFAULT_SETTINGS, ...config.settings },
     log: config.log,
     now: () => Date.now(),
+    metrics,
+    serviceHealth: serviceReachability({
+      baseUrl: config.scannerApiUrl,
+      ...(config.scannerToken ? { token: config.scannerToken } : {}),
+    }),
   };
+  const reconcileDeps = { appOctokit: () => probot.auth() };
   const workers: Worker[] = [];
   const booted: Booted = {
     rt,
     probot,
     ProbotClass,
     workers,
+    metrics,
     startWorkers() {
       const started = startWorkers(rt, {
         connection: redis,
         ...(config.queuePrefix ? { prefix: config.queuePrefix } : {}),
         ...(config.concurrency ? { concurrency: config.concurrency } : {}),
-        extra: { ...TRIAGE_PROCESSORS, ...config.extraProcessors },
+        extra: {
+          [JOB.reconcile]: reconcileProcessor(reconcileDeps),
+          ...TRIAGE_PROCESSORS,
+          ...config.extraProcessors,
+        },
+        ...(config.workerTiming ? { timing: config.workerTiming } : {}),
       });
+      metrics.instrumentWorkers(started);
       workers.push(...started);
+      if (config.reconcileOnStart)
+        void enqueueReconcile(rt).catch((e: Error) =>
+          config.log.warn({ err: e.message }, "reconcile not enqueued"),
+        );
       return started;
     },
+    reconcile: () => reconcile(rt, reconcileDeps),
     async close() {
       await Promise.all(workers.map((w) => w.close()));
       await Promise.all(Object.values(queues).map((q) => q.close()));

@@ -8,13 +8,13 @@ import type { Runtime } from "./queue/runtime.js";
 export interface WebOptions {
   probot: Probot;
   app: ApplicationFunction;
-  rt: Pick<Runtime, "redis" | "log">;
+  rt: Pick<Runtime, "redis" | "log"> & Partial<Pick<Runtime, "metrics" | "serviceHealth">>;
   /** 0 picks a free port */
   port: number;
   host?: string;
   /** Probot's default: `/api/github/webhooks` */
   webhookPath?: string;
-  /** extra checks shown by `/healthz` (service reachability); never fail the probe */
+  /** extra checks shown by `/healthz`; default `rt.serviceHealth` (service reachability); never fail the probe */
   healthDetails?: () => Promise<Record<string, unknown>>;
 }
 
@@ -30,7 +30,8 @@ export interface WebServer {
  * Serves GitHub webhooks (signature verified by `@octokit/webhooks` through Probot's middleware: a bad or
  * missing `X-Hub-Signature-256` is answered 400 and nothing runs), `/healthz` (the process is up; Redis and
  * service reachability as details) and `/readyz` (Redis answers: GitHub never redelivers a webhook on its
- * own, so a service outage must not take the webhook endpoint out of rotation).
+ * own, so a service outage must not take the webhook endpoint out of rotation) and `/metrics` (`rt.metrics`
+ * in Prometheus text format, `src/ops/metrics.ts`).
  */
 export async function startWebServer(opts: WebOptions): Promise<WebServer> {
   const webhookPath = opts.webhookPath ?? "/api/github/webhooks";
@@ -56,10 +57,21 @@ export async function startWebServer(opts: WebOptions): Promise<WebServer> {
       const ok = await redisOk();
       return json(res, ok ? 200 : 503, { ready: ok, redis: ok ? "ok" : "unreachable" });
     }
+    if (req.method === "GET" && path === "/metrics" && opts.rt.metrics) {
+      try {
+        const text = await opts.rt.metrics.render();
+        res.writeHead(200, { "content-type": opts.rt.metrics.contentType }).end(text);
+      } catch (error) {
+        opts.rt.log.warn({ err: (error as Error).message }, "metrics could not be collected");
+        if (!res.headersSent) json(res, 500, { error: "metrics unavailable" });
+      }
+      return;
+    }
     if (req.method === "GET" && path === "/healthz") {
+      const healthDetails = opts.healthDetails ?? opts.rt.serviceHealth;
       const details = {
         redis: (await redisOk()) ? "ok" : "unreachable",
-        ...(await opts.healthDetails?.().catch(() => ({}))),
+        ...(await healthDetails?.().catch(() => ({}))),
       };
       return json(res, 200, { status: "ok", ...details });
     }

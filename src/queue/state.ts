@@ -52,6 +52,8 @@ export class StateStore {
   constructor(
     readonly redis: Redis,
     readonly prefix = "dw",
+    /** how long a pull request's lock outlives a dead holder, in ms (tests shorten it with worker timing) */
+    readonly lockTtlMs = 60_000,
   ) {}
 
   #k(...parts: Array<string | number>): string {
@@ -76,7 +78,7 @@ export class StateStore {
    * same pull request at once. Throws {@link LockBusyError} when another holder has it; the job retries.
    * @param ttlMs how long the lock survives a dead holder, in ms.
    */
-  async withPullLock<T>(key: string, fn: () => Promise<T>, ttlMs = 60_000): Promise<T> {
+  async withPullLock<T>(key: string, fn: () => Promise<T>, ttlMs = this.lockTtlMs): Promise<T> {
     const lockKey = this.#k("lock", key);
     const token = randomUUID();
     const ok = await this.redis.set(lockKey, token, "PX", ttlMs, "NX");

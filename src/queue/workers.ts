@@ -25,6 +25,17 @@ export function createQueues(opts: QueueOptions): Runtime["queues"] {
 /** Extra processors for job names other features add (commands, reconciliation). */
 export type ExtraProcessors = Record<string, (rt: Runtime, job: Job, token?: string) => Promise<unknown>>;
 
+/**
+ * BullMQ worker timing (BullMQ docs "Stalled Jobs"): a job whose worker died is moved back to waiting once
+ * its lock (`lockDuration`, ms) has expired and a stalled check (`stalledInterval`, ms) ran. Defaults
+ * 30,000 / 30,000; tests shorten both so a killed worker's job resumes within seconds.
+ */
+export interface WorkerTiming {
+  lockDuration?: number;
+  stalledInterval?: number;
+  maxStalledCount?: number;
+}
+
 /** Concurrency per queue in one process. */
 export interface WorkerConcurrency {
   events: number;
@@ -39,9 +50,17 @@ export interface WorkerConcurrency {
  */
 export function startWorkers(
   rt: Runtime,
-  opts: QueueOptions & { concurrency?: Partial<WorkerConcurrency>; extra?: ExtraProcessors },
+  opts: QueueOptions & {
+    concurrency?: Partial<WorkerConcurrency>;
+    extra?: ExtraProcessors;
+    timing?: WorkerTiming;
+  },
 ): Worker[] {
-  const common = { connection: opts.connection, ...(opts.prefix ? { prefix: opts.prefix } : {}) };
+  const common = {
+    connection: opts.connection,
+    ...(opts.prefix ? { prefix: opts.prefix } : {}),
+    ...opts.timing,
+  };
   const conc: WorkerConcurrency = { events: 20, launch: 10, scans: 50, ...opts.concurrency };
   const extra = opts.extra ?? {};
   const dispatch = async (job: Job, token?: string): Promise<unknown> => {

@@ -1,7 +1,8 @@
 import { DelayedError, type Job } from "bullmq";
 import { updateCheckRun } from "../../github/checks.js";
 import { renderLaunchError, renderProgress } from "../../render/check-run.js";
-import { ScannerApiError } from "../../scanner/errors.js";
+import { ScannerApiError, ScannerError } from "../../scanner/errors.js";
+import { codeBlock, inlineCode } from "../../render/escape.js";
 import { isTerminalScanStatus } from "../../scanner/catalog.js";
 import type { ScanDetail } from "../../scanner/schemas.js";
 import { pullKey } from "../names.js";
@@ -10,7 +11,7 @@ import { reportScan } from "./report.js";
 import type { PollJobData } from "./types.js";
 
 /** What a poll job did when it stopped rescheduling itself. */
-export type PollOutcome = "reported" | "superseded" | "timed-out" | "no-token" | "lost";
+export type PollOutcome = "reported" | "superseded" | "timed-out" | "no-token" | "lost" | "service-error";
 
 /** The most progress updates one scan writes to its check run (issue 6: ≤ 5 per scan). */
 export const MAX_PROGRESS_UPDATES = 5;
@@ -60,6 +61,7 @@ export async function processPoll(rt: Runtime, job: Job<PollJobData>, token?: st
       await rt.state.finishScan(d.installationId, d.scanId);
       return "lost";
     }
+    if (await concludeOnServiceError(rt, job, error, log)) return "service-error";
     throw error;
   }
 
@@ -103,9 +105,54 @@ export async function processPoll(rt: Runtime, job: Job<PollJobData>, token?: st
     return delay(rt, job, token, waitMs);
   }
 
-  if (!d.terminalAt) await job.updateData({ ...job.data, terminalAt: rt.now() });
-  await reportScan(rt, { ...job.data, terminalAt: d.terminalAt ?? rt.now() }, tenant, scan, log);
+  const terminalAt = d.terminalAt ?? rt.now();
+  if (!d.terminalAt) await job.updateData({ ...job.data, terminalAt });
+  try {
+    await reportScan(rt, { ...job.data, terminalAt }, tenant, scan, log);
+  } catch (error) {
+    if (await concludeOnServiceError(rt, job, error, log)) return "service-error";
+    throw error;
+  }
+  // Report delay: the service's `completedAt` (else when diffward saw the scan terminal) → check completed.
+  const since = scan.completedAt ? Date.parse(scan.completedAt) : terminalAt;
+  rt.metrics?.observeReportDelay((rt.now() - (Number.isFinite(since) ? since : terminalAt)) / 1000);
   return "reported";
+}
+
+/**
+ * A scanning-service error that retrying cannot fix (an answer that does not fit the spec's schema, a 4xx),
+ * or any service error on the job's last attempt, concludes the check run `failure` with a readable
+ * explanation instead of leaving it `in_progress` forever. Retryable errors with attempts left return false
+ * (BullMQ retries with backoff).
+ */
+async function concludeOnServiceError(
+  rt: Runtime,
+  job: Job<PollJobData>,
+  error: unknown,
+  log: Runtime["log"],
+): Promise<boolean> {
+  if (!(error instanceof ScannerError)) return false;
+  const last = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+  if (error.retryable && !last) return false;
+  const d = job.data;
+  const octokit = await rt.octokit(d.installationId);
+  await updateCheckRun(octokit, d, d.checkRunId, {
+    conclusion: "failure",
+    output: {
+      title: "Scan result could not be read",
+      summary: [
+        `**What happened:** diffward could not read the result of scan ${inlineCode(d.scanId)} from the scanning service.`,
+        error.retryable
+          ? `**Why:** the service kept failing after ${job.attemptsMade + 1} attempts.`
+          : "**Why:** the service's answer does not match its documented format, so diffward cannot trust it.",
+        "**What next:** comment `/diffward rescan` or push again; if it persists, contact the service's support with the scan id.",
+        `The error was:\n\n${codeBlock(error.message)}`,
+      ].join("\n\n"),
+    },
+  });
+  await rt.state.finishScan(d.installationId, d.scanId);
+  log.error({ err: error.name, retryable: error.retryable }, "scan result unreadable: check run concluded");
+  return true;
 }
 
 async function delay(

@@ -1,6 +1,7 @@
 import type { Job } from "bullmq";
 import { effectiveDisclosure, parseRepoConfigYaml } from "../../config/repo-config.js";
-import { createCheckRun, updateCheckRun } from "../../github/checks.js";
+import { createCheckRun, listCheckRunsForRef, updateCheckRun } from "../../github/checks.js";
+import { isRetryable } from "../../scanner/errors.js";
 import { getFileText, getMergeBase, listPullFiles } from "../../github/pulls.js";
 import { renderLaunchError, renderQueued } from "../../render/check-run.js";
 import { CONFIG_PATH, loadRepoConfig } from "../config-loader.js";
@@ -86,11 +87,22 @@ export async function processPullRequest(
       return "draft-skipped";
     }
 
+    // A re-run of this job after its worker died between creating the check run and saving the state
+    // (attemptsStarted > 1) adopts that check run instead of leaving it `queued` forever beside a new one.
+    const adopted =
+      resumeCheckRunId === undefined && job.attemptsStarted > 1
+        ? (await listCheckRunsForRef(octokit, d, d.headSha)).find(
+            (c) => c.status !== "completed" && !c.externalId && c.headSha === d.headSha,
+          )?.id
+        : undefined;
     const checkRunId =
       resumeCheckRunId ??
+      adopted ??
       (await createCheckRun(octokit, d, d.headSha, { status: "queued", output: renderQueued() }));
     await rt.state.setPull(key, baseState(d, { checkRunId, ...nonce }));
     const tenant = await rt.scanner.forAccount(d.accountLogin).catch((error: Error) => {
+      // A 5xx, 429 or network error of `GET /token` is temporary: retry the job, never conclude "no token".
+      if (isRetryable(error)) throw error;
       log.warn({ err: error.message }, "scanner token could not be read");
       return undefined;
     });

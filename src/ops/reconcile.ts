@@ -1,0 +1,251 @@
+import type { Job } from "bullmq";
+import type { ProbotOctokit } from "probot";
+import { effectiveDisclosure } from "../config/repo-config.js";
+import { listCheckRunsForRef } from "../github/checks.js";
+import { getMergeBase, listOpenPulls } from "../github/pulls.js";
+import type { InstallationOctokit } from "../github/types.js";
+import { loadRepoConfig } from "../queue/config-loader.js";
+import type { PollJobData } from "../queue/jobs/types.js";
+import { JOB, jobId, launchKey, pullKey } from "../queue/names.js";
+import type { Runtime } from "../queue/runtime.js";
+
+/** What one reconciliation found and did; the job's result. */
+export interface ReconcileSummary {
+  installations: number;
+  repositories: number;
+  pulls: number;
+  /** in-flight scans whose poll job was recreated (or a failed one retried) */
+  resumed: string[];
+  /** in-flight scans whose poll job was still there: nothing done */
+  alreadyFollowed: string[];
+  /** installations or repositories that could not be read (suspended, 5xx after Octokit's retries) */
+  errors: number;
+}
+
+/** How reconciliation authenticates as the App itself (`probot.auth()` without an installation id). */
+export interface ReconcileDeps {
+  appOctokit(): Promise<ProbotOctokit>;
+}
+
+/** Job options of a reconcile job; one at a time (the job id dedupes a second request while one waits). */
+export const RECONCILE_JOB_ID = "reconcile";
+
+/**
+ * Enqueues a reconciliation on the events queue (job id {@link RECONCILE_JOB_ID}: a request while one is
+ * waiting or running is a no-op; finished ones are removed so the next request runs).
+ */
+export async function enqueueReconcile(rt: Pick<Runtime, "queues">, delayMs = 0): Promise<void> {
+  await rt.queues.events.add(
+    JOB.reconcile,
+    {},
+    {
+      jobId: RECONCILE_JOB_ID,
+      delay: delayMs,
+      attempts: 3,
+      backoff: { type: "exponential", delay: 5_000 },
+      removeOnComplete: true,
+      removeOnFail: true,
+    },
+  );
+}
+
+/** The `reconcile` job's processor (registered by `boot`). */
+export function reconcileProcessor(deps: ReconcileDeps) {
+  return (rt: Runtime, _job: Job): Promise<ReconcileSummary> => reconcile(rt, deps);
+}
+
+/**
+ * Rebuilds what was in flight from GitHub's side after diffward's Redis state was lost (a flush, a new
+ * Redis, an outage longer than the keys' lives), so every in-flight scan is still reported (issue 6 item 3):
+ * for each installation (GitHub REST "List installations for the authenticated app", app JWT), each of its
+ * repositories ("List repositories accessible to the app installation"), each open pull request's head
+ * commit, diffward's latest check run there ("List check runs for a Git reference", `check_name=diffward`)
+ * that is not `completed` and carries a scan id in `external_id`:
+ * - when the `poll-<scanId>` job still exists, nothing is done (a failed one is retried);
+ * - otherwise the pull request state, the launch record (so a redelivered webhook never launches the head
+ *   again: "never pay twice"), the scan link and the `poll-<scanId>` job are recreated. The BullMQ job id
+ *   dedupes, so two reconciliations racing add one job. Nothing is sent to the service here: the poll job
+ *   reads the scan after `firstPollDelayMs` and honours its `Retry-After` from then on.
+ * A check run without `external_id` (a launch that never got its scan id written back) is left alone: the
+ * launch may or may not have reached the service, and only the launch job's scan-list lookup can tell.
+ * `launchedAt` restarts at reconciliation, so `scanTimeoutMinutes` counts from then.
+ */
+export async function reconcile(rt: Runtime, deps: ReconcileDeps): Promise<ReconcileSummary> {
+  const log = rt.log.child({ job: "reconcile" });
+  const summary: ReconcileSummary = {
+    installations: 0,
+    repositories: 0,
+    pulls: 0,
+    resumed: [],
+    alreadyFollowed: [],
+    errors: 0,
+  };
+  const app = await deps.appOctokit();
+  const installations = await app.paginate(app.rest.apps.listInstallations, { per_page: 100 });
+  for (const inst of installations) {
+    summary.installations += 1;
+    const accountLogin = (inst.account && "login" in inst.account ? inst.account.login : undefined) ?? "";
+    const ilog = log.child({ installation: inst.id });
+    try {
+      const octokit = await rt.octokit(inst.id);
+      const repos = await octokit.paginate(octokit.rest.apps.listReposAccessibleToInstallation, {
+        per_page: 100,
+      });
+      for (const repo of repos) {
+        summary.repositories += 1;
+        try {
+          await reconcileRepository(rt, octokit, summary, {
+            installationId: inst.id,
+            accountLogin: accountLogin || repo.owner.login,
+            owner: repo.owner.login,
+            repo: repo.name,
+            repoPrivate: repo.private,
+            defaultBranch: repo.default_branch ?? "main",
+          });
+        } catch (error) {
+          summary.errors += 1;
+          ilog.warn(
+            { repository: repo.full_name, err: (error as Error).message },
+            "reconcile: repository skipped",
+          );
+        }
+      }
+    } catch (error) {
+      summary.errors += 1;
+      ilog.warn({ err: (error as Error).message }, "reconcile: installation skipped");
+    }
+  }
+  log.info(
+    {
+      installations: summary.installations,
+      repositories: summary.repositories,
+      pulls: summary.pulls,
+      resumed: summary.resumed.length,
+      alreadyFollowed: summary.alreadyFollowed.length,
+      errors: summary.errors,
+    },
+    "reconciliation done",
+  );
+  return summary;
+}
+
+async function reconcileRepository(
+  rt: Runtime,
+  octokit: InstallationOctokit,
+  summary: ReconcileSummary,
+  r: Omit<
+    PollJobData,
+    | "pullNumber"
+    | "headSha"
+    | "mergeBase"
+    | "checkRunId"
+    | "scanId"
+    | "projectId"
+    | "presetRef"
+    | "config"
+    | "launchedAt"
+  >,
+): Promise<void> {
+  const pulls = await listOpenPulls(octokit, r);
+  if (pulls.length === 0) return;
+  let config: PollJobData["config"] | undefined;
+  for (const pr of pulls) {
+    summary.pulls += 1;
+    const runs = await listCheckRunsForRef(octokit, r, pr.headSha);
+    const run = runs.find((c) => c.status !== "completed" && c.externalId && c.headSha === pr.headSha);
+    if (!run?.externalId) continue;
+    const scanId = run.externalId;
+    const key = pullKey(r.owner, r.repo, pr.number);
+    const plog = rt.log.child({ installation: r.installationId, pull: key, scanId });
+
+    const existing = await rt.queues.scans.getJob(jobId("poll", scanId));
+    if (existing) {
+      if ((await existing.getState()) === "failed") {
+        await existing.retry("failed");
+        summary.resumed.push(scanId);
+        plog.warn("reconcile: failed poll job retried");
+      } else summary.alreadyFollowed.push(scanId);
+      continue;
+    }
+
+    if (!config) {
+      const loaded = await loadRepoConfig(octokit, r.owner, r.repo);
+      if (loaded.kind !== "ok") {
+        plog.warn({ config: loaded.kind }, "reconcile: repository config unusable, scan not resumed");
+        return;
+      }
+      config = {
+        ...loaded.config,
+        disclosure: effectiveDisclosure(loaded.config, { private: r.repoPrivate }),
+      };
+    }
+    const tenant = await rt.scanner.forAccount(r.accountLogin);
+    if (!tenant) {
+      plog.warn("reconcile: no scanner token for the account, scan not resumed");
+      continue;
+    }
+    const { mergeBase } = await getMergeBase(octokit, r, pr.baseRef, pr.headSha);
+    const presetRef = config.preset ?? rt.settings.defaultPreset;
+    const lk = launchKey({
+      repositoryId: config.repositoryId,
+      headSha: pr.headSha,
+      mergeBase,
+      presetRef,
+      ...(config.auditAreas ? { auditAreaKeys: config.auditAreas } : {}),
+    });
+    const data: PollJobData = {
+      ...r,
+      pullNumber: pr.number,
+      headSha: pr.headSha,
+      mergeBase,
+      checkRunId: run.id,
+      scanId,
+      projectId: tenant.projectId,
+      presetRef,
+      ...(config.creditBudget !== undefined ? { creditBudget: config.creditBudget } : {}),
+      config,
+      launchedAt: rt.now(),
+    };
+    await rt.state.withPullLock(key, async () => {
+      const prev = await rt.state.getPull(key);
+      if (!prev || prev.headSha !== pr.headSha || prev.scanId !== scanId) {
+        await rt.state.setPull(key, {
+          installationId: r.installationId,
+          owner: r.owner,
+          repo: r.repo,
+          pullNumber: pr.number,
+          headSha: pr.headSha,
+          mergeBase,
+          checkRunId: run.id,
+          launchKey: lk,
+          launchJobId: jobId("launch", lk),
+          scanId,
+          projectId: tenant.projectId,
+        });
+      }
+      if (!(await rt.state.getLaunch(lk)).scanId)
+        await rt.state.recordLaunch(lk, { scanId, projectId: tenant.projectId });
+      await rt.state.linkScan({
+        scanId,
+        projectId: tenant.projectId,
+        installationId: r.installationId,
+        accountLogin: r.accountLogin,
+        owner: r.owner,
+        repo: r.repo,
+        pullNumber: pr.number,
+        headSha: pr.headSha,
+        checkRunId: run.id,
+      });
+      await rt.queues.scans.add(JOB.poll, data, {
+        jobId: jobId("poll", scanId),
+        delay: rt.settings.firstPollDelayMs,
+        attempts: 10,
+        backoff: { type: "exponential", delay: 1_000, jitter: 0.5 },
+        removeOnComplete: { age: 24 * 3600, count: 10_000 },
+        removeOnFail: { age: 7 * 24 * 3600 },
+      });
+    });
+    summary.resumed.push(scanId);
+    plog.info({ checkRunId: run.id }, "reconcile: in-flight scan resumed");
+  }
+}

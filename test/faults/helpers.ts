@@ -1,0 +1,141 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { expect } from "vitest";
+import { z } from "zod";
+import { demoConfig, demoPullFiles } from "../../src/dev/demo-repo.js";
+import { webhookExample } from "../../src/dev/examples.js";
+import type { Harness } from "../../src/dev/harness.js";
+import type { WorkerTiming } from "../../src/queue/workers.js";
+
+/** Short BullMQ lock and stalled-check intervals (ms): a killed worker's job is taken over in ~2–3 s. */
+export const WORKER_TIMING: WorkerTiming = {
+  lockDuration: 2_000,
+  stalledInterval: 1_000,
+  maxStalledCount: 3,
+};
+
+/** What the child worker reads from its environment (zod at the process boundary). */
+const WorkerEnv = z.object({
+  DW_REDIS_URL: z.string().url(),
+  DW_PREFIX: z.string().min(1),
+  DW_SANDBOX_URL: z.string().url(),
+  DW_GITHUB_URL: z.string().url(),
+  DW_KILL_AFTER: z.string().optional(),
+});
+
+export function devEnv(env: NodeJS.ProcessEnv) {
+  const e = WorkerEnv.parse(env);
+  return {
+    redisUrl: e.DW_REDIS_URL,
+    prefix: e.DW_PREFIX,
+    sandboxUrl: e.DW_SANDBOX_URL,
+    githubUrl: e.DW_GITHUB_URL,
+    killAfter: e.DW_KILL_AFTER,
+  };
+}
+
+/** A worker child process. */
+export interface WorkerProcess {
+  child: ChildProcess;
+  ready: Promise<void>;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+const ENTRY = fileURLToPath(new URL("./worker-entry.ts", import.meta.url));
+
+/** Starts `worker-entry.ts` under tsx against the harness's Redis prefix, sandbox and stand-in. */
+export function spawnWorker(h: Harness, opts: { killAfter?: string; redisUrl?: string } = {}): WorkerProcess {
+  const child = spawn(process.execPath, ["--import", "tsx", ENTRY], {
+    env: {
+      ...process.env,
+      DW_REDIS_URL: opts.redisUrl ?? process.env.REDIS_URL ?? "redis://127.0.0.1:6379",
+      DW_PREFIX: h.prefix,
+      DW_SANDBOX_URL: h.sandbox.url,
+      DW_GITHUB_URL: h.github.url,
+      ...(opts.killAfter ? { DW_KILL_AFTER: opts.killAfter } : {}),
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  child.stdout!.on("data", (b: Buffer) => (out += b.toString()));
+  child.stderr!.on("data", (b: Buffer) => (out += b.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once("exit", (code, signal) => resolve({ code, signal })),
+  );
+  const ready = new Promise<void>((resolve, reject) => {
+    const onData = () => {
+      if (out.includes("worker ready")) resolve();
+    };
+    child.stdout!.on("data", onData);
+    void exited.then(() =>
+      out.includes("worker ready") ? resolve() : reject(new Error(`worker died: ${out}`)),
+    );
+  });
+  return {
+    child,
+    ready,
+    exited,
+    output: () => out,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+      await exited;
+    },
+  };
+}
+
+export const MERGE_BASE = "c".repeat(40);
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a raw webhook payload, edited in place
+export type Payload = any;
+
+/** A real `pull_request.opened` payload on `head`, seeded into the stand-in with the demo files. */
+export function openPull(h: Harness, head: string, number = 1): Payload {
+  const p: Payload = webhookExample("pull_request", "opened");
+  p.pull_request.head.sha = head;
+  p.pull_request.number = number;
+  p.number = number;
+  p.pull_request.updated_at = "2026-11-22T10:00:00Z";
+  h.seed(p, {
+    files: demoPullFiles(),
+    mergeBaseSha: MERGE_BASE,
+    repoFiles: { [p.repository.default_branch]: { ".github/diffward.yml": demoConfig() } },
+  });
+  return p;
+}
+
+/** Waits until diffward's check run on `head` is completed, and returns it. */
+export async function waitCompleted(h: Harness, p: Payload, head: string, timeoutMs = 20_000) {
+  const { owner, name } = { owner: p.repository.owner.login as string, name: p.repository.name as string };
+  return h.waitFor(
+    () => h.github.state.checkRuns(owner, name).find((c) => c.headSha === head && c.status === "completed"),
+    timeoutMs,
+    `completed check run on ${head}`,
+  );
+}
+
+/**
+ * The invariants of every fault test: one scan launched for the head (sandbox `state.scans`), one diffward
+ * check run on it, completed; one review; no finding comment posted twice; nothing GitHub would refuse.
+ */
+export function expectExactlyOnce(h: Harness, p: Payload, head: string): void {
+  const owner = p.repository.owner.login as string;
+  const name = p.repository.name as string;
+  const scans = [...h.sandbox.state.scans.values()].filter((s) => s.commitHash === head);
+  expect(scans, "scans launched for the head").toHaveLength(1);
+  const runs = h.github.state.checkRuns(owner, name).filter((c) => c.headSha === head);
+  expect(
+    runs.map((r) => r.status),
+    "diffward check runs on the head",
+  ).toEqual(["completed"]);
+  expect(runs[0]!.externalId).toBe(scans[0]!.id);
+  expect(h.github.state.reviews(owner, name), "reviews").toHaveLength(1);
+  const markers = h.github.state
+    .reviewComments(owner, name)
+    .map((c) => /<!-- diffward:finding=([^ ]+)/.exec(c.body)?.[1])
+    .filter(Boolean);
+  expect(markers.length).toBeGreaterThan(0);
+  expect(new Set(markers).size, "finding comments posted once each").toBe(markers.length);
+  expect(h.github.violations()).toEqual([]);
+}
