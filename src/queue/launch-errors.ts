@@ -72,7 +72,15 @@ export function classifyLaunchError(err: unknown, initializingDelayMs: number): 
   throw err;
 }
 
-/** Backoff for `repository_initializing`: 15 s, 30 s, 60 s, … capped at 5 minutes, in ms. */
-export function initializingDelay(tries: number): number {
-  return Math.min(15_000 * 2 ** Math.max(0, tries), 5 * 60_000);
+/**
+ * Backoff for `repository_initializing`, in ms: `baseMs` doubled per earlier try (15 s, 30 s, 60 s, … by
+ * default), capped at 5 minutes, with ±20% jitter so many repositories added at once do not retry in step.
+ */
+export function initializingDelay(
+  tries: number,
+  baseMs = 15_000,
+  random: () => number = Math.random,
+): number {
+  const raw = Math.min(baseMs * 2 ** Math.max(0, tries), 5 * 60_000);
+  return Math.round(raw * (0.8 + 0.4 * random()));
 }

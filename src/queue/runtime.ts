@@ -24,6 +24,8 @@ export interface Settings {
   firstPollDelayMs: number;
   /** how long a launch keeps retrying `repository_initializing`, in ms (30 minutes) */
   initializingWindowMs: number;
+  /** first wait after `repository_initializing`, in ms (15 s; doubles per try, at most 5 minutes) */
+  initializingBaseDelayMs: number;
 }
 
 /** The default settings: the issue's numbers. */
@@ -35,6 +37,7 @@ export const DEFAULT_SETTINGS: Settings = {
   progressIntervalMs: 10_000,
   firstPollDelayMs: 1_000,
   initializingWindowMs: 30 * 60_000,
+  initializingBaseDelayMs: 15_000,
 };
 
 /** Everything a job needs, built once per process. */

@@ -16,6 +16,8 @@ export interface ScannerTenant {
 export interface ScannerAccess {
   /** @returns the tenant, or `undefined` when the account has no token (nothing is sent to the service). */
   forAccount(login: string): Promise<ScannerTenant | undefined>;
+  /** forgets cached `GET /token` answers (tokens rotated or revoked) */
+  invalidate(): void;
 }
 
 /** Options of {@link createScannerAccess}. */
@@ -34,7 +36,7 @@ export interface ScannerAccessOptions {
  * Builds a {@link ScannerAccess} that caches one client and its `GET /token` answer per token
  * (project ids are cached per token, issue "One app, many organizations").
  */
-export function createScannerAccess(options: ScannerAccessOptions): ScannerAccess & { invalidate(): void } {
+export function createScannerAccess(options: ScannerAccessOptions): ScannerAccess {
   const cache = new Map<string, Promise<ScannerTenant>>();
   const tokenFor = (login: string): string | undefined => {
     const map = options.tokens?.() ?? {};

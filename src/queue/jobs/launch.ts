@@ -114,8 +114,8 @@ async function launchLocked(
     await afterLaunch(rt, d, tenant, res.scanId, res.creditBudget);
     return "launched";
   } catch (error) {
-    const tries = d.initializingSince ? Math.floor((rt.now() - d.initializingSince) / 15_000) : 0;
-    const action = classifyLaunchError(error, initializingDelay(Math.log2(Math.max(1, tries + 1))));
+    const tries = d.initializingTries ?? 0;
+    const action = classifyLaunchError(error, initializingDelay(tries, rt.settings.initializingBaseDelayMs));
     if (action.kind === "ambiguous") {
       log.warn(
         { err: action.message, attempt: job.attemptsMade + 1 },
@@ -145,8 +145,8 @@ async function launchLocked(
           });
           return "concluded";
         }
+        await job.updateData({ ...d, initializingSince: since, initializingTries: tries + 1 });
         if (!d.initializingSince) {
-          await job.updateData({ ...d, initializingSince: since });
           await updateCheckRun(octokit, d, d.checkRunId, {
             status: "in_progress",
             output: renderLaunchError("repository_initializing", {

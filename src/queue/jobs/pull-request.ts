@@ -1,9 +1,9 @@
 import type { Job } from "bullmq";
 import { effectiveDisclosure, parseRepoConfigYaml } from "../../config/repo-config.js";
 import { createCheckRun, listCheckRunsForRef, updateCheckRun } from "../../github/checks.js";
-import { isRetryable } from "../../scanner/errors.js";
 import { getFileText, getMergeBase, listPullFiles } from "../../github/pulls.js";
 import { renderLaunchError, renderQueued } from "../../render/check-run.js";
+import { ScannerApiError, isRetryable } from "../../scanner/errors.js";
 import { CONFIG_PATH, loadRepoConfig } from "../config-loader.js";
 import { JOB, jobId, launchKey, pullKey } from "../names.js";
 import type { Runtime } from "../runtime.js";
@@ -100,12 +100,23 @@ export async function processPullRequest(
       adopted ??
       (await createCheckRun(octokit, d, d.headSha, { status: "queued", output: renderQueued() }));
     await rt.state.setPull(key, baseState(d, { checkRunId, ...nonce }));
-    const tenant = await rt.scanner.forAccount(d.accountLogin).catch((error: Error) => {
+    let tenant;
+    try {
+      tenant = await rt.scanner.forAccount(d.accountLogin);
+    } catch (error) {
       // A 5xx, 429 or network error of `GET /token` is temporary: retry the job, never conclude "no token".
       if (isRetryable(error)) throw error;
-      log.warn({ err: error.message }, "scanner token could not be read");
-      return undefined;
-    });
+      // GET /token refused: the configured token is wrong, expired or revoked (spec "Authentication" 4).
+      log.warn({ err: (error as Error).message }, "scanner token refused by the service");
+      await updateCheckRun(octokit, d, checkRunId, {
+        conclusion: "failure",
+        output: renderLaunchError("unauthorized", {
+          message: error instanceof ScannerApiError ? error.message : String((error as Error).message),
+        }),
+      });
+      await rt.state.setPull(key, baseState(d, { checkRunId, ...nonce }));
+      return "no-token";
+    }
     if (!tenant) {
       await updateCheckRun(octokit, d, checkRunId, {
         conclusion: "neutral",

@@ -45,6 +45,8 @@ export interface LaunchJobData extends RepoContext {
   config: RepoConfig;
   /** ms since epoch of the first attempt answered `repository_initializing` */
   initializingSince?: number;
+  /** how many launches were answered `repository_initializing` so far */
+  initializingTries?: number;
   /** problems of the pull request's own version of `.github/diffward.yml`, when it edits the file */
   configProblemsInPull?: string[];
 }

@@ -1,0 +1,100 @@
+import type { Harness } from "../../src/dev/harness.js";
+import { webhookExample } from "../../src/dev/examples.js";
+import { demoConfig, demoPullFiles } from "../../src/dev/demo-repo.js";
+import type { CheckRun } from "../../src/github-standin/state.js";
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- raw webhook payloads, edited in place
+export type Payload = any;
+
+export const MERGE_BASE = "c0ffee".padEnd(40, "0");
+
+/** A 40-hex head SHA from a small number, distinct per test. */
+export function sha(n: number): string {
+  return n.toString(16).padStart(8, "0").repeat(5);
+}
+
+/** Options of {@link openPull}. */
+export interface OpenOptions {
+  head: string;
+  /** the text of .github/diffward.yml on the default branch; `null` for none */
+  config?: string | null;
+  files?: ReturnType<typeof demoPullFiles>;
+  private?: boolean;
+  draft?: boolean;
+  number?: number;
+  repo?: string;
+  permissions?: Record<string, "admin" | "maintain" | "write" | "triage" | "read" | "none">;
+  deliveryId?: string;
+  send?: boolean;
+}
+
+/** Seeds the GitHub stand-in with a pull request from the real `pull_request.opened` example and sends it. */
+export async function openPull(h: Harness, o: OpenOptions) {
+  const p: Payload = webhookExample("pull_request", "opened");
+  p.pull_request.head.sha = o.head;
+  p.pull_request.updated_at = new Date(Date.now()).toISOString();
+  if (o.number) {
+    p.number = o.number;
+    p.pull_request.number = o.number;
+  }
+  if (o.repo) {
+    p.repository.name = o.repo;
+    p.repository.full_name = `${p.repository.owner.login}/${o.repo}`;
+    p.repository.id = 1000 + o.repo.length * 7 + o.repo.charCodeAt(0);
+  }
+  if (o.private !== undefined) p.repository.private = o.private;
+  if (o.draft !== undefined) p.pull_request.draft = o.draft;
+  const owner: string = p.repository.owner.login;
+  const repo: string = p.repository.name;
+  const number: number = p.number;
+  const config = o.config === undefined ? demoConfig() : o.config;
+  h.seed(p, {
+    files: o.files ?? demoPullFiles(),
+    mergeBaseSha: MERGE_BASE,
+    repoFiles: config === null ? {} : { [p.repository.default_branch]: { ".github/diffward.yml": config } },
+    ...(o.permissions ? { permissions: o.permissions } : {}),
+  });
+  const ack = o.send === false ? undefined : await h.send("pull_request", p, o.deliveryId);
+  return { payload: p, owner, repo, number, ack };
+}
+
+/** Moves the pull request to a new head and sends the real `pull_request.synchronize` example. */
+export async function pushPull(
+  h: Harness,
+  pr: { owner: string; repo: string; number: number; payload: Payload },
+  head: string,
+) {
+  const p: Payload = webhookExample("pull_request", "synchronize");
+  p.number = pr.number;
+  p.repository = pr.payload.repository;
+  p.pull_request.number = pr.number;
+  p.pull_request.head.sha = head;
+  p.pull_request.base = pr.payload.pull_request.base;
+  p.pull_request.updated_at = new Date(Date.now() + 1000).toISOString();
+  h.github.state.updatePullRequestHead({
+    owner: pr.owner,
+    repo: pr.repo,
+    number: pr.number,
+    sha: head,
+    mergeBaseSha: MERGE_BASE,
+  });
+  return h.send("pull_request", p);
+}
+
+export function checkRuns(h: Harness, owner: string, repo: string, head?: string): CheckRun[] {
+  return h.github.state.checkRuns(owner, repo).filter((c) => head === undefined || c.headSha === head);
+}
+
+/** Waits for the completed diffward check run on `head`. */
+export function completedRun(h: Harness, owner: string, repo: string, head: string, timeoutMs = 25_000) {
+  return h.waitFor(
+    () => checkRuns(h, owner, repo, head).find((c) => c.status === "completed"),
+    timeoutMs,
+    `completed check run on ${head.slice(0, 7)}`,
+  );
+}
+
+/** Launch requests the sandbox received (`POST /projects/{projectId}/scans`). */
+export function scansLaunched(h: Harness): number {
+  return h.sandbox.state.scans.size;
+}
