@@ -621,7 +621,7 @@ export function renderLaunchError<K extends LaunchErrorKind>(kind: K, ...args: D
     case "superseded": {
       const x = d as LaunchErrorDetails["superseded"];
       return {
-        title: `Superseded by ${shortSha(x.bySha)}`,
+        title: `Superseded by ${x.bySha.slice(0, 7)}`,
         summary: wwn(
           "diffward stopped following this scan.",
           `A newer commit ${shortSha(x.bySha)} was pushed to the pull request; its scan replaces this one.`,

@@ -1,0 +1,174 @@
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startHarness, type Harness } from "../../src/dev/harness.js";
+import { webhookExample } from "../../src/dev/examples.js";
+import { demoConfig, demoPullFiles } from "../../src/dev/demo-repo.js";
+import { jobId } from "../../src/queue/names.js";
+import { type Payload, checkRuns, completedRun, openPull, pushPull, sha } from "../support/pr.js";
+
+describe("pull request triggers", () => {
+  let h: Harness;
+  let n = 0;
+  const repo = () => `triggers-${++n}`;
+  const jobResult = (delivery: string) =>
+    h.waitFor(
+      async () => (await h.booted.rt.queues.events.getJob(jobId("pr", delivery)))?.returnvalue,
+      10_000,
+      "job result",
+    );
+
+  beforeAll(async () => {
+    h = await startHarness({
+      sandbox: { scenario: "demo", scanDurationMs: 3_000, retryAfterSeconds: 1, seed: 21 },
+    });
+  });
+  afterAll(async () => h?.close());
+
+  it("a repository without .github/diffward.yml is not onboarded: no check run", async () => {
+    const delivery = randomUUID();
+    const pr = await openPull(h, { head: sha(101), repo: repo(), config: null, deliveryId: delivery });
+    expect(await jobResult(delivery)).toBe("not-onboarded");
+    expect(checkRuns(h, pr.owner, pr.repo)).toHaveLength(0);
+  });
+
+  it("an invalid config gives a failed check run quoting the exact problem", async () => {
+    const pr = await openPull(h, {
+      head: sha(102),
+      repo: repo(),
+      config: "repositoryId: repo_demo\nfailOn: hgih\n",
+    });
+    const run = await completedRun(h, pr.owner, pr.repo, sha(102));
+    expect(run.conclusion).toBe("failure");
+    expect(run.output.summary).toContain("failOn");
+    expect(run.output.summary).toContain("hgih");
+    expect(h.sandbox.state.scans.size).toBe(0);
+  });
+
+  it("a draft is skipped by default (drafts: skip), spending nothing", async () => {
+    const delivery = randomUUID();
+    const pr = await openPull(h, { head: sha(103), repo: repo(), draft: true, deliveryId: delivery });
+    expect(await jobResult(delivery)).toBe("draft-skipped");
+    expect(checkRuns(h, pr.owner, pr.repo)).toHaveLength(0);
+  });
+
+  it("the same delivery twice, or the same head from two deliveries, launches one scan", async () => {
+    const delivery = randomUUID();
+    const before = h.sandbox.state.scans.size;
+    const pr = await openPull(h, { head: sha(104), repo: repo(), deliveryId: delivery });
+    await h.send("pull_request", pr.payload, delivery); // redelivery: same id
+    await h.send("pull_request", pr.payload); // another delivery of the same head
+    await completedRun(h, pr.owner, pr.repo, sha(104));
+    expect(checkRuns(h, pr.owner, pr.repo, sha(104))).toHaveLength(1);
+    expect(h.sandbox.state.scans.size - before).toBe(1);
+  });
+
+  it("a push inside the debounce window replaces the waiting launch: nothing spent on the old head", async () => {
+    const before = h.sandbox.state.scans.size;
+    const config = demoConfig().replace("debounceSeconds: 0", "debounceSeconds: 2");
+    const pr = await openPull(h, { head: sha(105), repo: repo(), config });
+    await h.waitFor(() => checkRuns(h, pr.owner, pr.repo, sha(105)).length === 1, 10_000, "first check run");
+    await pushPull(h, pr, sha(106));
+    const old = await completedRun(h, pr.owner, pr.repo, sha(105));
+    expect(old.conclusion).toBe("cancelled");
+    expect(old.output.title).toBe(`Superseded by ${sha(106).slice(0, 7)}`);
+    await completedRun(h, pr.owner, pr.repo, sha(106));
+    const launched = [...h.sandbox.state.scans.values()].slice(before);
+    expect(launched.map((s) => s.commitHash)).toEqual([sha(106)]);
+  });
+
+  it("a newer head cancels the running scan and concludes its check run cancelled", async () => {
+    const pr = await openPull(h, { head: sha(107), repo: repo() });
+    const first = await h.waitFor(
+      () => checkRuns(h, pr.owner, pr.repo, sha(107)).find((c) => c.externalId),
+      10_000,
+      "launch",
+    );
+    await pushPull(h, pr, sha(108));
+    const old = await completedRun(h, pr.owner, pr.repo, sha(107));
+    expect(old.conclusion).toBe("cancelled");
+    expect(h.sandbox.state.statusOf(h.sandbox.state.scans.get(first.externalId!)!)).toBe("CANCELLED");
+    expect((await completedRun(h, pr.owner, pr.repo, sha(108))).conclusion).toBe("failure");
+  });
+
+  it("a closed pull request cancels its scan", async () => {
+    const pr = await openPull(h, { head: sha(109), repo: repo() });
+    const run = await h.waitFor(
+      () => checkRuns(h, pr.owner, pr.repo, sha(109)).find((c) => c.externalId),
+      10_000,
+      "launch",
+    );
+    const closed: Payload = webhookExample("pull_request", "closed");
+    closed.repository = pr.payload.repository;
+    closed.number = pr.number;
+    closed.pull_request.number = pr.number;
+    await h.send("pull_request", closed);
+    const done = await completedRun(h, pr.owner, pr.repo, sha(109));
+    expect(done.conclusion).toBe("cancelled");
+    expect(h.sandbox.state.statusOf(h.sandbox.state.scans.get(run.externalId!)!)).toBe("CANCELLED");
+  });
+
+  it("the re-run button (check_run.rerequested) launches a fresh scan for that head", async () => {
+    const pr = await openPull(h, { head: sha(110), repo: repo() });
+    await completedRun(h, pr.owner, pr.repo, sha(110));
+    const before = h.sandbox.state.scans.size;
+    const rerun: Payload = webhookExample("check_run", "rerequested");
+    rerun.repository = pr.payload.repository;
+    rerun.installation = pr.payload.installation;
+    rerun.check_run.head_sha = sha(110);
+    rerun.check_run.pull_requests = [
+      {
+        number: pr.number,
+        head: { sha: sha(110), ref: "changes" },
+        base: { ref: pr.payload.pull_request.base.ref },
+      },
+    ];
+    await h.send("check_run", rerun);
+    await h.waitFor(
+      () => checkRuns(h, pr.owner, pr.repo, sha(110)).filter((c) => c.status === "completed").length === 2,
+      20_000,
+      "second run",
+    );
+    expect(h.sandbox.state.scans.size - before).toBe(1);
+  });
+
+  it("an uninstalled app cancels its installation's scans", async () => {
+    const pr = await openPull(h, { head: sha(111), repo: repo() });
+    const run = await h.waitFor(
+      () => checkRuns(h, pr.owner, pr.repo, sha(111)).find((c) => c.externalId),
+      10_000,
+      "launch",
+    );
+    const deleted: Payload = webhookExample("installation", "deleted");
+    deleted.installation.id = pr.payload.installation.id;
+    deleted.installation.account.login = pr.owner;
+    await h.send("installation", deleted);
+    await h.waitFor(
+      () => h.sandbox.state.statusOf(h.sandbox.state.scans.get(run.externalId!)!) === "CANCELLED",
+      10_000,
+      "cancel",
+    );
+  });
+
+  it("a pull request that edits .github/diffward.yml gets its version validated in its check", async () => {
+    const files = [
+      ...demoPullFiles(),
+      {
+        filename: ".github/diffward.yml",
+        status: "modified" as const,
+        patch: "@@ -1,1 +1,2 @@\n repositoryId: repo_demo\n+failOn: sometimes",
+      },
+    ];
+    const pr = await openPull(h, { head: sha(112), repo: repo(), files, send: false });
+    h.github.state.setFile(
+      pr.owner,
+      pr.repo,
+      sha(112),
+      ".github/diffward.yml",
+      "repositoryId: repo_demo\nfailOn: sometimes\n",
+    );
+    await h.send("pull_request", pr.payload);
+    const run = await completedRun(h, pr.owner, pr.repo, sha(112));
+    expect(run.conclusion).toBe("failure");
+    expect(run.output.summary).toContain("sometimes");
+  });
+});
