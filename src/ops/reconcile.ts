@@ -8,6 +8,10 @@ import { loadRepoConfig } from "../queue/config-loader.js";
 import type { PollJobData } from "../queue/jobs/types.js";
 import { JOB, jobId, launchKey, pullKey } from "../queue/names.js";
 import type { Runtime } from "../queue/runtime.js";
+import { LockBusyError } from "../queue/state.js";
+
+/** How long reconciliation waits for a pull request's lock held by a job or another reconciliation, in ms. */
+const LOCK_WAIT_MS = 5_000;
 
 /** What one reconciliation found and did; the job's result. */
 export interface ReconcileSummary {
@@ -27,26 +31,28 @@ export interface ReconcileDeps {
   appOctokit(): Promise<ProbotOctokit>;
 }
 
-/** Job options of a reconcile job; one at a time (the job id dedupes a second request while one waits). */
-export const RECONCILE_JOB_ID = "reconcile";
+/** Requests of a reconciliation within one window of this many ms collapse into one job. */
+export const RECONCILE_WINDOW_MS = 10_000;
 
 /**
- * Enqueues a reconciliation on the events queue (job id {@link RECONCILE_JOB_ID}: a request while one is
- * waiting or running is a no-op; finished ones are removed so the next request runs).
+ * Enqueues a reconciliation on the events queue. The job id is `reconcile-<window>`: every request within
+ * one {@link RECONCILE_WINDOW_MS} window (all processes starting at once, say) collapses into one job.
+ * @returns the job id; its result is the {@link ReconcileSummary} (kept one hour).
  */
-export async function enqueueReconcile(rt: Pick<Runtime, "queues">, delayMs = 0): Promise<void> {
+export async function enqueueReconcile(rt: Pick<Runtime, "queues">, now = Date.now()): Promise<string> {
+  const id = jobId("reconcile", Math.floor(now / RECONCILE_WINDOW_MS));
   await rt.queues.events.add(
     JOB.reconcile,
     {},
     {
-      jobId: RECONCILE_JOB_ID,
-      delay: delayMs,
+      jobId: id,
       attempts: 3,
       backoff: { type: "exponential", delay: 5_000 },
-      removeOnComplete: true,
-      removeOnFail: true,
+      removeOnComplete: { age: 3600 },
+      removeOnFail: { age: 24 * 3600 },
     },
   );
+  return id;
 }
 
 /** The `reconcile` job's processor (registered by `boot`). */
@@ -206,7 +212,8 @@ async function reconcileRepository(
       config,
       launchedAt: rt.now(),
     };
-    await rt.state.withPullLock(key, async () => {
+    const locked = await withLockWaiting(rt, key, async () => {
+      if (await rt.queues.scans.getJob(jobId("poll", scanId))) return false; // added meanwhile
       const prev = await rt.state.getPull(key);
       if (!prev || prev.headSha !== pr.headSha || prev.scanId !== scanId) {
         await rt.state.setPull(key, {
@@ -244,8 +251,26 @@ async function reconcileRepository(
         removeOnComplete: { age: 24 * 3600, count: 10_000 },
         removeOnFail: { age: 7 * 24 * 3600 },
       });
+      return true;
     });
+    if (!locked) {
+      summary.alreadyFollowed.push(scanId);
+      continue;
+    }
     summary.resumed.push(scanId);
     plog.info({ checkRunId: run.id }, "reconcile: in-flight scan resumed");
+  }
+}
+
+/** {@link StateStore.withPullLock}, waiting up to {@link LOCK_WAIT_MS} while another holder has the lock. */
+async function withLockWaiting<T>(rt: Runtime, key: string, fn: () => Promise<T>): Promise<T> {
+  const until = Date.now() + LOCK_WAIT_MS;
+  for (;;) {
+    try {
+      return await rt.state.withPullLock(key, fn);
+    } catch (error) {
+      if (!(error instanceof LockBusyError) || Date.now() > until) throw error;
+      await new Promise((r) => setTimeout(r, 100));
+    }
   }
 }

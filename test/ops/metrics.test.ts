@@ -1,0 +1,120 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startHarness, type Harness } from "../../src/dev/harness.js";
+import { serviceReachability } from "../../src/ops/health.js";
+import { applyFaults } from "../../src/sandbox/index.js";
+import { expectExactlyOnce, openPull, waitCompleted } from "../faults/helpers.js";
+
+/** The value of one sample line of a Prometheus text exposition, or undefined. */
+function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
+  for (const line of text.split("\n")) {
+    if (!line.startsWith(name)) continue;
+    const m = /^([a-z_]+)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (!m || m[1] !== name) continue;
+    const have = Object.fromEntries(
+      [...(m[2] ?? "").matchAll(/(\w+)="([^"]*)"/g)].map((x) => [x[1], x[2]] as const),
+    );
+    if (Object.entries(labels).every(([k, v]) => have[k] === v)) return Number(m[3]);
+  }
+  return undefined;
+}
+
+describe("/metrics and /healthz (issue 6 item 4)", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ sandbox: { scenario: "demo", scanDurationMs: 2_000, retryAfterSeconds: 1 } });
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it("counts launches, polls, the service's 429s, report delay, queue depth and job failures", async () => {
+    // A 429 storm on scan reads: diffward waits each Retry-After, and counts every 429.
+    applyFaults(h.sandbox.state, {
+      rateLimits: { count: 3, retryAfterSeconds: 1, route: "^GET /projects/[^/]+/scans/[^/]+$" },
+    });
+    const head = "d".repeat(39) + "1";
+    const p = openPull(h, head);
+    expect((await h.send("pull_request", p)).status).toBe(200);
+    await waitCompleted(h, p, head);
+    expectExactlyOnce(h, p, head);
+
+    // The delay is observed right after the check run completes: wait for the poll job to finish.
+    await h.waitFor(
+      async () => sample(await h.booted.metrics.render(), "diffward_report_delay_seconds_count") === 1,
+      5_000,
+      "report delay observed",
+    );
+    const res = await fetch(`${h.web.url}/metrics`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^text\/plain; version=0\.0\.4/);
+    const text = await res.text();
+    expect(sample(text, "diffward_launches_total", { outcome: "launched" })).toBe(1);
+    expect(sample(text, "diffward_polls_total", { status: "429" })).toBe(3);
+    expect(sample(text, "diffward_polls_total", { status: "200" })).toBeGreaterThanOrEqual(1);
+    expect(
+      sample(text, "diffward_service_rate_limited_total", {
+        method: "GET",
+        route: "/projects/{projectId}/scans/{scanId}",
+      }),
+    ).toBe(3);
+    expect(sample(text, "diffward_report_delay_seconds_count")).toBe(1);
+    const delay = sample(text, "diffward_report_delay_seconds_sum")!;
+    expect(delay).toBeGreaterThanOrEqual(0);
+    expect(sample(text, "diffward_queue_depth", { queue: "scans", state: "delayed" })).toBe(0);
+    expect(sample(text, "diffward_queue_depth", { queue: "events", state: "waiting" })).toBe(0);
+    expect(sample(text, "diffward_job_failures_total", { queue: "diffward-scans" })).toBeUndefined();
+    // The sandbox agrees about the 429s it answered.
+    const reads = Object.entries(h.sandbox.state.stats.requests).filter(([k]) =>
+      /^GET \/projects\/[^/]+\/scans\/[^/]+$/.test(k),
+    );
+    expect(reads.reduce((n, [, byStatus]) => n + (byStatus["429"] ?? 0), 0)).toBe(3);
+  });
+
+  it("queue depth is read at scrape time; job failures are counted per queue and name", async () => {
+    await h.booted.rt.queues.launch.add("launch", {}, { delay: 60_000, jobId: "metrics-probe" });
+    // A job no processor knows fails at once (attempts 1): counted as a final failure.
+    await h.booted.rt.queues.events.add("no-such-job", {}, { jobId: "metrics-fail" });
+    await h.waitFor(async () => (await h.booted.rt.queues.events.getFailedCount()) === 1, 5_000, "failure");
+    const text = await (await fetch(`${h.web.url}/metrics`)).text();
+    expect(sample(text, "diffward_queue_depth", { queue: "launch", state: "delayed" })).toBe(1);
+    expect(
+      sample(text, "diffward_job_failures_total", {
+        queue: "diffward-events",
+        name: "no-such-job",
+        final: "true",
+      }),
+    ).toBe(1);
+    expect(sample(text, "diffward_queue_depth", { queue: "events", state: "failed" })).toBe(1);
+    await (await h.booted.rt.queues.launch.getJob("metrics-probe"))?.remove();
+  });
+
+  it("/healthz shows Redis and service reachability, probing GET /token at most once per cache window", async () => {
+    const tokenReads = () => h.sandbox.state.stats.requests["GET /token"]?.["200"] ?? 0;
+    const first = await (await fetch(`${h.web.url}/healthz`)).json();
+    const before = tokenReads();
+    const second = await (await fetch(`${h.web.url}/healthz`)).json();
+    expect(first).toMatchObject({ status: "ok", redis: "ok", service: "ok" });
+    expect(second).toMatchObject({ status: "ok", redis: "ok", service: "ok" });
+    expect(tokenReads()).toBe(before); // cached
+    expect(JSON.stringify(first)).not.toContain("sandbox-token");
+    const ready = await fetch(`${h.web.url}/readyz`);
+    expect(ready.status).toBe(200);
+  });
+
+  it("the service probe says unreachable, unauthorized or not-configured, with a short timeout", async () => {
+    const down = serviceReachability({ baseUrl: "http://127.0.0.1:9/api/v1", token: "t", timeoutMs: 500 });
+    expect(await down()).toMatchObject({ service: "unreachable" });
+    const bad = serviceReachability({ baseUrl: h.sandbox.url, token: "not-a-token" });
+    expect(await bad()).toMatchObject({ service: "unauthorized", serviceDetail: "401" });
+    const none = serviceReachability({ baseUrl: h.sandbox.url });
+    expect(await none()).toEqual({ service: "not-configured" });
+    let clock = 0;
+    const cached = serviceReachability({ baseUrl: h.sandbox.url, token: "sandbox-token", now: () => clock });
+    const n0 = h.sandbox.state.stats.requests["GET /token"]?.["200"] ?? 0;
+    await cached();
+    await cached();
+    clock += 5_000;
+    await cached();
+    expect((h.sandbox.state.stats.requests["GET /token"]?.["200"] ?? 0) - n0).toBe(2);
+  });
+});
