@@ -1,0 +1,116 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startHarness, type Harness } from "../../src/dev/harness.js";
+import { demoConfig } from "../../src/dev/demo-repo.js";
+import { checkRuns, completedRun, openPull, pushPull, sha } from "../support/pr.js";
+
+function checkWrites(h: Harness, checkRunId: number) {
+  return h.github.requests.filter(
+    (r) => r.method === "PATCH" && r.path.endsWith(`/check-runs/${checkRunId}`),
+  );
+}
+
+describe("following and reporting a scan", () => {
+  let h: Harness;
+  let n = 0;
+  const repo = () => `report-${++n}`;
+  beforeAll(async () => {
+    h = await startHarness({
+      sandbox: { scenario: "demo", scanDurationMs: 4_000, retryAfterSeconds: 1, seed: 31 },
+      settings: { progressIntervalMs: 500 },
+    });
+  });
+  afterAll(async () => h?.close());
+
+  it("polls no sooner than Retry-After, shows progress at most 5 times, and reports once", async () => {
+    const pr = await openPull(h, { head: sha(201), repo: repo() });
+    const run = await completedRun(h, pr.owner, pr.repo, sha(201));
+    expect(h.sandbox.state.stats.earlyPoll429s).toBe(0);
+    const titles = checkWrites(h, run.id).map(
+      (r) => (r.body as { output?: { title?: string } }).output?.title ?? "",
+    );
+    const progress = titles.filter((t) => /^Scanning: \d+%$/.test(t));
+    expect(progress.length).toBeGreaterThan(0);
+    expect(progress.length).toBeLessThanOrEqual(5);
+    // a 4 s scan with Retry-After 1 s: a handful of polls, never a fixed fast interval
+    const polls = h.sandbox.state.stats.requests["GET /projects/:projectId/scans/:scanId"]?.["200"] ?? 0;
+    expect(polls).toBeGreaterThanOrEqual(2);
+    expect(polls).toBeLessThanOrEqual(7);
+    expect(h.github.state.reviews(pr.owner, pr.repo, pr.number)).toHaveLength(1);
+  });
+
+  it("a later push updates the comments of the same findings instead of posting again", async () => {
+    const pr = await openPull(h, { head: sha(202), repo: repo() });
+    await completedRun(h, pr.owner, pr.repo, sha(202));
+    const first = h.github.state.reviewComments(pr.owner, pr.repo, pr.number).map((c) => c.id);
+    expect(first.length).toBeGreaterThan(0);
+    await pushPull(h, pr, sha(203));
+    await completedRun(h, pr.owner, pr.repo, sha(203));
+    const after = h.github.state.reviewComments(pr.owner, pr.repo, pr.number);
+    expect(after.map((c) => c.id)).toEqual(first); // same comments, nothing new
+    expect(h.github.state.reviews(pr.owner, pr.repo, pr.number)).toHaveLength(1);
+    // the comments now name the later scan's findings (new ids, same fingerprint)
+    const laterScanIds = [...h.sandbox.state.findings.values()]
+      .filter((f) => f.commitHash === sha(203))
+      .map((f) => f.id);
+    expect(after.some((c) => laterScanIds.some((id) => c.body.includes(id)))).toBe(true);
+  });
+
+  it("public repositories default to summary disclosure: no inline comments, no descriptions", async () => {
+    const pr = await openPull(h, {
+      head: sha(204),
+      repo: repo(),
+      private: false,
+      config: demoConfig().replace("disclosure: full\n", ""),
+    });
+    const run = await completedRun(h, pr.owner, pr.repo, sha(204));
+    expect(run.conclusion).toBe("failure");
+    expect(h.github.state.reviewComments(pr.owner, pr.repo, pr.number)).toHaveLength(0);
+    expect(run.output.summary).not.toContain("SQL injection");
+  });
+
+  it("comments.maxInline caps the review; the rest stay in the summary", async () => {
+    const pr = await openPull(h, {
+      head: sha(205),
+      repo: repo(),
+      config: demoConfig("comments:\n  maxInline: 2"),
+    });
+    const run = await completedRun(h, pr.owner, pr.repo, sha(205));
+    expect(h.github.state.reviewComments(pr.owner, pr.repo, pr.number)).toHaveLength(2);
+    expect(run.output.summary + (run.output.text ?? "")).toContain("Prototype pollution"); // outside the diff
+  });
+
+  it("a FAILED scan concludes the check with a clear message", async () => {
+    const pr = await openPull(h, { head: sha(206), repo: repo() });
+    const launched = await h.waitFor(
+      () => checkRuns(h, pr.owner, pr.repo, sha(206)).find((c) => c.externalId),
+      10_000,
+      "launch",
+    );
+    h.sandbox.state.forceScanOutcome(launched.externalId!, "FAILED");
+    const run = await completedRun(h, pr.owner, pr.repo, sha(206));
+    expect(run.conclusion).toBe("failure");
+    expect(run.output.title).toMatch(/fail/i);
+  });
+
+  it("a scan still running after scanTimeoutMinutes is cancelled and concluded timed_out", async () => {
+    const pr = await openPull(h, {
+      head: sha(207),
+      repo: repo(),
+      config: demoConfig("scanTimeoutMinutes: 1"),
+    });
+    const launched = await h.waitFor(
+      () => checkRuns(h, pr.owner, pr.repo, sha(207)).find((c) => c.externalId),
+      10_000,
+      "launch",
+    );
+    const realNow = h.booted.rt.now;
+    h.booted.rt.now = () => Date.now() + 2 * 60_000;
+    try {
+      const run = await completedRun(h, pr.owner, pr.repo, sha(207));
+      expect(run.conclusion).toBe("timed_out");
+      expect(h.sandbox.state.statusOf(h.sandbox.state.scans.get(launched.externalId!)!)).toBe("CANCELLED");
+    } finally {
+      h.booted.rt.now = realNow;
+    }
+  });
+});
