@@ -1,0 +1,161 @@
+import { randomBytes } from "node:crypto";
+import nock from "nock";
+import { pino } from "pino";
+import { Probot, ProbotOctokit } from "probot";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { diffwardApp } from "../../src/handlers/index.js";
+import { webhookExample } from "../../src/dev/examples.js";
+import { devPrivateKey } from "../../src/dev/harness.js";
+import { createRedis } from "../../src/queue/connection.js";
+import { createQueues } from "../../src/queue/workers.js";
+import { JOB } from "../../src/queue/names.js";
+import { loadRepoConfig } from "../../src/queue/config-loader.js";
+import type { Payload } from "../support/pr.js";
+
+const redis = createRedis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379");
+const prefix = `dwt-handlers-${randomBytes(3).toString("hex")}`;
+const queues = createQueues({ connection: redis, prefix });
+
+function probot() {
+  const p = new Probot({
+    appId: 1,
+    privateKey: devPrivateKey(),
+    log: pino({ level: "silent" }),
+    Octokit: ProbotOctokit.defaults({ retry: { enabled: false }, throttle: { enabled: false } }),
+  });
+  diffwardApp({ queues })(p);
+  return p;
+}
+
+describe("handlers: guards and one job per delivery, no GitHub call on the webhook path", () => {
+  let app: Probot;
+  beforeAll(() => {
+    nock.disableNetConnect();
+    nock.enableNetConnect("127.0.0.1");
+    app = probot();
+  });
+  afterEach(() => {
+    expect(nock.pendingMocks()).toEqual([]);
+  });
+  afterAll(async () => {
+    nock.enableNetConnect();
+    for (const q of Object.values(queues)) await q.obliterate({ force: true }).catch(() => undefined);
+    for (const q of Object.values(queues)) await q.close();
+    redis.disconnect();
+  });
+
+  it("pull_request.opened enqueues one pull-request job with the head, base and installation", async () => {
+    const payload: Payload = webhookExample("pull_request", "opened");
+    await app.receive({ id: "delivery-opened-1", name: "pull_request", payload });
+    await app.receive({ id: "delivery-opened-1", name: "pull_request", payload }); // redelivery
+    const jobs = await queues.events.getJobs(["waiting", "delayed", "active"]);
+    const mine = jobs.filter((j) => j.data.deliveryId === "delivery-opened-1");
+    expect(mine).toHaveLength(1);
+    expect(mine[0]!.name).toBe(JOB.pullRequest);
+    expect(mine[0]!.data).toMatchObject({
+      installationId: payload.installation.id,
+      owner: "Codertocat",
+      repo: "Hello-World",
+      pullNumber: 2,
+      headSha: payload.pull_request.head.sha,
+      baseRef: "master",
+    });
+  });
+
+  it("pull_request.edited without a base change is ignored; with one, it rescans", async () => {
+    const payload: Payload = webhookExample("pull_request", "opened");
+    payload.action = "edited";
+    payload.changes = { title: { from: "old" } };
+    await app.receive({ id: "delivery-edited-title", name: "pull_request", payload });
+    payload.changes = { base: { ref: { from: "develop" }, sha: { from: "0".repeat(40) } } };
+    await app.receive({ id: "delivery-edited-base", name: "pull_request", payload });
+    const ids = (await queues.events.getJobs(["waiting", "delayed"])).map((j) => j.data.deliveryId);
+    expect(ids).not.toContain("delivery-edited-title");
+    expect(ids).toContain("delivery-edited-base");
+  });
+
+  it("pull_request.closed enqueues the cancellation", async () => {
+    const payload: Payload = webhookExample("pull_request", "closed");
+    await app.receive({ id: "delivery-closed", name: "pull_request", payload });
+    const job = (await queues.events.getJobs(["waiting"])).find(
+      (j) => j.data.deliveryId === "delivery-closed",
+    );
+    expect(job?.name).toBe(JOB.pullClosed);
+  });
+});
+
+describe("config loading (Probot's octokit.config, nock)", () => {
+  const api = "https://api.github.com";
+  let octokit: ProbotOctokit;
+  beforeAll(() => {
+    nock.disableNetConnect();
+    octokit = new (ProbotOctokit.defaults({ retry: { enabled: false }, throttle: { enabled: false } }))({
+      auth: { token: "t" },
+    });
+  });
+  afterAll(() => {
+    nock.cleanAll();
+    nock.enableNetConnect();
+  });
+
+  it("no file in the repository nor in the organization's .github: not onboarded", async () => {
+    const scope = nock(api)
+      .get("/repos/acme/app/contents/.github%2Fdiffward.yml")
+      .reply(404)
+      .get("/repos/acme/.github/contents/.github%2Fdiffward.yml")
+      .reply(404);
+    expect(await loadRepoConfig(octokit, "acme", "app")).toEqual({ kind: "absent" });
+    scope.done();
+  });
+
+  it("the repository's file, from the default branch (no ref sent), with defaults applied", async () => {
+    const scope = nock(api)
+      .get("/repos/acme/app/contents/.github%2Fdiffward.yml")
+      .query((q) => q.ref === undefined)
+      .reply(200, "repositoryId: repo_1\nfailOn: critical\n", {
+        "content-type": "text/plain; charset=utf-8",
+      });
+    const loaded = await loadRepoConfig(octokit, "acme", "app");
+    expect(loaded.kind).toBe("ok");
+    if (loaded.kind === "ok") {
+      expect(loaded.config).toMatchObject({
+        repositoryId: "repo_1",
+        failOn: "critical",
+        debounceSeconds: 10,
+        drafts: "skip",
+      });
+    }
+    scope.done();
+  });
+
+  it("_extends pulls in the organization's shared file", async () => {
+    const scope = nock(api)
+      .get("/repos/acme/app/contents/.github%2Fdiffward.yml")
+      .reply(200, "_extends: .github\nrepositoryId: repo_2\n", {
+        "content-type": "text/plain; charset=utf-8",
+      })
+      .get("/repos/acme/.github/contents/.github%2Fdiffward.yml")
+      .reply(200, "failOn: medium\ndrafts: scan\n", { "content-type": "text/plain; charset=utf-8" });
+    const loaded = await loadRepoConfig(octokit, "acme", "app");
+    expect(loaded.kind === "ok" && loaded.config).toMatchObject({
+      repositoryId: "repo_2",
+      failOn: "medium",
+      drafts: "scan",
+    });
+    scope.done();
+  });
+
+  it("invalid values name the field and the allowed values", async () => {
+    const scope = nock(api)
+      .get("/repos/acme/app/contents/.github%2Fdiffward.yml")
+      .reply(200, "repositoryId: r\nfailOn: hgih\nunknownKey: 1\n", {
+        "content-type": "text/plain; charset=utf-8",
+      });
+    const loaded = await loadRepoConfig(octokit, "acme", "app");
+    expect(loaded.kind).toBe("invalid");
+    const text = loaded.kind === "invalid" ? loaded.problems.join("\n") : "";
+    expect(text).toContain("failOn");
+    expect(text).toContain("unknownKey");
+    scope.done();
+  });
+});

@@ -1,0 +1,77 @@
+import { spawn } from "node:child_process";
+import { createServer } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { devPrivateKey } from "../../src/dev/harness.js";
+import { startSandbox, type Sandbox } from "../../src/sandbox/index.js";
+
+function freePort(): Promise<number> {
+  return new Promise((done) => {
+    const s = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => done(port));
+    });
+  });
+}
+
+function start(env: Record<string, string>) {
+  const child = spawn(process.execPath, ["--import", "tsx", "src/index.ts"], {
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  child.stdout.on("data", (d) => (out += String(d)));
+  child.stderr.on("data", (d) => (out += String(d)));
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  return { child, exited, output: () => out };
+}
+
+describe("the entry point (npm start)", () => {
+  let sb: Sandbox;
+  beforeAll(async () => {
+    sb = await startSandbox({});
+  });
+  afterAll(async () => sb?.close());
+
+  it("names every missing variable in one clear error and exits 1", async () => {
+    const p = start({ NODE_ENV: "production" });
+    expect(await p.exited).toBe(1);
+    for (const v of ["APP_ID", "PRIVATE_KEY", "WEBHOOK_SECRET", "SCANNER_API_URL"])
+      expect(p.output()).toContain(v);
+  });
+
+  it("DIFFWARD_ROLE=web serves /readyz and /healthz, and SIGTERM shuts down cleanly", async () => {
+    const port = await freePort();
+    const p = start({
+      NODE_ENV: "production",
+      APP_ID: "1",
+      PRIVATE_KEY: devPrivateKey(),
+      WEBHOOK_SECRET: "s3cret",
+      SCANNER_API_URL: sb.url,
+      SCANNER_TOKEN: "sandbox-token",
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      DIFFWARD_ROLE: "web",
+      LOG_LEVEL: "info",
+      REDIS_URL: process.env.REDIS_URL ?? "redis://127.0.0.1:6379",
+    });
+    let ready: Response | undefined;
+    for (let i = 0; i < 100 && !ready?.ok; i++) {
+      ready = await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined);
+      if (!ready?.ok) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(ready?.status).toBe(200);
+    const health = await (await fetch(`http://127.0.0.1:${port}/healthz`)).json();
+    expect(health).toMatchObject({ status: "ok", redis: "ok" });
+    // an unsigned delivery is refused
+    const unsigned = await fetch(`http://127.0.0.1:${port}/api/github/webhooks`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-github-event": "ping", "x-github-delivery": "x" },
+      body: "{}",
+    });
+    expect(unsigned.status).toBeGreaterThanOrEqual(400);
+    p.child.kill("SIGTERM");
+    expect(await p.exited).toBe(0);
+    expect(p.output()).toContain("shutting down");
+    expect(p.output()).not.toContain("sandbox-token");
+  });
+});
