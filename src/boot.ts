@@ -14,6 +14,7 @@ import {
 } from "./queue/workers.js";
 import { JOB } from "./queue/names.js";
 import { serviceReachability } from "./ops/health.js";
+import { DiffwardOctokit } from "./ops/octokit.js";
 import { createMetrics, type DiffwardMetrics } from "./ops/metrics.js";
 import { enqueueReconcile, reconcile, reconcileProcessor, type ReconcileSummary } from "./ops/reconcile.js";
 import { createScannerAccess } from "./tenants/index.js";
@@ -74,7 +75,7 @@ export function boot(config: BootConfig): Booted {
     secret: config.webhookSecret,
     ...(config.githubBaseUrl ? { baseUrl: config.githubBaseUrl } : {}),
     log: config.log,
-    ...(config.Octokit ? { Octokit: config.Octokit } : {}),
+    Octokit: config.Octokit ?? DiffwardOctokit,
   };
   const ProbotClass = Probot.defaults(probotOptions) as typeof Probot;
   const probot = new ProbotClass();

@@ -139,3 +139,70 @@ export function expectExactlyOnce(h: Harness, p: Payload, head: string): void {
   expect(new Set(markers).size, "finding comments posted once each").toBe(markers.length);
   expect(h.github.violations()).toEqual([]);
 }
+
+/** A canned answer of {@link startProxy}. */
+export interface Canned {
+  status: number;
+  headers?: Record<string, string>;
+  body: string;
+}
+
+/**
+ * A real HTTP proxy on 127.0.0.1 (port 0) in front of `target` (the GitHub stand-in or the sandbox): each
+ * request is forwarded, unless `intercept` answers it; `rewrite` may replace a forwarded answer's body.
+ */
+export async function startProxy(
+  target: string,
+  opts: {
+    intercept?: (method: string, path: string) => Canned | undefined;
+    rewrite?: (method: string, path: string, status: number, body: string) => string | undefined;
+  },
+): Promise<{ url: string; close(): Promise<void> }> {
+  const { createServer, request } = await import("node:http");
+  const base = new URL(target);
+  const server = createServer((req, res) => {
+    const path = new URL(req.url ?? "/", "http://x").pathname;
+    const canned = opts.intercept?.(req.method ?? "GET", path);
+    if (canned) {
+      req.resume();
+      res
+        .writeHead(canned.status, { "content-type": "application/json", ...canned.headers })
+        .end(canned.body);
+      return;
+    }
+    const up = request(
+      {
+        host: base.hostname,
+        port: base.port,
+        method: req.method,
+        path: req.url,
+        headers: { ...req.headers, host: base.host },
+      },
+      (upRes) => {
+        const chunks: Buffer[] = [];
+        upRes.on("data", (c: Buffer) => chunks.push(c));
+        upRes.on("end", () => {
+          const text = Buffer.concat(chunks).toString("utf8");
+          const body = opts.rewrite?.(req.method ?? "GET", path, upRes.statusCode ?? 500, text) ?? text;
+          const headers = { ...upRes.headers };
+          delete headers["content-length"];
+          delete headers["transfer-encoding"];
+          res.writeHead(upRes.statusCode ?? 500, headers).end(body);
+        });
+      },
+    );
+    up.on("error", () => res.writeHead(502).end());
+    req.pipe(up);
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const { port } = server.address() as import("node:net").AddressInfo;
+  const prefix = base.pathname.replace(/\/$/, "");
+  return {
+    url: `http://127.0.0.1:${port}${prefix}`,
+    close: () =>
+      new Promise<void>((r) => {
+        server.close(() => r());
+        server.closeAllConnections();
+      }),
+  };
+}
