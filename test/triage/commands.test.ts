@@ -1,0 +1,406 @@
+import { ProbotOctokit } from "probot";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startHarness, type Harness } from "../../src/dev/harness.js";
+import { jobId } from "../../src/queue/names.js";
+import { writeConversationComment, writeReviewReply } from "../../src/triage/demo.js";
+import { readDecisions } from "../../src/triage/decisions.js";
+import { findingLabel } from "../../src/scanner/labels.js";
+import {
+  TRIAGE_SCENARIO,
+  checkOf,
+  conversationAnswers,
+  nextAnswer,
+  openReportedPull,
+  threadAnswers,
+  type ReportedPull,
+} from "./helpers.js";
+
+const SQLI = "SQL injection in user lookup";
+const SECRET = "Session secret hard-coded";
+const RATE = "Missing rate limit on login";
+const WRITER = "octo-writer";
+const READER = "octo-reader";
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness({
+    sandbox: { scenario: TRIAGE_SCENARIO, scanDurationMs: 1_000, retryAfterSeconds: 1 },
+    settings: { publicUrl: "https://scanner.example" },
+    // GitHub's secondary-limit pacing (one write per second, comments 3 s apart) is for real GitHub only.
+    boot: {
+      Octokit: ProbotOctokit.defaults((o: Record<string, unknown>) => ({
+        ...o,
+        throttle: { ...(o.throttle as object), enabled: false },
+      })) as typeof ProbotOctokit,
+    },
+  });
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+let nextPull = 100;
+async function pull(): Promise<ReportedPull> {
+  nextPull += 1;
+  return openReportedPull(h, nextPull, { [WRITER]: "write", [READER]: "read" });
+}
+
+/** Replies `body` as `login` to diffward's comment of `title` and waits for diffward's answer. */
+async function reply(pr: ReportedPull, title: string, body: string, login = WRITER) {
+  const parentId = pr.comments.get(pr.byTitle.get(title)!)!;
+  const before = threadAnswers(h, pr, parentId).length;
+  const payload = writeReviewReply(h, { ...pr, parentId, login, body });
+  expect((await h.send("pull_request_review_comment", payload)).status).toBe(200);
+  const answer = await nextAnswer(h, () => threadAnswers(h, pr, parentId), before, `answer to ${body}`);
+  return { answer: answer.body, payload, parentId };
+}
+
+/** Writes `body` in the conversation as `login` and waits for diffward's answer. */
+async function say(pr: ReportedPull, body: string, login = WRITER) {
+  const before = conversationAnswers(h, pr).length;
+  const payload = writeConversationComment(h, { ...pr, login, body });
+  expect((await h.send("issue_comment", payload)).status).toBe(200);
+  const answer = await nextAnswer(h, () => conversationAnswers(h, pr), before, `answer to ${body}`);
+  return { answer: answer.body, payload };
+}
+
+function finding(pr: ReportedPull, title: string) {
+  return h.sandbox.state.findings.get(pr.byTitle.get(title)!)!;
+}
+function notesOf(pr: ReportedPull, title: string): string[] {
+  return finding(pr, title).notes.map((n) => n.body);
+}
+function threadOf(pr: ReportedPull, title: string) {
+  const rootId = pr.comments.get(pr.byTitle.get(title)!)!;
+  return h.github.state.threads(pr.owner, pr.repo, pr.pullNumber).find((t) => t.rootCommentId === rootId)!;
+}
+function commentOf(pr: ReportedPull, title: string) {
+  const id = pr.comments.get(pr.byTitle.get(title)!)!;
+  return h.github.state.reviewComments(pr.owner, pr.repo).find((c) => c.id === id)!;
+}
+
+describe("reply commands in a finding's review thread", () => {
+  it("triaging the last blocking findings turns the check green; /reopen turns it red again", async () => {
+    const pr = await pull();
+    expect(checkOf(h, pr).conclusion).toBe("failure");
+    expect(pr.comments.size).toBe(3);
+
+    const fp = await reply(pr, SQLI, "/FP not_reachable");
+    expect(finding(pr, SQLI).resolutionStatus).toBe("FALSE_POSITIVE");
+    // lone reason code → `reason` (the service records it as a note stating the code) + a signed note
+    expect(notesOf(pr, SQLI).some((n) => n.includes("not_reachable"))).toBe(true);
+    expect(notesOf(pr, SQLI).some((n) => n.includes(`@${WRITER}`))).toBe(true);
+    expect(fp.answer).toContain("FALSE_POSITIVE");
+    expect(fp.answer).toContain("failure"); // SECRET still blocks
+    expect(threadOf(pr, SQLI).isResolved).toBe(true);
+    expect(commentOf(pr, SQLI).body).toContain("**Decision:**");
+    expect(commentOf(pr, SQLI).body).toContain(`@${WRITER}`);
+    const eyes = h.github.state
+      .reactions(pr.owner, pr.repo)
+      .filter((r) => r.commentId === fp.payload.comment.id && r.content === "eyes");
+    expect(eyes).toHaveLength(1);
+
+    await reply(pr, SECRET, "/wontfix risk_accepted rotated weekly by ops");
+    expect(finding(pr, SECRET).resolutionStatus).toBe("WONT_FIX");
+    expect(checkOf(h, pr).conclusion).toBe("success");
+    expect(checkOf(h, pr).output.title).toMatch(/No blocking findings/);
+
+    const reopen = await reply(pr, SQLI, "/reopen the guard moved");
+    expect(finding(pr, SQLI).resolutionStatus).toBe("NOT_STARTED");
+    expect(notesOf(pr, SQLI).some((n) => n.includes("the guard moved") && n.includes(`@${WRITER}`))).toBe(
+      true,
+    );
+    expect(threadOf(pr, SQLI).isResolved).toBe(false);
+    expect(reopen.answer).toContain("failure");
+    expect(checkOf(h, pr).conclusion).toBe("failure");
+    expect(h.github.violations()).toEqual([]);
+  });
+
+  it("reason versus note: a code with text becomes one note stating both; a wrong-catalog code changes nothing", async () => {
+    const pr = await pull();
+    await reply(pr, SECRET, "/wontfix risk_accepted rotated weekly by ops");
+    const notes = notesOf(pr, SECRET);
+    expect(notes.some((n) => n.includes("Reason: `risk_accepted`. rotated weekly by ops"))).toBe(true);
+    expect(notes.every((n) => !n.startsWith("Reason: `risk_accepted`.") || n.includes(`@${WRITER}`))).toBe(
+      true,
+    );
+
+    const before = finding(pr, SQLI).notes.length;
+    const wrong = await reply(pr, SQLI, "/resolve not_reachable");
+    expect(wrong.answer).toContain("nothing was changed");
+    expect(wrong.answer).toContain("fixed_in_code");
+    expect(finding(pr, SQLI).resolutionStatus).toBe("NOT_STARTED");
+    expect(finding(pr, SQLI).notes.length).toBe(before);
+
+    await reply(pr, SQLI, "/resolve fixed_in_code");
+    expect(finding(pr, SQLI).resolutionStatus).toBe("RESOLVED");
+  });
+
+  it("severity, note, in-progress, mitigate, duplicate, publish, help and unknown commands", async () => {
+    const pr = await pull();
+    const sev = await reply(pr, RATE, "/severity critical");
+    expect(finding(pr, RATE).severityOverride).toBe("CRITICAL");
+    expect(sev.answer).toContain("CRITICAL");
+    expect(checkOf(h, pr).conclusion).toBe("failure");
+    expect(commentOf(pr, RATE).body).toMatch(/critical/i);
+    await reply(pr, RATE, "/severity reset");
+    expect(finding(pr, RATE).severityOverride).toBeNull();
+
+    await reply(pr, RATE, "/note Looked at it with @security-team\nsecond line");
+    expect(notesOf(pr, RATE).some((n) => n.includes("second line") && n.includes(`@${WRITER}`))).toBe(true);
+
+    const ip = await reply(pr, RATE, "/in-progress fixing in #12");
+    expect(finding(pr, RATE).resolutionStatus).toBe("IN_PROGRESS");
+    expect(notesOf(pr, RATE).some((n) => n.includes("fixing in #12"))).toBe(true);
+    expect(ip.answer).toContain("added as a note");
+
+    await reply(pr, RATE, "/mitigate monitored");
+    expect(finding(pr, RATE).resolutionStatus).toBe("MITIGATED");
+    await reply(pr, SECRET, "/duplicate same_root_cause");
+    expect(finding(pr, SECRET).resolutionStatus).toBe("DUPLICATE");
+
+    const pub = await reply(pr, SQLI, "/publish");
+    expect(pub.answer).toMatch(/public artifact `[^`]+`/);
+    expect(pub.answer).toContain("https://scanner.example/");
+    expect(pub.answer).toContain("never asks for an access password");
+
+    const help = await reply(pr, SQLI, "/help");
+    expect(help.answer).toContain("/false-positive");
+    expect(help.answer).toContain("compensating_control");
+    const unknown = await reply(pr, SQLI, "/frobnicate");
+    expect(unknown.answer).toContain("Unknown command `frobnicate`");
+    expect(finding(pr, SQLI).resolutionStatus).toBe("NOT_STARTED");
+  });
+
+  it("a /severity without a level is answered with the valid levels", async () => {
+    const pr = await pull();
+    const res = await reply(pr, RATE, "/severity extreme");
+    expect(res.answer).toContain("`critical`");
+    expect(finding(pr, RATE).severityOverride).toBeNull();
+  });
+});
+
+describe("who may act", () => {
+  it("below commands.minPermission: a polite refusal and nothing changed; help and status stay open", async () => {
+    const pr = await pull();
+    const notes = finding(pr, SQLI).notes.length;
+    const res = await reply(pr, SQLI, "/fp", READER);
+    expect(res.answer).toContain("needs at least the `write` permission");
+    expect(res.answer).toContain("nothing was changed");
+    expect(finding(pr, SQLI).resolutionStatus).toBe("NOT_STARTED");
+    expect(finding(pr, SQLI).notes.length).toBe(notes);
+
+    const pub = await say(pr, `/diffward publish ${pr.byTitle.get(SQLI)}`, READER);
+    expect(pub.answer).toContain("needs at least");
+    const status = await say(pr, "/diffward status", READER);
+    expect(status.answer).toContain("diffward status");
+    expect(status.answer).toContain("blocking");
+    const help = await reply(pr, SQLI, "/help", READER);
+    expect(help.answer).toContain("diffward commands");
+  });
+
+  it("comments by bots (diffward itself included) are never commands", async () => {
+    const pr = await pull();
+    const parentId = pr.comments.get(pr.byTitle.get(SQLI)!)!;
+    h.github.state.setPermission(pr.owner, pr.repo, "diffward[bot]", "admin");
+    const payload = writeReviewReply(h, {
+      ...pr,
+      parentId,
+      login: "diffward[bot]",
+      type: "Bot",
+      body: "/fp",
+    });
+    const sent = await h.send("pull_request_review_comment", payload);
+    expect(sent.status).toBe(200);
+    // The handler finished before the delivery was acknowledged: no job was enqueued.
+    expect(await h.booted.rt.queues.events.getJob(jobId("cmd", sent.id))).toBeUndefined();
+    const conv = writeConversationComment(h, { ...pr, login: "renovate[bot]", body: "/diffward fp x" });
+    const sent2 = await h.send("issue_comment", conv);
+    expect(await h.booted.rt.queues.events.getJob(jobId("cmd", sent2.id))).toBeUndefined();
+    // A human's plain text is not a command either.
+    const text = writeReviewReply(h, { ...pr, parentId, login: WRITER, body: "thanks, will fix" });
+    const sent3 = await h.send("pull_request_review_comment", text);
+    expect(await h.booted.rt.queues.events.getJob(jobId("cmd", sent3.id))).toBeUndefined();
+    expect(finding(pr, SQLI).resolutionStatus).toBe("NOT_STARTED");
+  });
+
+  it("a redelivered webhook runs the command once", async () => {
+    const pr = await pull();
+    const parentId = pr.comments.get(pr.byTitle.get(SQLI)!)!;
+    const payload = writeReviewReply(h, { ...pr, parentId, login: WRITER, body: "/note once only" });
+    const first = await h.send("pull_request_review_comment", payload, "delivery-once-1");
+    await nextAnswer(h, () => threadAnswers(h, pr, parentId), 0, "first answer");
+    const job = await h.booted.rt.queues.events.getJob(jobId("cmd", first.id));
+    expect(await job!.isCompleted()).toBe(true);
+    // GitHub's "Redeliver" keeps the delivery id: BullMQ keeps the finished job, nothing runs again.
+    await h.send("pull_request_review_comment", payload, "delivery-once-1");
+    // A second delivery id for the same comment is caught by the comment claim.
+    const other = await h.send("pull_request_review_comment", payload, "delivery-once-2");
+    const otherJob = await h.waitFor(() => h.booted.rt.queues.events.getJob(jobId("cmd", other.id)));
+    await h.waitFor(async () => (await otherJob.isCompleted()) || undefined, 20_000, "second job");
+    const done = await h.booted.rt.queues.events.getJob(jobId("cmd", other.id));
+    expect(done!.returnvalue).toBe("duplicate");
+    expect(threadAnswers(h, pr, parentId)).toHaveLength(1);
+    expect(notesOf(pr, SQLI).filter((n) => n.includes("once only"))).toHaveLength(1);
+  });
+});
+
+describe("conversation commands", () => {
+  it("every finding verb by label or id, plus status, credits, guidance, areas, cancel and help", async () => {
+    const pr = await pull();
+    const sqli = pr.byTitle.get(SQLI)!;
+    const secret = pr.byTitle.get(SECRET)!;
+    const rate = pr.byTitle.get(RATE)!;
+    const bare = sqli.slice(-8);
+
+    await say(pr, `/diffward resolve XY-${bare} fixed_in_code`);
+    expect(h.sandbox.state.findings.get(sqli)!.resolutionStatus).toBe("RESOLVED");
+    expect(threadOf(pr, SQLI).isResolved).toBe(true);
+    await say(pr, `/diffward fp ${findingLabel(secret)} guarded_elsewhere`);
+    expect(h.sandbox.state.findings.get(secret)!.resolutionStatus).toBe("FALSE_POSITIVE");
+    expect(checkOf(h, pr).conclusion).toBe("success");
+    await say(pr, `/diffward reopen ${secret} not so sure`);
+    expect(h.sandbox.state.findings.get(secret)!.resolutionStatus).toBe("NOT_STARTED");
+    expect(checkOf(h, pr).conclusion).toBe("failure");
+    await say(pr, `/diffward in-progress ${rate}`);
+    expect(h.sandbox.state.findings.get(rate)!.resolutionStatus).toBe("IN_PROGRESS");
+    await say(pr, `/diffward mitigate ${rate} limited_exposure`);
+    expect(h.sandbox.state.findings.get(rate)!.resolutionStatus).toBe("MITIGATED");
+    await say(pr, `/diffward wontfix ${secret} out_of_scope`);
+    expect(h.sandbox.state.findings.get(secret)!.resolutionStatus).toBe("WONT_FIX");
+    await say(pr, `/diffward duplicate ${secret}`);
+    expect(h.sandbox.state.findings.get(secret)!.resolutionStatus).toBe("DUPLICATE");
+    await say(pr, `/diffward severity ${rate} low`);
+    expect(h.sandbox.state.findings.get(rate)!.severityOverride).toBe("LOW");
+    await say(pr, `/diffward note ${rate} checked with the team`);
+    expect(
+      h.sandbox.state.findings.get(rate)!.notes.some((n) => n.body.includes("checked with the team")),
+    ).toBe(true);
+    const pub = await say(pr, `/diffward publish ${findingLabel(rate)}`);
+    expect(pub.answer).toContain("public artifact");
+
+    const status = await say(pr, "/diffward status");
+    expect(status.answer).toMatch(/last report: scan `[^`]+`/);
+    const credits = await say(pr, "/diffward credits");
+    expect(credits.answer).toMatch(/\d+ available/);
+    const guidance = await say(pr, "/diffward guidance");
+    expect(guidance.answer).toContain("**Guidance**");
+    const areas = await say(pr, "/diffward areas");
+    expect(areas.answer).toContain("**Audit areas**");
+    const cancel = await say(pr, "/diffward cancel");
+    expect(cancel.answer).toContain("nothing to cancel");
+    const help = await say(pr, "/diffward help");
+    expect(help.answer).toContain("/diffward rescan");
+    const missing = await say(pr, "/diffward resolve");
+    expect(missing.answer).toContain("needs a finding label or id");
+    const unknown = await say(pr, "/diffward resolve SC-zzzzzzzz");
+    expect(unknown.answer).toContain("does not know this finding");
+  });
+
+  it("a label matching several findings lists the candidates and asks for the full id; nothing changes", async () => {
+    const pr = await pull();
+    const sqli = pr.byTitle.get(SQLI)!;
+    const twin = h.sandbox.state.makeLabelConflict(sqli);
+    const res = await say(pr, `/diffward resolve ${findingLabel(sqli)} fixed_in_code`);
+    expect(res.answer).toContain("full finding id");
+    expect(res.answer).toContain(sqli);
+    expect(h.sandbox.state.findings.get(sqli)!.resolutionStatus).toBe("NOT_STARTED");
+    expect(h.sandbox.state.findings.get(twin)!.resolutionStatus).toBe("NOT_STARTED");
+    await say(pr, `/diffward resolve ${sqli} fixed_in_code`);
+    expect(h.sandbox.state.findings.get(sqli)!.resolutionStatus).toBe("RESOLVED");
+    expect(h.sandbox.state.findings.get(twin)!.resolutionStatus).toBe("NOT_STARTED");
+  });
+
+  it("/diffward rescan launches exactly one new scan, with the requested budget", async () => {
+    const pr = await pull();
+    const scansBefore = h.sandbox.state.scans.size;
+    const res = await say(pr, "/diffward rescan budget=50");
+    expect(res.answer).toContain("50 credits");
+    const scan = await h.waitFor(
+      () =>
+        [...h.sandbox.state.scans.values()].find((s) => s.commitHash === pr.headSha && s.creditBudget === 50),
+      20_000,
+      "rescan launched",
+    );
+    expect(scan).toBeDefined();
+    // redelivery of the same command comment launches nothing more
+    await h.send("issue_comment", res.payload);
+    const launched = await h.waitFor(
+      () => {
+        const c = checkOf(h, pr);
+        return c.status === "completed" && c.externalId === scan.id ? c : undefined;
+      },
+      30_000,
+      "rescan reported",
+    );
+    expect(launched.conclusion).toBe("failure");
+    expect(h.sandbox.state.scans.size).toBe(scansBefore + 1);
+  });
+});
+
+describe("decisions survive pushes", () => {
+  it("the next push's scan gets the decision (with a note naming it), so the check stays green", async () => {
+    const pr = await pull();
+    await reply(pr, SQLI, "/fp not_reachable");
+    await reply(pr, SECRET, "/resolve fixed_in_code");
+    expect(checkOf(h, pr).conclusion).toBe("success");
+    const decisions = await readDecisions(h.booted.rt, `${pr.owner}/${pr.repo}#${pr.pullNumber}`);
+    expect(decisions.map((d) => d.resolutionStatus).sort()).toEqual(["FALSE_POSITIVE", "RESOLVED"]);
+
+    const head2 = (pr.headSha.slice(0, 39) + (pr.headSha.endsWith("f") ? "e" : "f")).toLowerCase();
+    h.github.state.updatePullRequestHead({
+      owner: pr.owner,
+      repo: pr.repo,
+      number: pr.pullNumber,
+      sha: head2,
+    });
+    const sync = structuredClone(pr.payload);
+    sync.action = "synchronize";
+    sync.pull_request.head.sha = head2;
+    sync.pull_request.updated_at = new Date(Date.now() + 1000).toISOString();
+    await h.send("pull_request", sync);
+    const check2 = await h.waitFor(
+      () =>
+        h.github.state
+          .checkRuns(pr.owner, pr.repo)
+          .find((c) => c.headSha === head2 && c.status === "completed"),
+      30_000,
+      "second scan reported",
+    );
+    expect(check2.conclusion).toBe("success");
+    const newFindings = [...h.sandbox.state.findings.values()].filter(
+      (f) => h.sandbox.state.scans.get(f.scanId)?.commitHash === head2,
+    );
+    const newSqli = newFindings.find((f) => f.title === SQLI)!;
+    expect(newSqli.id).not.toBe(pr.byTitle.get(SQLI));
+    expect(newSqli.resolutionStatus).toBe("FALSE_POSITIVE");
+    const note = newSqli.notes.map((n) => n.body).find((b) => b.includes("earlier decision"))!;
+    expect(note).toContain("FALSE_POSITIVE");
+    expect(note).toContain(`@${WRITER}`);
+    expect(note).toContain(pr.byTitle.get(SQLI)!);
+    expect(newFindings.find((f) => f.title === SECRET)!.resolutionStatus).toBe("RESOLVED");
+    expect(newFindings.find((f) => f.title === RATE)!.resolutionStatus).toBe("NOT_STARTED");
+  });
+});
+
+describe("service errors", () => {
+  it("a 5xx is retried and a 429 waits for Retry-After; the command then succeeds once", async () => {
+    const pr = await pull();
+    await fetch(`${h.sandbox.url.replace(/\/api\/v1$/, "")}/_sandbox/faults`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ errors: { count: 2, status: 503, route: "PATCH .*/resolution" } }),
+    });
+    await reply(pr, SQLI, "/resolve code_removed");
+    expect(finding(pr, SQLI).resolutionStatus).toBe("RESOLVED");
+
+    await fetch(`${h.sandbox.url.replace(/\/api\/v1$/, "")}/_sandbox/faults`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ rateLimits: { count: 1, retryAfterSeconds: 1, route: "PATCH .*/severity" } }),
+    });
+    await reply(pr, RATE, "/severity high");
+    expect(finding(pr, RATE).severityOverride).toBe("HIGH");
+    expect(checkOf(h, pr).conclusion).toBe("failure");
+  });
+});

@@ -1,0 +1,34 @@
+import { ProbotOctokit } from "probot";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startHarness, type Harness } from "../../src/dev/harness.js";
+import { demoReplyCommand } from "../../src/triage/demo.js";
+import { TRIAGE_SCENARIO, openReportedPull } from "./helpers.js";
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness({
+    sandbox: { scenario: TRIAGE_SCENARIO, scanDurationMs: 1_000, retryAfterSeconds: 1 },
+    boot: {
+      Octokit: ProbotOctokit.defaults((o: Record<string, unknown>) => ({
+        ...o,
+        throttle: { ...(o.throttle as object), enabled: false },
+      })) as typeof ProbotOctokit,
+    },
+  });
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+describe("demoReplyCommand", () => {
+  it("shows one reply command and its effect: answer, updated comment, service state", async () => {
+    const pr = await openReportedPull(h, 7);
+    const shown = await demoReplyCommand(h, pr);
+    expect(shown.command).toBe("/fp not_reachable");
+    expect(shown.resolutionStatus).toBe("FALSE_POSITIVE");
+    expect(shown.answer).toContain("FALSE_POSITIVE");
+    expect(shown.commentBefore).not.toContain("**Decision:**");
+    expect(shown.commentAfter).toContain("**Decision:**");
+    expect(shown.commentAfter).toContain("@octo-reviewer");
+  });
+});

@@ -1,0 +1,126 @@
+import { expect } from "vitest";
+import type { Harness } from "../../src/dev/harness.js";
+import { webhookExample } from "../../src/dev/examples.js";
+import { demoConfig, demoPullFiles } from "../../src/dev/demo-repo.js";
+import { findingComments } from "../../src/triage/demo.js";
+import type { ScenarioInput } from "../../src/sandbox/schemas.js";
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- raw webhook payloads, edited in place
+export type Payload = any;
+
+/** Two blocking findings with comments (CRITICAL, HIGH), one MEDIUM below `failOn: high`. */
+export const TRIAGE_SCENARIO: ScenarioInput = {
+  name: "triage",
+  spendCredits: 10,
+  findings: [
+    {
+      title: "SQL injection in user lookup",
+      location: "src/db.js:12",
+      severity: "CRITICAL",
+      category: "injection",
+      triageStatus: "CONFIRMED",
+      confirmationEvidence: "POC",
+      description: "`findUser` concatenates `req.query.name` into SQL.",
+    },
+    {
+      title: "Session secret hard-coded",
+      location: "src/server.js:8",
+      severity: "HIGH",
+      category: "secrets",
+      description: "The session secret is a literal.",
+    },
+    {
+      title: "Missing rate limit on login",
+      location: "src/server.js:31",
+      severity: "MEDIUM",
+      category: "authentication",
+      description: "`POST /login` accepts unlimited attempts.",
+    },
+  ],
+};
+
+let shaCounter = 0;
+/** A fresh 40-hex head SHA. */
+export function nextSha(): string {
+  shaCounter += 1;
+  return (Date.now().toString(16) + shaCounter.toString(16).padStart(6, "0")).padStart(40, "a").slice(-40);
+}
+
+/** One reported pull request of the harness. */
+export interface ReportedPull {
+  owner: string;
+  repo: string;
+  pullNumber: number;
+  headSha: string;
+  payload: Payload;
+  /** finding id → diffward's review comment id */
+  comments: Map<string, number>;
+  /** finding ids by title */
+  byTitle: Map<string, string>;
+}
+
+/**
+ * Opens pull request `pullNumber` of the example repository (real `pull_request.opened` payload), with
+ * `permissions` seeded, and waits until diffward has reported its scan (check run completed).
+ */
+export async function openReportedPull(
+  h: Harness,
+  pullNumber: number,
+  permissions: Record<string, "admin" | "maintain" | "write" | "triage" | "read" | "none"> = {},
+  configExtra = "",
+): Promise<ReportedPull> {
+  const headSha = nextSha();
+  const p: Payload = webhookExample("pull_request", "opened");
+  p.number = pullNumber;
+  p.pull_request.number = pullNumber;
+  p.pull_request.head.sha = headSha;
+  p.pull_request.updated_at = new Date().toISOString();
+  const owner = p.repository.owner.login as string;
+  const repo = p.repository.name as string;
+  h.seed(p, {
+    files: demoPullFiles(),
+    repoFiles: { [p.repository.default_branch]: { ".github/diffward.yml": demoConfig(configExtra) } },
+    permissions,
+  });
+  expect((await h.send("pull_request", p)).status).toBe(200);
+  await h.waitFor(
+    () =>
+      h.github.state.checkRuns(owner, repo).find((c) => c.headSha === headSha && c.status === "completed"),
+    30_000,
+    `check run of #${pullNumber}`,
+  );
+  const at = { owner, repo, pullNumber };
+  const comments = new Map(findingComments(h, at).map((c) => [c.findingId, c.id]));
+  const byTitle = new Map<string, string>();
+  for (const f of h.sandbox.state.findings.values()) {
+    const scan = h.sandbox.state.scans.get(f.scanId);
+    if (scan?.commitHash === headSha) byTitle.set(f.title, f.id);
+  }
+  return { owner, repo, pullNumber, headSha, payload: p, comments, byTitle };
+}
+
+/** The latest check run of a head. */
+export function checkOf(h: Harness, pr: { owner: string; repo: string; headSha: string }) {
+  return h.github.state
+    .checkRuns(pr.owner, pr.repo)
+    .filter((c) => c.headSha === pr.headSha)
+    .at(-1)!;
+}
+
+/** diffward's answers in a thread (bot replies to `rootId`). */
+export function threadAnswers(h: Harness, pr: ReportedPull, rootId: number) {
+  return h.github.state
+    .reviewComments(pr.owner, pr.repo, pr.pullNumber)
+    .filter((c) => c.inReplyToId === rootId && c.user.type === "Bot");
+}
+
+/** diffward's conversation answers on a pull request. */
+export function conversationAnswers(h: Harness, pr: ReportedPull) {
+  return h.github.state.issueComments(pr.owner, pr.repo, pr.pullNumber).filter((c) => c.user.type === "Bot");
+}
+
+/** Waits until there are more than `count` items and returns the last one. */
+export async function nextAnswer<T>(h: Harness, list: () => T[], count: number, what: string): Promise<T> {
+  await h.waitFor(() => list().length > count, 20_000, what);
+  return list().at(-1)!;
+}

@@ -1,0 +1,120 @@
+import { describe, expect, it } from "vitest";
+import fc from "fast-check";
+import { fingerprint } from "../../src/domain/identity.js";
+import type { ReportFinding } from "../../src/domain/types.js";
+import { isBot, looksLikeCommand } from "../../src/handlers/comments.js";
+import { attributed, conflictAnswer, publishedAnswer } from "../../src/triage/answers.js";
+import { carryOverNote, planCarryOver, withDecision } from "../../src/triage/decisions.js";
+import type { Decision } from "../../src/triage/types.js";
+
+const base: ReportFinding = {
+  id: "fnd_aaaaaaaa11111111",
+  title: "SQL injection in `getUser()`",
+  location: "src/db.js:12",
+  severity: "HIGH",
+  category: "injection",
+  triageStatus: "NEW",
+  resolutionStatus: "NOT_STARTED",
+};
+
+function decisionOn(f: ReportFinding, extra: Partial<Decision> = {}): Decision {
+  return {
+    findingId: f.id,
+    fingerprint: fingerprint(f),
+    severity: f.severity,
+    resolutionStatus: "FALSE_POSITIVE",
+    reason: "not_reachable",
+    by: "octo",
+    at: "2026-01-02T03:04:05.000Z",
+    ...extra,
+  };
+}
+
+describe("planCarryOver", () => {
+  const moved: ReportFinding = { ...base, id: "fnd_bbbbbbbb22222222", location: "src/db.js:40" };
+
+  it("carries a closing decision to the same id and to a new id with the same fingerprint", () => {
+    expect(planCarryOver([decisionOn(base)], [base]).apply.map((c) => c.by)).toEqual(["id"]);
+    const plan = planCarryOver([decisionOn(base)], [moved]);
+    expect(plan.apply).toHaveLength(1);
+    expect(plan.apply[0]!.by).toBe("fingerprint");
+    expect(plan.apply[0]!.finding.id).toBe(moved.id);
+  });
+
+  it("does not carry when the severity rose, when the finding is already decided, or for open states", () => {
+    const rose = planCarryOver([decisionOn(base)], [{ ...moved, severity: "CRITICAL" }]);
+    expect(rose.apply).toEqual([]);
+    expect(rose.severityRose).toHaveLength(1);
+    expect(planCarryOver([decisionOn(base)], [{ ...moved, severity: "LOW" }]).apply).toHaveLength(1);
+    expect(planCarryOver([decisionOn(base)], [{ ...moved, resolutionStatus: "RESOLVED" }]).apply).toEqual([]);
+    expect(planCarryOver([decisionOn(base, { resolutionStatus: "NOT_STARTED" })], [moved]).apply).toEqual([]);
+    expect(planCarryOver([decisionOn(base, { resolutionStatus: "IN_PROGRESS" })], [moved]).apply).toEqual([]);
+    const other = { ...moved, title: "Open redirect", category: "redirect" };
+    expect(planCarryOver([decisionOn(base)], [other]).apply).toEqual([]);
+  });
+
+  it("keeps one decision per identity, the newest last", () => {
+    const a = decisionOn(base);
+    const b = decisionOn({ ...base, id: "fnd_cccccccc33333333" }, { resolutionStatus: "RESOLVED" });
+    const all = withDecision([a], b);
+    expect(all).toEqual([b]);
+    const unrelated = decisionOn({ ...base, id: "fnd_x", title: "Other", category: "x" });
+    expect(withDecision([unrelated], a)).toEqual([unrelated, a]);
+  });
+
+  it("the carried note names the decision, who made it and the original finding", () => {
+    const [c] = planCarryOver([decisionOn(base, { note: "guarded by the proxy" })], [moved]).apply;
+    const note = carryOverNote(c!, "SC");
+    expect(note).toContain("FALSE_POSITIVE");
+    expect(note).toContain("@octo");
+    expect(note).toContain(base.id);
+    expect(note).toContain("SC-11111111");
+    expect(note).toContain("guarded by the proxy");
+  });
+});
+
+describe("comment handler guards", () => {
+  it("bots never give commands", () => {
+    expect(isBot({ login: "diffward[bot]", type: "Bot" })).toBe(true);
+    expect(isBot({ login: "renovate[bot]", type: "User" })).toBe(true);
+    expect(isBot({ login: "octo", type: "User" })).toBe(false);
+    expect(isBot(null)).toBe(true);
+  });
+
+  it("only a first meaningful line starting with / looks like a command", () => {
+    expect(looksLikeCommand("/fp")).toBe(true);
+    expect(looksLikeCommand("> quoted /fp\n\n/resolve fixed_in_code")).toBe(true);
+    expect(looksLikeCommand("thanks!\n/fp")).toBe(false);
+    expect(looksLikeCommand("```\n/fp\n```")).toBe(false);
+    expect(looksLikeCommand(null)).toBe(false);
+    fc.assert(
+      fc.property(fc.string(), (s) => {
+        expect(typeof looksLikeCommand(s)).toBe("boolean");
+      }),
+    );
+  });
+});
+
+describe("answers", () => {
+  it("every note names the GitHub user diffward acts for", () => {
+    const pull = { owner: "acme", repo: "api", pullNumber: 7 };
+    expect(attributed("looks fine", "octo", pull)).toBe(
+      "looks fine\n\n— GitHub user @octo via diffward (acme/api#7)",
+    );
+    expect(attributed(undefined, "octo", pull)).toContain("@octo");
+  });
+
+  it("conflict candidates are escaped; publishing never shows a password", () => {
+    const text = conflictAnswer(
+      "SC-11111111",
+      [{ id: "fnd_a11111111", title: "<img src=x> @team #1", severity: "HIGH" }],
+      "SC",
+    );
+    expect(text).toContain("`fnd_a11111111`");
+    expect(text).not.toMatch(/<img|@team|#1\b/);
+    const pub = publishedAnswer("SC-11111111", "pub_1", undefined);
+    expect(pub).toContain("`pub_1`");
+    expect(pub).not.toContain("http");
+    expect(pub).toContain("never asks for an access password");
+  });
+});
