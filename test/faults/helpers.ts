@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { expect } from "vitest";
 import { z } from "zod";
@@ -195,7 +196,7 @@ export async function startProxy(
     req.pipe(up);
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const { port } = server.address() as import("node:net").AddressInfo;
+  const { port } = server.address() as AddressInfo;
   const prefix = base.pathname.replace(/\/$/, "");
   return {
     url: `http://127.0.0.1:${port}${prefix}`,
