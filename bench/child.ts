@@ -3,8 +3,9 @@
  * `startWorkers()` against the parent's Redis prefix, sandbox and GitHub stand-in) or the fixed-interval
  * peer holding scans in memory (`mode: "peer"`). Prints one JSON line per second on stdout:
  * `{ rssBytes, cpuUserUs, cpuSystemUs, at }` (from `process.memoryUsage()` and `process.cpuUsage()`), and
- * stops on SIGTERM. Configuration is one JSON argument, checked with zod.
+ * stops on SIGTERM. Configuration is a JSON file named by the one argument, checked with zod.
  */
+import { readFileSync } from "node:fs";
 import { pino } from "pino";
 import { z } from "zod";
 import { boot } from "../src/boot.js";
@@ -29,7 +30,7 @@ const ChildConfig = z.discriminatedUnion("mode", [
   }),
 ]);
 
-const parsed = ChildConfig.safeParse(JSON.parse(process.argv[2] ?? "{}"));
+const parsed = ChildConfig.safeParse(JSON.parse(readFileSync(process.argv[2] ?? "", "utf8")));
 if (!parsed.success) {
   console.error(`bench child: bad configuration: ${z.prettifyError(parsed.error)}`);
   process.exit(2);

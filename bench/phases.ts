@@ -6,6 +6,9 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { createHmac, timingSafeEqual, randomUUID } from "node:crypto";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startHarness } from "../src/dev/harness.js";
 import { parseRepoConfigYaml } from "../src/config/repo-config.js";
@@ -88,7 +91,10 @@ interface Sample {
 }
 
 function startChild(config: unknown): { child: ChildProcess; samples: Sample[]; lines: string[] } {
-  const child = spawn(process.execPath, ["--import", "tsx", CHILD, JSON.stringify(config)], {
+  // the configuration goes through a file: 10,000 scan ids overflow the argument list (E2BIG)
+  const file = join(mkdtempSync(join(tmpdir(), "diffward-bench-")), "config.json");
+  writeFileSync(file, JSON.stringify(config));
+  const child = spawn(process.execPath, ["--import", "tsx", CHILD, file], {
     stdio: ["ignore", "pipe", "inherit"],
     env: { ...process.env, LOG_LEVEL: "silent" },
   });

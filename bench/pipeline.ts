@@ -204,12 +204,14 @@ export async function runPipeline(opts: PipelineOptions): Promise<PipelineResult
       : waited.length;
     if (done === waited.length && peerDone >= waited.length) break;
     if (Date.now() > deadline) {
-      log(`  timed out after ${opts.timeoutMs} ms: diffward ${done}/${allPulls.length}, peer ${peerDone}`);
+      log(
+        `  timed out after ${opts.timeoutMs} ms: diffward ${done}/${waited.length}, peer ${peerDone}/${waited.length}`,
+      );
       break;
     }
     if (Date.now() - lastLog > 15_000) {
       lastLog = Date.now();
-      log(`  … diffward reported ${done}/${allPulls.length}, peer ${peerDone}/${allPulls.length}`);
+      log(`  … diffward reported ${done}/${waited.length}, peer ${peerDone}/${waited.length}`);
     }
     await sleep(200);
   }
