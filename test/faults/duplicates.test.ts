@@ -43,7 +43,7 @@ describe("duplicate deliveries, racing workers, Redis restarted", () => {
     await h.waitFor(
       async () => {
         const c = await h!.booted.rt.queues.events.getJobCounts("waiting", "active", "delayed");
-        return c.waiting + c.active + c.delayed === 0;
+        return (c.waiting ?? 0) + (c.active ?? 0) + (c.delayed ?? 0) === 0;
       },
       10_000,
       "events queue drained",
