@@ -72,6 +72,9 @@ export function makePulls(org: string, orgIndex: number, count: number, repo = "
     p.repository.full_name = `${org}/${repo}`;
     p.repository.id = 50_000 + orgIndex;
     p.installation = { ...(p.installation ?? {}), id: installationId };
+    // same-repository pull requests (not forks): head and base live in the edited repository
+    p.pull_request.head.repo = { ...p.repository };
+    p.pull_request.base.repo = { ...p.repository };
     out.push({
       key: `${org}/${repo}#${n}`,
       org,
