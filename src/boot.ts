@@ -3,6 +3,8 @@ import { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { Probot, type ProbotOctokit } from "probot";
 import { createRedis } from "./queue/connection.js";
+import { processApprove } from "./steering/approve.js";
+import { processSettle } from "./steering/settle.js";
 import { DEFAULT_SETTINGS, type Runtime, type Settings } from "./queue/runtime.js";
 import { StateStore } from "./queue/state.js";
 import {
@@ -123,6 +125,8 @@ export function boot(config: BootConfig): Booted {
         extra: {
           [JOB.reconcile]: reconcileProcessor(reconcileDeps),
           ...TRIAGE_PROCESSORS,
+          [JOB.approve]: (rt, job) => processApprove(rt, job),
+          [JOB.settle]: (rt, job) => processSettle(rt, job),
           ...config.extraProcessors,
         },
         ...(config.workerTiming ? { timing: config.workerTiming } : {}),

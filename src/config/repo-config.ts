@@ -73,7 +73,7 @@ export const GuidanceConfig = z
       .enum(["warn", "require-approval"])
       .default("warn")
       .describe(
-        "When a pull request edits the guidance file: `warn` notes it in the check run; `require-approval` holds the scan until a maintainer approves.",
+        'When a pull request edits the guidance file (the PR\'s own guidance steers its scan): `warn` flags it prominently in the check run; `require-approval` holds the scan (check run `action_required`) until a user at or above `commands.minPermission` clicks "Scan anyway".',
       ),
   })
   .describe("The scanning guidance file committed in the repository.");
@@ -81,14 +81,16 @@ export const GuidanceConfig = z
 /** The `paths` section. */
 export const PathsConfig = z
   .strictObject({
-    /** Globs (picomatch) of files whose findings are not reported. */
+    /** Globs (picomatch) of changed files that need no scan: a PR whose changed files all match is not scanned. */
     ignore: z
       .array(z.string().min(1).max(500))
       .max(200)
       .default([])
-      .describe("Glob patterns (picomatch syntax) of paths whose findings are not reported, e.g. `test/**`."),
+      .describe(
+        "Glob patterns (picomatch syntax), e.g. `docs/**`: a pull request whose changed files all match is not scanned and concludes `neutral` saying why.",
+      ),
   })
-  .describe("Paths to leave out of the report.");
+  .describe("Paths that need no scan.");
 
 /** The `authors` section. */
 export const AuthorsConfig = z
@@ -184,7 +186,7 @@ export const RepoConfig = z
       .enum(["scan", "approve", "skip"])
       .default("approve")
       .describe(
-        "Pull requests from forks: `scan` at once, `approve` waits for a maintainer's /diffward rescan, `skip` never scans them.",
+        'Pull requests from forks whose author is below `commands.minPermission`: `scan` at once, `approve` waits (check run `action_required`) until a permitted user clicks "Scan anyway", `skip` never scans them.',
       ),
     paths: PathsConfig.prefault({}),
     authors: AuthorsConfig.prefault({}),

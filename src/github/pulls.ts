@@ -67,6 +67,11 @@ export interface PullHead {
   headRef: string;
   baseRef: string;
   authorLogin: string;
+  /** `head.repo.full_name` (a fork's name for a pull request from a fork); absent when the fork was deleted */
+  headRepoFullName?: string;
+  htmlUrl?: string;
+  title?: string;
+  updatedAt?: string;
 }
 
 /** Reads a pull request (GitHub REST `GET /repos/{owner}/{repo}/pulls/{pull_number}`). */
@@ -84,6 +89,10 @@ export async function getPull(octokit: InstallationOctokit, pull: PullRef): Prom
     headRef: data.head.ref,
     baseRef: data.base.ref,
     authorLogin: data.user.login,
+    ...(data.head.repo ? { headRepoFullName: data.head.repo.full_name } : {}),
+    htmlUrl: data.html_url,
+    title: data.title,
+    updatedAt: data.updated_at,
   };
 }
 

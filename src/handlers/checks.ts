@@ -3,6 +3,8 @@ import type { PullRequestJobData } from "../queue/jobs/types.js";
 import { JOB, jobId } from "../queue/names.js";
 import type { HandlerDeps } from "./deps.js";
 import { EVENT_JOB_OPTIONS } from "./deps.js";
+import type { ApproveJobData } from "../steering/approve.js";
+import { SCAN_ANYWAY } from "../steering/render.js";
 
 interface PullRef {
   number: number;
@@ -35,6 +37,7 @@ export async function onRerequested(
       owner: payload.repository.owner.login,
       repo: payload.repository.name,
       repoPrivate: payload.repository.private,
+      repoHtmlUrl: payload.repository.html_url,
       defaultBranch: payload.repository.default_branch,
       pullNumber: pr.number,
       headSha: pr.head.sha,
@@ -51,4 +54,38 @@ export async function onRerequested(
       jobId: jobId("rerun", context.id, pr.number),
     });
   }
+}
+
+/**
+ * `check_run.requested_action` with identifier `scan-anyway`: enqueue the approval job, which checks the
+ * clicking user's permission (the handler makes no GitHub call).
+ */
+export async function onRequestedAction(
+  deps: HandlerDeps,
+  context: Context<"check_run.requested_action">,
+): Promise<void> {
+  const { payload } = context;
+  const installationId = payload.installation?.id;
+  if (!installationId || payload.requested_action?.identifier !== SCAN_ANYWAY) return;
+  if (payload.sender.type === "Bot") return;
+  const data: ApproveJobData = {
+    deliveryId: context.id,
+    installationId,
+    accountLogin: payload.repository.owner.login,
+    owner: payload.repository.owner.login,
+    repo: payload.repository.name,
+    repoPrivate: payload.repository.private,
+    repoHtmlUrl: payload.repository.html_url,
+    defaultBranch: payload.repository.default_branch,
+    checkRunId: payload.check_run.id,
+    headSha: payload.check_run.head_sha,
+    pullNumbers: (payload.check_run.pull_requests as PullRef[]).map((p) => p.number),
+    sender: payload.sender.login,
+    title: payload.check_run.output?.title ?? "Waiting for approval",
+    summary: payload.check_run.output?.summary ?? "",
+  };
+  await deps.queues.events.add(JOB.approve, data, {
+    ...EVENT_JOB_OPTIONS,
+    jobId: jobId("approve", context.id),
+  });
 }

@@ -1,6 +1,6 @@
 import type { Probot } from "probot";
 import type { HandlerDeps } from "./deps.js";
-import { onRerequested } from "./checks.js";
+import { onRequestedAction, onRerequested } from "./checks.js";
 import { onIssueCommentCreated, onReviewCommentCreated } from "./comments.js";
 import { onInstallationDeleted } from "./installation.js";
 import { onPullRequest, onPullRequestClosed } from "./pull-request.js";
@@ -26,6 +26,7 @@ export function diffwardApp(deps: HandlerDeps) {
     app.on("pull_request.closed", (context) => onPullRequestClosed(deps, context));
     app.on("check_run.rerequested", (context) => onRerequested(deps, context));
     app.on("check_suite.rerequested", (context) => onRerequested(deps, context));
+    app.on("check_run.requested_action", (context) => onRequestedAction(deps, context));
     app.on("installation.deleted", (context) => onInstallationDeleted(deps, context));
     app.on("pull_request_review_comment.created", (context) => onReviewCommentCreated(deps, context));
     app.on("issue_comment.created", (context) => onIssueCommentCreated(deps, context));

@@ -32,6 +32,7 @@ export async function onPullRequest(deps: HandlerDeps, context: PullRequestConte
     owner: payload.repository.owner.login,
     repo: payload.repository.name,
     repoPrivate: payload.repository.private,
+    repoHtmlUrl: payload.repository.html_url,
     defaultBranch: payload.repository.default_branch,
     pullNumber: pr.number,
     headSha: pr.head.sha,
@@ -41,6 +42,8 @@ export async function onPullRequest(deps: HandlerDeps, context: PullRequestConte
     updatedAt: pr.updated_at,
     authorLogin: pr.user?.login ?? "",
     title: pr.title,
+    ...(pr.head.repo ? { headRepoFullName: pr.head.repo.full_name } : {}),
+    pullHtmlUrl: pr.html_url,
   };
   await deps.queues.events.add(JOB.pullRequest, data, {
     ...EVENT_JOB_OPTIONS,
@@ -63,6 +66,7 @@ export async function onPullRequestClosed(
     owner: payload.repository.owner.login,
     repo: payload.repository.name,
     repoPrivate: payload.repository.private,
+    repoHtmlUrl: payload.repository.html_url,
     defaultBranch: payload.repository.default_branch,
     pullNumber: payload.pull_request.number,
   };

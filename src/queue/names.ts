@@ -17,6 +17,8 @@ export const JOB = {
   launch: "launch",
   poll: "poll",
   reconcile: "reconcile",
+  approve: "approve",
+  settle: "settle",
 } as const;
 
 /**

@@ -26,6 +26,8 @@ export interface Settings {
   initializingWindowMs: number;
   /** first wait after `repository_initializing`, in ms (15 s; doubles per try, at most 5 minutes) */
   initializingBaseDelayMs: number;
+  /** wait between two looks at the ledger for a reported scan's settlement, in ms (30 s) */
+  settleDelayMs: number;
 }
 
 /** The default settings: the issue's numbers. */
@@ -38,6 +40,7 @@ export const DEFAULT_SETTINGS: Settings = {
   firstPollDelayMs: 1_000,
   initializingWindowMs: 30 * 60_000,
   initializingBaseDelayMs: 15_000,
+  settleDelayMs: 30_000,
 };
 
 /** Everything a job needs, built once per process. */

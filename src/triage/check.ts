@@ -68,9 +68,13 @@ export async function recomputeCheck(
     ...(rt.settings.publicUrl ? { serviceUrl: rt.settings.publicUrl } : {}),
     inlineCount: commented.size,
     notInline: findings.filter((f) => !commented.has(f.id) && !isRuledOut(f)),
+    ...(report.extras?.guidance ? { guidance: report.extras.guidance } : {}),
+    ...(report.extras?.credits ? { credits: report.extras.credits } : {}),
+    ...(report.extras?.warnings.length ? { warnings: report.extras.warnings } : {}),
   });
   const verdict = decideConclusion(findings, cfg.failOn);
-  await updateCheckRun(octokit, pull, report.checkRunId, { conclusion: verdict.conclusion, output });
+  const conclusion = report.configInvalidInPull ? "failure" : verdict.conclusion;
+  await updateCheckRun(octokit, pull, report.checkRunId, { conclusion, output });
 
   // Keep the stored report in step, unless a newer report replaced it meanwhile.
   const latest = await rt.state.getJson<ReportState>("report", key);

@@ -4,6 +4,7 @@ import { renderLaunchError, renderQueued, type LaunchErrorKind } from "../../ren
 import type { ScanListItem } from "../../scanner/schemas.js";
 import type { ScannerTenant } from "../../tenants/index.js";
 import { classifyLaunchError, initializingDelay } from "../launch-errors.js";
+import { preflight } from "../../steering/preflight.js";
 import { JOB, jobId, pullKey } from "../names.js";
 import { presetsOf } from "../presets.js";
 import type { Runtime } from "../runtime.js";
@@ -93,6 +94,28 @@ async function launchLocked(
     }
   }
 
+  // Refuse before any credit is reserved what the service would refuse or the repository caps.
+  const pre = await preflight(
+    tenant,
+    {
+      repositoryId: d.repositoryId,
+      presetRef: d.presetRef,
+      ...(d.creditBudget !== undefined ? { creditBudget: d.creditBudget } : {}),
+      ...(d.auditAreaKeys ? { auditAreaKeys: d.auditAreaKeys } : {}),
+      defaultBranch: d.defaultBranch,
+      ...(d.config.creditCap.monthly !== undefined ? { monthlyCap: d.config.creditCap.monthly } : {}),
+    },
+    rt.now(),
+  );
+  if (!pre.ok) {
+    await updateCheckRun(octokit, d, d.checkRunId, {
+      conclusion: pre.conclusion,
+      output: { title: pre.title, summary: pre.summary },
+    });
+    log.info({ title: pre.title }, "launch refused before reserving credits");
+    return "concluded";
+  }
+
   await rt.state.markLaunchAttempt(d.launchKey, rt.now());
   try {
     const res = await tenant.client.launchScan(tenant.projectId, {
@@ -135,6 +158,12 @@ async function launchLocked(
       throw error;
     }
     await rt.state.clearLaunchAttempt(d.launchKey);
+    if (action.kind === "conclude" && action.code === "diff_base_not_allowed" && d.mergeBase !== null) {
+      // Presets carry no diff flag: one that refuses baseCommit is a whole-repository preset (issue 5).
+      log.info("preset refuses baseCommit: relaunching as a whole-repository scan");
+      await job.updateData({ ...d, mergeBase: null, wholeRepository: true });
+      throw new WaitSignal(10);
+    }
     if (action.kind === "wait") {
       if (action.why === "repository_initializing") {
         const since = d.initializingSince ?? rt.now();
@@ -245,6 +274,7 @@ async function afterLaunch(
     repo: d.repo,
     repoPrivate: d.repoPrivate,
     defaultBranch: d.defaultBranch,
+    ...(d.repoHtmlUrl ? { repoHtmlUrl: d.repoHtmlUrl } : {}),
     pullNumber: d.pullNumber,
     headSha: d.headSha,
     mergeBase: d.mergeBase,
@@ -256,6 +286,8 @@ async function afterLaunch(
     config: d.config,
     launchedAt: rt.now(),
     ...(d.configProblemsInPull ? { configProblemsInPull: d.configProblemsInPull } : {}),
+    ...(d.guidanceChange ? { guidanceChange: d.guidanceChange } : {}),
+    ...(d.wholeRepository ? { wholeRepository: true } : {}),
   };
   await rt.queues.scans.add(JOB.poll, poll, {
     jobId: jobId("poll", scanId),

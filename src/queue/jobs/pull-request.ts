@@ -5,6 +5,10 @@ import { getFileText, getMergeBase, listPullFiles } from "../../github/pulls.js"
 import { renderLaunchError, renderQueued } from "../../render/check-run.js";
 import { ScannerApiError, isRetryable } from "../../scanner/errors.js";
 import { CONFIG_PATH, loadRepoConfig } from "../config-loader.js";
+import { getPermission } from "../../github/comments.js";
+import { permissionAtLeast } from "../../config/repo-config.js";
+import { decideGate } from "../../steering/gates.js";
+import { SCAN_ANYWAY_ACTION, renderGateApproval, renderGateSkip } from "../../steering/render.js";
 import { JOB, jobId, launchKey, pullKey } from "../names.js";
 import type { Runtime } from "../runtime.js";
 import type { PullState } from "../state.js";
@@ -19,6 +23,8 @@ export type PullRequestOutcome =
   | "stale-event"
   | "duplicate-delivery"
   | "no-token"
+  | "skipped"
+  | "awaiting-approval"
   | "launch-enqueued";
 
 /**
@@ -97,6 +103,7 @@ export async function processPullRequest(
         : undefined;
     const checkRunId =
       resumeCheckRunId ??
+      d.explicit?.reuseCheckRunId ??
       adopted ??
       (await createCheckRun(octokit, d, d.headSha, { status: "queued", output: renderQueued() }));
     await rt.state.setPull(key, baseState(d, { checkRunId, ...nonce }));
@@ -126,8 +133,46 @@ export async function processPullRequest(
       return "no-token";
     }
 
+    const files = await listPullFiles(octokit, d);
+    // Spend and safety gates, before any credit is reserved (issue 5: authors, paths, forks, guidance).
+    const fromFork =
+      d.headRepoFullName !== undefined &&
+      d.headRepoFullName.toLowerCase() !== `${d.owner}/${d.repo}`.toLowerCase();
+    const authorPermitted =
+      !fromFork ||
+      permissionAtLeast(await getPermission(octokit, d, d.authorLogin), config.commands.minPermission);
+    const gate = decideGate({
+      config,
+      files,
+      authorLogin: d.authorLogin,
+      fromFork,
+      authorPermitted,
+      guidanceFile: rt.settings.guidanceFile,
+      approved: Boolean(d.explicit?.approvedBy),
+    });
+    if (gate.kind === "skip") {
+      await updateCheckRun(octokit, d, checkRunId, {
+        conclusion: gate.reason === "authors-skip" ? "skipped" : "neutral",
+        output: renderGateSkip(gate),
+      });
+      await rt.state.setPull(key, baseState(d, { checkRunId, ...nonce }));
+      log.info({ reason: gate.reason }, "not scanned: nothing spent");
+      return "skipped";
+    }
+    if (gate.kind === "approval") {
+      await updateCheckRun(octokit, d, checkRunId, {
+        conclusion: "action_required",
+        output: renderGateApproval(gate, config.commands.minPermission, rt.settings.guidanceFile),
+        actions: [SCAN_ANYWAY_ACTION],
+        ...(d.pullHtmlUrl ? { detailsUrl: d.pullHtmlUrl } : {}),
+      });
+      await rt.state.setPull(key, baseState(d, { checkRunId, ...nonce }));
+      log.info({ reason: gate.reason }, "scan waits for approval");
+      return "awaiting-approval";
+    }
+
     // A PR that edits the config gets its version validated in its own check.
-    const problemsInPr = await validateConfigInPull(rt, d).catch(() => []);
+    const problemsInPr = await validateConfigInPull(rt, d, files).catch(() => []);
 
     const { mergeBase, headCommitMessage } = await getMergeBase(octokit, d, d.baseRef, d.headSha);
     const presetRef = d.explicit?.presetRef ?? config.preset ?? rt.settings.defaultPreset;
@@ -148,6 +193,7 @@ export async function processPullRequest(
       repo: d.repo,
       repoPrivate: d.repoPrivate,
       defaultBranch: d.defaultBranch,
+      ...(d.repoHtmlUrl ? { repoHtmlUrl: d.repoHtmlUrl } : {}),
       pullNumber: d.pullNumber,
       headSha: d.headSha,
       headRef: d.headRef,
@@ -165,6 +211,7 @@ export async function processPullRequest(
         disclosure: effectiveDisclosure(config, { private: d.repoPrivate }),
       },
       ...(problemsInPr.length ? { configProblemsInPull: problemsInPr } : {}),
+      ...(gate.guidanceChange ? { guidanceChange: gate.guidanceChange } : {}),
     };
     await rt.queues.launch.add(JOB.launch, data, {
       jobId: launchJobId,
@@ -199,9 +246,12 @@ function baseState(d: PullRequestJobData, extra: Partial<PullState>): PullState 
 }
 
 /** When the pull request changes `.github/diffward.yml`, the problems of its version (empty when valid). */
-async function validateConfigInPull(rt: Runtime, d: PullRequestJobData): Promise<string[]> {
+async function validateConfigInPull(
+  rt: Runtime,
+  d: PullRequestJobData,
+  files: readonly { filename: string; status: string }[],
+): Promise<string[]> {
   const octokit = await rt.octokit(d.installationId);
-  const files = await listPullFiles(octokit, d);
   const edited = files.find((f) => f.filename === CONFIG_PATH && f.status !== "removed");
   if (!edited) return [];
   const text = await getFileText(octokit, d, CONFIG_PATH, d.headSha);

@@ -12,6 +12,8 @@ import type { FindingListItem, ScanDetail } from "../../scanner/schemas.js";
 import type { ScannerTenant } from "../../tenants/index.js";
 import { planReport, type PostedFindingComment } from "../../report/plan.js";
 import { applyPullDecisions } from "../../triage/decisions.js";
+import { collectReportExtras, type ReportExtras } from "../../steering/extras.js";
+import { enqueueSettle } from "../../steering/settle.js";
 import { pullKey } from "../names.js";
 import type { Runtime } from "../runtime.js";
 import type { PollJobData } from "./types.js";
@@ -27,6 +29,10 @@ export interface ReportState {
   config: PollJobData["config"];
   creditBudget?: number;
   presetRef: string;
+  /** guidance, credits and warnings shown beside the findings (re-rendered by triage and settlement) */
+  extras?: Omit<ReportExtras, "guidanceAnnotation">;
+  /** the pull request's own `.github/diffward.yml` is invalid: the check fails whatever the findings */
+  configInvalidInPull?: boolean;
   findings: Array<{
     id: string;
     label: string;
@@ -141,6 +147,14 @@ export async function reportScan(
     }
   }
 
+  const reserved = scan.creditBudget ?? d.creditBudget;
+  const extras = await collectReportExtras(rt, octokit, tenant, d, reserved ?? undefined, log);
+  const warnings = [
+    ...(d.configProblemsInPull?.length
+      ? [`This pull request's \`.github/diffward.yml\` is invalid: ${d.configProblemsInPull.join("; ")}`]
+      : []),
+    ...extras.warnings,
+  ];
   const output = renderCheckRunOutput({
     scan: {
       id: d.scanId,
@@ -161,18 +175,17 @@ export async function reportScan(
     ...(rt.settings.publicUrl ? { serviceUrl: rt.settings.publicUrl } : {}),
     inlineCount: plan.post.length + plan.update.length,
     notInline: plan.notInline,
-    ...(d.configProblemsInPull?.length
-      ? {
-          warnings: [
-            `This pull request's \`.github/diffward.yml\` is invalid: ${d.configProblemsInPull.join("; ")}`,
-          ],
-        }
-      : {}),
+    ...(extras.guidance ? { guidance: extras.guidance } : {}),
+    ...(extras.credits ? { credits: extras.credits } : {}),
+    ...(warnings.length ? { warnings } : {}),
   });
-  const annotations: CheckAnnotation[] = toAnnotations(findings, cfg.disclosure ?? "full", {
-    failOn: cfg.failOn,
-    labelPrefix: rt.settings.labelPrefix,
-  });
+  const annotations: CheckAnnotation[] = [
+    ...(extras.guidanceAnnotation ? [extras.guidanceAnnotation] : []),
+    ...toAnnotations(findings, cfg.disclosure ?? "full", {
+      failOn: cfg.failOn,
+      labelPrefix: rt.settings.labelPrefix,
+    }),
+  ];
   const [first = [], ...rest] = batches(annotations, 50);
   const conclusion = d.configProblemsInPull?.length ? "failure" : plan.verdict.conclusion;
   await updateCheckRun(octokit, d, d.checkRunId, {
@@ -195,6 +208,12 @@ export async function reportScan(
     config: cfg,
     ...(d.creditBudget !== undefined ? { creditBudget: d.creditBudget } : {}),
     presetRef: d.presetRef,
+    extras: {
+      ...(extras.guidance ? { guidance: extras.guidance } : {}),
+      ...(extras.credits ? { credits: extras.credits } : {}),
+      warnings,
+    },
+    ...(d.configProblemsInPull?.length ? { configInvalidInPull: true } : {}),
     findings: findings.map((f) => ({
       id: f.id,
       label: findingLabel(f.id, rt.settings.labelPrefix),
@@ -210,6 +229,7 @@ export async function reportScan(
     reportedAt: rt.now(),
   };
   await rt.state.putJson("report", pullKey(d.owner, d.repo, d.pullNumber), state);
+  if (extras.credits && !extras.credits.settled) await enqueueSettle(rt, d, 0);
   await rt.state.finishScan(d.installationId, d.scanId);
   log.info(
     {

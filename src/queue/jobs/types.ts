@@ -1,4 +1,5 @@
 import type { RepoConfig } from "../../config/repo-config.js";
+import type { GuidanceChange } from "../../steering/gates.js";
 
 /** The repository and installation a job acts in. */
 export interface RepoContext {
@@ -9,6 +10,8 @@ export interface RepoContext {
   repo: string;
   repoPrivate: boolean;
   defaultBranch: string;
+  /** `repository.html_url`, for links to files at a commit */
+  repoHtmlUrl?: string;
 }
 
 /** A `pull_request` event to act on (job `pull-request`, queue `diffward-events`). */
@@ -24,8 +27,23 @@ export interface PullRequestJobData extends RepoContext {
   updatedAt: string;
   authorLogin: string;
   title: string;
-  /** set for an explicit request (re-run button, rescan command): launches anew */
-  explicit?: { nonce: string; presetRef?: string; creditBudget?: number; requestedBy?: string };
+  /** `head.repo.full_name`; differs from `owner/repo` for a pull request from a fork */
+  headRepoFullName?: string;
+  /** `pull_request.html_url`: the check run's details link */
+  pullHtmlUrl?: string;
+  /**
+   * Set for an explicit request (re-run button, rescan command, "Scan anyway"): launches anew.
+   * `approvedBy` (a user whose permission was checked) lets the scan pass the fork and guidance gates;
+   * `reuseCheckRunId` continues the check run that was waiting for that approval.
+   */
+  explicit?: {
+    nonce: string;
+    presetRef?: string;
+    creditBudget?: number;
+    requestedBy?: string;
+    approvedBy?: string;
+    reuseCheckRunId?: number;
+  };
 }
 
 /** A scan launch (job `launch`, queue `diffward-launch`). */
@@ -49,6 +67,10 @@ export interface LaunchJobData extends RepoContext {
   initializingTries?: number;
   /** problems of the pull request's own version of `.github/diffward.yml`, when it edits the file */
   configProblemsInPull?: string[];
+  /** lines the pull request changes in the committed guidance file, when it changes it */
+  guidanceChange?: GuidanceChange;
+  /** the preset refused `baseCommit` (`diff_base_not_allowed`): a whole-repository scan */
+  wholeRepository?: boolean;
 }
 
 /** A scan to follow until it ends, then report (job `poll`, queue `diffward-scans`). */
@@ -71,4 +93,6 @@ export interface PollJobData extends RepoContext {
   /** set once the scan is terminal and only reporting remains */
   terminalAt?: number;
   configProblemsInPull?: string[];
+  guidanceChange?: GuidanceChange;
+  wholeRepository?: boolean;
 }

@@ -1,0 +1,91 @@
+import type { Job } from "bullmq";
+import { permissionAtLeast } from "../config/repo-config.js";
+import { updateCheckRun } from "../github/checks.js";
+import { getPermission } from "../github/comments.js";
+import { getPull } from "../github/pulls.js";
+import { inlineCode } from "../render/escape.js";
+import { loadRepoConfig } from "../queue/config-loader.js";
+import type { PullRequestJobData, RepoContext } from "../queue/jobs/types.js";
+import { JOB, jobId } from "../queue/names.js";
+import type { Runtime } from "../queue/runtime.js";
+
+/** A click on "Scan anyway" (job `approve`, queue `diffward-events`). */
+export interface ApproveJobData extends RepoContext {
+  deliveryId: string;
+  checkRunId: number;
+  headSha: string;
+  pullNumbers: number[];
+  /** who clicked */
+  sender: string;
+  /** the check run's output title, kept when the click is refused */
+  title: string;
+  summary: string;
+}
+
+/**
+ * "Scan anyway" (GitHub `check_run.requested_action`, identifier `scan-anyway`): only a user at or above
+ * `commands.minPermission` (collaborator permission API, checked on the click, never from the payload)
+ * releases the waiting scan; it then runs through the pipeline as an explicit, approved request that
+ * continues the same check run. A click below the floor changes nothing but a note on the check run.
+ */
+export async function processApprove(
+  rt: Runtime,
+  job: Job<ApproveJobData>,
+): Promise<"approved" | "refused" | "not-onboarded"> {
+  const d = job.data;
+  const log = rt.log.child({ delivery: d.deliveryId, repo: `${d.owner}/${d.repo}`, checkRun: d.checkRunId });
+  const octokit = await rt.octokit(d.installationId);
+  const loaded = await loadRepoConfig(octokit, d.owner, d.repo);
+  if (loaded.kind !== "ok") return "not-onboarded";
+  const floor = loaded.config.commands.minPermission;
+  const permission = await getPermission(octokit, d, d.sender);
+  if (!permissionAtLeast(permission, floor)) {
+    await updateCheckRun(octokit, d, d.checkRunId, {
+      output: {
+        title: d.title,
+        summary: `${d.summary}\n\n> ${inlineCode(d.sender)} clicked **Scan anyway**, but it needs ${inlineCode(floor)} permission on this repository (they have ${inlineCode(permission)}). Nothing was launched.`,
+      },
+    });
+    log.info({ sender: d.sender, permission }, "scan-anyway refused: below the permission floor");
+    return "refused";
+  }
+  for (const pullNumber of d.pullNumbers) {
+    const pr = await getPull(octokit, { owner: d.owner, repo: d.repo, pullNumber });
+    if (pr.state !== "open" || pr.headSha !== d.headSha) continue;
+    const data: PullRequestJobData = {
+      deliveryId: d.deliveryId,
+      action: "scan-anyway",
+      installationId: d.installationId,
+      accountLogin: d.accountLogin,
+      owner: d.owner,
+      repo: d.repo,
+      repoPrivate: d.repoPrivate,
+      defaultBranch: d.defaultBranch,
+      pullNumber,
+      headSha: pr.headSha,
+      headRef: pr.headRef,
+      baseRef: pr.baseRef,
+      draft: pr.draft,
+      updatedAt: pr.updatedAt ?? new Date(rt.now()).toISOString(),
+      authorLogin: pr.authorLogin,
+      title: pr.title ?? "",
+      ...(pr.headRepoFullName ? { headRepoFullName: pr.headRepoFullName } : {}),
+      ...(pr.htmlUrl ? { pullHtmlUrl: pr.htmlUrl } : {}),
+      explicit: {
+        nonce: d.deliveryId,
+        requestedBy: d.sender,
+        approvedBy: d.sender,
+        reuseCheckRunId: d.checkRunId,
+      },
+    };
+    await rt.queues.events.add(JOB.pullRequest, data, {
+      jobId: jobId("approved", d.deliveryId, pullNumber),
+      attempts: 10,
+      backoff: { type: "exponential", delay: 500, jitter: 0.5 },
+      removeOnComplete: { age: 24 * 3600, count: 10_000 },
+      removeOnFail: { age: 7 * 24 * 3600 },
+    });
+  }
+  log.info({ sender: d.sender }, "scan-anyway approved");
+  return "approved";
+}

@@ -1,0 +1,125 @@
+import type { Logger } from "pino";
+import type { CheckAnnotation } from "../github/checks.js";
+import { getFileText } from "../github/pulls.js";
+import type { InstallationOctokit } from "../github/types.js";
+import type { CreditInfo, GuidanceInfo } from "../render/check-run.js";
+import type { PollJobData } from "../queue/jobs/types.js";
+import type { Runtime } from "../queue/runtime.js";
+import type { ScannerTenant } from "../tenants/index.js";
+import { readScanSpend } from "./credits.js";
+import { guidanceChangeWarning } from "./render.js";
+import { tokenProblems } from "./token-health.js";
+
+/** The service's limit on guidance text, in characters (spec "Guidance", "Limits"). */
+export const GUIDANCE_MAX_CHARS = 100_000;
+
+/** What a report shows beside the findings (issue 5): guidance, credits and warnings. */
+export interface ReportExtras {
+  guidance?: GuidanceInfo;
+  credits?: CreditInfo;
+  warnings: string[];
+  /** an annotation on the guidance file when the pull request changes it */
+  guidanceAnnotation?: CheckAnnotation;
+}
+
+const loggedTokenProblems = new Set<string>();
+
+/**
+ * Collects the report's extras; every part fails soft (a log line, the part left out), so a ledger or
+ * contents hiccup never costs the report:
+ * - whether the committed guidance file exists at the scanned commit, its size (flagged over 100,000
+ *   characters) and a link to it there; the pull request's change of it, prominently;
+ * - credits: the budget reserved and, from the usage ledger, the credits the scan spent (deductions less
+ *   refunds), whether settlement is in, and whether the scan ran short of budget (spend = budget);
+ * - the token's problems (missing scopes, expiry within 14 days, allowlist), logged once per process;
+ * - a low-balance warning under `lowBalanceThreshold`; a whole-repository note.
+ */
+export async function collectReportExtras(
+  rt: Runtime,
+  octokit: InstallationOctokit,
+  tenant: ScannerTenant,
+  d: PollJobData,
+  creditBudget: number | undefined,
+  log: Logger,
+): Promise<ReportExtras> {
+  const warnings: string[] = [];
+  const path = rt.settings.guidanceFile;
+  let guidance: GuidanceInfo | undefined;
+  try {
+    const text = await getFileText(octokit, d, path, d.headSha);
+    const url = d.repoHtmlUrl ? `${d.repoHtmlUrl}/blob/${d.headSha}/${path}` : undefined;
+    guidance = {
+      path,
+      present: text !== undefined,
+      ...(url && text !== undefined ? { url } : {}),
+      ...(text !== undefined ? { sizeChars: text.length } : {}),
+      ...(d.guidanceChange
+        ? { changedInPr: { additions: d.guidanceChange.additions, deletions: d.guidanceChange.deletions } }
+        : {}),
+    };
+    if (text !== undefined && text.length > GUIDANCE_MAX_CHARS) {
+      warnings.push(
+        `The guidance file \`${path}\` has ${text.length.toLocaleString("en-US")} characters, over the service's limit of 100,000: shorten it.`,
+      );
+    }
+  } catch (error) {
+    log.warn({ err: (error as Error).message }, "guidance file not read");
+  }
+  if (d.guidanceChange) warnings.unshift(guidanceChangeWarning(path, d.guidanceChange));
+
+  let credits: CreditInfo | undefined;
+  try {
+    const spend = await readScanSpend(tenant, d.scanId, d.launchedAt, rt.now());
+    credits = {
+      ...(creditBudget !== undefined ? { reserved: creditBudget } : {}),
+      ...(spend.settled ? { spent: spend.spent } : {}),
+      settled: spend.settled,
+      ...(spend.settled && creditBudget !== undefined ? { ranShort: spend.spent >= creditBudget } : {}),
+    };
+  } catch (error) {
+    log.warn({ err: (error as Error).message }, "credits not read");
+    if (creditBudget !== undefined) credits = { reserved: creditBudget, settled: false };
+  }
+
+  for (const p of tokenProblems(tenant.token, { repositoryId: d.config.repositoryId, now: rt.now() })) {
+    warnings.push(p);
+    if (!loggedTokenProblems.has(p)) {
+      loggedTokenProblems.add(p);
+      log.warn({ problem: p }, "scanner token problem");
+    }
+  }
+  if (d.config.lowBalanceThreshold !== undefined) {
+    try {
+      const balance = await tenant.client.getBalance(tenant.projectId);
+      if (balance.availableCredits < d.config.lowBalanceThreshold) {
+        warnings.push(
+          `The organization has ${balance.availableCredits} credits available, below the \`lowBalanceThreshold\` of ${d.config.lowBalanceThreshold}: ask an admin to top up before scans are refused.`,
+        );
+      }
+    } catch (error) {
+      log.warn({ err: (error as Error).message }, "balance not read");
+    }
+  }
+  if (d.wholeRepository) {
+    warnings.push(
+      `The preset \`${d.presetRef}\` scans the whole repository (it refused a base commit), so findings outside this pull request's diff are listed here, not commented inline.`,
+    );
+  }
+  return {
+    ...(guidance ? { guidance } : {}),
+    ...(credits ? { credits } : {}),
+    warnings,
+    ...(d.guidanceChange && d.guidanceChange.status !== "removed"
+      ? {
+          guidanceAnnotation: {
+            path,
+            start_line: 1,
+            end_line: 1,
+            annotation_level: "warning" as const,
+            title: "Guidance file changed in this pull request",
+            message: `This pull request changes ${path} (+${d.guidanceChange.additions} −${d.guidanceChange.deletions} lines); its scan ran with this version, which steers what the scanner reports.`,
+          },
+        }
+      : {}),
+  };
+}

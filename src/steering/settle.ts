@@ -1,0 +1,92 @@
+import type { Job } from "bullmq";
+import type { ReportState } from "../queue/jobs/report.js";
+import type { PollJobData } from "../queue/jobs/types.js";
+import { JOB, jobId, pullKey } from "../queue/names.js";
+import type { Runtime } from "../queue/runtime.js";
+import { recomputeCheck } from "../triage/check.js";
+import { readScanSpend } from "./credits.js";
+
+/** A scan whose spend was not settled in the ledger when it was reported (job `settle`). */
+export interface SettleJobData {
+  installationId: number;
+  accountLogin: string;
+  owner: string;
+  repo: string;
+  pullNumber: number;
+  scanId: string;
+  launchedAt: number;
+  tries: number;
+}
+
+/** How many looks at the ledger at most (every `settleDelayMs`, 30 s by default: 10 minutes). */
+export const SETTLE_MAX_TRIES = 20;
+
+/** Schedules a later look at the ledger for a reported scan whose settlement was not in yet. */
+export async function enqueueSettle(
+  rt: Runtime,
+  d: Pick<
+    PollJobData,
+    "installationId" | "accountLogin" | "owner" | "repo" | "pullNumber" | "scanId" | "launchedAt"
+  >,
+  tries: number,
+  delayMs = rt.settings.settleDelayMs,
+): Promise<void> {
+  const data: SettleJobData = {
+    installationId: d.installationId,
+    accountLogin: d.accountLogin,
+    owner: d.owner,
+    repo: d.repo,
+    pullNumber: d.pullNumber,
+    scanId: d.scanId,
+    launchedAt: d.launchedAt,
+    tries,
+  };
+  await rt.queues.scans.add(JOB.settle, data, {
+    jobId: jobId("settle", d.scanId, tries),
+    delay: delayMs,
+    attempts: 3,
+    backoff: { type: "exponential", delay: 5_000 },
+    removeOnComplete: { age: 24 * 3600, count: 10_000 },
+    removeOnFail: { age: 7 * 24 * 3600 },
+  });
+}
+
+/**
+ * When a scan's settlement lands in the usage ledger after its report, puts the credits actually spent
+ * (deductions less refunds) and whether it ran short of budget into the check run summary (issue 5:
+ * "if settlement is not in yet, say so and update the summary when it lands"). Looks again every 30 s,
+ * at most {@link SETTLE_MAX_TRIES} times; a newer report of the pull request ends it.
+ */
+export async function processSettle(
+  rt: Runtime,
+  job: Job<SettleJobData>,
+): Promise<"settled" | "pending" | "stale"> {
+  const d = job.data;
+  const key = pullKey(d.owner, d.repo, d.pullNumber);
+  const report = await rt.state.getJson<ReportState>("report", key);
+  if (!report || report.scanId !== d.scanId) return "stale";
+  const tenant = await rt.scanner.forAccount(d.accountLogin);
+  if (!tenant) return "stale";
+  const spend = await readScanSpend(tenant, d.scanId, d.launchedAt, rt.now());
+  if (!spend.settled) {
+    if (d.tries + 1 < SETTLE_MAX_TRIES) await enqueueSettle(rt, d, d.tries + 1);
+    return "pending";
+  }
+  const reserved = report.extras?.credits?.reserved ?? report.creditBudget;
+  await rt.state.putJson("report", key, {
+    ...report,
+    extras: {
+      warnings: report.extras?.warnings ?? [],
+      ...(report.extras?.guidance ? { guidance: report.extras.guidance } : {}),
+      credits: {
+        ...(reserved !== undefined ? { reserved } : {}),
+        spent: spend.spent,
+        settled: true,
+        ...(reserved !== undefined ? { ranShort: spend.spent >= reserved } : {}),
+      },
+    },
+  } satisfies ReportState);
+  const octokit = await rt.octokit(d.installationId);
+  await recomputeCheck(rt, octokit, tenant, d, rt.log.child({ pull: key, scanId: d.scanId }));
+  return "settled";
+}
