@@ -41,6 +41,9 @@ export async function openPull(h: Harness, o: OpenOptions) {
     p.repository.name = o.repo;
     p.repository.full_name = `${p.repository.owner.login}/${o.repo}`;
     p.repository.id = 1000 + o.repo.length * 7 + o.repo.charCodeAt(0);
+    // same-repository pull request: head and base live in the renamed repository
+    for (const side of [p.pull_request.head, p.pull_request.base])
+      if (side.repo) side.repo = { ...p.repository };
   }
   if (o.private !== undefined) p.repository.private = o.private;
   if (o.draft !== undefined) p.pull_request.draft = o.draft;
