@@ -6,6 +6,8 @@
  * → decision stored → comment edited → thread resolved/reopened → check recomputed → answer.
  */
 import { DelayedError, type Job } from "bullmq";
+import { renderAreasAnswer, renderCreditsAnswer } from "../steering/answers.js";
+import { repositoryMonthSpend } from "../steering/credits.js";
 import type { Logger } from "pino";
 import { parseCommand, renderHelp, type ParsedCommand } from "../commands/index.js";
 import type { ResolutionCommand } from "../commands/parse.js";
@@ -201,10 +203,21 @@ async function run(
     case "cancel":
       return cancel(c, tenant);
     case "credits": {
-      const b = await tenant.client.getBalance(tenant.projectId);
+      const [balance, summary, monthSpend] = await Promise.all([
+        tenant.client.getBalance(tenant.projectId),
+        tenant.client.getSummary(tenant.projectId, { months: 6 }).catch(() => undefined),
+        config
+          ? repositoryMonthSpend(tenant, config.repositoryId, c.rt.now()).catch(() => undefined)
+          : undefined,
+      ]);
       await c.answer(
-        `**Credits** of ${inlineCode(b.organization.name)}: ${b.availableCredits} available ` +
-          `(balance ${b.balanceCredits}, ${b.reservedCredits} reserved by running scans).`,
+        renderCreditsAnswer({
+          balance,
+          ...(summary ? { summary } : {}),
+          ...(monthSpend !== undefined ? { repositoryMonthSpend: monthSpend } : {}),
+          ...(config ? { config } : {}),
+          now: c.rt.now(),
+        }),
       );
       return "answered";
     }
@@ -222,12 +235,7 @@ async function run(
     case "areas": {
       if (!config) return configNeeded(c);
       const list = await tenant.client.listAuditAreas(tenant.projectId, config.repositoryId);
-      const lines = list.areas.map((a) => `- ${inlineCode(a.key)} (${a.source})`);
-      await c.answer(
-        lines.length
-          ? [`**Audit areas** of this repository (${lines.length}):`, "", ...lines].join("\n")
-          : "**Audit areas**: none yet.",
-      );
+      await c.answer(renderAreasAnswer(list, config.auditAreas ?? []));
       return "answered";
     }
   }
