@@ -4,6 +4,32 @@ import { createNodeMiddleware, type Probot } from "probot";
 import type { ApplicationFunction } from "probot";
 import type { Runtime } from "./queue/runtime.js";
 
+/** The largest webhook body accepted, in bytes (GitHub caps payloads at 25 MB). */
+export const MAX_WEBHOOK_BYTES = 25 * 1024 * 1024;
+
+/** Reads a request body as text; `undefined` when it exceeds `maxBytes`. */
+function readBody(req: IncomingMessage, maxBytes: number): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (c: Buffer) => {
+      size += c.length;
+      if (size <= maxBytes) chunks.push(c);
+    });
+    req.on("end", () => resolve(size > maxBytes ? undefined : Buffer.concat(chunks).toString("utf8")));
+    req.on("error", reject);
+  });
+}
+
+function isJsonObject(text: string): boolean {
+  try {
+    const v: unknown = JSON.parse(text);
+    return typeof v === "object" && v !== null && !Array.isArray(v);
+  } catch {
+    return false;
+  }
+}
+
 /** Options of {@link startWebServer}. */
 export interface WebOptions {
   probot: Probot;
@@ -74,6 +100,14 @@ export async function startWebServer(opts: WebOptions): Promise<WebServer> {
         ...(await healthDetails?.().catch(() => ({}))),
       };
       return json(res, 200, { status: "ok", ...details });
+    }
+    if (req.method === "POST" && path === webhookPath) {
+      // GitHub caps payloads at 25 MB ("Webhook events and payloads"); every event's payload is an object.
+      const raw = await readBody(req, MAX_WEBHOOK_BYTES);
+      if (raw === undefined) return json(res, 413, { error: "payload too large" });
+      if (!isJsonObject(raw)) return json(res, 400, { error: "payload must be a JSON object" });
+      // @octokit/webhooks' middleware reads a string `body` instead of the consumed stream.
+      (req as IncomingMessage & { body?: string }).body = raw;
     }
     try {
       const handled = await middleware(req, res, () => json(res, 404, { error: "not found" }));
