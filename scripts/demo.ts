@@ -13,9 +13,12 @@ import { startHarness } from "../src/dev/harness.js";
 import { webhookExample } from "../src/dev/examples.js";
 import { demoConfig, demoPullFiles, modifiedFilePatch } from "../src/dev/demo-repo.js";
 import { renderDemoPage } from "../src/dev/demo-page.js";
+import { demoReplyCommand } from "../src/triage/demo.js";
 
 const HEAD_1 = "1f1e1d1c1b1a19181716151413121110f0e0d0c0";
 const HEAD_2 = "2a2b2c2d2e2f30313233343536373839aabbccdd";
+const GUIDANCE_TEXT =
+  "# Guidance\n\nTreat src/db.js as handling untrusted input.\nCode under lib/ is legacy and out of scope.\n";
 const MERGE_BASE = "0b5e0b5e0b5e0b5e0b5e0b5e0b5e0b5e0b5e0b5e";
 
 function ping(url: string): Promise<boolean> {
@@ -108,9 +111,14 @@ try {
   pushed.pull_request.updated_at = "2026-11-22T10:05:00Z";
   pushed.before = HEAD_1;
   pushed.after = HEAD_2;
-  const files2 = demoPullFiles().map((f) =>
-    f.filename === "README.md" ? { ...f, patch: modifiedFilePatch(12, 18) } : f,
-  );
+  // The push also edits the guidance file: the scan of this head runs with the PR's own guidance.
+  const files2 = [
+    ...demoPullFiles().map((f) =>
+      f.filename === "README.md" ? { ...f, patch: modifiedFilePatch(12, 18) } : f,
+    ),
+    { filename: "SCANNER.md", status: "modified" as const, patch: modifiedFilePatch(4, 6) },
+  ];
+  h.github.state.setFile(owner, repo, HEAD_2, "SCANNER.md", GUIDANCE_TEXT);
   h.github.state.updatePullRequestHead({
     owner,
     repo,
@@ -138,6 +146,15 @@ try {
   const comments = h.github.state.reviewComments(owner, repo, number);
   say(
     `${h.github.state.reviews(owner, repo, number).length} review with ${comments.length} inline comments, ${done.annotations.length} annotations`,
+  );
+
+  const spent = /Spent: \*\*(\d+)\*\*/.exec(done.output.summary ?? "")?.[1];
+  say(`summary: ${spent ?? "?"} credits spent (usage ledger); guidance file edit flagged and annotated`);
+
+  // 3. A reviewer answers a finding in its review thread.
+  const reply = await demoReplyCommand(h, { owner, repo, pullNumber: number, login: "octo-reviewer" });
+  say(
+    `octo-reviewer replied "${reply.command}" to ${reply.findingId}: resolution ${reply.resolutionStatus}, check run ${reply.conclusion}`,
   );
 
   const scans = [...h.sandbox.state.scans.values()];

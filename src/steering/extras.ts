@@ -53,9 +53,7 @@ export async function collectReportExtras(
       present: text !== undefined,
       ...(url && text !== undefined ? { url } : {}),
       ...(text !== undefined ? { sizeChars: text.length } : {}),
-      ...(d.guidanceChange
-        ? { changedInPr: { additions: d.guidanceChange.additions, deletions: d.guidanceChange.deletions } }
-        : {}),
+      // the change itself is flagged once, at the top of the summary (warnings), not again here
     };
     if (text !== undefined && text.length > GUIDANCE_MAX_CHARS) {
       warnings.push(
