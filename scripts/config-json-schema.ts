@@ -4,7 +4,7 @@
  * zod schemas in `src/config/`. With `--reference` it prints the Markdown reference table instead.
  * `test/config/generated.test.ts` fails when either committed file is stale.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { format, resolveConfig } from "prettier";
@@ -12,6 +12,7 @@ import {
   CONFIG_SCHEMA_PATH,
   renderConfigJsonSchema,
   renderConfigReference,
+  withConfigReference,
 } from "../src/config/json-schema.js";
 import { ENV_EXAMPLE_PATH, renderEnvExample } from "../src/config/env.js";
 
@@ -33,4 +34,7 @@ if (process.argv.includes("--reference")) {
     writeFileSync(target, formatted);
     console.log(`wrote ${path}`);
   }
+  const readme = resolve(root, "README.md");
+  writeFileSync(readme, withConfigReference(readFileSync(readme, "utf8")));
+  console.log("wrote the configuration reference in README.md");
 }

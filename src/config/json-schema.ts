@@ -105,3 +105,19 @@ function describeType(node: SchemaNode): string {
   }
   return type;
 }
+
+const REFERENCE_START = /<!-- config-reference:start[^>]*-->\n/;
+const REFERENCE_END = "<!-- config-reference:end -->";
+
+/**
+ * `readme` with the text between its `<!-- config-reference:start … -->` and `<!-- config-reference:end -->`
+ * markers replaced by {@link renderConfigReference}.
+ * @throws Error when the markers are missing.
+ */
+export function withConfigReference(readme: string): string {
+  const start = REFERENCE_START.exec(readme);
+  const end = readme.indexOf(REFERENCE_END);
+  if (!start || end < start.index) throw new Error("README.md has no config-reference markers");
+  const from = start.index + start[0].length;
+  return `${readme.slice(0, from)}${renderConfigReference().trim()}\n${readme.slice(end)}`;
+}

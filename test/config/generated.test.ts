@@ -111,3 +111,12 @@ describe(".env.example", () => {
     expect(ENV_VARIABLES.map((v) => v.name).sort()).toEqual(Object.keys(ProcessEnv.shape).sort());
   });
 });
+
+describe("README configuration reference", () => {
+  it("is current (run `npm run schema:config`)", async () => {
+    const { readFileSync } = await import("node:fs");
+    const { withConfigReference } = await import("../../src/config/json-schema.js");
+    const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+    expect(withConfigReference(readme)).toBe(readme);
+  });
+});
