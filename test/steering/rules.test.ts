@@ -160,6 +160,7 @@ describe("/diffward credits and /diffward areas answers", () => {
     const { renderAreasAnswer } = await import("../../src/steering/answers.js");
     const text = renderAreasAnswer(
       {
+        raw: {},
         branch: "main",
         hasMap: true,
         areas: [
