@@ -54,7 +54,7 @@ async function main(): Promise<void> {
       ? undefined
       : await startWebServer({
           probot: booted.probot,
-          app: diffwardApp({ queues: booted.rt.queues, log }),
+          app: diffwardApp({ queues: booted.rt.queues, redis: booted.rt.redis, log }),
           rt: booted.rt,
           port: env.port,
           host: env.host ?? "0.0.0.0",

@@ -82,7 +82,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   });
   const web = await startWebServer({
     probot: booted.probot,
-    app: diffwardApp({ queues: booted.rt.queues, log }),
+    app: diffwardApp({ queues: booted.rt.queues, redis: booted.rt.redis, log }),
     rt: booted.rt,
     port: 0,
   });

@@ -1,4 +1,5 @@
 import type { Context } from "probot";
+import { addFair } from "../queue/fairness.js";
 import type { PullRequestJobData } from "../queue/jobs/types.js";
 import { JOB, jobId } from "../queue/names.js";
 import type { HandlerDeps } from "./deps.js";
@@ -49,7 +50,7 @@ export async function onRerequested(
       title: "",
       explicit: { nonce: context.id, requestedBy: payload.sender.login },
     };
-    await deps.queues.events.add(JOB.rerequest, data, {
+    await addFair(deps.redis, deps.queues.events, JOB.rerequest, data, {
       ...EVENT_JOB_OPTIONS,
       jobId: jobId("rerun", context.id, pr.number),
     });
@@ -84,7 +85,7 @@ export async function onRequestedAction(
     title: payload.check_run.output?.title ?? "Waiting for approval",
     summary: payload.check_run.output?.summary ?? "",
   };
-  await deps.queues.events.add(JOB.approve, data, {
+  await addFair(deps.redis, deps.queues.events, JOB.approve, data, {
     ...EVENT_JOB_OPTIONS,
     jobId: jobId("approve", context.id),
   });

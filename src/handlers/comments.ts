@@ -1,4 +1,5 @@
 import type { Context } from "probot";
+import { addFair } from "../queue/fairness.js";
 import { findCommandLine } from "../commands/parse.js";
 import { JOB, jobId } from "../queue/names.js";
 import type { CommandJobData } from "../triage/types.js";
@@ -23,7 +24,10 @@ export function looksLikeCommand(body: string | null | undefined): boolean {
 
 async function enqueue(deps: HandlerDeps, deliveryId: string, data: CommandJobData): Promise<void> {
   // The delivery id makes the job id: a redelivered webhook collapses into the same job.
-  await deps.queues.events.add(JOB.command, data, { ...EVENT_JOB_OPTIONS, jobId: jobId("cmd", deliveryId) });
+  await addFair(deps.redis, deps.queues.events, JOB.command, data, {
+    ...EVENT_JOB_OPTIONS,
+    jobId: jobId("cmd", deliveryId),
+  });
 }
 
 /**

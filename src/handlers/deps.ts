@@ -5,6 +5,8 @@ import type { Runtime } from "../queue/runtime.js";
 /** What handlers need: only the queues (and a logger). */
 export interface HandlerDeps {
   queues: Runtime["queues"];
+  /** Redis for the per-installation fairness counters (`src/queue/fairness.ts`); without it jobs are plain FIFO */
+  redis?: Runtime["redis"];
   log?: Logger;
 }
 

@@ -1,4 +1,5 @@
 import type { Context } from "probot";
+import { addFair } from "../queue/fairness.js";
 import type { PullRequestJobData } from "../queue/jobs/types.js";
 import type { PullClosedJobData } from "../queue/jobs/lifecycle.js";
 import { JOB, jobId } from "../queue/names.js";
@@ -45,7 +46,7 @@ export async function onPullRequest(deps: HandlerDeps, context: PullRequestConte
     ...(pr.head.repo ? { headRepoFullName: pr.head.repo.full_name } : {}),
     pullHtmlUrl: pr.html_url,
   };
-  await deps.queues.events.add(JOB.pullRequest, data, {
+  await addFair(deps.redis, deps.queues.events, JOB.pullRequest, data, {
     ...EVENT_JOB_OPTIONS,
     jobId: jobId("pr", context.id),
   });
@@ -70,7 +71,7 @@ export async function onPullRequestClosed(
     defaultBranch: payload.repository.default_branch,
     pullNumber: payload.pull_request.number,
   };
-  await deps.queues.events.add(JOB.pullClosed, data, {
+  await addFair(deps.redis, deps.queues.events, JOB.pullClosed, data, {
     ...EVENT_JOB_OPTIONS,
     jobId: jobId("closed", context.id),
   });

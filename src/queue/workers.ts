@@ -1,4 +1,5 @@
 import { Queue, Worker, type ConnectionOptions, type Job } from "bullmq";
+import { releaseFairOnFinish } from "./fairness.js";
 import { JOB, QUEUE_NAMES } from "./names.js";
 import type { Runtime } from "./runtime.js";
 import { processLaunch } from "./jobs/launch.js";
@@ -88,6 +89,11 @@ export function startWorkers(
     new Worker(QUEUE_NAMES.launch, dispatch, { ...common, concurrency: conc.launch }),
     new Worker(QUEUE_NAMES.scans, dispatch, { ...common, concurrency: conc.scans }),
   ];
+  for (const w of workers)
+    releaseFairOnFinish(rt.redis, w, {
+      name: w.name,
+      opts: { connection: opts.connection, ...(opts.prefix ? { prefix: opts.prefix } : {}) },
+    });
   for (const w of workers) {
     w.on("failed", (job, err) => {
       rt.log.error(

@@ -1,4 +1,5 @@
 import { DelayedError, type Job } from "bullmq";
+import { addFair } from "../fairness.js";
 import { updateCheckRun } from "../../github/checks.js";
 import { renderLaunchError, renderQueued, type LaunchErrorKind } from "../../render/check-run.js";
 import type { ScanListItem } from "../../scanner/schemas.js";
@@ -289,7 +290,7 @@ async function afterLaunch(
     ...(d.guidanceChange ? { guidanceChange: d.guidanceChange } : {}),
     ...(d.wholeRepository ? { wholeRepository: true } : {}),
   };
-  await rt.queues.scans.add(JOB.poll, poll, {
+  await addFair(rt.redis, rt.queues.scans, JOB.poll, poll, {
     jobId: jobId("poll", scanId),
     delay: rt.settings.firstPollDelayMs,
     attempts: 10,

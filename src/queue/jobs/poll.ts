@@ -13,6 +13,9 @@ import type { PollJobData } from "./types.js";
 /** What a poll job did when it stopped rescheduling itself. */
 export type PollOutcome = "reported" | "superseded" | "timed-out" | "no-token" | "lost" | "service-error";
 
+/** Progress writes of this process still in flight, per scan id. */
+const pendingProgress = new Map<string, Promise<unknown>>();
+
 /** The most progress updates one scan writes to its check run (issue 6: ≤ 5 per scan). */
 export const MAX_PROGRESS_UPDATES = 5;
 
@@ -90,7 +93,9 @@ export async function processPoll(rt: Runtime, job: Job<PollJobData>, token?: st
       updates < MAX_PROGRESS_UPDATES &&
       (await rt.state.throttle(`progress:${d.scanId}`, rt.settings.progressIntervalMs))
     ) {
-      await updateCheckRun(octokit, d, d.checkRunId, {
+      // Not awaited: a progress write waits its turn in the installation's write queue (GitHub asks for
+      // one content write per second), and the next poll must not wait with it. The report awaits it.
+      const write = updateCheckRun(octokit, d, d.checkRunId, {
         status: "in_progress",
         output: renderProgress(
           Math.max(0, Math.round(percent)),
@@ -98,6 +103,10 @@ export async function processPoll(rt: Runtime, job: Job<PollJobData>, token?: st
           scan.progress?.phasesTotal ?? 0,
           scan.status,
         ),
+      }).catch((e: Error) => log.warn({ err: e.message }, "progress update failed"));
+      pendingProgress.set(d.scanId, write);
+      void write.finally(() => {
+        if (pendingProgress.get(d.scanId) === write) pendingProgress.delete(d.scanId);
       });
       await job.updateData({ ...d, lastPercent: percent, progressUpdates: updates + 1 });
     }
@@ -105,6 +114,8 @@ export async function processPoll(rt: Runtime, job: Job<PollJobData>, token?: st
     return delay(rt, job, token, waitMs);
   }
 
+  // A progress write still queued in this process lands before the report completes the check run.
+  await pendingProgress.get(d.scanId);
   const terminalAt = d.terminalAt ?? rt.now();
   if (!d.terminalAt) await job.updateData({ ...job.data, terminalAt });
   try {

@@ -1,4 +1,5 @@
 import type { Job } from "bullmq";
+import { addFair } from "../fairness.js";
 import { effectiveDisclosure, parseRepoConfigYaml } from "../../config/repo-config.js";
 import { createCheckRun, listCheckRunsForRef, updateCheckRun } from "../../github/checks.js";
 import { getFileText, getMergeBase, listPullFiles } from "../../github/pulls.js";
@@ -213,7 +214,7 @@ export async function processPullRequest(
       ...(problemsInPr.length ? { configProblemsInPull: problemsInPr } : {}),
       ...(gate.guidanceChange ? { guidanceChange: gate.guidanceChange } : {}),
     };
-    await rt.queues.launch.add(JOB.launch, data, {
+    await addFair(rt.redis, rt.queues.launch, JOB.launch, data, {
       jobId: launchJobId,
       delay: d.explicit ? 0 : config.debounceSeconds * 1000,
       attempts: 8,
