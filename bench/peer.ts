@@ -7,6 +7,7 @@
  * bench is printed for diffward and for this peer side by side.
  */
 import { Octokit } from "@octokit/rest";
+import { toReportFinding } from "../src/report/findings.js";
 import type { GitHubStandIn } from "../src/github-standin/index.js";
 import type { ReportFinding } from "../src/domain/types.js";
 import type { RepoConfig } from "../src/config/repo-config.js";
@@ -184,18 +185,7 @@ export class FixedIntervalPoller {
       items.push(...res.items);
       if (items.length >= res.total || res.items.length === 0) break;
     }
-    const findings: ReportFinding[] = items.map((f) => ({
-      id: f.id,
-      displayId: f.displayId,
-      title: f.title,
-      location: f.location,
-      severity: f.severity,
-      category: f.category,
-      triageStatus: f.triageStatus,
-      confirmationEvidence: f.confirmationEvidence ?? null,
-      resolutionStatus: f.resolutionStatus,
-      notesCount: f.notesCount,
-    }));
+    const findings: ReportFinding[] = items.map(toReportFinding);
     const files = await gh.paginate("GET /repos/{owner}/{repo}/pulls/{pull_number}/files", {
       owner: t.owner,
       repo: t.repo,

@@ -3,7 +3,7 @@ import { addFair } from "../queue/fairness.js";
 import type { PullRequestJobData } from "../queue/jobs/types.js";
 import { JOB, jobId } from "../queue/names.js";
 import type { HandlerDeps } from "./deps.js";
-import { EVENT_JOB_OPTIONS } from "./deps.js";
+import { EVENT_JOB_OPTIONS, repoContext } from "./deps.js";
 import type { ApproveJobData } from "../steering/approve.js";
 import { SCAN_ANYWAY } from "../steering/render.js";
 
@@ -33,13 +33,7 @@ export async function onRerequested(
     const data: PullRequestJobData = {
       deliveryId: context.id,
       action: "rerequested",
-      installationId,
-      accountLogin: payload.repository.owner.login,
-      owner: payload.repository.owner.login,
-      repo: payload.repository.name,
-      repoPrivate: payload.repository.private,
-      repoHtmlUrl: payload.repository.html_url,
-      defaultBranch: payload.repository.default_branch,
+      ...repoContext(payload, installationId),
       pullNumber: pr.number,
       headSha: pr.head.sha,
       headRef: pr.head.ref,
@@ -71,13 +65,7 @@ export async function onRequestedAction(
   if (payload.sender.type === "Bot") return;
   const data: ApproveJobData = {
     deliveryId: context.id,
-    installationId,
-    accountLogin: payload.repository.owner.login,
-    owner: payload.repository.owner.login,
-    repo: payload.repository.name,
-    repoPrivate: payload.repository.private,
-    repoHtmlUrl: payload.repository.html_url,
-    defaultBranch: payload.repository.default_branch,
+    ...repoContext(payload, installationId),
     checkRunId: payload.check_run.id,
     headSha: payload.check_run.head_sha,
     pullNumbers: (payload.check_run.pull_requests as PullRef[]).map((p) => p.number),

@@ -4,7 +4,7 @@ import { findCommandLine } from "../commands/parse.js";
 import { JOB, jobId } from "../queue/names.js";
 import type { CommandJobData } from "../triage/types.js";
 import type { HandlerDeps } from "./deps.js";
-import { EVENT_JOB_OPTIONS } from "./deps.js";
+import { EVENT_JOB_OPTIONS, repoContext } from "./deps.js";
 
 interface Actor {
   login: string;
@@ -48,12 +48,7 @@ export async function onReviewCommentCreated(
   await enqueue(deps, context.id, {
     deliveryId: context.id,
     form: "reply",
-    installationId,
-    accountLogin: payload.repository.owner.login,
-    owner: payload.repository.owner.login,
-    repo: payload.repository.name,
-    repoPrivate: payload.repository.private,
-    defaultBranch: payload.repository.default_branch,
+    ...repoContext(payload, installationId),
     pullNumber: payload.pull_request.number,
     commentId: comment.id,
     inReplyToId: comment.in_reply_to_id,
@@ -78,12 +73,7 @@ export async function onIssueCommentCreated(
   await enqueue(deps, context.id, {
     deliveryId: context.id,
     form: "conversation",
-    installationId,
-    accountLogin: payload.repository.owner.login,
-    owner: payload.repository.owner.login,
-    repo: payload.repository.name,
-    repoPrivate: payload.repository.private,
-    defaultBranch: payload.repository.default_branch,
+    ...repoContext(payload, installationId),
     pullNumber: payload.issue.number,
     commentId: payload.comment.id,
     body: payload.comment.body,

@@ -1,5 +1,6 @@
 import type { JobsOptions } from "bullmq";
 import type { Logger } from "pino";
+import type { RepoContext } from "../queue/jobs/types.js";
 import type { Runtime } from "../queue/runtime.js";
 
 /** What handlers need: only the queues (and a logger). */
@@ -17,3 +18,31 @@ export const EVENT_JOB_OPTIONS: JobsOptions = {
   removeOnComplete: { age: 24 * 3600, count: 10_000 },
   removeOnFail: { age: 7 * 24 * 3600 },
 };
+
+/** The parts of a webhook payload that name the repository (every repository event has them). */
+interface RepositoryPayload {
+  repository: {
+    name: string;
+    private: boolean;
+    default_branch: string;
+    html_url: string;
+    owner: { login: string };
+  };
+}
+
+/**
+ * The {@link RepoContext} of a repository event: the installation, the account whose scanner token
+ * applies (the repository owner's login), and the repository's name, visibility, default branch and URL.
+ */
+export function repoContext(payload: RepositoryPayload, installationId: number): RepoContext {
+  const r = payload.repository;
+  return {
+    installationId,
+    accountLogin: r.owner.login,
+    owner: r.owner.login,
+    repo: r.name,
+    repoPrivate: r.private,
+    defaultBranch: r.default_branch,
+    repoHtmlUrl: r.html_url,
+  };
+}

@@ -4,7 +4,7 @@ import type { PullRequestJobData } from "../queue/jobs/types.js";
 import type { PullClosedJobData } from "../queue/jobs/lifecycle.js";
 import { JOB, jobId } from "../queue/names.js";
 import type { HandlerDeps } from "./deps.js";
-import { EVENT_JOB_OPTIONS } from "./deps.js";
+import { EVENT_JOB_OPTIONS, repoContext } from "./deps.js";
 
 type PullRequestContext = Context<
   | "pull_request.opened"
@@ -28,13 +28,7 @@ export async function onPullRequest(deps: HandlerDeps, context: PullRequestConte
   const data: PullRequestJobData = {
     deliveryId: context.id,
     action: payload.action,
-    installationId,
-    accountLogin: payload.repository.owner.login,
-    owner: payload.repository.owner.login,
-    repo: payload.repository.name,
-    repoPrivate: payload.repository.private,
-    repoHtmlUrl: payload.repository.html_url,
-    defaultBranch: payload.repository.default_branch,
+    ...repoContext(payload, installationId),
     pullNumber: pr.number,
     headSha: pr.head.sha,
     headRef: pr.head.ref,
@@ -62,13 +56,7 @@ export async function onPullRequestClosed(
   if (!installationId) return;
   const data: PullClosedJobData = {
     deliveryId: context.id,
-    installationId,
-    accountLogin: payload.repository.owner.login,
-    owner: payload.repository.owner.login,
-    repo: payload.repository.name,
-    repoPrivate: payload.repository.private,
-    repoHtmlUrl: payload.repository.html_url,
-    defaultBranch: payload.repository.default_branch,
+    ...repoContext(payload, installationId),
     pullNumber: payload.pull_request.number,
   };
   await addFair(deps.redis, deps.queues.events, JOB.pullClosed, data, {

@@ -4,27 +4,13 @@ import type { InstallationOctokit } from "../github/types.js";
 import type { ReportFinding } from "../domain/types.js";
 import { decideConclusion, isRuledOut, type Verdict } from "../domain/verdict.js";
 import { renderCheckRunOutput } from "../render/check-run.js";
-import type { FindingListItem } from "../scanner/schemas.js";
+import { toReportFinding } from "../report/findings.js";
 import type { ScannerTenant } from "../tenants/index.js";
 import type { ReportState } from "../queue/jobs/report.js";
 import { pullKey } from "../queue/names.js";
 import type { Runtime } from "../queue/runtime.js";
 
-/** A finding list item as the domain rules see it. */
-export function toReportFinding(f: FindingListItem): ReportFinding {
-  return {
-    id: f.id,
-    displayId: f.displayId,
-    title: f.title,
-    location: f.location,
-    severity: f.severity,
-    category: f.category,
-    triageStatus: f.triageStatus,
-    confirmationEvidence: f.confirmationEvidence ?? null,
-    resolutionStatus: f.resolutionStatus,
-    notesCount: f.notesCount,
-  };
-}
+export { toReportFinding };
 
 /**
  * The check run follows the decisions (issue 4, point 5): re-reads every finding of the pull request's

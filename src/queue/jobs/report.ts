@@ -11,6 +11,7 @@ import { findingLabel } from "../../scanner/labels.js";
 import type { FindingListItem, ScanDetail } from "../../scanner/schemas.js";
 import type { ScannerTenant } from "../../tenants/index.js";
 import { planReport, type PostedFindingComment } from "../../report/plan.js";
+import { toReportFinding } from "../../report/findings.js";
 import { applyPullDecisions } from "../../triage/decisions.js";
 import { collectReportExtras, type ReportExtras } from "../../steering/extras.js";
 import { enqueueSettle } from "../../steering/settle.js";
@@ -241,19 +242,4 @@ export async function reportScan(
     },
     "scan reported",
   );
-}
-
-function toReportFinding(f: FindingListItem): ReportFinding {
-  return {
-    id: f.id,
-    displayId: f.displayId,
-    title: f.title,
-    location: f.location,
-    severity: f.severity,
-    category: f.category,
-    triageStatus: f.triageStatus,
-    confirmationEvidence: f.confirmationEvidence ?? null,
-    resolutionStatus: f.resolutionStatus,
-    notesCount: f.notesCount,
-  };
 }
