@@ -13,8 +13,17 @@ import type { PollJobData } from "./types.js";
 /** What a poll job did when it stopped rescheduling itself. */
 export type PollOutcome = "reported" | "superseded" | "timed-out" | "no-token" | "lost" | "service-error";
 
-/** Progress writes of this process still in flight, per scan id. */
+/** Progress writes of this process still in flight, per scan id and per installation. */
 const pendingProgress = new Map<string, Promise<unknown>>();
+const pendingByInstallation = new Map<number, number>();
+const pendingProgressOf = (installationId: number) => pendingByInstallation.get(installationId) ?? 0;
+
+/**
+ * Progress updates waiting in one installation's write lane (GitHub asks for one content write per second
+ * per installation; Octokit's throttling plugin queues them) beyond which new ones are skipped: under a
+ * burst of pull requests, the lane is kept for check runs, reports and reviews.
+ */
+export const MAX_PENDING_PROGRESS_PER_INSTALLATION = 3;
 
 /** The most progress updates one scan writes to its check run (issue 6: ≤ 5 per scan). */
 export const MAX_PROGRESS_UPDATES = 5;
@@ -91,6 +100,8 @@ export async function processPoll(rt: Runtime, job: Job<PollJobData>, token?: st
     if (
       percent !== (d.lastPercent ?? 0) &&
       updates < MAX_PROGRESS_UPDATES &&
+      // progress is a courtesy: under a burst, the installation's write lane is kept for what matters
+      pendingProgressOf(d.installationId) < MAX_PENDING_PROGRESS_PER_INSTALLATION &&
       (await rt.state.throttle(`progress:${d.scanId}`, rt.settings.progressIntervalMs))
     ) {
       // Not awaited: a progress write waits its turn in the installation's write queue (GitHub asks for
@@ -105,8 +116,10 @@ export async function processPoll(rt: Runtime, job: Job<PollJobData>, token?: st
         ),
       }).catch((e: Error) => log.warn({ err: e.message }, "progress update failed"));
       pendingProgress.set(d.scanId, write);
+      pendingByInstallation.set(d.installationId, pendingProgressOf(d.installationId) + 1);
       void write.finally(() => {
         if (pendingProgress.get(d.scanId) === write) pendingProgress.delete(d.scanId);
+        pendingByInstallation.set(d.installationId, Math.max(0, pendingProgressOf(d.installationId) - 1));
       });
       await job.updateData({ ...d, lastPercent: percent, progressUpdates: updates + 1 });
     }
