@@ -1,5 +1,6 @@
 import type { Token } from "../scanner/schemas.js";
 import { ScannerClient } from "../scanner/client.js";
+import { isRetryable } from "../scanner/errors.js";
 
 /** A scanner client bound to one token, with the project that token belongs to. */
 export interface ScannerTenant {
@@ -30,14 +31,18 @@ export interface ScannerAccessOptions {
   userAgent?: string;
   timeoutMs?: number;
   onResponse?: ConstructorParameters<typeof ScannerClient>[0]["onResponse"];
+  /** how often `GET /token` is read again per token (scopes, expiry, allowlist can change), in ms; 1 hour */
+  refreshMs?: number;
 }
 
 /**
  * Builds a {@link ScannerAccess} that caches one client and its `GET /token` answer per token
- * (project ids are cached per token, issue "One app, many organizations").
+ * (project ids are cached per token, issue "One app, many organizations"), read again every `refreshMs`
+ * so a token's new scopes, expiry or allowlist show in the next check runs.
  */
 export function createScannerAccess(options: ScannerAccessOptions): ScannerAccess {
-  const cache = new Map<string, Promise<ScannerTenant>>();
+  const cache = new Map<string, { at: number; tenant: Promise<ScannerTenant> }>();
+  const refreshMs = options.refreshMs ?? 60 * 60_000;
   const tokenFor = (login: string): string | undefined => {
     const map = options.tokens?.() ?? {};
     const hit = Object.entries(map).find(([k]) => k.toLowerCase() === login.toLowerCase());
@@ -47,7 +52,8 @@ export function createScannerAccess(options: ScannerAccessOptions): ScannerAcces
     async forAccount(login) {
       const token = tokenFor(login);
       if (!token) return undefined;
-      let tenant = cache.get(token);
+      const hit = cache.get(token);
+      let tenant = hit && Date.now() - hit.at < refreshMs ? hit.tenant : undefined;
       if (!tenant) {
         const client = new ScannerClient({
           baseUrl: options.baseUrl,
@@ -56,9 +62,16 @@ export function createScannerAccess(options: ScannerAccessOptions): ScannerAcces
           ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
           ...(options.onResponse ? { onResponse: options.onResponse } : {}),
         });
-        tenant = client.getToken().then((t) => ({ client, projectId: t.project.id, token: t }));
-        cache.set(token, tenant);
-        tenant.catch(() => cache.delete(token));
+        const fresh = client.getToken().then((t) => ({ client, projectId: t.project.id, token: t }));
+        // While a refresh is in flight (or if it fails transiently), the last good answer still serves.
+        const previous = hit?.tenant;
+        tenant = previous
+          ? fresh.catch((e: unknown) => (isRetryable(e) ? previous : Promise.reject(e)))
+          : fresh;
+        cache.set(token, { at: Date.now(), tenant });
+        fresh.catch(() => {
+          if (cache.get(token)?.tenant === tenant) cache.delete(token);
+        });
       }
       return tenant;
     },

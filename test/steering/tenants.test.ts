@@ -99,3 +99,24 @@ describe("SCANNER_TOKENS_FILE", () => {
     }
   });
 });
+
+describe("GET /token is read again periodically", () => {
+  it("re-reads the token after refreshMs, so new scopes or expiry show in later check runs", async () => {
+    const { startSandbox } = await import("../../src/sandbox/index.js");
+    const { createScannerAccess } = await import("../../src/tenants/index.js");
+    const sb = await startSandbox({});
+    try {
+      const access = createScannerAccess({ baseUrl: sb.url, defaultToken: "sandbox-token", refreshMs: 100 });
+      const reads = () => sb.state.stats.requests["GET /token"]?.["200"] ?? 0;
+      await access.forAccount("acme");
+      await access.forAccount("acme");
+      expect(reads()).toBe(1); // cached
+      await new Promise((r) => setTimeout(r, 150));
+      const tenant = await access.forAccount("acme");
+      expect(reads()).toBe(2); // refreshed
+      expect(tenant?.projectId).toBe("prj_demo");
+    } finally {
+      await sb.close();
+    }
+  });
+});
