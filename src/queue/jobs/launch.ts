@@ -11,6 +11,7 @@ import { presetsOf } from "../presets.js";
 import type { Runtime } from "../runtime.js";
 import { LockBusyError } from "../state.js";
 import type { LaunchJobData, PollJobData } from "./types.js";
+import { repoContextOf } from "./types.js";
 
 /** What a launch job did. */
 export type LaunchOutcome =
@@ -269,13 +270,7 @@ async function afterLaunch(
     }),
   });
   const poll: PollJobData = {
-    installationId: d.installationId,
-    accountLogin: d.accountLogin,
-    owner: d.owner,
-    repo: d.repo,
-    repoPrivate: d.repoPrivate,
-    defaultBranch: d.defaultBranch,
-    ...(d.repoHtmlUrl ? { repoHtmlUrl: d.repoHtmlUrl } : {}),
+    ...repoContextOf(d),
     pullNumber: d.pullNumber,
     headSha: d.headSha,
     mergeBase: d.mergeBase,

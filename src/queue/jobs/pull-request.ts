@@ -15,6 +15,7 @@ import type { Runtime } from "../runtime.js";
 import type { PullState } from "../state.js";
 import { stopCurrent } from "./supersede.js";
 import type { LaunchJobData, PullRequestJobData } from "./types.js";
+import { repoContextOf } from "./types.js";
 
 /** What the pull-request job decided; returned as the job's result (visible in BullMQ and in tests). */
 export type PullRequestOutcome =
@@ -188,13 +189,7 @@ export async function processPullRequest(
     });
     const launchJobId = jobId("launch", lk);
     const data: LaunchJobData = {
-      installationId: d.installationId,
-      accountLogin: d.accountLogin,
-      owner: d.owner,
-      repo: d.repo,
-      repoPrivate: d.repoPrivate,
-      defaultBranch: d.defaultBranch,
-      ...(d.repoHtmlUrl ? { repoHtmlUrl: d.repoHtmlUrl } : {}),
+      ...repoContextOf(d),
       pullNumber: d.pullNumber,
       headSha: d.headSha,
       headRef: d.headRef,

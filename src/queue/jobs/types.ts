@@ -14,6 +14,19 @@ export interface RepoContext {
   repoHtmlUrl?: string;
 }
 
+/** The {@link RepoContext} part of any job's data (to hand on to the next job). */
+export function repoContextOf(d: RepoContext): RepoContext {
+  return {
+    installationId: d.installationId,
+    accountLogin: d.accountLogin,
+    owner: d.owner,
+    repo: d.repo,
+    repoPrivate: d.repoPrivate,
+    defaultBranch: d.defaultBranch,
+    ...(d.repoHtmlUrl ? { repoHtmlUrl: d.repoHtmlUrl } : {}),
+  };
+}
+
 /** A `pull_request` event to act on (job `pull-request`, queue `diffward-events`). */
 export interface PullRequestJobData extends RepoContext {
   deliveryId: string;
