@@ -74,6 +74,37 @@ describe("handlers: guards and one job per delivery, no GitHub call on the webho
     expect(ids).toContain("delivery-edited-base");
   });
 
+  it("check_suite.rerequested (Re-run all) enqueues an explicit rescan per pull request of the suite", async () => {
+    const payload: Payload = webhookExample("check_suite", "rerequested");
+    payload.check_suite.pull_requests = [
+      { number: 7, head: { sha: "e".repeat(40), ref: "feature" }, base: { ref: "main" } },
+    ];
+    await app.receive({ id: "delivery-suite-rerun", name: "check_suite", payload });
+    const job = (await queues.events.getJobs(["waiting", "delayed"])).find(
+      (j) => j.data.deliveryId === "delivery-suite-rerun",
+    );
+    expect(job?.name).toBe(JOB.rerequest);
+    expect(job?.data).toMatchObject({
+      pullNumber: 7,
+      headSha: "e".repeat(40),
+      explicit: { nonce: "delivery-suite-rerun" },
+    });
+  });
+
+  it("check_run.requested_action scan-anyway enqueues the approval (permission checked in the job); other actions are ignored", async () => {
+    const payload: Payload = webhookExample("check_run", "requested_action");
+    payload.requested_action = { identifier: "scan-anyway" };
+    payload.check_run.pull_requests = [
+      { number: 3, head: { sha: "f".repeat(40), ref: "x" }, base: { ref: "main" } },
+    ];
+    await app.receive({ id: "delivery-approve", name: "check_run", payload });
+    payload.requested_action = { identifier: "something-else" };
+    await app.receive({ id: "delivery-other-action", name: "check_run", payload });
+    const ids = (await queues.events.getJobs(["waiting", "delayed"])).map((j) => j.data.deliveryId);
+    expect(ids).toContain("delivery-approve");
+    expect(ids).not.toContain("delivery-other-action");
+  });
+
   it("pull_request.closed enqueues the cancellation", async () => {
     const payload: Payload = webhookExample("pull_request", "closed");
     await app.receive({ id: "delivery-closed", name: "pull_request", payload });
