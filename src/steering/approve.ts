@@ -25,8 +25,9 @@ export interface ApproveJobData extends RepoContext {
 /**
  * "Scan anyway" (GitHub `check_run.requested_action`, identifier `scan-anyway`): only a user at or above
  * `commands.minPermission` (collaborator permission API, checked on the click, never from the payload)
- * releases the waiting scan; it then runs through the pipeline as an explicit, approved request that
- * continues the same check run. A click below the floor changes nothing but a note on the check run.
+ * releases the waiting scan; it then runs through the pipeline as an explicit, approved request, in a new
+ * check run (a completed one cannot return to in progress). A click below the floor changes nothing but a
+ * note on the check run.
  */
 export async function processApprove(
   rt: Runtime,
@@ -71,12 +72,7 @@ export async function processApprove(
       title: pr.title ?? "",
       ...(pr.headRepoFullName ? { headRepoFullName: pr.headRepoFullName } : {}),
       ...(pr.htmlUrl ? { pullHtmlUrl: pr.htmlUrl } : {}),
-      explicit: {
-        nonce: d.deliveryId,
-        requestedBy: d.sender,
-        approvedBy: d.sender,
-        reuseCheckRunId: d.checkRunId,
-      },
+      explicit: { nonce: d.deliveryId, requestedBy: d.sender, approvedBy: d.sender },
     };
     await rt.queues.events.add(JOB.pullRequest, data, {
       jobId: jobId("approved", d.deliveryId, pullNumber),
@@ -86,6 +82,14 @@ export async function processApprove(
       removeOnFail: { age: 7 * 24 * 3600 },
     });
   }
+  // A completed check run cannot go back to in progress: the scan runs in a new check run of the same
+  // name (GitHub shows the newest), and this one says who approved it.
+  await updateCheckRun(octokit, d, d.checkRunId, {
+    output: {
+      title: `Approved by ${d.sender}: scanning in a new check run`,
+      summary: `${d.summary}\n\n> ${inlineCode(d.sender)} clicked **Scan anyway**; the scan runs in a new \`diffward\` check run on this commit.`,
+    },
+  });
   log.info({ sender: d.sender }, "scan-anyway approved");
   return "approved";
 }

@@ -84,15 +84,19 @@ describe("guidance, spend controls, presets and audit areas in the pull request"
 
     await click(pr, waiting.id, sha(302), "maintainer");
     await h.waitFor(() => launchedFor(sha(302)).length === 1, 15_000, "approved launch");
+    // the scan reports in a new check run (a completed one cannot return to in progress) …
     await h.waitFor(
       () =>
         checkRuns(h, pr.owner, pr.repo, sha(302)).find(
-          (c) => c.id === waiting.id && c.conclusion === "failure",
+          (c) => c.id !== waiting.id && c.conclusion === "failure",
         ),
       20_000,
-      "report on the same check run",
+      "report in a new check run",
     );
-    expect(checkRuns(h, pr.owner, pr.repo, sha(302))).toHaveLength(1);
+    // … and the waiting one says who approved it
+    expect(checkRuns(h, pr.owner, pr.repo, sha(302)).find((c) => c.id === waiting.id)?.output.title).toBe(
+      "Approved by maintainer: scanning in a new check run",
+    );
   });
 
   it("a fork's pull request by an outside contributor waits for approval (forks: approve)", async () => {

@@ -105,7 +105,6 @@ export async function processPullRequest(
         : undefined;
     const checkRunId =
       resumeCheckRunId ??
-      d.explicit?.reuseCheckRunId ??
       adopted ??
       (await createCheckRun(octokit, d, d.headSha, { status: "queued", output: renderQueued() }));
     await rt.state.setPull(key, baseState(d, { checkRunId, ...nonce }));

@@ -46,8 +46,7 @@ export interface PullRequestJobData extends RepoContext {
   pullHtmlUrl?: string;
   /**
    * Set for an explicit request (re-run button, rescan command, "Scan anyway"): launches anew.
-   * `approvedBy` (a user whose permission was checked) lets the scan pass the fork and guidance gates;
-   * `reuseCheckRunId` continues the check run that was waiting for that approval.
+   * `approvedBy` (a user whose permission was checked) lets the scan pass the fork and guidance gates.
    */
   explicit?: {
     nonce: string;
@@ -55,7 +54,6 @@ export interface PullRequestJobData extends RepoContext {
     creditBudget?: number;
     requestedBy?: string;
     approvedBy?: string;
-    reuseCheckRunId?: number;
   };
 }
 
