@@ -47,6 +47,8 @@ async function main(): Promise<void> {
       ...(env.scannerPublicUrl ? { publicUrl: env.scannerPublicUrl } : {}),
     },
     concurrency: { scans: env.workerConcurrency },
+    // after a Redis flush or a long outage, rebuild in-flight scans from GitHub's check runs
+    reconcileOnStart: true,
     log,
   });
   const web =
