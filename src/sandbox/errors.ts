@@ -2,23 +2,10 @@
  * Errors the sandbox answers with. The body shape is the spec's "Errors" part: `{error: {code, message}}`.
  */
 
-/** Error codes the spec allows (spec "Errors"). */
-export const ERROR_CODES = [
-  "unauthorized",
-  "forbidden",
-  "not_found",
-  "bad_request",
-  "conflict",
-  "insufficient_credits",
-  "repository_initializing",
-  "diff_base_required",
-  "diff_base_not_allowed",
-  "diff_base_invalid",
-  "diff_empty",
-  "rate_limited",
-  "internal",
-] as const;
-export type ErrorCode = (typeof ERROR_CODES)[number];
+// One list of the spec's 13 codes (spec "Errors"), shared with the client.
+import { ERROR_CODES, type ErrorCode } from "../scanner/errors.js";
+
+export { ERROR_CODES, type ErrorCode };
 
 /**
  * An expected failure of a sandbox request, turned into a JSON error response by the server.

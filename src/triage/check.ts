@@ -10,8 +10,6 @@ import type { ReportState } from "../queue/jobs/report.js";
 import { pullKey } from "../queue/names.js";
 import type { Runtime } from "../queue/runtime.js";
 
-export { toReportFinding };
-
 /**
  * The check run follows the decisions (issue 4, point 5): re-reads every finding of the pull request's
  * last reported scan from the service (`GET …/findings?scanId=…`, pages of 100), recomputes the conclusion

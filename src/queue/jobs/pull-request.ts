@@ -11,6 +11,7 @@ import { permissionAtLeast } from "../../config/repo-config.js";
 import { decideGate } from "../../steering/gates.js";
 import { SCAN_ANYWAY_ACTION, renderGateApproval, renderGateSkip } from "../../steering/render.js";
 import { JOB, jobId, launchKey, pullKey } from "../names.js";
+import type { InstallationOctokit } from "../../github/types.js";
 import type { Runtime } from "../runtime.js";
 import type { PullState } from "../state.js";
 import { stopCurrent } from "./supersede.js";
@@ -173,7 +174,7 @@ export async function processPullRequest(
     }
 
     // A PR that edits the config gets its version validated in its own check.
-    const problemsInPr = await validateConfigInPull(rt, d, files).catch(() => []);
+    const problemsInPr = await validateConfigInPull(octokit, d, files).catch(() => []);
 
     const { mergeBase, headCommitMessage } = await getMergeBase(octokit, d, d.baseRef, d.headSha);
     const presetRef = d.explicit?.presetRef ?? config.preset ?? rt.settings.defaultPreset;
@@ -242,11 +243,10 @@ function baseState(d: PullRequestJobData, extra: Partial<PullState>): PullState 
 
 /** When the pull request changes `.github/diffward.yml`, the problems of its version (empty when valid). */
 async function validateConfigInPull(
-  rt: Runtime,
+  octokit: InstallationOctokit,
   d: PullRequestJobData,
   files: readonly { filename: string; status: string }[],
 ): Promise<string[]> {
-  const octokit = await rt.octokit(d.installationId);
   const edited = files.find((f) => f.filename === CONFIG_PATH && f.status !== "removed");
   if (!edited) return [];
   const text = await getFileText(octokit, d, CONFIG_PATH, d.headSha);
