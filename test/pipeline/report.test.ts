@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHarness, type Harness } from "../../src/dev/harness.js";
 import { demoConfig } from "../../src/dev/demo-repo.js";
+import { jobId } from "../../src/queue/names.js";
 import { checkRuns, completedRun, openPull, pushPull, sha } from "../support/pr.js";
 
 function checkWrites(h: Harness, checkRunId: number) {
@@ -102,6 +103,13 @@ describe("following and reporting a scan", () => {
       () => checkRuns(h, pr.owner, pr.repo, sha(207)).find((c) => c.externalId),
       10_000,
       "launch",
+    );
+    // the poll job records its launch time when it is enqueued, just after the check run shows the scan id:
+    // move the clock only once it exists
+    await h.waitFor(
+      () => h.booted.rt.queues.scans.getJob(jobId("poll", launched.externalId!)),
+      10_000,
+      "poll job",
     );
     const realNow = h.booted.rt.now;
     h.booted.rt.now = () => Date.now() + 2 * 60_000;
