@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 import { pino } from "pino";
 import { z } from "zod";
 import { boot } from "../src/boot.js";
-import { devPrivateKey } from "../src/dev/harness.js";
+import { devPrivateKey } from "../dev/harness/harness.js";
 import { ScannerClient } from "../src/scanner/client.js";
 
 const ChildConfig = z.discriminatedUnion("mode", [

@@ -1,9 +1,9 @@
 /** Shared helpers of the benchmark: statistics, pull request fixtures, and readers of the stand-ins' records. */
-import type { Harness } from "../src/dev/harness.js";
-import { webhookExample } from "../src/dev/examples.js";
-import { demoConfig, demoPullFiles } from "../src/dev/demo-repo.js";
-import { seedFromPullRequestEvent, type GitHubStandIn } from "../src/github-standin/index.js";
-import type { SandboxState } from "../src/sandbox/index.js";
+import type { Harness } from "../dev/harness/harness.js";
+import { webhookExample } from "../dev/harness/examples.js";
+import { demoConfig, demoPullFiles } from "../dev/harness/demo-repo.js";
+import { seedFromPullRequestEvent, type GitHubStandIn } from "../dev/github-standin/index.js";
+import type { SandboxState } from "../dev/sandbox/index.js";
 
 /** Nearest-rank percentile of `values` (`p` in 0–100); NaN for an empty list. */
 export function percentile(values: readonly number[], p: number): number {

@@ -8,7 +8,7 @@
  */
 import { Octokit } from "@octokit/rest";
 import { toReportFinding } from "../src/report/findings.js";
-import type { GitHubStandIn } from "../src/github-standin/index.js";
+import type { GitHubStandIn } from "../dev/github-standin/index.js";
 import type { ReportFinding } from "../src/domain/types.js";
 import type { RepoConfig } from "../src/config/repo-config.js";
 import { planReport } from "../src/report/plan.js";

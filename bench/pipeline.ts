@@ -3,12 +3,12 @@
  * workers) and the fixed-interval peer following the same scans, then the figures read from the sandbox's
  * counters (`state.stats`, per-scan `polls`, `final.atMs`) and the stand-ins' recorded requests.
  */
-import { startHarness, type Harness, type HarnessOptions } from "../src/dev/harness.js";
+import { startHarness, type Harness, type HarnessOptions } from "../dev/harness/harness.js";
 import { parseRepoConfigYaml, type RepoConfig } from "../src/config/repo-config.js";
-import { demoConfig } from "../src/dev/demo-repo.js";
-import { startGitHubStandIn, type GitHubStandIn } from "../src/github-standin/index.js";
+import { demoConfig } from "../dev/harness/demo-repo.js";
+import { startGitHubStandIn, type GitHubStandIn } from "../dev/github-standin/index.js";
 import { ScannerClient } from "../src/scanner/client.js";
-import type { ScanRecord } from "../src/sandbox/index.js";
+import type { ScanRecord } from "../dev/sandbox/index.js";
 import { FixedIntervalPoller } from "./peer.js";
 import {
   flatten,

@@ -9,11 +9,11 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { createServer, connect } from "node:net";
 import { resolve } from "node:path";
-import { startHarness } from "../src/dev/harness.js";
-import { webhookExample } from "../src/dev/examples.js";
-import { demoConfig, demoPullFiles, modifiedFilePatch } from "../src/dev/demo-repo.js";
-import { renderDemoPage } from "../src/dev/demo-page.js";
-import { demoReplyCommand } from "../src/triage/demo.js";
+import { startHarness } from "../dev/harness/harness.js";
+import { webhookExample } from "../dev/harness/examples.js";
+import { demoConfig, demoPullFiles, modifiedFilePatch } from "../dev/harness/demo-repo.js";
+import { renderDemoPage } from "../dev/harness/demo-page.js";
+import { demoReplyCommand } from "../dev/harness/triage.js";
 
 const HEAD_1 = "1f1e1d1c1b1a19181716151413121110f0e0d0c0";
 const HEAD_2 = "2a2b2c2d2e2f30313233343536373839aabbccdd";

@@ -1,6 +1,6 @@
 /**
  * Extracts the subset of GitHub's official OpenAPI description that diffward calls, so the GitHub stand-in
- * (`src/github-standin/`) can validate every request without shipping the 385 MB `@octokit/openapi` package.
+ * (`dev/github-standin/`) can validate every request without shipping the 385 MB `@octokit/openapi` package.
  *
  * Usage: `npm run openapi:extract -- /tmp/oa/node_modules/@octokit/openapi`
  *

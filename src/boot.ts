@@ -3,8 +3,8 @@ import { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { Probot, type ProbotOctokit } from "probot";
 import { createRedis } from "./queue/connection.js";
-import { processApprove } from "./steering/approve.js";
-import { processSettle } from "./steering/settle.js";
+import { processApprove } from "./queue/jobs/approve.js";
+import { processSettle } from "./queue/jobs/settle.js";
 import { DEFAULT_SETTINGS, type Runtime, type Settings } from "./queue/runtime.js";
 import { StateStore } from "./queue/state.js";
 import {

@@ -4,8 +4,8 @@ import type { PullRequestJobData } from "../queue/jobs/types.js";
 import { JOB, jobId } from "../queue/names.js";
 import type { HandlerDeps } from "./deps.js";
 import { EVENT_JOB_OPTIONS, repoContext } from "./deps.js";
-import type { ApproveJobData } from "../steering/approve.js";
-import { SCAN_ANYWAY } from "../steering/render.js";
+import type { ApproveJobData } from "../queue/jobs/approve.js";
+import { SCAN_ANYWAY } from "../render/gates.js";
 
 interface PullRef {
   number: number;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startHarness, type Harness } from "../../src/dev/harness.js";
-import { webhookExample } from "../../src/dev/examples.js";
-import { demoConfig, demoPullFiles } from "../../src/dev/demo-repo.js";
+import { startHarness, type Harness } from "../../dev/harness/harness.js";
+import { webhookExample } from "../../dev/harness/examples.js";
+import { demoConfig, demoPullFiles } from "../../dev/harness/demo-repo.js";
 
 const HEAD_1 = "a".repeat(39) + "1";
 const MERGE_BASE = "c".repeat(40);

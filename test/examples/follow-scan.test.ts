@@ -1,7 +1,7 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startSandbox, type Sandbox } from "../../src/sandbox/index.js";
+import { startSandbox, type Sandbox } from "../../dev/sandbox/index.js";
 
 const run = promisify(execFile);
 

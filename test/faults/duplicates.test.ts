@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
-import { startHarness, type Harness } from "../../src/dev/harness.js";
+import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import {
   WORKER_TIMING,
   expectExactlyOnce,

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { startHarness, type Harness } from "../../src/dev/harness.js";
-import { SECONDARY_RATE_LIMIT_MESSAGE } from "../../src/github-standin/index.js";
+import { startHarness, type Harness } from "../../dev/harness/harness.js";
+import { SECONDARY_RATE_LIMIT_MESSAGE } from "../../dev/github-standin/index.js";
 import { expectExactlyOnce, openPull, startProxy, waitCompleted } from "./helpers.js";
 
 /**
@@ -45,7 +45,7 @@ describe("GitHub faults", () => {
   it("secondary rate limit (403, retry-after: 1) on writes is waited out and retried: nothing lost or doubled", async () => {
     let budget = 3;
     const limited: string[] = [];
-    const standIn = await import("../../src/github-standin/index.js");
+    const standIn = await import("../../dev/github-standin/index.js");
     const github = await standIn.startGitHubStandIn();
     const proxy = await startProxy(github.url, {
       intercept(method, path) {

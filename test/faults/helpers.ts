@@ -3,9 +3,9 @@ import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { expect } from "vitest";
 import { z } from "zod";
-import { demoConfig, demoPullFiles } from "../../src/dev/demo-repo.js";
-import { webhookExample } from "../../src/dev/examples.js";
-import type { Harness } from "../../src/dev/harness.js";
+import { demoConfig, demoPullFiles } from "../../dev/harness/demo-repo.js";
+import { webhookExample } from "../../dev/harness/examples.js";
+import type { Harness } from "../../dev/harness/harness.js";
 import type { WorkerTiming } from "../../src/queue/workers.js";
 
 /** Short BullMQ lock and stalled-check intervals (ms): a killed worker's job is taken over in ~2–3 s. */

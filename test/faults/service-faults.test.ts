@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { startHarness, type Harness } from "../../src/dev/harness.js";
-import { applyFaults } from "../../src/sandbox/index.js";
-import type { FaultsInput } from "../../src/sandbox/index.js";
+import { startHarness, type Harness } from "../../dev/harness/harness.js";
+import { applyFaults } from "../../dev/sandbox/index.js";
+import type { FaultsInput } from "../../dev/sandbox/index.js";
 import { expectExactlyOnce, openPull, waitCompleted } from "./helpers.js";
 
 const LAUNCH = "^POST /projects/[^/]+/scans$";

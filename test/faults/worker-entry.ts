@@ -28,7 +28,7 @@ if (killAfter) {
 }
 
 const { boot } = await import("../../src/boot.js");
-const { devPrivateKey } = await import("../../src/dev/harness.js");
+const { devPrivateKey } = await import("../../dev/harness/harness.js");
 const booted = boot({
   appId: 1,
   privateKey: devPrivateKey(),

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { startHarness, type Harness } from "../../src/dev/harness.js";
+import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import {
   WORKER_TIMING,
   expectExactlyOnce,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { OpenApiValidator, loadOpenApiSubset, parsePatch } from "../../src/github-standin/index.js";
+import { OpenApiValidator, loadOpenApiSubset, parsePatch } from "../../dev/github-standin/index.js";
 
 const validator = new OpenApiValidator();
 

@@ -1,7 +1,7 @@
 import { generateKeyPairSync } from "node:crypto";
 import { ProbotOctokit } from "probot";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startGitHubStandIn, type GitHubStandIn } from "../../src/github-standin/index.js";
+import { startGitHubStandIn, type GitHubStandIn } from "../../dev/github-standin/index.js";
 
 let sb: GitHubStandIn;
 const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });

@@ -5,7 +5,7 @@ import {
   startGitHubStandIn,
   seedFromPullRequestEvent,
   type GitHubStandIn,
-} from "../../src/github-standin/index.js";
+} from "../../dev/github-standin/index.js";
 
 const require = createRequire(import.meta.url);
 const FAKE_JWT = "eyJhbGciOiJSUzI1NiJ9.eyJpc3MiOjF9.c2lnbmF0dXJl";

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { createRequire } from "node:module";
 import { Webhooks } from "@octokit/webhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { sendWebhook } from "../../src/github-standin/index.js";
+import { sendWebhook } from "../../dev/github-standin/index.js";
 
 const require = createRequire(import.meta.url);
 const SECRET = "s3cret-for-tests";

@@ -1,7 +1,7 @@
 import { Writable } from "node:stream";
 import { pino } from "pino";
 import { afterAll, describe, expect, it } from "vitest";
-import { startHarness, type Harness } from "../../src/dev/harness.js";
+import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import { expectExactlyOnce, openPull, waitCompleted } from "../faults/helpers.js";
 
 /**

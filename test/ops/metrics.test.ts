@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startHarness, type Harness } from "../../src/dev/harness.js";
+import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import { serviceReachability } from "../../src/ops/health.js";
-import { applyFaults } from "../../src/sandbox/index.js";
+import { applyFaults } from "../../dev/sandbox/index.js";
 import { expectExactlyOnce, openPull, waitCompleted } from "../faults/helpers.js";
 
 /** The value of one sample line of a Prometheus text exposition, or undefined. */

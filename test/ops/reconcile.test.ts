@@ -1,6 +1,6 @@
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startHarness, type Harness } from "../../src/dev/harness.js";
+import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import { expectExactlyOnce, openPull, waitCompleted } from "../faults/helpers.js";
 
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { applyFaults } from "../../src/sandbox/index.js";
-import { startHarness, type Harness } from "../../src/dev/harness.js";
-import { demoConfig } from "../../src/dev/demo-repo.js";
+import { applyFaults } from "../../dev/sandbox/index.js";
+import { startHarness, type Harness } from "../../dev/harness/harness.js";
+import { demoConfig } from "../../dev/harness/demo-repo.js";
 import { ScannerClient } from "../../src/scanner/index.js";
 import { pullKey } from "../../src/queue/names.js";
 import { MERGE_BASE, completedRun, openPull, sha } from "../support/pr.js";

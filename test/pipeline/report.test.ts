@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startHarness, type Harness } from "../../src/dev/harness.js";
-import { demoConfig } from "../../src/dev/demo-repo.js";
+import { startHarness, type Harness } from "../../dev/harness/harness.js";
+import { demoConfig } from "../../dev/harness/demo-repo.js";
 import { jobId } from "../../src/queue/names.js";
 import { checkRuns, completedRun, openPull, pushPull, sha } from "../support/pr.js";
 

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startHarness, type Harness } from "../../src/dev/harness.js";
-import { webhookExample } from "../../src/dev/examples.js";
-import { demoConfig, demoPullFiles } from "../../src/dev/demo-repo.js";
+import { startHarness, type Harness } from "../../dev/harness/harness.js";
+import { webhookExample } from "../../dev/harness/examples.js";
+import { demoConfig, demoPullFiles } from "../../dev/harness/demo-repo.js";
 import { jobId } from "../../src/queue/names.js";
 import { type Payload, checkRuns, completedRun, openPull, pushPull, sha } from "../support/pr.js";
 

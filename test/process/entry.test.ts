@@ -1,8 +1,8 @@
 import { spawn } from "node:child_process";
 import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { devPrivateKey } from "../../src/dev/harness.js";
-import { startSandbox, type Sandbox } from "../../src/sandbox/index.js";
+import { devPrivateKey } from "../../dev/harness/harness.js";
+import { startSandbox, type Sandbox } from "../../dev/sandbox/index.js";
 
 function freePort(): Promise<number> {
   return new Promise((done) => {

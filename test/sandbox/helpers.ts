@@ -1,5 +1,5 @@
 /** Shared helpers for the sandbox tests: a sandbox on a real port with a hand-driven clock, and plain fetch. */
-import { startSandbox, type Sandbox, type SandboxOptions } from "../../src/sandbox/index.js";
+import { startSandbox, type Sandbox, type SandboxOptions } from "../../dev/sandbox/index.js";
 
 export interface ApiResponse {
   status: number;

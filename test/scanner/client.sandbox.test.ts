@@ -3,7 +3,7 @@
  * spec and every error code of its error table.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { startSandbox, type Sandbox } from "../../src/sandbox/index.js";
+import { startSandbox, type Sandbox } from "../../dev/sandbox/index.js";
 import {
   ScannerApiError,
   ScannerClient,

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { startHarness, type Harness } from "../../src/dev/harness.js";
-import { startSandbox } from "../../src/sandbox/index.js";
+import { startHarness, type Harness } from "../../dev/harness/harness.js";
+import { startSandbox } from "../../dev/sandbox/index.js";
 import { expectExactlyOnce, openPull, startProxy, waitCompleted } from "../faults/helpers.js";
 
 /** Every Markdown text diffward sent to GitHub: check run summaries/texts, review bodies, comment bodies. */

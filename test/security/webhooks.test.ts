@@ -1,8 +1,8 @@
 import { createHmac } from "node:crypto";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startHarness, type Harness } from "../../src/dev/harness.js";
-import { webhookExample } from "../../src/dev/examples.js";
+import { startHarness, type Harness } from "../../dev/harness/harness.js";
+import { webhookExample } from "../../dev/harness/examples.js";
 
 /** Counts every job in diffward's three queues, in any state. */
 async function jobCount(h: Harness): Promise<number> {

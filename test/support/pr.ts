@@ -1,7 +1,7 @@
-import type { Harness } from "../../src/dev/harness.js";
-import { webhookExample } from "../../src/dev/examples.js";
-import { demoConfig, demoPullFiles } from "../../src/dev/demo-repo.js";
-import type { CheckRun } from "../../src/github-standin/state.js";
+import type { Harness } from "../../dev/harness/harness.js";
+import { webhookExample } from "../../dev/harness/examples.js";
+import { demoConfig, demoPullFiles } from "../../dev/harness/demo-repo.js";
+import type { CheckRun } from "../../dev/github-standin/state.js";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- raw webhook payloads, edited in place
 export type Payload = any;

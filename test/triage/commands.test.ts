@@ -1,8 +1,8 @@
 import { ProbotOctokit } from "probot";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startHarness, type Harness } from "../../src/dev/harness.js";
+import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import { jobId } from "../../src/queue/names.js";
-import { writeConversationComment, writeReviewReply } from "../../src/triage/demo.js";
+import { writeConversationComment, writeReviewReply } from "../../dev/harness/triage.js";
 import { readDecisions } from "../../src/triage/decisions.js";
 import { findingLabel } from "../../src/scanner/labels.js";
 import {

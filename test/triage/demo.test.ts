@@ -1,7 +1,7 @@
 import { ProbotOctokit } from "probot";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startHarness, type Harness } from "../../src/dev/harness.js";
-import { demoReplyCommand } from "../../src/triage/demo.js";
+import { startHarness, type Harness } from "../../dev/harness/harness.js";
+import { demoReplyCommand } from "../../dev/harness/triage.js";
 import { TRIAGE_SCENARIO, openReportedPull } from "./helpers.js";
 
 let h: Harness;

@@ -1,9 +1,9 @@
 import { expect } from "vitest";
-import type { Harness } from "../../src/dev/harness.js";
-import { webhookExample } from "../../src/dev/examples.js";
-import { demoConfig, demoPullFiles } from "../../src/dev/demo-repo.js";
-import { findingComments } from "../../src/triage/demo.js";
-import type { ScenarioInput } from "../../src/sandbox/schemas.js";
+import type { Harness } from "../../dev/harness/harness.js";
+import { webhookExample } from "../../dev/harness/examples.js";
+import { demoConfig, demoPullFiles } from "../../dev/harness/demo-repo.js";
+import { findingComments } from "../../dev/harness/triage.js";
+import type { ScenarioInput } from "../../dev/sandbox/schemas.js";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- raw webhook payloads, edited in place
 export type Payload = any;

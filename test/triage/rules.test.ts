@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { fingerprint } from "../../src/domain/identity.js";
 import type { ReportFinding } from "../../src/domain/types.js";
 import { isBot, looksLikeCommand } from "../../src/handlers/comments.js";
-import { attributed, conflictAnswer, publishedAnswer } from "../../src/triage/answers.js";
+import { attributed, conflictAnswer, publishedAnswer } from "../../src/render/command-answers.js";
 import { carryOverNote, planCarryOver, withDecision } from "../../src/triage/decisions.js";
 import type { Decision } from "../../src/triage/types.js";
 

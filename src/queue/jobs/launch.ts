@@ -5,7 +5,7 @@ import { renderLaunchError, renderQueued, type LaunchErrorKind } from "../../ren
 import type { ScanListItem } from "../../scanner/schemas.js";
 import type { ScannerTenant } from "../../tenants/index.js";
 import { classifyLaunchError, initializingDelay } from "../launch-errors.js";
-import { preflight } from "../../steering/preflight.js";
+import { preflight } from "../../policy/preflight.js";
 import { JOB, jobId, pullKey } from "../names.js";
 import { presetsOf } from "../presets.js";
 import type { Runtime } from "../runtime.js";

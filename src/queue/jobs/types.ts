@@ -1,5 +1,5 @@
 import type { RepoConfig } from "../../config/repo-config.js";
-import type { GuidanceChange } from "../../steering/gates.js";
+import type { GuidanceChange } from "../../policy/gates.js";
 
 /** The repository and installation a job acts in. */
 export interface RepoContext {

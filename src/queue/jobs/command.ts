@@ -6,33 +6,33 @@
  * → decision stored → comment edited → thread resolved/reopened → check recomputed → answer.
  */
 import { DelayedError, type Job } from "bullmq";
-import { renderAreasAnswer, renderCreditsAnswer } from "../steering/answers.js";
-import { repositoryMonthSpend } from "../steering/credits.js";
+import { renderAreasAnswer, renderCreditsAnswer } from "../../render/spend-answers.js";
+import { repositoryMonthSpend } from "../../policy/credits.js";
 import type { Logger } from "pino";
-import { parseCommand, renderHelp, type ParsedCommand } from "../commands/index.js";
-import type { ResolutionCommand } from "../commands/parse.js";
-import { permissionAtLeast, type RepoConfig } from "../config/repo-config.js";
-import { fingerprint } from "../domain/identity.js";
-import type { ReportFinding } from "../domain/types.js";
-import { decideConclusion, OPEN_RESOLUTIONS } from "../domain/verdict.js";
-import { addReaction, createIssueComment, getPermission } from "../github/comments.js";
-import { getPull } from "../github/pulls.js";
-import { getReviewComment, replyToReviewComment, updateReviewComment } from "../github/reviews.js";
-import { findReviewThread, setReviewThreadResolved } from "../github/threads.js";
-import type { InstallationOctokit } from "../github/types.js";
-import { inlineCode } from "../render/escape.js";
-import { parseFindingMarker, renderFindingComment } from "../render/inline-comment.js";
-import { ScannerApiError, ScannerError } from "../scanner/errors.js";
-import { findingLabel, findingRefParam, refMatchesId, type FindingRef } from "../scanner/labels.js";
-import type { FindingDetail } from "../scanner/schemas.js";
-import type { ScannerTenant } from "../tenants/index.js";
-import { loadRepoConfig } from "../queue/config-loader.js";
-import { EVENT_JOB_OPTIONS } from "../handlers/deps.js";
-import type { ReportState } from "../queue/jobs/report.js";
-import type { PullRequestJobData } from "../queue/jobs/types.js";
-import { JOB, jobId, pullKey } from "../queue/names.js";
-import type { Runtime } from "../queue/runtime.js";
-import type { PullState } from "../queue/state.js";
+import { parseCommand, renderHelp, type ParsedCommand } from "../../commands/index.js";
+import type { ResolutionCommand } from "../../commands/parse.js";
+import { permissionAtLeast, type RepoConfig } from "../../config/repo-config.js";
+import { fingerprint } from "../../domain/identity.js";
+import type { ReportFinding } from "../../domain/types.js";
+import { decideConclusion, OPEN_RESOLUTIONS } from "../../domain/verdict.js";
+import { addReaction, createIssueComment, getPermission } from "../../github/comments.js";
+import { getPull } from "../../github/pulls.js";
+import { getReviewComment, replyToReviewComment, updateReviewComment } from "../../github/reviews.js";
+import { findReviewThread, setReviewThreadResolved } from "../../github/threads.js";
+import type { InstallationOctokit } from "../../github/types.js";
+import { inlineCode } from "../../render/escape.js";
+import { parseFindingMarker, renderFindingComment } from "../../render/inline-comment.js";
+import { ScannerApiError, ScannerError } from "../../scanner/errors.js";
+import { findingLabel, findingRefParam, refMatchesId, type FindingRef } from "../../scanner/labels.js";
+import type { FindingDetail } from "../../scanner/schemas.js";
+import type { ScannerTenant } from "../../tenants/index.js";
+import { loadRepoConfig } from "../config-loader.js";
+import { EVENT_JOB_OPTIONS } from "../../handlers/deps.js";
+import type { ReportState } from "./report.js";
+import type { PullRequestJobData } from "./types.js";
+import { JOB, jobId, pullKey } from "../names.js";
+import type { Runtime } from "../runtime.js";
+import type { PullState } from "../state.js";
 import {
   attributed,
   conflictAnswer,
@@ -42,10 +42,10 @@ import {
   serviceRefusal,
   unavailableAnswer,
   who,
-} from "./answers.js";
-import { recomputeCheck } from "./check.js";
-import { readDecisions, recordDecisions } from "./decisions.js";
-import { CommandJobData, type Decision } from "./types.js";
+} from "../../render/command-answers.js";
+import { recomputeCheck } from "../../triage/check.js";
+import { readDecisions, recordDecisions } from "../../triage/decisions.js";
+import { CommandJobData, type Decision } from "../../triage/types.js";
 
 /** What the command job did; returned as the job's result (visible in BullMQ and in tests). */
 export type CommandOutcome =

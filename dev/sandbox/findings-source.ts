@@ -9,7 +9,7 @@ import { z } from "zod";
 import { SandboxConfigError } from "./errors.js";
 import type { SeededRandom } from "./random.js";
 import { Scenario, type ScenarioFinding, type ScenarioInput } from "./schemas.js";
-import { SEVERITIES } from "../scanner/catalog.js";
+import { SEVERITIES } from "../../src/scanner/catalog.js";
 
 /** Folder of the scenario files: `fixtures/scenarios/` at the repository root. */
 export const SCENARIOS_DIR = join(

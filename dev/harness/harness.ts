@@ -1,8 +1,8 @@
 import { generateKeyPairSync, randomBytes, randomUUID } from "node:crypto";
 import { pino, type Logger } from "pino";
-import { boot, type Booted, type BootConfig } from "../boot.js";
-import { diffwardApp } from "../handlers/index.js";
-import type { Settings } from "../queue/runtime.js";
+import { boot, type Booted, type BootConfig } from "../../src/boot.js";
+import { diffwardApp } from "../../src/handlers/index.js";
+import type { Settings } from "../../src/queue/runtime.js";
 import { startSandbox, type Sandbox, type SandboxOptions } from "../sandbox/index.js";
 import {
   sendWebhook,
@@ -12,7 +12,7 @@ import {
   type GitHubStandInOptions,
   type SendWebhookResult,
 } from "../github-standin/index.js";
-import { startWebServer, type WebServer } from "../web.js";
+import { startWebServer, type WebServer } from "../../src/web.js";
 
 /** Options of {@link startHarness}. */
 export interface HarnessOptions {

@@ -3,9 +3,9 @@
  * added to the GitHub stand-in (so diffward can react to it and reply) and the real webhook payload from
  * `@octokit/webhooks-examples` is sent, signed, with its ids pointing at diffward's comments.
  */
-import type { Harness } from "../dev/harness.js";
-import { webhookExample } from "../dev/examples.js";
-import { parseFindingMarker } from "../render/inline-comment.js";
+import type { Harness } from "./harness.js";
+import { webhookExample } from "./examples.js";
+import { parseFindingMarker } from "../../src/render/inline-comment.js";
 
 /** Where a command is written. */
 export interface PullTarget {

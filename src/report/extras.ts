@@ -6,9 +6,9 @@ import type { CreditInfo, GuidanceInfo } from "../render/check-run.js";
 import type { PollJobData } from "../queue/jobs/types.js";
 import type { Runtime } from "../queue/runtime.js";
 import type { ScannerTenant } from "../tenants/index.js";
-import { readScanSpend } from "./credits.js";
-import { guidanceChangeWarning } from "./render.js";
-import { tokenProblems } from "./token-health.js";
+import { readScanSpend } from "../policy/credits.js";
+import { guidanceChangeWarning } from "../render/gates.js";
+import { tokenProblems } from "../policy/token-health.js";
 
 /** The service's limit on guidance text, in characters (spec "Guidance", "Limits"). */
 export const GUIDANCE_MAX_CHARS = 100_000;

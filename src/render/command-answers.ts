@@ -3,8 +3,8 @@
  * through `neutralize` or `inlineCode` (src/render/escape.ts); logins are shown in code spans so an
  * answer never pings anyone a second time.
  */
-import { inlineCode, neutralize } from "../render/escape.js";
-import { link } from "../render/markdown.js";
+import { inlineCode, neutralize } from "./escape.js";
+import { link } from "./markdown.js";
 import { findingLabel } from "../scanner/labels.js";
 import type { ScannerApiError } from "../scanner/errors.js";
 

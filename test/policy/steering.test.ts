@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startHarness, type Harness } from "../../src/dev/harness.js";
-import { webhookExample } from "../../src/dev/examples.js";
-import { addedFilePatch, demoConfig, demoPullFiles } from "../../src/dev/demo-repo.js";
-import { spendOf } from "../../src/steering/credits.js";
+import { startHarness, type Harness } from "../../dev/harness/harness.js";
+import { webhookExample } from "../../dev/harness/examples.js";
+import { addedFilePatch, demoConfig, demoPullFiles } from "../../dev/harness/demo-repo.js";
+import { spendOf } from "../../src/policy/credits.js";
 import { type Payload, checkRuns, completedRun, openPull, sha } from "../support/pr.js";
 
 const GUIDANCE = "SCANNER.md";

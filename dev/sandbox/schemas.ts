@@ -3,7 +3,7 @@
  * scenario files (see README "Scenario files") and fault-injection settings.
  */
 import { z } from "zod";
-import { RESOLUTION_STATUSES, SEVERITIES, TRIAGE_STATUSES } from "../scanner/catalog.js";
+import { RESOLUTION_STATUSES, SEVERITIES, TRIAGE_STATUSES } from "../../src/scanner/catalog.js";
 
 /** Maximum guidance length, in characters (spec "Limits"). */
 export const GUIDANCE_MAX_CHARS = 100_000;

@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startHarness, type Harness } from "../../src/dev/harness.js";
-import { demoConfig } from "../../src/dev/demo-repo.js";
+import { startHarness, type Harness } from "../../dev/harness/harness.js";
+import { demoConfig } from "../../dev/harness/demo-repo.js";
 import { watchTokensFile } from "../../src/tenants/tokens-file.js";
 import { completedRun, openPull, sha, type Payload } from "../support/pr.js";
 
@@ -102,7 +102,7 @@ describe("SCANNER_TOKENS_FILE", () => {
 
 describe("GET /token is read again periodically", () => {
   it("re-reads the token after refreshMs, so new scopes or expiry show in later check runs", async () => {
-    const { startSandbox } = await import("../../src/sandbox/index.js");
+    const { startSandbox } = await import("../../dev/sandbox/index.js");
     const { createScannerAccess } = await import("../../src/tenants/index.js");
     const sb = await startSandbox({});
     try {

@@ -9,9 +9,9 @@ import { generateFindings, loadScenario } from "./findings-source.js";
 import { SeededRandom, fakeSha } from "./random.js";
 import type { Scenario, ScenarioFinding, ScenarioInput, Scope, Severity } from "./schemas.js";
 import { SCOPES } from "./schemas.js";
-import type { ScanStatus, TriageStatus, ResolutionStatus } from "../scanner/catalog.js";
-import { SEVERITIES } from "../scanner/catalog.js";
-import { DEFAULT_LABEL_PREFIX, LABEL_LENGTH } from "../scanner/labels.js";
+import type { ScanStatus, TriageStatus, ResolutionStatus } from "../../src/scanner/catalog.js";
+import { SEVERITIES } from "../../src/scanner/catalog.js";
+import { DEFAULT_LABEL_PREFIX, LABEL_LENGTH } from "../../src/scanner/labels.js";
 
 /** Recommended budget (credits) for a first scan with a preset whose `minCredits` is 0 ("default floor"). */
 export const DEFAULT_FLOOR_CREDITS = 20;

@@ -1,13 +1,13 @@
 import type { Job } from "bullmq";
-import { permissionAtLeast } from "../config/repo-config.js";
-import { updateCheckRun } from "../github/checks.js";
-import { getPermission } from "../github/comments.js";
-import { getPull } from "../github/pulls.js";
-import { inlineCode } from "../render/escape.js";
-import { loadRepoConfig } from "../queue/config-loader.js";
-import type { PullRequestJobData, RepoContext } from "../queue/jobs/types.js";
-import { JOB, jobId } from "../queue/names.js";
-import type { Runtime } from "../queue/runtime.js";
+import { permissionAtLeast } from "../../config/repo-config.js";
+import { updateCheckRun } from "../../github/checks.js";
+import { getPermission } from "../../github/comments.js";
+import { getPull } from "../../github/pulls.js";
+import { inlineCode } from "../../render/escape.js";
+import { loadRepoConfig } from "../config-loader.js";
+import type { PullRequestJobData, RepoContext } from "./types.js";
+import { JOB, jobId } from "../names.js";
+import type { Runtime } from "../runtime.js";
 
 /** A click on "Scan anyway" (job `approve`, queue `diffward-events`). */
 export interface ApproveJobData extends RepoContext {

@@ -1,10 +1,10 @@
 import type { Job } from "bullmq";
-import type { ReportState } from "../queue/jobs/report.js";
-import type { PollJobData } from "../queue/jobs/types.js";
-import { JOB, jobId, pullKey } from "../queue/names.js";
-import type { Runtime } from "../queue/runtime.js";
-import { recomputeCheck } from "../triage/check.js";
-import { readScanSpend } from "./credits.js";
+import type { ReportState } from "./report.js";
+import type { PollJobData } from "./types.js";
+import { JOB, jobId, pullKey } from "../names.js";
+import type { Runtime } from "../runtime.js";
+import { recomputeCheck } from "../../triage/check.js";
+import { readScanSpend } from "../../policy/credits.js";
 
 /** A scan whose spend was not settled in the ledger when it was reported (job `settle`). */
 export interface SettleJobData {

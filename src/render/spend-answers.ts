@@ -1,8 +1,8 @@
 import type { RepoConfig } from "../config/repo-config.js";
-import { inlineCode, neutralize } from "../render/escape.js";
-import { table } from "../render/markdown.js";
+import { inlineCode, neutralize } from "./escape.js";
+import { table } from "./markdown.js";
 import type { AuditAreaList, Balance, Summary } from "../scanner/schemas.js";
-import { monthWindow } from "./credits.js";
+import { monthWindow } from "../policy/credits.js";
 
 /**
  * `/diffward credits`: the organization's balance, available and reserved credits (spec "billing/balance"),

@@ -27,7 +27,7 @@ import {
   type ScanRecord,
   type TokenRecord,
 } from "./state.js";
-import { checkReason, type ResolutionStatus } from "../scanner/catalog.js";
+import { checkReason, type ResolutionStatus } from "../../src/scanner/catalog.js";
 
 /** What a handler receives. */
 export interface RouteContext {

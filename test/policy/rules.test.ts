@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { RepoConfig } from "../../src/config/repo-config.js";
-import { decideGate, type GateInput } from "../../src/steering/gates.js";
-import { monthWindow, spendOf } from "../../src/steering/credits.js";
-import { tokenProblems } from "../../src/steering/token-health.js";
+import { decideGate, type GateInput } from "../../src/policy/gates.js";
+import { monthWindow, spendOf } from "../../src/policy/credits.js";
+import { tokenProblems } from "../../src/policy/token-health.js";
 import type { LedgerEvent, Token } from "../../src/scanner/schemas.js";
 
 const config = (extra: Record<string, unknown> = {}) => RepoConfig.parse({ repositoryId: "r", ...extra });
@@ -132,7 +132,7 @@ describe("token health", () => {
 
 describe("/diffward credits and /diffward areas answers", () => {
   it("credits: balance, available, reserved, this repository's month against its cap, spend by month", async () => {
-    const { renderCreditsAnswer } = await import("../../src/steering/answers.js");
+    const { renderCreditsAnswer } = await import("../../src/render/spend-answers.js");
     const text = renderCreditsAnswer({
       balance: {
         organization: { id: "o", slug: "acme", name: "Acme" },
@@ -157,7 +157,7 @@ describe("/diffward credits and /diffward areas answers", () => {
     expect(text).toContain("lowBalanceThreshold");
   });
   it("areas: sizes when the list carries them, stale keys marked, configured keys ticked", async () => {
-    const { renderAreasAnswer } = await import("../../src/steering/answers.js");
+    const { renderAreasAnswer } = await import("../../src/render/spend-answers.js");
     const text = renderAreasAnswer(
       {
         raw: {},

@@ -3,7 +3,7 @@
  */
 
 // One list of the spec's 13 codes (spec "Errors"), shared with the client.
-import { ERROR_CODES, type ErrorCode } from "../scanner/errors.js";
+import { ERROR_CODES, type ErrorCode } from "../../src/scanner/errors.js";
 
 export { ERROR_CODES, type ErrorCode };
 
