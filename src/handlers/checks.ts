@@ -9,8 +9,8 @@ import { SCAN_ANYWAY } from "../render/gates.js";
 
 interface PullRef {
   number: number;
-  head: { sha: string; ref: string };
-  base: { ref: string };
+  head: { sha: string; ref: string; repo?: { id: number } };
+  base: { ref: string; repo?: { id: number } };
 }
 
 /**
@@ -42,6 +42,11 @@ export async function onRerequested(
       updatedAt: new Date().toISOString(),
       authorLogin: payload.sender.login,
       title: "",
+      // Same repository only when GitHub says so (head and base repository ids); otherwise the fork gate
+      // applies (it fails closed: `headIsFork`).
+      ...(pr.head.repo && pr.base.repo && pr.head.repo.id === pr.base.repo.id
+        ? { headRepoFullName: payload.repository.full_name }
+        : {}),
       explicit: { nonce: context.id, requestedBy: payload.sender.login },
     };
     await addFair(deps.redis, deps.queues.events, JOB.rerequest, data, {

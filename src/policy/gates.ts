@@ -14,7 +14,7 @@ export interface GateInput {
   config: Pick<RepoConfig, "guidance" | "forks" | "paths" | "authors" | "commands">;
   files: readonly GateFile[];
   authorLogin: string;
-  /** true when the head repository is not the base repository */
+  /** true when the head repository is not known to be the base repository ({@link headIsFork}) */
   fromFork: boolean;
   /** the author's permission meets `commands.minPermission` (only asked for forks) */
   authorPermitted: boolean;
@@ -41,6 +41,20 @@ export type Gate =
       detail: string;
       guidanceChange?: GuidanceChange;
     };
+
+/**
+ * Whether a pull request's head must be treated as coming from a fork (an outsider's repository), failing
+ * closed: only a head repository known to be the base repository (same `full_name`, case-insensitive) is
+ * not a fork. GitHub sends `pull_request.head.repo: null` when the head repository was deleted (REST
+ * "Get a pull request": `head.repo` is nullable), and some triggers (a re-run, a job from an older
+ * version) do not know it: both are treated as a fork, so the fork gate asks for approval.
+ * @param headRepoFullName `head.repo.full_name`, or `undefined`/`null` when GitHub gave none
+ * @param baseFullName `owner/repo` of the base repository
+ */
+export function headIsFork(headRepoFullName: string | null | undefined, baseFullName: string): boolean {
+  if (!headRepoFullName) return true;
+  return headRepoFullName.toLowerCase() !== baseFullName.toLowerCase();
+}
 
 /**
  * Decides, without I/O, whether a pull request may spend credits now (issue "Guidance, audit areas,

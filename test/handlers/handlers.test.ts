@@ -91,6 +91,25 @@ describe("handlers: guards and one job per delivery, no GitHub call on the webho
     });
   });
 
+  it("a re-run names the head repository only when GitHub's head and base repository ids match (else the fork gate applies)", async () => {
+    const payload: Payload = webhookExample("check_suite", "rerequested");
+    const same = { id: payload.repository.id, url: payload.repository.url, name: payload.repository.name };
+    payload.check_suite.pull_requests = [
+      { number: 8, head: { sha: "a".repeat(40), ref: "f", repo: same }, base: { ref: "main", repo: same } },
+      {
+        number: 9,
+        head: { sha: "b".repeat(40), ref: "f", repo: { ...same, id: same.id + 1 } },
+        base: { ref: "main", repo: same },
+      },
+    ];
+    await app.receive({ id: "delivery-suite-rerun-forks", name: "check_suite", payload });
+    const jobs = (await queues.events.getJobs(["waiting", "delayed"])).filter(
+      (j) => j.data.deliveryId === "delivery-suite-rerun-forks",
+    );
+    expect(jobs.find((j) => j.data.pullNumber === 8)?.data.headRepoFullName).toBe(payload.repository.full_name);
+    expect(jobs.find((j) => j.data.pullNumber === 9)?.data).not.toHaveProperty("headRepoFullName");
+  });
+
   it("check_run.requested_action scan-anyway enqueues the approval (permission checked in the job); other actions are ignored", async () => {
     const payload: Payload = webhookExample("check_run", "requested_action");
     payload.requested_action = { identifier: "scan-anyway" };

@@ -115,11 +115,17 @@ describe("pull request triggers", () => {
     rerun.repository = pr.payload.repository;
     rerun.installation = pr.payload.installation;
     rerun.check_run.head_sha = sha(110);
+    // as GitHub sends it for a same-repository pull request: head and base carry the repository's id
+    const repoRef = {
+      id: pr.payload.repository.id,
+      url: pr.payload.repository.url,
+      name: pr.payload.repository.name,
+    };
     rerun.check_run.pull_requests = [
       {
         number: pr.number,
-        head: { sha: sha(110), ref: "changes" },
-        base: { ref: pr.payload.pull_request.base.ref },
+        head: { sha: sha(110), ref: "changes", repo: repoRef },
+        base: { ref: pr.payload.pull_request.base.ref, repo: repoRef },
       },
     ];
     await h.send("check_run", rerun);

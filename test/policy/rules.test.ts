@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { RepoConfig } from "../../src/config/repo-config.js";
-import { decideGate, type GateInput } from "../../src/policy/gates.js";
+import { decideGate, headIsFork, type GateInput } from "../../src/policy/gates.js";
 import { monthWindow, spendOf } from "../../src/policy/credits.js";
 import { tokenProblems } from "../../src/policy/token-health.js";
 import type { LedgerEvent, Token } from "../../src/scanner/schemas.js";
@@ -56,6 +56,13 @@ describe("decideGate", () => {
     expect(
       decideGate(input({ config: config({ forks: "scan" }), fromFork: true, authorPermitted: false })),
     ).toEqual({ kind: "scan" });
+  });
+  it("a head repository that is unknown (deleted fork: head.repo null) counts as a fork; only the base repository does not", () => {
+    expect(headIsFork(null, "octo/app")).toBe(true);
+    expect(headIsFork(undefined, "octo/app")).toBe(true);
+    expect(headIsFork("", "octo/app")).toBe(true);
+    expect(headIsFork("outsider/app", "octo/app")).toBe(true);
+    expect(headIsFork("Octo/App", "octo/app")).toBe(false);
   });
   it("a guidance change is flagged (warn) or waits (require-approval) until approved", () => {
     const files = [file("src/a.ts"), file("SCANNER.md")];

@@ -118,6 +118,22 @@ describe("guidance, spend controls, presets and audit areas in the pull request"
     expect(launchedFor(sha(303))).toHaveLength(0);
   });
 
+  it("a pull request whose fork was deleted (head.repo: null) is an outsider's: it waits for approval", async () => {
+    const pr = await openPull(h, {
+      head: sha(306),
+      repo: repo(),
+      send: false,
+      permissions: { outsider: "read" },
+    });
+    pr.payload.pull_request.user = { ...pr.payload.pull_request.user, login: "outsider" };
+    pr.payload.pull_request.head.repo = null; // GitHub sends null once the head repository is deleted
+    await h.send("pull_request", pr.payload);
+    const run = await completedRun(h, pr.owner, pr.repo, sha(306));
+    expect(run.conclusion).toBe("action_required");
+    expect(run.output.title).toMatch(/fork/);
+    expect(launchedFor(sha(306))).toHaveLength(0);
+  });
+
   it("paths.ignore and authors.skip spend nothing", async () => {
     const docsOnly = [{ filename: "docs/guide.md", status: "modified" as const, patch: addedFilePatch(3) }];
     const a = await openPull(h, {

@@ -483,6 +483,7 @@ async function rescan(
     updatedAt: new Date(c.rt.now()).toISOString(),
     authorLogin: pr.authorLogin,
     title: "",
+    ...(pr.headRepoFullName ? { headRepoFullName: pr.headRepoFullName } : {}),
     explicit: {
       nonce: `cmd-${d.commentId}`,
       requestedBy: d.senderLogin,

@@ -8,7 +8,7 @@ import { ScannerApiError, isRetryable } from "../../scanner/errors.js";
 import { CONFIG_PATH, loadRepoConfig } from "../config-loader.js";
 import { getPermission } from "../../github/comments.js";
 import { permissionAtLeast } from "../../config/repo-config.js";
-import { decideGate } from "../../policy/gates.js";
+import { decideGate, headIsFork } from "../../policy/gates.js";
 import { SCAN_ANYWAY_ACTION, renderGateApproval, renderGateSkip } from "../../render/gates.js";
 import { JOB, jobId, launchKey, pullKey } from "../names.js";
 import type { InstallationOctokit } from "../../github/types.js";
@@ -137,12 +137,12 @@ export async function processPullRequest(
 
     const files = await listPullFiles(octokit, d);
     // Spend and safety gates, before any credit is reserved (issue 5: authors, paths, forks, guidance).
-    const fromFork =
-      d.headRepoFullName !== undefined &&
-      d.headRepoFullName.toLowerCase() !== `${d.owner}/${d.repo}`.toLowerCase();
+    const fromFork = headIsFork(d.headRepoFullName, `${d.owner}/${d.repo}`);
+    // Fails closed: an unknown author (a deleted account, `user: null`) is never permitted.
     const authorPermitted =
       !fromFork ||
-      permissionAtLeast(await getPermission(octokit, d, d.authorLogin), config.commands.minPermission);
+      (d.authorLogin !== "" &&
+        permissionAtLeast(await getPermission(octokit, d, d.authorLogin), config.commands.minPermission));
     const gate = decideGate({
       config,
       files,
