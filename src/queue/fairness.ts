@@ -1,19 +1,62 @@
+import { randomUUID } from "node:crypto";
 import type { Job, JobsOptions, Queue, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 
 /** BullMQ's largest priority (2^21 − 1). */
 export const MAX_PRIORITY = 2_097_151;
 
-function counterKey(queue: Pick<Queue, "name" | "opts">, installationId: number): string {
-  return `${queue.opts.prefix ?? "bull"}:${queue.name}:fair:${installationId}`;
+/** How long (ms) a pending job id is trusted without its BullMQ job existing (the add is in flight). */
+export const FAIR_GRACE_MS = 60_000;
+
+/** How long (s) an installation's pending set outlives its last add. */
+const FAIR_TTL_SECONDS = 24 * 3600;
+
+type QueueRef = Pick<Queue, "name" | "opts">;
+
+/** The installation's set of pending job ids (a sorted set scored by when each was added, ms). */
+function pendingKey(queue: QueueRef, installationId: number): string {
+  return `${queue.opts.prefix ?? "bull"}:${queue.name}:fairq:${installationId}`;
 }
+
+/** BullMQ's key of a job's hash is this prefix plus the job id (`<prefix>:<queue>:<jobId>`). */
+function jobKeyPrefix(queue: QueueRef): string {
+  return `${queue.opts.prefix ?? "bull"}:${queue.name}:`;
+}
+
+// Drops ids whose job is gone (removed, evicted) or finished (`finishedOn` set by BullMQ when a job
+// completes or fails for good), once older than the grace period; adds this id (NX: a de-duplicated
+// add counts once); returns this id's place (1-based rank by time added).
+// KEYS[1] pending set; ARGV: job key prefix, job id, now (ms), grace (ms), ttl (s).
+const ADD_SCRIPT = `
+local members = redis.call('zrange', KEYS[1], 0, -1, 'WITHSCORES')
+local oldest = tonumber(ARGV[3]) - tonumber(ARGV[4])
+for i = 1, #members, 2 do
+  local id = members[i]
+  if id ~= ARGV[2] and tonumber(members[i + 1]) <= oldest then
+    local k = ARGV[1] .. id
+    if redis.call('exists', k) == 0 or redis.call('hexists', k, 'finishedOn') == 1 then
+      redis.call('zrem', KEYS[1], id)
+    end
+  end
+end
+redis.call('zadd', KEYS[1], 'NX', ARGV[3], ARGV[2])
+redis.call('expire', KEYS[1], tonumber(ARGV[5]))
+return redis.call('zrank', KEYS[1], ARGV[2]) + 1
+`;
 
 /**
  * Adds a job with a priority that keeps installations fair (BullMQ's open-source edition has no group
- * rate limits): the priority is the number of this installation's jobs already pending in the queue
- * (a Redis counter, 1 for its first), and BullMQ serves lower numbers first. So one organization opening
- * 500 pull requests at once takes priorities 1 to 500, and another organization's single pull request,
- * priority 1, is served next instead of after all 500. Jobs without an installation are added as is.
+ * rate limits): the priority is the job's place among this installation's jobs pending in the queue
+ * (1 for the first), and BullMQ serves lower numbers first. So one organization opening 500 pull
+ * requests at once takes priorities 1 to 500, and another organization's single pull request, priority
+ * 1, is served next instead of after all 500. Jobs without an installation are added as is.
+ *
+ * The pending jobs are a set of job ids, not a counter, so nothing leaks: a de-duplicated add (same
+ * `jobId`, which BullMQ ignores) counts once; a job that completed or failed for good leaves the set
+ * through {@link releaseFairOnFinish}, and one that was removed (a superseded debounce launch) or missed
+ * its release (a crash) is dropped by the next add once {@link FAIR_GRACE_MS} has passed. A job without
+ * a `jobId` gets a random one so it can be tracked.
+ * @param fair.graceMs overrides {@link FAIR_GRACE_MS} (tests).
  */
 export async function addFair<T extends { installationId?: number }>(
   redis: Redis | undefined,
@@ -21,34 +64,44 @@ export async function addFair<T extends { installationId?: number }>(
   name: string,
   data: T,
   opts: JobsOptions,
+  fair: { graceMs?: number } = {},
 ): Promise<Job<T>> {
   if (!redis || typeof data.installationId !== "number")
     return queue.add(name, data, opts) as Promise<Job<T>>;
-  const client = redis;
-  const key = counterKey(queue, data.installationId);
-  const [[, count]] = (await client
-    .multi()
-    .incr(key)
-    .expire(key, 24 * 3600)
-    .exec()) as [[unknown, number]];
-  return queue.add(name, data, { ...opts, priority: Math.min(Math.max(1, count), MAX_PRIORITY) }) as Promise<
-    Job<T>
-  >;
+  const id = opts.jobId ?? randomUUID();
+  const place = Number(
+    await redis.eval(
+      ADD_SCRIPT,
+      1,
+      pendingKey(queue, data.installationId),
+      jobKeyPrefix(queue),
+      id,
+      Date.now(),
+      fair.graceMs ?? FAIR_GRACE_MS,
+      FAIR_TTL_SECONDS,
+    ),
+  );
+  return queue.add(name, data, {
+    ...opts,
+    jobId: id,
+    priority: Math.min(Math.max(1, place), MAX_PRIORITY),
+  }) as Promise<Job<T>>;
+}
+
+/** How many of an installation's jobs are counted as pending in a queue (what the next add ranks behind). */
+export async function fairPending(redis: Redis, queue: QueueRef, installationId: number): Promise<number> {
+  return redis.zcard(pendingKey(queue, installationId));
 }
 
 /**
- * Releases a job's place in its installation's fairness counter when it is done for good (completed, or
- * failed on its last attempt). The counter never goes below 0.
+ * Releases a job's place in its installation's pending set when it is done for good (completed, or
+ * failed on its last attempt).
  */
-export function releaseFairOnFinish(redis: Redis, worker: Worker, queue: Pick<Queue, "name" | "opts">): void {
+export function releaseFairOnFinish(redis: Redis, worker: Worker, queue: QueueRef): void {
   const release = async (job: Job | undefined) => {
     const id = (job?.data as { installationId?: unknown } | undefined)?.installationId;
-    if (typeof id !== "number") return;
-    await redis.eval(
-      "local v = redis.call('decr', KEYS[1]) if v < 0 then redis.call('set', KEYS[1], 0) end return v",
-      1,
-      counterKey(queue, id),
-    );
+    if (typeof id !== "number" || job?.id === undefined) return;
+    await redis.zrem(pendingKey(queue, id), job.id);
   };
   worker.on("completed", (job) => void release(job).catch(() => undefined));
   worker.on("failed", (job) => {

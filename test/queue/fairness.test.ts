@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { Queue, Worker } from "bullmq";
 import { afterAll, describe, expect, it } from "vitest";
 import { createRedis } from "../../src/queue/connection.js";
-import { addFair, releaseFairOnFinish } from "../../src/queue/fairness.js";
+import { addFair, fairPending, releaseFairOnFinish } from "../../src/queue/fairness.js";
 
 const redis = createRedis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379");
 const prefix = `dwt-fair-${randomBytes(3).toString("hex")}`;
@@ -33,7 +33,48 @@ describe("fair queueing across installations (real Redis, BullMQ priorities)", (
     expect(order.indexOf("2:0")).toBeLessThanOrEqual(1);
     // and the counters are released once every job is done
     await new Promise((r) => setTimeout(r, 100));
-    expect(Number(await redis.get(`${prefix}:fair:fair:1`))).toBe(0);
-    expect(Number(await redis.get(`${prefix}:fair:fair:2`))).toBe(0);
+    expect(await fairPending(redis, queue, 1)).toBe(0);
+    expect(await fairPending(redis, queue, 2)).toBe(0);
+  });
+
+  it("counters never leak: de-duplicated, removed, completed and failed jobs all come down", async () => {
+    const q = new Queue("fair-leak", { connection: redis, prefix });
+    try {
+      const inst = 7;
+      // a redelivery of the same job id is de-duplicated by BullMQ: it must not count twice
+      await addFair(redis, q, "job", { installationId: inst, i: 0 }, { jobId: "same" });
+      await addFair(redis, q, "job", { installationId: inst, i: 0 }, { jobId: "same" });
+      expect(await fairPending(redis, q, inst)).toBe(1);
+      // a removed job (a superseded debounce launch) no longer counts once the grace period has passed
+      const removed = await addFair(redis, q, "job", { installationId: inst, i: 1 }, { jobId: "gone", delay: 60_000 });
+      await removed.remove();
+      await addFair(redis, q, "job", { installationId: inst, i: 2 }, { jobId: "kept" }, { graceMs: 0 });
+      expect(await fairPending(redis, q, inst)).toBe(2); // "same" and "kept"
+      // completed and failed (last attempt) jobs come down
+      await addFair(redis, q, "fail", { installationId: inst, i: 3 }, { jobId: "fails", attempts: 2 });
+      let finished = 0;
+      const worker = new Worker(
+        "fair-leak",
+        async (job) => {
+          if (job.name === "fail") throw new Error("boom");
+        },
+        { connection: redis, prefix, concurrency: 1 },
+      );
+      worker.on("completed", () => void finished++);
+      worker.on("failed", (job) => {
+        if (job && job.attemptsMade >= 2) finished++;
+      });
+      releaseFairOnFinish(redis, worker, q);
+      while (finished < 3) await new Promise((r) => setTimeout(r, 20));
+      await worker.close();
+      await new Promise((r) => setTimeout(r, 100));
+      expect(await fairPending(redis, q, inst)).toBe(0);
+      // after its burst, the installation's next job is first in line again
+      const next = await addFair(redis, q, "job", { installationId: inst, i: 4 }, { jobId: "next" });
+      expect(next.opts.priority).toBe(1);
+    } finally {
+      await q.obliterate({ force: true }).catch(() => undefined);
+      await q.close();
+    }
   });
 });
