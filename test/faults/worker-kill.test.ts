@@ -52,8 +52,8 @@ describe("worker killed with SIGKILL at each step", () => {
     const fresh = spawnWorker(h);
     procs.push(fresh);
     await fresh.ready;
-    const done = await waitCompleted(h, p, head, 25_000);
+    const done = await waitCompleted(h, p, head, 60_000);
     expect(done.conclusion).toBe("failure"); // the demo scenario's confirmed critical finding
     expectExactlyOnce(h, p, head);
-  });
+  }, 120_000); // two tsx child processes start per case: about 25 s on a loaded 2-core machine
 });
