@@ -197,6 +197,17 @@ export const RepoConfig = z
       .min(0)
       .optional()
       .describe("Warn in the check run when the organization's available credits fall below this number."),
+    /**
+     * What the `diffward` check does on a merge queue's merge group (GitHub `merge_group`
+     * `checks_requested`): `reuse` the pull request's completed report on its current head, else scan;
+     * always `scan` the group; or `skip` (neutral at once). See `src/queue/jobs/merge-group.ts`.
+     */
+    mergeQueue: z
+      .enum(["reuse", "scan", "skip"])
+      .default("reuse")
+      .describe(
+        "The `diffward` check on merge-queue groups: `reuse` concludes with the pull request's completed report when its current head was scanned (no new scan), else scans the group; `scan` always runs one diff scan of the group against its base; `skip` concludes `neutral` at once.",
+      ),
     /** Minutes after which a scan that has not finished is reported as timed out. */
     scanTimeoutMinutes: z
       .int()
