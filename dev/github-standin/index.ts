@@ -19,6 +19,8 @@ export type {
   CheckRun,
   Installation,
   IssueComment,
+  MergeGroup,
+  AddMergeGroupInput,
   PullRequest,
   PullRequestFile,
   Reaction,
@@ -33,6 +35,7 @@ export { Faults, StandInLimits, ContentCreationLimit, SECONDARY_RATE_LIMIT_MESSA
 export { OpenApiValidator, OpenApiSubset, loadOpenApiSubset } from "./openapi.js";
 export { parsePatch, type PatchLines } from "./diff.js";
 export { seedFromPullRequestEvent, SeedExtra, type SeededPullRequest } from "./seed.js";
+export { mergeGroupPayload } from "./merge-group.js";
 export { sendWebhook, SendWebhookOptions, type SendWebhookResult } from "./webhooks.js";
 
 /** One request the stand-in received. `openapiErrors` is empty for a request GitHub would accept. */

@@ -405,6 +405,25 @@ const repos: Record<string, Handler> = {
     const repo = repoOf(ctx);
     const [base, head] = (ctx.params["basehead"] ?? "").split("...");
     if (base === undefined || head === undefined || base === "" || head === "") throw notFound();
+    const group = ctx.state.mergeGroup(repo.owner, repo.name, head);
+    if (group !== undefined && group.baseSha === base) {
+      // a merge group's head is one commit on top of its base (the queue merged the pull request onto it)
+      return {
+        status: 200,
+        body: {
+          url: `${ctx.apiBase}/repos/${repo.owner}/${repo.name}/compare/${base}...${head}`,
+          html_url: `${ctx.origin}/${repo.owner}/${repo.name}/compare/${base}...${head}`,
+          base_commit: { sha: base },
+          merge_base_commit: { sha: base },
+          status: "ahead",
+          ahead_by: 1,
+          behind_by: 0,
+          total_commits: 1,
+          commits: [{ sha: head }],
+          files: group.files.map((f) => fileJson(ctx, repo, head, f)),
+        },
+      };
+    }
     const pr = ctx.state
       .pullRequests(repo.owner, repo.name)
       .find(

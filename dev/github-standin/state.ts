@@ -81,6 +81,23 @@ export const UpdatePullRequestHeadInput = z.object({
 });
 export type UpdatePullRequestHeadInput = z.input<typeof UpdatePullRequestHeadInput>;
 
+/**
+ * `state.addMergeGroup()` input: a merge queue's group for pull request `pullNumber` (docs: "Managing a merge
+ * queue"). `headRef` defaults to GitHub's `refs/heads/gh-readonly-queue/<base>/pr-<n>-<sha>` form (with the
+ * pull request's head SHA); `files` to the pull request's files at its head; `baseRef` to the PR's base.
+ */
+export const AddMergeGroupInput = z.object({
+  owner: z.string().min(1),
+  repo: z.string().min(1),
+  pullNumber: z.number().int().positive(),
+  headSha: z.string().regex(/^[0-9a-f]{40}$/i),
+  baseSha: z.string().regex(/^[0-9a-f]{40}$/i),
+  baseRef: z.string().min(1).optional(),
+  headRef: z.string().min(1).optional(),
+  files: z.array(PullRequestFile).optional(),
+});
+export type AddMergeGroupInput = z.input<typeof AddMergeGroupInput>;
+
 /** Repository permission levels (`role_name`); `permission` is the legacy admin/write/read/none mapping. */
 export const RoleName = z.enum(["admin", "maintain", "write", "triage", "read", "none"]);
 export type RoleName = z.infer<typeof RoleName>;
@@ -134,6 +151,21 @@ export interface CheckRun {
   annotations: Array<Record<string, unknown>>;
   actions: Array<Record<string, unknown>>;
   appSlug: string;
+}
+/** A merge group of a repository's merge queue. */
+export interface MergeGroup {
+  owner: string;
+  repo: string;
+  pullNumber: number;
+  headSha: string;
+  /** full ref, `refs/heads/gh-readonly-queue/<base>/pr-<n>-<sha>` */
+  headRef: string;
+  baseSha: string;
+  /** full ref, `refs/heads/<base>` */
+  baseRef: string;
+  files: PullRequestFile[];
+  /** set once GitHub destroyed the group (`merged`, `dequeued`, `invalidated`) */
+  destroyed?: "merged" | "dequeued" | "invalidated";
 }
 export interface Review {
   id: number;
@@ -194,6 +226,7 @@ interface RepoData {
   reactions: Reaction[];
   threads: ReviewThread[];
   permissions: Map<string, RoleName>;
+  mergeGroups: MergeGroup[];
 }
 
 /** Git's blob sha of `content` (what GitHub returns as `sha` for contents). */
@@ -297,6 +330,7 @@ export class StandInState {
       reactions: [],
       threads: [],
       permissions: new Map(),
+      mergeGroups: [],
     });
     return repo;
   }
@@ -365,6 +399,49 @@ export class StandInState {
     if (u.baseSha !== undefined) pr.base = { ...pr.base, sha: u.baseSha };
     pr.updatedAt = new Date().toISOString();
     return pr;
+  }
+
+  /**
+   * Puts a pull request into the merge queue: a merge group on `headSha` whose parent is `baseSha`.
+   * @throws StandInStateError for an unknown pull request; ZodError for a bad input.
+   */
+  addMergeGroup(input: AddMergeGroupInput): MergeGroup {
+    const g = AddMergeGroupInput.parse(input);
+    const pr = this.pullRequest(g.owner, g.repo, g.pullNumber);
+    if (pr === undefined)
+      throw new StandInStateError(`unknown pull request ${g.owner}/${g.repo}#${g.pullNumber}`);
+    const base = g.baseRef ?? pr.base.ref;
+    const branch = base.replace(/^refs\/heads\//, "");
+    const group: MergeGroup = {
+      owner: pr.owner,
+      repo: pr.repo,
+      pullNumber: pr.number,
+      headSha: g.headSha,
+      headRef: g.headRef ?? `refs/heads/gh-readonly-queue/${branch}/pr-${pr.number}-${pr.head.sha}`,
+      baseSha: g.baseSha,
+      baseRef: `refs/heads/${branch}`,
+      files: g.files ?? pr.filesBySha.get(pr.head.sha) ?? [],
+    };
+    this.data(g.owner, g.repo).mergeGroups.push(group);
+    return group;
+  }
+
+  /** The merge group on `headSha`, if any. */
+  mergeGroup(owner: string, repo: string, headSha: string): MergeGroup | undefined {
+    return this.repos.get(key(owner, repo))?.mergeGroups.find((g) => g.headSha === headSha);
+  }
+
+  /** Marks a merge group destroyed. @throws StandInStateError when there is no such group. */
+  destroyMergeGroup(
+    owner: string,
+    repo: string,
+    headSha: string,
+    reason: NonNullable<MergeGroup["destroyed"]>,
+  ): MergeGroup {
+    const g = this.mergeGroup(owner, repo, headSha);
+    if (g === undefined) throw new StandInStateError(`no merge group on ${headSha} in ${owner}/${repo}`);
+    g.destroyed = reason;
+    return g;
   }
 
   pullRequest(owner: string, repo: string, number: number): PullRequest | undefined {

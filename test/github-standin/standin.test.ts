@@ -2,12 +2,15 @@ import { createRequire } from "node:module";
 import { Octokit } from "@octokit/rest";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
+  mergeGroupPayload,
   startGitHubStandIn,
   seedFromPullRequestEvent,
   type GitHubStandIn,
 } from "../../dev/github-standin/index.js";
 
 const require = createRequire(import.meta.url);
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- raw webhook payloads
+type Payload = any;
 const FAKE_JWT = "eyJhbGciOiJSUzI1NiJ9.eyJpc3MiOjF9.c2lnbmF0dXJl";
 const HEAD = "a".repeat(40);
 const BASE = "b".repeat(40);
@@ -617,5 +620,61 @@ describe("seedFromPullRequestEvent", () => {
     } finally {
       await fresh.close();
     }
+  });
+});
+
+describe("merge groups", () => {
+  const GROUP_HEAD = "d".repeat(40);
+
+  it("holds a pull request's merge group with GitHub's queue ref, compares it against its base, and builds its webhooks", async () => {
+    const group = sb.state.addMergeGroup({
+      owner: "octo-org",
+      repo: "app",
+      pullNumber: 7,
+      headSha: GROUP_HEAD,
+      baseSha: BASE,
+    });
+    expect(group.headRef).toBe(`refs/heads/gh-readonly-queue/main/pr-7-${HEAD}`);
+    expect(group.baseRef).toBe("refs/heads/main");
+    expect(sb.state.mergeGroup("octo-org", "app", GROUP_HEAD)).toBe(group);
+
+    const { data } = await gh.repos.compareCommitsWithBasehead({
+      owner: "octo-org",
+      repo: "app",
+      basehead: `${BASE}...${GROUP_HEAD}`,
+    });
+    expect(data.merge_base_commit.sha).toBe(BASE);
+    expect(data.files?.map((f) => f.filename)).toEqual(["src/a.ts", "dist/bundle.js"]);
+    expect(sb.violations()).toEqual([]);
+
+    const requested = mergeGroupPayload(sb.state, group, "checks_requested") as Payload;
+    expect(requested.action).toBe("checks_requested");
+    expect(requested.merge_group).toMatchObject({
+      head_sha: GROUP_HEAD,
+      base_sha: BASE,
+      head_ref: group.headRef,
+      base_ref: "refs/heads/main",
+    });
+    expect(requested.repository).toMatchObject({
+      name: "app",
+      full_name: "octo-org/app",
+      private: true,
+      owner: { login: "octo-org" },
+    });
+    expect(requested.installation.id).toBe(42);
+    expect(requested.sender.login).toBe("Codertocat"); // the rest is GitHub's own example
+
+    sb.state.destroyMergeGroup("octo-org", "app", GROUP_HEAD, "invalidated");
+    const destroyed = mergeGroupPayload(sb.state, group, "destroyed") as Payload;
+    expect(destroyed).toMatchObject({ action: "destroyed", reason: "invalidated" });
+    expect(() =>
+      sb.state.addMergeGroup({
+        owner: "octo-org",
+        repo: "app",
+        pullNumber: 99,
+        headSha: GROUP_HEAD,
+        baseSha: BASE,
+      }),
+    ).toThrow(/unknown pull request/);
   });
 });
