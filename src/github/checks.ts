@@ -99,6 +99,29 @@ export interface FoundCheckRun {
 }
 
 /**
+ * Reads one check run (GitHub REST `GET /repos/{owner}/{repo}/check-runs/{check_run_id}`).
+ * @returns its status, conclusion, external id and head SHA.
+ */
+export async function getCheckRun(
+  octokit: InstallationOctokit,
+  repo: RepoRef,
+  checkRunId: number,
+): Promise<FoundCheckRun> {
+  const { data: r } = await octokit.rest.checks.get({
+    owner: repo.owner,
+    repo: repo.repo,
+    check_run_id: checkRunId,
+  });
+  return {
+    id: r.id,
+    status: r.status,
+    conclusion: r.conclusion ?? null,
+    externalId: r.external_id ?? null,
+    headSha: r.head_sha,
+  };
+}
+
+/**
  * Lists diffward's check runs on a ref (GitHub REST `GET /repos/{owner}/{repo}/commits/{ref}/check-runs`
  * with `check_name=diffward`), newest first as GitHub returns them.
  */

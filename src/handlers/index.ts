@@ -3,6 +3,7 @@ import type { HandlerDeps } from "./deps.js";
 import { onRequestedAction, onRerequested } from "./checks.js";
 import { onIssueCommentCreated, onReviewCommentCreated } from "./comments.js";
 import { onInstallationDeleted } from "./installation.js";
+import { onMergeGroup } from "./merge-group.js";
 import { onPullRequest, onPullRequestClosed } from "./pull-request.js";
 
 export type { HandlerDeps } from "./deps.js";
@@ -64,6 +65,10 @@ export function diffwardApp(deps: HandlerDeps) {
     app.on(
       "installation.deleted",
       guarded(deps, (context) => onInstallationDeleted(deps, context)),
+    );
+    app.on(
+      ["merge_group.checks_requested", "merge_group.destroyed"],
+      guarded(deps, (context) => onMergeGroup(deps, context)),
     );
     app.on(
       "pull_request_review_comment.created",

@@ -19,6 +19,8 @@ export const JOB = {
   reconcile: "reconcile",
   approve: "approve",
   settle: "settle",
+  mergeGroup: "merge-group",
+  mergeGroupDestroyed: "merge-group-destroyed",
 } as const;
 
 /**
@@ -32,6 +34,14 @@ export function jobId(kind: string, ...parts: Array<string | number>): string {
 /** `owner/repo#number`: the key of a pull request in diffward's Redis state. */
 export function pullKey(owner: string, repo: string, pullNumber: number): string {
   return `${owner}/${repo}#${pullNumber}`;
+}
+
+/**
+ * `owner/repo@<head sha>`: the key of a merge group in diffward's Redis state. A merge group's head SHA is
+ * its identity (GitHub "Webhook events and payloads", `merge_group.head_sha`: the commit to report on).
+ */
+export function groupKey(owner: string, repo: string, headSha: string): string {
+  return `${owner}/${repo}@${headSha}`;
 }
 
 /**

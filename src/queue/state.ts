@@ -22,6 +22,29 @@ export interface PullState {
   explicitNonce?: string;
 }
 
+/**
+ * What diffward remembers of one merge group (Redis `mg:<owner/repo@headSha>`, JSON): its check run and,
+ * when the group is scanned, the launch and scan, like {@link PullState} for a pull request.
+ */
+export interface GroupState {
+  installationId: number;
+  owner: string;
+  repo: string;
+  /** `merge_group.head_sha`: the commit the group's check run is on */
+  headSha: string;
+  /** the pull request named in `merge_group.head_ref`, when the ref parses */
+  pullNumber?: number;
+  checkRunId?: number;
+  /** the check run was concluded by diffward (skip, reuse, an early refusal): nothing runs */
+  concluded?: boolean;
+  launchKey?: string;
+  launchJobId?: string;
+  scanId?: string;
+  projectId?: string;
+  /** GitHub sent `merge_group.destroyed`: nothing more is done for this group */
+  destroyed?: boolean;
+}
+
 /** The launch record of one launch key: the guard against paying twice. */
 export interface LaunchRecord {
   /** ms since epoch when a launch POST was first attempted; set before the POST is sent */
@@ -67,6 +90,16 @@ export class StateStore {
 
   async setPull(key: string, state: PullState): Promise<void> {
     await this.redis.set(this.#k("pr", key), JSON.stringify(state), "EX", 60 * 60 * 24 * 90);
+  }
+
+  async getGroup(key: string): Promise<GroupState | undefined> {
+    const raw = await this.redis.get(this.#k("mg", key));
+    return raw ? (JSON.parse(raw) as GroupState) : undefined;
+  }
+
+  /** Stores a merge group's state; kept 30 days (a group lives minutes to hours). */
+  async setGroup(key: string, state: GroupState): Promise<void> {
+    await this.redis.set(this.#k("mg", key), JSON.stringify(state), "EX", 60 * 60 * 24 * 30);
   }
 
   async deletePull(key: string): Promise<void> {

@@ -6,6 +6,7 @@ import { processLaunch } from "./jobs/launch.js";
 import { processPoll } from "./jobs/poll.js";
 import { processPullClosed, processUninstall } from "./jobs/lifecycle.js";
 import { processPullRequest } from "./jobs/pull-request.js";
+import { processMergeGroup, processMergeGroupDestroyed } from "./jobs/merge-group.js";
 
 /** BullMQ's key prefix for diffward's queues (`bull` is BullMQ's default); tests use their own. */
 export interface QueueOptions {
@@ -73,6 +74,10 @@ export function startWorkers(
         return processPullClosed(rt, job);
       case JOB.uninstall:
         return processUninstall(rt, job);
+      case JOB.mergeGroup:
+        return processMergeGroup(rt, job);
+      case JOB.mergeGroupDestroyed:
+        return processMergeGroupDestroyed(rt, job);
       case JOB.launch:
         return processLaunch(rt, job, token);
       case JOB.poll:

@@ -132,6 +132,38 @@ describe("handlers: guards and one job per delivery, no GitHub call on the webho
     );
     expect(job?.name).toBe(JOB.pullClosed);
   });
+
+  it("merge_group checks_requested and destroyed (real example payload) each enqueue one job; redeliveries collapse", async () => {
+    const payload: Payload = webhookExample("merge_group", "checks_requested");
+    await app.receive({ id: "delivery-mg-1", name: "merge_group", payload });
+    await app.receive({ id: "delivery-mg-1", name: "merge_group", payload }); // redelivery
+    const destroyed: Payload = { ...structuredClone(payload), action: "destroyed", reason: "merged" };
+    await app.receive({ id: "delivery-mg-2", name: "merge_group", payload: destroyed });
+    const jobs = await queues.events.getJobs(["waiting", "delayed", "active"]);
+    const requested = jobs.filter((j) => j.data.deliveryId === "delivery-mg-1");
+    expect(requested).toHaveLength(1);
+    expect(requested[0]!.name).toBe(JOB.mergeGroup);
+    expect(requested[0]!.data).toMatchObject({
+      installationId: payload.installation.id,
+      owner: "octo-org",
+      repo: "octo-repo",
+      headSha: payload.merge_group.head_sha,
+      headRef: payload.merge_group.head_ref,
+      baseSha: payload.merge_group.base_sha,
+      baseRef: "refs/heads/main",
+    });
+    const gone = jobs.filter((j) => j.data.deliveryId === "delivery-mg-2");
+    expect(gone.map((j) => j.name)).toEqual([JOB.mergeGroupDestroyed]);
+    expect(gone[0]!.data).toMatchObject({ headSha: payload.merge_group.head_sha, reason: "merged" });
+  });
+
+  it("merge_group without an installation (not sent to an app) is ignored", async () => {
+    const payload: Payload = webhookExample("merge_group", "checks_requested");
+    delete payload.installation;
+    await app.receive({ id: "delivery-mg-3", name: "merge_group", payload });
+    const jobs = await queues.events.getJobs(["waiting", "delayed", "active"]);
+    expect(jobs.filter((j) => j.data.deliveryId === "delivery-mg-3")).toEqual([]);
+  });
 });
 
 describe("config loading (Probot's octokit.config, nock)", () => {

@@ -1,0 +1,36 @@
+import type { Context } from "probot";
+import { addFair } from "../queue/fairness.js";
+import type { MergeGroupJobData } from "../queue/jobs/merge-group.js";
+import { JOB, jobId } from "../queue/names.js";
+import type { HandlerDeps } from "./deps.js";
+import { EVENT_JOB_OPTIONS, repoContext } from "./deps.js";
+
+/**
+ * `merge_group` `checks_requested` and `destroyed` (GitHub "Webhook events and payloads", `merge_group`):
+ * enqueue one job (id from the delivery id, so a redelivery collapses into it). The job creates or stops the
+ * group's `diffward` check run; nothing here calls GitHub or the service.
+ */
+export async function onMergeGroup(
+  deps: HandlerDeps,
+  context: Context<"merge_group.checks_requested"> | Context<"merge_group.destroyed">,
+): Promise<void> {
+  const { payload } = context;
+  const installationId = payload.installation?.id;
+  if (!installationId || !payload.repository) return;
+  const g = payload.merge_group;
+  const data: MergeGroupJobData = {
+    deliveryId: context.id,
+    ...repoContext(payload as Parameters<typeof repoContext>[0], installationId),
+    headSha: g.head_sha,
+    headRef: g.head_ref,
+    baseSha: g.base_sha,
+    baseRef: g.base_ref,
+    ...(g.head_commit?.message ? { headCommitMessage: g.head_commit.message } : {}),
+    ...(payload.action === "destroyed" && payload.reason ? { reason: payload.reason } : {}),
+  };
+  const destroyed = payload.action === "destroyed";
+  await addFair(deps.redis, deps.queues.events, destroyed ? JOB.mergeGroupDestroyed : JOB.mergeGroup, data, {
+    ...EVENT_JOB_OPTIONS,
+    jobId: jobId(destroyed ? "mg-destroyed" : "mg", context.id),
+  });
+}
