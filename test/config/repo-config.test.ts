@@ -23,6 +23,7 @@ const DEFAULTS = {
   paths: { ignore: [] },
   authors: { skip: [] },
   creditCap: {},
+  mergeQueue: "reuse",
   scanTimeoutMinutes: 120,
 };
 
@@ -55,6 +56,7 @@ describe("parseRepoConfig", () => {
       authors: { skip: ["dependabot[bot]", "octo-cat"] },
       creditCap: { monthly: 5000 },
       lowBalanceThreshold: 100,
+      mergeQueue: "scan",
       scanTimeoutMinutes: 1440,
     };
     expect(parseRepoConfig(full)).toEqual({ ok: true, config: full });
@@ -72,6 +74,7 @@ describe("parseRepoConfig", () => {
     [{ repositoryId: "r", debounceSeconds: 1.5 }, "debounceSeconds: must be a whole number (got 1.5)"],
     [{ repositoryId: "r", creditBudget: 0 }, "creditBudget: must be at least 1 (got 0)"],
     [{ repositoryId: "r", scanTimeoutMinutes: 0 }, "scanTimeoutMinutes: must be at least 1 (got 0)"],
+    [{ repositoryId: "r", mergeQueue: "off" }, 'mergeQueue: must be one of reuse, scan, skip (got "off")'],
     [
       { repositoryId: "r", comments: { maxInline: 101 } },
       "comments.maxInline: must be at most 100 (got 101)",
