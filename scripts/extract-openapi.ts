@@ -44,6 +44,10 @@ export const OPERATIONS: ReadonlyArray<readonly [string, string]> = [
   ["PATCH", "/repos/{owner}/{repo}/issues/comments/{comment_id}"],
   ["GET", "/repos/{owner}/{repo}/issues/{issue_number}/comments"],
   ["GET", "/repos/{owner}/{repo}/collaborators/{username}/permission"],
+  ["POST", "/repos/{owner}/{repo}/code-scanning/sarifs"],
+  ["GET", "/repos/{owner}/{repo}/code-scanning/alerts"],
+  ["GET", "/repos/{owner}/{repo}/code-scanning/alerts/{alert_number}"],
+  ["PATCH", "/repos/{owner}/{repo}/code-scanning/alerts/{alert_number}"],
 ];
 
 const JsonObject = z.record(z.string(), z.unknown());

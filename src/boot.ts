@@ -21,6 +21,7 @@ import { createMetrics, type DiffwardMetrics } from "./ops/metrics.js";
 import { enqueueReconcile, reconcile, reconcileProcessor, type ReconcileSummary } from "./ops/reconcile.js";
 import { createScannerAccess } from "./tenants/index.js";
 import { TRIAGE_PROCESSORS } from "./triage/index.js";
+import { CODE_SCANNING_PROCESSORS } from "./codescanning/index.js";
 
 /** Everything a diffward process needs to start; built from the environment by `src/index.ts`. */
 export interface BootConfig {
@@ -125,6 +126,7 @@ export function boot(config: BootConfig): Booted {
         extra: {
           [JOB.reconcile]: reconcileProcessor(reconcileDeps),
           ...TRIAGE_PROCESSORS,
+          ...CODE_SCANNING_PROCESSORS,
           [JOB.approve]: (rt, job) => processApprove(rt, job),
           [JOB.settle]: (rt, job) => processSettle(rt, job),
           ...config.extraProcessors,

@@ -118,6 +118,24 @@ export const CreditCapConfig = z
   })
   .describe("Spending caps, in credits.");
 
+/** The `codeScanning` section (GitHub code scanning, SARIF uploads). */
+export const CodeScanningConfig = z
+  .strictObject({
+    /**
+     * Upload each completed report's open findings to GitHub code scanning as SARIF (needs the app's
+     * `security_events: write` permission, and code scanning available on the repository). Never uploads
+     * when the effective `disclosure` is `summary`: code scanning alerts are visible to everyone with read
+     * access.
+     */
+    upload: z
+      .boolean()
+      .default(false)
+      .describe(
+        "Upload each completed report's open findings to GitHub code scanning (SARIF, tool `diffward`), where dismissals and reopenings stay in step with the finding's resolution. Needs the app's `security_events` permission; nothing is uploaded when the effective `disclosure` is `summary`.",
+      ),
+  })
+  .describe("GitHub code scanning.");
+
 /**
  * The whole `.github/diffward.yml`. Strict at every level: an unknown key is an error naming it, so a
  * typo never passes silently.
@@ -191,6 +209,7 @@ export const RepoConfig = z
     paths: PathsConfig.prefault({}),
     authors: AuthorsConfig.prefault({}),
     creditCap: CreditCapConfig.prefault({}),
+    codeScanning: CodeScanningConfig.prefault({}),
     /** Warn in the check run when the organization's available credits fall below this many. */
     lowBalanceThreshold: z
       .int()

@@ -1,6 +1,7 @@
 import type { Probot } from "probot";
 import type { HandlerDeps } from "./deps.js";
 import { onRequestedAction, onRerequested } from "./checks.js";
+import { onCodeScanningAlert } from "./code-scanning.js";
 import { onIssueCommentCreated, onReviewCommentCreated } from "./comments.js";
 import { onInstallationDeleted } from "./installation.js";
 import { onMergeGroup } from "./merge-group.js";
@@ -77,6 +78,10 @@ export function diffwardApp(deps: HandlerDeps) {
     app.on(
       "issue_comment.created",
       guarded(deps, (context) => onIssueCommentCreated(deps, context)),
+    );
+    app.on(
+      ["code_scanning_alert.closed_by_user", "code_scanning_alert.reopened_by_user"],
+      guarded(deps, (context) => onCodeScanningAlert(deps, context)),
     );
   };
 }

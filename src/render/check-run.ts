@@ -20,6 +20,7 @@ import {
   shortSha,
   triageText,
 } from "./format.js";
+import { CodeScanningInfo, codeScanningSection } from "./code-scanning.js";
 import { CHECK_RUN_SUMMARY_MAX_BYTES, CHECK_RUN_TEXT_MAX_BYTES, truncateBytes } from "./limits.js";
 import { bullets, details, link, sections, severityBadge, table } from "./markdown.js";
 
@@ -80,6 +81,8 @@ export const CheckRunModel = z.object({
   guidance: GuidanceInfo.optional(),
   /** diffward's own warnings (config fallbacks and the like); neutralized before rendering */
   warnings: z.array(z.string()).optional(),
+  /** the report's upload to GitHub code scanning, when `codeScanning.upload` is on */
+  codeScanning: CodeScanningInfo.optional(),
 });
 export type CheckRunModel = z.input<typeof CheckRunModel>;
 
@@ -150,6 +153,7 @@ export function renderCheckRunOutput(model: CheckRunModel): CheckRunOutput {
     m.warnings?.length
       ? `### Warnings\n\n${bullets(m.warnings.map((w) => `⚠️ ${neutralize(w)}`))}`
       : undefined,
+    m.codeScanning && codeScanningSection(m.codeScanning),
     creditsSection(m.credits, m.scan.creditBudget ?? undefined),
     m.guidance && guidanceSection(m.guidance),
     footer(m.scan, serviceLink),

@@ -1,0 +1,146 @@
+/**
+ * Report → GitHub code scanning (issue 14, points 1, 2 and 5): whether a completed report is uploaded
+ * (a pure plan), and the upload itself (one `POST …/code-scanning/sarifs` per report).
+ */
+import type { Logger } from "pino";
+import type { Disclosure, ReportFinding } from "../domain/types.js";
+import { uploadSarif } from "../github/code-scanning.js";
+import type { InstallationOctokit, PullRef } from "../github/types.js";
+import type { Runtime } from "../queue/runtime.js";
+import type { CodeScanningInfo } from "../render/code-scanning.js";
+import { encodeSarif, SarifTooLargeError, TOOL_NAME, type EncodedSarif } from "./sarif.js";
+
+/** diffward's version, written as the SARIF run's `tool.driver.version`. */
+export const TOOL_VERSION = "0.1.0";
+
+/** What {@link planCodeScanningUpload} needs. */
+export interface UploadPlanInput {
+  /** `codeScanning.upload` of the repository's config */
+  enabled: boolean;
+  /** the effective disclosure (`effectiveDisclosure`) */
+  disclosure: Disclosure;
+  pullNumber: number;
+  /** the scanned head commit */
+  headSha: string;
+  scanId: string;
+  findings: readonly ReportFinding[];
+  labelPrefix: string;
+  /** `repository.html_url`, for the results link and the SARIF provenance */
+  repoHtmlUrl?: string;
+}
+
+/** The decision: nothing (off), withheld (and why), or an encoded upload. */
+export type UploadPlan =
+  | { kind: "off" }
+  | { kind: "withheld"; info: CodeScanningInfo }
+  | { kind: "upload"; commitSha: string; ref: string; encoded: EncodedSarif; resultsUrl?: string }
+  | { kind: "too-large"; info: CodeScanningInfo };
+
+/**
+ * The link to a pull request's code scanning results of tool diffward (the Security tab filtered with
+ * `pr:<n> tool:diffward`, GitHub "Triaging code scanning alerts in pull requests").
+ */
+export function codeScanningResultsUrl(repoHtmlUrl: string, pullNumber: number): string {
+  return `${repoHtmlUrl}/security/code-scanning?query=${encodeURIComponent(`pr:${pullNumber} tool:${TOOL_NAME} is:open`)}`;
+}
+
+/**
+ * Plans a report's upload (pure): off unless `codeScanning.upload`; withheld under an effective
+ * `disclosure: summary` (code scanning alerts are readable by everyone with read access, and public
+ * repositories default to `summary`), with the reason for the check run; else the SARIF log of the
+ * report's open findings ({@link encodeSarif}: within GitHub's limits) for `commit_sha` = the scanned
+ * head and `ref` = `refs/pull/<number>/head` (REST "Upload an analysis as SARIF data").
+ */
+export function planCodeScanningUpload(input: UploadPlanInput): UploadPlan {
+  if (!input.enabled) return { kind: "off" };
+  if (input.disclosure === "summary") {
+    return {
+      kind: "withheld",
+      info: {
+        status: "withheld",
+        reason:
+          "`codeScanning.upload` is on, but the effective `disclosure` is `summary`: code scanning alerts are visible to everyone with read access to this repository, so nothing was uploaded. Set `disclosure: full` to upload.",
+      },
+    };
+  }
+  try {
+    const encoded = encodeSarif({
+      findings: input.findings,
+      labelPrefix: input.labelPrefix,
+      toolVersion: TOOL_VERSION,
+      headSha: input.headSha,
+      scanId: input.scanId,
+      ...(input.repoHtmlUrl ? { repositoryUri: input.repoHtmlUrl } : {}),
+    });
+    return {
+      kind: "upload",
+      commitSha: input.headSha,
+      ref: `refs/pull/${input.pullNumber}/head`,
+      encoded,
+      ...(input.repoHtmlUrl ? { resultsUrl: codeScanningResultsUrl(input.repoHtmlUrl, input.pullNumber) } : {}),
+    };
+  } catch (error) {
+    if (!(error instanceof SarifTooLargeError)) throw error;
+    return {
+      kind: "too-large",
+      info: { status: "failed", reason: `Nothing was uploaded to GitHub code scanning: ${error.message}.` },
+    };
+  }
+}
+
+/** Redis kind of the record of a scan's upload (`<prefix>:sarif:<owner/repo>@<scanId>`). */
+export const SARIF_UPLOAD_KIND = "sarif";
+
+/**
+ * Applies an {@link UploadPlan}: at most ONE upload per scan (the outcome is kept in Redis for 7 days, so a
+ * retried report reuses it instead of uploading again). A refusal or failure of GitHub (403 without
+ * `security_events` or code scanning, 413, 422, network) never fails the report: it is logged and
+ * returned as a `failed` info for the check run.
+ * @returns what the check run says about code scanning, or `undefined` when the feature is off.
+ */
+export async function applyCodeScanningUpload(
+  rt: Runtime,
+  octokit: InstallationOctokit,
+  pull: PullRef,
+  scanId: string,
+  plan: UploadPlan,
+  log: Logger,
+): Promise<CodeScanningInfo | undefined> {
+  if (plan.kind === "off") return undefined;
+  if (plan.kind !== "upload") return plan.info;
+  const key = `${pull.owner}/${pull.repo}@${scanId}`;
+  const done = await rt.state.getJson<CodeScanningInfo>(SARIF_UPLOAD_KIND, key);
+  if (done) return done;
+  let info: CodeScanningInfo;
+  try {
+    const sarifId = await uploadSarif(octokit, pull, {
+      commitSha: plan.commitSha,
+      ref: plan.ref,
+      sarif: plan.encoded.sarif,
+      toolName: TOOL_NAME,
+      startedAt: new Date(rt.now()).toISOString().replace(/\.\d{3}Z$/, "Z"),
+    });
+    info = {
+      status: "uploaded",
+      results: plan.encoded.included,
+      leftOut: plan.encoded.overLimit,
+      unplaceable: plan.encoded.unplaceable.length,
+      ...(plan.resultsUrl ? { url: plan.resultsUrl } : {}),
+    };
+    log.info(
+      { sarifId, results: plan.encoded.included, gzipBytes: plan.encoded.gzipBytes, ref: plan.ref },
+      "SARIF uploaded to code scanning",
+    );
+  } catch (error) {
+    const status = (error as { status?: number }).status;
+    log.warn({ status, err: (error as Error).message }, "SARIF upload failed");
+    info = {
+      status: "failed",
+      reason:
+        `GitHub refused the upload to code scanning${status ? ` (HTTP ${status})` : ""}. ` +
+        "Check that the app has the `security_events` permission and that code scanning is available on this repository.",
+    };
+  }
+  await rt.state.putJson(SARIF_UPLOAD_KIND, key, info, 7 * 24 * 3600);
+  return info;
+}

@@ -1,0 +1,44 @@
+import type { Context } from "probot";
+import { addFair } from "../queue/fairness.js";
+import { jobId } from "../queue/names.js";
+import type { AlertJobData} from "../codescanning/alert-job.js";
+import { CODE_SCANNING_ALERT_JOB } from "../codescanning/alert-job.js";
+import { TOOL_NAME } from "../codescanning/sarif.js";
+import type { HandlerDeps } from "./deps.js";
+import { EVENT_JOB_OPTIONS, repoContext } from "./deps.js";
+import { isBot } from "./comments.js";
+
+/**
+ * `code_scanning_alert.closed_by_user` and `.reopened_by_user` on an alert of tool `diffward`, by a person:
+ * one `code-scanning-alert` job (issue 14). Bots (diffward's own dismissals) and other tools' alerts are
+ * dropped here; the job checks the sender's permission and finds the finding. The delivery id makes the
+ * job id, so a redelivered webhook collapses into the same job.
+ */
+export async function onCodeScanningAlert(
+  deps: HandlerDeps,
+  context: Context<"code_scanning_alert.closed_by_user"> | Context<"code_scanning_alert.reopened_by_user">,
+): Promise<void> {
+  const { payload } = context;
+  const installationId = payload.installation?.id;
+  if (!installationId) return;
+  const alert = payload.alert;
+  if (alert.tool?.name !== TOOL_NAME || isBot(payload.sender)) return;
+  const instance = alert.most_recent_instance;
+  const data: AlertJobData = {
+    deliveryId: context.id,
+    ...repoContext(payload, installationId),
+    action: payload.action,
+    alertNumber: alert.number,
+    toolName: alert.tool?.name ?? null,
+    senderLogin: payload.sender.login,
+    senderType: payload.sender.type ?? null,
+    dismissedReason: "dismissed_reason" in alert ? (alert.dismissed_reason ?? null) : null,
+    dismissedComment: "dismissed_comment" in alert ? (alert.dismissed_comment ?? null) : null,
+    messageText: instance?.message?.text ?? "",
+    ref: instance?.ref || payload.ref || null,
+  };
+  await addFair(deps.redis, deps.queues.events, CODE_SCANNING_ALERT_JOB, data, {
+    ...EVENT_JOB_OPTIONS,
+    jobId: jobId("alert", context.id),
+  });
+}
