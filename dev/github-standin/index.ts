@@ -8,11 +8,15 @@ import { HttpError, type RouteContext, type RouteReply } from "./http.js";
 import { ContentCreationLimiter, Faults, SECONDARY_RATE_LIMIT_MESSAGE, StandInLimits } from "./limits.js";
 import { OpenApiSubset, OpenApiValidator } from "./openapi.js";
 import { ROUTES } from "./routes.js";
+import { CODE_SCANNING_ROUTES } from "./code-scanning.js";
 import { StandInState } from "./state.js";
 
 export { StandInState, StandInStateError, blobSha } from "./state.js";
+export { decodeSarifUpload, sarifSchemaErrors, sarifSchemaPath, SARIF_UPLOAD_MAXIMUMS } from "./sarif.js";
 export type {
   Account,
+  CodeScanningAlertRecord,
+  SarifUploadRecord,
   AddInstallationInput,
   AddPullRequestInput,
   AddRepositoryInput,
@@ -292,7 +296,7 @@ export async function startGitHubStandIn(options: GitHubStandInOptions = {}): Pr
         if (result.unsupported !== undefined) record.openapiErrors.push(result.unsupported);
         return reply(result.reply);
       }
-      const handler = ROUTES[op.operationId];
+      const handler = ROUTES[op.operationId] ?? CODE_SCANNING_ROUTES[op.operationId];
       if (handler === undefined) {
         record.openapiErrors.push(`stand-in has no handler for ${op.operationId}`);
         return reply(

@@ -72,17 +72,17 @@ function parseBody<T>(schema: z.ZodType<T>, ctx: RouteContext): T {
   return r.data;
 }
 
-function intParam(ctx: RouteContext, name: string): number {
+export function intParam(ctx: RouteContext, name: string): number {
   const n = Number(ctx.params[name]);
   if (!Number.isInteger(n)) throw notFound();
   return n;
 }
 
-function now(): string {
+export function now(): string {
   return new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
 }
 
-function userJson(ctx: RouteContext, u: Account & { id: number }) {
+export function userJson(ctx: RouteContext, u: Account & { id: number }) {
   return {
     login: u.login,
     id: u.id,
@@ -95,7 +95,7 @@ function userJson(ctx: RouteContext, u: Account & { id: number }) {
 }
 
 /** The repository of the route, visible to the caller's installation. @throws HttpError 404 otherwise. */
-function repoOf(ctx: RouteContext): Repository {
+export function repoOf(ctx: RouteContext): Repository {
   const repo = ctx.state.repository(ctx.params["owner"] ?? "", ctx.params["repo"] ?? "");
   if (repo === undefined) throw notFound();
   if (ctx.installationId === undefined) {
@@ -287,7 +287,7 @@ function checkBodyLength(body: string): void {
   }
 }
 
-function bot(ctx: RouteContext): Account & { id: number } {
+export function bot(ctx: RouteContext): Account & { id: number } {
   return ctx.state.botUser(ctx.installationId ?? 0);
 }
 
@@ -309,6 +309,7 @@ const installations: Record<string, Handler> = {
           pull_requests: "write",
           issues: "write",
           metadata: "read",
+          security_events: "write",
         },
         repository_selection: "all",
       },

@@ -216,6 +216,48 @@ export interface ReviewThread {
   isResolved: boolean;
 }
 
+/** One SARIF upload the stand-in accepted (REST "Upload an analysis as SARIF data"). */
+export interface SarifUploadRecord {
+  id: string;
+  commitSha: string;
+  ref: string;
+  toolName: string | null;
+  /** the decoded SARIF log */
+  log: unknown;
+  gzipBytes: number;
+  receivedAt: string;
+}
+/** One code scanning alert made from uploaded results (matched across uploads by tool, rule and fingerprint). */
+export interface CodeScanningAlertRecord {
+  number: number;
+  toolName: string;
+  toolVersion: string | null;
+  ruleId: string;
+  ruleSeverity: "none" | "note" | "warning" | "error";
+  securitySeverityLevel: "low" | "medium" | "high" | "critical" | null;
+  ruleDescription: string;
+  /** the result's identity: tool, rule and `partialFingerprints` (or the location when it has none) */
+  identity: string;
+  state: "open" | "dismissed" | "fixed";
+  dismissedBy: (Account & { id: number }) | null;
+  dismissedAt: string | null;
+  dismissedReason: string | null;
+  dismissedComment: string | null;
+  createdAt: string;
+  updatedAt: string;
+  fixedAt: string | null;
+  /** refs the alert has an instance on */
+  refs: Set<string>;
+  mostRecent: {
+    ref: string;
+    commitSha: string;
+    message: string;
+    path: string;
+    startLine: number | null;
+    endLine: number | null;
+  };
+}
+
 interface RepoData {
   repo: Repository;
   pulls: Map<number, PullRequest>;
@@ -227,6 +269,8 @@ interface RepoData {
   threads: ReviewThread[];
   permissions: Map<string, RoleName>;
   mergeGroups: MergeGroup[];
+  sarifUploads: SarifUploadRecord[];
+  codeScanningAlerts: CodeScanningAlertRecord[];
 }
 
 /** Git's blob sha of `content` (what GitHub returns as `sha` for contents). */
@@ -331,6 +375,8 @@ export class StandInState {
       threads: [],
       permissions: new Map(),
       mergeGroups: [],
+      sarifUploads: [],
+      codeScanningAlerts: [],
     });
     return repo;
   }
@@ -533,6 +579,14 @@ export class StandInState {
   threads(owner: string, repo: string, pullNumber?: number): ReviewThread[] {
     const all = this.repos.get(key(owner, repo))?.threads ?? [];
     return pullNumber === undefined ? all : all.filter((t) => t.pullNumber === pullNumber);
+  }
+  /** SARIF uploads of a repository, in arrival order (live objects). */
+  sarifUploads(owner: string, repo: string): SarifUploadRecord[] {
+    return this.repos.get(key(owner, repo))?.sarifUploads ?? [];
+  }
+  /** Code scanning alerts of a repository, by number (live objects). */
+  codeScanningAlerts(owner: string, repo: string): CodeScanningAlertRecord[] {
+    return this.repos.get(key(owner, repo))?.codeScanningAlerts ?? [];
   }
   /** The thread with a GraphQL node id, across repositories. */
   threadById(id: string): ReviewThread | undefined {

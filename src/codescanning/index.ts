@@ -9,7 +9,12 @@ export * from "./sarif.js";
 export * from "./mapping.js";
 export * from "./upload.js";
 export * from "./sync.js";
-export { AlertJobData, CODE_SCANNING_ALERT_JOB, processAlertEvent, type AlertJobOutcome } from "./alert-job.js";
+export {
+  AlertJobData,
+  CODE_SCANNING_ALERT_JOB,
+  processAlertEvent,
+  type AlertJobOutcome,
+} from "./alert-job.js";
 
 /** The job kinds code scanning adds to the workers (`boot`): the `code-scanning-alert` job. */
 export const CODE_SCANNING_PROCESSORS: ExtraProcessors = {

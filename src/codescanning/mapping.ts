@@ -71,7 +71,9 @@ export function planAlertUpdate(
   | { kind: "reopen" }
   | { kind: "none"; why: string } {
   if (decision.resolutionStatus === "NOT_STARTED") {
-    return alert.state === "dismissed" ? { kind: "reopen" } : { kind: "none", why: `alert is ${alert.state}` };
+    return alert.state === "dismissed"
+      ? { kind: "reopen" }
+      : { kind: "none", why: `alert is ${alert.state}` };
   }
   const reason = dismissalReasonFor(decision.resolutionStatus);
   if (!reason) return { kind: "none", why: `${decision.resolutionStatus} keeps the alert open` };
@@ -97,8 +99,7 @@ export interface AlertEvent {
 
 /** The decision of {@link planAlertEvent}. */
 export type AlertEventPlan =
-  | { kind: "ignore"; why: string }
-  | { kind: "set"; target: MappedResolution; note: string };
+  { kind: "ignore"; why: string } | { kind: "set"; target: MappedResolution; note: string };
 
 /**
  * Which resolution a `code_scanning_alert` event asks for (pure), before the finding and the sender's

@@ -265,10 +265,7 @@ export interface EncodedSarif extends BuiltSarif {
  * the count each time) until it fits; they are counted in `overLimit`.
  * @throws SarifTooLargeError when a single result does not fit.
  */
-export function encodeSarif(
-  input: SarifInput,
-  maxGzipBytes: number = SARIF_LIMITS.gzipBytes,
-): EncodedSarif {
+export function encodeSarif(input: SarifInput, maxGzipBytes: number = SARIF_LIMITS.gzipBytes): EncodedSarif {
   let max = input.maxResults ?? SARIF_LIMITS.resultsPerRun;
   for (;;) {
     const built = buildSarif({ ...input, maxResults: max });

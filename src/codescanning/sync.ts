@@ -21,7 +21,9 @@ export function alertNamesFinding(alert: Pick<CodeScanningAlert, "messageText">,
   const named = findingIdFromMessage(alert.messageText);
   if (!named) return false;
   if ("id" in named) return named.id === findingId;
-  return findingId.length >= LABEL_LENGTH && named.label.slice(-LABEL_LENGTH) === findingId.slice(-LABEL_LENGTH);
+  return (
+    findingId.length >= LABEL_LENGTH && named.label.slice(-LABEL_LENGTH) === findingId.slice(-LABEL_LENGTH)
+  );
 }
 
 /**

@@ -77,7 +77,9 @@ export function planCodeScanningUpload(input: UploadPlanInput): UploadPlan {
       commitSha: input.headSha,
       ref: `refs/pull/${input.pullNumber}/head`,
       encoded,
-      ...(input.repoHtmlUrl ? { resultsUrl: codeScanningResultsUrl(input.repoHtmlUrl, input.pullNumber) } : {}),
+      ...(input.repoHtmlUrl
+        ? { resultsUrl: codeScanningResultsUrl(input.repoHtmlUrl, input.pullNumber) }
+        : {}),
     };
   } catch (error) {
     if (!(error instanceof SarifTooLargeError)) throw error;

@@ -1,7 +1,7 @@
 import type { Context } from "probot";
 import { addFair } from "../queue/fairness.js";
 import { jobId } from "../queue/names.js";
-import type { AlertJobData} from "../codescanning/alert-job.js";
+import type { AlertJobData } from "../codescanning/alert-job.js";
 import { CODE_SCANNING_ALERT_JOB } from "../codescanning/alert-job.js";
 import { TOOL_NAME } from "../codescanning/sarif.js";
 import type { HandlerDeps } from "./deps.js";

@@ -38,8 +38,12 @@ export function codeScanningSection(info: CodeScanningInfo): string {
     "Dismissing or reopening one of these alerts sets the finding's resolution, and the triage commands dismiss or reopen its alert.",
   ];
   if (info.leftOut > 0)
-    lines.push(`${plural(info.leftOut, "less severe open finding")} left out to stay within GitHub's limits.`);
+    lines.push(
+      `${plural(info.leftOut, "less severe open finding")} left out to stay within GitHub's limits.`,
+    );
   if (info.unplaceable > 0)
-    lines.push(`${plural(info.unplaceable, "open finding")} without a file location could not become an alert.`);
+    lines.push(
+      `${plural(info.unplaceable, "open finding")} without a file location could not become an alert.`,
+    );
   return `### Code scanning\n\n${lines.join("\n\n")}`;
 }
