@@ -24,6 +24,7 @@ const DEFAULTS = {
   authors: { skip: [] },
   creditCap: {},
   mergeQueue: "reuse",
+  codeScanning: { upload: false },
   scanTimeoutMinutes: 120,
 };
 
@@ -55,6 +56,7 @@ describe("parseRepoConfig", () => {
       paths: { ignore: ["test/**", "**/*.md"] },
       authors: { skip: ["dependabot[bot]", "octo-cat"] },
       creditCap: { monthly: 5000 },
+      codeScanning: { upload: true },
       lowBalanceThreshold: 100,
       mergeQueue: "scan",
       scanTimeoutMinutes: 1440,
