@@ -3,8 +3,6 @@ import { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { Probot, type ProbotOctokit } from "probot";
 import { createRedis } from "./queue/connection.js";
-import { processApprove } from "./queue/jobs/approve.js";
-import { processSettle } from "./queue/jobs/settle.js";
 import { DEFAULT_SETTINGS, type Runtime, type Settings } from "./queue/runtime.js";
 import { StateStore } from "./queue/state.js";
 import {
@@ -20,8 +18,8 @@ import { DiffwardOctokit } from "./ops/octokit.js";
 import { createMetrics, type DiffwardMetrics } from "./ops/metrics.js";
 import { enqueueReconcile, reconcile, reconcileProcessor, type ReconcileSummary } from "./ops/reconcile.js";
 import { createScannerAccess } from "./tenants/index.js";
-import { TRIAGE_PROCESSORS } from "./triage/index.js";
 import { CODE_SCANNING_PROCESSORS } from "./codescanning/index.js";
+>>>>>>> bcb3f29 (commands: one module per verb family under src/commands/verbs (needs, pure plan, short apply), one verb table driving parsing, dispatch and help; the command job becomes claim → parse → authorize → target → verb → answer)
 
 /** Everything a diffward process needs to start; built from the environment by `src/index.ts`. */
 export interface BootConfig {
@@ -125,10 +123,7 @@ export function boot(config: BootConfig): Booted {
         ...(config.concurrency ? { concurrency: config.concurrency } : {}),
         extra: {
           [JOB.reconcile]: reconcileProcessor(reconcileDeps),
-          ...TRIAGE_PROCESSORS,
           ...CODE_SCANNING_PROCESSORS,
-          [JOB.approve]: (rt, job) => processApprove(rt, job),
-          [JOB.settle]: (rt, job) => processSettle(rt, job),
           ...config.extraProcessors,
         },
         ...(config.workerTiming ? { timing: config.workerTiming } : {}),

@@ -1,13 +1,14 @@
 /**
- * The help text of the slash commands, built from the verb table and the reason catalog so it never
- * drifts from what the parser accepts.
+ * The help text of the slash commands, generated from the verb table (`./table.ts`: syntax, purpose and
+ * aliases of each verb, in table order) and the reason catalog, so it never drifts from what the parser
+ * accepts.
  */
 import { reasonCodesFor } from "../scanner/catalog.js";
 import type { ResolutionStatus } from "../scanner/catalog.js";
 import { DEFAULT_LABEL_PREFIX } from "../scanner/labels.js";
-import { FINDING_VERBS, PULL_REQUEST_VERBS, RESOLUTION_VERBS, VERB_ALIASES, verbSyntax } from "./verbs.js";
-import type { CommandForm, ResolutionVerb, Verb } from "./verbs.js";
-import { MAX_NOTE_LENGTH } from "./parse.js";
+import type { CommandForm } from "./form.js";
+import { VERB_TABLE, verbAllowedIn, verbSyntax, type VerbRow } from "./table.js";
+import { RESOLUTION_VERBS, type ResolutionVerb } from "./verbs/resolution.js";
 
 /** Options of {@link renderHelp}. */
 export interface HelpOptions {
@@ -16,26 +17,6 @@ export interface HelpOptions {
   /** the verb the user typed that was not recognised; shown first when given (escaped) */
   unknown?: string;
 }
-
-const WHAT: Record<Verb, string> = {
-  resolve: "mark the finding fixed",
-  mitigate: "risk reduced, not fixed",
-  wontfix: "accepted as is",
-  "false-positive": "not a real problem",
-  duplicate: "already reported",
-  "in-progress": "someone is working on it; the text is added as a note",
-  reopen: "back to not started; the text is added as a note",
-  severity: "override the severity; `reset` restores the service's own",
-  note: `add a Markdown note (up to ${MAX_NOTE_LENGTH.toLocaleString("en-US")} characters)`,
-  publish: "publish the finding as a public artifact",
-  rescan: "scan the pull request again (budget in credits)",
-  cancel: "cancel the running scan",
-  status: "show the scan state",
-  credits: "show the credit balance",
-  guidance: "show the guidance that applies",
-  areas: "list the repository's audit areas",
-  help: "show this help",
-};
 
 /**
  * Renders the command list as Markdown for `form`: one line per verb with its syntax and purpose,
@@ -60,13 +41,11 @@ export function renderHelp(form: CommandForm, options: HelpOptions = {}): string
       : `**diffward commands** (in a pull request comment; name the finding by its label, e.g. \`${prefix}-1a2b3c4d\`, or its id):`,
     "",
   );
-  const verbs: Verb[] = [...FINDING_VERBS, ...(form === "conversation" ? PULL_REQUEST_VERBS : []), "help"];
-  for (const verb of verbs) {
-    const aliases = Object.entries(VERB_ALIASES)
-      .filter(([, v]) => v === verb)
-      .map(([a]) => (form === "reply" ? `\`/${a}\`` : `\`${a}\``));
+  for (const row of VERB_TABLE as readonly VerbRow[]) {
+    if (!verbAllowedIn(row.verb, form)) continue;
+    const aliases = (row.aliases ?? []).map((a) => (form === "reply" ? `\`/${a}\`` : `\`${a}\``));
     const alias = aliases.length ? ` (also ${aliases.join(", ")})` : "";
-    parts.push(`- \`${verbSyntax(verb, form, prefix)}\`: ${WHAT[verb]}${alias}`);
+    parts.push(`- \`${verbSyntax(row.verb, form, prefix)}\`: ${row.what}${alias}`);
   }
   parts.push(
     "",

@@ -2,7 +2,7 @@ import type { Context } from "probot";
 import { addFair } from "../queue/fairness.js";
 import { findCommandLine } from "../commands/parse.js";
 import { JOB, jobId } from "../queue/names.js";
-import type { CommandJobData } from "../triage/types.js";
+import type { CommandJobData } from "../queue/jobs/command-data.js";
 import type { HandlerDeps } from "./deps.js";
 import { EVENT_JOB_OPTIONS, repoContext } from "./deps.js";
 

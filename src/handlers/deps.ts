@@ -1,4 +1,3 @@
-import type { JobsOptions } from "bullmq";
 import type { Logger } from "pino";
 import type { RepoContext } from "../queue/jobs/types.js";
 import type { Runtime } from "../queue/runtime.js";
@@ -11,13 +10,7 @@ export interface HandlerDeps {
   log?: Logger;
 }
 
-/** Options of jobs enqueued by handlers: retried with backoff (lock contention, GitHub 5xx). */
-export const EVENT_JOB_OPTIONS: JobsOptions = {
-  attempts: 10,
-  backoff: { type: "exponential", delay: 500, jitter: 0.5 },
-  removeOnComplete: { age: 24 * 3600, count: 10_000 },
-  removeOnFail: { age: 7 * 24 * 3600 },
-};
+export { EVENT_JOB_OPTIONS } from "../queue/names.js";
 
 /** The parts of a webhook payload that name the repository (every repository event has them). */
 interface RepositoryPayload {

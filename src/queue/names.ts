@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import type { JobsOptions } from "bullmq";
 
 /** BullMQ queues. Launches and polls have their own queues so a burst of launches never delays a report. */
 export const QUEUE_NAMES = {
@@ -6,6 +7,14 @@ export const QUEUE_NAMES = {
   launch: "diffward-launch",
   scans: "diffward-scans",
 } as const;
+
+/** Options of event jobs (enqueued by handlers and by commands): retried with backoff (lock contention, GitHub 5xx). */
+export const EVENT_JOB_OPTIONS: JobsOptions = {
+  attempts: 10,
+  backoff: { type: "exponential", delay: 500, jitter: 0.5 },
+  removeOnComplete: { age: 24 * 3600, count: 10_000 },
+  removeOnFail: { age: 7 * 24 * 3600 },
+};
 
 /** Job names within the queues. */
 export const JOB = {

@@ -7,6 +7,9 @@ import { processPoll } from "./jobs/poll.js";
 import { processPullClosed, processUninstall } from "./jobs/lifecycle.js";
 import { processPullRequest } from "./jobs/pull-request.js";
 import { processMergeGroup, processMergeGroupDestroyed } from "./jobs/merge-group.js";
+import { processCommand } from "./jobs/command.js";
+import { processApprove } from "./jobs/approve.js";
+import { processSettle } from "./jobs/settle.js";
 
 /** BullMQ's key prefix for diffward's queues (`bull` is BullMQ's default); tests use their own. */
 export interface QueueOptions {
@@ -24,7 +27,7 @@ export function createQueues(opts: QueueOptions): Runtime["queues"] {
   };
 }
 
-/** Extra processors for job names other features add (commands, reconciliation). */
+/** Extra processors for job names the process adds (reconciliation, tests). */
 export type ExtraProcessors = Record<string, (rt: Runtime, job: Job, token?: string) => Promise<unknown>>;
 
 /**
@@ -82,6 +85,12 @@ export function startWorkers(
         return processLaunch(rt, job, token);
       case JOB.poll:
         return processPoll(rt, job, token);
+      case JOB.command:
+        return processCommand(rt, job, token);
+      case JOB.approve:
+        return processApprove(rt, job);
+      case JOB.settle:
+        return processSettle(rt, job);
       default: {
         const fn = extra[job.name];
         if (!fn) throw new Error(`no processor for job ${job.name}`);

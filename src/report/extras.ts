@@ -3,6 +3,7 @@ import type { CheckAnnotation } from "../github/checks.js";
 import { getFileText } from "../github/pulls.js";
 import type { InstallationOctokit } from "../github/types.js";
 import type { CreditInfo, GuidanceInfo } from "../render/check-run.js";
+import type { ShownExtras } from "./state.js";
 import type { PollJobData } from "../queue/jobs/types.js";
 import type { Runtime } from "../queue/runtime.js";
 import type { ScannerTenant } from "../tenants/index.js";
@@ -14,10 +15,7 @@ import { tokenProblems } from "../policy/token-health.js";
 export const GUIDANCE_MAX_CHARS = 100_000;
 
 /** What a report shows beside the findings (issue 5): guidance, credits and warnings. */
-export interface ReportExtras {
-  guidance?: GuidanceInfo;
-  credits?: CreditInfo;
-  warnings: string[];
+export interface ReportExtras extends ShownExtras {
   /** an annotation on the guidance file when the pull request changes it */
   guidanceAnnotation?: CheckAnnotation;
 }

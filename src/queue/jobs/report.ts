@@ -13,41 +13,14 @@ import type { ScannerTenant } from "../../tenants/index.js";
 import { planReport, type PostedFindingComment } from "../../report/plan.js";
 import { toReportFinding } from "../../report/findings.js";
 import { applyPullDecisions } from "../../triage/decisions.js";
-import { collectReportExtras, type ReportExtras } from "../../report/extras.js";
+import { collectReportExtras } from "../../report/extras.js";
+import type { ReportState } from "../../report/state.js";
 import { enqueueSettle } from "./settle.js";
 import { pullKey } from "../names.js";
 import type { Runtime } from "../runtime.js";
 import type { PollJobData } from "./types.js";
 
-/** What diffward keeps of a pull request's last report (Redis `report:<owner/repo#n>`), for triage. */
-export interface ReportState {
-  scanId: string;
-  projectId: string;
-  checkRunId: number;
-  headSha: string;
-  installationId: number;
-  accountLogin: string;
-  config: PollJobData["config"];
-  creditBudget?: number;
-  presetRef: string;
-  /** guidance, credits and warnings shown beside the findings (re-rendered by triage and settlement) */
-  extras?: Omit<ReportExtras, "guidanceAnnotation">;
-  /** the pull request's own `.github/diffward.yml` is invalid: the check fails whatever the findings */
-  configInvalidInPull?: boolean;
-  findings: Array<{
-    id: string;
-    label: string;
-    fingerprint: string;
-    severity: string;
-    title: string;
-    location: string;
-    category: string;
-    triageStatus: string;
-    resolutionStatus: string;
-    commentId?: number;
-  }>;
-  reportedAt: number;
-}
+export type { ReportState } from "../../report/state.js";
 
 /**
  * Reports a terminal scan (issue "Reporting"): `FAILED` and `CANCELLED` conclude the check with a clear

@@ -1,5 +1,5 @@
 import type { Job } from "bullmq";
-import type { ReportState } from "./report.js";
+import type { ReportState } from "../../report/state.js";
 import type { PollJobData } from "./types.js";
 import { JOB, jobId, pullKey } from "../names.js";
 import type { Runtime } from "../runtime.js";

@@ -1,0 +1,217 @@
+/**
+ * The shape every slash-command verb has (`./verbs/*.ts`), and the ports its `read` and `apply` steps
+ * reach the world through. A verb module says:
+ * - **needs**: whether it acts on one finding, its permission floor, whether it needs the account's
+ *   service token and a valid `.github/diffward.yml`. The command job (`src/queue/jobs/command.ts`)
+ *   checks these, in that order, before the verb runs;
+ * - **parse**: its arguments, from the text after the verb (`parseCommand` finds the verb in the table);
+ * - **read** (optional): what its plan depends on (the service, diffward's state, the pull request);
+ * - **plan**: pure: what to change and what to answer, testable without network;
+ * - **apply**: short: carries the plan out through {@link CommandIO} and the service client, and answers.
+ *
+ * Modules never import the queue, the handlers or Octokit: GitHub and diffward's state are reached
+ * through {@link CommandIO}, which the command job builds.
+ */
+import type { Logger } from "pino";
+import type { z } from "zod";
+import type { RepoConfig } from "../config/repo-config.js";
+import type { ReportFinding } from "../domain/types.js";
+import type { Verdict } from "../domain/verdict.js";
+import type { ReportState } from "../report/state.js";
+import type { FindingDetail } from "../scanner/schemas.js";
+import type { ScannerTenant } from "../tenants/index.js";
+import type { Decision } from "../triage/types.js";
+import type { CommandForm } from "./form.js";
+import type { ErrorCommand, RefusalCommand, VerbArgs } from "./parsed.js";
+
+/** What the command job did; returned as the job's result (visible in BullMQ and in tests). */
+export type CommandOutcome =
+  | "invalid-job"
+  | "duplicate"
+  | "ignored"
+  | "not-onboarded"
+  | "answered"
+  | "permission-refused"
+  | "changed"
+  | "rescan-enqueued"
+  | "gave-up";
+
+/**
+ * The permission floor of a verb:
+ * - `anyone`: open to everyone who can comment (`help`, `status`);
+ * - `command`: `commands.minPermission` of `.github/diffward.yml` (default `write`);
+ * - `publish`: `commands.publishPermission` (publishing makes a public artifact).
+ */
+export type PermissionFloor = "anyone" | "command" | "publish";
+
+/** What a verb needs before it runs; the command job checks each, in this order, and answers when one is missing. */
+export interface VerbNeeds {
+  permission: PermissionFloor;
+  /** the account's service token (else: "no scanning-service token for this account") */
+  tenant: boolean;
+  /** a valid `.github/diffward.yml` (else: "the config is invalid, fix it first") */
+  config: boolean;
+  /** `finding`: the command acts on one finding of this pull request (thread or label); else `none` */
+  target: "finding" | "none";
+}
+
+/** The finding a command acts on: its detail, and diffward's review comment of it on this pull request. */
+export interface FindingTarget {
+  detail: FindingDetail;
+  /** diffward's comment of the finding, when the report posted one inline */
+  commentId?: number;
+  /** the command was written in another finding's thread and named this finding by label or id */
+  namedOutsideThread?: boolean;
+}
+
+/** The pull request a command was written on. */
+export interface PullRef {
+  owner: string;
+  repo: string;
+  pullNumber: number;
+}
+
+/** A pull request's head as GitHub has it now (for `rescan`). */
+export interface PullNow {
+  state: string;
+  draft: boolean;
+  headSha: string;
+  headRef: string;
+  baseRef: string;
+  authorLogin: string;
+}
+
+/** A rescan to enqueue: the head to scan and what the command asked for. */
+export interface RescanRequest {
+  pull: PullNow;
+  /** makes the launch new and the job unique per command comment */
+  nonce: string;
+  requestedBy: string;
+  presetRef?: string;
+  /** the credit budget asked, in credits */
+  creditBudget?: number;
+}
+
+/** Where a pull request's scan stands in diffward's state. */
+export interface PullScan {
+  headSha: string;
+  scanId?: string;
+  projectId?: string;
+}
+
+/**
+ * The ports of a verb's `read` and `apply` steps: GitHub, diffward's Redis state and the queue, as the
+ * command job provides them. Every method acts on the command's pull request.
+ */
+export interface CommandIO {
+  log: Logger;
+  /** posts the answer where the command was written (the thread, or the conversation) */
+  answer(body: string): Promise<void>;
+  /** the pull request's scan state (`undefined`: never scanned) */
+  readPullScan(): Promise<PullScan | undefined>;
+  /** the pull request's last report (`undefined`: none yet) */
+  readReport(): Promise<ReportState | undefined>;
+  /** the pull request's decisions, newest last */
+  readDecisions(): Promise<Decision[]>;
+  /** stores a decision (replaces the decision of the same identity) */
+  recordDecision(decision: Decision): Promise<void>;
+  /** re-renders diffward's comment of the finding with its current state and decision */
+  refreshFindingComment(target: FindingTarget): Promise<ReportFinding | undefined>;
+  /** resolves (`true`) or reopens (`false`) the review thread of a comment; never fatal */
+  setThreadResolved(commentId: number, resolved: boolean): Promise<void>;
+  /** re-renders the check run from the service's current findings (`undefined`: no report yet) */
+  recomputeCheck(): Promise<Verdict | undefined>;
+  /** the pull request as GitHub has it now */
+  readPull(): Promise<PullNow>;
+  /** enqueues one rescan of the pull request (one per command comment) */
+  enqueueRescan(request: RescanRequest): Promise<void>;
+}
+
+/** Everything a verb's steps know about the command. */
+export interface VerbInput<C> {
+  cmd: C;
+  form: CommandForm;
+  /** the GitHub login diffward acts for */
+  sender: string;
+  pull: PullRef;
+  /** the command comment's id (makes a rescan unique per comment) */
+  commentId: number;
+  labelPrefix: string;
+  /** ms since epoch */
+  now: number;
+  /** the repository's config; present when `needs.config` (else when valid) */
+  config: RepoConfig | undefined;
+  /** the account's service access; present when `needs.tenant` */
+  tenant: ScannerTenant | undefined;
+  /** the finding acted on; present when `needs.target` is `finding` */
+  target: FindingTarget | undefined;
+  /** the service's public site (`SCANNER_PUBLIC_URL`) and the committed guidance file's path */
+  settings: { publicUrl?: string; guidanceFile: string };
+  /** the help text for this form (from the verb table), with the unrecognised word first when given */
+  help(unknown?: string): string;
+}
+
+/**
+ * One verb or verb family. `C` is the parsed command, `F` what `read` gathers, `P` the plan.
+ * Register it with one row per verb in `VERB_TABLE` (`src/commands/table.ts`).
+ */
+export interface VerbModule<C extends { kind: string }, F = undefined, P = unknown> {
+  /** the `kind` of the commands this module parses and runs */
+  kind: C["kind"];
+  /** the parsed command's schema: `ParsedCommand` is the union of every module's */
+  schema: z.ZodType<C>;
+  needs: VerbNeeds;
+  /** parses the arguments after the verb; total (bad arguments are an error command, never a throw) */
+  parse(args: VerbArgs): C | ErrorCommand | RefusalCommand;
+  /** "could not <what>": the action named in failure answers */
+  describe(cmd: C): string;
+  /** reads what the plan needs; absent when the input is enough */
+  read?(io: CommandIO, input: VerbInput<C>): Promise<F>;
+  /** pure: what to change and what to answer */
+  plan(input: VerbInput<C>, facts: F): P;
+  /** carries the plan out and answers; throws service and GitHub errors for the job to sort */
+  apply(io: CommandIO, plan: P, input: VerbInput<C>): Promise<CommandOutcome>;
+}
+
+/** A verb module of any command type (what the table holds). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyVerbModule = VerbModule<any, any, any>;
+
+/** The command type a module runs. */
+export type CommandOf<M> = M extends VerbModule<infer C, infer _F, infer _P> ? C : never;
+
+/** Declares a verb module with its types inferred (an identity function). */
+export function defineVerb<C extends { kind: string }, F = undefined, P = unknown>(
+  module: VerbModule<C, F, P>,
+): VerbModule<C, F, P> {
+  return module;
+}
+
+/** An answer-only plan: post `answer`, change nothing. */
+export interface AnswerPlan {
+  answer: string;
+}
+
+/** The `apply` of an answer-only plan. */
+export async function answerOnly(io: CommandIO, plan: AnswerPlan): Promise<CommandOutcome> {
+  await io.answer(plan.answer);
+  return "answered";
+}
+
+/** The tenant of a verb whose `needs.tenant` is true (the job checked it); a missing one is a bug. */
+export function tenantOf(input: VerbInput<unknown>): ScannerTenant {
+  if (!input.tenant) throw new Error("verb needs the account's service token: the pipeline did not give one");
+  return input.tenant;
+}
+
+/** The target of a verb whose `needs.target` is `finding` (the job resolved it); a missing one is a bug. */
+export function targetOf(input: VerbInput<unknown>): FindingTarget {
+  if (!input.target) throw new Error("verb needs a finding: the pipeline did not resolve one");
+  return input.target;
+}
+
+/** The config of a verb whose `needs.config` is true (the job checked it); a missing one is a bug. */
+export function configOf(input: VerbInput<unknown>): RepoConfig {
+  if (!input.config) throw new Error("verb needs a valid config: the pipeline did not give one");
+  return input.config;
+}

@@ -1,0 +1,187 @@
+/**
+ * The verbs that only read and answer: `help` (open to all), `status` (open to all), `credits`,
+ * `guidance` and `areas` (behind the command floor: they read the account).
+ */
+import { z } from "zod";
+import { repositoryMonthSpend } from "../../policy/credits.js";
+import { inlineCode } from "../../render/escape.js";
+import { renderAreasAnswer, renderCreditsAnswer } from "../../render/spend-answers.js";
+import type { ReportState } from "../../report/state.js";
+import { storedVerdict } from "../../report/verdict.js";
+import type { AuditAreaList, Balance, Summary } from "../../scanner/schemas.js";
+import { HelpCommand, helpCommand, needsPermission, unexpected, type VerbArgs } from "../parsed.js";
+import type { ErrorCommand } from "../parsed.js";
+import {
+  answerOnly,
+  configOf,
+  defineVerb,
+  tenantOf,
+  type AnswerPlan,
+  type PullScan,
+  type VerbInput,
+} from "../verb.js";
+
+/** Report the pull request's scan state (anyone may ask). */
+export const StatusCommand = z.object({
+  kind: z.literal("status"),
+  verb: z.literal("status"),
+  requiresPermission: z.literal(false),
+});
+export type StatusCommand = z.infer<typeof StatusCommand>;
+/** `GET …/billing/balance` (and usage) for the project. */
+export const CreditsCommand = z.object({
+  kind: z.literal("credits"),
+  verb: z.literal("credits"),
+  ...needsPermission,
+});
+export type CreditsCommand = z.infer<typeof CreditsCommand>;
+/** Show the guidance layers that apply to the pull request. */
+export const GuidanceCommand = z.object({
+  kind: z.literal("guidance"),
+  verb: z.literal("guidance"),
+  ...needsPermission,
+});
+export type GuidanceCommand = z.infer<typeof GuidanceCommand>;
+/** `GET …/audit-areas` for the repository. */
+export const AreasCommand = z.object({
+  kind: z.literal("areas"),
+  verb: z.literal("areas"),
+  ...needsPermission,
+});
+export type AreasCommand = z.infer<typeof AreasCommand>;
+
+/** `/help`, `/diffward help`: the command list of the form, generated from the verb table. */
+export const helpVerb = defineVerb<HelpCommand, undefined, AnswerPlan>({
+  kind: "help",
+  schema: HelpCommand,
+  needs: { permission: "anyone", tenant: false, config: false, target: "none" },
+  parse: () => helpCommand(),
+  describe: () => "run `help`",
+  plan: (input) => ({ answer: input.help(input.cmd.unknown) }),
+  apply: answerOnly,
+});
+
+/** The `status` answer from diffward's state (pure). */
+export function planStatus(
+  _input: VerbInput<StatusCommand>,
+  facts: { scan: PullScan | undefined; report: ReportState | undefined },
+): AnswerPlan {
+  const { scan, report } = facts;
+  if (!scan && !report) return { answer: "diffward has not scanned this pull request yet." };
+  const lines = ["**diffward status**", ""];
+  if (scan) lines.push(`- head: ${inlineCode(scan.headSha.slice(0, 7))}`);
+  if (scan?.scanId && scan.scanId !== report?.scanId)
+    lines.push(`- scan ${inlineCode(scan.scanId)} is in progress`);
+  if (report) {
+    const v = storedVerdict(report);
+    lines.push(
+      `- last report: scan ${inlineCode(report.scanId)} of ${inlineCode(report.headSha.slice(0, 7))}, ` +
+        `${report.findings.length} finding(s), ${v.open} open, ${v.blocking} blocking: **${v.conclusion}**`,
+    );
+  }
+  return { answer: lines.join("\n") };
+}
+
+/** `/diffward status` (like help, read-only and open to anyone: trailing words are ignored). */
+export const statusVerb = defineVerb<
+  StatusCommand,
+  { scan: PullScan | undefined; report: ReportState | undefined },
+  AnswerPlan
+>({
+  kind: "status",
+  schema: StatusCommand,
+  needs: { permission: "anyone", tenant: false, config: false, target: "none" },
+  parse: () => ({ kind: "status", verb: "status", requiresPermission: false }),
+  describe: () => "run `status`",
+  read: async (io) => ({ scan: await io.readPullScan(), report: await io.readReport() }),
+  plan: planStatus,
+  apply: answerOnly,
+});
+
+/** What `/diffward credits` shows: the balance, the usage summary and this repository's month spend. */
+export interface CreditFacts {
+  balance: Balance;
+  summary?: Summary;
+  /** this repository's net spend this calendar month, in credits */
+  monthSpend?: number;
+}
+
+/** `/diffward credits`. */
+export const creditsVerb = defineVerb<CreditsCommand, CreditFacts, AnswerPlan>({
+  kind: "credits",
+  schema: CreditsCommand,
+  needs: { permission: "command", tenant: true, config: false, target: "none" },
+  parse: (a) => noArgs(a, "credits", { kind: "credits", verb: "credits", requiresPermission: true }),
+  describe: () => "run `credits`",
+  async read(_io, input) {
+    const tenant = tenantOf(input);
+    const [balance, summary, monthSpend] = await Promise.all([
+      tenant.client.getBalance(tenant.projectId),
+      tenant.client.getSummary(tenant.projectId, { months: 6 }).catch(() => undefined),
+      input.config
+        ? repositoryMonthSpend(tenant, input.config.repositoryId, input.now).catch(() => undefined)
+        : undefined,
+    ]);
+    return {
+      balance,
+      ...(summary ? { summary } : {}),
+      ...(monthSpend !== undefined ? { monthSpend } : {}),
+    };
+  },
+  plan: (input, facts) => ({
+    answer: renderCreditsAnswer({
+      balance: facts.balance,
+      ...(facts.summary ? { summary: facts.summary } : {}),
+      ...(facts.monthSpend !== undefined ? { repositoryMonthSpend: facts.monthSpend } : {}),
+      ...(input.config ? { config: input.config } : {}),
+      now: input.now,
+    }),
+  }),
+  apply: answerOnly,
+});
+
+/** The `guidance` answer from the size of the stored guidance, in characters (pure). */
+export function planGuidance(input: VerbInput<GuidanceCommand>, size: number): AnswerPlan {
+  const file = input.settings.guidanceFile;
+  return {
+    answer:
+      size > 0
+        ? `**Guidance**: the repository's stored guidance has ${size} characters (the committed \`${file}\` applies as well).`
+        : `**Guidance**: no stored guidance for this repository (the committed \`${file}\` applies when present).`,
+  };
+}
+
+/** `/diffward guidance`. */
+export const guidanceVerb = defineVerb<GuidanceCommand, number, AnswerPlan>({
+  kind: "guidance",
+  schema: GuidanceCommand,
+  needs: { permission: "command", tenant: true, config: true, target: "none" },
+  parse: (a) => noArgs(a, "guidance", { kind: "guidance", verb: "guidance", requiresPermission: true }),
+  describe: () => "run `guidance`",
+  async read(_io, input) {
+    const tenant = tenantOf(input);
+    const g = await tenant.client.getGuidance(tenant.projectId, configOf(input).repositoryId);
+    return g.content?.length ?? 0;
+  },
+  plan: planGuidance,
+  apply: answerOnly,
+});
+
+/** `/diffward areas`. */
+export const areasVerb = defineVerb<AreasCommand, AuditAreaList, AnswerPlan>({
+  kind: "areas",
+  schema: AreasCommand,
+  needs: { permission: "command", tenant: true, config: true, target: "none" },
+  parse: (a) => noArgs(a, "areas", { kind: "areas", verb: "areas", requiresPermission: true }),
+  describe: () => "run `areas`",
+  async read(_io, input) {
+    const tenant = tenantOf(input);
+    return tenant.client.listAuditAreas(tenant.projectId, configOf(input).repositoryId);
+  },
+  plan: (input, list) => ({ answer: renderAreasAnswer(list, configOf(input).auditAreas ?? []) }),
+  apply: answerOnly,
+});
+
+function noArgs<C>(a: VerbArgs, verb: string, cmd: C): C | ErrorCommand {
+  return a.args ? unexpected(verb, a.args, a.syntax) : cmd;
+}

@@ -1,0 +1,75 @@
+/** `/note <markdown>`: adds a signed note to a finding in the service (spec "POST …/findings/{findingId}/notes"). */
+import { z } from "zod";
+import { attributed, who } from "../../render/command-answers.js";
+import { inlineCode } from "../../render/escape.js";
+import { findingLabel } from "../../scanner/labels.js";
+import {
+  capped,
+  commandError,
+  finding,
+  joinText,
+  needsPermission,
+  noteText,
+  type VerbArgs,
+} from "../parsed.js";
+import type { ErrorCommand } from "../parsed.js";
+import { defineVerb, targetOf, tenantOf, type VerbInput } from "../verb.js";
+
+/** `POST …/notes` with `content`. */
+export const NoteCommand = z.object({
+  kind: z.literal("note"),
+  verb: z.literal("note"),
+  ...needsPermission,
+  ...finding,
+  content: noteText,
+});
+export type NoteCommand = z.infer<typeof NoteCommand>;
+
+function parseNote(a: VerbArgs): NoteCommand | ErrorCommand {
+  const text = joinText(a.args, a.rest);
+  if (!text) return commandError("note", "missing_argument", `\`/note\` needs text: ${a.syntax}.`);
+  return (
+    capped("note", text) ?? {
+      kind: "note",
+      verb: "note",
+      requiresPermission: true,
+      ...(a.ref ? { ref: a.ref } : {}),
+      content: text,
+    }
+  );
+}
+
+/** What a note command adds and answers. */
+export interface NotePlan {
+  findingId: string;
+  /** the note's content, signed with the GitHub user */
+  note: string;
+  answer: string;
+}
+
+/** Plans a note (pure). */
+export function planNote(input: VerbInput<NoteCommand>): NotePlan {
+  const id = targetOf(input).detail.id;
+  return {
+    findingId: id,
+    note: attributed(input.cmd.content, input.sender, input.pull),
+    answer: `Added your note to ${inlineCode(findingLabel(id, input.labelPrefix))} in the scanning service (signed as ${who(input.sender)}).`,
+  };
+}
+
+/** `/note`. */
+export const noteVerb = defineVerb<NoteCommand, undefined, NotePlan>({
+  kind: "note",
+  schema: NoteCommand,
+  needs: { permission: "command", tenant: true, config: false, target: "finding" },
+  parse: parseNote,
+  describe: () => "add the note",
+  plan: planNote,
+  async apply(io, plan, input) {
+    const tenant = tenantOf(input);
+    await tenant.client.addNote(tenant.projectId, plan.findingId, plan.note);
+    await io.refreshFindingComment(targetOf(input));
+    await io.answer(plan.answer);
+    return "changed";
+  },
+});

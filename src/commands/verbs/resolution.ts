@@ -1,0 +1,210 @@
+/**
+ * The resolution verbs (`/resolve`, `/mitigate`, `/wontfix`, `/false-positive`, `/duplicate`,
+ * `/in-progress`, `/reopen`): set a finding's `resolutionStatus` in the service (spec "PATCH
+ * …/findings/{findingId}/resolution"), remember the decision for later scans of the pull request, reflect
+ * it on the finding's comment and review thread, and recompute the check run.
+ */
+import { z } from "zod";
+import { fingerprint } from "../../domain/identity.js";
+import { OPEN_RESOLUTIONS } from "../../domain/verdict.js";
+import { attributed, who } from "../../render/command-answers.js";
+import { inlineCode } from "../../render/escape.js";
+import { checkReason, RESOLUTION_STATUSES } from "../../scanner/catalog.js";
+import type { ResolutionStatus } from "../../scanner/catalog.js";
+import { findingLabel } from "../../scanner/labels.js";
+import type { Decision } from "../../triage/types.js";
+import { capped, finding, needsPermission, noteText, type VerbArgs } from "../parsed.js";
+import type { RefusalCommand, ErrorCommand } from "../parsed.js";
+import { defineVerb, targetOf, tenantOf, type VerbInput } from "../verb.js";
+
+/**
+ * Resolution verbs and the `resolutionStatus` each sets (spec "States and transitions → Finding
+ * resolutionStatus"). `/reopen` sets `NOT_STARTED`. A new resolution verb is a key here plus a row in
+ * `VERB_TABLE`.
+ */
+export const RESOLUTION_VERBS = {
+  resolve: "RESOLVED",
+  mitigate: "MITIGATED",
+  wontfix: "WONT_FIX",
+  "false-positive": "FALSE_POSITIVE",
+  duplicate: "DUPLICATE",
+  "in-progress": "IN_PROGRESS",
+  reopen: "NOT_STARTED",
+} as const satisfies Record<string, ResolutionStatus>;
+export type ResolutionVerb = keyof typeof RESOLUTION_VERBS;
+
+/** True for the verbs that set a resolution status. */
+export function isResolutionVerb(verb: string): verb is ResolutionVerb {
+  return Object.prototype.hasOwnProperty.call(RESOLUTION_VERBS, verb);
+}
+
+const Status = z.enum(RESOLUTION_STATUSES);
+
+/**
+ * `PATCH …/findings/{findingId}/resolution` with `resolutionStatus: status` and at most one of `reason`
+ * or `note.content` (rule 1); `extraNote` is posted separately with `POST …/notes` (rule 2: the service
+ * ignores note and reason for `NOT_STARTED`/`IN_PROGRESS`). `reasonCode` is for display only: the code
+ * the note states when the user gave a code and text.
+ */
+export const ResolutionCommand = z.object({
+  kind: z.literal("resolution"),
+  verb: z.enum(Object.keys(RESOLUTION_VERBS) as [ResolutionVerb, ...ResolutionVerb[]]),
+  ...needsPermission,
+  ...finding,
+  status: Status,
+  reason: z.string().optional(),
+  note: noteText.optional(),
+  extraNote: noteText.optional(),
+  reasonCode: z.string().optional(),
+});
+export type ResolutionCommand = z.infer<typeof ResolutionCommand>;
+
+/**
+ * Resolution text: a lone reason code of the status's catalog → `reason`; a code of another status's
+ * catalog (alone, or written with `_` and followed by text) → refusal (spec resolution rule 4); a valid
+ * code followed by text → `note` "Reason: `code`. text" and `reasonCode`; any other text → `note`.
+ * `NOT_STARTED`/`IN_PROGRESS` never carry `reason` or `note` (rule 2): their text is `extraNote`.
+ */
+export function parseResolution(a: VerbArgs): ResolutionCommand | RefusalCommand | ErrorCommand {
+  const verb = a.verb as ResolutionVerb;
+  const status: ResolutionStatus = RESOLUTION_VERBS[verb];
+  const text = [a.args.trim(), a.rest.trim()].filter(Boolean).join("\n");
+  const base: ResolutionCommand = {
+    kind: "resolution",
+    verb,
+    requiresPermission: true,
+    ...(a.ref ? { ref: a.ref } : {}),
+    status,
+  };
+  if (!text) return base;
+  const tooLong = capped(verb, text);
+  if (status === "NOT_STARTED" || status === "IN_PROGRESS") return tooLong ?? { ...base, extraNote: text };
+
+  const word = /^\S+/.exec(text)![0];
+  const after = text.slice(word.length).trim();
+  const code = normalizeCode(word);
+  const check = code ? checkReason(status, code) : undefined;
+  if (code && check?.ok) {
+    if (!after) return { ...base, reason: code };
+    const note = `Reason: \`${code}\`. ${after}`;
+    return capped(verb, note) ?? { ...base, note, reasonCode: code };
+  }
+  if (code && check && !check.ok && check.belongsTo && (!after || word.includes("_"))) {
+    return {
+      kind: "refusal",
+      verb,
+      requiresPermission: true,
+      ...(a.ref ? { ref: a.ref } : {}),
+      status,
+      reasonCode: code,
+      belongsTo: check.belongsTo,
+      validCodes: [...check.validCodes],
+      message:
+        `\`${code}\` is a reason for ${check.belongsTo}, not for ${status}; nothing was changed. ` +
+        `Reasons for ${status}: ${check.validCodes.map((c) => `\`${c}\``).join(", ")}.`,
+    };
+  }
+  return tooLong ?? { ...base, note: text };
+}
+
+/** Lower-cases a typed code, strips backticks and trailing punctuation, maps `-` to `_`. */
+function normalizeCode(word: string): string | undefined {
+  const w = word
+    .replace(/^`+|`+$/g, "")
+    .replace(/[.,;:!]+$/, "")
+    .replace(/^`+|`+$/g, "")
+    .toLowerCase()
+    .replace(/-/g, "_");
+  return /^[a-z_]+$/.test(w) ? w : undefined;
+}
+
+/** What a resolution command changes, in order, and what it answers. */
+export interface ResolutionPlan {
+  findingId: string;
+  /** the body of `PATCH …/resolution` */
+  resolution: { resolutionStatus: ResolutionStatus; reason?: string; note?: { content: string } };
+  /** a separate signed note (`POST …/notes`) when the resolution carries none */
+  note?: string;
+  /** the decision remembered for later scans of the pull request */
+  decision: Decision;
+  /** what happens to the finding's review thread: closing states resolve it, `/reopen` reopens it */
+  thread: "resolve" | "reopen" | "leave";
+  /** the answer before the check's new conclusion is appended */
+  summary: string;
+}
+
+/**
+ * Plans a resolution by the reason-versus-note rule of the parser: a lone code is `reason`, any text is
+ * `note.content` (signed); `NOT_STARTED`/`IN_PROGRESS` ignore both (rule 2), so their text goes as a note.
+ * Every command leaves exactly one signed note (with the resolution, or separately). Pure.
+ */
+export function planResolution(input: VerbInput<ResolutionCommand>): ResolutionPlan {
+  const { cmd, sender: by, pull } = input;
+  const detail = targetOf(input).detail;
+  const open = OPEN_RESOLUTIONS.includes(cmd.status);
+  const signed = !open && cmd.note ? attributed(cmd.note, by, pull) : undefined;
+  const reasonWord = cmd.reason ? ` (reason \`${cmd.reason}\`)` : "";
+  const reason = cmd.reason ?? cmd.reasonCode;
+  const text = cmd.note ?? cmd.extraNote;
+  const how = cmd.reason ? ` with reason ${inlineCode(cmd.reason)}` : cmd.note ? " with your note" : "";
+  const extra = cmd.extraNote
+    ? " Your text was added as a note (the service ignores notes for this state)."
+    : "";
+  return {
+    findingId: detail.id,
+    resolution: {
+      resolutionStatus: cmd.status,
+      ...(cmd.reason && !signed ? { reason: cmd.reason } : {}),
+      ...(signed ? { note: { content: signed } } : {}),
+    },
+    ...(signed
+      ? {}
+      : { note: attributed(cmd.extraNote ?? `Resolution set to ${cmd.status}${reasonWord}.`, by, pull) }),
+    decision: {
+      findingId: detail.id,
+      fingerprint: fingerprint(detail),
+      severity: detail.severity,
+      resolutionStatus: cmd.status,
+      ...(reason ? { reason } : {}),
+      ...(text ? { note: text } : {}),
+      by,
+      at: new Date(input.now).toISOString(),
+    },
+    thread: cmd.status === "IN_PROGRESS" ? "leave" : cmd.status === "NOT_STARTED" ? "reopen" : "resolve",
+    summary:
+      `${inlineCode(findingLabel(detail.id, input.labelPrefix))} is now **${cmd.status}**${how}, ` +
+      `set for ${who(by)}.${extra}`,
+  };
+}
+
+/** The resolution verbs: one module for the family (each verb is a row of the table). */
+export const resolutionVerb = defineVerb<ResolutionCommand, undefined, ResolutionPlan>({
+  kind: "resolution",
+  schema: ResolutionCommand,
+  needs: { permission: "command", tenant: true, config: false, target: "finding" },
+  parse: parseResolution,
+  describe: (cmd) => `set the resolution to ${cmd.status}`,
+  plan: planResolution,
+  async apply(io, plan, input) {
+    const tenant = tenantOf(input);
+    const target = targetOf(input);
+    await tenant.client.setResolution(tenant.projectId, plan.findingId, plan.resolution);
+    if (plan.note) await tenant.client.addNote(tenant.projectId, plan.findingId, plan.note);
+    await io.recordDecision(plan.decision);
+    const fresh = await io.refreshFindingComment(target);
+    if (plan.thread !== "leave" && target.commentId !== undefined)
+      await io.setThreadResolved(target.commentId, plan.thread === "resolve");
+    const verdict = await io.recomputeCheck();
+    io.log.info(
+      { finding: plan.findingId, kind: "resolution", severity: fresh?.severity },
+      "finding triaged",
+    );
+    await io.answer(`${plan.summary}${checkSentence(verdict)}`);
+    return "changed";
+  },
+});
+
+/** " The check is now **success** (0 blocking)." after a change that moves the check; "" without a report. */
+export function checkSentence(verdict: { conclusion: string; blocking: number } | undefined): string {
+  return verdict ? ` The check is now **${verdict.conclusion}** (${verdict.blocking} blocking).` : "";
+}

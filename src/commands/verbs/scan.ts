@@ -1,0 +1,174 @@
+/**
+ * The scan verbs of a pull request: `/diffward rescan [preset=<ref>] [budget=<credits>]` enqueues a new
+ * diff scan of the head (one per command comment), `/diffward cancel` cancels the running scan (spec
+ * "POST …/scans/{scanId}/cancel"; unused credits return to the balance).
+ */
+import { z } from "zod";
+import { who } from "../../render/command-answers.js";
+import { inlineCode } from "../../render/escape.js";
+import { ScannerApiError } from "../../scanner/errors.js";
+import { commandError, echo, needsPermission, unexpected, type VerbArgs } from "../parsed.js";
+import type { ErrorCommand } from "../parsed.js";
+import {
+  answerOnly,
+  configOf,
+  defineVerb,
+  tenantOf,
+  type AnswerPlan,
+  type PullNow,
+  type PullScan,
+  type RescanRequest,
+  type VerbInput,
+} from "../verb.js";
+import type { ReportState } from "../../report/state.js";
+
+/** Largest `budget=` accepted by `/diffward rescan`, in credits. */
+export const MAX_RESCAN_BUDGET = 1_000_000_000;
+/** Longest `preset=` value accepted by `/diffward rescan`, in characters. */
+export const MAX_PRESET_REF_LENGTH = 200;
+
+/** A new diff scan of the pull request head: `preset` and `budget` (credits) when given. */
+export const RescanCommand = z.object({
+  kind: z.literal("rescan"),
+  verb: z.literal("rescan"),
+  ...needsPermission,
+  preset: z.string().min(1).max(MAX_PRESET_REF_LENGTH).optional(),
+  budget: z.int().min(1).max(MAX_RESCAN_BUDGET).optional(),
+});
+export type RescanCommand = z.infer<typeof RescanCommand>;
+
+/** `POST …/scans/{scanId}/cancel` for the pull request's running scan. */
+export const CancelCommand = z.object({
+  kind: z.literal("cancel"),
+  verb: z.literal("cancel"),
+  ...needsPermission,
+});
+export type CancelCommand = z.infer<typeof CancelCommand>;
+
+function parseRescan(a: VerbArgs): RescanCommand | ErrorCommand {
+  const out: { preset?: string; budget?: number } = {};
+  for (const token of a.args.split(/\s+/).filter(Boolean)) {
+    const m = /^([A-Za-z]+)=(.*)$/.exec(token);
+    const key = m?.[1]?.toLowerCase();
+    const value = m?.[2] ?? "";
+    if (key === "preset" && out.preset === undefined) {
+      if (!value || value.length > MAX_PRESET_REF_LENGTH) {
+        return commandError("rescan", "invalid_argument", `\`preset=\` needs a preset ref: ${a.syntax}.`);
+      }
+      out.preset = value;
+    } else if (key === "budget" && out.budget === undefined) {
+      const n = /^\d{1,10}$/.test(value) ? Number(value) : NaN;
+      if (!Number.isSafeInteger(n) || n < 1 || n > MAX_RESCAN_BUDGET) {
+        return commandError(
+          "rescan",
+          "invalid_argument",
+          `\`budget=${echo(value)}\` is not a credit budget: use a whole number of credits from 1 to ${MAX_RESCAN_BUDGET}: ${a.syntax}.`,
+        );
+      }
+      out.budget = n;
+    } else {
+      return unexpected("rescan", token, a.syntax);
+    }
+  }
+  return { kind: "rescan", verb: "rescan", requiresPermission: true, ...out };
+}
+
+/** What a rescan does: answer only (closed pull request), or enqueue one rescan and answer. */
+export type RescanPlan = AnswerPlan & { enqueue?: RescanRequest };
+
+/** Plans a rescan from the pull request as GitHub has it now (pure). */
+export function planRescan(input: VerbInput<RescanCommand>, pr: PullNow): RescanPlan {
+  const { cmd } = input;
+  const config = configOf(input);
+  if (pr.state !== "open")
+    return { answer: "This pull request is closed, so diffward does not scan it again." };
+  const budget = cmd.budget ?? config.creditBudget;
+  const credits =
+    budget !== undefined
+      ? `up to **${budget} credits** will be reserved at launch`
+      : "the service picks the recommended budget; the check run shows the credits reserved";
+  return {
+    enqueue: {
+      pull: pr,
+      nonce: `cmd-${input.commentId}`,
+      requestedBy: input.sender,
+      ...(cmd.preset ? { presetRef: cmd.preset } : {}),
+      ...(cmd.budget !== undefined ? { creditBudget: cmd.budget } : {}),
+    },
+    answer:
+      `Rescan of ${inlineCode(pr.headSha.slice(0, 7))} requested for ${who(input.sender)}` +
+      `${cmd.preset ? ` with preset ${inlineCode(cmd.preset)}` : ""}: ${credits}.`,
+  };
+}
+
+/** `/diffward rescan`. */
+export const rescanVerb = defineVerb<RescanCommand, PullNow, RescanPlan>({
+  kind: "rescan",
+  schema: RescanCommand,
+  needs: { permission: "command", tenant: true, config: true, target: "none" },
+  parse: parseRescan,
+  describe: () => "run `rescan`",
+  read: (io) => io.readPull(),
+  plan: planRescan,
+  async apply(io, plan) {
+    if (!plan.enqueue) return answerOnly(io, plan);
+    await io.enqueueRescan(plan.enqueue);
+    await io.answer(plan.answer);
+    return "rescan-enqueued";
+  },
+});
+
+/** What `/diffward cancel` does: answer only (nothing running), or cancel one scan. */
+export type CancelPlan =
+  (AnswerPlan & { cancel?: undefined }) | { cancel: { projectId: string; scanId: string }; by: string };
+
+/** Plans a cancel from diffward's state (pure): only a scan that is running and not yet reported. */
+export function planCancel(
+  input: VerbInput<CancelCommand>,
+  facts: { scan: PullScan | undefined; report: ReportState | undefined },
+): CancelPlan {
+  const { scan, report } = facts;
+  if (!scan?.scanId || !scan.projectId || report?.scanId === scan.scanId)
+    return { answer: "No scan of this pull request is running, so there is nothing to cancel." };
+  return { cancel: { projectId: scan.projectId, scanId: scan.scanId }, by: input.sender };
+}
+
+/** `/diffward cancel`. */
+export const cancelVerb = defineVerb<
+  CancelCommand,
+  { scan: PullScan | undefined; report: ReportState | undefined },
+  CancelPlan
+>({
+  kind: "cancel",
+  schema: CancelCommand,
+  needs: { permission: "command", tenant: true, config: false, target: "none" },
+  parse: (a) =>
+    a.args
+      ? unexpected("cancel", a.args, a.syntax)
+      : { kind: "cancel", verb: "cancel", requiresPermission: true },
+  describe: () => "cancel the scan",
+  read: async (io) => {
+    const [scan, report] = await Promise.all([io.readPullScan(), io.readReport()]);
+    return { scan, report };
+  },
+  plan: planCancel,
+  async apply(io, plan, input) {
+    if (!plan.cancel) return answerOnly(io, plan);
+    const tenant = tenantOf(input);
+    try {
+      const res = await tenant.client.cancelScan(plan.cancel.projectId, plan.cancel.scanId);
+      await io.answer(
+        `Cancelled scan ${inlineCode(res.scanId)} for ${who(plan.by)} (${res.cancelledJobs} running job(s) stopped); unused credits return to the balance.`,
+      );
+      return "changed";
+    } catch (error) {
+      if (error instanceof ScannerApiError && error.status === 400) {
+        await io.answer(
+          `Scan ${inlineCode(plan.cancel.scanId)} has already finished, so there is nothing to cancel.`,
+        );
+        return "answered";
+      }
+      throw error;
+    }
+  },
+});

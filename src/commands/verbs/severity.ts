@@ -1,0 +1,110 @@
+/**
+ * `/severity <level>|reset [text]`: overrides a finding's severity in the service (spec "PATCH
+ * …/findings/{findingId}/severity"; `null` clears the override), leaves one signed note, refreshes the
+ * finding's comment and recomputes the check run.
+ */
+import { z } from "zod";
+import { attributed } from "../../render/command-answers.js";
+import { inlineCode } from "../../render/escape.js";
+import { SEVERITIES, type Severity } from "../../scanner/catalog.js";
+import { findingLabel } from "../../scanner/labels.js";
+import { capped, commandError, echo, finding, needsPermission, noteText, type VerbArgs } from "../parsed.js";
+import type { ErrorCommand } from "../parsed.js";
+import { defineVerb, targetOf, tenantOf, type VerbInput } from "../verb.js";
+import { checkSentence } from "./resolution.js";
+
+/** The words `/severity` takes; `reset` clears the override (spec: severity `null`). */
+export const SEVERITY_WORDS = ["critical", "high", "medium", "low", "info", "reset"] as const;
+
+const SeverityValue = z.enum(SEVERITIES);
+
+/** `PATCH …/severity` with `severity` (`null` clears the override); `extraNote` → `POST …/notes`. */
+export const SeverityCommand = z.object({
+  kind: z.literal("severity"),
+  verb: z.literal("severity"),
+  ...needsPermission,
+  ...finding,
+  severity: SeverityValue.nullable(),
+  extraNote: noteText.optional(),
+});
+export type SeverityCommand = z.infer<typeof SeverityCommand>;
+
+function parseSeverity(a: VerbArgs): SeverityCommand | ErrorCommand {
+  const text = [a.args.trim(), a.rest.trim()].filter(Boolean).join("\n");
+  const valid = [...SEVERITY_WORDS];
+  const word = /^\S+/.exec(text)?.[0];
+  if (!word) {
+    return {
+      ...commandError("severity", "missing_argument", `\`/severity\` needs a level: ${a.syntax}.`),
+      validValues: valid,
+    };
+  }
+  const level = word.toLowerCase().replace(/^`+|`+$/g, "");
+  if (!(valid as string[]).includes(level)) {
+    return {
+      ...commandError(
+        "severity",
+        "invalid_severity",
+        `\`${echo(word)}\` is not a severity level. Use one of ${valid.map((v) => `\`${v}\``).join(", ")}: ${a.syntax}.`,
+      ),
+      validValues: valid,
+    };
+  }
+  const severity = level === "reset" ? null : SeverityValue.parse(level.toUpperCase());
+  const extra = text.slice(word.length).trim();
+  const cmd: SeverityCommand = {
+    kind: "severity",
+    verb: "severity",
+    requiresPermission: true,
+    ...(a.ref ? { ref: a.ref } : {}),
+    severity,
+  };
+  if (!extra) return cmd;
+  return capped("severity", extra) ?? { ...cmd, extraNote: extra };
+}
+
+/** What a severity command changes and answers. */
+export interface SeverityPlan {
+  findingId: string;
+  /** the new severity; `null` clears the override */
+  severity: Severity | null;
+  /** the signed note that records the change (or carries the user's text) */
+  note: string;
+  summary: string;
+}
+
+/** Plans a severity change (pure). */
+export function planSeverity(input: VerbInput<SeverityCommand>): SeverityPlan {
+  const { cmd } = input;
+  const id = targetOf(input).detail.id;
+  const label = findingLabel(id, input.labelPrefix);
+  const what = cmd.severity
+    ? `Severity of ${inlineCode(label)} set to **${cmd.severity}**`
+    : `Severity override of ${inlineCode(label)} cleared`;
+  return {
+    findingId: id,
+    severity: cmd.severity,
+    note: attributed(cmd.extraNote ?? `${what.replace(/\*\*/g, "")}.`, input.sender, input.pull),
+    summary: `${what}.`,
+  };
+}
+
+/** `/severity`. */
+export const severityVerb = defineVerb<SeverityCommand, undefined, SeverityPlan>({
+  kind: "severity",
+  schema: SeverityCommand,
+  needs: { permission: "command", tenant: true, config: false, target: "finding" },
+  parse: parseSeverity,
+  describe: () => "change the severity",
+  plan: planSeverity,
+  async apply(io, plan, input) {
+    const tenant = tenantOf(input);
+    await tenant.client.setSeverity(tenant.projectId, plan.findingId, plan.severity);
+    await tenant.client.addNote(tenant.projectId, plan.findingId, plan.note);
+    const fresh = await io.refreshFindingComment(targetOf(input));
+    const verdict = await io.recomputeCheck();
+    io.log.info({ finding: plan.findingId, kind: "severity", severity: fresh?.severity }, "finding triaged");
+    await io.answer(`${plan.summary}${checkSentence(verdict)}`);
+    return "changed";
+  },
+});

@@ -1,0 +1,53 @@
+/**
+ * What diffward keeps of a pull request's last report (Redis `<prefix>:report:<owner/repo#n>`): written by
+ * the report job, read by triage (commands, check recompute) and settlement. Below every job, so readers
+ * need not import the job that writes it.
+ */
+import type { RepoConfig } from "../config/repo-config.js";
+import type { CreditInfo, GuidanceInfo } from "../render/check-run.js";
+
+/** Redis kind of the report document. */
+export const REPORT_KIND = "report";
+
+/** The extras a report shows beside its findings, as stored (re-rendered by triage and settlement). */
+export interface ShownExtras {
+  guidance?: GuidanceInfo;
+  credits?: CreditInfo;
+  warnings: string[];
+}
+
+/** One reported finding, as stored. */
+export interface ReportedFinding {
+  id: string;
+  label: string;
+  fingerprint: string;
+  severity: string;
+  title: string;
+  location: string;
+  category: string;
+  triageStatus: string;
+  resolutionStatus: string;
+  /** diffward's review comment of the finding on this pull request, when it has one */
+  commentId?: number;
+}
+
+/** What diffward keeps of a pull request's last report, for triage and settlement. */
+export interface ReportState {
+  scanId: string;
+  projectId: string;
+  checkRunId: number;
+  headSha: string;
+  installationId: number;
+  accountLogin: string;
+  config: RepoConfig;
+  /** the budget asked at launch, in credits */
+  creditBudget?: number;
+  presetRef: string;
+  /** guidance, credits and warnings shown beside the findings (re-rendered by triage and settlement) */
+  extras?: ShownExtras;
+  /** the pull request's own `.github/diffward.yml` is invalid: the check fails whatever the findings */
+  configInvalidInPull?: boolean;
+  findings: ReportedFinding[];
+  /** ms since epoch */
+  reportedAt: number;
+}

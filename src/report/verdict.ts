@@ -1,0 +1,98 @@
+/**
+ * The pull request's current verdict, rendered (pure): one step shared by everything that re-renders a
+ * reported check run from the service's current findings (the triage recompute after a command, the
+ * settlement of a scan's credits). The report job renders the first version from the same builders.
+ */
+import type { ReportFinding } from "../domain/types.js";
+import { decideConclusion, isRuledOut, type Verdict } from "../domain/verdict.js";
+import { renderCheckRunOutput, type CheckRunOutput } from "../render/check-run.js";
+import type { ReportState } from "./state.js";
+
+/** Settings the verdict is rendered with (from the app's settings). */
+export interface VerdictSettings {
+  /** two-letter label prefix (`SCANNER_LABEL_PREFIX`) */
+  labelPrefix: string;
+  /** the service's public site, for links (`SCANNER_PUBLIC_URL`) */
+  publicUrl?: string;
+}
+
+/** The rendered verdict: what to write on the check run, and the verdict it follows. */
+export interface PullVerdict {
+  /** the check run's conclusion: `failure` whatever the findings when the PR's own config is invalid */
+  conclusion: Verdict["conclusion"];
+  output: CheckRunOutput;
+  verdict: Verdict;
+  /** the stored report with every finding's current severity and resolution status */
+  report: ReportState;
+}
+
+/**
+ * Renders the check run of a reported scan from its findings as the service has them now (issue 4,
+ * point 5: "the check run follows the decisions"): the conclusion by `decideConclusion` (the repository's
+ * `failOn`), the summary by `renderCheckRunOutput` with the stored extras (guidance, credits, warnings),
+ * and the stored report updated with each finding's current severity and resolution status.
+ *
+ * @param report - the pull request's stored report (`src/report/state.ts`).
+ * @param findings - every finding of `report.scanId`, read from the service now.
+ */
+export function renderPullVerdict(
+  report: ReportState,
+  findings: readonly ReportFinding[],
+  settings: VerdictSettings,
+): PullVerdict {
+  const cfg = report.config;
+  const commented = new Set(report.findings.filter((f) => f.commentId !== undefined).map((f) => f.id));
+  const output = renderCheckRunOutput({
+    scan: {
+      id: report.scanId,
+      status: "COMPLETED",
+      presetName: report.presetRef,
+      ...(report.creditBudget !== undefined ? { creditBudget: report.creditBudget } : {}),
+      commitHash: report.headSha,
+    },
+    findings: [...findings],
+    failOn: cfg.failOn,
+    disclosure: cfg.disclosure ?? "full",
+    labelPrefix: settings.labelPrefix,
+    ...(settings.publicUrl ? { serviceUrl: settings.publicUrl } : {}),
+    inlineCount: commented.size,
+    notInline: findings.filter((f) => !commented.has(f.id) && !isRuledOut(f)),
+    ...(report.extras?.guidance ? { guidance: report.extras.guidance } : {}),
+    ...(report.extras?.credits ? { credits: report.extras.credits } : {}),
+    ...(report.extras?.warnings.length ? { warnings: report.extras.warnings } : {}),
+  });
+  const verdict = decideConclusion([...findings], cfg.failOn);
+  return {
+    conclusion: report.configInvalidInPull ? "failure" : verdict.conclusion,
+    output,
+    verdict,
+    report: withCurrentFindings(report, findings),
+  };
+}
+
+/** The stored report with each finding's current severity and resolution status (pure). */
+export function withCurrentFindings(report: ReportState, findings: readonly ReportFinding[]): ReportState {
+  const byId = new Map(findings.map((f) => [f.id, f]));
+  return {
+    ...report,
+    findings: report.findings.map((f) => {
+      const now = byId.get(f.id);
+      return now ? { ...f, severity: now.severity, resolutionStatus: now.resolutionStatus } : f;
+    }),
+  };
+}
+
+/**
+ * The verdict of a stored report without asking the service (the `status` command): the conclusion of the
+ * findings as last stored.
+ */
+export function storedVerdict(report: ReportState): Verdict {
+  return decideConclusion(
+    report.findings.map((f) => ({
+      severity: f.severity as ReportFinding["severity"],
+      triageStatus: f.triageStatus as ReportFinding["triageStatus"],
+      resolutionStatus: f.resolutionStatus as ReportFinding["resolutionStatus"],
+    })),
+    report.config.failOn,
+  );
+}

@@ -1,0 +1,93 @@
+/**
+ * A decision, reflected on GitHub: diffward's comment of the finding re-rendered with its current state
+ * and the stored decision, and the finding's review thread resolved or reopened.
+ */
+import type { Logger } from "pino";
+import type { ReportFinding } from "../domain/types.js";
+import { getReviewComment, updateReviewComment } from "../github/reviews.js";
+import { findReviewThread, setReviewThreadResolved } from "../github/threads.js";
+import type { InstallationOctokit } from "../github/types.js";
+import { renderFindingComment } from "../render/inline-comment.js";
+import type { FindingDetail } from "../scanner/schemas.js";
+import type { ScannerTenant } from "../tenants/index.js";
+import type { Decision } from "./types.js";
+
+type PullRef = { owner: string; repo: string; pullNumber: number };
+
+/** A finding's detail (spec "Finding (detail)") as the comment renderer sees it. */
+export function detailToReportFinding(detail: FindingDetail): ReportFinding {
+  return {
+    id: detail.id,
+    displayId: detail.displayId,
+    title: detail.title,
+    location: detail.location,
+    severity: detail.severity,
+    category: detail.category,
+    triageStatus: detail.triageStatus,
+    confirmationEvidence: detail.confirmationEvidence ?? null,
+    resolutionStatus: detail.resolutionStatus,
+    notesCount: detail.notesCount,
+    description: detail.description,
+    recommendedFix: detail.recommendedFix ?? null,
+    pocReport: detail.pocReport ?? null,
+  };
+}
+
+/**
+ * Re-reads the finding from the service (`GET …/findings/{findingId}`) and, when diffward has a comment
+ * of it on the pull request, re-renders that comment with the current state and the stored decision
+ * (GitHub REST "Update a review comment"; skipped when the body is unchanged).
+ * @returns the finding as the service has it now.
+ */
+export async function refreshFindingComment(
+  octokit: InstallationOctokit,
+  tenant: ScannerTenant,
+  pull: PullRef,
+  target: { detail: FindingDetail; commentId?: number },
+  decisions: () => Promise<Decision[]>,
+  labelPrefix: string,
+): Promise<ReportFinding> {
+  const f = detailToReportFinding(await tenant.client.getFinding(tenant.projectId, target.detail.id));
+  if (target.commentId === undefined) return f;
+  const decision = (await decisions()).find((x) => x.findingId === f.id);
+  const body = renderFindingComment(f, {
+    labelPrefix,
+    ...(decision
+      ? {
+          decision: {
+            resolutionStatus: decision.resolutionStatus,
+            ...(decision.reason ? { reason: decision.reason } : {}),
+            ...(decision.note ? { note: decision.note } : {}),
+            by: decision.by,
+            at: decision.at,
+          },
+        }
+      : {}),
+  });
+  const existing = await getReviewComment(octokit, pull, target.commentId);
+  if (existing && existing.body !== body) await updateReviewComment(octokit, pull, target.commentId, body);
+  return f;
+}
+
+/**
+ * Resolves (`resolved: true`) or reopens the review thread of a comment (GitHub GraphQL
+ * `resolveReviewThread`/`unresolveReviewThread`); never fatal: a failure is logged and ignored.
+ */
+export async function setThreadResolved(
+  octokit: InstallationOctokit,
+  pull: PullRef,
+  commentId: number,
+  resolved: boolean,
+  log: Logger,
+): Promise<void> {
+  try {
+    const thread = await findReviewThread(octokit, pull, commentId);
+    if (!thread) {
+      log.warn({ commentId }, "review thread not found");
+      return;
+    }
+    if (thread.isResolved !== resolved) await setReviewThreadResolved(octokit, thread.id, resolved);
+  } catch (error) {
+    log.warn({ err: (error as Error).message, resolved }, "could not change the review thread: ignored");
+  }
+}

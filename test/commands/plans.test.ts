@@ -1,0 +1,290 @@
+/**
+ * The verb modules' plans, without network: what each verb would change and answer, given the parsed
+ * command, its target and what it read. Also the verb table as the single source of parsing, dispatch
+ * and help.
+ */
+import { describe, expect, it } from "vitest";
+import {
+  FINDING_VERBS,
+  PULL_REQUEST_VERBS,
+  VERB_TABLE,
+  chooseFinding,
+  moduleFor,
+  parseCommand,
+  renderHelp,
+  type VerbInput,
+} from "../../src/commands/index.js";
+import { planResolution, type ResolutionCommand } from "../../src/commands/verbs/resolution.js";
+import { planSeverity, type SeverityCommand } from "../../src/commands/verbs/severity.js";
+import { planNote, type NoteCommand } from "../../src/commands/verbs/note.js";
+import { planPublish, type PublishCommand } from "../../src/commands/verbs/publish.js";
+import {
+  planCancel,
+  planRescan,
+  type CancelCommand,
+  type RescanCommand,
+} from "../../src/commands/verbs/scan.js";
+import {
+  planGuidance,
+  planStatus,
+  type GuidanceCommand,
+  type StatusCommand,
+} from "../../src/commands/verbs/info.js";
+import { parseRepoConfig, type RepoConfig } from "../../src/config/repo-config.js";
+import { fingerprint } from "../../src/domain/identity.js";
+import type { ReportState } from "../../src/report/state.js";
+import type { FindingDetail } from "../../src/scanner/schemas.js";
+
+const DETAIL = {
+  id: "f_abcdef0101234567",
+  displayId: 7,
+  title: "SQL injection in user lookup",
+  location: "src/db.ts:12",
+  severity: "HIGH",
+  category: "injection",
+  triageStatus: "CONFIRMED",
+  confirmationEvidence: "POC",
+  resolutionStatus: "NOT_STARTED",
+  notesCount: 0,
+  description: "d",
+  scanId: "scan_1",
+  createdAt: "2026-01-01T00:00:00Z",
+  notes: [],
+} as FindingDetail;
+const NOW = Date.parse("2026-03-04T05:06:07Z");
+const PULL = { owner: "octo", repo: "app", pullNumber: 9 };
+
+function config(extra: Record<string, unknown> = {}): RepoConfig {
+  const r = parseRepoConfig({ repositoryId: "repo_1", ...extra });
+  if (!r.ok) throw new Error(JSON.stringify(r));
+  return r.config;
+}
+
+const report = {
+  scanId: "scan_done",
+  headSha: "1234567abc",
+  findings: [],
+  config: config(),
+} as unknown as ReportState;
+
+function input<C>(cmd: C, over: Partial<VerbInput<C>> = {}): VerbInput<C> {
+  return {
+    cmd,
+    form: "conversation",
+    sender: "octo-writer",
+    pull: PULL,
+    commentId: 4242,
+    labelPrefix: "SC",
+    now: NOW,
+    config: undefined,
+    tenant: undefined,
+    target: { detail: DETAIL, commentId: 77 },
+    settings: { guidanceFile: "SCANNER.md" },
+    help: (unknown) => `help${unknown ? ` ${unknown}` : ""}`,
+    ...over,
+  };
+}
+
+function parsed<K extends string>(body: string, kind: K) {
+  const cmd = parseCommand(body, "conversation");
+  expect(cmd.kind).toBe(kind);
+  return cmd as Extract<typeof cmd, { kind: K }>;
+}
+
+describe("resolution plan", () => {
+  it("a lone reason code is the reason; one signed note; the thread is resolved; the decision is remembered", () => {
+    const cmd = parsed("/diffward wontfix SC-01234567 risk_accepted", "resolution") as ResolutionCommand;
+    const plan = planResolution(input(cmd));
+    expect(plan.resolution).toEqual({ resolutionStatus: "WONT_FIX", reason: "risk_accepted" });
+    expect(plan.note).toBe(
+      "Resolution set to WONT_FIX (reason `risk_accepted`).\n\n— GitHub user @octo-writer via diffward (octo/app#9)",
+    );
+    expect(plan.thread).toBe("resolve");
+    expect(plan.decision).toEqual({
+      findingId: DETAIL.id,
+      fingerprint: fingerprint(DETAIL),
+      severity: "HIGH",
+      resolutionStatus: "WONT_FIX",
+      reason: "risk_accepted",
+      by: "octo-writer",
+      at: "2026-03-04T05:06:07.000Z",
+    });
+    expect(plan.summary).toBe(
+      "`SC-01234567` is now **WONT_FIX** with reason `risk_accepted`, set for `@octo-writer`.",
+    );
+  });
+
+  it("text goes with the resolution as a signed note, and no separate note is added", () => {
+    const cmd = parsed("/diffward fp SC-01234567 the input is a constant", "resolution") as ResolutionCommand;
+    const plan = planResolution(input(cmd));
+    expect(plan.resolution).toEqual({
+      resolutionStatus: "FALSE_POSITIVE",
+      note: { content: "the input is a constant\n\n— GitHub user @octo-writer via diffward (octo/app#9)" },
+    });
+    expect(plan.note).toBeUndefined();
+    expect(plan.decision.note).toBe("the input is a constant");
+  });
+
+  it("/reopen reopens the thread and sends its text as a separate note (the service ignores it, rule 2)", () => {
+    const cmd = parsed("/diffward reopen SC-01234567 not fixed after all", "resolution") as ResolutionCommand;
+    const plan = planResolution(input(cmd));
+    expect(plan.resolution).toEqual({ resolutionStatus: "NOT_STARTED" });
+    expect(plan.note).toContain("not fixed after all");
+    expect(plan.thread).toBe("reopen");
+    expect(plan.summary).toContain("Your text was added as a note");
+  });
+
+  it("/in-progress leaves the thread as it is", () => {
+    const cmd = parsed("/diffward in-progress SC-01234567", "resolution") as ResolutionCommand;
+    expect(planResolution(input(cmd)).thread).toBe("leave");
+  });
+});
+
+describe("severity, note and publish plans", () => {
+  it("severity: the level, a signed note naming the change, the answer", () => {
+    const cmd = parsed("/diffward severity SC-01234567 low", "severity") as SeverityCommand;
+    const plan = planSeverity(input(cmd));
+    expect(plan).toEqual({
+      findingId: DETAIL.id,
+      severity: "LOW",
+      note: "Severity of `SC-01234567` set to LOW.\n\n— GitHub user @octo-writer via diffward (octo/app#9)",
+      summary: "Severity of `SC-01234567` set to **LOW**.",
+    });
+    const reset = planSeverity(
+      input(parsed("/diffward severity SC-01234567 reset", "severity") as SeverityCommand),
+    );
+    expect(reset.severity).toBeNull();
+    expect(reset.summary).toBe("Severity override of `SC-01234567` cleared.");
+  });
+
+  it("note: signed content and the answer", () => {
+    const plan = planNote(input(parsed("/diffward note SC-01234567 see #12", "note") as NoteCommand));
+    expect(plan.note).toBe("see #12\n\n— GitHub user @octo-writer via diffward (octo/app#9)");
+    expect(plan.answer).toContain("Added your note to `SC-01234567`");
+  });
+
+  it("publish: the target finding, without a password", () => {
+    const plan = planPublish(input(parsed("/diffward publish SC-01234567", "publish") as PublishCommand));
+    expect(plan).toEqual({ findingId: DETAIL.id, label: "SC-01234567", withPassword: false });
+  });
+});
+
+describe("rescan and cancel plans", () => {
+  const open = {
+    state: "open",
+    draft: false,
+    headSha: "abcdef1234567",
+    headRef: "f",
+    baseRef: "main",
+    authorLogin: "a",
+  };
+
+  it("a closed pull request is not scanned again", () => {
+    const cmd = parsed("/diffward rescan", "rescan") as RescanCommand;
+    const plan = planRescan(input(cmd, { config: config() }), { ...open, state: "closed" });
+    expect(plan.enqueue).toBeUndefined();
+    expect(plan.answer).toBe("This pull request is closed, so diffward does not scan it again.");
+  });
+
+  it("an open one: one rescan keyed by the command comment, with the preset and budget asked", () => {
+    const cmd = parsed("/diffward rescan preset=deep budget=40", "rescan") as RescanCommand;
+    const plan = planRescan(input(cmd, { config: config() }), open);
+    expect(plan.enqueue).toEqual({
+      pull: open,
+      nonce: "cmd-4242",
+      requestedBy: "octo-writer",
+      presetRef: "deep",
+      creditBudget: 40,
+    });
+    expect(plan.answer).toContain("up to **40 credits** will be reserved at launch");
+    expect(plan.answer).toContain("with preset `deep`");
+  });
+
+  it("without budget= the repository's creditBudget is what is reserved", () => {
+    const cmd = parsed("/diffward rescan", "rescan") as RescanCommand;
+    const plan = planRescan(input(cmd, { config: config({ creditBudget: 25 }) }), open);
+    expect(plan.enqueue?.creditBudget).toBeUndefined();
+    expect(plan.answer).toContain("up to **25 credits**");
+  });
+
+  it("cancel: nothing running, or the running scan already reported, answers only", () => {
+    const cmd = parsed("/diffward cancel", "cancel") as CancelCommand;
+    expect(planCancel(input(cmd), { scan: undefined, report: undefined })).toEqual({
+      answer: "No scan of this pull request is running, so there is nothing to cancel.",
+    });
+    expect(
+      planCancel(input(cmd), { scan: { headSha: "x", scanId: "scan_done", projectId: "p" }, report }),
+    ).toHaveProperty("answer");
+    expect(
+      planCancel(input(cmd), { scan: { headSha: "x", scanId: "scan_2", projectId: "p" }, report }),
+    ).toEqual({
+      cancel: { projectId: "p", scanId: "scan_2" },
+      by: "octo-writer",
+    });
+  });
+});
+
+describe("read-only plans", () => {
+  it("status: never scanned; a scan in progress; the last report's verdict", () => {
+    const cmd = parsed("/diffward status", "status") as StatusCommand;
+    expect(planStatus(input(cmd), { scan: undefined, report: undefined }).answer).toBe(
+      "diffward has not scanned this pull request yet.",
+    );
+    const answer = planStatus(input(cmd), { scan: { headSha: "abcdef99", scanId: "scan_2" }, report }).answer;
+    expect(answer).toContain("- head: `abcdef9`");
+    expect(answer).toContain("- scan `scan_2` is in progress");
+    expect(answer).toContain(
+      "- last report: scan `scan_done` of `1234567`, 0 finding(s), 0 open, 0 blocking: **success**",
+    );
+  });
+
+  it("guidance: the stored size, and the committed file's name", () => {
+    const cmd = parsed("/diffward guidance", "guidance") as GuidanceCommand;
+    expect(planGuidance(input(cmd), 12).answer).toContain("has 12 characters (the committed `SCANNER.md`");
+    expect(planGuidance(input(cmd), 0).answer).toContain("no stored guidance");
+  });
+});
+
+describe("target choice", () => {
+  it("inside a finding thread the thread's finding; in the conversation the named one; else none", () => {
+    expect(chooseFinding({ threadFindingId: "f_a", threadCommentId: 5 })).toEqual({
+      kind: "thread",
+      findingId: "f_a",
+      commentId: 5,
+    });
+    const ref = { kind: "label", short: "01234567", prefix: "SC" } as const;
+    expect(chooseFinding({ ref })).toEqual({ kind: "ref", ref });
+    expect(chooseFinding({})).toEqual({ kind: "missing" });
+  });
+});
+
+describe("the verb table drives parsing, dispatch and help", () => {
+  it("every row parses in the conversation form to a command its module runs", () => {
+    for (const row of VERB_TABLE) {
+      const ref = row.scope === "finding" ? " SC-01234567" : "";
+      const arg = row.verb === "severity" ? " low" : row.verb === "note" ? " text" : "";
+      const cmd = parseCommand(`/diffward ${row.verb}${ref}${arg}`, "conversation");
+      expect(cmd.kind, row.verb).toBe(row.module.kind);
+      expect(moduleFor(cmd.kind)).toBe(row.module);
+    }
+  });
+
+  it("help lists every verb of the table in table order, pull-request verbs in the conversation only", () => {
+    const conversation = renderHelp("conversation");
+    const positions = VERB_TABLE.map((r) => conversation.indexOf(`- \`/diffward ${r.verb}`));
+    expect(positions.every((p) => p >= 0)).toBe(true);
+    expect([...positions].sort((a, b) => a - b)).toEqual(positions);
+    const reply = renderHelp("reply");
+    for (const v of FINDING_VERBS) expect(reply).toContain(`- \`/${v}`);
+    for (const v of PULL_REQUEST_VERBS) expect(reply).not.toContain(`- \`/${v}`);
+  });
+
+  it("each module states its needs: finding verbs need a target and the service; help and status are open", () => {
+    for (const row of VERB_TABLE) {
+      const needs = row.module.needs;
+      expect(needs.target === "finding", row.verb).toBe(row.scope === "finding");
+      if (row.verb === "help" || row.verb === "status") expect(needs.permission).toBe("anyone");
+      else expect(needs.permission, row.verb).not.toBe("anyone");
+    }
+  });
+});
