@@ -79,6 +79,8 @@ export interface PullNow {
   headRef: string;
   baseRef: string;
   authorLogin: string;
+  /** `head.repo.full_name` (a fork's name for a pull request from a fork); absent when the fork was deleted */
+  headRepoFullName?: string;
 }
 
 /** A rescan to enqueue: the head to scan and what the command asked for. */

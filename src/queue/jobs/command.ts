@@ -276,7 +276,7 @@ async function enqueueRescan(c: Ctx, r: RescanRequest): Promise<void> {
     updatedAt: new Date(c.rt.now()).toISOString(),
     authorLogin: r.pull.authorLogin,
     title: "",
-    ...(pr.headRepoFullName ? { headRepoFullName: pr.headRepoFullName } : {}),
+    ...(r.pull.headRepoFullName ? { headRepoFullName: r.pull.headRepoFullName } : {}),
     explicit: {
       nonce: r.nonce,
       requestedBy: r.requestedBy,
