@@ -19,7 +19,6 @@ import { createMetrics, type DiffwardMetrics } from "./ops/metrics.js";
 import { enqueueReconcile, reconcile, reconcileProcessor, type ReconcileSummary } from "./ops/reconcile.js";
 import { createScannerAccess } from "./tenants/index.js";
 import { CODE_SCANNING_PROCESSORS } from "./codescanning/index.js";
->>>>>>> bcb3f29 (commands: one module per verb family under src/commands/verbs (needs, pure plan, short apply), one verb table driving parsing, dispatch and help; the command job becomes claim → parse → authorize → target → verb → answer)
 
 /** Everything a diffward process needs to start; built from the environment by `src/index.ts`. */
 export interface BootConfig {
