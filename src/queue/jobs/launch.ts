@@ -1,7 +1,7 @@
 import { DelayedError, type Job } from "bullmq";
 import { addFair } from "../fairness.js";
-import { updateCheckRun } from "../../github/checks.js";
-import { renderLaunchError, renderQueued, type LaunchErrorKind } from "../../render/check-run.js";
+import { updateCheck } from "../../github/writes.js";
+import { renderLaunchError } from "../../render/check-run.js";
 import type { ScanListItem } from "../../scanner/schemas.js";
 import type { ScannerTenant } from "../../tenants/index.js";
 import { classifyLaunchError, initializingDelay } from "../launch-errors.js";
@@ -10,8 +10,12 @@ import { JOB, jobId, pullKey } from "../names.js";
 import { presetsOf } from "../presets.js";
 import type { Runtime } from "../runtime.js";
 import { LockBusyError } from "../state.js";
+import { applyWrites } from "../writes.js";
+import { decideLaunchError, planLaunched } from "./decide-launch.js";
 import type { LaunchJobData, PollJobData } from "./types.js";
 import { repoContextOf } from "./types.js";
+
+export { renderServiceError } from "./decide-launch.js";
 
 /** What a launch job did. */
 export type LaunchOutcome =
@@ -71,13 +75,11 @@ async function launchLocked(
     log.info("launch no longer wanted (newer head, closed or replaced): nothing spent");
     return "superseded";
   }
-  const octokit = await rt.octokit(d.installationId);
   const tenant = await rt.scanner.forAccount(d.accountLogin);
   if (!tenant) {
-    await updateCheckRun(octokit, d, d.checkRunId, {
-      conclusion: "neutral",
-      output: renderLaunchError("no_token"),
-    });
+    await applyWrites(rt, d.installationId, [
+      updateCheck(d, d.checkRunId, { conclusion: "neutral", output: renderLaunchError("no_token") }),
+    ]);
     return "no-token";
   }
 
@@ -110,10 +112,12 @@ async function launchLocked(
     rt.now(),
   );
   if (!pre.ok) {
-    await updateCheckRun(octokit, d, d.checkRunId, {
-      conclusion: pre.conclusion,
-      output: { title: pre.title, summary: pre.summary },
-    });
+    await applyWrites(rt, d.installationId, [
+      updateCheck(d, d.checkRunId, {
+        conclusion: pre.conclusion,
+        output: { title: pre.title, summary: pre.summary },
+      }),
+    ]);
     log.info({ title: pre.title }, "launch refused before reserving credits");
     return "concluded";
   }
@@ -141,79 +145,45 @@ async function launchLocked(
   } catch (error) {
     const tries = d.initializingTries ?? 0;
     const action = classifyLaunchError(error, initializingDelay(tries, rt.settings.initializingBaseDelayMs));
-    if (action.kind === "ambiguous") {
+    if (action.kind === "ambiguous")
       log.warn(
         { err: action.message, attempt: job.attemptsMade + 1 },
         "launch outcome unknown: will look up, then retry",
       );
-      const last = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-      if (last) {
-        await updateCheckRun(octokit, d, d.checkRunId, {
-          conclusion: "failure",
-          output: renderLaunchError("internal", {
-            message: action.message,
-            attempt: job.attemptsMade + 1,
-            maxAttempts: job.opts.attempts ?? 1,
-          }),
-        });
-      }
-      throw error;
-    }
-    await rt.state.clearLaunchAttempt(d.launchKey);
-    if (action.kind === "conclude" && action.code === "diff_base_not_allowed" && d.mergeBase !== null) {
-      // Presets carry no diff flag: one that refuses baseCommit is a whole-repository preset (issue 5).
-      log.info("preset refuses baseCommit: relaunching as a whole-repository scan");
-      await job.updateData({ ...d, mergeBase: null, wholeRepository: true });
-      throw new WaitSignal(10);
-    }
-    if (action.kind === "wait") {
-      if (action.why === "repository_initializing") {
-        const since = d.initializingSince ?? rt.now();
-        if (rt.now() - since >= rt.settings.initializingWindowMs) {
-          await updateCheckRun(octokit, d, d.checkRunId, {
-            conclusion: "failure",
-            output: renderLaunchError("timed_out", { waitedSeconds: Math.round((rt.now() - since) / 1000) }),
-          });
-          return "concluded";
-        }
-        await job.updateData({ ...d, initializingSince: since, initializingTries: tries + 1 });
-        if (!d.initializingSince) {
-          await updateCheckRun(octokit, d, d.checkRunId, {
-            status: "in_progress",
-            output: renderLaunchError("repository_initializing", {
-              retryInSeconds: Math.round(action.delayMs / 1000),
-            }),
-          });
-        }
-        log.info(
-          { delayMs: action.delayMs },
-          "repository is being analyzed for the first time: retrying later",
-        );
-        throw new WaitSignal(action.delayMs);
-      }
-      const retryAt = new Date(rt.now() + action.delayMs);
-      if ((action.retryAfterSeconds ?? 0) > 60) {
-        await updateCheckRun(octokit, d, d.checkRunId, {
-          status: "queued",
-          output: renderLaunchError("rate_limited", {
-            retryAfterSeconds: action.retryAfterSeconds ?? 0,
-            message: `Retrying at ${retryAt.toISOString()}.`,
-          }),
-        });
-      }
-      log.info({ delayMs: action.delayMs }, "launch rate limited: waiting Retry-After");
-      throw new WaitSignal(action.delayMs);
-    }
-    let balance: { balanceCredits: number; availableCredits: number; reservedCredits: number } | undefined;
-    if (action.code === "insufficient_credits") {
-      balance = await tenant.client.getBalance(tenant.projectId).catch(() => undefined);
-    }
-    await updateCheckRun(octokit, d, d.checkRunId, {
-      conclusion: action.conclusion,
-      output: renderServiceError(action.code, action.message, d, balance),
+    else await rt.state.clearLaunchAttempt(d.launchKey);
+    const balance =
+      action.kind === "conclude" && action.code === "insufficient_credits"
+        ? await tenant.client.getBalance(tenant.projectId).catch(() => undefined)
+        : undefined;
+    const plan = decideLaunchError(action, {
+      d,
+      attempt: job.attemptsMade + 1,
+      maxAttempts: job.opts.attempts ?? 1,
+      now: rt.now(),
+      initializingWindowMs: rt.settings.initializingWindowMs,
+      ...(balance ? { balance } : {}),
     });
-    log.warn({ code: action.code }, "launch refused by the service");
-    return "concluded";
+    await applyWrites(rt, d.installationId, plan.writes);
+    switch (plan.next.kind) {
+      case "retry":
+        throw error;
+      case "wait":
+        if (plan.next.data) await job.updateData({ ...d, ...plan.next.data });
+        if (plan.next.data?.wholeRepository)
+          log.info("preset refuses baseCommit: relaunching as a whole-repository scan");
+        else
+          log.info(
+            { delayMs: plan.next.delayMs, why: action.kind === "wait" ? action.why : undefined },
+            "launch waits, then retries",
+          );
+        throw new WaitSignal(plan.next.delayMs);
+      case "concluded":
+        log.warn(
+          { code: action.kind === "conclude" ? action.code : action.kind },
+          "launch refused by the service",
+        );
+        return "concluded";
+    }
   }
 }
 
@@ -236,7 +206,10 @@ async function findLaunchedScan(
   return undefined;
 }
 
-/** Keeps the scan id on the check run (`external_id`) and in Redis, then starts following the scan. */
+/**
+ * Remembers the scan (Redis: the pull request's state and the scan link), writes the scan id on the check
+ * run (`external_id`), then starts following it (the poll job, `poll-<scanId>`).
+ */
 async function afterLaunch(
   rt: Runtime,
   d: LaunchJobData,
@@ -244,7 +217,6 @@ async function afterLaunch(
   scanId: string,
   creditBudget: number | undefined,
 ): Promise<void> {
-  const octokit = await rt.octokit(d.installationId);
   const key = pullKey(d.owner, d.repo, d.pullNumber);
   const pr = await rt.state.getPull(key);
   if (pr && pr.headSha === d.headSha)
@@ -260,15 +232,7 @@ async function afterLaunch(
     headSha: d.headSha,
     checkRunId: d.checkRunId,
   });
-  await updateCheckRun(octokit, d, d.checkRunId, {
-    status: "in_progress",
-    externalId: scanId,
-    output: renderQueued({
-      scanId,
-      presetName: d.presetRef,
-      ...(creditBudget !== undefined ? { creditBudget } : {}),
-    }),
-  });
+  await applyWrites(rt, d.installationId, planLaunched(d, scanId, creditBudget));
   const poll: PollJobData = {
     ...repoContextOf(d),
     pullNumber: d.pullNumber,
@@ -293,44 +257,4 @@ async function afterLaunch(
     removeOnComplete: { age: 24 * 3600, count: 10_000 },
     removeOnFail: { age: 7 * 24 * 3600 },
   });
-}
-
-/** The check run output for a launch the service refused (spec "Errors"), per error code. */
-export function renderServiceError(
-  code: string,
-  message: string,
-  d: Pick<LaunchJobData, "repositoryId" | "presetRef" | "creditBudget" | "mergeBase" | "headSha">,
-  balance?: { balanceCredits: number; availableCredits: number },
-) {
-  switch (code as LaunchErrorKind) {
-    case "insufficient_credits":
-      return renderLaunchError("insufficient_credits", {
-        message,
-        ...(balance
-          ? { availableCredits: balance.availableCredits, balanceCredits: balance.balanceCredits }
-          : {}),
-        ...(d.creditBudget !== undefined ? { requiredCredits: d.creditBudget } : {}),
-      });
-    case "diff_empty":
-      return renderLaunchError("diff_empty", {
-        ...(d.mergeBase ? { baseCommit: d.mergeBase } : {}),
-        headSha: d.headSha,
-      });
-    case "diff_base_required":
-    case "diff_base_not_allowed":
-      return renderLaunchError(code as "diff_base_required", { message, presetName: d.presetRef });
-    case "diff_base_invalid":
-      return renderLaunchError("diff_base_invalid", {
-        message,
-        ...(d.mergeBase ? { baseCommit: d.mergeBase } : {}),
-      });
-    case "unauthorized":
-      return renderLaunchError("unauthorized", { message });
-    case "forbidden":
-      return renderLaunchError("forbidden", { message, scope: "scans:launch" });
-    case "not_found":
-      return renderLaunchError("not_found", { message, repositoryId: d.repositoryId });
-    default:
-      return renderLaunchError("bad_request", { message });
-  }
 }

@@ -1,7 +1,8 @@
 import type { Job } from "bullmq";
 import { pullKey } from "../names.js";
 import type { Runtime } from "../runtime.js";
-import { stopCurrent } from "./supersede.js";
+import { applyWrites } from "../writes.js";
+import { planStopWrites, stopCurrent } from "./supersede.js";
 import type { RepoContext } from "./types.js";
 
 /** A closed pull request (job `pull-closed`). */
@@ -23,14 +24,10 @@ export async function processPullClosed(
   return rt.state.withPullLock(key, async () => {
     const prev = await rt.state.getPull(key);
     if (!prev || prev.closed) return "idle";
-    const octokit = await rt.octokit(d.installationId);
-    await stopCurrent(
-      rt,
-      prev.scanId || prev.launchJobId ? octokit : undefined,
-      prev,
-      { kind: "closed" },
-      d.accountLogin,
-    );
+    await stopCurrent(rt, prev, { kind: "closed" }, d.accountLogin);
+    // The check run is concluded only when something was under way (a launch waiting or a scan).
+    if (prev.scanId || prev.launchJobId)
+      await applyWrites(rt, d.installationId, planStopWrites(prev, { kind: "closed" }));
     const { scanId: _s, launchKey: _l, launchJobId: _j, ...rest } = prev;
     await rt.state.setPull(key, { ...rest, closed: true });
     return "cancelled";

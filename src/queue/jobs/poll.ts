@@ -1,12 +1,11 @@
 import { DelayedError, type Job } from "bullmq";
-import { updateCheckRun } from "../../github/checks.js";
-import { renderLaunchError, renderProgress } from "../../render/check-run.js";
 import { ScannerApiError, ScannerError } from "../../scanner/errors.js";
-import { codeBlock, inlineCode } from "../../render/escape.js";
 import { isTerminalScanStatus } from "../../scanner/catalog.js";
 import type { ScanDetail } from "../../scanner/schemas.js";
 import { pullKey } from "../names.js";
 import type { Runtime } from "../runtime.js";
+import { applyWrites } from "../writes.js";
+import { planProgress, planScanLost, planScanTimedOut, planScanUnreadable } from "./decide-report.js";
 import { reportScan } from "./report.js";
 import type { PollJobData } from "./types.js";
 
@@ -62,14 +61,7 @@ export async function processPoll(rt: Runtime, job: Job<PollJobData>, token?: st
       return delay(rt, job, token, (error.retryAfterSeconds ?? 1) * 1000 + rt.settings.pollMarginMs);
     }
     if (error instanceof ScannerApiError && error.code === "not_found") {
-      const octokit = await rt.octokit(d.installationId);
-      await updateCheckRun(octokit, d, d.checkRunId, {
-        conclusion: "failure",
-        output: renderLaunchError("scan_failed", {
-          scanId: d.scanId,
-          message: `The service no longer knows this scan: ${error.message}`,
-        }),
-      });
+      await applyWrites(rt, d.installationId, planScanLost(d, error.message));
       await rt.state.finishScan(d.installationId, d.scanId);
       return "lost";
     }
@@ -78,19 +70,11 @@ export async function processPoll(rt: Runtime, job: Job<PollJobData>, token?: st
   }
 
   if (!isTerminalScanStatus(scan.status)) {
-    const octokit = await rt.octokit(d.installationId);
     if (rt.now() - d.launchedAt > d.config.scanTimeoutMinutes * 60_000) {
       await tenant.client
         .cancelScan(d.projectId, d.scanId)
         .catch((e: Error) => log.warn({ err: e.message }, "cancel failed"));
-      await updateCheckRun(octokit, d, d.checkRunId, {
-        conclusion: "timed_out",
-        output: renderLaunchError("timed_out", {
-          waitedSeconds: Math.round((rt.now() - d.launchedAt) / 1000),
-          scanId: d.scanId,
-          ...(d.lastPercent !== undefined ? { lastPercent: d.lastPercent } : {}),
-        }),
-      });
+      await applyWrites(rt, d.installationId, planScanTimedOut(d, rt.now()));
       await rt.state.finishScan(d.installationId, d.scanId);
       log.warn("scan exceeded scanTimeoutMinutes: cancelled");
       return "timed-out";
@@ -106,15 +90,9 @@ export async function processPoll(rt: Runtime, job: Job<PollJobData>, token?: st
     ) {
       // Not awaited: a progress write waits its turn in the installation's write queue (GitHub asks for
       // one content write per second), and the next poll must not wait with it. The report awaits it.
-      const write = updateCheckRun(octokit, d, d.checkRunId, {
-        status: "in_progress",
-        output: renderProgress(
-          Math.max(0, Math.round(percent)),
-          scan.progress?.phasesCompleted ?? 0,
-          scan.progress?.phasesTotal ?? 0,
-          scan.status,
-        ),
-      }).catch((e: Error) => log.warn({ err: e.message }, "progress update failed"));
+      const write = applyWrites(rt, d.installationId, planProgress(d, scan)).catch((e: Error) =>
+        log.warn({ err: e.message }, "progress update failed"),
+      );
       pendingProgress.set(d.scanId, write);
       pendingByInstallation.set(d.installationId, pendingProgressOf(d.installationId) + 1);
       void write.finally(() => {
@@ -159,21 +137,7 @@ async function concludeOnServiceError(
   const last = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
   if (error.retryable && !last) return false;
   const d = job.data;
-  const octokit = await rt.octokit(d.installationId);
-  await updateCheckRun(octokit, d, d.checkRunId, {
-    conclusion: "failure",
-    output: {
-      title: "Scan result could not be read",
-      summary: [
-        `**What happened:** diffward could not read the result of scan ${inlineCode(d.scanId)} from the scanning service.`,
-        error.retryable
-          ? `**Why:** the service kept failing after ${job.attemptsMade + 1} attempts.`
-          : "**Why:** the service's answer does not match its documented format, so diffward cannot trust it.",
-        "**What next:** comment `/diffward rescan` or push again; if it persists, contact the service's support with the scan id.",
-        `The error was:\n\n${codeBlock(error.message)}`,
-      ].join("\n\n"),
-    },
-  });
+  await applyWrites(rt, d.installationId, planScanUnreadable(d, error, job.attemptsMade + 1));
   await rt.state.finishScan(d.installationId, d.scanId);
   log.error({ err: error.name, retryable: error.retryable }, "scan result unreadable: check run concluded");
   return true;

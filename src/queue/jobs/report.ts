@@ -1,11 +1,11 @@
 import type { Logger } from "pino";
-import { updateCheckRun, type CheckAnnotation } from "../../github/checks.js";
+import type { CheckAnnotation } from "../../github/checks.js";
 import { listPullFiles } from "../../github/pulls.js";
-import { createReview, listReviewComments, updateReviewComment } from "../../github/reviews.js";
+import { listReviewComments } from "../../github/reviews.js";
 import type { ReportFinding } from "../../domain/types.js";
 import { fingerprint } from "../../domain/identity.js";
-import { batches, toAnnotations } from "../../render/annotations.js";
-import { renderCheckRunOutput, renderLaunchError } from "../../render/check-run.js";
+import { toAnnotations } from "../../render/annotations.js";
+import { renderCheckRunOutput } from "../../render/check-run.js";
 import { parseFindingMarker, renderFindingComment } from "../../render/inline-comment.js";
 import { findingLabel } from "../../scanner/labels.js";
 import type { FindingListItem, ScanDetail } from "../../scanner/schemas.js";
@@ -18,6 +18,8 @@ import type { ReportState } from "../../report/state.js";
 import { enqueueSettle } from "./settle.js";
 import { pullKey } from "../names.js";
 import type { Runtime } from "../runtime.js";
+import { applyWrites } from "../writes.js";
+import { decideReportWrites, planScanEnded } from "./decide-report.js";
 import type { PollJobData } from "./types.js";
 
 export type { ReportState } from "../../report/state.js";
@@ -41,12 +43,11 @@ export async function reportScan(
   const octokit = await rt.octokit(d.installationId);
   const pull = { owner: d.owner, repo: d.repo, pullNumber: d.pullNumber };
   if (scan.status !== "COMPLETED") {
-    await updateCheckRun(octokit, d, d.checkRunId, {
-      conclusion: scan.status === "CANCELLED" ? "cancelled" : "failure",
-      output: renderLaunchError(scan.status === "CANCELLED" ? "scan_cancelled" : "scan_failed", {
-        scanId: d.scanId,
-      }),
-    });
+    await applyWrites(
+      rt,
+      d.installationId,
+      planScanEnded(d, scan.status === "CANCELLED" ? "CANCELLED" : "FAILED"),
+    );
     await rt.state.finishScan(d.installationId, d.scanId);
     log.info({ status: scan.status }, "scan ended without findings report");
     return;
@@ -99,28 +100,6 @@ export async function reportScan(
   const bodyOf = (f: ReportFinding) =>
     renderFindingComment(details.get(f.id) ?? f, { labelPrefix: rt.settings.labelPrefix });
 
-  const commentIds = new Map<string, number>();
-  for (const u of plan.update) {
-    const existing = comments.find((c) => c.id === u.existingCommentId);
-    const body = bodyOf(u.finding);
-    if (existing && existing.body !== body) await updateReviewComment(octokit, d, u.existingCommentId!, body);
-    commentIds.set(u.finding.id, u.existingCommentId!);
-  }
-  if (plan.post.length > 0) {
-    await createReview(
-      octokit,
-      pull,
-      d.headSha,
-      `diffward found ${plan.verdict.total} finding${plan.verdict.total === 1 ? "" : "s"} in this change; ${plan.post.length} on changed lines below.`,
-      plan.post.map((p) => ({ path: p.path, line: p.line, body: bodyOf(p.finding) })),
-    );
-    // Read back the new comments' ids (one GET) so triage replies can be tied to their finding.
-    for (const c of await listReviewComments(octokit, pull)) {
-      const marker = c.inReplyToId === undefined ? parseFindingMarker(c.body) : undefined;
-      if (marker && !commentIds.has(marker.id)) commentIds.set(marker.id, c.id);
-    }
-  }
-
   const reserved = scan.creditBudget ?? d.creditBudget;
   const extras = await collectReportExtras(rt, octokit, tenant, d, reserved ?? undefined, log);
   const warnings = [
@@ -160,17 +139,20 @@ export async function reportScan(
       labelPrefix: rt.settings.labelPrefix,
     }),
   ];
-  const [first = [], ...rest] = batches(annotations, 50);
-  const conclusion = d.configProblemsInPull?.length ? "failure" : plan.verdict.conclusion;
-  await updateCheckRun(octokit, d, d.checkRunId, {
-    conclusion,
-    output: { ...output, annotations: first },
-  });
-  for (const batch of rest) {
-    await updateCheckRun(octokit, d, d.checkRunId, {
-      output: { title: output.title, summary: output.summary, annotations: batch },
-    });
+  const writes = decideReportWrites({ d, plan, comments, bodyOf, output, annotations });
+  const conclusion = writes.conclusion;
+
+  await applyWrites(rt, d.installationId, writes.commentUpdates);
+  const commentIds = new Map<string, number>(plan.update.map((u) => [u.finding.id, u.existingCommentId!]));
+  if (writes.review) {
+    await applyWrites(rt, d.installationId, [writes.review]);
+    // Read back the new comments' ids (one GET) so triage replies can be tied to their finding.
+    for (const c of await listReviewComments(octokit, pull)) {
+      const marker = c.inReplyToId === undefined ? parseFindingMarker(c.body) : undefined;
+      if (marker && !commentIds.has(marker.id)) commentIds.set(marker.id, c.id);
+    }
   }
+  await applyWrites(rt, d.installationId, writes.completion);
 
   const state: ReportState = {
     scanId: d.scanId,

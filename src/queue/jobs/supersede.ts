@@ -1,6 +1,5 @@
 import { renderLaunchError } from "../../render/check-run.js";
-import { updateCheckRun } from "../../github/checks.js";
-import type { InstallationOctokit } from "../../github/types.js";
+import { updateCheck, type GitHubWrite } from "../../github/writes.js";
 import { jobId } from "../names.js";
 import type { Runtime } from "../runtime.js";
 import type { PullState } from "../state.js";
@@ -9,14 +8,14 @@ import type { PullState } from "../state.js";
 export type StopReason = { kind: "superseded"; bySha: string } | { kind: "closed" } | { kind: "uninstalled" };
 
 /**
- * Stops what diffward was doing for `prev`'s head: removes a launch still waiting in its debounce window
- * (nothing spent), cancels a launched scan (spec `POST …/scans/{scanId}/cancel`: reserved credits are
- * released), removes its poll job, and concludes its check run `cancelled`, titled with the reason.
- * Errors while cancelling are logged, never thrown: the new head must not wait on the old one.
+ * Stops what diffward was doing for `prev`'s head, outside GitHub: removes a launch still waiting in its
+ * debounce window (nothing spent), cancels a launched scan (spec `POST …/scans/{scanId}/cancel`: reserved
+ * credits are released), removes its poll job and forgets its launch key. The check run's conclusion is
+ * planned apart ({@link planStopWrites}). Errors while cancelling are logged, never thrown: the new head
+ * must not wait on the old one.
  */
 export async function stopCurrent(
   rt: Runtime,
-  octokit: InstallationOctokit | undefined,
   prev: PullState,
   reason: StopReason,
   accountLogin: string,
@@ -42,18 +41,20 @@ export async function stopCurrent(
     await rt.state.finishScan(prev.installationId, prev.scanId);
   }
   if (prev.launchKey) await rt.state.deleteLaunch(prev.launchKey);
-  if (prev.checkRunId && octokit) {
-    const output =
-      reason.kind === "superseded"
-        ? renderLaunchError("superseded", { bySha: reason.bySha })
-        : renderLaunchError("scan_cancelled", {
-            scanId: prev.scanId ?? "(not launched)",
-            message: reason.kind === "closed" ? "The pull request was closed." : "diffward was uninstalled.",
-          });
-    try {
-      await updateCheckRun(octokit, prev, prev.checkRunId, { conclusion: "cancelled", output });
-    } catch (error) {
-      log.warn({ err: (error as Error).message }, "could not conclude superseded check run");
-    }
-  }
+}
+
+/**
+ * The GitHub write that ends `prev`'s check run: concluded `cancelled`, titled with the reason (none when
+ * it has no check run). Best effort: a failure is logged and the new head goes on. Pure.
+ */
+export function planStopWrites(prev: PullState, reason: StopReason): GitHubWrite[] {
+  if (!prev.checkRunId) return [];
+  const output =
+    reason.kind === "superseded"
+      ? renderLaunchError("superseded", { bySha: reason.bySha })
+      : renderLaunchError("scan_cancelled", {
+          scanId: prev.scanId ?? "(not launched)",
+          message: reason.kind === "closed" ? "The pull request was closed." : "diffward was uninstalled.",
+        });
+  return [{ ...updateCheck(prev, prev.checkRunId, { conclusion: "cancelled", output }), bestEffort: true }];
 }

@@ -1,0 +1,123 @@
+import { createCheckRun, updateCheckRun, type CheckRunUpdate } from "./checks.js";
+import { createReview, updateReviewComment, type ReviewCommentDraft } from "./reviews.js";
+import type { InstallationOctokit, PullRef, RepoRef } from "./types.js";
+
+/**
+ * One planned GitHub write of a job (a content-creating request in GitHub's terms: "Rate limits for the
+ * REST API" → secondary rate limits). Jobs decide a list of these with pure functions and hand it to one
+ * apply step (`src/queue/writes.ts`), the only place the pull-request, launch, poll and report jobs write.
+ * `purpose` says what the write is for; the apply step orders and thins writes by it (see
+ * {@link WRITE_PRIORITY}).
+ */
+export type GitHubWrite = WriteOptions &
+  (
+    | {
+        kind: "create-check-run";
+        repo: RepoRef;
+        headSha: string;
+        check: CheckRunUpdate;
+        purpose: "create";
+      }
+    | {
+        kind: "update-check-run";
+        repo: RepoRef;
+        checkRunId: number;
+        check: CheckRunUpdate;
+        /**
+         * `complete`: concludes the check run (or adds its annotations); `progress`: an in-progress courtesy
+         * (scan id, percent) that may be coalesced or dropped; `update`: any other change of its output.
+         */
+        purpose: "complete" | "progress" | "update";
+      }
+    | {
+        kind: "create-review";
+        pull: PullRef;
+        commitId: string;
+        body: string;
+        comments: ReviewCommentDraft[];
+        purpose: "review";
+      }
+    | { kind: "update-review-comment"; repo: RepoRef; commentId: number; body: string; purpose: "review" }
+  );
+
+/** Fields every planned write may carry. */
+export interface WriteOptions {
+  /** a failure of this write is logged and the next writes still go out (e.g. concluding a superseded run) */
+  bestEffort?: boolean;
+}
+
+/** What a write returned: the id GitHub gave a created check run or review. */
+export type WriteResult =
+  | { kind: "create-check-run"; checkRunId: number }
+  | { kind: "create-review"; reviewId: number }
+  | { kind: "done" }
+  /** a later update of the same check run took this one's place (its fields were merged into it) */
+  | { kind: "coalesced" }
+  /** a progress write left out because the installation's write budget is kept for what matters */
+  | { kind: "skipped" }
+  /** a best-effort write that failed (logged) */
+  | { kind: "failed"; message: string };
+
+/**
+ * The order in which an installation's pending writes go out (lower first), issue 15: completing a check
+ * run first (it ends a wait people watch), then creating the check run of a pull request that has none
+ * (first feedback), then other check-run changes, then reviews, then progress.
+ */
+export const WRITE_PRIORITY: Record<GitHubWrite["purpose"], number> = {
+  complete: 0,
+  create: 1,
+  update: 2,
+  review: 3,
+  progress: 4,
+};
+
+/** Plans the creation of diffward's check run on `headSha`. */
+export function createCheck(repo: RepoRef, headSha: string, check: CheckRunUpdate): GitHubWrite {
+  return {
+    kind: "create-check-run",
+    repo: { owner: repo.owner, repo: repo.repo },
+    headSha,
+    check,
+    purpose: "create",
+  };
+}
+
+/**
+ * Plans an update of a check run; a `conclusion` makes it a `complete` write, `status: in_progress` a
+ * `progress` one, unless `purpose` says otherwise.
+ */
+export function updateCheck(
+  repo: RepoRef,
+  checkRunId: number,
+  check: CheckRunUpdate,
+  purpose?: "complete" | "progress" | "update",
+): GitHubWrite {
+  return {
+    kind: "update-check-run",
+    repo: { owner: repo.owner, repo: repo.repo },
+    checkRunId,
+    check,
+    purpose:
+      purpose ?? (check.conclusion ? "complete" : check.status === "in_progress" ? "progress" : "update"),
+  };
+}
+
+/**
+ * Sends one planned write with Octokit (GitHub REST "Create a check run", "Update a check run", "Create a
+ * review for a pull request", "Update a review comment for a pull request"). Errors are Octokit's
+ * `RequestError`s, thrown as is.
+ */
+export async function sendWrite(octokit: InstallationOctokit, w: GitHubWrite): Promise<WriteResult> {
+  switch (w.kind) {
+    case "create-check-run":
+      return { kind: w.kind, checkRunId: await createCheckRun(octokit, w.repo, w.headSha, w.check) };
+    case "update-check-run":
+      await updateCheckRun(octokit, w.repo, w.checkRunId, w.check);
+      return { kind: "done" };
+    case "create-review":
+      return { kind: w.kind, reviewId: await createReview(octokit, w.pull, w.commitId, w.body, w.comments) };
+    case "update-review-comment":
+      await updateReviewComment(octokit, w.repo, w.commentId, w.body);
+      return { kind: "done" };
+  }
+}

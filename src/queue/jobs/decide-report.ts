@@ -1,0 +1,180 @@
+import type { CheckAnnotation, CheckConclusion, CheckOutput } from "../../github/checks.js";
+import type { ExistingReviewComment } from "../../github/reviews.js";
+import { updateCheck, type GitHubWrite } from "../../github/writes.js";
+import { batches } from "../../render/annotations.js";
+import { renderLaunchError, renderProgress } from "../../render/check-run.js";
+import { codeBlock, inlineCode } from "../../render/escape.js";
+import type { ReportFinding } from "../../domain/types.js";
+import type { ReportPlan } from "../../report/plan.js";
+import type { PollJobData } from "./types.js";
+
+/** GitHub's cap on annotations per check-run request ("Update a check run": at most 50; they accumulate). */
+export const ANNOTATIONS_PER_REQUEST = 50;
+
+/** The check-run write that ends a scan that did not complete (`FAILED` or `CANCELLED`). Pure. */
+export function planScanEnded(
+  d: Pick<PollJobData, "owner" | "repo" | "checkRunId" | "scanId">,
+  status: "FAILED" | "CANCELLED",
+): GitHubWrite[] {
+  return [
+    updateCheck(d, d.checkRunId, {
+      conclusion: status === "CANCELLED" ? "cancelled" : "failure",
+      output: renderLaunchError(status === "CANCELLED" ? "scan_cancelled" : "scan_failed", {
+        scanId: d.scanId,
+      }),
+    }),
+  ];
+}
+
+/** The GitHub writes of a completed scan's report, by kind (the apply step decides their order). */
+export interface ReportWrites {
+  /** refreshed bodies of existing finding comments whose text changed (same finding identity) */
+  commentUpdates: GitHubWrite[];
+  /** ONE review (event `COMMENT`) with the new inline comments; absent when there are none */
+  review?: GitHubWrite;
+  /** the completing update (conclusion, summary, first 50 annotations), then one per further 50 */
+  completion: GitHubWrite[];
+}
+
+/** What {@link decideReportWrites} needs: the report plan and what was rendered from it. */
+export interface ReportWritesInput {
+  d: Pick<PollJobData, "owner" | "repo" | "pullNumber" | "headSha" | "checkRunId" | "configProblemsInPull">;
+  plan: ReportPlan;
+  /** the pull request's review comments as read before the report */
+  comments: readonly ExistingReviewComment[];
+  /** the inline comment body of a finding */
+  bodyOf: (f: ReportFinding) => string;
+  output: CheckOutput;
+  annotations: readonly CheckAnnotation[];
+}
+
+/**
+ * Decides, without I/O, a completed scan's GitHub writes (issue "Reporting"): the conclusion (`failure`
+ * whatever the findings when the pull request's own `.github/diffward.yml` is invalid, else the plan's
+ * verdict); an update of each existing finding comment whose body changed (none when it is the same);
+ * one review with the new inline comments; the completing check-run update with the first 50
+ * annotations and one more update per further 50 (GitHub appends annotations, never replaces them).
+ */
+export function decideReportWrites(input: ReportWritesInput): ReportWrites & { conclusion: CheckConclusion } {
+  const { d, plan, output } = input;
+  const commentUpdates: GitHubWrite[] = [];
+  for (const u of plan.update) {
+    const existing = input.comments.find((c) => c.id === u.existingCommentId);
+    const body = input.bodyOf(u.finding);
+    if (existing && existing.body !== body)
+      commentUpdates.push({
+        kind: "update-review-comment",
+        repo: { owner: d.owner, repo: d.repo },
+        commentId: u.existingCommentId!,
+        body,
+        purpose: "review",
+      });
+  }
+  const review: GitHubWrite | undefined =
+    plan.post.length > 0
+      ? {
+          kind: "create-review",
+          pull: { owner: d.owner, repo: d.repo, pullNumber: d.pullNumber },
+          commitId: d.headSha,
+          body: `diffward found ${plan.verdict.total} finding${plan.verdict.total === 1 ? "" : "s"} in this change; ${plan.post.length} on changed lines below.`,
+          comments: plan.post.map((p) => ({ path: p.path, line: p.line, body: input.bodyOf(p.finding) })),
+          purpose: "review",
+        }
+      : undefined;
+  const [first = [], ...rest] = batches([...input.annotations], ANNOTATIONS_PER_REQUEST);
+  const conclusion: CheckConclusion = d.configProblemsInPull?.length ? "failure" : plan.verdict.conclusion;
+  const completion: GitHubWrite[] = [
+    updateCheck(d, d.checkRunId, { conclusion, output: { ...output, annotations: first } }),
+    ...rest.map((batch) =>
+      updateCheck(
+        d,
+        d.checkRunId,
+        { output: { title: output.title, summary: output.summary, annotations: batch } },
+        "complete",
+      ),
+    ),
+  ];
+  return { commentUpdates, ...(review ? { review } : {}), completion, conclusion };
+}
+
+/** The check-run write for a scan the service no longer knows (404 on its read). Pure. */
+export function planScanLost(
+  d: Pick<PollJobData, "owner" | "repo" | "checkRunId" | "scanId">,
+  message: string,
+): GitHubWrite[] {
+  return [
+    updateCheck(d, d.checkRunId, {
+      conclusion: "failure",
+      output: renderLaunchError("scan_failed", {
+        scanId: d.scanId,
+        message: `The service no longer knows this scan: ${message}`,
+      }),
+    }),
+  ];
+}
+
+/** The check-run write for a scan still running after `scanTimeoutMinutes` (cancelled). Pure. */
+export function planScanTimedOut(
+  d: Pick<PollJobData, "owner" | "repo" | "checkRunId" | "scanId" | "launchedAt" | "lastPercent">,
+  now: number,
+): GitHubWrite[] {
+  return [
+    updateCheck(d, d.checkRunId, {
+      conclusion: "timed_out",
+      output: renderLaunchError("timed_out", {
+        waitedSeconds: Math.round((now - d.launchedAt) / 1000),
+        scanId: d.scanId,
+        ...(d.lastPercent !== undefined ? { lastPercent: d.lastPercent } : {}),
+      }),
+    }),
+  ];
+}
+
+/**
+ * The check-run write for a scan whose result cannot be read (an answer outside the spec's schema, a 4xx,
+ * or retryable errors past the job's attempts): `failure` with what happened, why and what to do. Pure.
+ */
+export function planScanUnreadable(
+  d: Pick<PollJobData, "owner" | "repo" | "checkRunId" | "scanId">,
+  error: { message: string; retryable: boolean },
+  attempts: number,
+): GitHubWrite[] {
+  return [
+    updateCheck(d, d.checkRunId, {
+      conclusion: "failure",
+      output: {
+        title: "Scan result could not be read",
+        summary: [
+          `**What happened:** diffward could not read the result of scan ${inlineCode(d.scanId)} from the scanning service.`,
+          error.retryable
+            ? `**Why:** the service kept failing after ${attempts} attempts.`
+            : "**Why:** the service's answer does not match its documented format, so diffward cannot trust it.",
+          "**What next:** comment `/diffward rescan` or push again; if it persists, contact the service's support with the scan id.",
+          `The error was:\n\n${codeBlock(error.message)}`,
+        ].join("\n\n"),
+      },
+    }),
+  ];
+}
+
+/** The progress write of a running scan: percent and phases on the check run (a `progress` write). Pure. */
+export function planProgress(
+  d: Pick<PollJobData, "owner" | "repo" | "checkRunId">,
+  scan: {
+    status: string;
+    progress?: { percent?: number; phasesCompleted?: number; phasesTotal?: number } | null;
+  },
+): GitHubWrite[] {
+  const percent = scan.progress?.percent ?? 0;
+  return [
+    updateCheck(d, d.checkRunId, {
+      status: "in_progress",
+      output: renderProgress(
+        Math.max(0, Math.round(percent)),
+        scan.progress?.phasesCompleted ?? 0,
+        scan.progress?.phasesTotal ?? 0,
+        scan.status,
+      ),
+    }),
+  ];
+}
