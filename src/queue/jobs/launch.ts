@@ -207,8 +207,10 @@ async function findLaunchedScan(
 }
 
 /**
- * Remembers the scan (Redis: the pull request's state and the scan link), writes the scan id on the check
- * run (`external_id`), then starts following it (the poll job, `poll-<scanId>`).
+ * Remembers the scan (Redis: the pull request's state and the scan link), starts following it (the poll
+ * job, `poll-<scanId>`), then writes the scan id on the check run (`external_id`). The poll never waits on
+ * that write (issue 15): a scan is polled on time whatever the installation's write lane is doing, and a
+ * check run that shows a scan id always has its poll job (reconciliation relies on it).
  */
 async function afterLaunch(
   rt: Runtime,
@@ -232,7 +234,6 @@ async function afterLaunch(
     headSha: d.headSha,
     checkRunId: d.checkRunId,
   });
-  await applyWrites(rt, d.installationId, planLaunched(d, scanId, creditBudget));
   const poll: PollJobData = {
     ...repoContextOf(d),
     pullNumber: d.pullNumber,
@@ -257,4 +258,5 @@ async function afterLaunch(
     removeOnComplete: { age: 24 * 3600, count: 10_000 },
     removeOnFail: { age: 7 * 24 * 3600 },
   });
+  await applyWrites(rt, d.installationId, planLaunched(d, scanId, creditBudget));
 }
