@@ -1,6 +1,6 @@
 import { inlineCode, neutralize } from "../render/escape.js";
 import { bullets, sections } from "../render/markdown.js";
-import { presetsOf } from "../queue/presets.js";
+import { presetsOf } from "../tenants/presets.js";
 import type { ScannerTenant } from "../tenants/index.js";
 import { monthWindow, repositoryMonthSpend } from "./credits.js";
 

@@ -4,8 +4,8 @@ import { getFileText } from "../github/pulls.js";
 import type { InstallationOctokit } from "../github/types.js";
 import type { CreditInfo, GuidanceInfo } from "../render/check-run.js";
 import type { ShownExtras } from "./state.js";
-import type { PollJobData } from "../queue/jobs/types.js";
-import type { Runtime } from "../queue/runtime.js";
+import type { RepoConfig } from "../config/repo-config.js";
+import type { GuidanceChange } from "../policy/gates.js";
 import type { ScannerTenant } from "../tenants/index.js";
 import { readScanSpend } from "../policy/credits.js";
 import { guidanceChangeWarning } from "../render/gates.js";
@@ -18,6 +18,28 @@ export const GUIDANCE_MAX_CHARS = 100_000;
 export interface ReportExtras extends ShownExtras {
   /** an annotation on the guidance file when the pull request changes it */
   guidanceAnnotation?: CheckAnnotation;
+}
+
+/** The app settings and clock the extras read (a part of the queue's `Runtime`). */
+export interface ExtrasRuntime {
+  settings: { guidanceFile: string };
+  /** ms since epoch */
+  now(): number;
+}
+
+/** The reported scan, as far as the extras are concerned (a part of the poll job's data). */
+export interface ExtrasScan {
+  owner: string;
+  repo: string;
+  headSha: string;
+  scanId: string;
+  /** ms since epoch */
+  launchedAt: number;
+  presetRef: string;
+  repoHtmlUrl?: string;
+  config: RepoConfig;
+  guidanceChange?: GuidanceChange;
+  wholeRepository?: boolean;
 }
 
 const loggedTokenProblems = new Set<string>();
@@ -33,10 +55,10 @@ const loggedTokenProblems = new Set<string>();
  * - a low-balance warning under `lowBalanceThreshold`; a whole-repository note.
  */
 export async function collectReportExtras(
-  rt: Runtime,
+  rt: ExtrasRuntime,
   octokit: InstallationOctokit,
   tenant: ScannerTenant,
-  d: PollJobData,
+  d: ExtrasScan,
   creditBudget: number | undefined,
   log: Logger,
 ): Promise<ReportExtras> {

@@ -7,7 +7,7 @@ import type { ScannerTenant } from "../../tenants/index.js";
 import { classifyLaunchError, initializingDelay } from "../launch-errors.js";
 import { preflight } from "../../policy/preflight.js";
 import { JOB, jobId, pullKey } from "../names.js";
-import { presetsOf } from "../presets.js";
+import { presetsOf } from "../../tenants/presets.js";
 import type { Runtime } from "../runtime.js";
 import { LockBusyError } from "../state.js";
 import { applyWrites } from "../writes.js";

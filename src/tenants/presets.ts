@@ -1,5 +1,5 @@
 import type { ScanPreset } from "../scanner/schemas.js";
-import type { ScannerTenant } from "../tenants/index.js";
+import type { ScannerTenant } from "./index.js";
 
 const TTL_MS = 10 * 60_000;
 const cache = new Map<string, { at: number; presets: Promise<ScanPreset[]> }>();
