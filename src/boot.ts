@@ -2,21 +2,29 @@ import type { Worker } from "bullmq";
 import { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { Probot, type ProbotOctokit } from "probot";
-import { createRedis } from "./queue/connection.js";
-import { DEFAULT_SETTINGS, type Runtime, type Settings } from "./queue/runtime.js";
-import { StateStore } from "./queue/state.js";
 import {
   createQueues,
+  createRedis,
+  DEFAULT_SETTINGS,
+  JOB,
+  StateStore,
   startWorkers,
   type ExtraProcessors,
+  type Runtime,
+  type Settings,
   type WorkerConcurrency,
   type WorkerTiming,
-} from "./queue/workers.js";
-import { JOB } from "./queue/names.js";
-import { serviceReachability } from "./ops/health.js";
-import { DiffwardOctokit } from "./ops/octokit.js";
-import { createMetrics, type DiffwardMetrics } from "./ops/metrics.js";
-import { enqueueReconcile, reconcile, reconcileProcessor, type ReconcileSummary } from "./ops/reconcile.js";
+} from "./queue/index.js";
+import {
+  createMetrics,
+  DiffwardOctokit,
+  enqueueReconcile,
+  reconcile,
+  reconcileProcessor,
+  serviceReachability,
+  type DiffwardMetrics,
+  type ReconcileSummary,
+} from "./ops/index.js";
 import { createScannerAccess } from "./tenants/index.js";
 import { CODE_SCANNING_PROCESSORS } from "./codescanning/index.js";
 
