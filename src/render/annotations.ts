@@ -12,7 +12,8 @@ import { parseLocation } from "../domain/location.js";
 import type { Disclosure, FailOn, ReportFinding } from "../domain/types.js";
 import { isBlocking, isRuledOut, sortFindings } from "../domain/verdict.js";
 import { plainText } from "./escape.js";
-import { humanize, severityWord } from "./markdown.js";
+import { severityWord } from "./markdown.js";
+import { statusName } from "./glossary.js";
 import {
   ANNOTATIONS_PER_REQUEST,
   ANNOTATION_MESSAGE_MAX_BYTES,
@@ -71,7 +72,7 @@ export function toAnnotations(
       : SEVERITIES.indexOf(f.severity) <= SEVERITIES.indexOf("MEDIUM")
         ? "warning"
         : "notice";
-    const status = `Triage: ${humanize(f.triageStatus)}. Resolution: ${humanize(f.resolutionStatus)}.`;
+    const status = `Triage: ${statusName(f.triageStatus)}. Resolution: ${statusName(f.resolutionStatus)}.`;
     const annotation: CheckAnnotation = {
       path: loc.path,
       start_line: loc.startLine,

@@ -9,20 +9,30 @@ import { z } from "zod";
 import { Disclosure, FailOn, ReportFinding, parseInput, DomainInputError } from "../domain/types.js";
 import { decideConclusion, isBlocking, isRuledOut, sortFindings } from "../domain/verdict.js";
 import type { Verdict } from "../domain/verdict.js";
+import { findingPageUrl, scanPageUrl } from "../scanner/links.js";
 import { codeBlock, inlineCode, neutralize } from "./escape.js";
 import {
   countsInWords,
   countsLine,
   evidenceText,
   labelCode,
-  plural,
   resolutionText,
   shortSha,
   triageText,
 } from "./format.js";
 import { CodeScanningInfo, codeScanningSection } from "./code-scanning.js";
+import {
+  CONFIG_FILE,
+  RULED_OUT_MEANING,
+  configKey,
+  configSetting,
+  findingTally,
+  locationMarkdown,
+  plural,
+} from "./glossary.js";
 import { CHECK_RUN_SUMMARY_MAX_BYTES, CHECK_RUN_TEXT_MAX_BYTES, truncateBytes } from "./limits.js";
-import { bullets, details, link, sections, severityBadge, table } from "./markdown.js";
+import { bullets, details, link, sections, severityBadge, table as markdownTable } from "./markdown.js";
+import { safeMarkdown } from "./untrusted-markdown.js";
 
 /** Guidance file facts for the summary (spec "Guidance": the committed file always applies). */
 export const GuidanceInfo = z.object({
@@ -71,15 +81,20 @@ export const CheckRunModel = z.object({
   disclosure: Disclosure,
   /** two-letter label prefix, or "" for bare labels */
   labelPrefix: z.string(),
-  /** link to the scan in the service's web application */
+  /**
+   * the service's public web address (`SCANNER_PUBLIC_URL`); with `projectId` it gives links to the
+   * scan and to each finding (src/scanner/links.ts), and links to it in finding text stay links
+   */
+  publicUrl: z.string().optional(),
+  /** the service project of the scan, for the links above */
+  projectId: z.string().optional(),
+  /** link to the scan in the service's web application (default: built from `publicUrl`) */
   serviceUrl: z.string().optional(),
-  /** number of findings posted as review comments on the diff */
-  inlineCount: z.number().int().nonnegative(),
-  /** open findings whose location is outside the diff (no review comment) */
-  notInline: z.array(ReportFinding),
+  /** ids of the findings that have a diffward review comment on the pull request */
+  inlineIds: z.array(z.string()),
   credits: CreditInfo.optional(),
   guidance: GuidanceInfo.optional(),
-  /** diffward's own warnings (config fallbacks and the like); neutralized before rendering */
+  /** diffward's own warnings (guidance change first, config fallbacks and the like); neutralized */
   warnings: z.array(z.string()).optional(),
   /** the report's upload to GitHub code scanning, when `codeScanning.upload` is on */
   codeScanning: CodeScanningInfo.optional(),
@@ -96,10 +111,15 @@ export interface CheckRunOutput {
   text?: string;
 }
 
+/** Longest finding title shown in one table cell, in characters (longer ones end in `…`). */
+export const TABLE_TITLE_MAX_CHARS = 120;
+/** Longest location shown in one table cell, in characters. */
+export const TABLE_LOCATION_MAX_CHARS = 80;
+
 /**
  * The check run title for a verdict: `2 blocking findings (1 critical, 1 high)`, or
  * `No blocking findings` (with `(3 open below high)` when findings remain under the threshold, or
- * `(3 open; fail_on: none)`).
+ * `(3 open; failOn: none)`).
  */
 export function verdictTitle(verdict: Verdict, failOn: FailOn): string {
   if (verdict.blocking > 0) {
@@ -107,25 +127,28 @@ export function verdictTitle(verdict: Verdict, failOn: FailOn): string {
   }
   if (verdict.open === 0) return "No blocking findings";
   return failOn === "none"
-    ? `No blocking findings (${verdict.open} open; fail_on: none)`
+    ? `No blocking findings (${verdict.open} open; failOn: none)`
     : `No blocking findings (${verdict.open} open below ${failOn})`;
 }
 
 /**
  * Renders the output of a check run for a finished scan.
  *
- * Summary sections, in order: verdict line; counts by severity; the findings that count (not ruled
- * out) as a table (label, severity, title, location, triage status, confirmation evidence,
- * resolution), most severe first; how many are inline and which are outside the diff; the ruled out
- * findings in a collapsed `<details>`; warnings; credits (reserved, spent, settled, ran short);
- * guidance; a footer with scan id, preset, commits and a link to the service.
+ * Summary sections, in order: warnings (a pull request that edits the guidance file first: STYLE.md
+ * and README "Guidance" put it at the top); the verdict (heading, {@link findingTally}, counts by
+ * severity); the findings that count (not ruled out) as a table, most severe first, each cell cut to
+ * fit ({@link TABLE_TITLE_MAX_CHARS}, {@link TABLE_LOCATION_MAX_CHARS}); which open findings have no
+ * review comment; the ruled out findings in a collapsed `<details>`; credits; guidance; a footer with
+ * scan id, preset, commits and a link to the service (the same on the first report and on every
+ * recompute, given the same model).
  *
- * With `disclosure: "summary"` no title, location, description or fix appears anywhere: the table
- * keeps label, severity, triage and resolution, and `text` is absent.
+ * With `disclosure: "summary"` no title, location, description or fix appears anywhere: a note says
+ * what is withheld and why, the table keeps label (linked to the finding's page in the service when
+ * `publicUrl` and `projectId` are known), severity, triage and resolution, and `text` is absent.
  *
- * With `disclosure: "full"`, `text` holds each open finding's description and recommended fix.
- * Untrusted service text is neutralized (./escape.ts). Summary and text are cut to 65,535 bytes with
- * a note pointing to the service.
+ * With `disclosure: "full"`, `text` holds each open finding's description and recommended fix, made
+ * safe by {@link safeMarkdown} (code kept exactly). Locations read `path:line` / `path:start-end`
+ * ({@link locationMarkdown}). Summary and text are cut to 65,535 bytes with a note pointing to the service.
  *
  * @throws DomainInputError when `model` does not match {@link CheckRunModel}.
  */
@@ -135,24 +158,27 @@ export function renderCheckRunOutput(model: CheckRunModel): CheckRunOutput {
   const full = m.disclosure === "full";
   const open = sortFindings(m.findings.filter((f) => !isRuledOut(f)));
   const ruledOut = sortFindings(m.findings.filter((f) => isRuledOut(f)));
-  const serviceLink = m.serviceUrl ? link("Open the scan in the scanning service", m.serviceUrl) : undefined;
+  const scanUrl =
+    m.serviceUrl ?? (m.publicUrl && m.projectId ? scanPageUrl(m.publicUrl, m.projectId, m.scan.id) : undefined);
+  const serviceLink = scanUrl ? link("Open the scan in the scanning service", scanUrl) : undefined;
+  const findingUrl = (id: string) =>
+    m.publicUrl && m.projectId ? findingPageUrl(m.publicUrl, m.projectId, id) : undefined;
+  const table = (list: readonly ReportFinding[]) =>
+    findingsTable(list, m.failOn, m.labelPrefix, full, findingUrl);
+  const inline = new Set(m.inlineIds);
 
   const summary = sections(
+    m.warnings?.length ? bullets(m.warnings.map((w) => `⚠️ ${neutralize(w)}`)) : undefined,
     verdictSection(verdict, m.failOn),
     m.scan.status !== "COMPLETED" &&
       `⚠️ The scan ended as ${inlineCode(m.scan.status)}, not \`COMPLETED\`: these results may be partial.`,
+    !full && m.findings.length > 0 && withheldNote(Boolean(m.publicUrl && m.projectId)),
     open.length > 0 &&
-      `### Findings\n\n${findingsTable(open, m.failOn, m.labelPrefix, full)}` +
-        (verdict.blocking > 0 ? `\n\n⛔ blocks this pull request (\`fail_on: ${m.failOn}\`)` : ""),
-    placementSection(open.length, m.inlineCount, sortFindings(m.notInline), m.labelPrefix, full),
+      `### Findings\n\n${table(open)}` +
+        (verdict.blocking > 0 ? `\n\n⛔ blocks this pull request (${configSetting("failOn", m.failOn)})` : ""),
+    full && placementSection(open, inline, m.labelPrefix),
     ruledOut.length > 0 &&
-      details(
-        `${plural(ruledOut.length, "finding")} ruled out (false positive, duplicate or resolved)`,
-        findingsTable(ruledOut, m.failOn, m.labelPrefix, full),
-      ),
-    m.warnings?.length
-      ? `### Warnings\n\n${bullets(m.warnings.map((w) => `⚠️ ${neutralize(w)}`))}`
-      : undefined,
+      details(`${plural(ruledOut.length, "finding")} ruled out`, `${capitalize(RULED_OUT_MEANING)}.\n\n${table(ruledOut)}`),
     m.codeScanning && codeScanningSection(m.codeScanning),
     creditsSection(m.credits, m.scan.creditBudget ?? undefined),
     m.guidance && guidanceSection(m.guidance),
@@ -164,9 +190,24 @@ export function renderCheckRunOutput(model: CheckRunModel): CheckRunOutput {
     summary: truncateBytes(summary, CHECK_RUN_SUMMARY_MAX_BYTES, note),
   };
   if (full && open.length > 0) {
-    output.text = truncateBytes(detailsText(open, m.labelPrefix), CHECK_RUN_TEXT_MAX_BYTES, note);
+    output.text = truncateBytes(detailsText(open, m.labelPrefix, m.publicUrl), CHECK_RUN_TEXT_MAX_BYTES, note);
   }
   return output;
+}
+
+function capitalize(s: string): string {
+  return s.charAt(0).toUpperCase() + s.slice(1);
+}
+
+function withheldNote(linked: boolean): string {
+  return (
+    `🔒 Details withheld: this repository uses ${configSetting("disclosure", "summary")} (the default for public ` +
+    "repositories), so finding titles, locations, descriptions and fixes are not posted on GitHub, where " +
+    "anyone who can read the pull request would see them, and no review comments are posted. " +
+    (linked
+      ? "Each label below links to the finding in the scanning service."
+      : "Find each label in the scanning service.")
+  );
 }
 
 function verdictSection(verdict: Verdict, failOn: FailOn): string {
@@ -174,10 +215,20 @@ function verdictSection(verdict: Verdict, failOn: FailOn): string {
     verdict.blocking > 0
       ? `## ❌ ${plural(verdict.blocking, "finding")} at or above \`${failOn}\` ${verdict.blocking === 1 ? "blocks" : "block"} this pull request`
       : failOn === "none"
-        ? "## ✅ No finding blocks this pull request (`fail_on: none`)"
+        ? `## ✅ No finding blocks this pull request (${configSetting("failOn", "none")})`
         : `## ✅ No open finding at or above \`${failOn}\``;
-  const tally = `${plural(verdict.open, "open finding")} · ${verdict.blocking} blocking · ${verdict.ruledOut} ruled out`;
-  return `${head}\n\n${tally}\n\n${countsLine(verdict.openBySeverity)}`;
+  return `${head}\n\n${findingTally(verdict)}\n\n${countsLine(verdict.openBySeverity)}`;
+}
+
+/** Untrusted one-line text for a table cell, cut to `max` characters (`…`) before escaping. */
+function cellText(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return neutralize(flat.length > max ? `${flat.slice(0, max - 1).trimEnd()}…` : flat);
+}
+
+function cellLocation(location: string): string {
+  const t = location.trim();
+  return locationMarkdown(t.length > TABLE_LOCATION_MAX_CHARS ? `${t.slice(0, TABLE_LOCATION_MAX_CHARS - 1)}…` : t);
 }
 
 function findingsTable(
@@ -185,15 +236,18 @@ function findingsTable(
   failOn: FailOn,
   prefix: string,
   full: boolean,
+  findingUrl: (id: string) => string | undefined,
 ): string {
   const rows = findings.map((f) => {
-    const label = `${labelCode(f.id, prefix)}${isBlocking(f, failOn) ? " ⛔" : ""}`;
+    const url = full ? undefined : findingUrl(f.id);
+    const code = labelCode(f.id, prefix);
+    const label = `${url ? link(code, url) : code}${isBlocking(f, failOn) ? " ⛔" : ""}`;
     return full
       ? [
           label,
           severityBadge(f.severity),
-          neutralize(f.title),
-          inlineCode(f.location),
+          cellText(f.title, TABLE_TITLE_MAX_CHARS),
+          cellLocation(f.location),
           triageText(f.triageStatus),
           evidenceText(f.confirmationEvidence),
           resolutionText(f.resolutionStatus),
@@ -203,24 +257,26 @@ function findingsTable(
   const headers = full
     ? ["Label", "Severity", "Title", "Location", "Triage", "Evidence", "Resolution"]
     : ["Label", "Severity", "Triage", "Resolution"];
-  return table(headers, rows);
+  return markdownTable(headers, rows);
 }
 
+/**
+ * Which open findings have a review comment and which do not. Computed from the open findings and the
+ * ids that have a comment, so the first report and every recompute give the same numbers.
+ */
 function placementSection(
-  open: number,
-  inlineCount: number,
-  notInline: readonly ReportFinding[],
+  open: readonly ReportFinding[],
+  inline: ReadonlySet<string>,
   prefix: string,
-  full: boolean,
 ): string | undefined {
-  if (open === 0 && inlineCount === 0) return undefined;
-  const lines = [`${plural(inlineCount, "finding")} posted as review comments on the diff.`];
-  if (notInline.length > 0) {
-    const items = notInline.map((f) =>
-      full ? `${labelCode(f.id, prefix)} ${inlineCode(f.location)}` : labelCode(f.id, prefix),
-    );
+  if (open.length === 0) return undefined;
+  const commented = open.filter((f) => inline.has(f.id)).length;
+  const without = open.filter((f) => !inline.has(f.id));
+  const lines = [`Review comments on the diff: ${commented} of ${plural(open.length, "open finding")}.`];
+  if (without.length > 0) {
     lines.push(
-      `${plural(notInline.length, "finding")} outside the diff (no review comment): ${items.join(", ")}`,
+      `${plural(without.length, "open finding")} without a review comment (outside the diff, below ${configKey("comments.minSeverity")} or over ${configKey("comments.maxInline")}): ` +
+        without.map((f) => `${labelCode(f.id, prefix)} ${cellLocation(f.location)}`).join(", "),
     );
   }
   return lines.join("\n");
@@ -235,18 +291,22 @@ function creditsSection(
   const parts: string[] = [];
   if (reserved !== undefined) parts.push(`Budget: **${reserved}** credits reserved.`);
   if (credits?.spent !== undefined) {
-    parts.push(
-      credits.settled
-        ? `Spent: **${credits.spent}** credits; unused credits went back to the balance.`
-        : `Spent so far: **${credits.spent}** credits; the final amount settles as the scan's jobs wind down.`,
-    );
+    if (!credits.settled) {
+      parts.push(`Spent so far: **${credits.spent}** credits; the final amount settles as the scan's jobs wind down.`);
+    } else if (credits.ranShort || (reserved !== undefined && credits.spent >= reserved)) {
+      parts.push(`Spent: **${credits.spent}** credits, the whole budget.`);
+    } else if (reserved !== undefined) {
+      parts.push(`Spent: **${credits.spent}** credits; the unused ${reserved - credits.spent} went back to the balance.`);
+    } else {
+      parts.push(`Spent: **${credits.spent}** credits.`);
+    }
   } else if (credits && !credits.settled) {
     parts.push("Spend not settled yet.");
   }
   if (credits?.ranShort) {
     parts.push(
       "⚠️ The scan ran short of its budget and stopped early, so coverage is **partial**. " +
-        "Raise the credit budget in `.github/diffward.yml`, or leave it unset so the service " +
+        `Raise ${configKey("creditBudget")} in \`${CONFIG_FILE}\`, or leave it unset so the service ` +
         "recommends one (half again the last budget after a short run).",
     );
   }
@@ -292,17 +352,18 @@ function footer(scan: z.output<typeof CheckRunModel>["scan"], serviceLink: strin
   return `---\n${parts.join(" · ")}`;
 }
 
-function detailsText(open: readonly ReportFinding[], prefix: string): string {
+function detailsText(open: readonly ReportFinding[], prefix: string, publicUrl: string | undefined): string {
   return open
     .map((f) =>
       sections(
-        `### ${severityBadge(f.severity)} · ${labelCode(f.id, prefix)} · ${neutralize(f.title)}`,
-        `${inlineCode(f.location)} · ${neutralize(f.category)} · triage ${triageText(f.triageStatus)} (${evidenceText(f.confirmationEvidence)})`,
-        f.description && neutralize(f.description),
-        f.recommendedFix && `**Recommended fix**\n\n${neutralize(f.recommendedFix)}`,
+        `### ${severityBadge(f.severity)} · ${labelCode(f.id, prefix)} · ${neutralize(f.title.replace(/\s+/g, " "))}`,
+        `${locationMarkdown(f.location)} · ${neutralize(f.category)} · triage ${triageText(f.triageStatus)} (${evidenceText(f.confirmationEvidence)}) · resolution ${resolutionText(f.resolutionStatus)}`,
+        f.description?.trim() && safeMarkdown(f.description, { trustedOrigin: publicUrl }),
+        f.recommendedFix?.trim() &&
+          `**Recommended fix**\n\n${safeMarkdown(f.recommendedFix, { trustedOrigin: publicUrl })}`,
       ),
     )
-    .join("\n\n");
+    .join("\n\n---\n\n");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -317,6 +378,8 @@ export interface StateOutput {
 
 /**
  * Output while the scan waits to start (spec "Scan status": `QUEUED`, budget reserved at launch).
+ * Without a scan id (the check run is created before the launch request is sent) it says diffward is
+ * preparing the scan, never that the service accepted it.
  *
  * @param info scan id, preset and the budget the service reserved (credits), when known.
  */
@@ -329,10 +392,12 @@ export function renderQueued(
     info.creditBudget !== undefined && `${info.creditBudget} credits reserved`,
   ].filter((x): x is string => typeof x === "string");
   return {
-    title: "Scan queued",
+    title: info.scanId ? "Scan queued" : "Preparing the scan",
     summary: sections(
-      "## ⏳ Scan queued",
-      "The scanning service accepted the scan and will start it shortly. This check updates as it runs.",
+      info.scanId ? "## ⏳ Scan queued" : "## ⏳ Preparing the scan",
+      info.scanId
+        ? "The scanning service accepted the scan and will start it shortly. This check updates as it runs."
+        : "diffward is checking this pull request and will launch the scan shortly. This check updates as it runs.",
       facts.length > 0 && facts.join(" · "),
     ),
   };

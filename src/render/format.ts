@@ -6,22 +6,23 @@ import type { Severity } from "../scanner/catalog.js";
 import { SEVERITIES } from "../scanner/catalog.js";
 import { findingLabel } from "../scanner/labels.js";
 import type { SeverityCounts } from "../domain/verdict.js";
-import { humanize, severityBadge } from "./markdown.js";
+import { severityBadge } from "./markdown.js";
 import { inlineCode, neutralize } from "./escape.js";
+import { statusMarkdown } from "./glossary.js";
 
 /** `SC-1a2b3c4d` as inline code. */
 export function labelCode(id: string, labelPrefix: string): string {
   return inlineCode(findingLabel(id, labelPrefix));
 }
 
-/** Triage status in words (`CONFIRMED` → `Confirmed`), safe Markdown. */
+/** Triage status in words (`CONFIRMED` → `Confirmed`) from the glossary, safe Markdown. */
 export function triageText(triageStatus: string): string {
-  return neutralize(humanize(triageStatus));
+  return statusMarkdown(triageStatus);
 }
 
 /** Resolution status in words (`NOT_STARTED` → `Not started`), safe Markdown. */
 export function resolutionText(resolutionStatus: string): string {
-  return neutralize(humanize(resolutionStatus));
+  return statusMarkdown(resolutionStatus);
 }
 
 /**
@@ -32,7 +33,7 @@ export function evidenceText(evidence: string | null | undefined): string {
   if (!evidence) return "—";
   if (evidence === "POC") return "Proof of concept";
   if (evidence === "ANALYSIS") return "Code analysis";
-  return neutralize(humanize(evidence));
+  return statusMarkdown(evidence);
 }
 
 /** `1 critical, 2 high` from counts (zero levels left out), or "" when all are zero. */
@@ -47,10 +48,8 @@ export function countsLine(counts: SeverityCounts): string {
   return SEVERITIES.map((s: Severity) => `${severityBadge(s)} **${counts[s]}**`).join(" · ");
 }
 
-/** `1 finding` / `2 findings`. */
-export function plural(n: number, one: string, many = `${one}s`): string {
-  return `${n} ${n === 1 ? one : many}`;
-}
+/** `1 finding` / `2 findings` (the glossary's). */
+export { plural } from "./glossary.js";
 
 /** A commit id shortened to 7 characters in inline code. */
 export function shortSha(sha: string): string {

@@ -5,3 +5,6 @@ export * from "./format.js";
 export * from "./check-run.js";
 export * from "./annotations.js";
 export * from "./inline-comment.js";
+export * from "./glossary.js";
+export * from "./review-body.js";
+export * from "./untrusted-markdown.js";

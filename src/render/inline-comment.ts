@@ -9,8 +9,10 @@ import type { ReportFinding } from "../domain/types.js";
 import { DomainInputError } from "../domain/types.js";
 import { inlineCode, neutralize } from "./escape.js";
 import { evidenceText, labelCode, resolutionText, triageText } from "./format.js";
+import { locationMarkdown, statusMarkdown } from "./glossary.js";
 import { COMMENT_BODY_MAX_CHARS, truncateChars } from "./limits.js";
-import { humanize, sections, severityBadge } from "./markdown.js";
+import { sections, severityBadge } from "./markdown.js";
+import { safeMarkdown } from "./untrusted-markdown.js";
 
 /** A team decision shown under the finding (spec "PATCH …/resolution"). */
 export interface FindingDecision {
@@ -31,6 +33,8 @@ export interface FindingCommentOptions {
   /** two-letter label prefix, or "" for bare labels */
   labelPrefix: string;
   decision?: FindingDecision;
+  /** the service's public web address (`SCANNER_PUBLIC_URL`): links to it in finding text stay links */
+  publicUrl?: string | undefined;
 }
 
 /** The parsed hidden marker. */
@@ -52,7 +56,7 @@ export function findingMarker(id: string, fp: string): string {
 /**
  * Reads the marker of a diffward finding comment. The marker must be the very first line of the body
  * (where {@link renderFindingComment} puts it), so a marker-like text further down, such as finding
- * text (which is neutralized anyway: its `<` became `&lt;`), never parses. Callers must also check
+ * text (sanitized anyway: raw HTML in it is shown as text), never parses. Callers must also check
  * that the comment's author is diffward's own bot account.
  *
  * @returns `{ id, fingerprint }`, or `undefined` when the body does not start with a valid marker.
@@ -69,25 +73,28 @@ export function parseFindingMarker(body: string | null | undefined): FindingMark
   }
 }
 
-/** The reply commands hinted at under each finding (see src/commands/verbs.ts). */
+/** The reply commands, listed once in the review body (see ./review-body.ts and src/commands/verbs.ts). */
 export const REPLY_COMMANDS_HINT =
   "Reply to this comment with `/resolve`, `/fp`, `/wontfix`, `/mitigate`, `/duplicate`, `/in-progress` or " +
   "`/reopen` (optionally followed by a reason code or a note), `/severity <level>`, `/note <text>`, or `/help`.";
 
 /**
- * The body of the review comment for one finding: hidden marker (first line), severity badge, label
- * and category, the title, the description, the recommended fix, triage status with confirmation
- * evidence and resolution status, the team's decision when there is one, and a one-line hint of the
- * reply commands. All finding text is neutralized; the body is cut to 65,536 characters (the marker
- * stays, as it comes first). The PoC report is left out on purpose: exploit steps do not belong in a
- * pull request that may be public.
+ * The body of the review comment for one finding: hidden marker (first line), severity badge, label,
+ * category and location (`path:line`, see `locationMarkdown`), the title, the description, the
+ * recommended fix, triage status with confirmation evidence and resolution status (glossary words), and
+ * the team's decision when there is one. The reply commands are not repeated here: the review body
+ * lists them once. The title is escaped as one line; description, fix and note go through
+ * {@link safeMarkdown} (code kept exactly, no HTML, image, mention or reference). The body is cut to
+ * 65,536 characters (the marker stays, as it comes first). The PoC report is left out on purpose:
+ * exploit steps do not belong in a pull request that may be public.
  *
  * @throws DomainInputError when the finding has an empty id.
  */
 export function renderFindingComment(f: ReportFinding, options: FindingCommentOptions): string {
   if (!f.id) throw new DomainInputError("invalid finding", ["id: must not be empty"]);
   const marker = findingMarker(f.id, fingerprint(f));
-  const header = `${severityBadge(f.severity)} · ${labelCode(f.id, options.labelPrefix)}${f.category ? ` · ${neutralize(f.category)}` : ""}`;
+  const trusted = { trustedOrigin: options.publicUrl };
+  const header = `${severityBadge(f.severity)} · ${labelCode(f.id, options.labelPrefix)}${f.category ? ` · ${neutralize(f.category)}` : ""} · ${locationMarkdown(f.location)}`;
   const status =
     `**Triage:** ${triageText(f.triageStatus)}` +
     (f.confirmationEvidence ? ` (${evidenceText(f.confirmationEvidence)})` : "") +
@@ -96,11 +103,10 @@ export function renderFindingComment(f: ReportFinding, options: FindingCommentOp
     marker,
     header,
     `**${neutralize(f.title).replace(/\s*\n\s*/g, " ")}**`,
-    f.description?.trim() && neutralize(f.description.trim()),
-    f.recommendedFix?.trim() && `**Recommended fix**\n\n${neutralize(f.recommendedFix.trim())}`,
+    f.description?.trim() && safeMarkdown(f.description, trusted),
+    f.recommendedFix?.trim() && `**Recommended fix**\n\n${safeMarkdown(f.recommendedFix, trusted)}`,
     status,
-    options.decision && decisionLine(options.decision),
-    `<sub>${REPLY_COMMANDS_HINT}</sub>`,
+    options.decision && decisionLine(options.decision, options.publicUrl),
   );
   return truncateChars(
     body,
@@ -109,10 +115,11 @@ export function renderFindingComment(f: ReportFinding, options: FindingCommentOp
   );
 }
 
-function decisionLine(d: FindingDecision): string {
+function decisionLine(d: FindingDecision, publicUrl: string | undefined): string {
   const reason = d.reason ? ` (${inlineCode(d.reason)})` : "";
   const when = /^\d{4}-\d{2}-\d{2}/.test(d.at) ? d.at.slice(0, 10) : neutralize(d.at);
-  const line = `**Decision:** ${neutralize(humanize(d.resolutionStatus))}${reason} by ${inlineCode(`@${d.by}`)} on ${when}`;
-  const note = d.note?.trim() ? `\n\n> ${neutralize(d.note.trim()).replace(/\n/g, "\n> ")}` : "";
+  const line = `**Decision:** ${statusMarkdown(d.resolutionStatus)}${reason} by ${inlineCode(`@${d.by}`)} on ${when}`;
+  const safe = d.note?.trim() ? safeMarkdown(d.note, { trustedOrigin: publicUrl }) : "";
+  const note = safe ? `\n\n${safe.replace(/^/gm, "> ").replace(/^> $/gm, ">")}` : "";
   return `${line}${note}`;
 }

@@ -4,6 +4,7 @@
  */
 import type { Severity } from "../scanner/catalog.js";
 import { toCell } from "./escape.js";
+import { severityBadgeText, severityName, statusName } from "./glossary.js";
 
 /**
  * A collapsed `<details>` block (GitHub doc "Organizing information with collapsed sections",
@@ -34,32 +35,19 @@ export function table(headers: readonly string[], rows: readonly (readonly strin
   return out.join("\n");
 }
 
-const BADGES: Record<Severity, string> = {
-  CRITICAL: "🔴 Critical",
-  HIGH: "🟠 High",
-  MEDIUM: "🟡 Medium",
-  LOW: "🔵 Low",
-  INFO: "⚪ Info",
-};
-
 /** Emoji and word for a severity: 🔴 Critical, 🟠 High, 🟡 Medium, 🔵 Low, ⚪ Info. */
 export function severityBadge(severity: Severity): string {
-  return BADGES[severity] ?? `❔ ${titleCase(String(severity))}`;
+  return severityBadgeText(severity);
 }
 
 /** The word alone: `Critical`, `High`, … */
 export function severityWord(severity: Severity): string {
-  return titleCase(severity);
+  return severityName(severity);
 }
 
-/** `NOT_STARTED` → `Not started`, `FALSE_POSITIVE` → `False positive`. */
+/** `NOT_STARTED` → `Not started`, `WONT_FIX` → `Won't fix`: the glossary's status name (plain text). */
 export function humanize(code: string): string {
-  const words = code.toLowerCase().replace(/_/g, " ").trim();
-  return words.charAt(0).toUpperCase() + words.slice(1);
-}
-
-function titleCase(word: string): string {
-  return word.charAt(0).toUpperCase() + word.slice(1).toLowerCase();
+  return statusName(code);
 }
 
 /**

@@ -43,6 +43,9 @@ export interface ReportState {
   /** the budget asked at launch, in credits */
   creditBudget?: number;
   presetRef: string;
+  /** the preset's name and the merge base as the scan reported them: the footer keeps them on recomputes */
+  presetName?: string;
+  baseCommit?: string;
   /** guidance, credits and warnings shown beside the findings (re-rendered by triage and settlement) */
   extras?: ShownExtras;
   /** the pull request's own `.github/diffward.yml` is invalid: the check fails whatever the findings */

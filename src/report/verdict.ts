@@ -4,7 +4,7 @@
  * settlement of a scan's credits). The report job renders the first version from the same builders.
  */
 import type { ReportFinding } from "../domain/types.js";
-import { decideConclusion, isRuledOut, type Verdict } from "../domain/verdict.js";
+import { decideConclusion, type Verdict } from "../domain/verdict.js";
 import { renderCheckRunOutput, type CheckRunOutput } from "../render/check-run.js";
 import type { ReportState } from "./state.js";
 
@@ -46,17 +46,18 @@ export function renderPullVerdict(
     scan: {
       id: report.scanId,
       status: "COMPLETED",
-      presetName: report.presetRef,
+      // the footer as the first report showed it: the preset's name and the merge base
+      presetName: report.presetName ?? report.presetRef,
       ...(report.creditBudget !== undefined ? { creditBudget: report.creditBudget } : {}),
       commitHash: report.headSha,
+      ...(report.baseCommit ? { baseCommit: report.baseCommit } : {}),
     },
     findings: [...findings],
     failOn: cfg.failOn,
     disclosure: cfg.disclosure ?? "full",
     labelPrefix: settings.labelPrefix,
-    ...(settings.publicUrl ? { serviceUrl: settings.publicUrl } : {}),
-    inlineCount: commented.size,
-    notInline: findings.filter((f) => !commented.has(f.id) && !isRuledOut(f)),
+    ...(settings.publicUrl ? { publicUrl: settings.publicUrl, projectId: report.projectId } : {}),
+    inlineIds: [...commented],
     ...(report.extras?.guidance ? { guidance: report.extras.guidance } : {}),
     ...(report.extras?.credits ? { credits: report.extras.credits } : {}),
     ...(report.extras?.warnings.length ? { warnings: report.extras.warnings } : {}),

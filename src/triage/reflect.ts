@@ -37,6 +37,7 @@ export function detailToReportFinding(detail: FindingDetail): ReportFinding {
  * Re-reads the finding from the service (`GET …/findings/{findingId}`) and, when diffward has a comment
  * of it on the pull request, re-renders that comment with the current state and the stored decision
  * (GitHub REST "Update a review comment"; skipped when the body is unchanged).
+ * Links to `publicUrl` (`SCANNER_PUBLIC_URL`) in the finding text stay links.
  * @returns the finding as the service has it now.
  */
 export async function refreshFindingComment(
@@ -46,12 +47,14 @@ export async function refreshFindingComment(
   target: { detail: FindingDetail; commentId?: number },
   decisions: () => Promise<Decision[]>,
   labelPrefix: string,
+  publicUrl?: string,
 ): Promise<ReportFinding> {
   const f = detailToReportFinding(await tenant.client.getFinding(tenant.projectId, target.detail.id));
   if (target.commentId === undefined) return f;
   const decision = (await decisions()).find((x) => x.findingId === f.id);
   const body = renderFindingComment(f, {
     labelPrefix,
+    publicUrl,
     ...(decision
       ? {
           decision: {

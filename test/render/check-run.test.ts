@@ -44,8 +44,7 @@ function model(over: Partial<CheckRunModel> = {}): CheckRunModel {
     failOn: "high",
     disclosure: "full",
     labelPrefix: "SC",
-    inlineCount: 2,
-    notInline: [],
+    inlineIds: [critical.id, high.id],
     ...over,
   };
 }
@@ -57,7 +56,7 @@ describe("renderCheckRunOutput", () => {
     expect(out.summary).toMatchInlineSnapshot(`
       "## ❌ 2 findings at or above \`high\` block this pull request
 
-      2 open findings · 2 blocking · 0 ruled out
+      2 findings: 2 open (2 blocking), 0 ruled out
 
       🔴 Critical **1** · 🟠 High **1** · 🟡 Medium **0** · 🔵 Low **0** · ⚪ Info **0**
 
@@ -68,9 +67,9 @@ describe("renderCheckRunOutput", () => {
       | \`SC-aaaa1111\` ⛔ | 🔴 Critical | Command injection in deploy \\| hook | \`scripts/deploy.sh:10-14\` | Confirmed | Proof of concept | Not started |
       | \`SC-bbbb2222\` ⛔ | 🟠 High | Token logged | \`src/log.ts:3\` | New | — | Not started |
 
-      ⛔ blocks this pull request (\`fail_on: high\`)
+      ⛔ blocks this pull request (\`failOn: high\`)
 
-      2 findings posted as review comments on the diff.
+      Review comments on the diff: 2 of 2 open findings.
 
       ### Credits
 
@@ -89,31 +88,31 @@ describe("renderCheckRunOutput", () => {
       title: "Weak hash",
       location: "module Crypto",
     });
-    const out = renderCheckRunOutput(model({ findings: [medium, fp], notInline: [medium], inlineCount: 0 }));
+    const out = renderCheckRunOutput(model({ findings: [medium, fp], inlineIds: [] }));
     expect(out.title).toBe("No blocking findings (1 open below high)");
     expect(out.summary).toContain("## ✅ No open finding at or above `high`");
     expect(out.summary).toMatch(
-      /<details><summary>1 finding ruled out[^<]*<\/summary>\n\n\| Label[\s\S]*Not real[\s\S]*<\/details>/,
+      /<details><summary>1 finding ruled out<\/summary>\n\nRuled out by[^\n]*\n\n\| Label[\s\S]*Not real[\s\S]*<\/details>/,
     );
     expect(out.summary).toContain(
-      "1 finding outside the diff (no review comment): `SC-dddd4444` `module Crypto`",
+      "1 open finding without a review comment (outside the diff, below `comments.minSeverity` or over `comments.maxInline`): `SC-dddd4444` `module Crypto` _(unparsed location)_",
     );
     expect(out.text).toContain("Weak hash");
     expect(out.text).not.toContain("Not real");
   });
 
   it("says no blocking findings when there are none", () => {
-    const out = renderCheckRunOutput(model({ findings: [], inlineCount: 0 }));
+    const out = renderCheckRunOutput(model({ findings: [], inlineIds: [] }));
     expect(out.title).toBe("No blocking findings");
     expect(out.text).toBeUndefined();
     expect(renderCheckRunOutput(model({ failOn: "none" })).title).toBe(
-      "No blocking findings (2 open; fail_on: none)",
+      "No blocking findings (2 open; failOn: none)",
     );
   });
 
   it("keeps titles, locations and descriptions out with disclosure summary", () => {
     const out = renderCheckRunOutput(
-      model({ disclosure: "summary", notInline: [high], serviceUrl: "https://svc.example/s/1" }),
+      model({ disclosure: "summary", inlineIds: [], serviceUrl: "https://svc.example/s/1" }),
     );
     for (const secret of [
       "Command injection",
@@ -154,7 +153,14 @@ describe("renderCheckRunOutput", () => {
       model({ guidance: { path: "SCANNER.md", present: false }, credits: { spent: 50, settled: true } }),
     );
     expect(absent.summary).toContain("No guidance file `SCANNER.md`");
-    expect(absent.summary).toContain("Spent: **50** credits; unused credits went back");
+    expect(absent.summary).toContain("Spent: **50** credits; the unused 350 went back to the balance.");
+    const settled = renderCheckRunOutput(model({ credits: { reserved: 400, spent: 120, settled: true } }));
+    expect(settled.summary).toContain("Spent: **120** credits; the unused 280 went back to the balance.");
+    const short = renderCheckRunOutput(
+      model({ credits: { reserved: 400, spent: 400, settled: true, ranShort: true } }),
+    );
+    expect(short.summary).toContain("Spent: **400** credits, the whole budget.");
+    expect(short.summary).not.toContain("went back");
   });
 
   it("flags a scan that did not complete", () => {

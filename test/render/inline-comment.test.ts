@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { codeValues, hazards } from "../support/markdown.js";
 import { fingerprint } from "../../src/domain/identity.js";
 import { neutralize } from "../../src/render/escape.js";
 import { findingMarker, parseFindingMarker, renderFindingComment } from "../../src/render/inline-comment.js";
@@ -16,7 +17,7 @@ describe("renderFindingComment", () => {
     expect(renderFindingComment(f, { labelPrefix: "SC" })).toMatchInlineSnapshot(`
       "<!-- diffward:finding=fnd_0000000000aaaa1111 fp=f8f8a0cd8a84e70ac5273045bd86f25b113dcd99adde84d2a9d6dbe92a7f6ce7 -->
 
-      🟠 High · \`SC-aaaa1111\` · injection
+      🟠 High · \`SC-aaaa1111\` · injection · \`src/db/users.ts:42\`
 
       **SQL injection in getUser**
 
@@ -26,9 +27,7 @@ describe("renderFindingComment", () => {
 
       Use a parameterized query.
 
-      **Triage:** Confirmed (Proof of concept) · **Resolution:** Not started
-
-      <sub>Reply to this comment with \`/resolve\`, \`/fp\`, \`/wontfix\`, \`/mitigate\`, \`/duplicate\`, \`/in-progress\` or \`/reopen\` (optionally followed by a reason code or a note), \`/severity <level>\`, \`/note <text>\`, or \`/help\`.</sub>"
+      **Triage:** Confirmed (Proof of concept) · **Resolution:** Not started"
     `);
   });
 
@@ -57,9 +56,9 @@ describe("renderFindingComment", () => {
     });
     const body = renderFindingComment(evil, { labelPrefix: "SC" });
     expect(body.match(/<!--/g)).toHaveLength(1);
-    expect(body).not.toContain("<img");
-    expect(body).not.toContain("</details>");
-    expect(body).not.toContain("```");
+    // the code block keeps the service's text exactly; outside code, nothing is live
+    expect(codeValues(body)).toContain("</details><img src=x onerror=alert(1)>");
+    expect(hazards(body.split("\n").slice(1).join("\n"))).toEqual([]);
     expect(body).not.toMatch(/@everyone|#1\b/);
     expect(parseFindingMarker(body)).toEqual({ id: "fnd_evil00000000bbbb", fingerprint: fingerprint(evil) });
   });

@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { repositoryMonthSpend } from "../../policy/credits.js";
 import { inlineCode } from "../../render/escape.js";
+import { conclusionName, findingTally } from "../../render/glossary.js";
 import { renderAreasAnswer, renderCreditsAnswer } from "../../render/spend-answers.js";
 import type { ReportState } from "../../report/state.js";
 import { storedVerdict } from "../../report/verdict.js";
@@ -76,7 +77,7 @@ export function planStatus(
     const v = storedVerdict(report);
     lines.push(
       `- last report: scan ${inlineCode(report.scanId)} of ${inlineCode(report.headSha.slice(0, 7))}, ` +
-        `${report.findings.length} finding(s), ${v.open} open, ${v.blocking} blocking: **${v.conclusion}**`,
+        `${findingTally(v)}: **${conclusionName(v.conclusion)}**`,
     );
   }
   return { answer: lines.join("\n") };

@@ -6,9 +6,10 @@
  */
 import { z } from "zod";
 import { fingerprint } from "../../domain/identity.js";
-import { OPEN_RESOLUTIONS } from "../../domain/verdict.js";
+import { OPEN_RESOLUTIONS, type Verdict } from "../../domain/verdict.js";
 import { attributed, who } from "../../render/command-answers.js";
 import { inlineCode } from "../../render/escape.js";
+import { checkStateLine, statusName } from "../../render/glossary.js";
 import { checkReason, RESOLUTION_STATUSES } from "../../scanner/catalog.js";
 import type { ResolutionStatus } from "../../scanner/catalog.js";
 import { findingLabel } from "../../scanner/labels.js";
@@ -159,7 +160,7 @@ export function planResolution(input: VerbInput<ResolutionCommand>): ResolutionP
     },
     ...(signed
       ? {}
-      : { note: attributed(cmd.extraNote ?? `Resolution set to ${cmd.status}${reasonWord}.`, by, pull) }),
+      : { note: attributed(cmd.extraNote ?? `Resolution set to ${statusName(cmd.status)}${reasonWord}.`, by, pull) }),
     decision: {
       findingId: detail.id,
       fingerprint: fingerprint(detail),
@@ -172,7 +173,7 @@ export function planResolution(input: VerbInput<ResolutionCommand>): ResolutionP
     },
     thread: cmd.status === "IN_PROGRESS" ? "leave" : cmd.status === "NOT_STARTED" ? "reopen" : "resolve",
     summary:
-      `${inlineCode(findingLabel(detail.id, input.labelPrefix))} is now **${cmd.status}**${how}, ` +
+      `${inlineCode(findingLabel(detail.id, input.labelPrefix))} is now **${statusName(cmd.status)}**${how}, ` +
       `set for ${who(by)}.${extra}`,
   };
 }
@@ -183,7 +184,7 @@ export const resolutionVerb = defineVerb<ResolutionCommand, undefined, Resolutio
   schema: ResolutionCommand,
   needs: { permission: "command", tenant: true, config: false, target: "finding" },
   parse: parseResolution,
-  describe: (cmd) => `set the resolution to ${cmd.status}`,
+  describe: (cmd) => `set the resolution to ${statusName(cmd.status)}`,
   plan: planResolution,
   async apply(io, plan, input) {
     const tenant = tenantOf(input);
@@ -204,7 +205,10 @@ export const resolutionVerb = defineVerb<ResolutionCommand, undefined, Resolutio
   },
 });
 
-/** " The check is now **success** (0 blocking)." after a change that moves the check; "" without a report. */
-export function checkSentence(verdict: { conclusion: string; blocking: number } | undefined): string {
-  return verdict ? ` The check is now **${verdict.conclusion}** (${verdict.blocking} blocking).` : "";
+/**
+ * " The `diffward` check is now **passing**: 3 findings: 2 open (0 blocking), 1 ruled out." after a change
+ * (the glossary's {@link checkStateLine}: the same tally as the check run); "" without a report.
+ */
+export function checkSentence(verdict: Verdict | undefined): string {
+  return verdict ? ` ${checkStateLine(verdict)}` : "";
 }

@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { attributed } from "../../render/command-answers.js";
 import { inlineCode } from "../../render/escape.js";
+import { severityName } from "../../render/glossary.js";
 import { SEVERITIES, type Severity } from "../../scanner/catalog.js";
 import { findingLabel } from "../../scanner/labels.js";
 import { capped, commandError, echo, finding, needsPermission, noteText, type VerbArgs } from "../parsed.js";
@@ -79,7 +80,7 @@ export function planSeverity(input: VerbInput<SeverityCommand>): SeverityPlan {
   const id = targetOf(input).detail.id;
   const label = findingLabel(id, input.labelPrefix);
   const what = cmd.severity
-    ? `Severity of ${inlineCode(label)} set to **${cmd.severity}**`
+    ? `Severity of ${inlineCode(label)} set to **${severityName(cmd.severity)}**`
     : `Severity override of ${inlineCode(label)} cleared`;
   return {
     findingId: id,

@@ -247,7 +247,15 @@ function commandIO(c: Ctx, tenant: ScannerTenant | undefined): CommandIO {
     readDecisions: decisions,
     recordDecision: (decision) => recordDecisions(rt, c.key, [decision]),
     refreshFindingComment: (target) =>
-      refreshFindingComment(c.octokit, tenant!, c.pull, target, decisions, rt.settings.labelPrefix),
+      refreshFindingComment(
+        c.octokit,
+        tenant!,
+        c.pull,
+        target,
+        decisions,
+        rt.settings.labelPrefix,
+        rt.settings.publicUrl,
+      ),
     setThreadResolved: (commentId, resolved) =>
       setThreadResolved(c.octokit, c.pull, commentId, resolved, c.log),
     recomputeCheck: () => recomputeCheck(rt, c.octokit, tenant!, c.pull, c.log),

@@ -1,4 +1,5 @@
 import type { CheckAnnotation, CheckConclusion, CheckOutput } from "../../github/checks.js";
+import { renderReviewBody } from "../../render/review-body.js";
 import type { ExistingReviewComment } from "../../github/reviews.js";
 import { updateCheck, type GitHubWrite } from "../../github/writes.js";
 import { batches } from "../../render/annotations.js";
@@ -76,7 +77,7 @@ export function decideReportWrites(input: ReportWritesInput): ReportWrites & { c
           kind: "create-review",
           pull: { owner: d.owner, repo: d.repo, pullNumber: d.pullNumber },
           commitId: d.headSha,
-          body: `diffward found ${plan.verdict.total} finding${plan.verdict.total === 1 ? "" : "s"} in this change; ${plan.post.length} on changed lines below.`,
+          body: renderReviewBody(plan.verdict, plan.post.length),
           comments: plan.post.map((p) => ({ path: p.path, line: p.line, body: input.bodyOf(p.finding) })),
           purpose: "review",
         }

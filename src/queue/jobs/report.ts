@@ -98,7 +98,10 @@ export async function reportScan(
     }),
   );
   const bodyOf = (f: ReportFinding) =>
-    renderFindingComment(details.get(f.id) ?? f, { labelPrefix: rt.settings.labelPrefix });
+    renderFindingComment(details.get(f.id) ?? f, {
+      labelPrefix: rt.settings.labelPrefix,
+      publicUrl: rt.settings.publicUrl,
+    });
 
   const reserved = scan.creditBudget ?? d.creditBudget;
   const extras = await collectReportExtras(rt, octokit, tenant, d, reserved ?? undefined, log);
@@ -125,9 +128,9 @@ export async function reportScan(
     failOn: cfg.failOn,
     disclosure: cfg.disclosure ?? "full",
     labelPrefix: rt.settings.labelPrefix,
-    ...(rt.settings.publicUrl ? { serviceUrl: rt.settings.publicUrl } : {}),
-    inlineCount: plan.post.length + plan.update.length,
-    notInline: plan.notInline,
+    ...(rt.settings.publicUrl ? { publicUrl: rt.settings.publicUrl, projectId: d.projectId } : {}),
+    // the findings that have a review comment once the review below is posted (new and refreshed ones)
+    inlineIds: [...plan.post, ...plan.update].map((p) => p.finding.id),
     ...(extras.guidance ? { guidance: extras.guidance } : {}),
     ...(extras.credits ? { credits: extras.credits } : {}),
     ...(warnings.length ? { warnings } : {}),
@@ -162,8 +165,10 @@ export async function reportScan(
     installationId: d.installationId,
     accountLogin: d.accountLogin,
     config: cfg,
-    ...(d.creditBudget !== undefined ? { creditBudget: d.creditBudget } : {}),
+    ...(reserved != null ? { creditBudget: reserved } : {}),
     presetRef: d.presetRef,
+    ...(scan.presetName ? { presetName: scan.presetName } : {}),
+    ...(scan.baseCommit ? { baseCommit: scan.baseCommit } : {}),
     extras: {
       ...(extras.guidance ? { guidance: extras.guidance } : {}),
       ...(extras.credits ? { credits: extras.credits } : {}),

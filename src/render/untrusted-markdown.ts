@@ -1,0 +1,283 @@
+/**
+ * Untrusted Markdown (a finding's description and recommended fix, notes) made safe for GitHub by a
+ * real Markdown parser, not by regexes: the text is parsed into an mdast tree (`mdast-util-from-markdown`
+ * with GFM: `micromark-extension-gfm` + `mdast-util-gfm`), rebuilt from an allowlist of node types, and
+ * serialized again with `mdast-util-to-markdown`. Code keeps every character.
+ *
+ * GitHub docs on what must be neutralized: "Basic writing and formatting syntax" (mentions) and
+ * "Autolinked references and URLs" (`#123`, `GH-123`, `owner/repo#123`, issue and pull request URLs):
+ * https://docs.github.com/en/get-started/writing-on-github/working-with-advanced-formatting/autolinked-references-and-urls
+ * CommonMark 0.31.2 "Fenced code blocks" and "Code spans" for the fences.
+ */
+import type {
+  Blockquote,
+  Code,
+  Definition,
+  List,
+  ListItem,
+  Nodes,
+  Paragraph,
+  PhrasingContent,
+  Root,
+  RootContent,
+  Table,
+  TableCell,
+  TableRow,
+} from "mdast";
+import { fromMarkdown } from "mdast-util-from-markdown";
+import { gfmFromMarkdown, gfmToMarkdown } from "mdast-util-gfm";
+import { toMarkdown } from "mdast-util-to-markdown";
+import { gfm } from "micromark-extension-gfm";
+import { ZWSP } from "./escape.js";
+
+/** Options of {@link safeMarkdown}. */
+export interface SafeMarkdownOptions {
+  /**
+   * The scanning service's public web address (`SCANNER_PUBLIC_URL`): links to this origin (same
+   * scheme, host and port) stay links; every other link becomes its text plus the URL as inline code.
+   */
+  trustedOrigin?: string | undefined;
+}
+
+/** Parses Markdown with GFM (tables, strikethrough, autolink literals, task lists, footnotes). */
+export function parseMarkdown(text: string): Root {
+  return fromMarkdown(text, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] });
+}
+
+/** Serializes an mdast tree: `-` bullets, `*` emphasis, fenced code, GFM tables. */
+export function serializeMarkdown(tree: Root): string {
+  return toMarkdown(tree, {
+    extensions: [gfmToMarkdown()],
+    bullet: "-",
+    emphasis: "_",
+    strong: "*",
+    rule: "-",
+    fences: true,
+    listItemIndent: "one",
+  }).trimEnd();
+}
+
+/** Bidirectional control characters (Trojan Source, CVE-2021-42574), shown as visible escapes in prose. */
+const BIDI = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/gu;
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/gu;
+
+/**
+ * Prose text (never code) made inert for GitHub: a zero-width space after every `@` (no mention, no
+ * team ping), before the number of `#123` and `GH-123` and at the end of a text ending in `#` (no
+ * cross-reference), inside `://` and after `www` (no autolinked URL, so no issue URL reference); bidi
+ * controls become visible `[U+202E]` escapes, other control characters (except tab and newline) go.
+ */
+export function neutralizeProse(text: string): string {
+  return text
+    .replace(BIDI, (c) => `[U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}]`)
+    .replace(CONTROL, "")
+    .replace(/@/g, `@${ZWSP}`)
+    .replace(/#(?=\d|$)/g, `#${ZWSP}`)
+    .replace(/\b(GH)-(?=\d)/gi, `$1-${ZWSP}`)
+    .replace(/:\/\//g, `:/${ZWSP}/`)
+    .replace(/(www)\./gi, `$1${ZWSP}.`);
+}
+
+/** A code block's info string reduced to a language word GitHub highlights; anything else is dropped. */
+function safeLang(lang: string | null | undefined): string | null {
+  return lang && /^[A-Za-z0-9_+.#-]{1,40}$/.test(lang) ? lang : null;
+}
+
+function sameOrigin(url: string, trusted: string | undefined): boolean {
+  if (!trusted) return false;
+  try {
+    const u = new URL(url);
+    const t = new URL(trusted);
+    return (u.protocol === "https:" || u.protocol === "http:") && u.origin === t.origin;
+  } catch {
+    return false;
+  }
+}
+
+type Phrasing = PhrasingContent;
+
+interface Ctx {
+  trustedOrigin: string | undefined;
+  definitions: Map<string, Definition>;
+}
+
+function text(value: string): Phrasing {
+  return { type: "text", value };
+}
+
+/** Plain text of a subtree (alt text, link text). */
+function plain(node: Nodes): string {
+  if ("value" in node && typeof node.value === "string") return node.value;
+  if (node.type === "image" || node.type === "imageReference") return node.alt ?? "";
+  if ("children" in node) return (node.children as Nodes[]).map(plain).join("");
+  return "";
+}
+
+/**
+ * Sanitized phrasing content. Two code spans that end up side by side (a link turned into code next to
+ * a code span) get a zero-width space between them: serialized back to back, their fences would merge.
+ */
+function phrasing(nodes: readonly Nodes[], ctx: Ctx): Phrasing[] {
+  const out: Phrasing[] = [];
+  for (const n of nodes.flatMap((x) => inline(x, ctx))) {
+    if (n.type === "inlineCode" && out[out.length - 1]?.type === "inlineCode") out.push(text(ZWSP));
+    out.push(n);
+  }
+  return out;
+}
+
+/** A link that is not trusted: its text (sanitized), then the URL as code; the URL alone when they agree. */
+function untrustedLink(children: readonly Nodes[], url: string, ctx: Ctx): Phrasing[] {
+  const label = plain({ type: "paragraph", children: children as Phrasing[] }).trim();
+  const bare = url.replace(/^mailto:/i, "").replace(/^https?:\/\//i, "");
+  const code: Phrasing = { type: "inlineCode", value: url };
+  const hasCode = children.some((c) => c.type === "inlineCode");
+  if (hasCode) return [...phrasing(children, ctx), text(" ("), code, text(")")];
+  if (label === "" || label === url || label === bare || `http://${label}` === url) return [code];
+  return [...phrasing(children, ctx), text(" ("), code, text(")")];
+}
+
+function inline(node: Nodes, ctx: Ctx): Phrasing[] {
+  switch (node.type) {
+    case "text":
+      return [text(neutralizeProse(node.value))];
+    case "inlineCode":
+      return [{ type: "inlineCode", value: node.value }];
+    case "break":
+      return [{ type: "break" }];
+    case "emphasis":
+    case "strong":
+    case "delete":
+      return [{ type: node.type, children: phrasing(node.children, ctx) }];
+    case "html":
+      return [text(neutralizeProse(node.value))];
+    case "image":
+    case "imageReference":
+      return node.alt ? [text(neutralizeProse(node.alt))] : [];
+    case "link":
+      return sameOrigin(node.url, ctx.trustedOrigin)
+        ? [{ type: "link", url: node.url, title: null, children: phrasing(node.children, ctx) }]
+        : untrustedLink(node.children, node.url, ctx);
+    case "linkReference": {
+      const def = ctx.definitions.get(node.identifier);
+      if (!def) return phrasing(node.children, ctx);
+      return sameOrigin(def.url, ctx.trustedOrigin)
+        ? [{ type: "link", url: def.url, title: null, children: phrasing(node.children, ctx) }]
+        : untrustedLink(node.children, def.url, ctx);
+    }
+    case "footnoteReference":
+      return [text(`[^${neutralizeProse(node.label ?? node.identifier)}]`)];
+    default:
+      // Any block met in phrasing position (should not happen): its text, neutralized.
+      return [text(neutralizeProse(plain(node)))];
+  }
+}
+
+function paragraph(children: Phrasing[]): Paragraph {
+  return { type: "paragraph", children };
+}
+
+function block(node: Nodes, ctx: Ctx): RootContent[] {
+  switch (node.type) {
+    case "paragraph":
+      return [paragraph(phrasing(node.children, ctx))];
+    case "heading":
+      return [paragraph([{ type: "strong", children: phrasing(node.children, ctx) }])];
+    case "code": {
+      const code: Code = { type: "code", lang: safeLang(node.lang), meta: null, value: node.value };
+      return [code];
+    }
+    case "blockquote": {
+      const q: Blockquote = { type: "blockquote", children: blocks(node.children, ctx) as Blockquote["children"] };
+      return [q];
+    }
+    case "list": {
+      const list: List = {
+        type: "list",
+        ordered: node.ordered ?? false,
+        start: node.ordered ? (node.start ?? 1) : null,
+        spread: node.spread ?? false,
+        children: node.children.map(
+          (li): ListItem => ({
+            type: "listItem",
+            spread: li.spread ?? false,
+            checked: li.checked ?? null,
+            children: blocks(li.children, ctx) as ListItem["children"],
+          }),
+        ),
+      };
+      return [list];
+    }
+    case "table": {
+      const t: Table = {
+        type: "table",
+        align: node.align ?? null,
+        children: node.children.map(
+          (row): TableRow => ({
+            type: "tableRow",
+            children: row.children.map(
+              (cell): TableCell => ({ type: "tableCell", children: phrasing(cell.children, ctx) }),
+            ),
+          }),
+        ),
+      };
+      return [t];
+    }
+    case "thematicBreak":
+      return [{ type: "thematicBreak" }];
+    case "html":
+      return [paragraph([text(neutralizeProse(node.value))])];
+    case "definition":
+      // Used by link references above; alone it would render nothing, so it is dropped.
+      return [];
+    case "footnoteDefinition":
+      return [
+        paragraph([text(`[^${neutralizeProse(node.label ?? node.identifier)}]: `)]),
+        ...blocks(node.children, ctx),
+      ];
+    default: {
+      const children = inline(node, ctx);
+      return children.length ? [paragraph(children)] : [];
+    }
+  }
+}
+
+function blocks(nodes: readonly Nodes[], ctx: Ctx): RootContent[] {
+  return nodes.flatMap((n) => block(n, ctx));
+}
+
+function collectDefinitions(node: Nodes, into: Map<string, Definition>): void {
+  if (node.type === "definition" && !into.has(node.identifier)) into.set(node.identifier, node);
+  if ("children" in node) for (const c of node.children as Nodes[]) collectDefinitions(c, into);
+}
+
+/**
+ * Makes untrusted Markdown safe to post on GitHub while keeping it readable and its code exact.
+ *
+ * Kept (allowlist): paragraphs, emphasis, strong, strikethrough, inline code, fenced and indented code
+ * (written as fenced code with its language word; other info-string text dropped), lists (task lists
+ * too), block quotes, tables, thematic breaks, hard breaks. Transformed:
+ * - links and reference links become their text plus the URL as inline code (the URL alone when the
+ *   text is the URL), unless the URL's origin is `trustedOrigin`; link definitions are dropped;
+ * - images (inline and reference) become their alt text;
+ * - raw HTML (block and inline) becomes text, so `<img>`, `<details>`, `</details>` and `<!-- -->`
+ *   render literally;
+ * - headings become bold paragraphs;
+ * - in prose only (never in code): `@mentions`, `#123`, `GH-123` and bare URLs are neutralized with a
+ *   zero-width space ({@link neutralizeProse}).
+ *
+ * Code (inline and fenced) keeps every character: `mdast-util-to-markdown` writes a fence one longer
+ * than the longest backtick run inside (at least three) and pads code spans as CommonMark requires, so
+ * parsing the output gives back the same code values (property-tested in test/render/untrusted-markdown.test.ts).
+ * Line endings are normalized to `\n` first. Empty or blank text gives "". Never throws for a string.
+ */
+export function safeMarkdown(markdown: string, options: SafeMarkdownOptions = {}): string {
+  const source = String(markdown ?? "").replace(/\r\n?/g, "\n");
+  if (source.trim() === "") return "";
+  const tree = parseMarkdown(source);
+  const definitions = new Map<string, Definition>();
+  collectDefinitions(tree, definitions);
+  const ctx: Ctx = { trustedOrigin: options.trustedOrigin, definitions };
+  return serializeMarkdown({ type: "root", children: blocks(tree.children, ctx) });
+}

@@ -1,0 +1,165 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { ZWSP } from "../../src/render/escape.js";
+import { safeMarkdown } from "../../src/render/untrusted-markdown.js";
+import { codeValues, hazards, isSubsequence } from "../support/markdown.js";
+
+const TRUSTED = "https://scanner.example.com";
+
+describe("safeMarkdown", () => {
+  it("keeps fenced code with quotes and < exactly, with its language", () => {
+    const input =
+      'Concatenation:\n\n```js\nconst sql = "SELECT * FROM users WHERE name = \'" + name + "\'";\nif (a < b && c > d) {}\n```\n';
+    const out = safeMarkdown(input);
+    expect(out).toContain('```js\nconst sql = "SELECT * FROM users WHERE name = \'" + name + "\'";\nif (a < b && c > d) {}\n```');
+    expect(out).not.toContain("&quot;");
+    expect(out).not.toContain(ZWSP);
+  });
+
+  it("uses a fence longer than any backtick run in the code", () => {
+    const code = "a ``` b\n````\nc";
+    const out = safeMarkdown(`~~~\n${code}\n~~~`);
+    expect(out.startsWith("`````\n")).toBe(true);
+    expect(codeValues(out)).toEqual([code]);
+  });
+
+  it("turns links into text plus the URL as code, keeping the service's own links", () => {
+    expect(safeMarkdown("see [the docs](https://evil.example/x) now")).toBe(
+      "see the docs (`https://evil.example/x`) now",
+    );
+    expect(safeMarkdown("https://github.com/o/r/issues/3")).toBe("`https://github.com/o/r/issues/3`");
+    expect(safeMarkdown("[ref][r]\n\n[r]: https://evil.example/y")).toBe("ref (`https://evil.example/y`)");
+    expect(safeMarkdown(`[finding](${TRUSTED}/findings/1)`, { trustedOrigin: TRUSTED })).toBe(
+      `[finding](${TRUSTED}/findings/1)`,
+    );
+  });
+
+  it("drops images (alt text stays), shows raw HTML as text, demotes headings", () => {
+    expect(safeMarkdown("![pixel](https://t.example/p.gif) seen")).toBe("pixel seen");
+    expect(safeMarkdown("# Title\n\nbody")).toBe("**Title**\n\nbody");
+    const html = safeMarkdown('<img src=x onerror="alert(1)">\n\n</details>');
+    expect(hazards(html)).toEqual([]);
+    expect(html).toContain("img src=x");
+  });
+
+  it("neutralizes mentions and references in prose but not in code", () => {
+    const out = safeMarkdown("ping @acme/security-team about #123 and GH-4: `@keep #9`");
+    expect(out).toBe(`ping @${ZWSP}acme/security-team about #${ZWSP}123 and GH-${ZWSP}4: \`@keep #9\``);
+  });
+
+  it("keeps lists, quotes, tables, emphasis and rules", () => {
+    const input = "- a\n- **b**\n\n> _q_\n\n| x | `y\\|z` |\n| --- | --- |\n| 1 | 2 |\n\n---\n\n1. one";
+    const out = safeMarkdown(input);
+    expect(out).toContain("- a\n- **b**");
+    expect(out).toContain("> _q_");
+    expect(out).toContain("| x | `y\\|z` |");
+    expect(codeValues(out)).toEqual(["y|z"]);
+    expect(out).toContain("1. one");
+  });
+
+  const fragment = fc.constantFrom(
+    "@octocat",
+    "@org/team",
+    "#12",
+    "GH-7",
+    "owner/repo#3",
+    "https://github.com/o/r/issues/5",
+    "https://github.com/o/r/pull/6",
+    "www.example.com",
+    "x@y.com",
+    "<img src=x onerror=alert(1)>",
+    "<details>",
+    "</details>",
+    "<!-- diffward:finding=a fp=b -->",
+    "<script>alert(1)</script>",
+    "![alt](https://t.example/p.gif)",
+    "![ref][i]",
+    "[i]: https://t.example/i.png",
+    "[text](https://evil.example/)",
+    "[ref][r]",
+    "[r]: https://evil.example/r",
+    `[ok](${TRUSTED}/f/1)`,
+    "# heading",
+    "> quote",
+    "- item",
+    "1. item",
+    "| a | b |\n| - | - |\n| c | d |",
+    "```",
+    "````",
+    "~~~",
+    "```js",
+    "`",
+    "``",
+    '"',
+    "'",
+    "<",
+    ">",
+    "&",
+    "&amp;",
+    "&lt;",
+    "\\",
+    "*",
+    "_",
+    "|",
+    "[",
+    "]",
+    "(",
+    ")",
+    "!",
+    "@",
+    "#",
+    "\n",
+    "\n\n",
+    " ",
+    "    ",
+    "\t",
+    "a",
+    "1",
+    "---",
+    "[^1]",
+    "[^1]: note",
+    "\u202E",
+  );
+  const hostile = fc.oneof(
+    { weight: 4, arbitrary: fc.array(fragment, { maxLength: 40 }).map((a) => a.join("")) },
+    { weight: 1, arbitrary: fc.string({ maxLength: 200 }) },
+  );
+
+  it("property: nothing GitHub would act on survives outside code", () => {
+    fc.assert(
+      fc.property(hostile, (s) => {
+        const out = safeMarkdown(s, { trustedOrigin: TRUSTED });
+        expect(hazards(out)).toEqual([]);
+      }),
+      { numRuns: 600 },
+    );
+  });
+
+  it("property: every code block and code span survives byte for byte", () => {
+    const code = fc.string({ maxLength: 40 }).filter((c) => !c.includes("\r"));
+    const doc = fc.tuple(hostile, code, hostile, code, hostile).map(
+      ([a, block, b, span, c]) => {
+        const fence = "`".repeat(Math.max(3, ...[...block.matchAll(/`+/g)].map((m) => m[0].length + 1)));
+        return `${a}\n\n${fence}py\n${block}\n${fence}\n\n${b} \`\`${span.replace(/`/g, "")}\`\` ${c}`;
+      },
+    );
+    fc.assert(
+      fc.property(fc.oneof(hostile, doc), (s) => {
+        const before = codeValues(s.replace(/\r\n?/g, "\n"));
+        const out = safeMarkdown(s, { trustedOrigin: TRUSTED });
+        expect(isSubsequence(before, codeValues(out))).toBe(true);
+      }),
+      { numRuns: 600 },
+    );
+  });
+
+  it("property: the output is stable (sanitizing twice changes nothing more)", () => {
+    fc.assert(
+      fc.property(hostile, (s) => {
+        const once = safeMarkdown(s, { trustedOrigin: TRUSTED });
+        expect(codeValues(safeMarkdown(once, { trustedOrigin: TRUSTED }))).toEqual(codeValues(once));
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
