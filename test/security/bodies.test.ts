@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { DIFFWARD_HTML, codeValues, hazards, htmlNodes } from "../support/markdown.js";
 import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import { startSandbox } from "../../dev/sandbox/index.js";
 import { expectExactlyOnce, openPull, startProxy, waitCompleted } from "../faults/helpers.js";
@@ -39,13 +40,24 @@ describe("untrusted text and malformed answers (issue 6 item 5)", () => {
     expect(bodies.length).toBeGreaterThan(3);
     const all = bodies.join("\n");
     // The hostile text did reach GitHub, neutralized (else this test would prove nothing).
-    expect(all).toContain("&lt;img src=x onerror=alert(1)&gt;");
+    expect(all).toContain("\\<img src=x onerror=alert(1)>");
     expect(all).toContain("@\u200Bacme/security-team");
+    // ... and its code reached GitHub exactly as the service wrote it.
+    expect(codeValues(all)).toContain("<script>alert('fence break')</script>\n\nEnd of description, inside the fence the service left open.");
     for (const body of bodies) {
       expect(body).not.toMatch(/@(acme|everyone)\b/);
       expect(body).not.toMatch(/#(123|456)\b/);
-      expect(body).not.toMatch(/<(img|script|b)\b/i);
-      expect(body.match(/<details>/g)?.length ?? 0).toBe(body.match(/<\/details>/g)?.length ?? 0);
+      // Outside code: no raw HTML but diffward's own blocks, no image, no live link but the guidance file's.
+      expect(
+        hazards(body, "https://scanner.invalid", {
+          html: DIFFWARD_HTML,
+          link: (url) => /\/blob\/[0-9a-f]{40}\/SCANNER\.md$/.test(url),
+        }),
+        body,
+      ).toEqual([]);
+      // diffward's own <details> blocks open and close in pairs (finding text cannot close one).
+      const html = htmlNodes(body);
+      expect(html.filter((v) => v.startsWith("<details")).length).toBe(html.filter((v) => v === "</details>").length);
       // Fences open and close in pairs: no fence break escapes a code block.
       const fences = body.split("\n").filter((l) => /^\s*(`{3,}|~{3,})/.test(l));
       expect(fences.length % 2, body).toBe(0);

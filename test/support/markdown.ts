@@ -26,12 +26,16 @@ export function codeValues(markdown: string): string[] {
 }
 
 /** What GitHub would act on in `markdown`: raw HTML, images, live links, mentions, references. */
-export function hazards(markdown: string, trustedOrigin = "https://scanner.example.com"): string[] {
+export function hazards(
+  markdown: string,
+  trustedOrigin = "https://scanner.example.com",
+  allow: { html?: RegExp; link?: (url: string) => boolean } = {},
+): string[] {
   const found: string[] = [];
   walk(parseMarkdown(markdown), (n) => {
     switch (n.type) {
       case "html":
-        found.push(`html ${n.value}`);
+        if (!allow.html?.test(n.value)) found.push(`html ${n.value}`);
         break;
       case "image":
       case "imageReference":
@@ -41,7 +45,8 @@ export function hazards(markdown: string, trustedOrigin = "https://scanner.examp
         found.push(`definition ${n.url}`);
         break;
       case "link":
-        if (!n.url.startsWith(`${trustedOrigin}/`) && n.url !== trustedOrigin) found.push(`link ${n.url}`);
+        if (!n.url.startsWith(`${trustedOrigin}/`) && n.url !== trustedOrigin && !allow.link?.(n.url))
+          found.push(`link ${n.url}`);
         break;
       case "text": {
         if (/@[A-Za-z0-9_-]/.test(n.value)) found.push(`mention in ${JSON.stringify(n.value)}`);
@@ -56,9 +61,22 @@ export function hazards(markdown: string, trustedOrigin = "https://scanner.examp
   return found;
 }
 
+/** The raw HTML nodes of a Markdown text, outside code, in document order. */
+export function htmlNodes(markdown: string): string[] {
+  const out: string[] = [];
+  walk(parseMarkdown(markdown), (n) => {
+    if (n.type === "html") out.push(n.value);
+  });
+  return out;
+}
+
 /** `sub` appears in `all` in order (other values may sit between). */
 export function isSubsequence(sub: readonly string[], all: readonly string[]): boolean {
   let i = 0;
   for (const v of all) if (i < sub.length && v === sub[i]) i += 1;
   return i === sub.length;
 }
+
+/** diffward's own HTML: `<details>`/`<summary>` blocks, `<br>` in table cells, the finding marker. */
+export const DIFFWARD_HTML =
+  /^(?:<details(?: open)?><summary>[^<>]*<\/summary>|<\/details>|<br>|<!-- diffward:finding=\S+ fp=[0-9a-f]{64} -->)$/;

@@ -90,8 +90,12 @@ describe("reply commands in a finding's review thread", () => {
     // lone reason code → `reason` (the service records it as a note stating the code) + a signed note
     expect(notesOf(pr, SQLI).some((n) => n.includes("not_reachable"))).toBe(true);
     expect(notesOf(pr, SQLI).some((n) => n.includes(`@${WRITER}`))).toBe(true);
-    expect(fp.answer).toContain("FALSE_POSITIVE");
-    expect(fp.answer).toContain("failure"); // SECRET still blocks
+    // one voice: the answer, the finding's comment and the check run name the status the same way
+    expect(fp.answer).toContain("is now **False positive**");
+    expect(commentOf(pr, SQLI).body).toContain("**Decision:** False positive");
+    expect(fp.answer).not.toContain("FALSE_POSITIVE");
+    expect(fp.answer).toContain("The `diffward` check is now **failing**: 3 findings: 2 open (1 blocking), 1 ruled out."); // SECRET still blocks
+    expect(checkOf(h, pr).output.summary).toContain("3 findings: 2 open (1 blocking), 1 ruled out");
     expect(threadOf(pr, SQLI).isResolved).toBe(true);
     expect(commentOf(pr, SQLI).body).toContain("**Decision:**");
     expect(commentOf(pr, SQLI).body).toContain(`@${WRITER}`);
@@ -111,7 +115,7 @@ describe("reply commands in a finding's review thread", () => {
       true,
     );
     expect(threadOf(pr, SQLI).isResolved).toBe(false);
-    expect(reopen.answer).toContain("failure");
+    expect(reopen.answer).toContain("**failing**");
     expect(checkOf(h, pr).conclusion).toBe("failure");
     expect(h.github.violations()).toEqual([]);
   });
@@ -140,7 +144,7 @@ describe("reply commands in a finding's review thread", () => {
     const pr = await pull();
     const sev = await reply(pr, RATE, "/severity critical");
     expect(finding(pr, RATE).severityOverride).toBe("CRITICAL");
-    expect(sev.answer).toContain("CRITICAL");
+    expect(sev.answer).toContain("set to **Critical**");
     expect(checkOf(h, pr).conclusion).toBe("failure");
     expect(commentOf(pr, RATE).body).toMatch(/critical/i);
     await reply(pr, RATE, "/severity reset");

@@ -26,7 +26,7 @@ describe("demoReplyCommand", () => {
     const shown = await demoReplyCommand(h, pr);
     expect(shown.command).toBe("/fp not_reachable");
     expect(shown.resolutionStatus).toBe("FALSE_POSITIVE");
-    expect(shown.answer).toContain("FALSE_POSITIVE");
+    expect(shown.answer).toContain("is now **False positive**");
     expect(shown.commentBefore).not.toContain("**Decision:**");
     expect(shown.commentAfter).toContain("**Decision:**");
     expect(shown.commentAfter).toContain("@octo-reviewer");
