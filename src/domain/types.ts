@@ -38,7 +38,7 @@ export const ReportFinding = z.object({
 });
 export type ReportFinding = z.infer<typeof ReportFinding>;
 
-/** The threshold of `fail_on`: findings at or above it block the pull request; `none` never blocks. */
+/** The threshold of `failOn`: findings at or above it block the pull request; `none` never blocks. */
 export const FailOn = z.enum(["critical", "high", "medium", "low", "info", "none"]);
 export type FailOn = z.infer<typeof FailOn>;
 

@@ -13,7 +13,7 @@ import type { FailOn, ReportFinding } from "./types.js";
 
 export type { FailOn } from "./types.js";
 
-/** `fail_on` values, most severe first; `none` never blocks. */
+/** `failOn` values, most severe first; `none` never blocks. */
 export const FAIL_ON_VALUES: readonly FailOn[] = ["critical", "high", "medium", "low", "info", "none"];
 
 /** Resolution states that leave a finding undecided (spec "Finding `resolutionStatus`"). */
@@ -42,7 +42,7 @@ export function severityRank(severity: Severity): number {
 export function atLeast(severity: Severity, threshold: FailOn): boolean {
   if (threshold === "none") return false;
   if (!FAIL_ON_VALUES.includes(threshold)) {
-    throw new DomainInputError(`unknown fail_on ${JSON.stringify(threshold)}`, [
+    throw new DomainInputError(`unknown failOn ${JSON.stringify(threshold)}`, [
       `expected one of ${FAIL_ON_VALUES.join(", ")}`,
     ]);
   }

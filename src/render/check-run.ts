@@ -159,7 +159,8 @@ export function renderCheckRunOutput(model: CheckRunModel): CheckRunOutput {
   const open = sortFindings(m.findings.filter((f) => !isRuledOut(f)));
   const ruledOut = sortFindings(m.findings.filter((f) => isRuledOut(f)));
   const scanUrl =
-    m.serviceUrl ?? (m.publicUrl && m.projectId ? scanPageUrl(m.publicUrl, m.projectId, m.scan.id) : undefined);
+    m.serviceUrl ??
+    (m.publicUrl && m.projectId ? scanPageUrl(m.publicUrl, m.projectId, m.scan.id) : undefined);
   const serviceLink = scanUrl ? link("Open the scan in the scanning service", scanUrl) : undefined;
   const findingUrl = (id: string) =>
     m.publicUrl && m.projectId ? findingPageUrl(m.publicUrl, m.projectId, id) : undefined;
@@ -175,10 +176,15 @@ export function renderCheckRunOutput(model: CheckRunModel): CheckRunOutput {
     !full && m.findings.length > 0 && withheldNote(Boolean(m.publicUrl && m.projectId)),
     open.length > 0 &&
       `### Findings\n\n${table(open)}` +
-        (verdict.blocking > 0 ? `\n\n⛔ blocks this pull request (${configSetting("failOn", m.failOn)})` : ""),
+        (verdict.blocking > 0
+          ? `\n\n⛔ blocks this pull request (${configSetting("failOn", m.failOn)})`
+          : ""),
     full && placementSection(open, inline, m.labelPrefix),
     ruledOut.length > 0 &&
-      details(`${plural(ruledOut.length, "finding")} ruled out`, `${capitalize(RULED_OUT_MEANING)}.\n\n${table(ruledOut)}`),
+      details(
+        `${plural(ruledOut.length, "finding")} ruled out`,
+        `${capitalize(RULED_OUT_MEANING)}.\n\n${table(ruledOut)}`,
+      ),
     m.codeScanning && codeScanningSection(m.codeScanning),
     creditsSection(m.credits, m.scan.creditBudget ?? undefined),
     m.guidance && guidanceSection(m.guidance),
@@ -190,7 +196,11 @@ export function renderCheckRunOutput(model: CheckRunModel): CheckRunOutput {
     summary: truncateBytes(summary, CHECK_RUN_SUMMARY_MAX_BYTES, note),
   };
   if (full && open.length > 0) {
-    output.text = truncateBytes(detailsText(open, m.labelPrefix, m.publicUrl), CHECK_RUN_TEXT_MAX_BYTES, note);
+    output.text = truncateBytes(
+      detailsText(open, m.labelPrefix, m.publicUrl),
+      CHECK_RUN_TEXT_MAX_BYTES,
+      note,
+    );
   }
   return output;
 }
@@ -228,7 +238,9 @@ function cellText(text: string, max: number): string {
 
 function cellLocation(location: string): string {
   const t = location.trim();
-  return locationMarkdown(t.length > TABLE_LOCATION_MAX_CHARS ? `${t.slice(0, TABLE_LOCATION_MAX_CHARS - 1)}…` : t);
+  return locationMarkdown(
+    t.length > TABLE_LOCATION_MAX_CHARS ? `${t.slice(0, TABLE_LOCATION_MAX_CHARS - 1)}…` : t,
+  );
 }
 
 function findingsTable(
@@ -292,11 +304,15 @@ function creditsSection(
   if (reserved !== undefined) parts.push(`Budget: **${reserved}** credits reserved.`);
   if (credits?.spent !== undefined) {
     if (!credits.settled) {
-      parts.push(`Spent so far: **${credits.spent}** credits; the final amount settles as the scan's jobs wind down.`);
+      parts.push(
+        `Spent so far: **${credits.spent}** credits; the final amount settles as the scan's jobs wind down.`,
+      );
     } else if (credits.ranShort || (reserved !== undefined && credits.spent >= reserved)) {
       parts.push(`Spent: **${credits.spent}** credits, the whole budget.`);
     } else if (reserved !== undefined) {
-      parts.push(`Spent: **${credits.spent}** credits; the unused ${reserved - credits.spent} went back to the balance.`);
+      parts.push(
+        `Spent: **${credits.spent}** credits; the unused ${reserved - credits.spent} went back to the balance.`,
+      );
     } else {
       parts.push(`Spent: **${credits.spent}** credits.`);
     }

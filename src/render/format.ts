@@ -7,7 +7,7 @@ import { SEVERITIES } from "../scanner/catalog.js";
 import { findingLabel } from "../scanner/labels.js";
 import type { SeverityCounts } from "../domain/verdict.js";
 import { severityBadge } from "./markdown.js";
-import { inlineCode, neutralize } from "./escape.js";
+import { inlineCode } from "./escape.js";
 import { statusMarkdown } from "./glossary.js";
 
 /** `SC-1a2b3c4d` as inline code. */

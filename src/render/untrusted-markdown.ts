@@ -189,7 +189,10 @@ function block(node: Nodes, ctx: Ctx): RootContent[] {
       return [code];
     }
     case "blockquote": {
-      const q: Blockquote = { type: "blockquote", children: blocks(node.children, ctx) as Blockquote["children"] };
+      const q: Blockquote = {
+        type: "blockquote",
+        children: blocks(node.children, ctx) as Blockquote["children"],
+      };
       return [q];
     }
     case "list": {
@@ -198,14 +201,12 @@ function block(node: Nodes, ctx: Ctx): RootContent[] {
         ordered: node.ordered ?? false,
         start: node.ordered ? (node.start ?? 1) : null,
         spread: node.spread ?? false,
-        children: node.children.map(
-          (li): ListItem => ({
-            type: "listItem",
-            spread: li.spread ?? false,
-            checked: li.checked ?? null,
-            children: blocks(li.children, ctx) as ListItem["children"],
-          }),
-        ),
+        children: node.children.map((li): ListItem => ({
+          type: "listItem",
+          spread: li.spread ?? false,
+          checked: li.checked ?? null,
+          children: blocks(li.children, ctx) as ListItem["children"],
+        })),
       };
       return [list];
     }
@@ -213,14 +214,13 @@ function block(node: Nodes, ctx: Ctx): RootContent[] {
       const t: Table = {
         type: "table",
         align: node.align ?? null,
-        children: node.children.map(
-          (row): TableRow => ({
-            type: "tableRow",
-            children: row.children.map(
-              (cell): TableCell => ({ type: "tableCell", children: phrasing(cell.children, ctx) }),
-            ),
-          }),
-        ),
+        children: node.children.map((row): TableRow => ({
+          type: "tableRow",
+          children: row.children.map((cell): TableCell => ({
+            type: "tableCell",
+            children: phrasing(cell.children, ctx),
+          })),
+        })),
       };
       return [t];
     }

@@ -25,7 +25,7 @@ describe("severity ordering", () => {
   });
   it("throws a typed error for an unknown severity or threshold", () => {
     expect(() => severityRank("SEVERE" as never)).toThrow(DomainInputError);
-    expect(() => atLeast("HIGH", "urgent" as FailOn)).toThrow(/unknown fail_on "urgent"/);
+    expect(() => atLeast("HIGH", "urgent" as FailOn)).toThrow(/unknown failOn "urgent"/);
   });
   it("sorts most severe first, then by displayId, findings without displayId last", () => {
     const sorted = sortFindings([

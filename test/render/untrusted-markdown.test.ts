@@ -11,7 +11,9 @@ describe("safeMarkdown", () => {
     const input =
       'Concatenation:\n\n```js\nconst sql = "SELECT * FROM users WHERE name = \'" + name + "\'";\nif (a < b && c > d) {}\n```\n';
     const out = safeMarkdown(input);
-    expect(out).toContain('```js\nconst sql = "SELECT * FROM users WHERE name = \'" + name + "\'";\nif (a < b && c > d) {}\n```');
+    expect(out).toContain(
+      '```js\nconst sql = "SELECT * FROM users WHERE name = \'" + name + "\'";\nif (a < b && c > d) {}\n```',
+    );
     expect(out).not.toContain("&quot;");
     expect(out).not.toContain(ZWSP);
   });
@@ -137,12 +139,10 @@ describe("safeMarkdown", () => {
 
   it("property: every code block and code span survives byte for byte", () => {
     const code = fc.string({ maxLength: 40 }).filter((c) => !c.includes("\r"));
-    const doc = fc.tuple(hostile, code, hostile, code, hostile).map(
-      ([a, block, b, span, c]) => {
-        const fence = "`".repeat(Math.max(3, ...[...block.matchAll(/`+/g)].map((m) => m[0].length + 1)));
-        return `${a}\n\n${fence}py\n${block}\n${fence}\n\n${b} \`\`${span.replace(/`/g, "")}\`\` ${c}`;
-      },
-    );
+    const doc = fc.tuple(hostile, code, hostile, code, hostile).map(([a, block, b, span, c]) => {
+      const fence = "`".repeat(Math.max(3, ...[...block.matchAll(/`+/g)].map((m) => m[0].length + 1)));
+      return `${a}\n\n${fence}py\n${block}\n${fence}\n\n${b} \`\`${span.replace(/`/g, "")}\`\` ${c}`;
+    });
     fc.assert(
       fc.property(fc.oneof(hostile, doc), (s) => {
         const before = codeValues(s.replace(/\r\n?/g, "\n"));

@@ -43,7 +43,9 @@ describe("untrusted text and malformed answers (issue 6 item 5)", () => {
     expect(all).toContain("\\<img src=x onerror=alert(1)>");
     expect(all).toContain("@\u200Bacme/security-team");
     // ... and its code reached GitHub exactly as the service wrote it.
-    expect(codeValues(all)).toContain("<script>alert('fence break')</script>\n\nEnd of description, inside the fence the service left open.");
+    expect(codeValues(all)).toContain(
+      "<script>alert('fence break')</script>\n\nEnd of description, inside the fence the service left open.",
+    );
     for (const body of bodies) {
       expect(body).not.toMatch(/@(acme|everyone)\b/);
       expect(body).not.toMatch(/#(123|456)\b/);
@@ -57,7 +59,9 @@ describe("untrusted text and malformed answers (issue 6 item 5)", () => {
       ).toEqual([]);
       // diffward's own <details> blocks open and close in pairs (finding text cannot close one).
       const html = htmlNodes(body);
-      expect(html.filter((v) => v.startsWith("<details")).length).toBe(html.filter((v) => v === "</details>").length);
+      expect(html.filter((v) => v.startsWith("<details")).length).toBe(
+        html.filter((v) => v === "</details>").length,
+      );
       // Fences open and close in pairs: no fence break escapes a code block.
       const fences = body.split("\n").filter((l) => /^\s*(`{3,}|~{3,})/.test(l));
       expect(fences.length % 2, body).toBe(0);

@@ -94,7 +94,9 @@ describe("reply commands in a finding's review thread", () => {
     expect(fp.answer).toContain("is now **False positive**");
     expect(commentOf(pr, SQLI).body).toContain("**Decision:** False positive");
     expect(fp.answer).not.toContain("FALSE_POSITIVE");
-    expect(fp.answer).toContain("The `diffward` check is now **failing**: 3 findings: 2 open (1 blocking), 1 ruled out."); // SECRET still blocks
+    expect(fp.answer).toContain(
+      "The `diffward` check is now **failing**: 3 findings: 2 open (1 blocking), 1 ruled out.",
+    ); // SECRET still blocks
     expect(checkOf(h, pr).output.summary).toContain("3 findings: 2 open (1 blocking), 1 ruled out");
     expect(threadOf(pr, SQLI).isResolved).toBe(true);
     expect(commentOf(pr, SQLI).body).toContain("**Decision:**");
