@@ -368,18 +368,30 @@ function footer(scan: z.output<typeof CheckRunModel>["scan"], serviceLink: strin
   return `---\n${parts.join(" · ")}`;
 }
 
+/**
+ * Each open finding's details, most severe first. Rendering stops once the text is over GitHub's limit
+ * (the caller cuts it with a note): sanitizing thousands of descriptions nobody would see costs seconds.
+ */
 function detailsText(open: readonly ReportFinding[], prefix: string, publicUrl: string | undefined): string {
-  return open
-    .map((f) =>
-      sections(
-        `### ${severityBadge(f.severity)} · ${labelCode(f.id, prefix)} · ${neutralize(f.title.replace(/\s+/g, " "))}`,
-        `${locationMarkdown(f.location)} · ${neutralize(f.category)} · triage ${triageText(f.triageStatus)} (${evidenceText(f.confirmationEvidence)}) · resolution ${resolutionText(f.resolutionStatus)}`,
-        f.description?.trim() && safeMarkdown(f.description, { trustedOrigin: publicUrl }),
-        f.recommendedFix?.trim() &&
-          `**Recommended fix**\n\n${safeMarkdown(f.recommendedFix, { trustedOrigin: publicUrl })}`,
-      ),
-    )
-    .join("\n\n---\n\n");
+  const parts: string[] = [];
+  let bytes = 0;
+  for (const f of open) {
+    if (bytes > CHECK_RUN_TEXT_MAX_BYTES) break;
+    const part = findingDetails(f, prefix, publicUrl);
+    parts.push(part);
+    bytes += Buffer.byteLength(part, "utf8") + 9;
+  }
+  return parts.join("\n\n---\n\n");
+}
+
+function findingDetails(f: ReportFinding, prefix: string, publicUrl: string | undefined): string {
+  return sections(
+    `### ${severityBadge(f.severity)} · ${labelCode(f.id, prefix)} · ${neutralize(f.title.replace(/\s+/g, " "))}`,
+    `${locationMarkdown(f.location)} · ${neutralize(f.category)} · triage ${triageText(f.triageStatus)} (${evidenceText(f.confirmationEvidence)}) · resolution ${resolutionText(f.resolutionStatus)}`,
+    f.description?.trim() && safeMarkdown(f.description, { trustedOrigin: publicUrl }),
+    f.recommendedFix?.trim() &&
+      `**Recommended fix**\n\n${safeMarkdown(f.recommendedFix, { trustedOrigin: publicUrl })}`,
+  );
 }
 
 // ---------------------------------------------------------------------------------------------

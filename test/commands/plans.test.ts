@@ -97,7 +97,7 @@ describe("resolution plan", () => {
     const plan = planResolution(input(cmd));
     expect(plan.resolution).toEqual({ resolutionStatus: "WONT_FIX", reason: "risk_accepted" });
     expect(plan.note).toBe(
-      "Resolution set to WONT_FIX (reason `risk_accepted`).\n\n— GitHub user @octo-writer via diffward (octo/app#9)",
+      "Resolution set to Won't fix (reason `risk_accepted`).\n\n— GitHub user @octo-writer via diffward (octo/app#9)",
     );
     expect(plan.thread).toBe("resolve");
     expect(plan.decision).toEqual({
@@ -110,7 +110,7 @@ describe("resolution plan", () => {
       at: "2026-03-04T05:06:07.000Z",
     });
     expect(plan.summary).toBe(
-      "`SC-01234567` is now **WONT_FIX** with reason `risk_accepted`, set for `@octo-writer`.",
+      "`SC-01234567` is now **Won't fix** with reason `risk_accepted`, set for `@octo-writer`.",
     );
   });
 
@@ -147,8 +147,8 @@ describe("severity, note and publish plans", () => {
     expect(plan).toEqual({
       findingId: DETAIL.id,
       severity: "LOW",
-      note: "Severity of `SC-01234567` set to LOW.\n\n— GitHub user @octo-writer via diffward (octo/app#9)",
-      summary: "Severity of `SC-01234567` set to **LOW**.",
+      note: "Severity of `SC-01234567` set to Low.\n\n— GitHub user @octo-writer via diffward (octo/app#9)",
+      summary: "Severity of `SC-01234567` set to **Low**.",
     });
     const reset = planSeverity(
       input(parsed("/diffward severity SC-01234567 reset", "severity") as SeverityCommand),
@@ -234,7 +234,7 @@ describe("read-only plans", () => {
     expect(answer).toContain("- head: `abcdef9`");
     expect(answer).toContain("- scan `scan_2` is in progress");
     expect(answer).toContain(
-      "- last report: scan `scan_done` of `1234567`, 0 finding(s), 0 open, 0 blocking: **success**",
+      "- last report: scan `scan_done` of `1234567`, 0 findings: 0 open (0 blocking), 0 ruled out: **passing**",
     );
   });
 

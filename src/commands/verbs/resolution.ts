@@ -160,7 +160,13 @@ export function planResolution(input: VerbInput<ResolutionCommand>): ResolutionP
     },
     ...(signed
       ? {}
-      : { note: attributed(cmd.extraNote ?? `Resolution set to ${statusName(cmd.status)}${reasonWord}.`, by, pull) }),
+      : {
+          note: attributed(
+            cmd.extraNote ?? `Resolution set to ${statusName(cmd.status)}${reasonWord}.`,
+            by,
+            pull,
+          ),
+        }),
     decision: {
       findingId: detail.id,
       fingerprint: fingerprint(detail),
