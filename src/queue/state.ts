@@ -20,6 +20,18 @@ export interface PullState {
   closed?: boolean;
   /** the explicit request (re-run, rescan) that set this state, so a retried job does not repeat it */
   explicitNonce?: string;
+  /**
+   * How many times a head was followed for this pull request (1, 2, …). A head that comes back (reopen,
+   * force-push back to an earlier SHA) is a new generation, and its launch job gets a new BullMQ job id:
+   * BullMQ keeps completed jobs and ignores an add with a used id (BullMQ docs "Job Ids").
+   */
+  generation?: number;
+}
+
+/** The pull request a check run of diffward's belongs to, recorded when the check run is created. */
+export interface CheckRunOwner {
+  pullNumber: number;
+  headSha: string;
 }
 
 /**
@@ -201,6 +213,40 @@ export class StateStore {
   async getJson<T>(kind: string, key: string): Promise<T | undefined> {
     const raw = await this.redis.get(this.#k(kind, key));
     return raw ? (JSON.parse(raw) as T) : undefined;
+  }
+
+  /**
+   * Records which pull request a check run belongs to. GitHub sends `check_run.pull_requests` empty when
+   * the head is in a fork (GitHub REST "Check runs": "pull_requests … does not include pull requests from
+   * forks"), so re-runs and "Scan anyway" clicks find their pull request here. Kept 90 days.
+   */
+  async recordCheckRunOwner(owner: string, repo: string, checkRunId: number, value: CheckRunOwner): Promise<void> {
+    await this.putJson("checkrun", `${owner}/${repo}/${checkRunId}`, value);
+  }
+
+  async getCheckRunOwner(owner: string, repo: string, checkRunId: number): Promise<CheckRunOwner | undefined> {
+    return this.getJson<CheckRunOwner>("checkrun", `${owner}/${repo}/${checkRunId}`);
+  }
+
+  /**
+   * Claims a one-time action (`SET NX`, kept `ttlSeconds`): true for the first caller only. Used so one
+   * "Scan anyway" per check run and head launches, whatever the clicks and redeliveries.
+   */
+  async claimOnce(kind: string, key: string, ttlSeconds = 60 * 60 * 24 * 30): Promise<boolean> {
+    return (await this.redis.set(this.#k("once", kind, key), "1", "EX", ttlSeconds, "NX")) === "OK";
+  }
+
+  /**
+   * Marks an installation removed (`installation.deleted`) or back (`installation.created`): a launch still
+   * waiting in its debounce window for a removed installation is dropped before it spends anything.
+   */
+  async setInstallationRemoved(installationId: number, removed: boolean): Promise<void> {
+    if (removed) await this.redis.set(this.#k("uninstalled", installationId), "1", "EX", 60 * 60 * 24 * 30);
+    else await this.redis.del(this.#k("uninstalled", installationId));
+  }
+
+  async isInstallationRemoved(installationId: number): Promise<boolean> {
+    return (await this.redis.exists(this.#k("uninstalled", installationId))) === 1;
   }
 
   /**

@@ -60,7 +60,7 @@ function facts(
     event,
     attemptsStarted: 1,
     config: { kind: "ok", config: config() },
-    head: { kind: "follow" },
+    head: { kind: "follow", generation: 1 },
     settings: { guidanceFile: "SCANNER.md", defaultPreset: "diff-standard" },
     ...over,
   };
@@ -91,6 +91,7 @@ describe("decideHead: which head is followed", () => {
   it("a new head stops the old one and concludes its check run; an explicit rescan of the same head does not conclude it", () => {
     expect(decideHead(event, prev)).toEqual({
       kind: "follow",
+      generation: 1,
       stop: { reason: { kind: "superseded", bySha: event.headSha }, concludeCheckRun: true },
     });
     const rescan = decideHead({ ...event, explicit: { nonce: "n1" } }, { ...prev, headSha: event.headSha });
@@ -99,7 +100,18 @@ describe("decideHead: which head is followed", () => {
 
   it("a retry of the same request resumes its check run instead of creating another", () => {
     const d = decideHead(event, { ...prev, headSha: event.headSha, launchKey: undefined });
-    expect(d).toEqual({ kind: "follow", resumeCheckRunId: 11 });
+    expect(d).toEqual({ kind: "follow", generation: 1, resumeCheckRunId: 11 });
+  });
+
+  it("a head that comes back (close then reopen, force-push A → B → A) is a new generation with a new launch job id (issue 10 item 1)", () => {
+    const closed = { ...prev, headSha: event.headSha, closed: true, generation: 3 };
+    const reopened = decideHead(event, closed);
+    expect(reopened).toMatchObject({ kind: "follow", generation: 4 });
+    const first = decidePullRequest(facts({ head: { kind: "follow", generation: 1 } }).f);
+    const back = decidePullRequest(facts({ head: { kind: "follow", generation: 4 } }).f);
+    expect(first.launch?.data.launchKey).toBe(back.launch?.data.launchKey); // same scan identity
+    expect(first.launch?.jobId).not.toBe(back.launch?.jobId); // but a job BullMQ will not ignore
+    expect(back.state.generation).toBe(4);
   });
 });
 
@@ -183,7 +195,7 @@ describe("decidePullRequest: reads only what it needs, then plans one check-run 
   });
 
   it("a retried job updates the check run it already has (resumed or adopted) instead of creating a second", () => {
-    const resumed = decidePullRequest(facts({ head: { kind: "follow", resumeCheckRunId: 11 } }).f);
+    const resumed = decidePullRequest(facts({ head: { kind: "follow", generation: 1, resumeCheckRunId: 11 } }).f);
     expect(resumed.writes).toEqual([]); // already queued
     expect(resumed.checkRunId).toBe(11);
     const adopted = facts(

@@ -33,6 +33,8 @@ export type HeadDecision =
       resumeCheckRunId?: number;
       /** the head followed so far stops; `concludeCheckRun` false for an explicit rescan of the same head */
       stop?: { reason: StopReason; concludeCheckRun: boolean };
+      /** the pull request's generation for this head ({@link PullState.generation}) */
+      generation: number;
     };
 
 /**
@@ -57,8 +59,10 @@ export function decideHead(d: PullRequestJobData, prev: PullState | undefined): 
       : !sameRequest && prev && d.explicit
         ? { reason, concludeCheckRun: false }
         : undefined;
+  const generation = sameRequest ? (prev.generation ?? 1) : (prev?.generation ?? 0) + 1;
   return {
     kind: "follow",
+    generation,
     ...(sameRequest && prev.checkRunId !== undefined ? { resumeCheckRunId: prev.checkRunId } : {}),
     ...(stop ? { stop } : {}),
   };
@@ -179,6 +183,7 @@ export function decidePullRequest(f: PullRequestFacts): PullRequestPlan {
     pullNumber: d.pullNumber,
     headSha: d.headSha,
     updatedAt: d.updatedAt,
+    generation: f.head.generation,
   };
   const nonce = d.explicit ? { explicitNonce: d.explicit.nonce } : {};
   const existing = f.head.resumeCheckRunId ?? f.adoption?.checkRunId;
@@ -257,7 +262,9 @@ export function decidePullRequest(f: PullRequestFacts): PullRequestPlan {
     ...(config.auditAreas ? { auditAreaKeys: config.auditAreas } : {}),
     ...(d.explicit ? { nonce: d.explicit.nonce } : {}),
   });
-  const launchJobId = jobId("launch", lk);
+  // The generation makes a head that comes back (reopen, force-push back) a new BullMQ job: the completed
+  // job of its first launch keeps its id, and an add with that id would be ignored (check stuck `queued`).
+  const launchJobId = jobId("launch", lk, `g${f.head.generation}`);
   const data: Omit<LaunchJobData, "checkRunId"> = {
     ...repoContextOf(d),
     pullNumber: d.pullNumber,
