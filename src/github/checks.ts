@@ -50,7 +50,7 @@ function body(update: CheckRunUpdate) {
     ...(update.output ? { output: update.output } : {}),
     ...(update.externalId !== undefined ? { external_id: update.externalId } : {}),
     ...(update.detailsUrl ? { details_url: update.detailsUrl } : {}),
-    ...(update.actions ? { actions: update.actions } : {}),
+    ...(update.actions ? { actions: update.actions } : {}), // [] removes every button
   };
 }
 

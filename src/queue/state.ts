@@ -229,11 +229,14 @@ export class StateStore {
   }
 
   /**
-   * Claims a one-time action (`SET NX`, kept `ttlSeconds`): true for the first caller only. Used so one
+   * Claims a one-time action for `holder` (`SET NX`, kept `ttlSeconds`): true for the first holder, and
+   * again for that same holder (a retried job of the same delivery), false for any other. Used so one
    * "Scan anyway" per check run and head launches, whatever the clicks and redeliveries.
    */
-  async claimOnce(kind: string, key: string, ttlSeconds = 60 * 60 * 24 * 30): Promise<boolean> {
-    return (await this.redis.set(this.#k("once", kind, key), "1", "EX", ttlSeconds, "NX")) === "OK";
+  async claimOnce(kind: string, key: string, holder: string, ttlSeconds = 60 * 60 * 24 * 30): Promise<boolean> {
+    const k = this.#k("once", kind, key);
+    if ((await this.redis.set(k, holder, "EX", ttlSeconds, "NX")) === "OK") return true;
+    return (await this.redis.get(k)) === holder;
   }
 
   /**

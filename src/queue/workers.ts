@@ -1,7 +1,8 @@
-import { Queue, Worker, type ConnectionOptions, type Job } from "bullmq";
+import { DelayedError, Queue, Worker, type ConnectionOptions, type Job } from "bullmq";
 import { releaseFairOnFinish } from "./fairness.js";
 import { JOB, QUEUE_NAMES } from "./names.js";
 import type { Runtime } from "./runtime.js";
+import { LockBusyError } from "./state.js";
 import { processLaunch } from "./jobs/launch.js";
 import { processPoll } from "./jobs/poll.js";
 import { processPullClosed, processUninstall } from "./jobs/lifecycle.js";
@@ -98,8 +99,20 @@ export function startWorkers(
       }
     }
   };
+  // An event job that finds its pull request's lock busy waits and tries again without spending one of
+  // its attempts (BullMQ `moveToDelayed` + `DelayedError`): a busy lock is contention, not failure, and a
+  // close event must never be dropped after its attempts ran out on it (issue 10 item 12).
+  const dispatchEvent = async (job: Job, token?: string): Promise<unknown> => {
+    try {
+      return await dispatch(job, token);
+    } catch (error) {
+      if (!(error instanceof LockBusyError) || !token) throw error;
+      await job.moveToDelayed(rt.now() + 250 + Math.floor(Math.random() * 750), token);
+      throw new DelayedError();
+    }
+  };
   const workers = [
-    new Worker(QUEUE_NAMES.events, dispatch, { ...common, concurrency: conc.events }),
+    new Worker(QUEUE_NAMES.events, dispatchEvent, { ...common, concurrency: conc.events }),
     new Worker(QUEUE_NAMES.launch, dispatch, { ...common, concurrency: conc.launch }),
     new Worker(QUEUE_NAMES.scans, dispatch, { ...common, concurrency: conc.scans }),
   ];

@@ -32,7 +32,7 @@ export interface ApproveJobData extends RepoContext {
 export async function processApprove(
   rt: Runtime,
   job: Job<ApproveJobData>,
-): Promise<"approved" | "refused" | "not-onboarded"> {
+): Promise<"approved" | "refused" | "not-onboarded" | "duplicate" | "stale"> {
   const d = job.data;
   const log = rt.log.child({ delivery: d.deliveryId, repo: `${d.owner}/${d.repo}`, checkRun: d.checkRunId });
   const octokit = await rt.octokit(d.installationId);
@@ -50,7 +50,17 @@ export async function processApprove(
     log.info({ sender: d.sender, permission }, "scan-anyway refused: below the permission floor");
     return "refused";
   }
-  for (const pullNumber of d.pullNumbers) {
+  // One approval per check run and head, whatever the clicks and redeliveries (issue 10 item 4).
+  if (!(await rt.state.claimOnce("approve", `${d.owner}/${d.repo}/${d.checkRunId}/${d.headSha}`, d.deliveryId))) {
+    log.info({ sender: d.sender }, "scan-anyway already approved for this check run: nothing launched");
+    return "duplicate";
+  }
+  // The pull request is the one diffward recorded for its check run; GitHub's `check_run.pull_requests`
+  // is empty when the head is in a fork (GitHub REST "Check runs") (issue 10 item 2).
+  const recorded = await rt.state.getCheckRunOwner(d.owner, d.repo, d.checkRunId);
+  const pullNumbers = [...new Set([...(recorded ? [recorded.pullNumber] : []), ...d.pullNumbers])];
+  let launched = 0;
+  for (const pullNumber of pullNumbers) {
     const pr = await getPull(octokit, { owner: d.owner, repo: d.repo, pullNumber });
     if (pr.state !== "open" || pr.headSha !== d.headSha) continue;
     const data: PullRequestJobData = {
@@ -81,6 +91,18 @@ export async function processApprove(
       removeOnComplete: { age: 24 * 3600, count: 10_000 },
       removeOnFail: { age: 7 * 24 * 3600 },
     });
+    launched += 1;
+  }
+  if (launched === 0) {
+    await updateCheckRun(octokit, d, d.checkRunId, {
+      output: {
+        title: d.title,
+        summary: `${d.summary}\n\n> ${inlineCode(d.sender)} clicked **Scan anyway**, but the pull request is closed or has a newer head: nothing was launched.`,
+      },
+      actions: [],
+    });
+    log.info({ sender: d.sender, pullNumbers }, "scan-anyway: no open pull request on this head");
+    return "stale";
   }
   // A completed check run cannot go back to in progress: the scan runs in a new check run of the same
   // name (GitHub shows the newest), and this one says who approved it.
@@ -89,6 +111,8 @@ export async function processApprove(
       title: `Approved by ${d.sender}: scanning in a new check run`,
       summary: `${d.summary}\n\n> ${inlineCode(d.sender)} clicked **Scan anyway**; the scan runs in a new \`diffward\` check run on this commit.`,
     },
+    // The button goes once approved (GitHub REST "Update a check run": `actions` replaces the buttons).
+    actions: [],
   });
   log.info({ sender: d.sender }, "scan-anyway approved");
   return "approved";

@@ -71,8 +71,15 @@ async function launchLocked(
   const d = job.data;
   const key = pullKey(d.owner, d.repo, d.pullNumber);
   const pr = await rt.state.getPull(key);
-  if (!d.explicit && (!pr || pr.closed || pr.headSha !== d.headSha || pr.launchKey !== d.launchKey)) {
+  // Every launch, automatic or explicit (Re-run, Scan anyway, rescan), is still wanted only while its head
+  // is the pull request's head, the pull request is open, its launch is the one recorded, and the
+  // installation was not removed meanwhile (issue 10 items 4 and 5): otherwise nothing is spent.
+  if (!pr || pr.closed || pr.headSha !== d.headSha || pr.launchKey !== d.launchKey) {
     log.info("launch no longer wanted (newer head, closed or replaced): nothing spent");
+    return "superseded";
+  }
+  if (await rt.state.isInstallationRemoved(d.installationId)) {
+    log.info("installation removed while the launch waited: nothing spent");
     return "superseded";
   }
   const tenant = await rt.scanner.forAccount(d.accountLogin);

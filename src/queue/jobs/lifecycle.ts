@@ -2,7 +2,7 @@ import type { Job } from "bullmq";
 import { pullKey } from "../names.js";
 import type { Runtime } from "../runtime.js";
 import { applyWrites } from "../writes.js";
-import { planStopWrites, stopCurrent } from "./supersede.js";
+import { checkRunCompleted, planStopWrites, stopCurrent } from "./supersede.js";
 import type { RepoContext } from "./types.js";
 
 /** A closed pull request (job `pull-closed`). */
@@ -25,8 +25,10 @@ export async function processPullClosed(
     const prev = await rt.state.getPull(key);
     if (!prev || prev.closed) return "idle";
     await stopCurrent(rt, prev, { kind: "closed" }, d.accountLogin);
-    // The check run is concluded only when something was under way (a launch waiting or a scan).
-    if (prev.scanId || prev.launchJobId)
+    // The check run is concluded only when something was under way (a launch waiting or a scan) and it is
+    // not completed already: a finished report is never rewritten by a later close or merge (issue 10
+    // item 8). GitHub's check run is the truth, not diffward's memory of it.
+    if ((prev.scanId || prev.launchJobId) && !(await checkRunCompleted(rt, prev)))
       await applyWrites(rt, d.installationId, planStopWrites(prev, { kind: "closed" }));
     const { scanId: _s, launchKey: _l, launchJobId: _j, ...rest } = prev;
     await rt.state.setPull(key, { ...rest, closed: true });
@@ -48,6 +50,8 @@ export interface UninstallJobData {
  */
 export async function processUninstall(rt: Runtime, job: Job<UninstallJobData>): Promise<number> {
   const d = job.data;
+  // First, so a launch still waiting in its debounce window is dropped before it spends (issue 10 item 5).
+  await rt.state.setInstallationRemoved(d.installationId, true);
   const tenant = await rt.scanner.forAccount(d.accountLogin);
   let cancelled = 0;
   for (const scanId of await rt.state.inflightScans(d.installationId)) {

@@ -19,7 +19,7 @@ import {
   type PullRequestFacts,
   type PullRequestOutcome,
 } from "./decide-pull-request.js";
-import { planStopWrites, stopCurrent } from "./supersede.js";
+import { checkRunCompleted, planStopWrites, stopCurrent } from "./supersede.js";
 import type { PullRequestJobData } from "./types.js";
 
 export type { PullRequestOutcome } from "./decide-pull-request.js";
@@ -85,12 +85,20 @@ export async function processPullRequest(
       await readFact(rt, octokit, facts, fact, log);
     const plan = decidePullRequest(facts);
 
+    const stopsRun = Boolean(head.stop?.concludeCheckRun && prev && !(await checkRunCompleted(rt, prev)));
     const writes = [
-      ...(head.stop?.concludeCheckRun && prev ? planStopWrites(prev, head.stop.reason) : []),
+      ...(stopsRun && head.stop && prev ? planStopWrites(prev, head.stop.reason) : []),
       ...plan.writes,
     ];
     const results = await applyWrites(rt, d.installationId, writes);
     const checkRunId = plan.checkRunId ?? createdCheckRunId(results);
+    // diffward records the pull request of its check run: GitHub leaves `check_run.pull_requests` empty for
+    // heads in forks, so "Scan anyway" and re-runs find it here (issue 10 item 2).
+    if (checkRunId !== undefined)
+      await rt.state.recordCheckRunOwner(d.owner, d.repo, checkRunId, {
+        pullNumber: d.pullNumber,
+        headSha: d.headSha,
+      });
     if (plan.launch && checkRunId !== undefined) {
       await addFair(
         rt.redis,

@@ -1,4 +1,5 @@
 import { renderLaunchError } from "../../render/check-run.js";
+import { getCheckRun } from "../../github/checks.js";
 import { updateCheck, type GitHubWrite } from "../../github/writes.js";
 import { jobId } from "../names.js";
 import type { Runtime } from "../runtime.js";
@@ -57,4 +58,20 @@ export function planStopWrites(prev: PullState, reason: StopReason): GitHubWrite
           message: reason.kind === "closed" ? "The pull request was closed." : "diffward was uninstalled.",
         });
   return [{ ...updateCheck(prev, prev.checkRunId, { conclusion: "cancelled", output }), bestEffort: true }];
+}
+
+/**
+ * Whether `prev`'s check run is already completed on GitHub (GitHub REST "Get a check run"); a completed
+ * report is never concluded again as cancelled. A failed read counts as not completed (the stop write is
+ * best effort, and a check run left unfinished is the worse outcome).
+ */
+export async function checkRunCompleted(rt: Runtime, prev: PullState): Promise<boolean> {
+  if (!prev.checkRunId) return false;
+  try {
+    const octokit = await rt.octokit(prev.installationId);
+    return (await getCheckRun(octokit, prev, prev.checkRunId)).status === "completed";
+  } catch (error) {
+    rt.log.warn({ err: (error as Error).message, checkRun: prev.checkRunId }, "could not read check run");
+    return false;
+  }
 }
