@@ -18,6 +18,7 @@ import type { RepoConfig } from "../config/repo-config.js";
 import type { ReportFinding } from "../domain/types.js";
 import type { Verdict } from "../domain/verdict.js";
 import type { ReportState } from "../report/state.js";
+import type { Severity } from "../scanner/catalog.js";
 import type { FindingDetail } from "../scanner/schemas.js";
 import type { ScannerTenant } from "../tenants/index.js";
 import type { Decision } from "../triage/types.js";
@@ -117,6 +118,11 @@ export interface CommandIO {
   readDecisions(): Promise<Decision[]>;
   /** stores a decision (replaces the decision of the same identity) */
   recordDecision(decision: Decision): Promise<void>;
+  /**
+   * remembers a severity override for later scans of the pull request (`severity: null` forgets it);
+   * `current` is the finding's effective severity before the command
+   */
+  recordSeverityOverride(entry: SeverityOverrideEntry): Promise<void>;
   /** re-renders diffward's comment of the finding with its current state and decision */
   refreshFindingComment(target: FindingTarget): Promise<ReportFinding | undefined>;
   /** resolves (`true`) or reopens (`false`) the review thread of a comment; never fatal */
@@ -127,6 +133,17 @@ export interface CommandIO {
   readPull(): Promise<PullNow>;
   /** enqueues one rescan of the pull request (one per command comment) */
   enqueueRescan(request: RescanRequest): Promise<void>;
+}
+
+/** A severity override to remember (see `recordSeverityOverride` in `src/triage/decisions.ts`). */
+export interface SeverityOverrideEntry {
+  findingId: string;
+  fingerprint: string;
+  current: Severity;
+  severity: Severity | null;
+  by: string;
+  /** ISO 8601 date-time */
+  at: string;
 }
 
 /** Everything a verb's steps know about the command. */

@@ -78,6 +78,34 @@ export const GuidanceConfig = z
   })
   .describe("The scanning guidance file committed in the repository.");
 
+/**
+ * `triage.approval`: two-person dismissals (issue 12). A dismissal (`FALSE_POSITIVE`, `WONT_FIX`,
+ * `DUPLICATE`, `MITIGATED`) of a finding at or above `minSeverity` by a user below `approvers` is held as a
+ * request until a different user at or above `approvers` approves it; the pattern of GitHub's delegated
+ * alert dismissal (https://docs.github.com/en/code-security/code-scanning/managing-your-code-scanning-configuration/enabling-delegated-alert-dismissal-for-code-scanning).
+ */
+export const ApprovalConfig = z
+  .strictObject({
+    /** Least severe finding whose dismissal needs a second person. */
+    minSeverity: SeverityLevel.default("high").describe(
+      "Dismissals (false positive, won't fix, duplicate, mitigated) of findings at or above this severity need a second person's `/approve`.",
+    ),
+    /** Least repository role of an approver; a user at or above it dismisses directly. */
+    approvers: MinPermission.default("maintain").describe(
+      "Least repository role (read, triage, write, maintain, admin) of the approver; a user at or above it dismisses without approval.",
+    ),
+  })
+  .describe("Two-person dismissals; off when absent.");
+export type ApprovalConfig = z.infer<typeof ApprovalConfig>;
+
+/** The `triage` section. */
+export const TriageConfig = z
+  .strictObject({
+    /** Two-person dismissals; absent means off. */
+    approval: ApprovalConfig.optional(),
+  })
+  .describe("Triage from the pull request.");
+
 /** The `paths` section. */
 export const PathsConfig = z
   .strictObject({
@@ -198,6 +226,7 @@ export const RepoConfig = z
       ),
     comments: CommentsConfig.prefault({}),
     commands: CommandsConfig.prefault({}),
+    triage: TriageConfig.prefault({}),
     guidance: GuidanceConfig.prefault({}),
     /** Pull requests from forks: scan them, wait for a maintainer's approval, or skip them. */
     forks: z

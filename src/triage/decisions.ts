@@ -1,8 +1,9 @@
 /**
- * Decisions per pull request, and "decisions survive pushes" (issue 4, point 6): when a later scan of the
- * same pull request reports a finding with the same identity (equal id or fingerprint,
- * src/domain/identity.ts), the last decision on it is applied to the new finding with the service's
- * resolution API (spec "PATCH …/findings/{findingId}/resolution"), unless its severity rose.
+ * Decisions per pull request, and "decisions survive pushes" (issue 4, point 6; issue 12, point 3): when a
+ * later scan of the same pull request reports a finding with the same identity (equal id or fingerprint,
+ * src/domain/identity.ts), the last severity override on it is applied to the new finding (spec
+ * "PATCH …/findings/{findingId}/severity"), then the last resolution (spec "PATCH …/resolution"), each
+ * unless the finding's severity rose since the team looked at it.
  */
 import type { Logger } from "pino";
 import { fingerprint, matchFindings } from "../domain/identity.js";
@@ -14,51 +15,69 @@ import type { ScannerTenant } from "../tenants/index.js";
 import { pullKey } from "../queue/names.js";
 import type { Runtime } from "../queue/runtime.js";
 import { LockBusyError } from "../queue/state.js";
-import { Decision, PullDecisions } from "./types.js";
+import { Decision, PullDecisions, SeverityDecision } from "./types.js";
 
 /** Redis kind of the decisions document (`<prefix>:decisions:<owner/repo#n>`). */
 export const DECISIONS_KIND = "decisions";
 
 /**
- * Reads a pull request's decisions. A document that does not fit the schema (an older format, a manual
- * edit) is treated as empty and logged, never a crash.
+ * Reads a pull request's decisions document (resolutions and severity overrides). A document that does
+ * not fit the schema (an older format, a manual edit) is treated as empty and logged, never a crash.
  */
-export async function readDecisions(rt: Runtime, key: string, log?: Logger): Promise<Decision[]> {
+export async function readPullDecisions(rt: Runtime, key: string, log?: Logger): Promise<PullDecisions> {
   const raw = await rt.state.getJson<unknown>(DECISIONS_KIND, key);
-  if (raw === undefined) return [];
+  if (raw === undefined) return { decisions: [], severities: [] };
   const parsed = PullDecisions.safeParse(raw);
   if (!parsed.success) {
     (log ?? rt.log).warn({ pull: key }, "stored decisions do not fit the schema: ignored");
-    return [];
+    return { decisions: [], severities: [] };
   }
-  return parsed.data.decisions;
+  return parsed.data;
+}
+
+/** Reads a pull request's resolution decisions (see {@link readPullDecisions}). */
+export async function readDecisions(rt: Runtime, key: string, log?: Logger): Promise<Decision[]> {
+  return (await readPullDecisions(rt, key, log)).decisions;
 }
 
 /**
- * Replaces the decision of the same identity (equal finding id or fingerprint) with `decision`.
- * Pure; the newest decision is last.
+ * Replaces the entry of the same identity (equal finding id or fingerprint) with `decision`.
+ * Pure; the newest entry is last. Works for resolutions and severity overrides alike.
  */
-export function withDecision(decisions: readonly Decision[], decision: Decision): Decision[] {
-  return [
-    ...decisions.filter((d) => d.findingId !== decision.findingId && d.fingerprint !== decision.fingerprint),
-    decision,
-  ];
+export function withDecision<T extends { findingId: string; fingerprint: string }>(
+  decisions: readonly T[],
+  decision: T,
+): T[] {
+  return [...withoutIdentity(decisions, decision), decision];
+}
+
+/** Drops the entry of the same identity (equal finding id or fingerprint). Pure. */
+export function withoutIdentity<T extends { findingId: string; fingerprint: string }>(
+  decisions: readonly T[],
+  identity: { findingId: string; fingerprint: string },
+): T[] {
+  return decisions.filter(
+    (d) => d.findingId !== identity.findingId && d.fingerprint !== identity.fingerprint,
+  );
 }
 
 /**
- * Stores decisions under the pull request's lock (`withPullLock`), so two commands on one pull request
- * never lose each other's decision. Waits for the lock up to ~2 s (20 tries, 100 ms apart), then throws
- * {@link LockBusyError} and the job retries.
+ * Changes the decisions document under the pull request's lock (`withPullLock`), so two commands on one
+ * pull request never lose each other's decision. Waits for the lock up to ~2 s (20 tries, 100 ms apart),
+ * then throws {@link LockBusyError} and the job retries.
  */
-export async function recordDecisions(rt: Runtime, key: string, add: readonly Decision[]): Promise<void> {
+export async function updatePullDecisions(
+  rt: Runtime,
+  key: string,
+  change: (doc: PullDecisions) => PullDecisions,
+): Promise<void> {
   for (let attempt = 0; ; attempt++) {
     try {
       await rt.state.withPullLock(
         key,
         async () => {
-          let all = await readDecisions(rt, key);
-          for (const d of add) all = withDecision(all, Decision.parse(d));
-          await rt.state.putJson(DECISIONS_KIND, key, { decisions: all } satisfies PullDecisions);
+          const next = PullDecisions.parse(change(await readPullDecisions(rt, key)));
+          await rt.state.putJson(DECISIONS_KIND, key, next);
         },
         10_000,
       );
@@ -68,6 +87,49 @@ export async function recordDecisions(rt: Runtime, key: string, add: readonly De
       await new Promise((r) => setTimeout(r, 100));
     }
   }
+}
+
+/** Stores resolution decisions (one per identity, see {@link updatePullDecisions}). */
+export async function recordDecisions(rt: Runtime, key: string, add: readonly Decision[]): Promise<void> {
+  await updatePullDecisions(rt, key, (doc) => {
+    let decisions = doc.decisions;
+    for (const d of add) decisions = withDecision(decisions, Decision.parse(d));
+    return { ...doc, decisions };
+  });
+}
+
+/**
+ * Stores a severity override set from the pull request, or forgets it when `severity` is `null` (the
+ * override was cleared: later scans keep the service's own severity). `current` is the finding's effective
+ * severity before this command; the first override of an identity keeps its `from`.
+ */
+export async function recordSeverityOverride(
+  rt: Runtime,
+  key: string,
+  input: {
+    findingId: string;
+    fingerprint: string;
+    current: SeverityDecision["from"];
+    severity: SeverityDecision["severity"] | null;
+    by: string;
+    at: string;
+  },
+): Promise<void> {
+  await updatePullDecisions(rt, key, (doc) => {
+    if (input.severity === null) return { ...doc, severities: withoutIdentity(doc.severities, input) };
+    const earlier = doc.severities.find(
+      (s) => s.findingId === input.findingId || s.fingerprint === input.fingerprint,
+    );
+    const entry: SeverityDecision = {
+      findingId: input.findingId,
+      fingerprint: input.fingerprint,
+      from: earlier?.from ?? input.current,
+      severity: input.severity,
+      by: input.by,
+      at: input.at,
+    };
+    return { ...doc, severities: withDecision(doc.severities, entry) };
+  });
 }
 
 /** One decision to carry to a finding of a newer scan. */
@@ -111,6 +173,56 @@ export function planCarryOver(
   return plan;
 }
 
+/** One severity override to carry to a finding of a newer scan. */
+export interface SeverityCarryOver {
+  override: SeverityDecision;
+  finding: ReportFinding;
+  by: "id" | "fingerprint";
+}
+
+/** The plan of {@link planSeverityCarryOver}. */
+export interface SeverityCarryOverPlan {
+  apply: SeverityCarryOver[];
+  /** matched, but not applied: the service's severity rose above what the team looked at */
+  severityRose: SeverityCarryOver[];
+}
+
+/**
+ * Which severity overrides apply to which findings of a new scan (pure). An override is carried when its
+ * identity matches (equal id first, then equal fingerprint; one-to-one) and the finding's severity is not
+ * already the override, and either it raises the severity (never unsafe) or the finding's severity is not
+ * above the severity the override was made against (`from`); a lowering override of a finding whose
+ * severity rose since is not carried (`severityRose`), like resolutions.
+ */
+export function planSeverityCarryOver(
+  overrides: readonly SeverityDecision[],
+  findings: readonly ReportFinding[],
+): SeverityCarryOverPlan {
+  const previous = overrides.map((o) => ({ id: o.findingId, fingerprint: o.fingerprint, o }));
+  const current = findings.map((f) => ({ id: f.id, fingerprint: fingerprint(f), f }));
+  const plan: SeverityCarryOverPlan = { apply: [], severityRose: [] };
+  for (const m of matchFindings(previous, current)) {
+    const override = m.previous.o;
+    const finding = m.current.f;
+    if (finding.severity === override.severity) continue;
+    const item = { override, finding, by: m.by };
+    const raises = severityRank(override.severity) > severityRank(finding.severity);
+    if (raises || severityRank(finding.severity) <= severityRank(override.from)) plan.apply.push(item);
+    else plan.severityRose.push(item);
+  }
+  return plan;
+}
+
+/** The note that records a carried severity override (Markdown; logins stay out of mentions' reach). */
+export function severityCarryNote(c: SeverityCarryOver, labelPrefix: string): string {
+  const o = c.override;
+  return (
+    `diffward applied an earlier severity override of this pull request: **${o.severity}** ` +
+    `(the finding was reported as ${c.finding.severity}), set by GitHub user @${o.by} on ${o.at.slice(0, 10)} ` +
+    `on finding ${findingLabel(o.findingId, labelPrefix)} (\`${o.findingId}\`), which this finding matches by ${c.by}.`
+  );
+}
+
 /**
  * The note that records a carried decision: names the original decision, who made it, when, and on
  * which finding. Markdown; `by` and the note are user text and stay inside code spans or quotes.
@@ -128,24 +240,66 @@ export function carryOverNote(c: CarryOver, labelPrefix: string): string {
 }
 
 /**
- * The report hook of "decisions survive pushes": applies the pull request's last decisions to the matching
- * findings of a new scan through the service (`PATCH …/resolution` with a {@link carryOverNote}), records
- * the carried decisions, and returns the findings with their updated `resolutionStatus` so the report
- * renders the current state. Idempotent: an applied finding is no longer `NOT_STARTED`, so a retried
- * report does not apply it twice. A definite refusal (4xx) skips that finding and is logged; a retryable
- * failure (429, 5xx, network) is thrown so the report job retries. Spends no credits.
+ * The report hook of "decisions survive pushes": applies the pull request's last severity overrides
+ * (`PATCH …/severity`, then a note naming the override, {@link severityCarryNote}), then its last
+ * resolutions (`PATCH …/resolution` with a {@link carryOverNote}) to the matching findings of a new scan,
+ * records what was carried, and returns the findings with their updated `severity` and
+ * `resolutionStatus` so the report renders the current state. Overrides go first, so a resolution taken
+ * at an overridden severity is compared with the overridden severity of the new finding. Idempotent: an
+ * applied override makes the severity equal to it and an applied resolution leaves `NOT_STARTED`, so a
+ * retried report does not apply anything twice. A definite refusal (4xx) skips that finding and is
+ * logged; a retryable failure (429, 5xx, network) is thrown so the report job retries. Spends no credits.
  */
 export async function applyPullDecisions(
   rt: Runtime,
   tenant: ScannerTenant,
   pull: { owner: string; repo: string; pullNumber: number; projectId: string },
-  findings: ReportFinding[],
+  input: ReportFinding[],
   log: Logger,
 ): Promise<ReportFinding[]> {
   const key = pullKey(pull.owner, pull.repo, pull.pullNumber);
-  const decisions = await readDecisions(rt, key, log);
-  if (decisions.length === 0) return findings;
-  const plan = planCarryOver(decisions, findings);
+  const doc = await readPullDecisions(rt, key, log);
+  if (doc.decisions.length === 0 && doc.severities.length === 0) return input;
+  const prefix = rt.settings.labelPrefix;
+  const refused = (error: unknown, finding: string, what: string): boolean => {
+    if (!(error instanceof ScannerApiError) || error.retryable) return false;
+    log.warn({ finding, status: error.status, code: error.code }, what);
+    return true;
+  };
+
+  // 1. Severity overrides.
+  let findings = input;
+  const sevPlan = planSeverityCarryOver(doc.severities, findings);
+  for (const s of sevPlan.severityRose) {
+    log.info(
+      { finding: s.finding.id, from: s.override.from, to: s.finding.severity },
+      "severity override not carried over: severity rose",
+    );
+  }
+  const severities = new Map<string, ReportFinding["severity"]>();
+  const carriedSeverities: SeverityDecision[] = [];
+  for (const c of sevPlan.apply) {
+    try {
+      await tenant.client.setSeverity(pull.projectId, c.finding.id, c.override.severity);
+    } catch (error) {
+      if (refused(error, c.finding.id, "severity override not carried over")) continue;
+      throw error;
+    }
+    severities.set(c.finding.id, c.override.severity);
+    carriedSeverities.push({
+      ...c.override,
+      findingId: c.finding.id,
+      fingerprint: fingerprint(c.finding),
+      carriedFrom: c.override.findingId,
+    });
+    await tenant.client
+      .addNote(pull.projectId, c.finding.id, severityCarryNote(c, prefix))
+      .catch((error: Error) => log.warn({ finding: c.finding.id, err: error.message }, "override note not added"));
+  }
+  findings = findings.map((f) => (severities.has(f.id) ? { ...f, severity: severities.get(f.id)! } : f));
+
+  // 2. Resolutions.
+  const plan = planCarryOver(doc.decisions, findings);
   for (const s of plan.severityRose) {
     log.info(
       { finding: s.finding.id, from: s.decision.severity, to: s.finding.severity },
@@ -158,7 +312,7 @@ export async function applyPullDecisions(
     try {
       const res = await tenant.client.setResolution(pull.projectId, c.finding.id, {
         resolutionStatus: c.decision.resolutionStatus,
-        note: { content: carryOverNote(c, rt.settings.labelPrefix) },
+        note: { content: carryOverNote(c, prefix) },
       });
       updated.set(c.finding.id, res.resolutionStatus);
       carried.push({
@@ -169,17 +323,27 @@ export async function applyPullDecisions(
         carriedFrom: c.decision.findingId,
       });
     } catch (error) {
-      if (error instanceof ScannerApiError && !error.retryable) {
-        log.warn(
-          { finding: c.finding.id, status: error.status, code: error.code },
-          "decision not carried over",
-        );
-        continue;
-      }
+      if (refused(error, c.finding.id, "decision not carried over")) continue;
       throw error;
     }
   }
-  if (carried.length > 0) await recordDecisions(rt, key, carried);
-  log.info({ carried: carried.length, severityRose: plan.severityRose.length }, "decisions carried over");
+  if (carried.length > 0 || carriedSeverities.length > 0) {
+    await updatePullDecisions(rt, key, (d) => {
+      let decisions = d.decisions;
+      for (const x of carried) decisions = withDecision(decisions, x);
+      let sev = d.severities;
+      for (const x of carriedSeverities) sev = withDecision(sev, x);
+      return { decisions, severities: sev };
+    });
+  }
+  log.info(
+    {
+      carried: carried.length,
+      severityRose: plan.severityRose.length,
+      overridesCarried: carriedSeverities.length,
+      overridesNotCarried: sevPlan.severityRose.length,
+    },
+    "decisions carried over",
+  );
   return findings.map((f) => (updated.has(f.id) ? { ...f, resolutionStatus: updated.get(f.id)! } : f));
 }

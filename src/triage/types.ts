@@ -20,6 +20,37 @@ export const Decision = z.object({
 });
 export type Decision = z.infer<typeof Decision>;
 
-/** Every decision of one pull request (Redis `decisions:<owner/repo#n>`), newest last, one per identity. */
-export const PullDecisions = z.object({ decisions: z.array(Decision) });
+/**
+ * A severity override set from the pull request (spec "PATCH …/findings/{findingId}/severity"),
+ * remembered so later scans of the same pull request get it too (issue 12, point 3).
+ */
+export const SeverityDecision = z.object({
+  findingId: z.string().min(1),
+  /** identity across pushes (src/domain/identity.ts) */
+  fingerprint: z.string().regex(/^[0-9a-f]{64}$/),
+  /**
+   * the severity the team looked at: the finding's effective severity before its first override from
+   * this pull request (a later override keeps the first `from`)
+   */
+  from: z.enum(SEVERITIES),
+  /** the override */
+  severity: z.enum(SEVERITIES),
+  /** GitHub login of the person who set it */
+  by: z.string(),
+  /** ISO 8601 date-time */
+  at: z.string(),
+  /** set when the override was carried over from an earlier finding of the same identity */
+  carriedFrom: z.string().optional(),
+});
+export type SeverityDecision = z.infer<typeof SeverityDecision>;
+
+/**
+ * Every decision of one pull request (Redis `decisions:<owner/repo#n>`), newest last, one per identity:
+ * resolutions in `decisions`, severity overrides in `severities` (absent in documents written before
+ * overrides were kept).
+ */
+export const PullDecisions = z.object({
+  decisions: z.array(Decision),
+  severities: z.array(SeverityDecision).default([]),
+});
 export type PullDecisions = z.infer<typeof PullDecisions>;

@@ -11,6 +11,7 @@ import {
   conversationAnswers,
   nextAnswer,
   openReportedPull,
+  pushAndReport,
   threadAnswers,
   type ReportedPull,
 } from "./helpers.js";
@@ -387,6 +388,42 @@ describe("decisions survive pushes", () => {
     expect(note).toContain(pr.byTitle.get(SQLI)!);
     expect(newFindings.find((f) => f.title === SECRET)!.resolutionStatus).toBe("RESOLVED");
     expect(newFindings.find((f) => f.title === RATE)!.resolutionStatus).toBe("NOT_STARTED");
+  });
+});
+
+describe("severity overrides survive pushes", () => {
+  it("an override made before a push still applies after it (with a note naming it), and the check follows", async () => {
+    const pr = await pull();
+    await reply(pr, SECRET, "/severity low");
+    await reply(pr, SQLI, "/fp not_reachable");
+    expect(checkOf(h, pr).conclusion).toBe("success");
+
+    const next = await pushAndReport(h, pr);
+    const secret = next.byTitle.get(SECRET)!;
+    expect(secret.id).not.toBe(pr.byTitle.get(SECRET));
+    expect(secret.severityOverride).toBe("LOW");
+    const note = secret.notes.map((n) => n.body).find((b) => b.includes("earlier severity override"))!;
+    expect(note).toContain("**LOW**");
+    expect(note).toContain(`@${WRITER}`);
+    // the FALSE_POSITIVE was taken at CRITICAL and is carried too; SECRET is LOW now: nothing blocks
+    expect(next.byTitle.get(SQLI)!.resolutionStatus).toBe("FALSE_POSITIVE");
+    expect(next.check.conclusion).toBe("success");
+    expect(next.byTitle.get(RATE)!.severityOverride).toBeNull();
+
+    // `/severity reset` forgets the override: the next push keeps the service's own severity
+    const parentId = [...h.github.state.reviewComments(pr.owner, pr.repo, pr.pullNumber)].find(
+      (c) => c.inReplyToId === null && c.body.includes(encodeURIComponent(secret.id)),
+    )!.id;
+    const before = threadAnswers(h, pr, parentId).length;
+    await h.send(
+      "pull_request_review_comment",
+      writeReviewReply(h, { ...pr, parentId, login: WRITER, body: "/severity reset" }),
+    );
+    await nextAnswer(h, () => threadAnswers(h, pr, parentId), before, "answer to reset");
+    expect(h.sandbox.state.findings.get(secret.id)!.severityOverride).toBeNull();
+    const third = await pushAndReport(h, pr);
+    expect(third.byTitle.get(SECRET)!.severityOverride).toBeNull();
+    expect(third.check.conclusion).toBe("failure");
   });
 });
 

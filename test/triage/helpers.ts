@@ -124,3 +124,28 @@ export async function nextAnswer<T>(h: Harness, list: () => T[], count: number, 
   await h.waitFor(() => list().length > count, 20_000, what);
   return list().at(-1)!;
 }
+
+/**
+ * Pushes a new head to `pr` (the stand-in's pull request head moves; a real `synchronize` payload is
+ * sent) and waits until diffward has reported the scan of the new head. Returns the new head SHA and the
+ * new scan's findings by title (sandbox state).
+ */
+export async function pushAndReport(h: Harness, pr: ReportedPull) {
+  const head = nextSha();
+  h.github.state.updatePullRequestHead({ owner: pr.owner, repo: pr.repo, number: pr.pullNumber, sha: head });
+  const sync = structuredClone(pr.payload);
+  sync.action = "synchronize";
+  sync.pull_request.head.sha = head;
+  sync.pull_request.updated_at = new Date(Date.now() + 1000).toISOString();
+  expect((await h.send("pull_request", sync)).status).toBe(200);
+  const check = await h.waitFor(
+    () =>
+      h.github.state.checkRuns(pr.owner, pr.repo).find((c) => c.headSha === head && c.status === "completed"),
+    30_000,
+    `scan of ${head.slice(0, 7)} reported`,
+  );
+  const findings = [...h.sandbox.state.findings.values()].filter(
+    (f) => h.sandbox.state.scans.get(f.scanId)?.commitHash === head,
+  );
+  return { head, check, byTitle: new Map(findings.map((f) => [f.title, f])) };
+}

@@ -4,8 +4,14 @@ import { fingerprint } from "../../src/domain/identity.js";
 import type { ReportFinding } from "../../src/domain/types.js";
 import { isBot, looksLikeCommand } from "../../src/handlers/comments.js";
 import { attributed, conflictAnswer, publishedAnswer } from "../../src/render/command-answers.js";
-import { carryOverNote, planCarryOver, withDecision } from "../../src/triage/decisions.js";
-import type { Decision } from "../../src/triage/types.js";
+import {
+  carryOverNote,
+  planCarryOver,
+  planSeverityCarryOver,
+  severityCarryNote,
+  withDecision,
+} from "../../src/triage/decisions.js";
+import type { Decision, SeverityDecision } from "../../src/triage/types.js";
 
 const base: ReportFinding = {
   id: "fnd_aaaaaaaa11111111",
@@ -70,6 +76,54 @@ describe("planCarryOver", () => {
     expect(note).toContain(base.id);
     expect(note).toContain("SC-11111111");
     expect(note).toContain("guarded by the proxy");
+  });
+});
+
+describe("planSeverityCarryOver", () => {
+  const moved: ReportFinding = { ...base, id: "fnd_bbbbbbbb22222222", location: "src/db.js:40" };
+  function override(extra: Partial<SeverityDecision> = {}): SeverityDecision {
+    return {
+      findingId: base.id,
+      fingerprint: fingerprint(base),
+      from: "HIGH",
+      severity: "LOW",
+      by: "octo",
+      at: "2026-01-02T03:04:05.000Z",
+      ...extra,
+    };
+  }
+
+  it("carries a lowering override to the same finding of a new scan, by id or fingerprint", () => {
+    const plan = planSeverityCarryOver([override()], [moved]);
+    expect(plan.apply.map((c) => [c.finding.id, c.by, c.override.severity])).toEqual([
+      [moved.id, "fingerprint", "LOW"],
+    ]);
+    expect(planSeverityCarryOver([override()], [base]).apply[0]!.by).toBe("id");
+    // the service now says MEDIUM (below what the team looked at): the override still applies
+    expect(planSeverityCarryOver([override()], [{ ...moved, severity: "MEDIUM" }]).apply).toHaveLength(1);
+  });
+
+  it("does not lower a finding whose severity rose above what the override was made against", () => {
+    const plan = planSeverityCarryOver([override()], [{ ...moved, severity: "CRITICAL" }]);
+    expect(plan.apply).toEqual([]);
+    expect(plan.severityRose).toHaveLength(1);
+  });
+
+  it("always carries a raise; skips a finding already at the override; ignores other findings", () => {
+    const raise = override({ from: "MEDIUM", severity: "CRITICAL" });
+    expect(planSeverityCarryOver([raise], [{ ...moved, severity: "HIGH" }]).apply).toHaveLength(1);
+    expect(planSeverityCarryOver([override()], [{ ...moved, severity: "LOW" }]).apply).toEqual([]);
+    const other = { ...moved, title: "Open redirect", category: "redirect" };
+    expect(planSeverityCarryOver([override()], [other]).apply).toEqual([]);
+  });
+
+  it("the note names the override, who set it and the original finding", () => {
+    const [c] = planSeverityCarryOver([override()], [moved]).apply;
+    const note = severityCarryNote(c!, "SC");
+    expect(note).toContain("**LOW**");
+    expect(note).toContain("reported as HIGH");
+    expect(note).toContain("@octo");
+    expect(note).toContain(base.id);
   });
 });
 

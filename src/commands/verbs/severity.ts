@@ -11,7 +11,8 @@ import { SEVERITIES, type Severity } from "../../scanner/catalog.js";
 import { findingLabel } from "../../scanner/labels.js";
 import { capped, commandError, echo, finding, needsPermission, noteText, type VerbArgs } from "../parsed.js";
 import type { ErrorCommand } from "../parsed.js";
-import { defineVerb, targetOf, tenantOf, type VerbInput } from "../verb.js";
+import { defineVerb, targetOf, tenantOf, type SeverityOverrideEntry, type VerbInput } from "../verb.js";
+import { fingerprint } from "../../domain/identity.js";
 import { checkSentence } from "./resolution.js";
 
 /** The words `/severity` takes; `reset` clears the override (spec: severity `null`). */
@@ -71,6 +72,8 @@ export interface SeverityPlan {
   severity: Severity | null;
   /** the signed note that records the change (or carries the user's text) */
   note: string;
+  /** what is remembered so later scans of the pull request get the same override (issue 12) */
+  remember: SeverityOverrideEntry;
   summary: string;
 }
 
@@ -82,9 +85,18 @@ export function planSeverity(input: VerbInput<SeverityCommand>): SeverityPlan {
   const what = cmd.severity
     ? `Severity of ${inlineCode(label)} set to **${severityName(cmd.severity)}**`
     : `Severity override of ${inlineCode(label)} cleared`;
+  const detail = targetOf(input).detail;
   return {
     findingId: id,
     severity: cmd.severity,
+    remember: {
+      findingId: id,
+      fingerprint: fingerprint(detail),
+      current: detail.severity,
+      severity: cmd.severity,
+      by: input.sender,
+      at: new Date(input.now).toISOString(),
+    },
     note: attributed(cmd.extraNote ?? `${what.replace(/\*\*/g, "")}.`, input.sender, input.pull),
     summary: `${what}.`,
   };
@@ -101,6 +113,8 @@ export const severityVerb = defineVerb<SeverityCommand, undefined, SeverityPlan>
   async apply(io, plan, input) {
     const tenant = tenantOf(input);
     await tenant.client.setSeverity(tenant.projectId, plan.findingId, plan.severity);
+    // Severity overrides survive pushes like resolutions (issue 12, point 3).
+    await io.recordSeverityOverride(plan.remember);
     await tenant.client.addNote(tenant.projectId, plan.findingId, plan.note);
     const fresh = await io.refreshFindingComment(targetOf(input));
     const verdict = await io.recomputeCheck();

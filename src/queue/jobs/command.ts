@@ -43,7 +43,7 @@ import { REPORT_KIND, type ReportState } from "../../report/state.js";
 import { ScannerApiError, ScannerError } from "../../scanner/errors.js";
 import type { ScannerTenant } from "../../tenants/index.js";
 import { recomputeCheck } from "../../triage/check.js";
-import { readDecisions, recordDecisions } from "../../triage/decisions.js";
+import { readDecisions, recordDecisions, recordSeverityOverride } from "../../triage/decisions.js";
 import { refreshFindingComment, setThreadResolved } from "../../triage/reflect.js";
 import { loadRepoConfig } from "../config-loader.js";
 import { EVENT_JOB_OPTIONS, JOB, jobId, pullKey } from "../names.js";
@@ -246,6 +246,7 @@ function commandIO(c: Ctx, tenant: ScannerTenant | undefined): CommandIO {
     readReport: () => rt.state.getJson<ReportState>(REPORT_KIND, c.key),
     readDecisions: decisions,
     recordDecision: (decision) => recordDecisions(rt, c.key, [decision]),
+    recordSeverityOverride: (entry) => recordSeverityOverride(rt, c.key, entry),
     refreshFindingComment: (target) =>
       refreshFindingComment(
         c.octokit,
