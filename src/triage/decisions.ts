@@ -15,7 +15,8 @@ import type { ScannerTenant } from "../tenants/index.js";
 import { pullKey } from "../queue/names.js";
 import type { Runtime } from "../queue/runtime.js";
 import { LockBusyError } from "../queue/state.js";
-import { Decision, PullDecisions, SeverityDecision } from "./types.js";
+import type { SeverityDecision } from "./types.js";
+import { Decision, PullDecisions } from "./types.js";
 
 /** Redis kind of the decisions document (`<prefix>:decisions:<owner/repo#n>`). */
 export const DECISIONS_KIND = "decisions";
@@ -294,7 +295,9 @@ export async function applyPullDecisions(
     });
     await tenant.client
       .addNote(pull.projectId, c.finding.id, severityCarryNote(c, prefix))
-      .catch((error: Error) => log.warn({ finding: c.finding.id, err: error.message }, "override note not added"));
+      .catch((error: Error) =>
+        log.warn({ finding: c.finding.id, err: error.message }, "override note not added"),
+      );
   }
   findings = findings.map((f) => (severities.has(f.id) ? { ...f, severity: severities.get(f.id)! } : f));
 
