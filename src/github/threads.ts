@@ -74,6 +74,36 @@ export async function findReviewThread(
   return undefined;
 }
 
+/**
+ * Every review thread of a pull request by the REST id of its first comment (GitHub GraphQL
+ * `PullRequest.reviewThreads`, pages of 100, at most 10,000 threads): one read for a report that changes
+ * several threads, instead of one {@link findReviewThread} per thread.
+ */
+export async function listReviewThreads(
+  octokit: InstallationOctokit,
+  pull: PullRef,
+): Promise<Map<number, ReviewThreadRef>> {
+  const out = new Map<number, ReviewThreadRef>();
+  let cursor: string | null = null;
+  for (let page = 0; page < MAX_THREAD_PAGES; page++) {
+    const raw: unknown = await octokit.graphql(THREADS_QUERY, {
+      owner: pull.owner,
+      name: pull.repo,
+      number: pull.pullNumber,
+      cursor,
+    });
+    const threads = ThreadsPage.parse(raw).repository?.pullRequest?.reviewThreads;
+    if (!threads) break;
+    for (const t of threads.nodes) {
+      const root = t.comments.nodes[0]?.databaseId;
+      if (typeof root === "number") out.set(root, { id: t.id, isResolved: t.isResolved });
+    }
+    if (!threads.pageInfo.hasNextPage || !threads.pageInfo.endCursor) break;
+    cursor = threads.pageInfo.endCursor;
+  }
+  return out;
+}
+
 const ThreadMutation = z.looseObject({
   thread: z.looseObject({ id: z.string(), isResolved: z.boolean() }),
 });

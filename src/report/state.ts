@@ -5,6 +5,7 @@
  */
 import type { RepoConfig } from "../config/repo-config.js";
 import type { CreditInfo, GuidanceInfo } from "../render/check-run.js";
+import type { ReportScope } from "./not-reported.js";
 
 /** Redis kind of the report document. */
 export const REPORT_KIND = "report";
@@ -50,6 +51,10 @@ export interface ReportState {
   extras?: ShownExtras;
   /** the pull request's own `.github/diffward.yml` is invalid: the check fails whatever the findings */
   configInvalidInPull?: boolean;
+  /** every distinct scope (preset, audit areas) the pull request's reports had, oldest first (issue 12) */
+  scopes?: ReportScope[];
+  /** the scope covers earlier ones but the spend was not settled: close not-reported threads when it is */
+  closeWhenSettled?: boolean;
   findings: ReportedFinding[];
   /** ms since epoch */
   reportedAt: number;

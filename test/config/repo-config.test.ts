@@ -18,6 +18,7 @@ const DEFAULTS = {
   debounceSeconds: 10,
   comments: { maxInline: 20, minSeverity: "low" },
   commands: { minPermission: "write" },
+  triage: {},
   guidance: { onChange: "warn" },
   forks: "approve",
   paths: { ignore: [] },
@@ -51,6 +52,7 @@ describe("parseRepoConfig", () => {
       disclosure: "full",
       comments: { maxInline: 0, minSeverity: "info" },
       commands: { minPermission: "triage" },
+      triage: { approval: { minSeverity: "medium", approvers: "admin" } },
       guidance: { onChange: "require-approval" },
       forks: "skip",
       paths: { ignore: ["test/**", "**/*.md"] },
@@ -62,6 +64,16 @@ describe("parseRepoConfig", () => {
       scanTimeoutMinutes: 1440,
     };
     expect(parseRepoConfig(full)).toEqual({ ok: true, config: full });
+  });
+
+  it("two-person dismissals are off unless triage.approval is set; an empty one takes high and maintain", () => {
+    const off = parseRepoConfig({ repositoryId: "r" });
+    expect(off.ok && off.config.triage.approval).toBeUndefined();
+    const on = parseRepoConfig({ repositoryId: "r", triage: { approval: {} } });
+    expect(on.ok && on.config.triage.approval).toEqual({ minSeverity: "high", approvers: "maintain" });
+    expect(problemsOf({ repositoryId: "r", triage: { approval: { approvers: "owner" } } })[0]).toContain(
+      "triage.approval.approvers",
+    );
   });
 
   it.each([

@@ -144,6 +144,30 @@ export async function pushAndReport(h: Harness, pr: ReportedPull) {
     30_000,
     `scan of ${head.slice(0, 7)} reported`,
   );
+  // The check completes before the report state is stored and threads are synced: wait for the job's end.
+  await h.waitFor(
+    async () =>
+      (
+        await h.booted.rt.state.getJson<{ headSha: string }>(
+          "report",
+          `${pr.owner}/${pr.repo}#${pr.pullNumber}`,
+        )
+      )?.headSha === head || undefined,
+    20_000,
+    "report state stored",
+  );
+  await h.waitFor(
+    async () => {
+      const counts = await Promise.all(
+        Object.values(h.booted.rt.queues).map((q) => q.getJobCounts("active", "waiting", "prioritized")),
+      );
+      return (
+        counts.every((c) => (c.active ?? 0) + (c.waiting ?? 0) + (c.prioritized ?? 0) === 0) || undefined
+      );
+    },
+    20_000,
+    "queues idle",
+  );
   const findings = [...h.sandbox.state.findings.values()].filter(
     (f) => h.sandbox.state.scans.get(f.scanId)?.commitHash === head,
   );

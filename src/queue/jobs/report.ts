@@ -16,6 +16,7 @@ import { applyPullDecisions } from "../../triage/decisions.js";
 import { collectReportExtras } from "../../report/extras.js";
 import type { ReportState } from "../../report/state.js";
 import { enqueueSettle } from "./settle.js";
+import { closingCoverage, syncNotReported } from "../../report/not-reported.js";
 import { pullKey } from "../names.js";
 import type { Runtime } from "../runtime.js";
 import { applyWrites } from "../writes.js";
@@ -189,7 +190,26 @@ export async function reportScan(
     })),
     reportedAt: rt.now(),
   };
-  await rt.state.putJson("report", pullKey(d.owner, d.repo, d.pullNumber), state);
+  // Findings that close themselves (issue 12): decided from the previous report's scopes, before it is replaced.
+  const key = pullKey(d.owner, d.repo, d.pullNumber);
+  const closing = closingCoverage(await rt.state.getJson<ReportState>("report", key), {
+    scope: { presetRef: d.presetRef, auditAreas: cfg.auditAreas ?? [] },
+    ranShort: extras.credits?.ranShort,
+  });
+  state.scopes = closing.scopes;
+  if (!closing.coverage.complete && closing.coverage.why === "not-settled") state.closeWhenSettled = true;
+  await rt.state.putJson("report", key, state);
+  await syncNotReported(
+    octokit,
+    pull,
+    {
+      findings: state.findings,
+      coverage: closing.coverage,
+      scan: { id: d.scanId, headSha: d.headSha },
+      comments,
+    },
+    log,
+  );
   if (extras.credits && !extras.credits.settled) await enqueueSettle(rt, d, 0);
   await rt.state.finishScan(d.installationId, d.scanId);
   log.info(

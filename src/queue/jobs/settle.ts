@@ -5,6 +5,7 @@ import { JOB, jobId, pullKey } from "../names.js";
 import type { Runtime } from "../runtime.js";
 import { recomputeCheck } from "../../triage/check.js";
 import { readScanSpend } from "../../policy/credits.js";
+import { decideCoverage, syncNotReported } from "../../report/not-reported.js";
 
 /** A scan whose spend was not settled in the ledger when it was reported (job `settle`). */
 export interface SettleJobData {
@@ -73,8 +74,10 @@ export async function processSettle(
     return "pending";
   }
   const reserved = report.extras?.credits?.reserved ?? report.creditBudget;
+  const ranShort = reserved !== undefined ? spend.spent >= reserved : undefined;
+  const { closeWhenSettled, ...rest } = report;
   await rt.state.putJson("report", key, {
-    ...report,
+    ...rest,
     extras: {
       warnings: report.extras?.warnings ?? [],
       ...(report.extras?.guidance ? { guidance: report.extras.guidance } : {}),
@@ -87,6 +90,20 @@ export async function processSettle(
     },
   } satisfies ReportState);
   const octokit = await rt.octokit(d.installationId);
-  await recomputeCheck(rt, octokit, tenant, d, rt.log.child({ pull: key, scanId: d.scanId }));
+  const log = rt.log.child({ pull: key, scanId: d.scanId });
+  await recomputeCheck(rt, octokit, tenant, d, log);
+  // The settlement proves full coverage (not short of budget): close the threads of findings no longer reported.
+  if (closeWhenSettled && ranShort !== undefined) {
+    await syncNotReported(
+      octokit,
+      d,
+      {
+        findings: report.findings,
+        coverage: decideCoverage({ ranShort, scopeCovers: true }),
+        scan: { id: report.scanId, headSha: report.headSha },
+      },
+      log,
+    );
+  }
   return "settled";
 }
