@@ -13,6 +13,7 @@ import { locationMarkdown, statusMarkdown } from "./glossary.js";
 import { COMMENT_BODY_MAX_CHARS, truncateChars } from "./limits.js";
 import { sections, severityBadge } from "./markdown.js";
 import { safeMarkdown } from "./untrusted-markdown.js";
+import { renderFindingNotes, type FindingNoteView } from "./finding-notes.js";
 
 /** A team decision shown under the finding (spec "PATCH …/resolution"). */
 export interface FindingDecision {
@@ -35,6 +36,22 @@ export interface FindingCommentOptions {
   decision?: FindingDecision;
   /** the service's public web address (`SCANNER_PUBLIC_URL`): links to it in finding text stay links */
   publicUrl?: string | undefined;
+  /** the service's notes on the finding (`disclosure: full` only), shown collapsed */
+  notes?: readonly FindingNoteView[];
+  /** a dismissal waiting for a second person's approval (`triage.approval`) */
+  pendingApproval?: PendingApprovalView;
+}
+
+/** A dismissal request waiting for approval, as the finding comment shows it. */
+export interface PendingApprovalView {
+  resolutionStatus: string;
+  reason?: string;
+  /** GitHub login of the requester */
+  requestedBy: string;
+  /** ISO 8601 date-time */
+  requestedAt: string;
+  /** least repository role of an approver */
+  approvers: string;
 }
 
 /** The parsed hidden marker. */
@@ -107,6 +124,8 @@ export function renderFindingComment(f: ReportFinding, options: FindingCommentOp
     f.recommendedFix?.trim() && `**Recommended fix**\n\n${safeMarkdown(f.recommendedFix, trusted)}`,
     status,
     options.decision && decisionLine(options.decision, options.publicUrl),
+    options.pendingApproval && pendingLine(options.pendingApproval),
+    options.notes && renderFindingNotes(options.notes, options.publicUrl),
   );
   return truncateChars(
     body,
@@ -122,4 +141,14 @@ function decisionLine(d: FindingDecision, publicUrl: string | undefined): string
   const safe = d.note?.trim() ? safeMarkdown(d.note, { trustedOrigin: publicUrl }) : "";
   const note = safe ? `\n\n${safe.replace(/^/gm, "> ").replace(/^> $/gm, ">")}` : "";
   return `${line}${note}`;
+}
+
+function pendingLine(p: PendingApprovalView): string {
+  const reason = p.reason ? ` (${inlineCode(p.reason)})` : "";
+  const when = /^\d{4}-\d{2}-\d{2}/.test(p.requestedAt) ? p.requestedAt.slice(0, 10) : "";
+  return (
+    `⏳ **Dismissal awaiting approval:** ${statusMarkdown(p.resolutionStatus)}${reason}, requested by ` +
+    `${inlineCode(`@${p.requestedBy}`)}${when ? ` on ${when}` : ""}. A different user with the ` +
+    `${inlineCode(p.approvers)} role or above can reply \`/approve\` (or \`/reject\`); the check is unchanged until then.`
+  );
 }
