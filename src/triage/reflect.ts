@@ -11,6 +11,8 @@ import { renderFindingComment } from "../render/inline-comment.js";
 import type { FindingDetail } from "../scanner/schemas.js";
 import type { ScannerTenant } from "../tenants/index.js";
 import type { Decision } from "./types.js";
+import type { ApprovalRequest } from "./approvals.js";
+import { findingCommentOptions } from "../report/finding-comment.js";
 
 type PullRef = { owner: string; repo: string; pullNumber: number };
 
@@ -33,10 +35,19 @@ export function detailToReportFinding(detail: FindingDetail): ReportFinding {
   };
 }
 
+/** What a refreshed finding comment shows beyond the finding (issue 12). */
+export interface CommentContext {
+  /** the effective disclosure: the service's notes are shown with `full` only */
+  disclosure: "full" | "summary";
+  /** the pending approval request of the finding, if any */
+  pending?: ApprovalRequest;
+}
+
 /**
  * Re-reads the finding from the service (`GET …/findings/{findingId}`) and, when diffward has a comment
- * of it on the pull request, re-renders that comment with the current state and the stored decision
- * (GitHub REST "Update a review comment"; skipped when the body is unchanged).
+ * of it on the pull request, re-renders that comment with the current state, the stored decision, the
+ * service's notes (`disclosure: full`) and a pending approval request (GitHub REST "Update a review
+ * comment"; skipped when the body is unchanged).
  * Links to `publicUrl` (`SCANNER_PUBLIC_URL`) in the finding text stay links.
  * @returns the finding as the service has it now.
  */
@@ -48,25 +59,34 @@ export async function refreshFindingComment(
   decisions: () => Promise<Decision[]>,
   labelPrefix: string,
   publicUrl?: string,
+  context: (detail: FindingDetail) => Promise<CommentContext> = async () => ({ disclosure: "full" }),
 ): Promise<ReportFinding> {
-  const f = detailToReportFinding(await tenant.client.getFinding(tenant.projectId, target.detail.id));
+  const detail = await tenant.client.getFinding(tenant.projectId, target.detail.id);
+  const f = detailToReportFinding(detail);
   if (target.commentId === undefined) return f;
   const decision = (await decisions()).find((x) => x.findingId === f.id);
-  const body = renderFindingComment(f, {
-    labelPrefix,
-    publicUrl,
-    ...(decision
-      ? {
-          decision: {
-            resolutionStatus: decision.resolutionStatus,
-            ...(decision.reason ? { reason: decision.reason } : {}),
-            ...(decision.note ? { note: decision.note } : {}),
-            by: decision.by,
-            at: decision.at,
-          },
-        }
-      : {}),
-  });
+  const ctx = await context(detail);
+  const body = renderFindingComment(
+    f,
+    findingCommentOptions({
+      labelPrefix,
+      publicUrl,
+      disclosure: ctx.disclosure,
+      notes: detail.notes,
+      ...(ctx.pending ? { pending: ctx.pending } : {}),
+      ...(decision
+        ? {
+            decision: {
+              resolutionStatus: decision.resolutionStatus,
+              ...(decision.reason ? { reason: decision.reason } : {}),
+              ...(decision.note ? { note: decision.note } : {}),
+              by: decision.by,
+              at: decision.at,
+            },
+          }
+        : {}),
+    }),
+  );
   const existing = await getReviewComment(octokit, pull, target.commentId);
   if (existing && existing.body !== body) await updateReviewComment(octokit, pull, target.commentId, body);
   return f;

@@ -131,6 +131,11 @@ export async function nextAnswer<T>(h: Harness, list: () => T[], count: number, 
  * new scan's findings by title (sandbox state).
  */
 export async function pushAndReport(h: Harness, pr: ReportedPull) {
+  return waitForReport(h, pr, await pushHead(h, pr));
+}
+
+/** Moves `pr`'s head to a new SHA and sends the real `synchronize` payload; returns the new head. */
+export async function pushHead(h: Harness, pr: ReportedPull): Promise<string> {
   const head = nextSha();
   h.github.state.updatePullRequestHead({ owner: pr.owner, repo: pr.repo, number: pr.pullNumber, sha: head });
   const sync = structuredClone(pr.payload);
@@ -138,6 +143,11 @@ export async function pushAndReport(h: Harness, pr: ReportedPull) {
   sync.pull_request.head.sha = head;
   sync.pull_request.updated_at = new Date(Date.now() + 1000).toISOString();
   expect((await h.send("pull_request", sync)).status).toBe(200);
+  return head;
+}
+
+/** Waits until diffward has reported the scan of `head` and its jobs are idle (see {@link pushAndReport}). */
+export async function waitForReport(h: Harness, pr: ReportedPull, head: string) {
   const check = await h.waitFor(
     () =>
       h.github.state.checkRuns(pr.owner, pr.repo).find((c) => c.headSha === head && c.status === "completed"),

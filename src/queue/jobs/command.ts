@@ -45,6 +45,8 @@ import type { ScannerTenant } from "../../tenants/index.js";
 import { recomputeCheck } from "../../triage/check.js";
 import { readDecisions, recordDecisions, recordSeverityOverride } from "../../triage/decisions.js";
 import { refreshFindingComment, setThreadResolved } from "../../triage/reflect.js";
+import { readApprovals, requestFor } from "../../triage/approvals.js";
+import { fingerprint } from "../../domain/identity.js";
 import { loadRepoConfig } from "../config-loader.js";
 import { EVENT_JOB_OPTIONS, JOB, jobId, pullKey } from "../names.js";
 import type { Runtime } from "../runtime.js";
@@ -256,6 +258,14 @@ function commandIO(c: Ctx, tenant: ScannerTenant | undefined): CommandIO {
         decisions,
         rt.settings.labelPrefix,
         rt.settings.publicUrl,
+        async (detail) => {
+          const report = await rt.state.getJson<ReportState>(REPORT_KIND, c.key);
+          const pending = requestFor(await readApprovals(rt, c.key, c.log), {
+            id: detail.id,
+            fingerprint: fingerprint(detail),
+          });
+          return { disclosure: report?.config.disclosure ?? "full", ...(pending ? { pending } : {}) };
+        },
       ),
     setThreadResolved: (commentId, resolved) =>
       setThreadResolved(c.octokit, c.pull, commentId, resolved, c.log),

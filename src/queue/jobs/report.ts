@@ -8,7 +8,9 @@ import { toAnnotations } from "../../render/annotations.js";
 import { renderCheckRunOutput } from "../../render/check-run.js";
 import { parseFindingMarker, renderFindingComment } from "../../render/inline-comment.js";
 import { findingLabel } from "../../scanner/labels.js";
-import type { FindingListItem, ScanDetail } from "../../scanner/schemas.js";
+import type { FindingListItem, Note, ScanDetail } from "../../scanner/schemas.js";
+import { carryApprovals, requestFor } from "../../triage/approvals.js";
+import { findingCommentOptions } from "../../report/finding-comment.js";
 import type { ScannerTenant } from "../../tenants/index.js";
 import { planReport, type PostedFindingComment } from "../../report/plan.js";
 import { toReportFinding } from "../../report/findings.js";
@@ -59,6 +61,9 @@ export async function reportScan(
     items.push(f);
   // Decisions survive pushes: the PR's last decisions apply to matching findings of this scan (issue 4).
   const findings: ReportFinding[] = await applyPullDecisions(rt, tenant, d, items.map(toReportFinding), log);
+  const key = pullKey(d.owner, d.repo, d.pullNumber);
+  // Pending two-person dismissals follow their finding; a severity raise above one invalidates it (issue 12).
+  const pending = await carryApprovals(rt, key, findings, log);
 
   const [files, comments] = await Promise.all([
     listPullFiles(octokit, pull),
@@ -87,6 +92,7 @@ export async function reportScan(
   // Details (description, recommended fix) only for the findings shown inline.
   const shown = [...plan.post, ...plan.update];
   const details = new Map<string, ReportFinding>();
+  const notes = new Map<string, Note[]>();
   await Promise.all(
     shown.map(async (p) => {
       const detail = await tenant.client.getFinding(d.projectId, p.finding.id);
@@ -96,13 +102,22 @@ export async function reportScan(
         recommendedFix: detail.recommendedFix ?? null,
         pocReport: detail.pocReport ?? null,
       });
+      notes.set(p.finding.id, detail.notes);
     }),
   );
-  const bodyOf = (f: ReportFinding) =>
-    renderFindingComment(details.get(f.id) ?? f, {
-      labelPrefix: rt.settings.labelPrefix,
-      publicUrl: rt.settings.publicUrl,
-    });
+  const bodyOf = (f: ReportFinding) => {
+    const waiting = requestFor(pending, { id: f.id, fingerprint: fingerprint(f) });
+    return renderFindingComment(
+      details.get(f.id) ?? f,
+      findingCommentOptions({
+        labelPrefix: rt.settings.labelPrefix,
+        publicUrl: rt.settings.publicUrl,
+        disclosure: cfg.disclosure ?? "full",
+        ...(notes.has(f.id) ? { notes: notes.get(f.id)! } : {}),
+        ...(waiting ? { pending: waiting } : {}),
+      }),
+    );
+  };
 
   const reserved = scan.creditBudget ?? d.creditBudget;
   const extras = await collectReportExtras(rt, octokit, tenant, d, reserved ?? undefined, log);
@@ -191,7 +206,6 @@ export async function reportScan(
     reportedAt: rt.now(),
   };
   // Findings that close themselves (issue 12): decided from the previous report's scopes, before it is replaced.
-  const key = pullKey(d.owner, d.repo, d.pullNumber);
   const closing = closingCoverage(await rt.state.getJson<ReportState>("report", key), {
     scope: { presetRef: d.presetRef, auditAreas: cfg.auditAreas ?? [] },
     ranShort: extras.credits?.ranShort,

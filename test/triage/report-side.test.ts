@@ -14,7 +14,17 @@ import {
   scopeCovers,
   type PostedFindingThread,
 } from "../../src/report/not-reported.js";
-import { TRIAGE_SCENARIO, checkOf, openReportedPull, pushAndReport } from "./helpers.js";
+import {
+  TRIAGE_SCENARIO,
+  checkOf,
+  nextAnswer,
+  openReportedPull,
+  pushAndReport,
+  pushHead,
+  threadAnswers,
+  waitForReport,
+} from "./helpers.js";
+import { writeReviewReply } from "../../dev/harness/triage.js";
 
 const SQLI = "SQL injection in user lookup";
 const SECRET = "Session secret hard-coded";
@@ -166,9 +176,10 @@ describe("planNotReported (pure)", () => {
 });
 
 let h: Harness;
+let scanMs = 800;
 beforeAll(async () => {
   h = await startHarness({
-    sandbox: { scenario: TRIAGE_SCENARIO, scanDurationMs: 800, retryAfterSeconds: 1 },
+    sandbox: { scenario: TRIAGE_SCENARIO, scanDurationMs: () => scanMs, retryAfterSeconds: 1 },
     boot: {
       Octokit: ProbotOctokit.defaults((o: Record<string, unknown>) => ({
         ...o,
@@ -246,5 +257,63 @@ describe("findings that close themselves (sandbox and GitHub stand-in)", () => {
     } finally {
       h.sandbox.state.scenario = original;
     }
+  });
+});
+
+describe("the service's discussion in the pull request", () => {
+  const teamNote = {
+    id: "note_team_1",
+    body: "Confirmed by the pentest. See @alice's write-up in #42 <script>x</script>\n\n```sql\nSELECT 1 -- `x`\n```",
+    createdAtMs: Date.parse("2026-02-03T10:00:00Z"),
+    author: { id: "usr_dana", name: "Dana (AppSec)", email: "dana@corp.example" },
+  };
+
+  it("on each report, the finding comment shows the notes written in the service, safely, in a collapsed block", async () => {
+    const pr = await openReportedPull(h, 303);
+    scanMs = 60_000; // the next scan runs until it is completed by hand, so the team's note lands first
+    try {
+      const head = await pushHead(h, pr);
+      const scan = await h.waitFor(
+        () => [...h.sandbox.state.scans.values()].find((s) => s.commitHash === head),
+        20_000,
+        "scan launched",
+      );
+      h.sandbox.state.completeNow(scan.id);
+      const sqli = [...h.sandbox.state.findings.values()].find(
+        (f) => f.scanId === scan.id && f.title === SQLI,
+      )!;
+      sqli.notes.push(teamNote);
+      await waitForReport(h, pr, head);
+    } finally {
+      scanMs = 800;
+    }
+    const rootId = pr.comments.get(pr.byTitle.get(SQLI)!)!;
+    const body = h.github.state.reviewComments(pr.owner, pr.repo).find((c) => c.id === rootId)!.body;
+    expect(body).toContain("<details><summary>Discussion in the scanning service (1 note)</summary>");
+    expect(body).toContain("**Dana (AppSec)** · 2026-02-03");
+    expect(body).toContain("Confirmed by the pentest.");
+    expect(body).not.toContain("dana@corp.example");
+    expect(body).not.toMatch(/@alice|#42|<script>/);
+    expect(h.github.violations()).toEqual([]);
+  });
+
+  it("a command's comment refresh shows them too, without diffward's own signed notes", async () => {
+    const pr = await openReportedPull(h, 304);
+    const id = pr.byTitle.get(RATE)!;
+    h.sandbox.state.findings.get(id)!.notes.push(teamNote);
+    const parentId = pr.comments.get(id)!;
+    h.github.state.setPermission(pr.owner, pr.repo, "octo-writer", "write");
+    await h.send(
+      "pull_request_review_comment",
+      writeReviewReply(h, { ...pr, parentId, login: "octo-writer", body: "/note tracked in JIRA-7" }),
+    );
+    await nextAnswer(h, () => threadAnswers(h, pr, parentId), 0, "answer to /note");
+    const body = await h.waitFor(() => {
+      const b = h.github.state.reviewComments(pr.owner, pr.repo).find((c) => c.id === parentId)!.body;
+      return b.includes("Discussion in the scanning service") ? b : undefined;
+    });
+    expect(body).toContain("(1 note)");
+    expect(body).toContain("Dana (AppSec)");
+    expect(body).not.toContain("tracked in JIRA-7"); // diffward's own note is already in the thread
   });
 });
