@@ -11,7 +11,7 @@ import { renderFindingComment } from "../render/inline-comment.js";
 import type { FindingDetail } from "../scanner/schemas.js";
 import type { ScannerTenant } from "../tenants/index.js";
 import type { Decision } from "./types.js";
-import type { ApprovalRequest } from "./approvals.js";
+import type { ApprovalRequest } from "../domain/approval.js";
 import { findingCommentOptions } from "../report/finding-comment.js";
 
 type PullRef = { owner: string; repo: string; pullNumber: number };

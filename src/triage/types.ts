@@ -11,8 +11,10 @@ export const Decision = z.object({
   resolutionStatus: z.enum(RESOLUTION_STATUSES),
   reason: z.string().optional(),
   note: z.string().optional(),
-  /** GitHub login of the person who decided */
+  /** GitHub login of the person who decided (the requester, for an approved dismissal) */
   by: z.string(),
+  /** GitHub login of the second person, for a dismissal that needed approval (`triage.approval`) */
+  approvedBy: z.string().optional(),
   /** ISO 8601 date-time */
   at: z.string(),
   /** set when the decision was carried over from an earlier finding of the same identity */

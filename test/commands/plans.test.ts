@@ -3,6 +3,7 @@
  * command, its target and what it read. Also the verb table as the single source of parsing, dispatch
  * and help.
  */
+import { fingerprint } from "../../src/domain/identity.js";
 import { describe, expect, it } from "vitest";
 import {
   FINDING_VERBS,
@@ -31,7 +32,6 @@ import {
   type StatusCommand,
 } from "../../src/commands/verbs/info.js";
 import { parseRepoConfig, type RepoConfig } from "../../src/config/repo-config.js";
-import { fingerprint } from "../../src/domain/identity.js";
 import type { ReportState } from "../../src/report/state.js";
 import type { FindingDetail } from "../../src/scanner/schemas.js";
 
@@ -147,6 +147,14 @@ describe("severity, note and publish plans", () => {
     expect(plan).toEqual({
       findingId: DETAIL.id,
       severity: "LOW",
+      remember: {
+        findingId: DETAIL.id,
+        fingerprint: fingerprint(DETAIL),
+        current: DETAIL.severity,
+        severity: "LOW",
+        by: "octo-writer",
+        at: expect.any(String),
+      },
       note: "Severity of `SC-01234567` set to Low.\n\n— GitHub user @octo-writer via diffward (octo/app#9)",
       summary: "Severity of `SC-01234567` set to **Low**.",
     });

@@ -1,0 +1,154 @@
+/**
+ * Two-person dismissals (issue 12, point 1), the pure rules: with `triage.approval` set, a dismissal of a
+ * finding at or above `minSeverity` by a user below `approvers` is held as an approval request instead of
+ * being sent to the service; a different user at or above `approvers` approves it (exactly one
+ * `PATCH …/findings/{findingId}/resolution`) or it is rejected. Requests are keyed to the finding's
+ * identity (id, then fingerprint: ./identity.ts) and survive pushes; a severity raise above the request's
+ * severity invalidates it. Modelled on GitHub's delegated alert dismissal
+ * (https://docs.github.com/en/code-security/code-scanning/managing-your-code-scanning-configuration/enabling-delegated-alert-dismissal-for-code-scanning).
+ * The store is `src/triage/approvals.ts`.
+ */
+import { z } from "zod";
+import { MinPermission, permissionAtLeast, type ApprovalConfig } from "../config/repo-config.js";
+import { SEVERITIES, type ResolutionStatus, type Severity } from "../scanner/catalog.js";
+import { fingerprint, type FingerprintInput } from "./identity.js";
+import { atLeast, OPEN_RESOLUTIONS, severityRank } from "./verdict.js";
+import { matchFindings } from "./identity.js";
+
+/** The resolution statuses that dismiss a finding and can need approval (issue 12). */
+export const DISMISSAL_STATUSES = ["FALSE_POSITIVE", "WONT_FIX", "DUPLICATE", "MITIGATED"] as const;
+export type DismissalStatus = (typeof DISMISSAL_STATUSES)[number];
+
+/** True for a dismissal status. */
+export function isDismissal(status: string): status is DismissalStatus {
+  return (DISMISSAL_STATUSES as readonly string[]).includes(status);
+}
+
+/** A dismissal waiting for a second person. */
+export const ApprovalRequest = z.object({
+  findingId: z.string().min(1),
+  /** identity across pushes */
+  fingerprint: z.string().regex(/^[0-9a-f]{64}$/),
+  /** the finding's effective severity when the dismissal was requested */
+  severity: z.enum(SEVERITIES),
+  resolutionStatus: z.enum(DISMISSAL_STATUSES),
+  /** a catalog reason code (sent as `reason`), when the requester gave one alone */
+  reason: z.string().optional(),
+  /** the requester's text (sent as the note, with both people named) */
+  note: z.string().optional(),
+  /** the reason code stated in `note`, for display */
+  reasonCode: z.string().optional(),
+  /** GitHub login of the requester */
+  requestedBy: z.string().min(1),
+  /** ISO 8601 date-time */
+  requestedAt: z.string(),
+  /** least repository role of an approver, as configured when requested */
+  approvers: MinPermission,
+  /**
+   * set while an approval is being applied: the approving command comment and its author. Another
+   * comment cannot approve a claimed request, so two approvals never send two PATCHes; a retry of the
+   * same command (same comment) goes on.
+   */
+  claim: z.object({ commentId: z.number().int().positive(), by: z.string().min(1) }).optional(),
+});
+export type ApprovalRequest = z.infer<typeof ApprovalRequest>;
+
+/** Every pending request of one pull request, one per finding identity, newest last. */
+export const PullApprovals = z.object({ requests: z.array(ApprovalRequest) });
+export type PullApprovals = z.infer<typeof PullApprovals>;
+
+/**
+ * Whether a dismissal by a user of role `role` must wait for approval (pure): `triage.approval` is set,
+ * the status is a dismissal, the finding's effective severity is at or above `minSeverity`, and the user
+ * is below `approvers`. Everything else (reopen, in-progress, resolved, lower severities, approvers
+ * themselves) goes through at once.
+ */
+export function needsApproval(
+  approval: ApprovalConfig | undefined,
+  input: { status: ResolutionStatus; severity: Severity; role: string },
+): boolean {
+  if (!approval || !isDismissal(input.status)) return false;
+  if (!atLeast(input.severity, approval.minSeverity)) return false;
+  return !permissionAtLeast(input.role, approval.approvers);
+}
+
+/** Why an approval is refused. */
+export type ApprovalRefusal =
+  | { ok: false; why: "self" }
+  | { ok: false; why: "below"; role: string; approvers: MinPermission }
+  | { ok: false; why: "severity-rose"; from: Severity; to: Severity };
+
+/**
+ * Whether `login` (role `role`) may approve `request` for a finding now at `severity` (pure): never the
+ * requester ("two-person"), only at or above the request's `approvers` role (the stricter of the role
+ * asked for and the one configured now), and not when the finding's severity rose above the request's.
+ */
+export function checkApproval(
+  request: ApprovalRequest,
+  input: { login: string; role: string; severity: Severity; approvers?: MinPermission },
+): { ok: true } | ApprovalRefusal {
+  if (request.requestedBy.toLowerCase() === input.login.toLowerCase()) return { ok: false, why: "self" };
+  const floor =
+    input.approvers && permissionRankOf(input.approvers) > permissionRankOf(request.approvers)
+      ? input.approvers
+      : request.approvers;
+  if (!permissionAtLeast(input.role, floor))
+    return { ok: false, why: "below", role: input.role, approvers: floor };
+  if (severityRank(input.severity) > severityRank(request.severity))
+    return { ok: false, why: "severity-rose", from: request.severity, to: input.severity };
+  return { ok: true };
+}
+
+function permissionRankOf(p: MinPermission): number {
+  return MinPermission.options.indexOf(p);
+}
+
+/** The request of a finding (by id, else by fingerprint), if any. Pure. */
+export function requestFor(
+  requests: readonly ApprovalRequest[],
+  finding: { id: string; fingerprint: string },
+): ApprovalRequest | undefined {
+  return (
+    requests.find((r) => r.findingId === finding.id) ??
+    requests.find((r) => r.fingerprint === finding.fingerprint)
+  );
+}
+
+/** The plan of {@link planApprovalsForScan}. */
+export interface ApprovalsPlan {
+  /** the requests to keep, re-keyed to the new scan's finding ids */
+  keep: ApprovalRequest[];
+  /** dropped: the finding's severity rose above the request's */
+  invalidated: Array<{ request: ApprovalRequest; severity: Severity }>;
+  /** dropped: the finding was decided meanwhile (its resolution is no longer open) */
+  settled: ApprovalRequest[];
+}
+
+/**
+ * Carries the pull request's pending requests to a new scan's findings (pure): a request matching a
+ * finding (id, then fingerprint; one-to-one) follows it to its new id; it is invalidated when the
+ * finding's severity is above the request's, and dropped when the finding already left the open states.
+ * A request that matches no finding is kept as it is (a later scan may report the finding again).
+ */
+export function planApprovalsForScan(
+  requests: readonly ApprovalRequest[],
+  findings: ReadonlyArray<
+    { id: string; severity: Severity; resolutionStatus: string; fingerprint?: string } & FingerprintInput
+  >,
+): ApprovalsPlan {
+  const previous = requests.map((r) => ({ id: r.findingId, fingerprint: r.fingerprint, r }));
+  const current = findings.map((f) => ({ id: f.id, fingerprint: f.fingerprint ?? fingerprint(f), f }));
+  const plan: ApprovalsPlan = { keep: [], invalidated: [], settled: [] };
+  const matched = new Set<ApprovalRequest>();
+  for (const m of matchFindings(previous, current)) {
+    const r = m.previous.r;
+    const f = m.current.f;
+    matched.add(r);
+    if (severityRank(f.severity) > severityRank(r.severity))
+      plan.invalidated.push({ request: r, severity: f.severity });
+    else if (!OPEN_RESOLUTIONS.includes(f.resolutionStatus)) plan.settled.push(r);
+    else plan.keep.push({ ...r, findingId: f.id, fingerprint: m.current.fingerprint });
+  }
+  for (const r of requests) if (!matched.has(r)) plan.keep.push(r);
+  return plan;
+}
