@@ -172,7 +172,8 @@ describe("pull-request lifecycle under real event sequences (issue 10)", () => {
     await click(); // a second click, another delivery
     await h.waitFor(() => launchedFor(head).length === 1, 15_000, "approved launch");
     await h.waitFor(
-      () => checkRuns(h, pr.owner, pr.repo, head).find((c) => c.id !== waiting.id && c.status === "completed"),
+      () =>
+        checkRuns(h, pr.owner, pr.repo, head).find((c) => c.id !== waiting.id && c.status === "completed"),
       25_000,
       "the approved scan's report",
     );
@@ -240,5 +241,4 @@ describe("pull-request lifecycle under real event sequences (issue 10)", () => {
     // a later installation has a new id (GitHub issues a new installation id on reinstall): unaffected
     expect(await h.booted.rt.state.isInstallationRemoved(pr.payload.installation.id + 1)).toBe(false);
   });
-
 });
