@@ -10,6 +10,8 @@ RUN npm run build
 
 FROM node:20-bookworm-slim AS runtime
 ENV NODE_ENV=production
+# tini as PID 1: forwards SIGTERM/SIGINT to node and reaps zombies, so `docker stop` runs diffward's drain.
+RUN apt-get update && apt-get install -y --no-install-recommends tini && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
@@ -20,4 +22,7 @@ EXPOSE 3000
 # /healthz answers 200 while the process serves; Redis and service reachability are details in its body.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"
-CMD ["npm", "start"]
+# node itself receives the signals (npm as PID 1 would exit and orphan it): test/process/container.test.ts
+# runs this exact command line, sends SIGTERM and checks that running jobs finish first.
+ENTRYPOINT ["/usr/bin/tini", "--"]
+CMD ["node", "dist/src/index.js"]

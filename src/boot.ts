@@ -1,10 +1,12 @@
 import type { Worker } from "bullmq";
-import { Redis } from "ioredis";
 import type { Logger } from "pino";
 import { Probot, type ProbotOctokit } from "probot";
 import {
+  assertClusterPrefixes,
   createQueues,
   createRedis,
+  DEFAULT_QUEUE_PREFIX,
+  DEFAULT_STATE_PREFIX,
   DEFAULT_SETTINGS,
   JOB,
   StateStore,
@@ -36,8 +38,14 @@ export interface BootConfig {
   webhookSecret: string;
   /** GitHub API base URL; GHE: `<protocol>://<host>/api/v3` */
   githubBaseUrl?: string;
+  /** `redis://` or `rediss://` URL (user, password, db in the URL); ignored when `redisClusterNodes` is set */
   redisUrl: string;
-  /** BullMQ key prefix and diffward's state prefix (tests use their own) */
+  /** Redis Cluster seed nodes (`host:port` or URLs, `REDIS_CLUSTER_NODES`) */
+  redisClusterNodes?: readonly string[];
+  /**
+   * BullMQ key prefix and diffward's state prefix (tests use their own); defaults `{diffward}` and `{dw}`.
+   * On a cluster both must contain a hash tag.
+   */
   queuePrefix?: string;
   statePrefix?: string;
   scannerApiUrl: string;
@@ -76,7 +84,14 @@ export interface Booted {
  * (`DIFFWARD_ROLE` worker or all).
  */
 export function boot(config: BootConfig): Booted {
-  const redis = createRedis(config.redisUrl);
+  const cluster = (config.redisClusterNodes?.length ?? 0) > 0;
+  const queuePrefix = config.queuePrefix ?? DEFAULT_QUEUE_PREFIX;
+  const statePrefix = config.statePrefix ?? DEFAULT_STATE_PREFIX;
+  assertClusterPrefixes(cluster, { "queue prefix": queuePrefix, "state prefix": statePrefix });
+  const redis = createRedis({
+    url: config.redisUrl,
+    ...(cluster ? { clusterNodes: config.redisClusterNodes } : {}),
+  });
   const probotOptions = {
     ...(config.appId !== undefined ? { appId: config.appId } : {}),
     ...(config.privateKey ? { privateKey: config.privateKey } : {}),
@@ -87,10 +102,7 @@ export function boot(config: BootConfig): Booted {
   };
   const ProbotClass = Probot.defaults(probotOptions) as typeof Probot;
   const probot = new ProbotClass();
-  const queues = createQueues({
-    connection: redis,
-    ...(config.queuePrefix ? { prefix: config.queuePrefix } : {}),
-  });
+  const queues = createQueues({ connection: redis, prefix: queuePrefix });
   const metrics = createMetrics({ queues });
   const scanner = createScannerAccess({
     onResponse: (info) => metrics.onScannerResponse(info),
@@ -101,7 +113,7 @@ export function boot(config: BootConfig): Booted {
   });
   const rt: Runtime = {
     redis,
-    state: new StateStore(redis, config.statePrefix ?? "dw", config.workerTiming?.lockDuration ?? 60_000),
+    state: new StateStore(redis, statePrefix, config.workerTiming?.lockDuration ?? 60_000),
     queues,
     octokit: (installationId) =>
       probot.auth(installationId) as Promise<Awaited<ReturnType<Runtime["octokit"]>>>,
@@ -126,7 +138,7 @@ export function boot(config: BootConfig): Booted {
     startWorkers() {
       const started = startWorkers(rt, {
         connection: redis,
-        ...(config.queuePrefix ? { prefix: config.queuePrefix } : {}),
+        prefix: queuePrefix,
         ...(config.concurrency ? { concurrency: config.concurrency } : {}),
         extra: {
           [JOB.reconcile]: reconcileProcessor(reconcileDeps),
@@ -152,5 +164,3 @@ export function boot(config: BootConfig): Booted {
   };
   return booted;
 }
-
-export { Redis };

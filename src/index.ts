@@ -1,20 +1,23 @@
 import { pino } from "pino";
 import { run } from "probot";
 import { boot } from "./boot.js";
-import { describeEnv, EnvError, loadEnv } from "./config/env.js";
+import { describeEnv, EnvError, loadDotEnv, loadEnv } from "./config/env.js";
 import { diffwardApp } from "./handlers/index.js";
 import { watchTokensFile } from "./tenants/tokens-file.js";
-import { startWebServer } from "./web.js";
+import { startMetricsServer, startWebServer, type MetricsAccess } from "./web.js";
 
 /**
- * diffward's entry: validates the environment (one error listing every bad variable), then runs the
- * roles of `DIFFWARD_ROLE`: `web` (webhooks), `worker` (queue workers) or `all` (both, the default).
+ * diffward's entry: reads `.env` from the working directory when there is one (variables already in the
+ * environment win: Probot's setup flow writes `APP_ID`, `PRIVATE_KEY` and `WEBHOOK_SECRET` there),
+ * validates the environment (one error listing every bad variable), then runs the roles of
+ * `DIFFWARD_ROLE`: `web` (webhooks), `worker` (queue workers) or `all` (both, the default).
  * Outside production with no `APP_ID`, Probot's setup flow (from `app.yml`) runs instead.
  * SIGTERM/SIGINT: stop taking webhooks, let running jobs finish (BullMQ `worker.close()`), then exit.
  */
 async function main(): Promise<void> {
   let env;
   try {
+    loadDotEnv();
     env = loadEnv();
   } catch (error) {
     if (error instanceof EnvError) {
@@ -37,6 +40,7 @@ async function main(): Promise<void> {
     webhookSecret: env.webhookSecret,
     ...(env.gheHost ? { githubBaseUrl: `${env.gheProtocol}://${env.gheHost}/api/v3` } : {}),
     redisUrl: env.redisUrl,
+    ...(env.redisClusterNodes ? { redisClusterNodes: env.redisClusterNodes } : {}),
     scannerApiUrl: env.scannerApiUrl,
     ...(env.scannerToken ? { scannerToken: env.scannerToken } : {}),
     ...(tokensFile ? { scannerTokens: tokensFile.tokens } : {}),
@@ -51,6 +55,16 @@ async function main(): Promise<void> {
     reconcileOnStart: true,
     log,
   });
+  // /metrics: on its own port (METRICS_PORT), or on the webhook port behind METRICS_TOKEN; in production
+  // never open on the public webhook port.
+  const metricsAccess: MetricsAccess =
+    env.metricsPort !== undefined
+      ? "off"
+      : env.metricsToken
+        ? { token: env.metricsToken }
+        : env.isProduction
+          ? "off"
+          : "open";
   const web =
     env.role === "worker"
       ? undefined
@@ -60,8 +74,26 @@ async function main(): Promise<void> {
           rt: booted.rt,
           port: env.port,
           host: env.host ?? "0.0.0.0",
+          metrics: metricsAccess,
         });
   if (web) log.info({ url: web.url }, "webhooks at POST /api/github/webhooks");
+  const metricsServer =
+    env.metricsPort !== undefined
+      ? await startMetricsServer({
+          rt: { log, metrics: booted.metrics },
+          port: env.metricsPort,
+          host: env.host ?? "0.0.0.0",
+          ...(env.metricsToken ? { token: env.metricsToken } : {}),
+        })
+      : undefined;
+  if (metricsServer) log.info({ url: metricsServer.url }, "metrics at GET /metrics");
+  else if (web && metricsAccess === "off")
+    log.warn("GET /metrics is not served: set METRICS_TOKEN (bearer) or METRICS_PORT (a port of its own)");
+  if (env.webhookProxyUrl && !env.isProduction && web)
+    log.info(
+      { proxy: env.webhookProxyUrl },
+      "WEBHOOK_PROXY_URL is set: forward GitHub's deliveries here with `npm run proxy` in another terminal",
+    );
   if (env.role !== "web") {
     booted.startWorkers();
     log.info("queue workers started");
@@ -73,6 +105,7 @@ async function main(): Promise<void> {
     stopping = true;
     log.info({ signal }, "shutting down: no new webhooks, letting running jobs finish");
     await web?.close();
+    await metricsServer?.close();
     tokensFile?.close();
     await booted.close();
     log.info("stopped");

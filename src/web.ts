@@ -1,3 +1,4 @@
+import { createHash, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createNodeMiddleware, type Probot } from "probot";
@@ -42,6 +43,49 @@ export interface WebOptions {
   webhookPath?: string;
   /** extra checks shown by `/healthz`; default `rt.serviceHealth` (service reachability); never fail the probe */
   healthDetails?: () => Promise<Record<string, unknown>>;
+  /**
+   * How `/metrics` is served on this port: `open` (the default when `rt.metrics` is set; development and
+   * tests), behind a bearer token (`{ token }`, `METRICS_TOKEN`), or `off` (404: served on a port of its
+   * own, {@link startMetricsServer}, or not at all).
+   */
+  metrics?: MetricsAccess;
+}
+
+/** Who may read `/metrics`: anyone, holders of a bearer token, or nobody on this port. */
+export type MetricsAccess = "open" | "off" | { token: string };
+
+/** Whether `Authorization: Bearer <token>` carries `token` (compared in constant time). */
+export function hasBearer(req: IncomingMessage, token: string): boolean {
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? "");
+  if (!m) return false;
+  const digest = (s: string) => createHash("sha256").update(s).digest();
+  return timingSafeEqual(digest(m[1]!), digest(token));
+}
+
+/**
+ * Answers `GET /metrics` (Prometheus text format, `src/ops/metrics.ts`) under `access`: 401 with
+ * `WWW-Authenticate: Bearer` when a token is required and missing or wrong (RFC 6750 §3).
+ */
+async function serveMetrics(
+  rt: Pick<Runtime, "log"> & Partial<Pick<Runtime, "metrics">>,
+  access: Exclude<MetricsAccess, "off">,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
+  if (typeof access === "object" && !hasBearer(req, access.token)) {
+    res
+      .writeHead(401, { "content-type": "application/json", "www-authenticate": 'Bearer realm="metrics"' })
+      .end(JSON.stringify({ error: "a bearer token (METRICS_TOKEN) is required" }));
+    return;
+  }
+  try {
+    const text = await rt.metrics!.render();
+    res.writeHead(200, { "content-type": rt.metrics!.contentType }).end(text);
+  } catch (error) {
+    rt.log.warn({ err: (error as Error).message }, "metrics could not be collected");
+    if (!res.headersSent)
+      res.writeHead(500, { "content-type": "application/json" }).end('{"error":"metrics unavailable"}');
+  }
 }
 
 /** A started web server. */
@@ -61,6 +105,7 @@ export interface WebServer {
  */
 export async function startWebServer(opts: WebOptions): Promise<WebServer> {
   const webhookPath = opts.webhookPath ?? "/api/github/webhooks";
+  const metricsAccess = opts.metrics ?? "open";
   const middleware = await createNodeMiddleware(opts.app, { probot: opts.probot, webhooksPath: webhookPath });
   const json = (res: ServerResponse, status: number, body: unknown) => {
     res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
@@ -83,16 +128,8 @@ export async function startWebServer(opts: WebOptions): Promise<WebServer> {
       const ok = await redisOk();
       return json(res, ok ? 200 : 503, { ready: ok, redis: ok ? "ok" : "unreachable" });
     }
-    if (req.method === "GET" && path === "/metrics" && opts.rt.metrics) {
-      try {
-        const text = await opts.rt.metrics.render();
-        res.writeHead(200, { "content-type": opts.rt.metrics.contentType }).end(text);
-      } catch (error) {
-        opts.rt.log.warn({ err: (error as Error).message }, "metrics could not be collected");
-        if (!res.headersSent) json(res, 500, { error: "metrics unavailable" });
-      }
-      return;
-    }
+    if (req.method === "GET" && path === "/metrics" && opts.rt.metrics && metricsAccess !== "off")
+      return serveMetrics(opts.rt, metricsAccess, req, res);
     if (req.method === "GET" && path === "/healthz") {
       const healthDetails = opts.healthDetails ?? opts.rt.serviceHealth;
       const details = {
@@ -116,6 +153,44 @@ export async function startWebServer(opts: WebOptions): Promise<WebServer> {
       opts.rt.log.error({ err: (error as Error).message }, "request failed");
       if (!res.headersSent) json(res, 500, { error: "internal error" });
     }
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(opts.port, opts.host ?? "127.0.0.1", () => resolve());
+  });
+  const { port, address } = server.address() as AddressInfo;
+  const host = address.includes(":") ? `[${address}]` : address;
+  return {
+    server,
+    url: `http://${host}:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections?.();
+      }),
+  };
+}
+
+/** Options of {@link startMetricsServer}. */
+export interface MetricsServerOptions {
+  rt: Pick<Runtime, "log"> & Required<Pick<Runtime, "metrics">>;
+  /** 0 picks a free port */
+  port: number;
+  host?: string;
+  /** when set, `Authorization: Bearer <token>` is required */
+  token?: string;
+}
+
+/**
+ * Serves only `GET /metrics` on a port of its own (`METRICS_PORT`), so the scrape endpoint can stay inside
+ * the network while the webhook port is public. Every other path answers 404.
+ */
+export async function startMetricsServer(opts: MetricsServerOptions): Promise<WebServer> {
+  const access: Exclude<MetricsAccess, "off"> = opts.token ? { token: opts.token } : "open";
+  const server = createServer((req, res) => {
+    const path = (req.url ?? "/").split("?")[0];
+    if (req.method === "GET" && path === "/metrics") return void serveMetrics(opts.rt, access, req, res);
+    res.writeHead(404, { "content-type": "application/json" }).end('{"error":"not found"}');
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

@@ -2,14 +2,35 @@
  * The process environment: one zod schema, one loader, one error that lists every problem by variable
  * name. Secret values (private key, webhook secret, scanner token) never appear in an error message.
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { z } from "zod";
+
+/** The file Probot's setup flow writes (`APP_ID`, `PRIVATE_KEY`, `WEBHOOK_SECRET`), in the working directory. */
+export const DOTENV_PATH = ".env";
+
+/**
+ * Loads `.env` into `process.env` with Node's own parser (`process.loadEnvFile`, Node ≥ 20.12): variables
+ * already set in the environment take precedence over the file (Node documents this for `--env-file`; an
+ * exported empty value counts as set). Double-quoted values expand `\n`, the form in which Probot's setup
+ * flow writes `PRIVATE_KEY`.
+ * @returns whether a file was read; a missing file is not an error (a container passes real variables).
+ * @throws the file's read or parse error otherwise (e.g. EACCES).
+ */
+export function loadDotEnv(path: string = DOTENV_PATH): boolean {
+  try {
+    process.loadEnvFile(path);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
+    throw error;
+  }
+}
 
 /** Where the committed environment template lives, relative to the repository root. */
 export const ENV_EXAMPLE_PATH = ".env.example";
 
 /** Variables whose values are secret: never echoed in errors or logs. */
-export const SECRET_VARIABLES = ["PRIVATE_KEY", "WEBHOOK_SECRET", "SCANNER_TOKEN"] as const;
+export const SECRET_VARIABLES = ["PRIVATE_KEY", "WEBHOOK_SECRET", "SCANNER_TOKEN", "METRICS_TOKEN"] as const;
 
 const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"] as const;
 const PEM = /^-----BEGIN ([A-Z ]*PRIVATE KEY)-----\r?\n[\s\S]+\r?\n-----END \1-----\s*$/;
@@ -68,6 +89,48 @@ export const ProcessEnv = z.object({
         "must be a redis:// or rediss:// URL",
       ),
   ).default("redis://127.0.0.1:6379"),
+  /**
+   * Redis Cluster seed nodes, `host:port` separated by commas (or `redis://` / `rediss://` URLs, whose user,
+   * password and TLS then apply to every node). When set, diffward connects to that cluster and REDIS_URL
+   * is ignored.
+   */
+  REDIS_CLUSTER_NODES: opt(
+    z
+      .string()
+      .transform((s) =>
+        s
+          .split(",")
+          .map((n) => n.trim())
+          .filter(Boolean),
+      )
+      .pipe(
+        z
+          .array(
+            z
+              .string()
+              .refine(
+                (n) =>
+                  /^rediss?:\/\//.test(n)
+                    ? URL.canParse(n) && new URL(n).hostname !== ""
+                    : /^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):\d{1,5}$/.test(n),
+                "each node must be host:port or a redis:// / rediss:// URL",
+              ),
+          )
+          .min(1, "must name at least one host:port"),
+      ),
+  ),
+  /**
+   * Bearer token required by `GET /metrics` (`Authorization: Bearer <token>`). Secret. In production,
+   * `/metrics` is served only with this token or on METRICS_PORT.
+   */
+  METRICS_TOKEN: opt(z.string().refine((s) => !/\s/.test(s), "must not contain spaces or newlines")),
+  /** Serve `/metrics` on this port of its own (not on the webhook port), e.g. for a scraper inside the network. */
+  METRICS_PORT: opt(intIn(0, 65535)),
+  /**
+   * Development only: a webhook proxy channel (smee.io) that forwards GitHub's deliveries to this machine
+   * (Probot's convention; the setup flow writes it to `.env`). Forward with `npm run proxy`.
+   */
+  WEBHOOK_PROXY_URL: opt(httpUrl),
   /** Base URL of the scanning service, ending in `/api/v1` (spec: "{base_url}, whose path ends in /api/v1"). */
   SCANNER_API_URL: opt(
     httpUrl
@@ -126,6 +189,11 @@ interface EnvCommon {
   gheHost: string | undefined;
   gheProtocol: "https" | "http";
   redisUrl: string;
+  /** Redis Cluster seed nodes (REDIS_CLUSTER_NODES); when set, `redisUrl` is not used */
+  redisClusterNodes: string[] | undefined;
+  metricsToken: string | undefined;
+  metricsPort: number | undefined;
+  webhookProxyUrl: string | undefined;
   scannerToken: string | undefined;
   scannerTokensFile: string | undefined;
   scannerDiffPreset: string;
@@ -164,14 +232,27 @@ export interface EnvProblem {
   message: string;
 }
 
+/**
+ * Where the message of {@link EnvError} sends the reader: the `.env.example` template when it is at hand
+ * (a clone), else the README (a container image ships neither the template nor a clone).
+ */
+export function envReferenceHint(exampleExists: boolean): string {
+  return exampleExists
+    ? `See ${ENV_EXAMPLE_PATH} for every variable.`
+    : `Every variable is described in diffward's README ("The outside contract" and "Deployment").`;
+}
+
 /** The environment is incomplete or invalid; `message` lists every problem, one per line. */
 export class EnvError extends Error {
   override readonly name = "EnvError";
-  constructor(readonly problems: readonly EnvProblem[]) {
+  constructor(
+    readonly problems: readonly EnvProblem[],
+    hint: string = envReferenceHint(true),
+  ) {
     super(
       `The environment is not valid (${problems.length} problem${problems.length === 1 ? "" : "s"}):\n` +
         problems.map((p) => `- ${p.variable}: ${p.message}`).join("\n") +
-        `\nSee ${ENV_EXAMPLE_PATH} for every variable.`,
+        `\n${hint}`,
     );
   }
 }
@@ -180,6 +261,8 @@ export class EnvError extends Error {
 export interface LoadEnvOptions {
   /** reads PRIVATE_KEY_PATH; default `fs.readFileSync(path, "utf8")` */
   readFile?: (path: string) => string;
+  /** whether `.env.example` is in the working directory (names it in the error); default: checks the disk */
+  exampleExists?: boolean;
 }
 
 /**
@@ -269,7 +352,8 @@ export function loadEnv(
       });
     }
   }
-  if (problems.length > 0 || !parsed.success) throw new EnvError(problems);
+  if (problems.length > 0 || !parsed.success)
+    throw new EnvError(problems, envReferenceHint(options.exampleExists ?? existsSync(ENV_EXAMPLE_PATH)));
 
   const d = parsed.data;
   const common: EnvCommon = {
@@ -281,6 +365,10 @@ export function loadEnv(
     gheHost: d.GHE_HOST,
     gheProtocol: d.GHE_PROTOCOL,
     redisUrl: d.REDIS_URL,
+    redisClusterNodes: d.REDIS_CLUSTER_NODES,
+    metricsToken: d.METRICS_TOKEN,
+    metricsPort: d.METRICS_PORT,
+    webhookProxyUrl: d.WEBHOOK_PROXY_URL,
     scannerToken: d.SCANNER_TOKEN,
     scannerTokensFile: d.SCANNER_TOKENS_FILE,
     scannerDiffPreset: d.SCANNER_DIFF_PRESET,
@@ -315,14 +403,25 @@ export function loadEnv(
  * startup can log where each setting came from without leaking a token.
  */
 export function describeEnv(env: AppEnv): Record<string, unknown> {
-  const { privateKey, webhookSecret, scannerToken, ...rest } = env;
+  const { privateKey, webhookSecret, scannerToken, metricsToken, redisUrl, redisClusterNodes, ...rest } = env;
   const mask = (v: string | undefined) => (v === undefined ? undefined : "[set]");
   return {
     ...rest,
     privateKey: mask(privateKey),
     webhookSecret: mask(webhookSecret),
     scannerToken: mask(scannerToken),
+    metricsToken: mask(metricsToken),
+    redisUrl: redactUrlPassword(redisUrl),
+    redisClusterNodes: redisClusterNodes?.map(redactUrlPassword),
   };
+}
+
+/** A URL with its password (and user) replaced by `***`, for logs; other text is returned as is. */
+export function redactUrlPassword(url: string): string {
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(url) || !URL.canParse(url)) return url;
+  const u = new URL(url);
+  if (u.password) u.password = "***";
+  return u.toString().replace(/\/$/, url.endsWith("/") ? "/" : "");
 }
 
 /** One documented variable of {@link ENV_VARIABLES}. */
@@ -381,7 +480,34 @@ export const ENV_VARIABLES: readonly EnvVariable[] = [
     name: "REDIS_URL",
     required: "optional",
     default: "redis://127.0.0.1:6379",
-    description: "Redis for the job queues (redis:// or rediss://).",
+    description:
+      "Redis for the job queues and diffward's state: redis:// or rediss:// (TLS), with user and password in the URL for a managed Redis (redis://user:password@host:port/db).",
+  },
+  {
+    name: "REDIS_CLUSTER_NODES",
+    required: "optional",
+    example: "redis-1:6379,redis-2:6379,redis-3:6379",
+    description:
+      "Redis Cluster seed nodes, host:port separated by commas (a redis:// or rediss:// URL among them gives the user, password and TLS of every node). When set, REDIS_URL is ignored.",
+  },
+  {
+    name: "METRICS_TOKEN",
+    required: "optional",
+    description:
+      "Bearer token for GET /metrics (Authorization: Bearer <token>). Secret. In production /metrics is served only with it or on METRICS_PORT.",
+  },
+  {
+    name: "METRICS_PORT",
+    required: "optional",
+    example: "9464",
+    description: "Serve /metrics on this port of its own instead of the webhook port.",
+  },
+  {
+    name: "WEBHOOK_PROXY_URL",
+    required: "optional",
+    example: "https://smee.io/your-channel",
+    description:
+      "Development only: smee.io channel that forwards GitHub's webhooks to this machine (npm run proxy). Written by Probot's setup flow.",
   },
   {
     name: "SCANNER_API_URL",

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Job, JobsOptions, Queue, Worker } from "bullmq";
-import type { Redis } from "ioredis";
+import { DEFAULT_QUEUE_PREFIX, type RedisConnection } from "./connection.js";
 
 /** BullMQ's largest priority (2^21 − 1). */
 export const MAX_PRIORITY = 2_097_151;
@@ -13,14 +13,18 @@ const FAIR_TTL_SECONDS = 24 * 3600;
 
 type QueueRef = Pick<Queue, "name" | "opts">;
 
-/** The installation's set of pending job ids (a sorted set scored by when each was added, ms). */
+/**
+ * The installation's set of pending job ids (a sorted set scored by when each was added, ms). It sits under
+ * the queue's prefix, like the job hashes the add script reads (`jobKeyPrefix`): with a hash-tagged prefix
+ * (`{diffward}`, required on a Redis Cluster) the script's keys are all in the queue's slot.
+ */
 function pendingKey(queue: QueueRef, installationId: number): string {
-  return `${queue.opts.prefix ?? "bull"}:${queue.name}:fairq:${installationId}`;
+  return `${queue.opts.prefix ?? DEFAULT_QUEUE_PREFIX}:${queue.name}:fairq:${installationId}`;
 }
 
 /** BullMQ's key of a job's hash is this prefix plus the job id (`<prefix>:<queue>:<jobId>`). */
 function jobKeyPrefix(queue: QueueRef): string {
-  return `${queue.opts.prefix ?? "bull"}:${queue.name}:`;
+  return `${queue.opts.prefix ?? DEFAULT_QUEUE_PREFIX}:${queue.name}:`;
 }
 
 // Drops ids whose job is gone (removed, evicted) or finished (`finishedOn` set by BullMQ when a job
@@ -59,7 +63,7 @@ return redis.call('zrank', KEYS[1], ARGV[2]) + 1
  * @param fair.graceMs overrides {@link FAIR_GRACE_MS} (tests).
  */
 export async function addFair<T extends { installationId?: number }>(
-  redis: Redis | undefined,
+  redis: RedisConnection | undefined,
   queue: Queue,
   name: string,
   data: T,
@@ -89,7 +93,7 @@ export async function addFair<T extends { installationId?: number }>(
 }
 
 /** How many of an installation's jobs are counted as pending in a queue (what the next add ranks behind). */
-export async function fairPending(redis: Redis, queue: QueueRef, installationId: number): Promise<number> {
+export async function fairPending(redis: RedisConnection, queue: QueueRef, installationId: number): Promise<number> {
   return redis.zcard(pendingKey(queue, installationId));
 }
 
@@ -97,7 +101,7 @@ export async function fairPending(redis: Redis, queue: QueueRef, installationId:
  * Releases a job's place in its installation's pending set when it is done for good (completed, or
  * failed on its last attempt).
  */
-export function releaseFairOnFinish(redis: Redis, worker: Worker, queue: QueueRef): void {
+export function releaseFairOnFinish(redis: RedisConnection, worker: Worker, queue: QueueRef): void {
   const release = async (job: Job | undefined) => {
     const id = (job?.data as { installationId?: unknown } | undefined)?.installationId;
     if (typeof id !== "number" || job?.id === undefined) return;

@@ -1,5 +1,5 @@
 import type { Queue } from "bullmq";
-import type { Redis } from "ioredis";
+import type { RedisConnection } from "./connection.js";
 import type { Logger } from "pino";
 import type { InstallationOctokit } from "../github/types.js";
 import type { ScannerAccess } from "../tenants/index.js";
@@ -45,7 +45,7 @@ export const DEFAULT_SETTINGS: Settings = {
 
 /** Everything a job needs, built once per process. */
 export interface Runtime {
-  redis: Redis;
+  redis: RedisConnection;
   state: StateStore;
   queues: { events: Queue; launch: Queue; scans: Queue };
   /** an Octokit authenticated as the installation (Probot's `auth(installationId)`) */

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Redis } from "ioredis";
+import { DEFAULT_STATE_PREFIX, type RedisConnection } from "./connection.js";
 
 /** What diffward remembers of one pull request between jobs (Redis, JSON). */
 export interface PullState {
@@ -81,12 +81,14 @@ export interface ScanLink {
 
 /**
  * diffward's Redis state beside BullMQ's own keys. Every key starts with `prefix` so tests (and several
- * deployments on one Redis) never collide.
+ * deployments on one Redis) never collide. The default prefix is a cluster hash tag (`{dw}`), so every key
+ * of this store is in one Redis Cluster slot and its multi-key operations (the MULTI of `linkScan`) are
+ * allowed there; other prefixes must carry a hash tag too on a cluster (`assertClusterPrefixes`).
  */
 export class StateStore {
   constructor(
-    readonly redis: Redis,
-    readonly prefix = "dw",
+    readonly redis: RedisConnection,
+    readonly prefix = DEFAULT_STATE_PREFIX,
     /** how long a pull request's lock outlives a dead holder, in ms (tests shorten it with worker timing) */
     readonly lockTtlMs = 60_000,
   ) {}

@@ -1,4 +1,5 @@
 import { DelayedError, Queue, Worker, type ConnectionOptions, type Job } from "bullmq";
+import { DEFAULT_QUEUE_PREFIX } from "./connection.js";
 import { releaseFairOnFinish } from "./fairness.js";
 import { JOB, QUEUE_NAMES } from "./names.js";
 import type { Runtime } from "./runtime.js";
@@ -12,15 +13,16 @@ import { processCommand } from "./jobs/command.js";
 import { processApprove } from "./jobs/approve.js";
 import { processSettle } from "./jobs/settle.js";
 
-/** BullMQ's key prefix for diffward's queues (`bull` is BullMQ's default); tests use their own. */
+/** Connection and key prefix of diffward's queues; the prefix defaults to {@link DEFAULT_QUEUE_PREFIX}. */
 export interface QueueOptions {
   connection: ConnectionOptions;
+  /** BullMQ key prefix; tests use their own. A cluster needs a hash tag in it (`{name}`). */
   prefix?: string;
 }
 
 /** Opens the three queues. */
 export function createQueues(opts: QueueOptions): Runtime["queues"] {
-  const common = { connection: opts.connection, ...(opts.prefix ? { prefix: opts.prefix } : {}) };
+  const common = { connection: opts.connection, prefix: opts.prefix ?? DEFAULT_QUEUE_PREFIX };
   return {
     events: new Queue(QUEUE_NAMES.events, common),
     launch: new Queue(QUEUE_NAMES.launch, common),
@@ -62,11 +64,8 @@ export function startWorkers(
     timing?: WorkerTiming;
   },
 ): Worker[] {
-  const common = {
-    connection: opts.connection,
-    ...(opts.prefix ? { prefix: opts.prefix } : {}),
-    ...opts.timing,
-  };
+  const prefix = opts.prefix ?? DEFAULT_QUEUE_PREFIX;
+  const common = { connection: opts.connection, prefix, ...opts.timing };
   const conc: WorkerConcurrency = { events: 20, launch: 10, scans: 50, ...opts.concurrency };
   const extra = opts.extra ?? {};
   const dispatch = async (job: Job, token?: string): Promise<unknown> => {
@@ -119,7 +118,7 @@ export function startWorkers(
   for (const w of workers)
     releaseFairOnFinish(rt.redis, w, {
       name: w.name,
-      opts: { connection: opts.connection, ...(opts.prefix ? { prefix: opts.prefix } : {}) },
+      opts: { connection: opts.connection, prefix },
     });
   for (const w of workers) {
     w.on("failed", (job, err) => {

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { EnvError, describeEnv, loadEnv } from "../../src/config/env.js";
+import { EnvError, describeEnv, loadDotEnv, loadEnv } from "../../src/config/env.js";
 
 const pem = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({
   type: "pkcs8",
@@ -208,5 +208,87 @@ describe("loadEnv", () => {
     });
     expect(JSON.stringify(d)).not.toContain(PROD.SCANNER_TOKEN);
     expect(JSON.stringify(d)).not.toContain("PRIVATE KEY");
+  });
+});
+
+describe("deployment variables (issue 16)", () => {
+  it("parses REDIS_CLUSTER_NODES into seed nodes and refuses malformed entries by name", () => {
+    const env = loadEnv({
+      ...PROD,
+      REDIS_CLUSTER_NODES: " 10.0.0.1:6379, redis-2.internal:7000,[::1]:7001 ",
+    });
+    expect(env.redisClusterNodes).toEqual(["10.0.0.1:6379", "redis-2.internal:7000", "[::1]:7001"]);
+    expect(
+      loadEnv({ ...PROD, REDIS_CLUSTER_NODES: "rediss://u:p@a.example:6380,b.example:6380" })
+        .redisClusterNodes,
+    ).toHaveLength(2);
+    const e = envError({ ...PROD, REDIS_CLUSTER_NODES: "10.0.0.1" });
+    expect(e.problems.map((p) => p.variable)).toEqual(["REDIS_CLUSTER_NODES"]);
+    expect(e.message).toContain("host:port");
+  });
+
+  it("reads METRICS_TOKEN as a secret and METRICS_PORT as a port", () => {
+    const env = loadEnv({ ...PROD, METRICS_TOKEN: "m3tr1cs-Secret", METRICS_PORT: "9464" });
+    expect(env).toMatchObject({ metricsToken: "m3tr1cs-Secret", metricsPort: 9464 });
+    expect(JSON.stringify(describeEnv(env))).not.toContain("m3tr1cs-Secret");
+    expect(envError({ ...PROD, METRICS_PORT: "99999" }).problems[0]!.variable).toBe("METRICS_PORT");
+  });
+
+  it("never logs the password of REDIS_URL or of a cluster node URL", () => {
+    const env = loadEnv({
+      ...PROD,
+      REDIS_URL: "rediss://default:hunter2-pw@redis.example.com:6380/2",
+      REDIS_CLUSTER_NODES: "rediss://default:hunter3-pw@a.example:6380,b.example:6380",
+    });
+    const logged = JSON.stringify(describeEnv(env));
+    expect(logged).not.toContain("hunter2");
+    expect(logged).not.toContain("hunter3");
+    expect(logged).toContain("rediss://default:***@redis.example.com:6380/2");
+  });
+
+  it("names .env.example only when the file is there (a container image ships no template)", () => {
+    expect(envError({ NODE_ENV: "production" }).message).toMatch(/See \.env\.example/);
+    try {
+      loadEnv({ NODE_ENV: "production" }, { exampleExists: false });
+      throw new Error("expected an EnvError");
+    } catch (e) {
+      expect(e).toBeInstanceOf(EnvError);
+      expect((e as Error).message).not.toContain(".env.example");
+      expect((e as Error).message).toContain("README");
+    }
+  });
+});
+
+describe("loadDotEnv", () => {
+  it("reads .env the way Probot's setup flow writes it, the environment taking precedence", () => {
+    const file = join(dir, "probot.env");
+    // Probot's updateEnv: KEY=value lines joined by \n, PRIVATE_KEY quoted with its newlines escaped.
+    writeFileSync(
+      file,
+      [
+        "WEBHOOK_PROXY_URL=https://smee.io/abc",
+        `APP_ID=424242`,
+        `PRIVATE_KEY="${pem.replace(/\n/g, "\\n")}"`,
+        "WEBHOOK_SECRET=from-file",
+      ].join("\n"),
+    );
+    const saved = { ...process.env };
+    try {
+      delete process.env.APP_ID;
+      delete process.env.PRIVATE_KEY;
+      delete process.env.WEBHOOK_PROXY_URL;
+      process.env.WEBHOOK_SECRET = "from-environment";
+      expect(loadDotEnv(file)).toBe(true);
+      expect(process.env.APP_ID).toBe("424242");
+      expect(process.env.WEBHOOK_SECRET).toBe("from-environment");
+      const env = loadEnv({ ...process.env, SCANNER_API_URL: PROD.SCANNER_API_URL, SCANNER_TOKEN: "t" });
+      expect(env.setupMode).toBe(false);
+      expect(env.privateKey).toBe(pem);
+      expect(env.webhookProxyUrl).toBe("https://smee.io/abc");
+      expect(loadDotEnv(join(dir, "absent.env"))).toBe(false);
+    } finally {
+      for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
+      Object.assign(process.env, saved);
+    }
   });
 });
