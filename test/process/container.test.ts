@@ -27,6 +27,7 @@ import {
 } from "../../dev/github-standin/index.js";
 import { startSandbox, type Sandbox } from "../../dev/sandbox/index.js";
 import { JOB, QUEUE_NAMES } from "../../src/queue/names.js";
+import type { Payload } from "../faults/helpers.js";
 import { DEFAULT_QUEUE_PREFIX } from "../../src/queue/connection.js";
 import { freePort } from "../support/redis-server.js";
 
@@ -221,7 +222,7 @@ describe("SIGTERM to the container's command drains", () => {
       expect(await metrics.text()).toContain("diffward_");
 
       // A pull request whose check-run creation GitHub answers slowly: SIGTERM arrives mid-request.
-      const payload = webhookExample("pull_request", "opened");
+      const payload: Payload = webhookExample("pull_request", "opened");
       payload.pull_request.head.sha = "e".repeat(40);
       seedFromPullRequestEvent(gh.state, payload, {
         files: demoPullFiles(),
