@@ -62,7 +62,9 @@ export function devPrivateKey(): string {
  */
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const log = options.log ?? pino({ level: process.env.LOG_LEVEL ?? "silent" });
-  const prefix = `dwh-${randomBytes(4).toString("hex")}`;
+  // A hash tag (braces), so the harness also runs on a Redis Cluster (`boot.redisClusterNodes`): BullMQ's
+  // and diffward's keys of one harness then share one slot.
+  const prefix = `{dwh-${randomBytes(4).toString("hex")}}`;
   const sandbox = await startSandbox({ retryAfterSeconds: 1, scanDurationMs: 2_000, ...options.sandbox });
   const github = await startGitHubStandIn(options.github ?? {});
   const webhookSecret = randomBytes(16).toString("hex");
@@ -110,24 +112,34 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     async close() {
       await web.close();
       await booted.close().catch(() => undefined);
-      await cleanRedis(options.redisUrl ?? process.env.REDIS_URL ?? "redis://127.0.0.1:6379", prefix);
+      await cleanRedis(
+        options.boot?.redisClusterNodes ?? options.redisUrl ?? process.env.REDIS_URL ?? "redis://127.0.0.1:6379",
+        prefix,
+      );
       await github.close();
       await sandbox.close();
     },
   };
 }
 
-/** Deletes every key of a harness prefix. */
-async function cleanRedis(url: string, prefix: string): Promise<void> {
-  const { Redis } = await import("ioredis");
-  const r = new Redis(url, { maxRetriesPerRequest: 1 });
+/** Deletes every key of a harness prefix (on each master of a cluster). */
+async function cleanRedis(target: string | readonly string[], prefix: string): Promise<void> {
+  const { Redis, Cluster } = await import("ioredis");
+  const r =
+    typeof target === "string"
+      ? new Redis(target, { maxRetriesPerRequest: 1 })
+      : new Cluster(target.map((n) => ({ host: n.split(":")[0]!, port: Number(n.split(":")[1]) })));
   try {
-    let cursor = "0";
-    do {
-      const [next, keys] = await r.scan(cursor, "MATCH", `${prefix}:*`, "COUNT", 1000);
-      cursor = next;
-      if (keys.length) await r.del(...keys);
-    } while (cursor !== "0");
+    const nodes = r instanceof Cluster ? r.nodes("master") : [r];
+    for (const node of nodes) {
+      let cursor = "0";
+      do {
+        const [next, keys] = await node.scan(cursor, "MATCH", `${prefix}:*`, "COUNT", 1000);
+        cursor = next;
+        // one slot (the prefix's hash tag), so one DEL may name them all
+        if (keys.length) await node.del(...keys);
+      } while (cursor !== "0");
+    }
   } finally {
     r.disconnect();
   }

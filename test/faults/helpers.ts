@@ -22,6 +22,8 @@ const WorkerEnv = z.object({
   DW_SANDBOX_URL: z.string().url(),
   DW_GITHUB_URL: z.string().url(),
   DW_KILL_AFTER: z.string().optional(),
+  /** Redis Cluster seed nodes, `host:port,…` (DW_REDIS_URL is then ignored) */
+  DW_REDIS_CLUSTER_NODES: z.string().optional(),
 });
 
 export function devEnv(env: NodeJS.ProcessEnv) {
@@ -32,6 +34,7 @@ export function devEnv(env: NodeJS.ProcessEnv) {
     sandboxUrl: e.DW_SANDBOX_URL,
     githubUrl: e.DW_GITHUB_URL,
     killAfter: e.DW_KILL_AFTER,
+    clusterNodes: e.DW_REDIS_CLUSTER_NODES?.split(",").filter(Boolean),
   };
 }
 
@@ -47,7 +50,10 @@ export interface WorkerProcess {
 const ENTRY = fileURLToPath(new URL("./worker-entry.ts", import.meta.url));
 
 /** Starts `worker-entry.ts` under tsx against the harness's Redis prefix, sandbox and stand-in. */
-export function spawnWorker(h: Harness, opts: { killAfter?: string; redisUrl?: string } = {}): WorkerProcess {
+export function spawnWorker(
+  h: Harness,
+  opts: { killAfter?: string; redisUrl?: string; clusterNodes?: readonly string[] } = {},
+): WorkerProcess {
   const child = spawn(process.execPath, ["--import", "tsx", ENTRY], {
     env: {
       ...process.env,
@@ -56,6 +62,7 @@ export function spawnWorker(h: Harness, opts: { killAfter?: string; redisUrl?: s
       DW_SANDBOX_URL: h.sandbox.url,
       DW_GITHUB_URL: h.github.url,
       ...(opts.killAfter ? { DW_KILL_AFTER: opts.killAfter } : {}),
+      ...(opts.clusterNodes ? { DW_REDIS_CLUSTER_NODES: opts.clusterNodes.join(",") } : {}),
     },
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -35,6 +35,7 @@ const booted = boot({
   webhookSecret: "unused-by-workers",
   githubBaseUrl: env.githubUrl,
   redisUrl: env.redisUrl,
+  ...(env.clusterNodes ? { redisClusterNodes: env.clusterNodes } : {}),
   queuePrefix: env.prefix,
   statePrefix: env.prefix,
   scannerApiUrl: env.sandboxUrl,

@@ -171,7 +171,7 @@ describe("from the setup flow's .env to the running App", () => {
       expect(await app.exited).toBe(0);
     }
     expect(app.output()).not.toContain("BEGIN RSA PRIVATE KEY");
-  });
+  }, 120_000);
 });
 
 describe("SIGTERM to the container's command drains", () => {
@@ -267,5 +267,5 @@ describe("SIGTERM to the container's command drains", () => {
       await events.close();
       (events.opts.connection as Redis).disconnect?.();
     }
-  });
+  }, 120_000);
 });
