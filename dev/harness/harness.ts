@@ -113,7 +113,10 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       await web.close();
       await booted.close().catch(() => undefined);
       await cleanRedis(
-        options.boot?.redisClusterNodes ?? options.redisUrl ?? process.env.REDIS_URL ?? "redis://127.0.0.1:6379",
+        options.boot?.redisClusterNodes ??
+          options.redisUrl ??
+          process.env.REDIS_URL ??
+          "redis://127.0.0.1:6379",
         prefix,
       );
       await github.close();

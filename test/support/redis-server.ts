@@ -137,11 +137,15 @@ export async function startRedisCluster(masters = 3): Promise<RedisClusterProces
       ["--cluster", "create", ...nodes, "--cluster-replicas", "0", "--cluster-yes"],
       { encoding: "utf8", timeout: 30_000 },
     );
-    if (created.status !== 0) throw new Error(`redis-cli --cluster create failed: ${created.stdout}${created.stderr}`);
+    if (created.status !== 0)
+      throw new Error(`redis-cli --cluster create failed: ${created.stdout}${created.stderr}`);
     const until = Date.now() + 20_000;
     for (;;) {
       const ok = servers.every((s) =>
-        /cluster_state:ok/.test(spawnSync("redis-cli", ["-p", String(s.port), "CLUSTER", "INFO"], { encoding: "utf8" }).stdout ?? ""),
+        /cluster_state:ok/.test(
+          spawnSync("redis-cli", ["-p", String(s.port), "CLUSTER", "INFO"], { encoding: "utf8" }).stdout ??
+            "",
+        ),
       );
       if (ok) break;
       if (Date.now() > until) throw new Error("the cluster did not reach cluster_state:ok");
