@@ -8,6 +8,15 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npm run build
 
+# The scanning-service sandbox for a local trial (docker-compose.yml): a development tool, never deployed.
+FROM build AS sandbox
+COPY dev ./dev
+COPY fixtures ./fixtures
+ENV SANDBOX_HOST=0.0.0.0
+USER node
+EXPOSE 4010
+CMD ["node", "--import", "tsx", "dev/sandbox/main.ts"]
+
 FROM node:20-bookworm-slim AS runtime
 ENV NODE_ENV=production
 # tini as PID 1: forwards SIGTERM/SIGINT to node and reaps zombies, so `docker stop` runs diffward's drain.

@@ -92,6 +92,19 @@ export function boot(config: BootConfig): Booted {
     url: config.redisUrl,
     ...(cluster ? { clusterNodes: config.redisClusterNodes } : {}),
   });
+  // One line per distinct connection error (a Redis restart, an unreachable node), none of ioredis's
+  // "Unhandled error event" stack traces; and one line when the connection is back.
+  let redisError: string | undefined;
+  const onRedisError = (e: Error) => {
+    if (e.message === redisError) return;
+    redisError = e.message;
+    config.log.warn({ err: e.message }, "Redis connection error; retrying");
+  };
+  redis.on("error", onRedisError);
+  redis.on("ready", () => {
+    if (redisError !== undefined) config.log.info("Redis connection restored");
+    redisError = undefined;
+  });
   const probotOptions = {
     ...(config.appId !== undefined ? { appId: config.appId } : {}),
     ...(config.privateKey ? { privateKey: config.privateKey } : {}),
@@ -103,6 +116,9 @@ export function boot(config: BootConfig): Booted {
   const ProbotClass = Probot.defaults(probotOptions) as typeof Probot;
   const probot = new ProbotClass();
   const queues = createQueues({ connection: redis, prefix: queuePrefix });
+  // A BullMQ queue without an error listener prints each connection error with its stack (console.error):
+  // log them as the connection's, one line per distinct error.
+  for (const q of Object.values(queues)) q.on("error", onRedisError);
   const metrics = createMetrics({ queues });
   const scanner = createScannerAccess({
     onResponse: (info) => metrics.onScannerResponse(info),
