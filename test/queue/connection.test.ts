@@ -1,3 +1,7 @@
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   assertClusterPrefixes,
@@ -98,5 +102,116 @@ describe("a password-protected Redis (requirepass)", () => {
     } finally {
       r.disconnect();
     }
+  });
+});
+
+describe("a TLS Redis with a password (rediss://), as managed services run it", () => {
+  let server: RedisServerProcess;
+  let dir: string;
+  const password = "tls-pass-4d2";
+  const openssl = (...args: string[]) => {
+    const r = spawnSync("openssl", args, { cwd: dir, encoding: "utf8" });
+    if (r.status !== 0) throw new Error(`openssl ${args[0]} failed: ${r.stderr}`);
+  };
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "diffward-tls-"));
+    // a private CA and a server certificate for localhost, as a managed Redis presents for its host name
+    openssl(
+      "req",
+      "-x509",
+      "-newkey",
+      "rsa:2048",
+      "-nodes",
+      "-keyout",
+      "ca.key",
+      "-out",
+      "ca.crt",
+      "-days",
+      "1",
+      "-subj",
+      "/CN=diffward test CA",
+    );
+    openssl(
+      "req",
+      "-newkey",
+      "rsa:2048",
+      "-nodes",
+      "-keyout",
+      "server.key",
+      "-out",
+      "server.csr",
+      "-subj",
+      "/CN=localhost",
+    );
+    writeFileSync(join(dir, "san.ext"), "subjectAltName=DNS:localhost\n");
+    openssl(
+      "x509",
+      "-req",
+      "-in",
+      "server.csr",
+      "-CA",
+      "ca.crt",
+      "-CAkey",
+      "ca.key",
+      "-CAcreateserial",
+      "-out",
+      "server.crt",
+      "-days",
+      "1",
+      "-extfile",
+      "san.ext",
+    );
+    const port = await freePort();
+    server = await startRedisServer(
+      port,
+      [
+        "--port",
+        "0",
+        "--tls-port",
+        String(port),
+        "--tls-cert-file",
+        join(dir, "server.crt"),
+        "--tls-key-file",
+        join(dir, "server.key"),
+        "--tls-ca-cert-file",
+        join(dir, "ca.crt"),
+        "--tls-auth-clients",
+        "no",
+        "--requirepass",
+        password,
+      ],
+      password,
+      ["--tls", "--cacert", join(dir, "ca.crt")],
+    );
+  });
+  afterAll(async () => {
+    await server?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Runs createRedis(url).ping() in a fresh Node process (NODE_EXTRA_CA_CERTS is read at process start). */
+  const pingIn = (url: string, env: Record<string, string>) =>
+    spawnSync(
+      process.execPath,
+      [
+        "--import",
+        "tsx",
+        "--input-type=module",
+        "-e",
+        `import { createRedis } from ${JSON.stringify(join(import.meta.dirname, "../../src/queue/connection.ts"))};
+         const r = createRedis(process.env.URL); r.on("error", (e) => { console.log("ERR " + e.message); process.exit(2); });
+         console.log(await r.ping()); r.disconnect();`,
+      ],
+      { encoding: "utf8", env: { PATH: process.env.PATH ?? "", URL: url, ...env }, timeout: 30_000 },
+    );
+
+  it("connects over TLS with the password, the certificate checked against the host name and the CA", () => {
+    const url = `rediss://default:${password}@localhost:${server.port}`;
+    const ok = pingIn(url, { NODE_EXTRA_CA_CERTS: join(dir, "ca.crt") });
+    expect(ok.stdout.trim(), ok.stderr).toBe("PONG");
+    // without the CA the certificate is refused: TLS is verified, not merely switched on
+    const untrusted = pingIn(url, {});
+    expect(untrusted.stdout).toMatch(/ERR .*(self[- ]signed|unable to (get|verify)|certificate)/i);
+    expect(untrusted.stdout + untrusted.stderr).not.toContain(password);
   });
 });

@@ -32,6 +32,8 @@ export async function startRedisServer(
   port: number,
   args: string[] = [],
   password?: string,
+  /** extra redis-cli arguments for the readiness PING (e.g. `--tls --cacert ca.crt`) */
+  cliArgs: string[] = [],
 ): Promise<RedisServerProcess> {
   if (spawnSync("redis-server", ["--version"]).status !== 0)
     throw new Error("redis-server is not installed (Debian: apt-get install redis-server; .ci/run does it)");
@@ -61,7 +63,7 @@ export async function startRedisServer(
   for (;;) {
     const r = spawnSync(
       "redis-cli",
-      ["-p", String(port), ...(password ? ["--no-auth-warning", "-a", password] : []), "PING"],
+      ["-p", String(port), ...cliArgs, ...(password ? ["--no-auth-warning", "-a", password] : []), "PING"],
       {
         encoding: "utf8",
       },
