@@ -36,7 +36,9 @@ describe("every launch error becomes something a user understands", () => {
   afterAll(async () => h?.close());
 
   it("repository_initializing: the check says so, the launch is retried until the repository is ready", async () => {
-    h.sandbox.state.addRepository({ id: "repo_fresh", readiness: "analyzing", analyzingMs: 1_200 });
+    // Long enough that the first launch finds it analyzing even on a loaded machine (the pull-request job reads
+    // several facts from GitHub first).
+    h.sandbox.state.addRepository({ id: "repo_fresh", readiness: "analyzing", analyzingMs: 4_000 });
     const pr = await openPull(h, {
       head: sha(1),
       repo: repo(),
