@@ -127,6 +127,11 @@ export interface CommandIO {
   refreshFindingComment(target: FindingTarget): Promise<ReportFinding | undefined>;
   /** resolves (`true`) or reopens (`false`) the review thread of a comment; never fatal */
   setThreadResolved(commentId: number, resolved: boolean): Promise<void>;
+  /**
+   * dismisses or reopens the finding's GitHub code scanning alert to match a decision (issue 14); never
+   * fatal (the resolution is set either way)
+   */
+  syncCodeScanningAlert(decision: Decision): Promise<void>;
   /** re-renders the check run from the service's current findings (`undefined`: no report yet) */
   recomputeCheck(): Promise<Verdict | undefined>;
   /** the pull request as GitHub has it now */

@@ -6,6 +6,7 @@
 import type { RepoConfig } from "../config/repo-config.js";
 import type { CreditInfo, GuidanceInfo } from "../render/check-run.js";
 import type { ReportScope } from "./not-reported.js";
+import type { CodeScanningInfo } from "../render/code-scanning.js";
 
 /** Redis kind of the report document. */
 export const REPORT_KIND = "report";
@@ -15,6 +16,8 @@ export interface ShownExtras {
   guidance?: GuidanceInfo;
   credits?: CreditInfo;
   warnings: string[];
+  /** the report's upload to GitHub code scanning (issue 14), when `codeScanning.upload` is on */
+  codeScanning?: CodeScanningInfo;
 }
 
 /** One reported finding, as stored. */

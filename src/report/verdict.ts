@@ -29,7 +29,7 @@ export interface PullVerdict {
 /**
  * Renders the check run of a reported scan from its findings as the service has them now (issue 4,
  * point 5: "the check run follows the decisions"): the conclusion by `decideConclusion` (the repository's
- * `failOn`), the summary by `renderCheckRunOutput` with the stored extras (guidance, credits, warnings),
+ * `failOn`), the summary by `renderCheckRunOutput` with the stored extras (guidance, credits, warnings, code scanning),
  * and the stored report updated with each finding's current severity and resolution status.
  *
  * @param report - the pull request's stored report (`src/report/state.ts`).
@@ -61,6 +61,7 @@ export function renderPullVerdict(
     ...(report.extras?.guidance ? { guidance: report.extras.guidance } : {}),
     ...(report.extras?.credits ? { credits: report.extras.credits } : {}),
     ...(report.extras?.warnings.length ? { warnings: report.extras.warnings } : {}),
+    ...(report.extras?.codeScanning ? { codeScanning: report.extras.codeScanning } : {}),
   });
   const verdict = decideConclusion([...findings], cfg.failOn);
   return {

@@ -31,7 +31,7 @@ import {
   type GuidanceCommand,
   type StatusCommand,
 } from "../../src/commands/verbs/info.js";
-import { parseRepoConfig, type RepoConfig } from "../../src/config/repo-config.js";
+import { parseRepoConfig, RepoConfig } from "../../src/config/repo-config.js";
 import type { ReportState } from "../../src/report/state.js";
 import type { FindingDetail } from "../../src/scanner/schemas.js";
 
@@ -132,6 +132,13 @@ describe("resolution plan", () => {
     expect(plan.note).toContain("not fixed after all");
     expect(plan.thread).toBe("reopen");
     expect(plan.summary).toContain("Your text was added as a note");
+  });
+
+  it("the code scanning alert follows only when codeScanning.upload is on", () => {
+    const cmd = parsed("/diffward fp SC-01234567", "resolution") as ResolutionCommand;
+    expect(planResolution(input(cmd)).alert).toBe(false);
+    const on = RepoConfig.parse({ repositoryId: "r", codeScanning: { upload: true } });
+    expect(planResolution(input(cmd, { config: on })).alert).toBe(true);
   });
 
   it("/in-progress leaves the thread as it is", () => {

@@ -2,7 +2,8 @@
  * The resolution verbs (`/resolve`, `/mitigate`, `/wontfix`, `/false-positive`, `/duplicate`,
  * `/in-progress`, `/reopen`): set a finding's `resolutionStatus` in the service (spec "PATCH
  * …/findings/{findingId}/resolution"), remember the decision for later scans of the pull request, reflect
- * it on the finding's comment and review thread, and recompute the check run.
+ * it on the finding's comment, review thread and (with `codeScanning.upload`) code scanning alert, and
+ * recompute the check run.
  */
 import { z } from "zod";
 import { fingerprint } from "../../domain/identity.js";
@@ -130,6 +131,11 @@ export interface ResolutionPlan {
   decision: Decision;
   /** what happens to the finding's review thread: closing states resolve it, `/reopen` reopens it */
   thread: "resolve" | "reopen" | "leave";
+  /**
+   * `codeScanning.upload` is on: the finding's code scanning alert follows the decision (a closing state
+   * dismisses it, `/reopen` reopens it; `src/codescanning/sync.ts`)
+   */
+  alert: boolean;
   /** the answer before the check's new conclusion is appended */
   summary: string;
 }
@@ -178,6 +184,7 @@ export function planResolution(input: VerbInput<ResolutionCommand>): ResolutionP
       at: new Date(input.now).toISOString(),
     },
     thread: cmd.status === "IN_PROGRESS" ? "leave" : cmd.status === "NOT_STARTED" ? "reopen" : "resolve",
+    alert: input.config?.codeScanning.upload === true,
     summary:
       `${inlineCode(findingLabel(detail.id, input.labelPrefix))} is now **${statusName(cmd.status)}**${how}, ` +
       `set for ${who(by)}.${extra}`,
@@ -201,6 +208,7 @@ export const resolutionVerb = defineVerb<ResolutionCommand, undefined, Resolutio
     const fresh = await io.refreshFindingComment(target);
     if (plan.thread !== "leave" && target.commentId !== undefined)
       await io.setThreadResolved(target.commentId, plan.thread === "resolve");
+    if (plan.alert) await io.syncCodeScanningAlert(plan.decision);
     const verdict = await io.recomputeCheck();
     io.log.info(
       { finding: plan.findingId, kind: "resolution", severity: fresh?.severity },

@@ -48,6 +48,7 @@ import { refreshFindingComment, setThreadResolved } from "../../triage/reflect.j
 import { readApprovals, requestFor } from "../../triage/approvals.js";
 import { fingerprint } from "../../domain/identity.js";
 import { loadRepoConfig } from "../config-loader.js";
+import { syncAlertWithResolution } from "../../codescanning/sync.js";
 import { EVENT_JOB_OPTIONS, JOB, jobId, pullKey } from "../names.js";
 import type { Runtime } from "../runtime.js";
 import { CommandJobData } from "./command-data.js";
@@ -269,6 +270,9 @@ function commandIO(c: Ctx, tenant: ScannerTenant | undefined): CommandIO {
       ),
     setThreadResolved: (commentId, resolved) =>
       setThreadResolved(c.octokit, c.pull, commentId, resolved, c.log),
+    syncCodeScanningAlert: async (decision) => {
+      await syncAlertWithResolution(c.octokit, c.pull, decision, c.log);
+    },
     recomputeCheck: () => recomputeCheck(rt, c.octokit, tenant!, c.pull, c.log),
     readPull: () => getPull(c.octokit, c.pull),
     enqueueRescan: (request) => enqueueRescan(c, request),

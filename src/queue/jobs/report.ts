@@ -19,6 +19,7 @@ import { collectReportExtras } from "../../report/extras.js";
 import type { ReportState } from "../../report/state.js";
 import { enqueueSettle } from "./settle.js";
 import { closingCoverage, syncNotReported } from "../../report/not-reported.js";
+import { applyCodeScanningUpload, planCodeScanningUpload } from "../../codescanning/upload.js";
 import { pullKey } from "../names.js";
 import type { Runtime } from "../runtime.js";
 import { applyWrites } from "../writes.js";
@@ -127,6 +128,24 @@ export async function reportScan(
       : []),
     ...extras.warnings,
   ];
+  // One SARIF upload per completed report, before the check run links to it (issue 14).
+  const codeScanning = await applyCodeScanningUpload(
+    rt,
+    octokit,
+    pull,
+    d.scanId,
+    planCodeScanningUpload({
+      enabled: cfg.codeScanning?.upload === true, // jobs queued before the option existed lack it
+      disclosure: cfg.disclosure ?? "full",
+      pullNumber: d.pullNumber,
+      headSha: d.headSha,
+      scanId: d.scanId,
+      findings,
+      labelPrefix: rt.settings.labelPrefix,
+      ...(d.repoHtmlUrl ? { repoHtmlUrl: d.repoHtmlUrl } : {}),
+    }),
+    log,
+  );
   const output = renderCheckRunOutput({
     scan: {
       id: d.scanId,
@@ -150,6 +169,7 @@ export async function reportScan(
     ...(extras.guidance ? { guidance: extras.guidance } : {}),
     ...(extras.credits ? { credits: extras.credits } : {}),
     ...(warnings.length ? { warnings } : {}),
+    ...(codeScanning ? { codeScanning } : {}),
   });
   const annotations: CheckAnnotation[] = [
     ...(extras.guidanceAnnotation ? [extras.guidanceAnnotation] : []),
@@ -189,6 +209,7 @@ export async function reportScan(
       ...(extras.guidance ? { guidance: extras.guidance } : {}),
       ...(extras.credits ? { credits: extras.credits } : {}),
       warnings,
+      ...(codeScanning ? { codeScanning } : {}),
     },
     ...(d.configProblemsInPull?.length ? { configInvalidInPull: true } : {}),
     findings: findings.map((f) => ({

@@ -1,0 +1,256 @@
+import { randomUUID } from "node:crypto";
+import { ProbotOctokit } from "probot";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startHarness, type Harness } from "../../dev/harness/harness.js";
+import { alertPayload, dismissAlertAs, reopenAlertAs } from "../../dev/harness/code-scanning.js";
+import { writeReviewReply } from "../../dev/harness/triage.js";
+import { demoConfig } from "../../dev/harness/demo-repo.js";
+import { sarifSchemaErrors } from "../../dev/github-standin/index.js";
+import { CODE_SCANNING_ALERT_JOB } from "../../src/codescanning/index.js";
+import { jobId, pullKey } from "../../src/queue/names.js";
+import { readDecisions } from "../../src/triage/decisions.js";
+import { completedRun, openPull, pushPull, sha } from "../support/pr.js";
+import { TRIAGE_SCENARIO, nextAnswer } from "../triage/helpers.js";
+
+const SQLI = "SQL injection in user lookup";
+const SECRET = "Session secret hard-coded";
+const WRITER = "octo-writer";
+const READER = "octo-reader";
+const UPLOAD_ON = "codeScanning:\n  upload: true";
+/** A private repository's config without `disclosure`: the effective disclosure is `full`. */
+const privateConfig = () => demoConfig(UPLOAD_ON).replace("disclosure: full\n", "");
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness({
+    sandbox: { scenario: TRIAGE_SCENARIO, scanDurationMs: 1_000, retryAfterSeconds: 1 },
+    boot: {
+      Octokit: ProbotOctokit.defaults((o: Record<string, unknown>) => ({
+        ...o,
+        throttle: { ...(o.throttle as object), enabled: false },
+      })) as typeof ProbotOctokit,
+    },
+  });
+});
+afterAll(async () => h?.close());
+
+let n = 0;
+/** Opens a private pull request with `codeScanning.upload: true` and waits for its report. */
+async function reportedPull(config = privateConfig(), isPrivate = true) {
+  n += 1;
+  const head = sha(0x5a00 + n);
+  const pr = await openPull(h, {
+    head,
+    repo: `cs-${n}`,
+    private: isPrivate,
+    config,
+    permissions: { [WRITER]: "write", [READER]: "read" },
+  });
+  const run = await completedRun(h, pr.owner, pr.repo, head);
+  const byTitle = new Map<string, string>();
+  for (const f of h.sandbox.state.findings.values()) if (f.commitHash === head) byTitle.set(f.title, f.id);
+  return { ...pr, head, run, byTitle };
+}
+type Pull = Awaited<ReturnType<typeof reportedPull>>;
+
+const alerts = (pr: Pull) => h.github.state.codeScanningAlerts(pr.owner, pr.repo);
+function alertOf(pr: Pull, title: string) {
+  const id = pr.byTitle.get(title)!;
+  return alerts(pr).find((a) => a.mostRecent.message.includes(id))!;
+}
+const finding = (pr: Pull, title: string) => h.sandbox.state.findings.get(pr.byTitle.get(title)!)!;
+
+/** Sends a `code_scanning_alert` delivery and waits for its job's outcome. */
+async function deliver(payload: Record<string, unknown>): Promise<unknown> {
+  const id = randomUUID();
+  expect((await h.send("code_scanning_alert", payload, id)).status).toBe(200);
+  return h
+    .waitFor(
+      async () => {
+        const job = await h.booted.rt.queues.events.getJob(jobId("alert", id));
+        if (!job) return undefined;
+        return (await job.isCompleted()) ? { outcome: job.returnvalue as unknown } : undefined;
+      },
+      20_000,
+      `the ${CODE_SCANNING_ALERT_JOB} job of ${id}`,
+    )
+    .then((r) => r.outcome);
+}
+
+/** Deletes diffward's own Redis state (reports, decisions, claims), leaving BullMQ's queues. */
+async function flushState(): Promise<number> {
+  const keys = (await h.booted.rt.redis.keys(`${h.prefix}:*`)).filter((k) => !k.includes(":diffward-"));
+  if (keys.length) await h.booted.rt.redis.del(...keys);
+  return keys.length;
+}
+
+describe("code scanning: uploads", () => {
+  it("a private repository's report makes ONE upload, valid SARIF 2.1.0, one result per open finding", async () => {
+    const pr = await reportedPull();
+    const uploads = h.github.state.sarifUploads(pr.owner, pr.repo);
+    expect(uploads).toHaveLength(1);
+    const u = uploads[0]!;
+    expect(u).toMatchObject({ ref: `refs/pull/${pr.number}/head`, commitSha: pr.head, toolName: "diffward" });
+    expect(sarifSchemaErrors(u.log)).toEqual([]);
+    const results = (u.log as { runs: Array<{ results: unknown[] }> }).runs[0]!.results;
+    expect(results).toHaveLength(pr.byTitle.size); // every finding of the scenario is open
+    expect(alerts(pr)).toHaveLength(pr.byTitle.size);
+    expect(alertOf(pr, SQLI).securitySeverityLevel).toBe("critical");
+    expect(pr.run.output.summary).toContain("### Code scanning");
+    expect(pr.run.output.summary).toContain("security/code-scanning?query=pr%3A");
+    expect(h.github.violations()).toEqual([]);
+
+    // a new push: one more upload; the alerts follow their findings (same numbers, new instance)
+    const numbers = alerts(pr).map((a) => a.number);
+    await pushPull(h, pr, sha(0x5aff));
+    await completedRun(h, pr.owner, pr.repo, sha(0x5aff));
+    expect(h.github.state.sarifUploads(pr.owner, pr.repo)).toHaveLength(2);
+    expect(alerts(pr).map((a) => a.number)).toEqual(numbers);
+    expect(alerts(pr).every((a) => a.mostRecent.commitSha === sha(0x5aff))).toBe(true);
+  });
+
+  it("nothing is uploaded under an effective disclosure: summary, and the check run says why", async () => {
+    const pr = await reportedPull(demoConfig(UPLOAD_ON).replace("disclosure: full\n", ""), false);
+    expect(h.github.state.sarifUploads(pr.owner, pr.repo)).toHaveLength(0);
+    expect(pr.run.output.summary).toContain("### Code scanning");
+    expect(pr.run.output.summary).toContain("`disclosure` is `summary`");
+  });
+
+  it("without codeScanning.upload nothing is uploaded and the summary says nothing of it", async () => {
+    const pr = await reportedPull(demoConfig());
+    expect(h.github.state.sarifUploads(pr.owner, pr.repo)).toHaveLength(0);
+    expect(pr.run.output.summary).not.toContain("Code scanning");
+  });
+});
+
+describe("code scanning: triage kept in step", () => {
+  it("a dismissal on GitHub changes exactly that finding, once, and also after a Redis flush", async () => {
+    const pr = await reportedPull();
+    const others = [...pr.byTitle.keys()].filter((t) => t !== SQLI);
+    const before = new Map(others.map((t) => [t, finding(pr, t).resolutionStatus]));
+    const target = { owner: pr.owner, repo: pr.repo, alertNumber: alertOf(pr, SQLI).number };
+    expect(await flushState()).toBeGreaterThan(0);
+    const payload = dismissAlertAs(h, {
+      ...target,
+      login: WRITER,
+      reason: "used in tests",
+      comment: "Only the test fixtures call this, cc @octo-lead",
+    });
+    expect(await deliver(payload)).toBe("set");
+    const f = finding(pr, SQLI);
+    expect(f.resolutionStatus).toBe("WONT_FIX");
+    // the service records the reason as a note of its own (spec rule 1), then diffward's note follows
+    const notes = f.notes.map((x) => x.body);
+    expect(notes).toEqual([
+      expect.stringContaining("out_of_scope"),
+      expect.stringContaining(`\`${WRITER}\``),
+    ]);
+    expect(notes[1]).toContain("Only the test fixtures call this");
+    expect(notes[1]).not.toMatch(/@octo-lead/);
+    for (const t of others) expect(finding(pr, t).resolutionStatus).toBe(before.get(t));
+    const decision = (await readDecisions(h.booted.rt, pullKey(pr.owner, pr.repo, pr.number))).find(
+      (d) => d.findingId === f.id,
+    );
+    expect(decision).toMatchObject({ resolutionStatus: "WONT_FIX", reason: "out_of_scope", by: WRITER });
+
+    // the same event again (a second delivery): nothing changes a second time
+    expect(await deliver(alertPayload(h, { ...target, action: "closed_by_user", login: WRITER }))).toBe(
+      "unchanged",
+    );
+    expect(finding(pr, SQLI).notes).toHaveLength(2);
+
+    // reopening on GitHub puts it back to NOT_STARTED
+    expect(await deliver(reopenAlertAs(h, { ...target, login: WRITER }))).toBe("set");
+    expect(finding(pr, SQLI).resolutionStatus).toBe("NOT_STARTED");
+  });
+
+  it("a sender below commands.minPermission changes nothing", async () => {
+    const pr = await reportedPull();
+    const payload = dismissAlertAs(h, {
+      owner: pr.owner,
+      repo: pr.repo,
+      alertNumber: alertOf(pr, SECRET).number,
+      login: READER,
+      reason: "false positive",
+    });
+    expect(await deliver(payload)).toBe("permission-refused");
+    expect(finding(pr, SECRET).resolutionStatus).toBe("NOT_STARTED");
+    expect(finding(pr, SECRET).notes).toHaveLength(0);
+  });
+
+  it("/fp in the pull request dismisses exactly that alert, once, and its echo is ignored", async () => {
+    const pr = await reportedPull();
+    const review = h.github.state
+      .reviewComments(pr.owner, pr.repo, pr.number)
+      .find((c) => c.inReplyToId === null && c.body.includes(pr.byTitle.get(SQLI)!))!;
+    const answers = () =>
+      h.github.state
+        .reviewComments(pr.owner, pr.repo, pr.number)
+        .filter((c) => c.inReplyToId === review.id && c.user.type === "Bot");
+    const patches = () =>
+      h.github.requests.filter((r) => r.method === "PATCH" && r.route?.includes("code-scanning/alerts"));
+
+    const fp = writeReviewReply(h, {
+      owner: pr.owner,
+      repo: pr.repo,
+      pullNumber: pr.number,
+      parentId: review.id,
+      login: WRITER,
+      body: "/fp guarded_elsewhere",
+    });
+    expect((await h.send("pull_request_review_comment", fp)).status).toBe(200);
+    await nextAnswer(h, answers, 0, "answer to /fp");
+    const alert = alertOf(pr, SQLI);
+    expect(alert.state).toBe("dismissed");
+    expect(alert.dismissedReason).toBe("false positive");
+    expect(alert.dismissedComment).toMatch(/^diffward: resolution FALSE_POSITIVE/);
+    expect(alerts(pr).filter((a) => a.state === "dismissed")).toEqual([alert]);
+    expect(patches()).toHaveLength(1);
+
+    // GitHub's echo of diffward's own dismissal: the bot is the sender; nothing comes back
+    const notesBefore = finding(pr, SQLI).notes.length;
+    const echo = alertPayload(h, {
+      owner: pr.owner,
+      repo: pr.repo,
+      alertNumber: alert.number,
+      action: "closed_by_user",
+      login: "diffward[bot]",
+      type: "Bot",
+    });
+    const id = randomUUID();
+    expect((await h.send("code_scanning_alert", echo, id)).status).toBe(200);
+    expect(await h.booted.rt.queues.events.getJob(jobId("alert", id))).toBeUndefined();
+    // even if it reached the job, the `diffward:` comment marks it as diffward's own
+    expect(await deliver({ ...echo, sender: { ...echo.sender, login: WRITER, type: "User" } })).toBe(
+      "ignored",
+    );
+    expect(finding(pr, SQLI).notes).toHaveLength(notesBefore);
+    expect(finding(pr, SQLI).resolutionStatus).toBe("FALSE_POSITIVE");
+
+    // a second /fp writes nothing more to the alert; /reopen reopens it
+    const again = writeReviewReply(h, {
+      owner: pr.owner,
+      repo: pr.repo,
+      pullNumber: pr.number,
+      parentId: review.id,
+      login: WRITER,
+      body: "/fp",
+    });
+    expect((await h.send("pull_request_review_comment", again)).status).toBe(200);
+    await nextAnswer(h, answers, 1, "answer to the second /fp");
+    expect(patches()).toHaveLength(1);
+    const reopen = writeReviewReply(h, {
+      owner: pr.owner,
+      repo: pr.repo,
+      pullNumber: pr.number,
+      parentId: review.id,
+      login: WRITER,
+      body: "/reopen",
+    });
+    expect((await h.send("pull_request_review_comment", reopen)).status).toBe(200);
+    await nextAnswer(h, answers, 2, "answer to /reopen");
+    expect(alertOf(pr, SQLI).state).toBe("open");
+    expect(patches()).toHaveLength(2);
+    expect(h.github.violations()).toEqual([]);
+  });
+});
