@@ -232,6 +232,14 @@ function alertJson(ctx: RouteContext, repo: Repository, a: CodeScanningAlertReco
   };
 }
 
+/** The repository of the route, with code scanning available. @throws HttpError 403 as GitHub answers without it. */
+function scanningRepo(ctx: RouteContext): Repository {
+  const repo = repoOf(ctx);
+  if (!ctx.state.codeScanningEnabled(repo.owner, repo.name))
+    throw new HttpError(403, "Code Security must be enabled for this repository to use code scanning.");
+  return repo;
+}
+
 function alertOf(ctx: RouteContext, repo: Repository): CodeScanningAlertRecord {
   const n = intParam(ctx, "alert_number");
   const a = ctx.state.codeScanningAlerts(repo.owner, repo.name).find((x) => x.number === n);
@@ -246,7 +254,7 @@ function alertOf(ctx: RouteContext, repo: Repository): CodeScanningAlertRecord {
  */
 export const CODE_SCANNING_ROUTES: Readonly<Record<string, Handler>> = {
   "code-scanning/upload-sarif": (ctx) => {
-    const repo = repoOf(ctx);
+    const repo = scanningRepo(ctx);
     const b = UploadBody.parse(ctx.body);
     const decoded = decodeSarifUpload(b.sarif);
     if (!decoded.ok) throw new HttpError(422, `Invalid request.\n\n${decoded.error}`, [decoded.error]);
@@ -277,7 +285,7 @@ export const CODE_SCANNING_ROUTES: Readonly<Record<string, Handler>> = {
   },
 
   "code-scanning/list-alerts-for-repo": (ctx) => {
-    const repo = repoOf(ctx);
+    const repo = scanningRepo(ctx);
     const { tool_name: tool, ref, state } = ctx.query;
     const all = ctx.state
       .codeScanningAlerts(repo.owner, repo.name)
@@ -293,12 +301,12 @@ export const CODE_SCANNING_ROUTES: Readonly<Record<string, Handler>> = {
   },
 
   "code-scanning/get-alert": (ctx) => {
-    const repo = repoOf(ctx);
+    const repo = scanningRepo(ctx);
     return { status: 200, body: alertJson(ctx, repo, alertOf(ctx, repo)) };
   },
 
   "code-scanning/update-alert": (ctx) => {
-    const repo = repoOf(ctx);
+    const repo = scanningRepo(ctx);
     const a = alertOf(ctx, repo);
     const b = UpdateBody.parse(ctx.body);
     if (b.state === "dismissed") {

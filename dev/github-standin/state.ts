@@ -271,6 +271,7 @@ interface RepoData {
   mergeGroups: MergeGroup[];
   sarifUploads: SarifUploadRecord[];
   codeScanningAlerts: CodeScanningAlertRecord[];
+  codeScanningDisabled?: boolean;
 }
 
 /** Git's blob sha of `content` (what GitHub returns as `sha` for contents). */
@@ -583,6 +584,17 @@ export class StandInState {
   /** SARIF uploads of a repository, in arrival order (live objects). */
   sarifUploads(owner: string, repo: string): SarifUploadRecord[] {
     return this.repos.get(key(owner, repo))?.sarifUploads ?? [];
+  }
+  /**
+   * Turns code scanning off (or on again) for a repository: while off, SARIF uploads and the alert endpoints
+   * answer 403 as GitHub does without GitHub Code Security. @throws StandInStateError for an unknown repository.
+   */
+  setCodeScanningEnabled(owner: string, repo: string, enabled: boolean): void {
+    this.data(owner, repo).codeScanningDisabled = !enabled;
+  }
+  /** Whether code scanning is available on a repository (on by default). */
+  codeScanningEnabled(owner: string, repo: string): boolean {
+    return this.repos.get(key(owner, repo))?.codeScanningDisabled !== true;
   }
   /** Code scanning alerts of a repository, by number (live objects). */
   codeScanningAlerts(owner: string, repo: string): CodeScanningAlertRecord[] {

@@ -4,8 +4,9 @@
  */
 import type { Logger } from "pino";
 import type { Disclosure, ReportFinding } from "../domain/types.js";
-import { uploadSarif } from "../github/code-scanning.js";
-import type { InstallationOctokit, PullRef } from "../github/types.js";
+import type { GitHubWrite } from "../github/writes.js";
+import type { PullRef, RepoRef } from "../github/types.js";
+import { applyWrites } from "../queue/writes.js";
 import type { Runtime } from "../queue/runtime.js";
 import type { CodeScanningInfo } from "../render/code-scanning.js";
 import { encodeSarif, SarifTooLargeError, TOOL_NAME, type EncodedSarif } from "./sarif.js";
@@ -94,15 +95,39 @@ export function planCodeScanningUpload(input: UploadPlanInput): UploadPlan {
 export const SARIF_UPLOAD_KIND = "sarif";
 
 /**
- * Applies an {@link UploadPlan}: at most ONE upload per scan (the outcome is kept in Redis for 7 days, so a
- * retried report reuses it instead of uploading again). A refusal or failure of GitHub (403 without
- * `security_events` or code scanning, 413, 422, network) never fails the report: it is logged and
- * returned as a `failed` info for the check run.
+ * The planned GitHub write of an upload (pure): `POST …/code-scanning/sarifs` with `commit_sha`, `ref`, the
+ * encoded log and `tool_name` diffward; best effort, so a refusal never fails the report.
+ */
+export function uploadWrite(
+  repo: RepoRef,
+  plan: Extract<UploadPlan, { kind: "upload" }>,
+  startedAt: string,
+): GitHubWrite {
+  return {
+    kind: "upload-sarif",
+    repo: { owner: repo.owner, repo: repo.repo },
+    upload: {
+      commitSha: plan.commitSha,
+      ref: plan.ref,
+      sarif: plan.encoded.sarif,
+      toolName: TOOL_NAME,
+      startedAt,
+    },
+    purpose: "code-scanning",
+    bestEffort: true,
+  };
+}
+
+/**
+ * Applies an {@link UploadPlan} through the jobs' one apply step (`applyWrites`): at most ONE upload per
+ * scan (the outcome is kept in Redis for 7 days, so a retried report reuses it instead of uploading
+ * again). A refusal or failure of GitHub (403 without `security_events` or code scanning, 413, 422,
+ * network) never fails the report: it is logged and returned as a `failed` info for the check run.
  * @returns what the check run says about code scanning, or `undefined` when the feature is off.
  */
 export async function applyCodeScanningUpload(
   rt: Runtime,
-  octokit: InstallationOctokit,
+  installationId: number,
   pull: PullRef,
   scanId: string,
   plan: UploadPlan,
@@ -113,15 +138,10 @@ export async function applyCodeScanningUpload(
   const key = `${pull.owner}/${pull.repo}@${scanId}`;
   const done = await rt.state.getJson<CodeScanningInfo>(SARIF_UPLOAD_KIND, key);
   if (done) return done;
+  const startedAt = new Date(rt.now()).toISOString().replace(/\.\d{3}Z$/, "Z");
+  const [result] = await applyWrites(rt, installationId, [uploadWrite(pull, plan, startedAt)]);
   let info: CodeScanningInfo;
-  try {
-    const sarifId = await uploadSarif(octokit, pull, {
-      commitSha: plan.commitSha,
-      ref: plan.ref,
-      sarif: plan.encoded.sarif,
-      toolName: TOOL_NAME,
-      startedAt: new Date(rt.now()).toISOString().replace(/\.\d{3}Z$/, "Z"),
-    });
+  if (result?.kind === "upload-sarif") {
     info = {
       status: "uploaded",
       results: plan.encoded.included,
@@ -130,16 +150,21 @@ export async function applyCodeScanningUpload(
       ...(plan.resultsUrl ? { url: plan.resultsUrl } : {}),
     };
     log.info(
-      { sarifId, results: plan.encoded.included, gzipBytes: plan.encoded.gzipBytes, ref: plan.ref },
+      {
+        sarifId: result.sarifId,
+        results: plan.encoded.included,
+        gzipBytes: plan.encoded.gzipBytes,
+        ref: plan.ref,
+      },
       "SARIF uploaded to code scanning",
     );
-  } catch (error) {
-    const status = (error as { status?: number }).status;
-    log.warn({ status, err: (error as Error).message }, "SARIF upload failed");
+  } else {
+    const message = result?.kind === "failed" ? result.message : "no answer";
+    log.warn({ err: message }, "SARIF upload failed");
     info = {
       status: "failed",
       reason:
-        `GitHub refused the upload to code scanning${status ? ` (HTTP ${status})` : ""}. ` +
+        `GitHub refused the upload to code scanning (${message.split("\n")[0]!.slice(0, 200)}). ` +
         "Check that the app has the `security_events` permission and that code scanning is available on this repository.",
     };
   }

@@ -1,6 +1,7 @@
 import { createCheckRun, updateCheckRun, type CheckRunUpdate } from "./checks.js";
 import { createReview, updateReviewComment, type ReviewCommentDraft } from "./reviews.js";
 import type { InstallationOctokit, PullRef, RepoRef } from "./types.js";
+import { uploadSarif, type SarifUpload } from "./code-scanning.js";
 
 /**
  * One planned GitHub write of a job (a content-creating request in GitHub's terms: "Rate limits for the
@@ -38,6 +39,7 @@ export type GitHubWrite = WriteOptions &
         purpose: "review";
       }
     | { kind: "update-review-comment"; repo: RepoRef; commentId: number; body: string; purpose: "review" }
+    | { kind: "upload-sarif"; repo: RepoRef; upload: SarifUpload; purpose: "code-scanning" }
   );
 
 /** Fields every planned write may carry. */
@@ -50,6 +52,8 @@ export interface WriteOptions {
 export type WriteResult =
   | { kind: "create-check-run"; checkRunId: number }
   | { kind: "create-review"; reviewId: number }
+  /** the SARIF upload's id (REST "Upload an analysis as SARIF data", 202) */
+  | { kind: "upload-sarif"; sarifId: string }
   | { kind: "done" }
   /** a later update of the same check run took this one's place (its fields were merged into it) */
   | { kind: "coalesced" }
@@ -68,6 +72,7 @@ export const WRITE_PRIORITY: Record<GitHubWrite["purpose"], number> = {
   create: 1,
   update: 2,
   review: 3,
+  "code-scanning": 3,
   progress: 4,
 };
 
@@ -104,7 +109,8 @@ export function updateCheck(
 
 /**
  * Sends one planned write with Octokit (GitHub REST "Create a check run", "Update a check run", "Create a
- * review for a pull request", "Update a review comment for a pull request"). Errors are Octokit's
+ * review for a pull request", "Update a review comment for a pull request", "Upload an analysis as SARIF
+ * data"). Errors are Octokit's
  * `RequestError`s, thrown as is.
  */
 export async function sendWrite(octokit: InstallationOctokit, w: GitHubWrite): Promise<WriteResult> {
@@ -119,5 +125,7 @@ export async function sendWrite(octokit: InstallationOctokit, w: GitHubWrite): P
     case "update-review-comment":
       await updateReviewComment(octokit, w.repo, w.commentId, w.body);
       return { kind: "done" };
+    case "upload-sarif":
+      return { kind: w.kind, sarifId: await uploadSarif(octokit, w.repo, w.upload) };
   }
 }

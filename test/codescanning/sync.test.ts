@@ -116,6 +116,29 @@ describe("code scanning: uploads", () => {
     expect(pr.run.output.summary).toContain("`disclosure` is `summary`");
   });
 
+  it("a repository without code scanning refuses the upload (403): the report completes and says so", async () => {
+    n += 1;
+    const head = sha(0x5b00 + n);
+    const pr = await openPull(h, {
+      head,
+      repo: `cs-${n}`,
+      private: true,
+      config: privateConfig(),
+      send: false,
+    });
+    h.github.state.setCodeScanningEnabled(pr.owner, pr.repo, false);
+    await h.send("pull_request", pr.payload);
+    const run = await completedRun(h, pr.owner, pr.repo, head);
+    expect(run.conclusion).toBe("failure"); // the scenario's blocking findings, reported as usual
+    expect(h.github.state.sarifUploads(pr.owner, pr.repo)).toHaveLength(0);
+    expect(run.output.summary).toContain("GitHub refused the upload to code scanning");
+    expect(run.output.summary).toContain("`security_events`");
+    const posts = h.github.requests.filter(
+      (r) => r.method === "POST" && r.path === `/repos/${pr.owner}/${pr.repo}/code-scanning/sarifs`,
+    );
+    expect(posts.map((r) => r.status)).toEqual([403]); // once, never retried
+  });
+
   it("without codeScanning.upload nothing is uploaded and the summary says nothing of it", async () => {
     const pr = await reportedPull(demoConfig());
     expect(h.github.state.sarifUploads(pr.owner, pr.repo)).toHaveLength(0);

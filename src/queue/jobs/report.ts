@@ -131,7 +131,7 @@ export async function reportScan(
   // One SARIF upload per completed report, before the check run links to it (issue 14).
   const codeScanning = await applyCodeScanningUpload(
     rt,
-    octokit,
+    d.installationId,
     pull,
     d.scanId,
     planCodeScanningUpload({
