@@ -145,6 +145,8 @@ export async function processAlertEvent(rt: Runtime, job: Job): Promise<AlertJob
     const target = plan.target;
     if (detail.resolutionStatus === target.resolutionStatus) {
       log.info({ finding: detail.id, status: target.resolutionStatus }, "finding already at that resolution");
+      // a retry after the resolution was set, or a second delivery: the pull request still follows it
+      await followPull(rt, d, ref, detail, target, log, octokit, tenant);
       return "unchanged";
     }
     // Spec rule 1: a note wins over a reason, so a reason goes alone and the note follows it;
@@ -172,8 +174,10 @@ export async function processAlertEvent(rt: Runtime, job: Job): Promise<AlertJob
 }
 
 /**
- * When the alert lives on a pull request's ref: records the decision (so later pushes carry it, issue 4)
- * and recomputes the check run. Never fatal: the resolution is already set.
+ * When the alert lives on a pull request's ref: records the decision (so later pushes carry it, issue 4;
+ * idempotent, it replaces the decision of the same identity) and recomputes the check run. A failure
+ * (the pull request's lock busy, GitHub 5xx) is thrown so BullMQ retries the job; the retry finds the
+ * finding already at its resolution and only does this step again.
  */
 async function followPull(
   rt: Runtime,
@@ -188,21 +192,17 @@ async function followPull(
   const m = ref ? PULL_REF.exec(ref) : null;
   if (!m) return;
   const pull = { owner: d.owner, repo: d.repo, pullNumber: Number(m[1]) };
-  try {
-    await recordDecisions(rt, pullKey(d.owner, d.repo, pull.pullNumber), [
-      {
-        findingId: detail.id,
-        fingerprint: fingerprint(detail),
-        severity: detail.severity,
-        resolutionStatus: target.resolutionStatus as FindingDetail["resolutionStatus"],
-        ...(target.reason ? { reason: target.reason } : {}),
-        note: `set in GitHub code scanning (alert ${d.alertNumber})`,
-        by: d.senderLogin,
-        at: new Date(rt.now()).toISOString(),
-      },
-    ]);
-    await recomputeCheck(rt, octokit, tenant, pull, log);
-  } catch (error) {
-    log.warn({ err: (error as Error).message }, "pull request not updated after the alert event");
-  }
+  await recordDecisions(rt, pullKey(d.owner, d.repo, pull.pullNumber), [
+    {
+      findingId: detail.id,
+      fingerprint: fingerprint(detail),
+      severity: detail.severity,
+      resolutionStatus: target.resolutionStatus as FindingDetail["resolutionStatus"],
+      ...(target.reason ? { reason: target.reason } : {}),
+      note: `set in GitHub code scanning (alert ${d.alertNumber})`,
+      by: d.senderLogin,
+      at: new Date(rt.now()).toISOString(),
+    },
+  ]);
+  await recomputeCheck(rt, octokit, tenant, pull, log);
 }

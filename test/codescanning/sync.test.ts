@@ -67,9 +67,11 @@ async function deliver(payload: Record<string, unknown>): Promise<unknown> {
   return h
     .waitFor(
       async () => {
-        const job = await h.booted.rt.queues.events.getJob(jobId("alert", id));
-        if (!job) return undefined;
-        return (await job.isCompleted()) ? { outcome: job.returnvalue as unknown } : undefined;
+        const queue = h.booted.rt.queues.events;
+        const job = await queue.getJob(jobId("alert", id));
+        if (!job || !(await job.isCompleted())) return undefined;
+        // read it again: a copy fetched before the job completed has no return value yet
+        return { outcome: (await queue.getJob(jobId("alert", id)))?.returnvalue as unknown };
       },
       20_000,
       `the ${CODE_SCANNING_ALERT_JOB} job of ${id}`,
