@@ -17,7 +17,7 @@ export const GUIDANCE_MAX_CHARS = 100_000;
 /** What a report shows beside the findings (issue 5): guidance, credits and warnings. */
 export interface ReportExtras extends ShownExtras {
   /** an annotation on the guidance file when the pull request changes it */
-  guidanceAnnotation?: CheckAnnotation;
+  guidanceAnnotation?: CheckAnnotation | undefined;
 }
 
 /** The app settings and clock the extras read (a part of the queue's `Runtime`). */

@@ -4,6 +4,7 @@
  * need not import the job that writes it.
  */
 import type { RepoConfig } from "../config/repo-config.js";
+import type { CheckAnnotation } from "../github/checks.js";
 import type { CreditInfo, GuidanceInfo } from "../render/check-run.js";
 import type { ReportScope } from "./not-reported.js";
 import type { CodeScanningInfo } from "../render/code-scanning.js";
@@ -13,6 +14,8 @@ export const REPORT_KIND = "report";
 
 /** The extras a report shows beside its findings, as stored (re-rendered by triage and settlement). */
 export interface ShownExtras {
+  /** the annotation on the guidance file when the pull request changes it (posted again on a fresh run) */
+  guidanceAnnotation?: CheckAnnotation;
   guidance?: GuidanceInfo;
   credits?: CreditInfo;
   warnings: string[];
@@ -47,6 +50,11 @@ export interface ReportState {
   /** the budget asked at launch, in credits */
   creditBudget?: number;
   presetRef: string;
+  /**
+   * SHA-256 of the annotations the current check run carries: GitHub appends annotations on every update
+   * and never removes one, so a recompute whose annotations differ posts a fresh check run instead
+   */
+  annotationsDigest?: string;
   /** the preset's name and the merge base as the scan reported them: the footer keeps them on recomputes */
   presetName?: string;
   baseCommit?: string;

@@ -3,7 +3,10 @@
  * reported check run from the service's current findings (the triage recompute after a command, the
  * settlement of a scan's credits). The report job renders the first version from the same builders.
  */
+import { createHash } from "node:crypto";
+import type { CheckAnnotation } from "../github/checks.js";
 import type { ReportFinding } from "../domain/types.js";
+import { toAnnotations } from "../render/annotations.js";
 import { decideConclusion, type Verdict } from "../domain/verdict.js";
 import { renderCheckRunOutput, type CheckRunOutput } from "../render/check-run.js";
 import type { ReportState } from "./state.js";
@@ -21,6 +24,8 @@ export interface PullVerdict {
   /** the check run's conclusion: `failure` whatever the findings when the PR's own config is invalid */
   conclusion: Verdict["conclusion"];
   output: CheckRunOutput;
+  /** every annotation the current check run should carry (guidance change first, then the open findings) */
+  annotations: CheckAnnotation[];
   verdict: Verdict;
   /** the stored report with every finding's current severity and resolution status */
   report: ReportState;
@@ -64,9 +69,11 @@ export function renderPullVerdict(
     ...(report.extras?.codeScanning ? { codeScanning: report.extras.codeScanning } : {}),
   });
   const verdict = decideConclusion([...findings], cfg.failOn);
+  const annotations = reportAnnotations(findings, report, settings.labelPrefix);
   return {
     conclusion: report.configInvalidInPull ? "failure" : verdict.conclusion,
     output,
+    annotations,
     verdict,
     report: withCurrentFindings(report, findings),
   };
@@ -97,4 +104,28 @@ export function storedVerdict(report: ReportState): Verdict {
     })),
     report.config.failOn,
   );
+}
+
+/**
+ * The annotations of a report's check run for `findings` as they are now: the guidance-change annotation
+ * (when stored), then `toAnnotations` (open findings with a line; ruled out ones get none, so after `/fp`
+ * the finding has no annotation). Shared by the report job and the recompute.
+ */
+export function reportAnnotations(
+  findings: readonly ReportFinding[],
+  report: Pick<ReportState, "config" | "extras">,
+  labelPrefix: string,
+): CheckAnnotation[] {
+  return [
+    ...(report.extras?.guidanceAnnotation ? [report.extras.guidanceAnnotation] : []),
+    ...toAnnotations(findings, report.config.disclosure ?? "full", {
+      failOn: report.config.failOn,
+      labelPrefix,
+    }),
+  ];
+}
+
+/** SHA-256 (hex) of a list of annotations, to tell whether a check run already carries exactly these. */
+export function annotationsDigest(annotations: readonly CheckAnnotation[]): string {
+  return createHash("sha256").update(JSON.stringify(annotations)).digest("hex");
 }

@@ -1,20 +1,32 @@
 import type { Logger } from "pino";
-import { updateCheckRun } from "../github/checks.js";
+import { createCheckRun, updateCheckRun } from "../github/checks.js";
 import type { InstallationOctokit } from "../github/types.js";
 import type { ReportFinding } from "../domain/types.js";
 import type { Verdict } from "../domain/verdict.js";
 import { toReportFinding } from "../report/findings.js";
 import { REPORT_KIND, type ReportState } from "../report/state.js";
-import { renderPullVerdict, withCurrentFindings } from "../report/verdict.js";
+import { annotationsDigest, renderPullVerdict, withCurrentFindings } from "../report/verdict.js";
+import { batches } from "../render/annotations.js";
 import type { ScannerTenant } from "../tenants/index.js";
 import { pullKey } from "../queue/names.js";
 import type { Runtime } from "../queue/runtime.js";
 
 /**
- * The check run follows the decisions (issue 4, point 5): re-reads every finding of the pull request's
- * last reported scan from the service (`GET …/findings?scanId=…`, pages of 100), renders the current
- * verdict with `renderPullVerdict` (`src/report/verdict.ts`, the builders the report uses), updates the
- * check run (GitHub REST "Update a check run"; earlier annotations stay) and the stored report state.
+ * The check run follows the decisions (issue 4, point 5; issue 11, deliverable 2): re-reads every finding
+ * of the pull request's last reported scan from the service (`GET …/findings?scanId=…`, pages of 100) and
+ * renders the current verdict, summary and annotations with `renderPullVerdict` (`src/report/verdict.ts`,
+ * the builders the report uses). Then:
+ *
+ * - when the annotations are the ones the current check run already carries (same digest), the run is
+ *   updated in place (GitHub REST "Update a check run");
+ * - otherwise a **fresh `diffward` check run** is created on the same head with the current annotations
+ *   (in batches of 50), because GitHub appends annotations on every update and never removes one ("Each
+ *   time you update the check run, annotations are appended to the list of annotations that already exist
+ *   for the check run", REST "Update a check run"). The PR's checks list shows the latest run of a name
+ *   (REST "List check runs for a Git reference", `filter=latest`), so a finding ruled out by `/fp` no
+ *   longer shows a failure annotation. The stored report then points at the new run (settlement, the merge
+ *   queue's reuse rule and later recomputes follow it).
+ *
  * Triaging the last blocking finding turns the check `success`; reopening one turns it `failure`.
  * @returns the new verdict, or `undefined` when the pull request has no reported scan.
  */
@@ -38,17 +50,46 @@ export async function recomputeCheck(
     labelPrefix: rt.settings.labelPrefix,
     ...(rt.settings.publicUrl ? { publicUrl: rt.settings.publicUrl } : {}),
   });
-  await updateCheckRun(octokit, pull, report.checkRunId, {
-    conclusion: rendered.conclusion,
-    output: rendered.output,
-  });
+  const digest = annotationsDigest(rendered.annotations);
+  let checkRunId = report.checkRunId;
+  if (digest === report.annotationsDigest) {
+    await updateCheckRun(octokit, pull, checkRunId, {
+      conclusion: rendered.conclusion,
+      output: rendered.output,
+    });
+  } else {
+    const [first = [], ...rest] = batches(rendered.annotations);
+    checkRunId = await createCheckRun(octokit, pull, report.headSha, {
+      status: "completed",
+      conclusion: rendered.conclusion,
+      externalId: report.scanId,
+      output: { ...rendered.output, annotations: first },
+    });
+    for (const batch of rest) {
+      await updateCheckRun(octokit, pull, checkRunId, {
+        output: { title: rendered.output.title, summary: rendered.output.summary, annotations: batch },
+      });
+    }
+  }
 
   // Keep the stored report in step, unless a newer report replaced it meanwhile.
   const latest = await rt.state.getJson<ReportState>(REPORT_KIND, key);
   if (latest && latest.scanId === report.scanId) {
-    await rt.state.putJson(REPORT_KIND, key, withCurrentFindings(latest, findings));
+    await rt.state.putJson(REPORT_KIND, key, {
+      ...withCurrentFindings(latest, findings),
+      checkRunId,
+      annotationsDigest: digest,
+    });
   }
   const { verdict } = rendered;
-  log.info({ conclusion: verdict.conclusion, blocking: verdict.blocking }, "check run recomputed");
+  log.info(
+    {
+      conclusion: verdict.conclusion,
+      blocking: verdict.blocking,
+      freshCheckRun: checkRunId !== report.checkRunId,
+      annotations: rendered.annotations.length,
+    },
+    "check run recomputed",
+  );
   return verdict;
 }

@@ -9,6 +9,7 @@ import {
   TRIAGE_SCENARIO,
   checkOf,
   conversationAnswers,
+  currentCheckRun,
   nextAnswer,
   openReportedPull,
   pushAndReport,
@@ -86,7 +87,24 @@ describe("reply commands in a finding's review thread", () => {
     expect(checkOf(h, pr).conclusion).toBe("failure");
     expect(pr.comments.size).toBe(3);
 
+    const label = findingLabel(pr.byTitle.get(SQLI)!, "SC");
+    const failureFor = (run: { annotations: Array<Record<string, unknown>> }) =>
+      run.annotations.filter(
+        (a) => a["annotation_level"] === "failure" && String(a["title"]).startsWith(`${label} `),
+      );
+    const before = await currentCheckRun(h, pr);
+    expect(failureFor(before)).toHaveLength(1);
     const fp = await reply(pr, SQLI, "/FP not_reachable");
+    // GitHub appends annotations: the ruled out finding's failure annotation is gone only because the
+    // PR's current check run is a fresh one on the same head; the old run still carries it.
+    const after = await currentCheckRun(h, pr);
+    expect(after.id).not.toBe(before.id);
+    expect(after.headSha).toBe(before.headSha);
+    expect(failureFor(after)).toEqual([]);
+    expect(after.annotations.length).toBeGreaterThan(0); // the others are still annotated
+    expect(
+      failureFor(h.github.state.checkRuns(pr.owner, pr.repo).find((c) => c.id === before.id)!),
+    ).toHaveLength(1);
     expect(finding(pr, SQLI).resolutionStatus).toBe("FALSE_POSITIVE");
     // lone reason code → `reason` (the service records it as a note stating the code) + a signed note
     expect(notesOf(pr, SQLI).some((n) => n.includes("not_reachable"))).toBe(true);

@@ -183,3 +183,17 @@ export async function waitForReport(h: Harness, pr: ReportedPull, head: string) 
   );
   return { head, check, byTitle: new Map(findings.map((f) => [f.title, f])) };
 }
+
+/**
+ * The pull request's current `diffward` check run as GitHub shows it in the checks list: asked from the
+ * stand-in's "List check runs for a Git reference" (default `filter=latest`: the most recent run of each
+ * name wins), with every annotation it carries (the stand-in appends them on each update, as GitHub does).
+ */
+export async function currentCheckRun(h: Harness, pr: { owner: string; repo: string; headSha: string }) {
+  const res = await fetch(
+    `${h.github.url}/repos/${pr.owner}/${pr.repo}/commits/${pr.headSha}/check-runs?check_name=diffward`,
+  );
+  const body = (await res.json()) as { total_count: number; check_runs: Array<{ id: number }> };
+  if (body.total_count !== 1) throw new Error(`expected one latest diffward run, got ${body.total_count}`);
+  return h.github.state.checkRuns(pr.owner, pr.repo).find((c) => c.id === body.check_runs[0]!.id)!;
+}

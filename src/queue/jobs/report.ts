@@ -1,10 +1,10 @@
 import type { Logger } from "pino";
+import { annotationsDigest, reportAnnotations } from "../../report/verdict.js";
 import type { CheckAnnotation } from "../../github/checks.js";
 import { listPullFiles } from "../../github/pulls.js";
 import { listReviewComments } from "../../github/reviews.js";
 import type { ReportFinding } from "../../domain/types.js";
 import { fingerprint } from "../../domain/identity.js";
-import { toAnnotations } from "../../render/annotations.js";
 import { renderCheckRunOutput } from "../../render/check-run.js";
 import { parseFindingMarker, renderFindingComment } from "../../render/inline-comment.js";
 import { findingLabel } from "../../scanner/labels.js";
@@ -171,13 +171,11 @@ export async function reportScan(
     ...(warnings.length ? { warnings } : {}),
     ...(codeScanning ? { codeScanning } : {}),
   });
-  const annotations: CheckAnnotation[] = [
-    ...(extras.guidanceAnnotation ? [extras.guidanceAnnotation] : []),
-    ...toAnnotations(findings, cfg.disclosure ?? "full", {
-      failOn: cfg.failOn,
-      labelPrefix: rt.settings.labelPrefix,
-    }),
-  ];
+  const annotations: CheckAnnotation[] = reportAnnotations(
+    findings,
+    { config: cfg, extras: { warnings, guidanceAnnotation: extras.guidanceAnnotation } },
+    rt.settings.labelPrefix,
+  );
   const writes = decideReportWrites({ d, plan, comments, bodyOf, output, annotations });
   const conclusion = writes.conclusion;
 
@@ -208,9 +206,11 @@ export async function reportScan(
     extras: {
       ...(extras.guidance ? { guidance: extras.guidance } : {}),
       ...(extras.credits ? { credits: extras.credits } : {}),
+      ...(extras.guidanceAnnotation ? { guidanceAnnotation: extras.guidanceAnnotation } : {}),
       warnings,
       ...(codeScanning ? { codeScanning } : {}),
     },
+    annotationsDigest: annotationsDigest(annotations),
     ...(d.configProblemsInPull?.length ? { configInvalidInPull: true } : {}),
     findings: findings.map((f) => ({
       id: f.id,
