@@ -77,6 +77,8 @@ export interface ScanLink {
   pullNumber: number;
   headSha: string;
   checkRunId: number;
+  /** set when the scan is a merge group's (its `headSha` is the group's): no pull request state to touch */
+  mergeGroup?: boolean;
 }
 
 /**

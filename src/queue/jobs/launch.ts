@@ -6,7 +6,7 @@ import type { ScanListItem } from "../../scanner/schemas.js";
 import type { ScannerTenant } from "../../tenants/index.js";
 import { classifyLaunchError, initializingDelay } from "../launch-errors.js";
 import { preflight } from "../../policy/preflight.js";
-import { JOB, jobId, pullKey } from "../names.js";
+import { JOB, jobId } from "../names.js";
 import { presetsOf } from "../../tenants/presets.js";
 import type { Runtime } from "../runtime.js";
 import { LockBusyError } from "../state.js";
@@ -14,6 +14,7 @@ import { applyWrites } from "../writes.js";
 import { decideLaunchError, planLaunched } from "./decide-launch.js";
 import type { LaunchJobData, PollJobData } from "./types.js";
 import { repoContextOf } from "./types.js";
+import { isGroupScan, launchWanted, rememberScan, targetKey } from "./target.js";
 
 export { renderServiceError } from "./decide-launch.js";
 
@@ -40,7 +41,7 @@ export async function processLaunch(
   token?: string,
 ): Promise<LaunchOutcome> {
   const d = job.data;
-  const key = pullKey(d.owner, d.repo, d.pullNumber);
+  const key = targetKey(d);
   const log = rt.log.child({ pull: key, installation: d.installationId, sha: d.headSha, job: job.id });
   try {
     return await rt.state.withPullLock(key, () => launchLocked(rt, job, log));
@@ -69,13 +70,11 @@ async function launchLocked(
   log: Runtime["log"],
 ): Promise<LaunchOutcome> {
   const d = job.data;
-  const key = pullKey(d.owner, d.repo, d.pullNumber);
-  const pr = await rt.state.getPull(key);
-  // Every launch, automatic or explicit (Re-run, Scan anyway, rescan), is still wanted only while its head
-  // is the pull request's head, the pull request is open, its launch is the one recorded, and the
-  // installation was not removed meanwhile (issue 10 items 4 and 5): otherwise nothing is spent.
-  if (!pr || pr.closed || pr.headSha !== d.headSha || pr.launchKey !== d.launchKey) {
-    log.info("launch no longer wanted (newer head, closed or replaced): nothing spent");
+  // Every launch, automatic or explicit (Re-run, Scan anyway, rescan), is still wanted only while its target
+  // follows it (jobs/target.ts: a pull request's head, open, this launch; a merge group not destroyed, this
+  // launch), and the installation was not removed meanwhile (issue 10 items 4 and 5): otherwise nothing is spent.
+  if (!(await launchWanted(rt, d))) {
+    log.info("launch no longer wanted (newer head, closed, destroyed or replaced): nothing spent");
     return "superseded";
   }
   if (await rt.state.isInstallationRemoved(d.installationId)) {
@@ -226,10 +225,7 @@ async function afterLaunch(
   scanId: string,
   creditBudget: number | undefined,
 ): Promise<void> {
-  const key = pullKey(d.owner, d.repo, d.pullNumber);
-  const pr = await rt.state.getPull(key);
-  if (pr && pr.headSha === d.headSha)
-    await rt.state.setPull(key, { ...pr, scanId, projectId: tenant.projectId });
+  await rememberScan(rt, d, { scanId, projectId: tenant.projectId });
   await rt.state.linkScan({
     scanId,
     projectId: tenant.projectId,
@@ -240,10 +236,12 @@ async function afterLaunch(
     pullNumber: d.pullNumber,
     headSha: d.headSha,
     checkRunId: d.checkRunId,
+    ...(isGroupScan(d) ? { mergeGroup: true } : {}),
   });
   const poll: PollJobData = {
     ...repoContextOf(d),
     pullNumber: d.pullNumber,
+    ...(d.target ? { target: d.target } : {}),
     headSha: d.headSha,
     mergeBase: d.mergeBase,
     checkRunId: d.checkRunId,

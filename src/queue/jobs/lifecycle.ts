@@ -1,5 +1,5 @@
 import type { Job } from "bullmq";
-import { pullKey } from "../names.js";
+import { groupKey, pullKey } from "../names.js";
 import type { Runtime } from "../runtime.js";
 import { applyWrites } from "../writes.js";
 import { checkRunCompleted, planStopWrites, stopCurrent } from "./supersede.js";
@@ -67,7 +67,11 @@ export async function processUninstall(rt: Runtime, job: Job<UninstallJobData>):
         );
       }
     }
-    if (link) {
+    if (link?.mergeGroup) {
+      const key = groupKey(link.owner, link.repo, link.headSha);
+      const g = await rt.state.getGroup(key);
+      if (g) await rt.state.setGroup(key, { ...g, destroyed: true });
+    } else if (link) {
       const key = pullKey(link.owner, link.repo, link.pullNumber);
       const pr = await rt.state.getPull(key);
       if (pr) await rt.state.setPull(key, { ...pr, closed: true });

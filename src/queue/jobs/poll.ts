@@ -2,11 +2,13 @@ import { DelayedError, type Job } from "bullmq";
 import { ScannerApiError, ScannerError } from "../../scanner/errors.js";
 import { isTerminalScanStatus } from "../../scanner/catalog.js";
 import type { ScanDetail } from "../../scanner/schemas.js";
-import { pullKey } from "../names.js";
+
 import type { Runtime } from "../runtime.js";
 import { applyWrites } from "../writes.js";
 import { planProgress, planScanLost, planScanTimedOut, planScanUnreadable } from "./decide-report.js";
 import { reportScan } from "./report.js";
+import { reportGroupScan } from "./report-group.js";
+import { isGroupScan, stillFollowed, targetKey } from "./target.js";
 import type { PollJobData } from "./types.js";
 
 /** What a poll job did when it stopped rescheduling itself. */
@@ -39,12 +41,11 @@ export const MAX_PROGRESS_UPDATES = 5;
 export async function processPoll(rt: Runtime, job: Job<PollJobData>, token?: string): Promise<PollOutcome> {
   const d = job.data;
   const log = rt.log.child({
-    pull: pullKey(d.owner, d.repo, d.pullNumber),
+    pull: targetKey(d),
     scanId: d.scanId,
     installation: d.installationId,
   });
-  const pr = await rt.state.getPull(pullKey(d.owner, d.repo, d.pullNumber));
-  if (pr && (pr.closed || (pr.scanId !== undefined && pr.scanId !== d.scanId))) {
+  if (!(await stillFollowed(rt, d))) {
     log.info("scan no longer followed (superseded)");
     return "superseded";
   }
@@ -110,7 +111,8 @@ export async function processPoll(rt: Runtime, job: Job<PollJobData>, token?: st
   const terminalAt = d.terminalAt ?? rt.now();
   if (!d.terminalAt) await job.updateData({ ...job.data, terminalAt });
   try {
-    await reportScan(rt, { ...job.data, terminalAt }, tenant, scan, log);
+    const report = isGroupScan(d) ? reportGroupScan : reportScan;
+    await report(rt, { ...job.data, terminalAt }, tenant, scan, log);
   } catch (error) {
     if (await concludeOnServiceError(rt, job, error, log)) return "service-error";
     throw error;

@@ -27,6 +27,21 @@ export function repoContextOf(d: RepoContext): RepoContext {
   };
 }
 
+/**
+ * What a scan reports on (issue 13): a pull request (its check run, review and report state), or a merge
+ * group of a merge queue (its check run only: a group has no pull request to review). Jobs without a
+ * `target` are pull request scans, so jobs queued before merge groups existed keep working.
+ */
+export type ScanTarget =
+  | { kind: "pull" }
+  | {
+      kind: "merge-group";
+      /** `merge_group.head_ref` */
+      headRef: string;
+      /** `merge_group.base_sha`, the scan's `baseCommit` */
+      baseSha: string;
+    };
+
 /** A `pull_request` event to act on (job `pull-request`, queue `diffward-events`). */
 export interface PullRequestJobData extends RepoContext {
   deliveryId: string;
@@ -59,7 +74,10 @@ export interface PullRequestJobData extends RepoContext {
 
 /** A scan launch (job `launch`, queue `diffward-launch`). */
 export interface LaunchJobData extends RepoContext {
+  /** the pull request; for a merge group, the one its ref names (0 when none) */
   pullNumber: number;
+  /** absent: a pull request scan */
+  target?: ScanTarget;
   headSha: string;
   headRef: string;
   mergeBase: string | null;
@@ -86,7 +104,10 @@ export interface LaunchJobData extends RepoContext {
 
 /** A scan to follow until it ends, then report (job `poll`, queue `diffward-scans`). */
 export interface PollJobData extends RepoContext {
+  /** the pull request; for a merge group, the one its ref names (0 when none) */
   pullNumber: number;
+  /** absent: a pull request scan */
+  target?: ScanTarget;
   headSha: string;
   mergeBase: string | null;
   checkRunId: number;

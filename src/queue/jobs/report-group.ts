@@ -1,0 +1,107 @@
+import type { Logger } from "pino";
+import { updateCheckRun, type CheckAnnotation } from "../../github/checks.js";
+import type { ReportFinding } from "../../domain/types.js";
+import { batches, toAnnotations } from "../../render/annotations.js";
+import { renderCheckRunOutput, renderLaunchError } from "../../render/check-run.js";
+import { sections } from "../../render/markdown.js";
+import type { FindingListItem, ScanDetail } from "../../scanner/schemas.js";
+import type { ScannerTenant } from "../../tenants/index.js";
+import { planReport } from "../../report/plan.js";
+import { toReportFinding } from "../../report/findings.js";
+import { applyPullDecisions } from "../../triage/decisions.js";
+import { collectReportExtras } from "../../report/extras.js";
+import type { Runtime } from "../runtime.js";
+import type { PollJobData } from "./types.js";
+
+/**
+ * Reports a merge group's terminal scan on the group's check run (issue 13): `FAILED` and `CANCELLED`
+ * conclude it with the same messages as a pull request's; `COMPLETED` pages through every finding (limit
+ * 100), carries the triage decisions of the pull request the group names (the same findings, decided once),
+ * and completes the check run with the conclusion ({@link planReport}'s verdict under `failOn`), the summary
+ * (findings, guidance, credits reserved and spent) and the annotations in batches of 50 (GitHub "Update a
+ * check run"). No review and no report state: a merge group has no pull request to comment on, and the pull
+ * request's own report must stay the one its triage commands and reuse read.
+ */
+export async function reportGroupScan(
+  rt: Runtime,
+  d: PollJobData,
+  tenant: ScannerTenant,
+  scan: ScanDetail,
+  log: Logger,
+): Promise<void> {
+  const octokit = await rt.octokit(d.installationId);
+  if (scan.status !== "COMPLETED") {
+    await updateCheckRun(octokit, d, d.checkRunId, {
+      conclusion: scan.status === "CANCELLED" ? "cancelled" : "failure",
+      output: renderLaunchError(scan.status === "CANCELLED" ? "scan_cancelled" : "scan_failed", {
+        scanId: d.scanId,
+      }),
+    });
+    await rt.state.finishScan(d.installationId, d.scanId);
+    log.info({ status: scan.status }, "merge group scan ended without findings report");
+    return;
+  }
+
+  const items: FindingListItem[] = [];
+  for await (const f of tenant.client.iterateFindings(d.projectId, { scanId: d.scanId, limit: 100 }))
+    items.push(f);
+  const raw = items.map(toReportFinding);
+  const findings: ReportFinding[] =
+    d.pullNumber > 0 ? await applyPullDecisions(rt, tenant, d, raw, log) : raw;
+
+  const cfg = d.config;
+  const disclosure = cfg.disclosure ?? "full";
+  const plan = planReport({
+    findings,
+    files: [],
+    posted: [],
+    config: { failOn: cfg.failOn, disclosure, maxInline: 0, minSeverity: cfg.comments.minSeverity },
+  });
+  const reserved = scan.creditBudget ?? d.creditBudget;
+  const extras = await collectReportExtras(rt, octokit, tenant, d, reserved ?? undefined, log);
+  const output = renderCheckRunOutput({
+    scan: {
+      id: d.scanId,
+      status: scan.status,
+      presetName: scan.presetName ?? d.presetRef,
+      ...(reserved != null ? { creditBudget: reserved } : {}),
+      ...(scan.commitHash ? { commitHash: scan.commitHash } : {}),
+      ...(scan.baseCommit ? { baseCommit: scan.baseCommit } : {}),
+    },
+    findings,
+    failOn: cfg.failOn,
+    disclosure,
+    labelPrefix: rt.settings.labelPrefix,
+    ...(rt.settings.publicUrl ? { serviceUrl: rt.settings.publicUrl } : {}),
+    inlineCount: 0,
+    notInline: plan.notInline,
+    ...(extras.guidance ? { guidance: extras.guidance } : {}),
+    ...(extras.credits ? { credits: extras.credits } : {}),
+    ...(extras.warnings.length ? { warnings: extras.warnings } : {}),
+  });
+  const withNote = sections(
+    `**Merge group** ${d.pullNumber > 0 ? `for pull request #${d.pullNumber}, ` : ""}scanned against its base: no review is posted (a merge group has no pull request); the findings are below and annotated on the files.`,
+    output.summary,
+  );
+  // the renderer keeps the summary within GitHub's 65,535 bytes; the note is dropped rather than overflow it
+  const summary = Buffer.byteLength(withNote, "utf8") <= 65_535 ? withNote : output.summary;
+  const annotations: CheckAnnotation[] = toAnnotations(findings, disclosure, {
+    failOn: cfg.failOn,
+    labelPrefix: rt.settings.labelPrefix,
+  });
+  const [first = [], ...rest] = batches(annotations, 50);
+  await updateCheckRun(octokit, d, d.checkRunId, {
+    conclusion: plan.verdict.conclusion,
+    output: { ...output, summary, annotations: first },
+  });
+  for (const batch of rest) {
+    await updateCheckRun(octokit, d, d.checkRunId, {
+      output: { title: output.title, summary, annotations: batch },
+    });
+  }
+  await rt.state.finishScan(d.installationId, d.scanId);
+  log.info(
+    { conclusion: plan.verdict.conclusion, findings: findings.length, annotations: annotations.length },
+    "merge group scan reported",
+  );
+}
