@@ -28,6 +28,31 @@ export async function getMergeBase(
   return { mergeBase: data.merge_base_commit.sha, ...(message ? { headCommitMessage: message } : {}) };
 }
 
+/**
+ * The files changed between two commits (GitHub REST "Compare two commits",
+ * `GET /repos/{owner}/{repo}/compare/{base}...{head}`, field `files`; GitHub lists at most 300 there).
+ * Used for a merge group, which has no pull request to list files of.
+ */
+export async function listCompareFiles(
+  octokit: InstallationOctokit,
+  repo: RepoRef,
+  base: string,
+  head: string,
+): Promise<PullFile[]> {
+  const { data } = await octokit.rest.repos.compareCommitsWithBasehead({
+    owner: repo.owner,
+    repo: repo.repo,
+    basehead: `${base}...${head}`,
+  });
+  return (data.files ?? []).map((f) => ({
+    filename: f.filename,
+    status: f.status,
+    additions: f.additions,
+    deletions: f.deletions,
+    ...(f.patch !== undefined ? { patch: f.patch } : {}),
+  }));
+}
+
 /** A file of a pull request; `patch` is absent when GitHub omits it (binary or too large). */
 export interface PullFile {
   filename: string;

@@ -3,6 +3,7 @@ import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import { mergeGroupPayload } from "../../dev/github-standin/index.js";
 import { demoConfig } from "../../dev/harness/demo-repo.js";
 import { checkRuns, completedRun, openPull, sha } from "../support/pr.js";
+import { repositoryMonthSpend } from "../../src/policy/credits.js";
 
 /**
  * Merge queues end to end (issue 13): real `merge_group` payloads (`@octokit/webhooks-examples`, filled from
@@ -151,5 +152,154 @@ describe("merge queue: the diffward check on merge groups", () => {
     const runs = checkRuns(h, pr.owner, pr.repo, group.headSha);
     expect(runs).toHaveLength(1);
     expect(runs[0]!.conclusion).toBe("neutral");
+  });
+
+  /** Launches the sandbox received for a commit. */
+  const launchesOf = (commit: string) =>
+    [...h.sandbox.state.scans.values()].filter((x) => x.commitHash === commit);
+
+  it("scan: exactly one launch per group head whatever the redeliveries, with the group's base as baseCommit; reported on the group's check, no review", async () => {
+    const pr = await openPull(h, {
+      head: sha(0x1361),
+      repo: "mq-scan",
+      config: demoConfig("mergeQueue: scan"),
+      send: false,
+    });
+    const group = h.github.state.addMergeGroup({
+      owner: pr.owner,
+      repo: pr.repo,
+      pullNumber: pr.number,
+      headSha: sha(0x1362),
+      baseSha: sha(0x1360),
+    });
+    const payload = mergeGroupPayload(h.github.state, group, "checks_requested");
+    // GitHub redelivers (same delivery id) and may send the event twice (new ids): all at once
+    const acks = await Promise.all([
+      h.send("merge_group", payload, "mq-scan-1"),
+      h.send("merge_group", payload, "mq-scan-1"),
+      h.send("merge_group", payload, "mq-scan-2"),
+      h.send("merge_group", payload),
+    ]);
+    expect(acks.map((a) => a.status)).toEqual([200, 200, 200, 200]);
+    const run = await completedRun(h, pr.owner, pr.repo, group.headSha, 30_000);
+    await h.send("merge_group", payload); // after completion too
+    await new Promise((r) => setTimeout(r, 1_500));
+
+    const launched = launchesOf(group.headSha);
+    expect(launched).toHaveLength(1);
+    expect(launched[0]!.baseCommit).toBe(group.baseSha);
+    expect(checkRuns(h, pr.owner, pr.repo, group.headSha)).toHaveLength(1);
+    expect(run.externalId).toBe(launched[0]!.id);
+    expect(run.conclusion).toBe("failure"); // the demo scenario's confirmed critical finding
+    expect(run.output.summary).toContain("Merge group");
+    expect(run.output.summary).toContain(`#${pr.number}`);
+    expect(run.annotations.length).toBeGreaterThan(0);
+    expect(h.github.state.reviews(pr.owner, pr.repo)).toEqual([]);
+    expect(h.github.state.reviewComments(pr.owner, pr.repo)).toEqual([]);
+    expect(h.github.violations()).toEqual([]);
+  });
+
+  it("reuse falls back to scan when the pull request's head moved since its report (head read from GitHub, not from diffward's state)", async () => {
+    const pr = await openPull(h, { head: sha(0x1371), repo: "mq-moved" });
+    await completedRun(h, pr.owner, pr.repo, sha(0x1371));
+    // a push diffward has not heard of yet: only GitHub knows the new head
+    h.github.state.updatePullRequestHead({
+      owner: pr.owner,
+      repo: pr.repo,
+      number: pr.number,
+      sha: sha(0x1373),
+    });
+    const group = await enqueue(pr, sha(0x1372), sha(0x1370));
+    const run = await completedRun(h, pr.owner, pr.repo, group.headSha, 30_000);
+    const launched = launchesOf(group.headSha);
+    expect(launched).toHaveLength(1);
+    expect(launched[0]!.baseCommit).toBe(group.baseSha);
+    expect(run.output.title).not.toMatch(/Reused/);
+    expect(run.externalId).toBe(launched[0]!.id);
+  });
+
+  it("reuse without any report (the pull request was never scanned) scans the group", async () => {
+    const pr = await openPull(h, { head: sha(0x1381), repo: "mq-noreport", send: false });
+    const group = await enqueue(pr, sha(0x1382), sha(0x1380));
+    await completedRun(h, pr.owner, pr.repo, group.headSha, 30_000);
+    expect(launchesOf(sha(0x1381))).toHaveLength(0);
+    expect(launchesOf(group.headSha)).toHaveLength(1);
+  });
+
+  it("spend: a group scan counts in the repository's month spend, and creditCap.monthly refuses the next group before any credit is reserved", async () => {
+    h.sandbox.state.addRepository({ id: "repo_mq_cap", readiness: "ready" });
+    const config = demoConfig("mergeQueue: scan\ncreditCap:\n  monthly: 1").replace(
+      "repo_demo",
+      "repo_mq_cap",
+    );
+    const pr = await openPull(h, { head: sha(0x1391), repo: "mq-cap", config, send: false });
+    const first = await enqueue(pr, sha(0x1392), sha(0x1390));
+    const run = await completedRun(h, pr.owner, pr.repo, first.headSha, 30_000);
+    expect(run.output.summary).toMatch(/credit/i);
+    const scan = launchesOf(first.headSha)[0]!;
+    const tenant = (await h.booted.rt.scanner.forAccount(pr.owner))!;
+    const spent = await h.waitFor(
+      async () => {
+        const n = await repositoryMonthSpend(tenant, "repo_mq_cap");
+        return n > 0 ? n : undefined;
+      },
+      15_000,
+      "the group scan's settlement in the ledger",
+    );
+    expect(spent).toBe(scan.spentCredits);
+
+    const second = await enqueue(pr, sha(0x1394), sha(0x1393));
+    const refused = await completedRun(h, pr.owner, pr.repo, second.headSha, 15_000);
+    expect(refused.conclusion).toBe("action_required");
+    expect(refused.output.summary).toContain("creditCap.monthly");
+    expect(launchesOf(second.headSha)).toHaveLength(0);
+  });
+});
+
+describe("merge queue: destroyed groups leave no running scan and no unfinished check", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ sandbox: { scenario: "demo", scanDurationMs: 60_000, retryAfterSeconds: 1 } });
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it("destroyed while its scan runs: the scan is cancelled and the check concluded cancelled", async () => {
+    const pr = await openPull(h, {
+      head: sha(0x13a1),
+      repo: "mq-destroy",
+      config: demoConfig("mergeQueue: scan"),
+      send: false,
+    });
+    const group = h.github.state.addMergeGroup({
+      owner: pr.owner,
+      repo: pr.repo,
+      pullNumber: pr.number,
+      headSha: sha(0x13a2),
+      baseSha: sha(0x13a0),
+    });
+    await h.send("merge_group", mergeGroupPayload(h.github.state, group, "checks_requested"));
+    const key = `${pr.owner}/${pr.repo}@${group.headSha}`;
+    const scanId = await h.waitFor(
+      async () => (await h.booted.rt.state.getGroup(key))?.scanId,
+      15_000,
+      "the group's scan",
+    );
+
+    h.github.state.destroyMergeGroup(pr.owner, pr.repo, group.headSha, "dequeued");
+    await h.send("merge_group", mergeGroupPayload(h.github.state, group, "destroyed"));
+    const run = await completedRun(h, pr.owner, pr.repo, group.headSha, 15_000);
+    expect(run.conclusion).toBe("cancelled");
+    expect(run.output.summary).toContain("removed from the merge queue");
+    expect(run.output.summary).toContain(scanId);
+    expect(h.sandbox.state.scans.get(scanId)!.final?.status).toBe("CANCELLED");
+    const installationId = (await h.booted.rt.state.getGroup(key))!.installationId;
+    expect(await h.booted.rt.state.inflightScans(installationId)).not.toContain(scanId);
+    // nothing restarts it: a late redelivery of checks_requested does nothing
+    await h.send("merge_group", mergeGroupPayload(h.github.state, group, "checks_requested"));
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(checkRuns(h, pr.owner, pr.repo, group.headSha)).toHaveLength(1);
+    expect([...h.sandbox.state.scans.values()].filter((x) => x.commitHash === group.headSha)).toHaveLength(1);
   });
 });

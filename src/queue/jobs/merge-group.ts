@@ -1,6 +1,15 @@
 import type { Job } from "bullmq";
-import type { RepoConfig } from "../../config/repo-config.js";
-import { decideReuse, parseMergeGroupRef, type ReuseDecision } from "../../domain/merge-group.js";
+import { effectiveDisclosure, type RepoConfig } from "../../config/repo-config.js";
+import {
+  decideReuse,
+  parseMergeGroupRef,
+  type MergeGroupRef,
+  type ReuseDecision,
+} from "../../domain/merge-group.js";
+import { decideGate } from "../../policy/gates.js";
+import { renderGateSkip } from "../../render/gates.js";
+import { ScannerApiError, isRetryable } from "../../scanner/errors.js";
+import { addFair } from "../fairness.js";
 import {
   createCheckRun,
   getCheckRun,
@@ -8,22 +17,24 @@ import {
   updateCheckRun,
   type CheckRunUpdate,
 } from "../../github/checks.js";
-import { getPull } from "../../github/pulls.js";
+import { getPull, listCompareFiles } from "../../github/pulls.js";
 import type { InstallationOctokit } from "../../github/types.js";
 import { renderLaunchError } from "../../render/check-run.js";
 import {
   renderGroupCancelled,
   renderGroupQueued,
   renderGroupReused,
+  renderGroupScanQueued,
   renderGroupSkipped,
 } from "../../render/merge-group.js";
 import { isTerminalScanStatus } from "../../scanner/catalog.js";
 import { CONFIG_PATH, loadRepoConfig, type LoadedConfig } from "../config-loader.js";
-import { groupKey, jobId, pullKey } from "../names.js";
+import { JOB, groupKey, jobId, launchKey, pullKey } from "../names.js";
 import type { Runtime } from "../runtime.js";
 import type { GroupState } from "../state.js";
 import type { ReportState } from "./report.js";
-import type { RepoContext } from "./types.js";
+import type { LaunchJobData, RepoContext } from "./types.js";
+import { repoContextOf } from "./types.js";
 
 /** A `merge_group` event to act on (jobs `merge-group` and `merge-group-destroyed`, queue `diffward-events`). */
 export interface MergeGroupJobData extends RepoContext {
@@ -50,8 +61,8 @@ export type MergeGroupOutcome =
   | "invalid-config"
   | "skipped"
   | "reused"
-  | "scan-enqueued"
-  | "scan-unavailable";
+  | "no-token"
+  | "scan-enqueued";
 
 /** What the merge-group job read before deciding. */
 interface GroupRead {
@@ -125,17 +136,128 @@ export async function processMergeGroup(
       log.info({ outcome: plan.outcome }, plan.log);
       return plan.outcome;
     }
-    log.info({ why: plan.why }, "merge group needs a scan");
-    await updateCheckRun(octokit, d, checkRunId, {
-      conclusion: "action_required",
-      output: {
-        title: "Merge group scan not available yet",
-        summary: `diffward would scan this merge group (${plan.why}), but merge-group scans are not enabled in this version.`,
-      },
-    });
-    await rt.state.setGroup(key, { ...state, concluded: true });
-    return "scan-unavailable";
+    if (config.kind !== "ok") throw new Error("unreachable: a scan plan needs a valid config");
+    return startGroupScan(rt, octokit, d, { state, config: config.config, why: plan.why, ref }, log);
   });
+}
+
+/**
+ * Starts the group's diff scan (issue 13, `scan`): a token for the account (none → `neutral`, refused →
+ * `failure`, like a pull request), the spend gates on the group's changes (`authors.skip` for the named
+ * pull request's author, `paths.ignore` on the files between `base_sha` and `head_sha`; the fork and
+ * guidance approvals count as given, since only users allowed to merge can queue), then one `launch` job
+ * with `commitHash` = `head_sha` and `baseCommit` = `base_sha`, keyed like every launch (the same repository,
+ * head, base and preset launch once). The launch job applies the preflight and `creditCap.monthly`, and
+ * dedupes, waits out `Retry-After` and recovers after a crash as for pull requests.
+ */
+async function startGroupScan(
+  rt: Runtime,
+  octokit: InstallationOctokit,
+  d: MergeGroupJobData,
+  s: { state: GroupState; config: RepoConfig; why: string; ref: MergeGroupRef | undefined },
+  log: Runtime["log"],
+): Promise<MergeGroupOutcome> {
+  const { state, config, ref } = s;
+  const key = groupKey(d.owner, d.repo, d.headSha);
+  const checkRunId = state.checkRunId!;
+  const conclude = async (outcome: MergeGroupOutcome, update: CheckRunUpdate): Promise<MergeGroupOutcome> => {
+    await updateCheckRun(octokit, d, checkRunId, update);
+    await rt.state.setGroup(key, { ...state, concluded: true });
+    return outcome;
+  };
+  let tenant;
+  try {
+    tenant = await rt.scanner.forAccount(d.accountLogin);
+  } catch (error) {
+    if (isRetryable(error)) throw error;
+    log.warn({ err: (error as Error).message }, "scanner token refused by the service");
+    return conclude("no-token", {
+      conclusion: "failure",
+      output: renderLaunchError("unauthorized", {
+        message: error instanceof ScannerApiError ? error.message : String((error as Error).message),
+      }),
+    });
+  }
+  if (!tenant) return conclude("no-token", { conclusion: "neutral", output: renderLaunchError("no_token") });
+
+  const [files, author] = await Promise.all([
+    listCompareFiles(octokit, d, d.baseSha, d.headSha),
+    ref ? pullAuthor(octokit, d, ref.pullNumber) : Promise.resolve(""),
+  ]);
+  const gate = decideGate({
+    config,
+    files,
+    authorLogin: author,
+    fromFork: false,
+    authorPermitted: true,
+    guidanceFile: rt.settings.guidanceFile,
+    approved: true,
+  });
+  if (gate.kind === "skip") {
+    log.info({ reason: gate.reason }, "merge group not scanned: nothing spent");
+    return conclude("skipped", {
+      conclusion: gate.reason === "authors-skip" ? "skipped" : "neutral",
+      output: renderGateSkip(gate),
+    });
+  }
+
+  const presetRef = config.preset ?? rt.settings.defaultPreset;
+  const lk = launchKey({
+    repositoryId: config.repositoryId,
+    headSha: d.headSha,
+    mergeBase: d.baseSha,
+    presetRef,
+    ...(config.auditAreas ? { auditAreaKeys: config.auditAreas } : {}),
+  });
+  const launchJobId = jobId("launch", lk);
+  const data: LaunchJobData = {
+    ...repoContextOf(d),
+    pullNumber: ref?.pullNumber ?? 0,
+    target: { kind: "merge-group", headRef: d.headRef, baseSha: d.baseSha },
+    headSha: d.headSha,
+    headRef: d.headRef.replace(/^refs\/heads\//, ""),
+    mergeBase: d.baseSha,
+    ...(d.headCommitMessage ? { commitMessage: d.headCommitMessage } : {}),
+    repositoryId: config.repositoryId,
+    presetRef,
+    ...(config.creditBudget !== undefined ? { creditBudget: config.creditBudget } : {}),
+    ...(config.auditAreas?.length ? { auditAreaKeys: config.auditAreas } : {}),
+    checkRunId,
+    launchKey: lk,
+    explicit: false,
+    config: { ...config, disclosure: effectiveDisclosure(config, { private: d.repoPrivate }) },
+    ...(gate.guidanceChange ? { guidanceChange: gate.guidanceChange } : {}),
+  };
+  await updateCheckRun(octokit, d, checkRunId, {
+    status: "queued",
+    output: renderGroupScanQueued({ baseSha: d.baseSha, why: s.why }),
+  });
+  // The launch job waits for the group's lock (held here) and runs only for the key the state names. A crash
+  // between these two writes re-runs this job, which adds the same job id again (BullMQ keeps one).
+  await addFair(rt.redis, rt.queues.launch, JOB.launch, data, {
+    jobId: launchJobId,
+    attempts: 8,
+    backoff: { type: "exponential", delay: 2_000, jitter: 0.5 },
+    removeOnComplete: { age: 24 * 3600, count: 10_000 },
+    removeOnFail: { age: 7 * 24 * 3600 },
+  });
+  await rt.state.setGroup(key, { ...state, launchKey: lk, launchJobId });
+  log.info({ baseSha: d.baseSha, presetRef, checkRunId }, "merge group scan enqueued");
+  return "scan-enqueued";
+}
+
+/** The login of the pull request's author, or "" when GitHub does not know the pull request. */
+async function pullAuthor(
+  octokit: InstallationOctokit,
+  d: MergeGroupJobData,
+  pullNumber: number,
+): Promise<string> {
+  try {
+    return (await getPull(octokit, { owner: d.owner, repo: d.repo, pullNumber })).authorLogin;
+  } catch (error) {
+    if ((error as { status?: number }).status === 404) return "";
+    throw error;
+  }
 }
 
 /**
@@ -328,8 +450,14 @@ async function stopGroupScan(
     const tenant = await rt.scanner.forAccount(accountLogin);
     if (!tenant) return undefined;
     const projectId = g.projectId ?? tenant.projectId;
-    const { scan } = await tenant.client.getScan(projectId, g.scanId);
-    if (isTerminalScanStatus(scan.status)) return undefined;
+    // A read refused (429 before Retry-After, 5xx) does not stop the cancel: the service itself refuses to
+    // cancel a terminal scan (spec "Scan lifecycle": cancel of COMPLETED or FAILED answers 400), so a completed
+    // scan is never cancelled either way.
+    const status = await tenant.client
+      .getScan(projectId, g.scanId)
+      .then(({ scan }) => scan.status)
+      .catch(() => undefined);
+    if (status !== undefined && isTerminalScanStatus(status)) return undefined;
     await tenant.client.cancelScan(projectId, g.scanId);
     await rt.state.finishScan(g.installationId, g.scanId);
     return g.scanId;
