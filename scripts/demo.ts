@@ -2,7 +2,8 @@
  * `npm run demo`: diffward's whole loop on this machine, with no account. Starts the scanning-service
  * sandbox, a local GitHub API stand-in (every request checked against GitHub's OpenAPI description), and
  * diffward (webhook server + queue workers) on Redis; sends real webhook payloads from
- * `@octokit/webhooks-examples` (a pull request opened, then a new push); writes what diffward posted to
+ * `@octokit/webhooks-examples` (a pull request opened, then a new push, a triage reply, then the pull request
+ * in a merge queue, whose group reuses its report); writes what diffward posted to
  * `out/demo/` as Markdown and as an HTML page styled like GitHub's; prints what happened and how long it took.
  */
 import { spawn, type ChildProcess } from "node:child_process";
@@ -14,12 +15,15 @@ import { webhookExample } from "../dev/harness/examples.js";
 import { demoConfig, demoPullFiles, modifiedFilePatch } from "../dev/harness/demo-repo.js";
 import { renderDemoPage } from "../dev/harness/demo-page.js";
 import { demoReplyCommand } from "../dev/harness/triage.js";
+import { demoMergeQueue } from "../dev/harness/merge-queue.js";
 
 const HEAD_1 = "1f1e1d1c1b1a19181716151413121110f0e0d0c0";
 const HEAD_2 = "2a2b2c2d2e2f30313233343536373839aabbccdd";
 const GUIDANCE_TEXT =
   "# Guidance\n\nTreat src/db.js as handling untrusted input.\nCode under lib/ is legacy and out of scope.\n";
 const MERGE_BASE = "0b5e0b5e0b5e0b5e0b5e0b5e0b5e0b5e0b5e0b5e";
+const GROUP_HEAD = "3c3d3e3f404142434445464748494a4b4c4d4e4f";
+const GROUP_BASE = "0b5e0b5e0b5e0b5e0b5e0b5e0b5e0b5e0b5e0b60";
 
 function ping(url: string): Promise<boolean> {
   return new Promise((done) => {
@@ -155,6 +159,16 @@ try {
   const reply = await demoReplyCommand(h, { owner, repo, pullNumber: number, login: "octo-reviewer" });
   say(
     `octo-reviewer replied "${reply.command}" to ${reply.findingId}: resolution ${reply.resolutionStatus}, check run ${reply.conclusion}`,
+  );
+
+  // 4. The pull request enters the merge queue (real merge_group payload): its report is reused.
+  const queued = await demoMergeQueue(
+    h,
+    { owner, repo, pullNumber: number },
+    { headSha: GROUP_HEAD, baseSha: GROUP_BASE },
+  );
+  say(
+    `merge_group.checks_requested (group ${GROUP_HEAD.slice(0, 7)} for #${number}): check ${queued.run.conclusion} in ${queued.tookMs} ms — ${queued.run.output.title}; new scans launched: ${queued.launchesAfter - queued.launchesBefore}`,
   );
 
   const scans = [...h.sandbox.state.scans.values()];

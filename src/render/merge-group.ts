@@ -1,6 +1,5 @@
 import type { ReusableConclusion } from "../domain/merge-group.js";
 import { inlineCode } from "./escape.js";
-import { shortSha } from "./format.js";
 import { sections } from "./markdown.js";
 
 /** A check run output (title and summary). */
@@ -24,7 +23,8 @@ export function renderGroupReused(r: {
   const verdict = { success: "passed", neutral: "was neutral", failure: "failed" }[r.conclusion];
   const scan = inlineCode(r.scanId);
   return {
-    title: `Reused #${r.pullNumber}'s scan of ${shortSha(r.headSha)}: ${verdict}`,
+    // a check run title is plain text (no Markdown): the short SHA without code marks
+    title: `Reused #${r.pullNumber}'s scan of ${r.headSha.slice(0, 7)}: ${verdict}`,
     summary: sections(
       `**What happened:** this merge group's check reuses the report of pull request #${r.pullNumber} on its current head ${inlineCode(r.headSha)} (scan ${scan}), which ${verdict}. No new scan was launched and no credits were spent.`,
       "**Why:** `.github/diffward.yml` sets `mergeQueue: reuse` (the default), and diffward had a completed report on the pull request's current head.",

@@ -4,6 +4,7 @@ import { mergeGroupPayload } from "../../dev/github-standin/index.js";
 import { demoConfig } from "../../dev/harness/demo-repo.js";
 import { checkRuns, completedRun, openPull, sha } from "../support/pr.js";
 import { repositoryMonthSpend } from "../../src/policy/credits.js";
+import { demoMergeQueue } from "../../dev/harness/merge-queue.js";
 
 /**
  * Merge queues end to end (issue 13): real `merge_group` payloads (`@octokit/webhooks-examples`, filled from
@@ -70,6 +71,19 @@ describe("merge queue: the diffward check on merge groups", () => {
     expect(checkRuns(h, pr.owner, pr.repo, group.headSha)).toHaveLength(1);
     expect(h.sandbox.state.scans.size).toBe(launchesBefore);
     expect(h.github.violations()).toEqual([]);
+  });
+
+  it("demoMergeQueue (the demo's merge-queue step) shows the pull request's report reused, with no launch", async () => {
+    const pr = await openPull(h, { head: sha(0x13b1), repo: "mq-demo" });
+    await completedRun(h, pr.owner, pr.repo, sha(0x13b1));
+    const shown = await demoMergeQueue(
+      h,
+      { owner: pr.owner, repo: pr.repo, pullNumber: pr.number },
+      { headSha: sha(0x13b2), baseSha: sha(0x13b0) },
+    );
+    expect(shown.run.headSha).toBe(sha(0x13b2));
+    expect(shown.run.output.title).toMatch(/^Reused #\d+'s scan of/);
+    expect(shown.launchesAfter).toBe(shown.launchesBefore);
   });
 
   it("reuse: a failing report is reused as failure (the group cannot merge what the pull request could not)", async () => {
