@@ -10,14 +10,10 @@ import { decideGate } from "../../policy/gates.js";
 import { renderGateSkip } from "../../render/gates.js";
 import { ScannerApiError, isRetryable } from "../../scanner/errors.js";
 import { addFair } from "../fairness.js";
-import {
-  createCheckRun,
-  getCheckRun,
-  listCheckRunsForRef,
-  updateCheckRun,
-  type CheckRunUpdate,
-} from "../../github/checks.js";
+import { getCheckRun, listCheckRunsForRef, type CheckRunUpdate } from "../../github/checks.js";
 import { getPull, listCompareFiles } from "../../github/pulls.js";
+import { createCheck, updateCheck } from "../../github/writes.js";
+import { applyWrites, createdCheckRunId } from "../writes.js";
 import type { InstallationOctokit } from "../../github/types.js";
 import { renderLaunchError } from "../../render/check-run.js";
 import {
@@ -111,7 +107,7 @@ export async function processMergeGroup(
       log.info("merge group already handled: duplicate delivery ignored");
       return "duplicate-delivery";
     }
-    const checkRunId = prev?.checkRunId ?? (await adoptOrCreate(octokit, d, job.attemptsStarted));
+    const checkRunId = prev?.checkRunId ?? (await adoptOrCreate(rt, octokit, d, job.attemptsStarted));
     const state: GroupState = {
       installationId: d.installationId,
       owner: d.owner,
@@ -131,7 +127,7 @@ export async function processMergeGroup(
     const plan = decideGroup(d, read, ref?.pullNumber);
     // write
     if (plan.kind === "conclude") {
-      await updateCheckRun(octokit, d, checkRunId, plan.update);
+      await applyWrites(rt, d.installationId, [updateCheck(d, checkRunId, plan.update)]);
       await rt.state.setGroup(key, { ...state, concluded: true });
       log.info({ outcome: plan.outcome }, plan.log);
       return plan.outcome;
@@ -161,7 +157,7 @@ async function startGroupScan(
   const key = groupKey(d.owner, d.repo, d.headSha);
   const checkRunId = state.checkRunId!;
   const conclude = async (outcome: MergeGroupOutcome, update: CheckRunUpdate): Promise<MergeGroupOutcome> => {
-    await updateCheckRun(octokit, d, checkRunId, update);
+    await applyWrites(rt, d.installationId, [updateCheck(d, checkRunId, update)]);
     await rt.state.setGroup(key, { ...state, concluded: true });
     return outcome;
   };
@@ -228,10 +224,12 @@ async function startGroupScan(
     config: { ...config, disclosure: effectiveDisclosure(config, { private: d.repoPrivate }) },
     ...(gate.guidanceChange ? { guidanceChange: gate.guidanceChange } : {}),
   };
-  await updateCheckRun(octokit, d, checkRunId, {
-    status: "queued",
-    output: renderGroupScanQueued({ baseSha: d.baseSha, why: s.why }),
-  });
+  await applyWrites(rt, d.installationId, [
+    updateCheck(d, checkRunId, {
+      status: "queued",
+      output: renderGroupScanQueued({ baseSha: d.baseSha, why: s.why }),
+    }),
+  ]);
   // The launch job waits for the group's lock (held here) and runs only for the key the state names. A crash
   // between these two writes re-runs this job, which adds the same job id again (BullMQ keeps one).
   await addFair(rt.redis, rt.queues.launch, JOB.launch, data, {
@@ -354,6 +352,7 @@ async function readReuse(
  * new `queued` one is created.
  */
 async function adoptOrCreate(
+  rt: Runtime,
   octokit: InstallationOctokit,
   d: MergeGroupJobData,
   attemptsStarted: number,
@@ -365,10 +364,16 @@ async function adoptOrCreate(
     if (found) return found.id;
   }
   const ref = parseMergeGroupRef(d.headRef);
-  return createCheckRun(octokit, d, d.headSha, {
-    status: "queued",
-    output: renderGroupQueued({ baseSha: d.baseSha, ...(ref ? { pullNumber: ref.pullNumber } : {}) }),
-  });
+  const created = createdCheckRunId(
+    await applyWrites(rt, d.installationId, [
+      createCheck(d, d.headSha, {
+        status: "queued",
+        output: renderGroupQueued({ baseSha: d.baseSha, ...(ref ? { pullNumber: ref.pullNumber } : {}) }),
+      }),
+    ]),
+  );
+  if (created === undefined) throw new Error("GitHub returned no check run id");
+  return created;
 }
 
 /** What the destroyed job did. */
@@ -412,13 +417,15 @@ export async function processMergeGroupDestroyed(
       );
       return "already-completed";
     }
-    await updateCheckRun(octokit, d, prev.checkRunId, {
-      conclusion: "cancelled",
-      output: renderGroupCancelled({
-        ...(d.reason ? { reason: d.reason } : {}),
-        ...(stopped ? { scanId: stopped } : {}),
+    await applyWrites(rt, d.installationId, [
+      updateCheck(d, prev.checkRunId, {
+        conclusion: "cancelled",
+        output: renderGroupCancelled({
+          ...(d.reason ? { reason: d.reason } : {}),
+          ...(stopped ? { scanId: stopped } : {}),
+        }),
       }),
-    });
+    ]);
     log.info({ reason: d.reason, scanId: stopped }, "merge group destroyed: check cancelled");
     return "cancelled";
   });

@@ -1,8 +1,8 @@
 import type { Logger } from "pino";
-import { updateCheckRun, type CheckAnnotation } from "../../github/checks.js";
+import type { CheckAnnotation } from "../../github/checks.js";
 import type { ReportFinding } from "../../domain/types.js";
-import { batches, toAnnotations } from "../../render/annotations.js";
-import { renderCheckRunOutput, renderLaunchError } from "../../render/check-run.js";
+import { toAnnotations } from "../../render/annotations.js";
+import { renderCheckRunOutput } from "../../render/check-run.js";
 import { sections } from "../../render/markdown.js";
 import type { FindingListItem, ScanDetail } from "../../scanner/schemas.js";
 import type { ScannerTenant } from "../../tenants/index.js";
@@ -11,6 +11,8 @@ import { toReportFinding } from "../../report/findings.js";
 import { applyPullDecisions } from "../../triage/decisions.js";
 import { collectReportExtras } from "../../report/extras.js";
 import type { Runtime } from "../runtime.js";
+import { applyWrites } from "../writes.js";
+import { decideReportWrites, planScanEnded } from "./decide-report.js";
 import type { PollJobData } from "./types.js";
 
 /**
@@ -31,12 +33,11 @@ export async function reportGroupScan(
 ): Promise<void> {
   const octokit = await rt.octokit(d.installationId);
   if (scan.status !== "COMPLETED") {
-    await updateCheckRun(octokit, d, d.checkRunId, {
-      conclusion: scan.status === "CANCELLED" ? "cancelled" : "failure",
-      output: renderLaunchError(scan.status === "CANCELLED" ? "scan_cancelled" : "scan_failed", {
-        scanId: d.scanId,
-      }),
-    });
+    await applyWrites(
+      rt,
+      d.installationId,
+      planScanEnded(d, scan.status === "CANCELLED" ? "CANCELLED" : "FAILED"),
+    );
     await rt.state.finishScan(d.installationId, d.scanId);
     log.info({ status: scan.status }, "merge group scan ended without findings report");
     return;
@@ -89,19 +90,19 @@ export async function reportGroupScan(
     failOn: cfg.failOn,
     labelPrefix: rt.settings.labelPrefix,
   });
-  const [first = [], ...rest] = batches(annotations, 50);
-  await updateCheckRun(octokit, d, d.checkRunId, {
-    conclusion: plan.verdict.conclusion,
-    output: { ...output, summary, annotations: first },
+  // no review and no comment updates: nothing was planned inline (no files, no posted comments)
+  const { completion, conclusion } = decideReportWrites({
+    d,
+    plan,
+    comments: [],
+    bodyOf: () => "",
+    output: { ...output, summary },
+    annotations,
   });
-  for (const batch of rest) {
-    await updateCheckRun(octokit, d, d.checkRunId, {
-      output: { title: output.title, summary, annotations: batch },
-    });
-  }
+  await applyWrites(rt, d.installationId, completion);
   await rt.state.finishScan(d.installationId, d.scanId);
   log.info(
-    { conclusion: plan.verdict.conclusion, findings: findings.length, annotations: annotations.length },
+    { conclusion, findings: findings.length, annotations: annotations.length },
     "merge group scan reported",
   );
 }
