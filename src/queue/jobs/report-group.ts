@@ -73,9 +73,8 @@ export async function reportGroupScan(
     failOn: cfg.failOn,
     disclosure,
     labelPrefix: rt.settings.labelPrefix,
-    ...(rt.settings.publicUrl ? { serviceUrl: rt.settings.publicUrl } : {}),
-    inlineCount: 0,
-    notInline: plan.notInline,
+    ...(rt.settings.publicUrl ? { publicUrl: rt.settings.publicUrl, projectId: d.projectId } : {}),
+    inlineIds: [], // a merge group has no review comments
     ...(extras.guidance ? { guidance: extras.guidance } : {}),
     ...(extras.credits ? { credits: extras.credits } : {}),
     ...(extras.warnings.length ? { warnings: extras.warnings } : {}),
