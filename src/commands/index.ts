@@ -10,4 +10,4 @@ export * from "./table.js";
 export * from "./parse.js";
 export * from "./help.js";
 export { RESOLUTION_VERBS, isResolutionVerb, type ResolutionVerb } from "./verbs/resolution.js";
-export { resolveTarget, chooseFinding } from "./target.js";
+export { resolveTarget, chooseFinding, namedElsewhereNotice } from "./target.js";

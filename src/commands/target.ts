@@ -7,9 +7,20 @@
 import { conflictAnswer } from "../render/command-answers.js";
 import { inlineCode } from "../render/escape.js";
 import { ScannerApiError } from "../scanner/errors.js";
-import { findingRefParam, refMatchesId, type FindingRef } from "../scanner/labels.js";
+import { findingLabel, findingRefParam, refMatchesId, type FindingRef } from "../scanner/labels.js";
 import type { ScannerTenant } from "../tenants/index.js";
 import type { CommandIO, FindingTarget } from "./verb.js";
+
+/**
+ * The first line of the answer to a command that named another finding than the thread's: says which
+ * finding was acted on and that the thread's finding was left alone.
+ */
+export function namedElsewhereNotice(targetId: string, threadFindingId: string, labelPrefix: string): string {
+  return (
+    `This command names ${inlineCode(findingLabel(targetId, labelPrefix))}, so diffward acted on that finding, ` +
+    `not on this thread's finding ${inlineCode(findingLabel(threadFindingId, labelPrefix))}.`
+  );
+}
 
 /** Where the command was written, as far as the target is concerned. */
 export interface TargetInput {
@@ -28,13 +39,15 @@ export type FindingChoice =
   | { kind: "missing" };
 
 /**
- * Chooses the finding a command acts on (pure): inside a finding thread, the thread's finding; in the
- * conversation, the one named by label or id; nothing named → `missing`.
+ * Chooses the finding a command acts on (pure): the one named by label or id when the command names one,
+ * even inside another finding's thread (the label wins: `/diffward wontfix SC-<B>` under finding A's
+ * comment acts on B, never on A; issue 10, item 3); else, inside a finding thread, the thread's finding;
+ * nothing named → `missing`.
  */
 export function chooseFinding(input: TargetInput): FindingChoice {
+  if (input.ref) return { kind: "ref", ref: input.ref };
   if (input.threadFindingId !== undefined && input.threadCommentId !== undefined)
     return { kind: "thread", findingId: input.threadFindingId, commentId: input.threadCommentId };
-  if (input.ref) return { kind: "ref", ref: input.ref };
   return { kind: "missing" };
 }
 
@@ -79,5 +92,12 @@ export async function resolveTarget(
     };
   }
   const commentId = reported?.commentId;
-  return { target: { detail, ...(commentId !== undefined ? { commentId } : {}) } };
+  const elsewhere = input.threadFindingId !== undefined && input.threadFindingId !== detail.id;
+  return {
+    target: {
+      detail,
+      ...(commentId !== undefined ? { commentId } : {}),
+      ...(elsewhere ? { threadFindingId: input.threadFindingId } : {}),
+    },
+  };
 }

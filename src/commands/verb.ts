@@ -61,8 +61,8 @@ export interface FindingTarget {
   detail: FindingDetail;
   /** diffward's comment of the finding, when the report posted one inline */
   commentId?: number;
-  /** the command was written in another finding's thread and named this finding by label or id */
-  namedOutsideThread?: boolean;
+  /** set when the command was written in another finding's thread and named this finding by label or id */
+  threadFindingId?: string;
 }
 
 /** The pull request a command was written on. */

@@ -62,6 +62,13 @@ export const CommandsConfig = z
     minPermission: MinPermission.default("write").describe(
       "Least repository role (read, triage, write, maintain, admin) needed to run slash commands that change something; /help and /diffward status are open to everyone.",
     ),
+    /**
+     * Least repository permission needed to `/publish` a finding (an irreversible public artifact). When
+     * omitted: `admin` on private repositories, and publishing is off on public repositories.
+     */
+    publishPermission: MinPermission.optional().describe(
+      "Least repository role needed to publish a finding (`/publish`, an irreversible public artifact); never below `minPermission`. When omitted: `admin` on private repositories, and publishing is off on public repositories.",
+    ),
   })
   .describe("Slash commands in pull request comments.");
 

@@ -7,3 +7,4 @@ export * from "./gates.js";
 export * from "./preflight.js";
 export * from "./credits.js";
 export * from "./token-health.js";
+export * from "./command-floor.js";

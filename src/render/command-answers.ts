@@ -26,12 +26,26 @@ export function attributed(
   return text?.trim() ? `${text.trim()}\n\n${line}` : line;
 }
 
-/** Below `commands.minPermission`: a polite refusal; nothing was changed. */
-export function permissionRefusal(login: string, actual: string, floor: string): string {
+/** Below the command's floor (`setting`, default `commands.minPermission`): a polite refusal; nothing was changed. */
+export function permissionRefusal(
+  login: string,
+  actual: string,
+  floor: string,
+  setting = "commands.minPermission",
+): string {
   return (
     `Sorry ${who(login)}, this command needs at least the \`${floor}\` permission on this repository ` +
-    `(you have \`${actual}\`), so nothing was changed. Ask a maintainer, or see \`commands.minPermission\` ` +
+    `(you have \`${actual}\`), so nothing was changed. Ask a maintainer, or see \`${setting}\` ` +
     "in `.github/diffward.yml`."
+  );
+}
+
+/** Publishing on a public repository without `commands.publishPermission`: off; nothing was published. */
+export function publishOffAnswer(): string {
+  return (
+    "Publishing is off on this public repository: a published finding is a public artifact that cannot be " +
+    "withdrawn, so nothing was published. An administrator can turn it on by setting " +
+    "`commands.publishPermission` in `.github/diffward.yml`."
   );
 }
 

@@ -32,6 +32,7 @@ import {
   type StatusCommand,
 } from "../../src/commands/verbs/info.js";
 import { parseRepoConfig, RepoConfig } from "../../src/config/repo-config.js";
+import { commandFloor } from "../../src/policy/command-floor.js";
 import type { ReportState } from "../../src/report/state.js";
 import type { FindingDetail } from "../../src/scanner/schemas.js";
 
@@ -218,8 +219,20 @@ describe("rescan and cancel plans", () => {
   it("without budget= the repository's creditBudget is what is reserved", () => {
     const cmd = parsed("/diffward rescan", "rescan") as RescanCommand;
     const plan = planRescan(input(cmd, { config: config({ creditBudget: 25 }) }), open);
-    expect(plan.enqueue?.creditBudget).toBeUndefined();
+    expect(plan.enqueue?.creditBudget).toBe(25); // sent with the request, so a preset= override runs with it
     expect(plan.answer).toContain("up to **25 credits**");
+  });
+
+  it("a budget= above the repository's creditBudget is refused with a clear answer; at or below it passes", () => {
+    const over = parsed("/diffward rescan preset=deep budget=26", "rescan") as RescanCommand;
+    const refused = planRescan(input(over, { config: config({ creditBudget: 25 }) }), open);
+    expect(refused.enqueue).toBeUndefined();
+    expect(refused.answer).toContain("`budget=26` is above this repository's `creditBudget` of 25 credits");
+    expect(refused.answer).toContain("nothing was launched");
+    const within = parsed("/diffward rescan budget=25", "rescan") as RescanCommand;
+    expect(
+      planRescan(input(within, { config: config({ creditBudget: 25 }) }), open).enqueue?.creditBudget,
+    ).toBe(25);
   });
 
   it("cancel: nothing running, or the running scan already reported, answers only", () => {
@@ -271,6 +284,49 @@ describe("target choice", () => {
     expect(chooseFinding({ ref })).toEqual({ kind: "ref", ref });
     expect(chooseFinding({})).toEqual({ kind: "missing" });
   });
+
+  it("a label or id named inside another finding's thread wins over the thread (issue 10, item 3)", () => {
+    const ref = { kind: "label", short: "89abcdef", prefix: "SC" } as const;
+    expect(chooseFinding({ threadFindingId: "f_a", threadCommentId: 5, ref })).toEqual({ kind: "ref", ref });
+  });
+});
+
+describe("who may run a command (policy/command-floor.ts)", () => {
+  it("changing commands follow commands.minPermission", () => {
+    expect(commandFloor("command", undefined, true)).toEqual({
+      kind: "floor",
+      floor: "write",
+      setting: "commands.minPermission",
+    });
+    expect(commandFloor("command", config({ commands: { minPermission: "triage" } }), false)).toMatchObject({
+      floor: "triage",
+    });
+  });
+
+  it("publishing: admin by default on private repositories, off on public ones unless set, never below minPermission", () => {
+    expect(commandFloor("publish", config(), true)).toEqual({
+      kind: "floor",
+      floor: "admin",
+      setting: "commands.publishPermission",
+    });
+    expect(commandFloor("publish", config(), false)).toEqual({
+      kind: "off",
+      reason: "publish-off-on-public-repository",
+    });
+    expect(commandFloor("publish", undefined, false)).toMatchObject({ kind: "off" });
+    expect(commandFloor("publish", config({ commands: { publishPermission: "write" } }), false)).toEqual({
+      kind: "floor",
+      floor: "write",
+      setting: "commands.publishPermission",
+    });
+    expect(
+      commandFloor(
+        "publish",
+        config({ commands: { minPermission: "maintain", publishPermission: "write" } }),
+        true,
+      ),
+    ).toEqual({ kind: "floor", floor: "maintain", setting: "commands.minPermission" });
+  });
 });
 
 describe("the verb table drives parsing, dispatch and help", () => {
@@ -299,7 +355,8 @@ describe("the verb table drives parsing, dispatch and help", () => {
       const needs = row.module.needs;
       expect(needs.target === "finding", row.verb).toBe(row.scope === "finding");
       if (row.verb === "help" || row.verb === "status") expect(needs.permission).toBe("anyone");
-      else expect(needs.permission, row.verb).not.toBe("anyone");
+      else if (row.verb === "publish") expect(needs.permission).toBe("publish");
+      else expect(needs.permission, row.verb).toBe("command");
     }
   });
 });

@@ -44,7 +44,14 @@ afterAll(async () => {
 let nextPull = 100;
 async function pull(): Promise<ReportedPull> {
   nextPull += 1;
-  return openReportedPull(h, nextPull, { [WRITER]: "write", [READER]: "read" });
+  // Publishing has its own floor (commands.publishPermission, default admin, off on public repositories):
+  // these pull requests let writers publish; test/commands/command-fixes.test.ts covers the defaults.
+  return openReportedPull(
+    h,
+    nextPull,
+    { [WRITER]: "write", [READER]: "read" },
+    "commands:\n  publishPermission: write",
+  );
 }
 
 /** Replies `body` as `login` to diffward's comment of `title` and waits for diffward's answer. */

@@ -41,7 +41,7 @@ export function planPublish(input: VerbInput<PublishCommand>): PublishPlan {
 export const publishVerb = defineVerb<PublishCommand, undefined, PublishPlan>({
   kind: "publish",
   schema: PublishCommand,
-  needs: { permission: "command", tenant: true, config: false, target: "finding" },
+  needs: { permission: "publish", tenant: true, config: false, target: "finding" },
   parse: parsePublish,
   describe: () => "publish the finding",
   plan: planPublish,

@@ -76,13 +76,27 @@ function parseRescan(a: VerbArgs): RescanCommand | ErrorCommand {
 /** What a rescan does: answer only (closed pull request), or enqueue one rescan and answer. */
 export type RescanPlan = AnswerPlan & { enqueue?: RescanRequest };
 
-/** Plans a rescan from the pull request as GitHub has it now (pure). */
+/**
+ * Plans a rescan from the pull request as GitHub has it now (pure). A `budget=` above the repository's
+ * `creditBudget` is refused; without `budget=` the repository's `creditBudget` is sent with the request.
+ */
 export function planRescan(input: VerbInput<RescanCommand>, pr: PullNow): RescanPlan {
   const { cmd } = input;
   const config = configOf(input);
   if (pr.state !== "open")
     return { answer: "This pull request is closed, so diffward does not scan it again." };
-  const budget = cmd.budget ?? config.creditBudget;
+  // `creditBudget` is the most one scan of the repository may spend: an override never goes above it
+  // (issue 10, item 11), and a `preset=` override still runs with it.
+  const cap = config.creditBudget;
+  if (cap !== undefined && cmd.budget !== undefined && cmd.budget > cap) {
+    return {
+      answer:
+        `\`budget=${cmd.budget}\` is above this repository's \`creditBudget\` of ${cap} credits, the most one ` +
+        `scan may spend, so nothing was launched. Ask for ${cap} credits or fewer, or raise \`creditBudget\` in ` +
+        "`.github/diffward.yml`.",
+    };
+  }
+  const budget = cmd.budget ?? cap;
   const credits =
     budget !== undefined
       ? `up to **${budget} credits** will be reserved at launch`
@@ -93,7 +107,7 @@ export function planRescan(input: VerbInput<RescanCommand>, pr: PullNow): Rescan
       nonce: `cmd-${input.commentId}`,
       requestedBy: input.sender,
       ...(cmd.preset ? { presetRef: cmd.preset } : {}),
-      ...(cmd.budget !== undefined ? { creditBudget: cmd.budget } : {}),
+      ...(budget !== undefined ? { creditBudget: budget } : {}),
     },
     answer:
       `Rescan of ${inlineCode(pr.headSha.slice(0, 7))} requested for ${who(input.sender)}` +

@@ -16,6 +16,7 @@ import { DelayedError, type Job } from "bullmq";
 import type { Logger } from "pino";
 import {
   moduleFor,
+  namedElsewhereNotice,
   parseCommand,
   renderHelp,
   resolveTarget,
@@ -32,8 +33,10 @@ import { addReaction, createIssueComment, getPermission } from "../../github/com
 import { getPull } from "../../github/pulls.js";
 import { getReviewComment, replyToReviewComment } from "../../github/reviews.js";
 import type { InstallationOctokit } from "../../github/types.js";
+import { commandFloor } from "../../policy/command-floor.js";
 import {
   permissionRefusal,
+  publishOffAnswer,
   rateLimitedAnswer,
   serviceRefusal,
   unavailableAnswer,
@@ -158,7 +161,7 @@ async function run(
   // 3. authorize: the permission floor, then the token and the config the verb needs.
   const floor: PermissionFloor = needs?.permission ?? "command";
   if (floor !== "anyone") {
-    const refused = await authorize(c, config);
+    const refused = await authorize(c, config, floor);
     if (refused) return refused;
   }
   if (parseFailed) {
@@ -200,6 +203,16 @@ async function run(
       return "answered";
     }
     target = found.target;
+    if (target.threadFindingId !== undefined) {
+      // The label wins over the thread: say so first in the answer (issue 10, item 3).
+      const notice = namedElsewhereNotice(
+        target.detail.id,
+        target.threadFindingId,
+        c.rt.settings.labelPrefix,
+      );
+      const answer = io.answer;
+      io.answer = (body) => answer(`${notice}\n\n${body}`);
+    }
   }
 
   // 5. verb: read → plan → apply (the verb answers).
@@ -228,13 +241,26 @@ async function run(
   return module!.apply(io, module!.plan(input, facts), input);
 }
 
-/** The commenter's repository permission against `commands.minPermission` (default `write`). */
-async function authorize(c: Ctx, config: RepoConfig | undefined): Promise<CommandOutcome | undefined> {
-  const floor = config?.commands.minPermission ?? "write";
+/**
+ * The commenter's repository permission against the verb's floor (`policy/command-floor.ts`):
+ * `commands.minPermission` (default `write`), or for publishing `commands.publishPermission` (default
+ * `admin`; off on public repositories unless set).
+ */
+async function authorize(
+  c: Ctx,
+  config: RepoConfig | undefined,
+  permission: "command" | "publish",
+): Promise<CommandOutcome | undefined> {
+  const rule = commandFloor(permission, config, c.d.repoPrivate);
+  if (rule.kind === "off") {
+    c.log.info({ reason: rule.reason }, "command refused: publishing is off");
+    await c.answer(publishOffAnswer());
+    return "permission-refused";
+  }
   const actual = await getPermission(c.octokit, c.pull, c.d.senderLogin);
-  if (permissionAtLeast(actual, floor)) return undefined;
-  c.log.info({ actual, floor }, "command refused: permission below the floor");
-  await c.answer(permissionRefusal(c.d.senderLogin, actual, floor));
+  if (permissionAtLeast(actual, rule.floor)) return undefined;
+  c.log.info({ actual, floor: rule.floor }, "command refused: permission below the floor");
+  await c.answer(permissionRefusal(c.d.senderLogin, actual, rule.floor, rule.setting));
   return "permission-refused";
 }
 

@@ -1,0 +1,139 @@
+/**
+ * Regression tests of issue 10 in the command path, against the real app on Redis, the sandbox and the
+ * GitHub stand-in:
+ * - item 3: a labelled command replied inside another finding's thread acts on the named finding (the
+ *   label wins, and the answer says so), never on the thread's finding;
+ * - item 11: publishing has its own floor (`commands.publishPermission`, default `admin`, off on public
+ *   repositories unless set), and `/diffward rescan budget=` never exceeds the repository's `creditBudget`.
+ */
+import { ProbotOctokit } from "probot";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startHarness, type Harness } from "../../dev/harness/harness.js";
+import { writeConversationComment, writeReviewReply } from "../../dev/harness/triage.js";
+import { findingLabel } from "../../src/scanner/labels.js";
+import { demoConfig } from "../../dev/harness/demo-repo.js";
+import { webhookExample } from "../../dev/harness/examples.js";
+import {
+  TRIAGE_SCENARIO,
+  conversationAnswers,
+  nextAnswer,
+  openReportedPull,
+  threadAnswers,
+  type ReportedPull,
+} from "../triage/helpers.js";
+
+const SQLI = "SQL injection in user lookup";
+const SECRET = "Session secret hard-coded";
+const RATE = "Missing rate limit on login";
+const ADMIN = "octo-admin";
+const WRITER = "octo-writer";
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness({
+    sandbox: { scenario: TRIAGE_SCENARIO, scanDurationMs: 1_000, retryAfterSeconds: 1 },
+    settings: { publicUrl: "https://scanner.example" },
+    boot: {
+      Octokit: ProbotOctokit.defaults((o: Record<string, unknown>) => ({
+        ...o,
+        throttle: { ...(o.throttle as object), enabled: false },
+      })) as typeof ProbotOctokit,
+    },
+  });
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+let nextPull = 300;
+async function pull(configExtra = ""): Promise<ReportedPull> {
+  nextPull += 1;
+  // The stand-in keeps a repository's files from its first seed: set this pull request's config first.
+  const p = webhookExample("pull_request", "opened") as {
+    repository: { owner: { login: string }; name: string; default_branch: string };
+  };
+  const owner = p.repository.owner.login;
+  const repo = p.repository.name;
+  if (h.github.state.repository(owner, repo))
+    h.github.state.setFile(
+      owner,
+      repo,
+      p.repository.default_branch,
+      ".github/diffward.yml",
+      demoConfig(configExtra),
+    );
+  return openReportedPull(h, nextPull, { [ADMIN]: "admin", [WRITER]: "write" }, configExtra);
+}
+
+async function reply(pr: ReportedPull, title: string, body: string, login = WRITER) {
+  const parentId = pr.comments.get(pr.byTitle.get(title)!)!;
+  const before = threadAnswers(h, pr, parentId).length;
+  const payload = writeReviewReply(h, { ...pr, parentId, login, body });
+  expect((await h.send("pull_request_review_comment", payload)).status).toBe(200);
+  return (await nextAnswer(h, () => threadAnswers(h, pr, parentId), before, `answer to ${body}`)).body;
+}
+
+async function say(pr: ReportedPull, body: string, login = WRITER) {
+  const before = conversationAnswers(h, pr).length;
+  const payload = writeConversationComment(h, { ...pr, login, body });
+  expect((await h.send("issue_comment", payload)).status).toBe(200);
+  return (await nextAnswer(h, () => conversationAnswers(h, pr), before, `answer to ${body}`)).body;
+}
+
+const findingOf = (pr: ReportedPull, title: string) => h.sandbox.state.findings.get(pr.byTitle.get(title)!)!;
+const publishedIds = () =>
+  h.sandbox.state.published.filter((p) => p.kind === "finding").map((p) => p.targetId);
+
+describe("a labelled command inside another finding's thread (issue 10, item 3)", () => {
+  it("/diffward wontfix SC-<B> under finding A's comment sets B, leaves A, and says so", async () => {
+    const pr = await pull();
+    const b = pr.byTitle.get(SECRET)!;
+    const answer = await reply(pr, SQLI, `/diffward wontfix ${findingLabel(b)} risk_accepted`);
+    expect(findingOf(pr, SECRET).resolutionStatus).toBe("WONT_FIX");
+    expect(findingOf(pr, SQLI).resolutionStatus).toBe("NOT_STARTED");
+    expect(answer).toContain(`names \`${findingLabel(b)}\`, so diffward acted on that finding`);
+    expect(answer).toContain(`not on this thread's finding \`${findingLabel(pr.byTitle.get(SQLI)!)}\``);
+  });
+
+  it("/diffward publish SC-<B> under finding A's comment publishes B, never A", async () => {
+    const pr = await pull("commands:\n  publishPermission: write");
+    const b = pr.byTitle.get(RATE)!;
+    const answer = await reply(pr, SQLI, `/diffward publish ${findingLabel(b)}`);
+    expect(answer).toContain("public artifact");
+    expect(publishedIds()).toContain(b);
+    expect(publishedIds()).not.toContain(pr.byTitle.get(SQLI)!);
+  });
+});
+
+describe("publishing and rescan budgets (issue 10, item 11)", () => {
+  it("publishing is off on a public repository unless commands.publishPermission is set", async () => {
+    const pr = await pull();
+    const before = publishedIds().length;
+    const answer = await say(pr, `/diffward publish ${findingLabel(pr.byTitle.get(SQLI)!)}`, ADMIN);
+    expect(answer).toContain("Publishing is off on this public repository");
+    expect(answer).toContain("commands.publishPermission");
+    expect(publishedIds().length).toBe(before);
+  });
+
+  it("with commands.publishPermission: admin, a writer is refused and an admin publishes", async () => {
+    const pr = await pull("commands:\n  publishPermission: admin");
+    const id = pr.byTitle.get(SQLI)!;
+    const refused = await say(pr, `/diffward publish ${findingLabel(id)}`, WRITER);
+    expect(refused).toContain("needs at least the `admin` permission");
+    expect(refused).toContain("`commands.publishPermission`");
+    expect(publishedIds()).not.toContain(id);
+    const ok = await say(pr, `/diffward publish ${findingLabel(id)}`, ADMIN);
+    expect(ok).toContain("public artifact");
+    expect(publishedIds()).toContain(id);
+  });
+
+  it("rescan budget= above the repository's creditBudget is refused and launches nothing", async () => {
+    const pr = await pull("creditBudget: 50");
+    const scans = h.sandbox.state.scans.size;
+    const answer = await say(pr, "/diffward rescan budget=1000000");
+    expect(answer).toContain("`budget=1000000` is above this repository's `creditBudget` of 50 credits");
+    expect(answer).toContain("nothing was launched");
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(h.sandbox.state.scans.size).toBe(scans);
+  });
+});
