@@ -154,21 +154,7 @@ export async function startWebServer(opts: WebOptions): Promise<WebServer> {
       if (!res.headersSent) json(res, 500, { error: "internal error" });
     }
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(opts.port, opts.host ?? "127.0.0.1", () => resolve());
-  });
-  const { port, address } = server.address() as AddressInfo;
-  const host = address.includes(":") ? `[${address}]` : address;
-  return {
-    server,
-    url: `http://${host}:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections?.();
-      }),
-  };
+  return listen(server, opts.port, opts.host);
 }
 
 /** Options of {@link startMetricsServer}. */
@@ -192,15 +178,20 @@ export async function startMetricsServer(opts: MetricsServerOptions): Promise<We
     if (req.method === "GET" && path === "/metrics") return void serveMetrics(opts.rt, access, req, res);
     res.writeHead(404, { "content-type": "application/json" }).end('{"error":"not found"}');
   });
+  return listen(server, opts.port, opts.host);
+}
+
+/** Listens on `host:port` (0 picks a free port; host defaults to loopback) and returns the server's handle. */
+async function listen(server: Server, port: number, host = "127.0.0.1"): Promise<WebServer> {
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(opts.port, opts.host ?? "127.0.0.1", () => resolve());
+    server.listen(port, host, () => resolve());
   });
-  const { port, address } = server.address() as AddressInfo;
-  const host = address.includes(":") ? `[${address}]` : address;
+  const { port: bound, address } = server.address() as AddressInfo;
+  const shown = address.includes(":") ? `[${address}]` : address;
   return {
     server,
-    url: `http://${host}:${port}`,
+    url: `http://${shown}:${bound}`,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
