@@ -96,8 +96,13 @@ describe("the Docker image", () => {
     expect(buildStage).toContain("RUN npm run build");
   });
 
-  it("the runtime stage takes only dist/ from the build stage and app.yml", () => {
-    const runtime = lines.slice(stageEnd);
+  it("the runtime stage takes only dist/ from the build stage and app.yml, and is the image's default (last) stage", () => {
+    // The `sandbox` stage (docker-compose's local trial) may copy dev/; the production image is the
+    // `runtime` stage, which `docker build` picks by default because it is the last one.
+    const runtimeStart = lines.findIndex((l) => /^FROM\s+\S+\s+AS\s+runtime$/i.test(l));
+    expect(runtimeStart).toBeGreaterThan(stageStart);
+    expect(lines.slice(runtimeStart + 1).some((l) => /^FROM\s/i.test(l))).toBe(false);
+    const runtime = lines.slice(runtimeStart);
     const copies = runtime.filter((l) => /^COPY\s/i.test(l));
     expect(copies).toEqual([
       "COPY package.json package-lock.json ./",
