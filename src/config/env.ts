@@ -542,7 +542,8 @@ export const ENV_VARIABLES: readonly EnvVariable[] = [
     name: "SCANNER_PUBLIC_URL",
     required: "optional",
     example: "https://scanner.example.com",
-    description: "Base URL of the service's web interface, for links.",
+    description:
+      "Base URL of the service's web interface. The check run links each finding label to {url}/projects/{projectId}/findings/{findingId} and the scan to {url}/projects/{projectId}/scans/{scanId} (with disclosure: summary these links are the only way to a finding's details); links to it in finding text stay links. Unset: labels are shown without links.",
   },
   {
     name: "SCANNER_LABEL_PREFIX",

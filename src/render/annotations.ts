@@ -52,7 +52,9 @@ export interface AnnotationOptions {
  *
  * Disclosure `full`: title `SC-1a2b3c4d · High · <finding title>`, message the description (or the
  * title when there is none) plus the triage status, `raw_details` the recommended fix. Disclosure
- * `summary`: title `SC-1a2b3c4d · High`, a message without finding text, no `raw_details`.
+ * `summary`: no annotation at all, since an annotation marks the finding's file and lines for anyone who
+ * can read the pull request, and the location is what summary disclosure withholds (the same reason
+ * nothing is uploaded to code scanning, issue 14 point 1).
  * Annotation text is plain text on GitHub, so it is not HTML-escaped, only stripped of control
  * characters; title cut to 255 characters, message and details to 64 KB.
  */
@@ -62,6 +64,7 @@ export function toAnnotations(
   options: AnnotationOptions,
 ): CheckAnnotation[] {
   const out: CheckAnnotation[] = [];
+  if (disclosure !== "full") return out;
   for (const f of sortFindings(findings)) {
     if (isRuledOut(f)) continue;
     const loc = parseLocation(f.location);
@@ -78,28 +81,19 @@ export function toAnnotations(
       start_line: loc.startLine,
       end_line: loc.endLine ?? loc.startLine,
       annotation_level: level,
-      title: oneLine(
-        disclosure === "full"
-          ? `${label} · ${severityWord(f.severity)} · ${plainText(f.title)}`
-          : `${label} · ${severityWord(f.severity)}`,
-      ),
-      message: "",
-    };
-    if (disclosure === "full") {
-      annotation.message = truncateBytes(
+      title: oneLine(`${label} · ${severityWord(f.severity)} · ${plainText(f.title)}`),
+      message: truncateBytes(
         `${plainText(f.description?.trim() || f.title)}\n\n${status}`,
         ANNOTATION_MESSAGE_MAX_BYTES,
         "… (cut to fit GitHub's annotation size limit)",
+      ),
+    };
+    if (f.recommendedFix?.trim()) {
+      annotation.raw_details = truncateBytes(
+        `Recommended fix:\n${plainText(f.recommendedFix)}`,
+        ANNOTATION_RAW_DETAILS_MAX_BYTES,
+        "… (cut to fit GitHub's annotation size limit)",
       );
-      if (f.recommendedFix?.trim()) {
-        annotation.raw_details = truncateBytes(
-          `Recommended fix:\n${plainText(f.recommendedFix)}`,
-          ANNOTATION_RAW_DETAILS_MAX_BYTES,
-          "… (cut to fit GitHub's annotation size limit)",
-        );
-      }
-    } else {
-      annotation.message = `${severityWord(f.severity)} finding ${label}. ${status} Details are in the scanning service.`;
     }
     out.push(annotation);
   }

@@ -143,8 +143,9 @@ export function verdictTitle(verdict: Verdict, failOn: FailOn): string {
  * recompute, given the same model).
  *
  * With `disclosure: "summary"` no title, location, description or fix appears anywhere: a note says
- * what is withheld and why, the table keeps label (linked to the finding's page in the service when
- * `publicUrl` and `projectId` are known), severity, triage and resolution, and `text` is absent.
+ * what is withheld and why, the table keeps label, severity, triage and resolution, and `text` is absent.
+ * In both modes each label links to the finding's page in the service when `publicUrl` and `projectId`
+ * are known (src/scanner/links.ts `findingPageUrl`).
  *
  * With `disclosure: "full"`, `text` holds each open finding's description and recommended fix, made
  * safe by {@link safeMarkdown} (code kept exactly). Locations read `path:line` / `path:start-end`
@@ -197,7 +198,7 @@ export function renderCheckRunOutput(model: CheckRunModel): CheckRunOutput {
   };
   if (full && open.length > 0) {
     output.text = truncateBytes(
-      detailsText(open, m.labelPrefix, m.publicUrl),
+      detailsText(open, m.labelPrefix, m.publicUrl, findingUrl),
       CHECK_RUN_TEXT_MAX_BYTES,
       note,
     );
@@ -213,7 +214,8 @@ function withheldNote(linked: boolean): string {
   return (
     `🔒 Details withheld: this repository uses ${configSetting("disclosure", "summary")} (the default for public ` +
     "repositories), so finding titles, locations, descriptions and fixes are not posted on GitHub, where " +
-    "anyone who can read the pull request would see them, and no review comments are posted. " +
+    "anyone who can read the pull request would see them; for the same reason no review comments or " +
+    "annotations mark the lines and nothing goes to GitHub code scanning. " +
     (linked
       ? "Each label below links to the finding in the scanning service."
       : "Find each label in the scanning service.")
@@ -251,7 +253,7 @@ function findingsTable(
   findingUrl: (id: string) => string | undefined,
 ): string {
   const rows = findings.map((f) => {
-    const url = full ? undefined : findingUrl(f.id);
+    const url = findingUrl(f.id);
     const code = labelCode(f.id, prefix);
     const label = `${url ? link(code, url) : code}${isBlocking(f, failOn) ? " ⛔" : ""}`;
     return full
@@ -372,21 +374,32 @@ function footer(scan: z.output<typeof CheckRunModel>["scan"], serviceLink: strin
  * Each open finding's details, most severe first. Rendering stops once the text is over GitHub's limit
  * (the caller cuts it with a note): sanitizing thousands of descriptions nobody would see costs seconds.
  */
-function detailsText(open: readonly ReportFinding[], prefix: string, publicUrl: string | undefined): string {
+function detailsText(
+  open: readonly ReportFinding[],
+  prefix: string,
+  publicUrl: string | undefined,
+  findingUrl: (id: string) => string | undefined,
+): string {
   const parts: string[] = [];
   let bytes = 0;
   for (const f of open) {
     if (bytes > CHECK_RUN_TEXT_MAX_BYTES) break;
-    const part = findingDetails(f, prefix, publicUrl);
+    const part = findingDetails(f, prefix, publicUrl, findingUrl(f.id));
     parts.push(part);
     bytes += Buffer.byteLength(part, "utf8") + 9;
   }
   return parts.join("\n\n---\n\n");
 }
 
-function findingDetails(f: ReportFinding, prefix: string, publicUrl: string | undefined): string {
+function findingDetails(
+  f: ReportFinding,
+  prefix: string,
+  publicUrl: string | undefined,
+  url: string | undefined,
+): string {
+  const label = labelCode(f.id, prefix);
   return sections(
-    `### ${severityBadge(f.severity)} · ${labelCode(f.id, prefix)} · ${neutralize(f.title.replace(/\s+/g, " "))}`,
+    `### ${severityBadge(f.severity)} · ${url ? link(label, url) : label} · ${neutralize(f.title.replace(/\s+/g, " "))}`,
     `${locationMarkdown(f.location)} · ${neutralize(f.category)} · triage ${triageText(f.triageStatus)} (${evidenceText(f.confirmationEvidence)}) · resolution ${resolutionText(f.resolutionStatus)}`,
     f.description?.trim() && safeMarkdown(f.description, { trustedOrigin: publicUrl }),
     f.recommendedFix?.trim() &&

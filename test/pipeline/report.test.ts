@@ -67,6 +67,9 @@ describe("following and reporting a scan", () => {
     expect(run.conclusion).toBe("failure");
     expect(h.github.state.reviewComments(pr.owner, pr.repo, pr.number)).toHaveLength(0);
     expect(run.output.summary).not.toContain("SQL injection");
+    // no annotation marks the vulnerable lines on a public pull request
+    expect(run.annotations).toEqual([]);
+    expect(run.output.summary).toContain("🔒 Details withheld");
   });
 
   it("comments.maxInline caps the review; the rest stay in the summary", async () => {

@@ -39,16 +39,9 @@ describe("toAnnotations", () => {
     ]);
   });
 
-  it("keeps finding text out with disclosure summary", () => {
-    const out = toAnnotations(findings, "summary", { failOn: "critical" });
-    expect(out).toHaveLength(3);
-    for (const a of out) {
-      expect(a.title).not.toContain("SQL injection");
-      expect(a.message).not.toContain("Bad");
-      expect(a.raw_details).toBeUndefined();
-    }
-    expect(out[0]!.title).toBe("SC-11111111 · High");
-    expect(out[0]!.annotation_level).toBe("warning");
+  it("posts no annotation with disclosure summary: an annotation would show the finding's file and lines", () => {
+    expect(toAnnotations(findings, "full", { failOn: "critical" })).toHaveLength(3);
+    expect(toAnnotations(findings, "summary", { failOn: "critical" })).toEqual([]);
   });
 
   it("cuts long titles to 255 characters", () => {
