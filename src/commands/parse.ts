@@ -28,6 +28,7 @@ import { SEVERITY_WORDS } from "./verbs/severity.js";
 export { MAX_NOTE_LENGTH, CommandFindingRef, CommandErrorCode } from "./parsed.js";
 export { IgnoreCommand, HelpCommand, ErrorCommand, RefusalCommand } from "./parsed.js";
 export { ResolutionCommand } from "./verbs/resolution.js";
+export { ApprovalCommand } from "./verbs/approval.js";
 export { SeverityCommand, SEVERITY_WORDS } from "./verbs/severity.js";
 export { NoteCommand } from "./verbs/note.js";
 export { PublishCommand } from "./verbs/publish.js";

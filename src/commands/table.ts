@@ -9,6 +9,7 @@ import { CONVERSATION_PREFIX } from "./form.js";
 import { MAX_NOTE_LENGTH } from "./parsed.js";
 import type { AnyVerbModule } from "./verb.js";
 import { resolutionVerb } from "./verbs/resolution.js";
+import { approvalVerb } from "./verbs/approval.js";
 import { severityVerb } from "./verbs/severity.js";
 import { noteVerb } from "./verbs/note.js";
 import { publishVerb } from "./verbs/publish.js";
@@ -92,6 +93,20 @@ export const VERB_TABLE = [
     args: "[text]",
     what: "back to not started; the text is added as a note",
     module: resolutionVerb,
+  },
+  {
+    verb: "approve",
+    scope: "finding",
+    args: "[text]",
+    what: "approve a dismissal awaiting a second person (`triage.approval`); not by its requester",
+    module: approvalVerb,
+  },
+  {
+    verb: "reject",
+    scope: "finding",
+    args: "",
+    what: "drop a dismissal awaiting approval (its requester or an approver)",
+    module: approvalVerb,
   },
   {
     verb: "severity",

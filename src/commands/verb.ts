@@ -22,6 +22,7 @@ import type { Severity } from "../scanner/catalog.js";
 import type { FindingDetail } from "../scanner/schemas.js";
 import type { ScannerTenant } from "../tenants/index.js";
 import type { Decision } from "../triage/types.js";
+import type { ApprovalRequest, ClaimResult } from "../domain/approval.js";
 import type { CommandForm } from "./form.js";
 import type { ErrorCommand, RefusalCommand, VerbArgs } from "./parsed.js";
 
@@ -34,6 +35,7 @@ export type CommandOutcome =
   | "answered"
   | "permission-refused"
   | "changed"
+  | "approval-requested"
   | "rescan-enqueued"
   | "gave-up";
 
@@ -123,6 +125,13 @@ export interface CommandIO {
    * `current` is the finding's effective severity before the command
    */
   recordSeverityOverride(entry: SeverityOverrideEntry): Promise<void>;
+  /**
+   * the commenter's repository role (GitHub "Get repository permissions for a user": `admin`, `maintain`,
+   * `write`, `triage`, `read` or `none`), read once per command
+   */
+  senderPermission(): Promise<string>;
+  /** the pull request's pending two-person dismissal requests (issue 12; rules in `domain/approval.ts`) */
+  approvals: ApprovalPorts;
   /** re-renders diffward's comment of the finding with its current state and decision */
   refreshFindingComment(target: FindingTarget): Promise<ReportFinding | undefined>;
   /** resolves (`true`) or reopens (`false`) the review thread of a comment; never fatal */
@@ -138,6 +147,29 @@ export interface CommandIO {
   readPull(): Promise<PullNow>;
   /** enqueues one rescan of the pull request (one per command comment) */
   enqueueRescan(request: RescanRequest): Promise<void>;
+}
+
+/**
+ * The store of two-person dismissal requests of the command's pull request (`src/triage/approvals.ts`),
+ * each change atomic under the pull request's lock. A finding is named by id, else fingerprint.
+ */
+export interface ApprovalPorts {
+  /** every pending request, newest last */
+  list(): Promise<ApprovalRequest[]>;
+  /** stores a request, replacing an earlier one of the same finding */
+  store(request: ApprovalRequest): Promise<void>;
+  /** claims the finding's request for this command comment (two approvals never both apply one request) */
+  claim(finding: FindingIdentity): Promise<ClaimResult>;
+  /** releases this command comment's claim (the approval failed before it was applied) */
+  release(finding: FindingIdentity): Promise<void>;
+  /** removes the finding's request; returns it, or `undefined` when there was none */
+  drop(finding: FindingIdentity): Promise<ApprovalRequest | undefined>;
+}
+
+/** A finding's identity across pushes: its id, else its fingerprint (`src/domain/identity.ts`). */
+export interface FindingIdentity {
+  id: string;
+  fingerprint: string;
 }
 
 /** A severity override to remember (see `recordSeverityOverride` in `src/triage/decisions.ts`). */

@@ -53,6 +53,14 @@ export const ApprovalRequest = z.object({
 });
 export type ApprovalRequest = z.infer<typeof ApprovalRequest>;
 
+/**
+ * The outcome of claiming a request for one approving command comment (the store's
+ * `claimApprovalRequest`): `claimed` when it was free or already this comment's (a retried job), `busy`
+ * when another comment is applying it, `none` when there is no request.
+ */
+export type ClaimResult =
+  { kind: "claimed"; request: ApprovalRequest } | { kind: "busy"; by: string } | { kind: "none" };
+
 /** Every pending request of one pull request, one per finding identity, newest last. */
 export const PullApprovals = z.object({ requests: z.array(ApprovalRequest) });
 export type PullApprovals = z.infer<typeof PullApprovals>;

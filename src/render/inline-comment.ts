@@ -25,6 +25,8 @@ export interface FindingDecision {
   note?: string;
   /** GitHub login of the person who decided */
   by: string;
+  /** GitHub login of the second person, for a dismissal approved under `triage.approval` */
+  approvedBy?: string;
   /** when, as an ISO 8601 date-time */
   at: string;
 }
@@ -137,7 +139,7 @@ export function renderFindingComment(f: ReportFinding, options: FindingCommentOp
 function decisionLine(d: FindingDecision, publicUrl: string | undefined): string {
   const reason = d.reason ? ` (${inlineCode(d.reason)})` : "";
   const when = /^\d{4}-\d{2}-\d{2}/.test(d.at) ? d.at.slice(0, 10) : neutralize(d.at);
-  const line = `**Decision:** ${statusMarkdown(d.resolutionStatus)}${reason} by ${inlineCode(`@${d.by}`)} on ${when}`;
+  const line = `**Decision:** ${statusMarkdown(d.resolutionStatus)}${reason} by ${inlineCode(`@${d.by}`)}${d.approvedBy ? `, approved by ${inlineCode(`@${d.approvedBy}`)}` : ""} on ${when}`;
   const safe = d.note?.trim() ? safeMarkdown(d.note, { trustedOrigin: publicUrl }) : "";
   const note = safe ? `\n\n${safe.replace(/^/gm, "> ").replace(/^> $/gm, ">")}` : "";
   return `${line}${note}`;

@@ -3,7 +3,13 @@
  * pull request (`approvals:<owner/repo#n>`), changed under the pull request's lock.
  */
 import type { Logger } from "pino";
-import { ApprovalRequest, PullApprovals, planApprovalsForScan, requestFor } from "../domain/approval.js";
+import {
+  ApprovalRequest,
+  PullApprovals,
+  planApprovalsForScan,
+  requestFor,
+  type ClaimResult,
+} from "../domain/approval.js";
 import type { Runtime } from "../queue/runtime.js";
 import { LockBusyError } from "../queue/state.js";
 
@@ -67,9 +73,6 @@ export async function storeApprovalRequest(
   await updateApprovals(rt, key, (all) => ({ requests: [...withoutRequest(all, r), r], result: undefined }));
 }
 
-/** The outcome of {@link claimApprovalRequest}. */
-export type ClaimResult = { kind: "claimed"; request: ApprovalRequest } | { kind: "busy" | "none" };
-
 /**
  * Claims the request of `finding` (by id, else fingerprint) for one approving command comment, atomically
  * under the pull request's lock: `claimed` when it was free or already this comment's (a retried job),
@@ -85,12 +88,31 @@ export async function claimApprovalRequest(
     const r = requestFor(all, finding);
     if (!r) return { requests: all, result: { kind: "none" as const } };
     if (r.claim && r.claim.commentId !== claim.commentId)
-      return { requests: all, result: { kind: "busy" as const } };
+      return { requests: all, result: { kind: "busy" as const, by: r.claim.by } };
     const claimed = { ...r, claim };
     return {
       requests: [...withoutRequest(all, r), claimed],
       result: { kind: "claimed" as const, request: claimed },
     };
+  });
+}
+
+/**
+ * Releases the claim of `commentId` on the request of `finding` (the approval failed before it was
+ * applied, e.g. the service refused it): another approval may then try. No-op when the request is gone or
+ * claimed by another comment.
+ */
+export async function releaseApprovalClaim(
+  rt: Runtime,
+  key: string,
+  finding: { id: string; fingerprint: string },
+  commentId: number,
+): Promise<void> {
+  await updateApprovals(rt, key, (all) => {
+    const r = requestFor(all, finding);
+    if (!r || r.claim?.commentId !== commentId) return { requests: all, result: undefined };
+    const { claim: _claim, ...free } = r;
+    return { requests: [...withoutRequest(all, r), free], result: undefined };
   });
 }
 

@@ -81,6 +81,7 @@ export async function refreshFindingComment(
               ...(decision.reason ? { reason: decision.reason } : {}),
               ...(decision.note ? { note: decision.note } : {}),
               by: decision.by,
+              ...(decision.approvedBy ? { approvedBy: decision.approvedBy } : {}),
               at: decision.at,
             },
           }

@@ -10,14 +10,22 @@ import { fingerprint } from "../../domain/identity.js";
 import { OPEN_RESOLUTIONS, type Verdict } from "../../domain/verdict.js";
 import { attributed, who } from "../../render/command-answers.js";
 import { inlineCode } from "../../render/escape.js";
-import { checkStateLine, statusName } from "../../render/glossary.js";
+import { checkStateLine, severityName, statusName } from "../../render/glossary.js";
 import { checkReason, RESOLUTION_STATUSES } from "../../scanner/catalog.js";
 import type { ResolutionStatus } from "../../scanner/catalog.js";
 import { findingLabel } from "../../scanner/labels.js";
 import type { Decision } from "../../triage/types.js";
 import { capped, finding, needsPermission, noteText, type VerbArgs } from "../parsed.js";
 import type { RefusalCommand, ErrorCommand } from "../parsed.js";
-import { defineVerb, targetOf, tenantOf, type VerbInput } from "../verb.js";
+import {
+  defineVerb,
+  targetOf,
+  tenantOf,
+  type CommandIO,
+  type CommandOutcome,
+  type VerbInput,
+} from "../verb.js";
+import { isDismissal, needsApproval, type ApprovalRequest } from "../../domain/approval.js";
 
 /**
  * Resolution verbs and the `resolutionStatus` each sets (spec "States and transitions → Finding
@@ -191,33 +199,143 @@ export function planResolution(input: VerbInput<ResolutionCommand>): ResolutionP
   };
 }
 
+/** What the resolution verbs read before planning: the commenter's role when a dismissal may need approval. */
+export interface ResolutionFacts {
+  /** the commenter's repository role; read only when `triage.approval` could hold the command */
+  role?: string;
+}
+
+/**
+ * A resolution command's plan: `set` sends it to the service now; `hold` keeps a dismissal that needs a
+ * second person as an approval request (issue 12, `triage.approval`) and sends NOTHING to the service.
+ */
+export type ResolutionVerbPlan = { kind: "set"; set: ResolutionPlan } | { kind: "hold"; hold: HoldPlan };
+
+/** A dismissal held for approval: the request to store and the answer. */
+export interface HoldPlan {
+  request: ApprovalRequest;
+  answer: string;
+}
+
+/**
+ * Whether a resolution command is sent now or held for approval (pure; rules: `needsApproval` in
+ * `src/domain/approval.ts`): held when `triage.approval` is set, the status is a dismissal
+ * (`FALSE_POSITIVE`, `WONT_FIX`, `DUPLICATE`, `MITIGATED`), the finding's effective severity is at or above
+ * `minSeverity` and the commenter's role is below `approvers`.
+ */
+export function planResolutionCommand(
+  input: VerbInput<ResolutionCommand>,
+  facts: ResolutionFacts | undefined,
+): ResolutionVerbPlan {
+  const approval = input.config?.triage.approval;
+  const detail = targetOf(input).detail;
+  const { cmd } = input;
+  if (
+    approval &&
+    facts?.role !== undefined &&
+    isDismissal(cmd.status) &&
+    needsApproval(approval, { status: cmd.status, severity: detail.severity, role: facts.role })
+  ) {
+    const request: ApprovalRequest = {
+      findingId: detail.id,
+      fingerprint: fingerprint(detail),
+      severity: detail.severity,
+      resolutionStatus: cmd.status,
+      ...(cmd.reason ? { reason: cmd.reason } : {}),
+      ...(cmd.note ? { note: cmd.note } : {}),
+      ...(cmd.reasonCode ? { reasonCode: cmd.reasonCode } : {}),
+      requestedBy: input.sender,
+      requestedAt: new Date(input.now).toISOString(),
+      approvers: approval.approvers,
+    };
+    return { kind: "hold", hold: { request, answer: heldAnswer(input, request, facts.role) } };
+  }
+  return { kind: "set", set: planResolution(input) };
+}
+
+function heldAnswer(input: VerbInput<ResolutionCommand>, r: ApprovalRequest, role: string): string {
+  const label = inlineCode(findingLabel(r.findingId, input.labelPrefix));
+  const reason = (r.reason ?? r.reasonCode) ? ` (reason ${inlineCode((r.reason ?? r.reasonCode)!)})` : "";
+  const approve =
+    input.form === "reply"
+      ? `\`/approve\` in this thread (or \`/diffward approve ${findingLabel(r.findingId, input.labelPrefix)}\`)`
+      : `\`/diffward approve ${findingLabel(r.findingId, input.labelPrefix)}\` (or \`/approve\` in the finding's thread)`;
+  return (
+    `Dismissing ${label} as **${statusName(r.resolutionStatus)}**${reason} needs a second person: ` +
+    `${severityName(r.severity)} findings need approval from a user with the ${inlineCode(r.approvers)} role ` +
+    `or above (\`triage.approval\` in \`.github/diffward.yml\`; ${who(input.sender)} has ${inlineCode(role)}). ` +
+    `**Approval requested** from a different user with the ${inlineCode(r.approvers)} role or above: they reply ${approve}; ` +
+    `\`/reject\` drops the request. Nothing was changed on the scanning service and the check stays as it is.`
+  );
+}
+
 /** The resolution verbs: one module for the family (each verb is a row of the table). */
-export const resolutionVerb = defineVerb<ResolutionCommand, undefined, ResolutionPlan>({
+export const resolutionVerb = defineVerb<ResolutionCommand, ResolutionFacts, ResolutionVerbPlan>({
   kind: "resolution",
   schema: ResolutionCommand,
   needs: { permission: "command", tenant: true, config: false, target: "finding" },
   parse: parseResolution,
   describe: (cmd) => `set the resolution to ${statusName(cmd.status)}`,
-  plan: planResolution,
+  async read(io, input) {
+    const approval = input.config?.triage.approval;
+    const detail = targetOf(input).detail;
+    // The role is asked only when it can matter (a dismissal at or above minSeverity, approval on).
+    const mayHold =
+      approval &&
+      isDismissal(input.cmd.status) &&
+      needsApproval(approval, { status: input.cmd.status, severity: detail.severity, role: "none" });
+    return mayHold ? { role: await io.senderPermission() } : {};
+  },
+  plan: planResolutionCommand,
   async apply(io, plan, input) {
-    const tenant = tenantOf(input);
-    const target = targetOf(input);
-    await tenant.client.setResolution(tenant.projectId, plan.findingId, plan.resolution);
-    if (plan.note) await tenant.client.addNote(tenant.projectId, plan.findingId, plan.note);
-    await io.recordDecision(plan.decision);
-    const fresh = await io.refreshFindingComment(target);
-    if (plan.thread !== "leave" && target.commentId !== undefined)
-      await io.setThreadResolved(target.commentId, plan.thread === "resolve");
-    if (plan.alert) await io.syncCodeScanningAlert(plan.decision);
-    const verdict = await io.recomputeCheck();
-    io.log.info(
-      { finding: plan.findingId, kind: "resolution", severity: fresh?.severity },
-      "finding triaged",
-    );
-    await io.answer(`${plan.summary}${checkSentence(verdict)}`);
-    return "changed";
+    if (plan.kind === "hold") return applyHold(io, plan.hold, input);
+    return applySet(io, plan.set, input);
   },
 });
+
+/** Stores the request, shows it on the finding's comment and answers; the service is not called. */
+async function applyHold(
+  io: CommandIO,
+  plan: HoldPlan,
+  input: VerbInput<ResolutionCommand>,
+): Promise<CommandOutcome> {
+  await io.approvals.store(plan.request);
+  await io.refreshFindingComment(targetOf(input));
+  io.log.info(
+    {
+      finding: plan.request.findingId,
+      status: plan.request.resolutionStatus,
+      severity: plan.request.severity,
+    },
+    "dismissal held for approval",
+  );
+  await io.answer(plan.answer);
+  return "approval-requested";
+}
+
+/** Sets the resolution on the service and reflects it (comment, thread, alert, check). */
+async function applySet(
+  io: CommandIO,
+  plan: ResolutionPlan,
+  input: VerbInput<ResolutionCommand>,
+): Promise<CommandOutcome> {
+  const tenant = tenantOf(input);
+  const target = targetOf(input);
+  await tenant.client.setResolution(tenant.projectId, plan.findingId, plan.resolution);
+  if (plan.note) await tenant.client.addNote(tenant.projectId, plan.findingId, plan.note);
+  await io.recordDecision(plan.decision);
+  // A closing resolution set by someone allowed to settles any pending request of the finding.
+  if (!OPEN_RESOLUTIONS.includes(plan.resolution.resolutionStatus))
+    await io.approvals.drop({ id: plan.findingId, fingerprint: plan.decision.fingerprint });
+  const fresh = await io.refreshFindingComment(target);
+  if (plan.thread !== "leave" && target.commentId !== undefined)
+    await io.setThreadResolved(target.commentId, plan.thread === "resolve");
+  if (plan.alert) await io.syncCodeScanningAlert(plan.decision);
+  const verdict = await io.recomputeCheck();
+  io.log.info({ finding: plan.findingId, kind: "resolution", severity: fresh?.severity }, "finding triaged");
+  await io.answer(`${plan.summary}${checkSentence(verdict)}`);
+  return "changed";
+}
 
 /**
  * " The `diffward` check is now **passing**: 3 findings: 2 open (0 blocking), 1 ruled out." after a change

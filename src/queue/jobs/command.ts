@@ -48,7 +48,14 @@ import type { ScannerTenant } from "../../tenants/index.js";
 import { recomputeCheck } from "../../triage/check.js";
 import { readDecisions, recordDecisions, recordSeverityOverride } from "../../triage/decisions.js";
 import { refreshFindingComment, setThreadResolved } from "../../triage/reflect.js";
-import { readApprovals, requestFor } from "../../triage/approvals.js";
+import {
+  claimApprovalRequest,
+  dropApprovalRequest,
+  readApprovals,
+  releaseApprovalClaim,
+  requestFor,
+  storeApprovalRequest,
+} from "../../triage/approvals.js";
 import { fingerprint } from "../../domain/identity.js";
 import { loadRepoConfig } from "../config-loader.js";
 import { syncAlertWithResolution } from "../../codescanning/sync.js";
@@ -75,6 +82,8 @@ interface Ctx {
   pull: { owner: string; repo: string; pullNumber: number };
   key: string;
   answer(body: string): Promise<void>;
+  /** the commenter's repository permission, once read */
+  permission?: Promise<string>;
 }
 
 /**
@@ -257,11 +266,17 @@ async function authorize(
     await c.answer(publishOffAnswer());
     return "permission-refused";
   }
-  const actual = await getPermission(c.octokit, c.pull, c.d.senderLogin);
+  const actual = await senderPermission(c);
   if (permissionAtLeast(actual, rule.floor)) return undefined;
   c.log.info({ actual, floor: rule.floor }, "command refused: permission below the floor");
   await c.answer(permissionRefusal(c.d.senderLogin, actual, rule.floor, rule.setting));
   return "permission-refused";
+}
+
+/** The commenter's repository permission, read from GitHub once per command. */
+function senderPermission(c: Ctx): Promise<string> {
+  c.permission ??= getPermission(c.octokit, c.pull, c.d.senderLogin);
+  return c.permission;
 }
 
 /** The ports of the verbs, on this pull request. */
@@ -274,6 +289,15 @@ function commandIO(c: Ctx, tenant: ScannerTenant | undefined): CommandIO {
     readPullScan: () => rt.state.getPull(c.key),
     readReport: () => rt.state.getJson<ReportState>(REPORT_KIND, c.key),
     readDecisions: decisions,
+    senderPermission: () => senderPermission(c),
+    approvals: {
+      list: () => readApprovals(rt, c.key, c.log),
+      store: (request) => storeApprovalRequest(rt, c.key, request),
+      claim: (finding) =>
+        claimApprovalRequest(rt, c.key, finding, { commentId: c.d.commentId, by: c.d.senderLogin }),
+      release: (finding) => releaseApprovalClaim(rt, c.key, finding, c.d.commentId),
+      drop: (finding) => dropApprovalRequest(rt, c.key, finding),
+    },
     recordDecision: (decision) => recordDecisions(rt, c.key, [decision]),
     recordSeverityOverride: (entry) => recordSeverityOverride(rt, c.key, entry),
     refreshFindingComment: (target) =>

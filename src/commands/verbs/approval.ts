@@ -1,0 +1,303 @@
+/**
+ * `/approve` and `/reject`: the second person of a two-person dismissal (issue 12, point 1;
+ * `triage.approval` in `.github/diffward.yml`; rules in `src/domain/approval.ts`).
+ *
+ * - `/approve [text]` (reply in the finding's thread, or `/diffward approve <label>`): a user other than the
+ *   requester, at or above `approvers` (the stricter of the role recorded in the request and the one
+ *   configured now), applies the held dismissal: exactly one `PATCH …/findings/{findingId}/resolution`
+ *   (spec) with the requested status and its reason code or note, and a note naming both people; then the
+ *   decision is remembered, the comment, thread, code scanning alert and check run follow, as for a direct
+ *   dismissal. A severity raise above the request's severity invalidates it (it is dropped, nothing set).
+ * - `/reject` drops the request; nothing is sent to the service. Who may reject: the requester (withdrawing
+ *   their own request) or anyone who could approve it (at or above `approvers`); others are refused.
+ *
+ * Two approvals of one request never both apply it: the request is claimed by one command comment first
+ * (`claim` in the store); a redelivered comment runs once (the command job's claim of the comment).
+ */
+import { z } from "zod";
+import { checkApproval, requestFor, type ApprovalRequest } from "../../domain/approval.js";
+import { fingerprint } from "../../domain/identity.js";
+import { permissionAtLeast, MinPermission } from "../../config/repo-config.js";
+import { who } from "../../render/command-answers.js";
+import { inlineCode } from "../../render/escape.js";
+import { severityName, statusName } from "../../render/glossary.js";
+import type { ResolutionStatus } from "../../scanner/catalog.js";
+import { findingLabel } from "../../scanner/labels.js";
+import type { Decision } from "../../triage/types.js";
+import {
+  capped,
+  finding,
+  joinText,
+  needsPermission,
+  noteText,
+  unexpected,
+  type VerbArgs,
+} from "../parsed.js";
+import type { ErrorCommand } from "../parsed.js";
+import {
+  defineVerb,
+  targetOf,
+  tenantOf,
+  type CommandIO,
+  type CommandOutcome,
+  type FindingIdentity,
+  type VerbInput,
+} from "../verb.js";
+import { checkSentence } from "./resolution.js";
+
+/** `/approve [text]` or `/reject` of a finding's pending dismissal request. */
+export const ApprovalCommand = z.object({
+  kind: z.literal("approval"),
+  verb: z.enum(["approve", "reject"]),
+  ...needsPermission,
+  ...finding,
+  /** the approver's own words, added to the note naming both people (`/approve` only) */
+  note: noteText.optional(),
+});
+export type ApprovalCommand = z.infer<typeof ApprovalCommand>;
+
+function parseApproval(a: VerbArgs): ApprovalCommand | ErrorCommand {
+  const verb = a.verb === "reject" ? "reject" : "approve";
+  const base: ApprovalCommand = {
+    kind: "approval",
+    verb,
+    requiresPermission: true,
+    ...(a.ref ? { ref: a.ref } : {}),
+  };
+  if (verb === "reject") return a.args.trim() ? unexpected(verb, a.args.trim(), a.syntax) : base;
+  const text = joinText(a.args, a.rest);
+  if (!text) return base;
+  return capped(verb, text) ?? { ...base, note: text };
+}
+
+/** What `/approve` and `/reject` read: the commenter's role and the finding's pending request. */
+export interface ApprovalFacts {
+  role: string;
+  request?: ApprovalRequest;
+}
+
+/** An approved dismissal: what is sent to the service and remembered. */
+export interface ApprovePlan {
+  kind: "approve";
+  request: ApprovalRequest;
+  identity: FindingIdentity;
+  /** the body of the ONE `PATCH …/resolution` */
+  resolution: { resolutionStatus: ResolutionStatus; reason?: string; note?: { content: string } };
+  /** the note naming both people (`POST …/notes`) when the resolution carries none */
+  note?: string;
+  decision: Decision;
+  /** `codeScanning.upload` is on: the finding's alert is dismissed too (issue 14, point 4) */
+  alert: boolean;
+  summary: string;
+}
+
+/** The plan of `/approve` or `/reject`. */
+export type ApprovalPlan =
+  | ApprovePlan
+  | { kind: "answer"; answer: string }
+  /** the request is dropped (rejected, or invalidated by a severity raise); nothing is sent to the service */
+  | { kind: "drop"; identity: FindingIdentity; answer: string };
+
+/** The least role that may approve `request` now: the stricter of the recorded and the configured one. */
+function approverFloor(request: ApprovalRequest, configured: MinPermission | undefined): MinPermission {
+  if (!configured) return request.approvers;
+  const rank = (p: MinPermission) => MinPermission.options.indexOf(p);
+  return rank(configured) > rank(request.approvers) ? configured : request.approvers;
+}
+
+/**
+ * Plans `/approve` or `/reject` (pure) from the finding's pending request and the commenter's role. See
+ * the module comment for the rules.
+ */
+export function planApproval(input: VerbInput<ApprovalCommand>, facts: ApprovalFacts): ApprovalPlan {
+  const { cmd, sender, pull } = input;
+  const detail = targetOf(input).detail;
+  const label = inlineCode(findingLabel(detail.id, input.labelPrefix));
+  const r = facts.request;
+  if (!r)
+    return {
+      kind: "answer",
+      answer: `No dismissal of ${label} is awaiting approval, so there is nothing to ${cmd.verb}; nothing was changed.`,
+    };
+  const identity = { id: detail.id, fingerprint: fingerprint(detail) };
+  const configured = input.config?.triage.approval?.approvers;
+  const floor = approverFloor(r, configured);
+  const asked = `the ${statusName(r.resolutionStatus)} dismissal ${who(r.requestedBy)} asked for`;
+
+  if (cmd.verb === "reject") {
+    const own = r.requestedBy.toLowerCase() === sender.toLowerCase();
+    if (!own && !permissionAtLeast(facts.role, floor))
+      return {
+        kind: "answer",
+        answer:
+          `Only ${who(r.requestedBy)} (who asked) or a user with the ${inlineCode(floor)} role or above can reject ` +
+          `${asked} on ${label} (you have ${inlineCode(facts.role)}), so nothing was changed.`,
+      };
+    return {
+      kind: "drop",
+      identity,
+      answer:
+        `${own ? "Withdrawn" : "Rejected"}: ${asked} on ${label} is dropped. The finding stays ` +
+        `**${statusName(detail.resolutionStatus)}** on the scanning service and the check is unchanged.`,
+    };
+  }
+
+  const check = checkApproval(r, {
+    login: sender,
+    role: facts.role,
+    severity: detail.severity,
+    ...(configured ? { approvers: configured } : {}),
+  });
+  if (!check.ok) {
+    if (check.why === "self")
+      return {
+        kind: "answer",
+        answer:
+          `You asked for this dismissal, ${who(sender)}, so you cannot approve it too: a different user with the ` +
+          `${inlineCode(floor)} role or above must (\`triage.approval\`). Nothing was changed.`,
+      };
+    if (check.why === "below")
+      return {
+        kind: "answer",
+        answer:
+          `Approving ${asked} on ${label} needs the ${inlineCode(check.approvers)} role or above on this repository ` +
+          `(you have ${inlineCode(check.role)}), so nothing was changed.`,
+      };
+    return {
+      kind: "drop",
+      identity,
+      answer:
+        `${label} is now **${severityName(check.to)}**, above the ${severityName(check.from)} it had when ` +
+        `${who(r.requestedBy)} asked for the ${statusName(r.resolutionStatus)} dismissal, so that request no longer ` +
+        `holds and was dropped. Nothing was changed; dismiss the finding again if it is still right.`,
+    };
+  }
+
+  const reasonCode = r.reason ?? r.reasonCode;
+  const people = `requested by GitHub user @${r.requestedBy} and approved by GitHub user @${sender} via diffward (${pull.owner}/${pull.repo}#${pull.pullNumber})`;
+  const approverWords = cmd.note ? `\n\nApprover's note: ${cmd.note}` : "";
+  const resolution: ApprovePlan["resolution"] = { resolutionStatus: r.resolutionStatus };
+  let note: string | undefined;
+  if (r.note) {
+    resolution.note = { content: `${r.note.trim()}${approverWords}\n\n— ${people}` };
+  } else {
+    if (r.reason) resolution.reason = r.reason;
+    const why = r.reason ? ` (reason \`${r.reason}\`)` : "";
+    note = `${statusName(r.resolutionStatus)}${why}: dismissal ${people}.${approverWords}`;
+  }
+  return {
+    kind: "approve",
+    request: r,
+    identity,
+    resolution,
+    ...(note ? { note } : {}),
+    decision: {
+      findingId: detail.id,
+      fingerprint: identity.fingerprint,
+      severity: detail.severity,
+      resolutionStatus: r.resolutionStatus,
+      ...(reasonCode ? { reason: reasonCode } : {}),
+      ...(r.note ? { note: r.note } : {}),
+      by: r.requestedBy,
+      approvedBy: sender,
+      at: new Date(input.now).toISOString(),
+    },
+    alert: input.config?.codeScanning.upload === true,
+    summary:
+      `${label} is now **${statusName(r.resolutionStatus)}**${reasonCode ? ` with reason ${inlineCode(reasonCode)}` : ""}: ` +
+      `requested by ${who(r.requestedBy)}, approved by ${who(sender)}.`,
+  };
+}
+
+/** `/approve` and `/reject` (rows of the verb table). */
+export const approvalVerb = defineVerb<ApprovalCommand, ApprovalFacts, ApprovalPlan>({
+  kind: "approval",
+  schema: ApprovalCommand,
+  needs: { permission: "command", tenant: true, config: true, target: "finding" },
+  parse: parseApproval,
+  describe: (cmd) => (cmd.verb === "approve" ? "approve the dismissal" : "reject the dismissal"),
+  async read(io, input) {
+    const detail = targetOf(input).detail;
+    const [role, requests] = await Promise.all([io.senderPermission(), io.approvals.list()]);
+    const request = requestFor(requests, { id: detail.id, fingerprint: fingerprint(detail) });
+    return { role, ...(request ? { request } : {}) };
+  },
+  plan: planApproval,
+  async apply(io, plan, input) {
+    if (plan.kind === "answer") {
+      await io.answer(plan.answer);
+      return "answered";
+    }
+    if (plan.kind === "drop") {
+      await io.approvals.drop(plan.identity);
+      await io.refreshFindingComment(targetOf(input));
+      io.log.info({ finding: plan.identity.id, verb: input.cmd.verb }, "approval request dropped");
+      await io.answer(plan.answer);
+      return "changed";
+    }
+    return applyApproval(io, plan, input);
+  },
+});
+
+/**
+ * Claims the request for this comment, sends the ONE `PATCH …/resolution` (skipped when a retry finds the
+ * status already set) and the note naming both people, then reflects the decision like a direct dismissal.
+ * A failure before the service accepted the change releases the claim (another approval may try).
+ */
+async function applyApproval(
+  io: CommandIO,
+  plan: ApprovePlan,
+  input: VerbInput<ApprovalCommand>,
+): Promise<CommandOutcome> {
+  const tenant = tenantOf(input);
+  const target = targetOf(input);
+  const label = inlineCode(findingLabel(plan.identity.id, input.labelPrefix));
+  const claim = await io.approvals.claim(plan.identity);
+  if (claim.kind === "none") {
+    await io.answer(
+      `The dismissal of ${label} is no longer awaiting approval (decided or rejected meanwhile); nothing was changed.`,
+    );
+    return "answered";
+  }
+  if (claim.kind === "busy") {
+    await io.answer(
+      `${who(claim.by)} is approving the dismissal of ${label} already; nothing more was changed.`,
+    );
+    return "answered";
+  }
+  if (
+    claim.request.requestedAt !== plan.request.requestedAt ||
+    claim.request.resolutionStatus !== plan.request.resolutionStatus
+  ) {
+    await io.approvals.release(plan.identity);
+    await io.answer(
+      `The request on ${label} changed while you approved it; nothing was changed. Read it again and approve once more.`,
+    );
+    return "answered";
+  }
+  try {
+    if (target.detail.resolutionStatus !== plan.resolution.resolutionStatus) {
+      await tenant.client.setResolution(tenant.projectId, plan.identity.id, plan.resolution);
+      if (plan.note) await tenant.client.addNote(tenant.projectId, plan.identity.id, plan.note);
+    }
+  } catch (error) {
+    await io.approvals.release(plan.identity);
+    throw error;
+  }
+  await io.recordDecision(plan.decision);
+  await io.approvals.drop(plan.identity);
+  await io.refreshFindingComment(target);
+  if (target.commentId !== undefined) await io.setThreadResolved(target.commentId, true);
+  if (plan.alert) await io.syncCodeScanningAlert(plan.decision);
+  const verdict = await io.recomputeCheck();
+  io.log.info(
+    {
+      finding: plan.identity.id,
+      status: plan.resolution.resolutionStatus,
+      requestedBy: plan.request.requestedBy,
+    },
+    "dismissal approved",
+  );
+  await io.answer(`${plan.summary}${checkSentence(verdict)}`);
+  return "changed";
+}

@@ -1,0 +1,273 @@
+/**
+ * Two-person dismissals end to end (issue 12, point 1): real webhooks through the app, the sandbox over
+ * HTTP and the GitHub stand-in. With `triage.approval` set, a writer's `/fp` on a HIGH finding changes
+ * nothing on the service; a maintainer's `/approve` changes it once and the check recomputes; the
+ * requester cannot approve; `/reject` drops the request; requests survive pushes; a severity raise
+ * invalidates them.
+ */
+import { ProbotOctokit } from "probot";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startHarness, type Harness } from "../../dev/harness/harness.js";
+import { writeConversationComment, writeReviewReply } from "../../dev/harness/triage.js";
+import { jobId, pullKey } from "../../src/queue/names.js";
+import { readApprovals } from "../../src/triage/approvals.js";
+import { readDecisions } from "../../src/triage/decisions.js";
+import { findingLabel } from "../../src/scanner/labels.js";
+import {
+  TRIAGE_SCENARIO,
+  checkOf,
+  conversationAnswers,
+  nextAnswer,
+  openReportedPull,
+  pushAndReport,
+  threadAnswers,
+  type ReportedPull,
+} from "./helpers.js";
+
+const SQLI = "SQL injection in user lookup";
+const SECRET = "Session secret hard-coded";
+const RATE = "Missing rate limit on login";
+const WRITER = "octo-writer";
+const WRITER2 = "octo-writer-two";
+const MAINTAINER = "octo-maintainer";
+const APPROVAL = "triage:\n  approval:\n    minSeverity: high\n    approvers: maintain";
+const PATCH_RESOLUTION = "PATCH /projects/:projectId/findings/:findingId/resolution";
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness({
+    sandbox: { scenario: TRIAGE_SCENARIO, scanDurationMs: 1_000, retryAfterSeconds: 1 },
+    settings: { publicUrl: "https://scanner.example" },
+    boot: {
+      Octokit: ProbotOctokit.defaults((o: Record<string, unknown>) => ({
+        ...o,
+        throttle: { ...(o.throttle as object), enabled: false },
+      })) as typeof ProbotOctokit,
+    },
+  });
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+let nextPull = 400;
+async function pull(config = APPROVAL): Promise<ReportedPull> {
+  nextPull += 1;
+  return openReportedPull(
+    h,
+    nextPull,
+    { [WRITER]: "write", [WRITER2]: "write", [MAINTAINER]: "maintain" },
+    config,
+  );
+}
+
+/** Every resolution PATCH the sandbox answered so far (all findings, all statuses). */
+function patches(): number {
+  return Object.values(h.sandbox.state.stats.requests[PATCH_RESOLUTION] ?? {}).reduce((a, b) => a + b, 0);
+}
+
+async function reply(pr: ReportedPull, title: string, body: string, login = WRITER) {
+  const parentId = pr.comments.get(pr.byTitle.get(title)!)!;
+  const before = threadAnswers(h, pr, parentId).length;
+  const payload = writeReviewReply(h, { ...pr, parentId, login, body });
+  const sent = await h.send("pull_request_review_comment", payload);
+  expect(sent.status).toBe(200);
+  const answer = await nextAnswer(h, () => threadAnswers(h, pr, parentId), before, `answer to ${body}`);
+  // the answer is posted before the job's last steps end: wait for the job itself
+  await waitJob(sent.id);
+  return { answer: answer.body, payload, id: sent.id };
+}
+
+async function say(pr: ReportedPull, body: string, login = WRITER) {
+  const before = conversationAnswers(h, pr).length;
+  const payload = writeConversationComment(h, { ...pr, login, body });
+  const sent = await h.send("issue_comment", payload);
+  expect(sent.status).toBe(200);
+  const answer = await nextAnswer(h, () => conversationAnswers(h, pr), before, `answer to ${body}`);
+  await waitJob(sent.id);
+  return { answer: answer.body, payload };
+}
+
+async function waitJob(deliveryId: string): Promise<unknown> {
+  return h.waitFor(
+    async () => {
+      const job = await h.booted.rt.queues.events.getJob(jobId("cmd", deliveryId));
+      if (!job || !(await job.isCompleted())) return undefined;
+      return { value: (await h.booted.rt.queues.events.getJob(jobId("cmd", deliveryId)))?.returnvalue };
+    },
+    20_000,
+    `command job ${deliveryId}`,
+  );
+}
+
+const finding = (pr: ReportedPull, title: string) => h.sandbox.state.findings.get(pr.byTitle.get(title)!)!;
+function commentOf(pr: ReportedPull, title: string) {
+  const id = pr.comments.get(pr.byTitle.get(title)!)!;
+  return h.github.state.reviewComments(pr.owner, pr.repo).find((c) => c.id === id)!;
+}
+function threadOf(pr: ReportedPull, title: string) {
+  const rootId = pr.comments.get(pr.byTitle.get(title)!)!;
+  return h.github.state.threads(pr.owner, pr.repo, pr.pullNumber).find((t) => t.rootCommentId === rootId)!;
+}
+const checkRuns = (pr: ReportedPull) =>
+  h.github.state.checkRuns(pr.owner, pr.repo).filter((c) => c.headSha === pr.headSha);
+const requests = (pr: ReportedPull) => readApprovals(h.booted.rt, pullKey(pr.owner, pr.repo, pr.pullNumber));
+
+describe("two-person dismissals (triage.approval)", () => {
+  it("a writer's /fp on a HIGH finding changes nothing; the requester cannot approve; a maintainer's /approve sets it once and the check recomputes", async () => {
+    const pr = await pull();
+    expect(checkOf(h, pr).conclusion).toBe("failure");
+    const runsBefore = checkRuns(pr).length;
+    const patchesBefore = patches();
+
+    const fp = await reply(pr, SECRET, "/fp not_reachable");
+    // no PATCH, the finding is as it was, the check run is untouched
+    expect(patches()).toBe(patchesBefore);
+    expect(finding(pr, SECRET).resolutionStatus).toBe("NOT_STARTED");
+    expect(finding(pr, SECRET).notes).toEqual([]);
+    expect(checkRuns(pr)).toHaveLength(runsBefore);
+    expect(checkOf(h, pr).conclusion).toBe("failure");
+    // the answer says approval is requested, and from whom
+    expect(fp.answer).toContain("**Approval requested**");
+    expect(fp.answer).toContain("`maintain` role or above");
+    expect(fp.answer).toContain("Nothing was changed on the scanning service");
+    expect(fp.answer).not.toContain("is now");
+    // the finding's comment shows the pending request
+    expect(commentOf(pr, SECRET).body).toContain("Dismissal awaiting approval");
+    expect(commentOf(pr, SECRET).body).toContain(`@${WRITER}`);
+    expect(threadOf(pr, SECRET).isResolved).toBe(false);
+    expect(await requests(pr)).toMatchObject([
+      { findingId: pr.byTitle.get(SECRET), resolutionStatus: "FALSE_POSITIVE", reason: "not_reachable" },
+    ]);
+
+    // the requester cannot approve their own request (even with the right role it would be refused)
+    const self = await reply(pr, SECRET, "/approve", WRITER);
+    expect(self.answer).toContain("you cannot approve it too");
+    expect(patches()).toBe(patchesBefore);
+    // a second writer is below `approvers`
+    const low = await reply(pr, SECRET, "/approve", WRITER2);
+    expect(low.answer).toContain("needs the `maintain` role or above");
+    expect(patches()).toBe(patchesBefore);
+    expect(finding(pr, SECRET).resolutionStatus).toBe("NOT_STARTED");
+
+    // a maintainer approves: exactly one PATCH with the requested status and reason, a note naming both
+    const ok = await reply(pr, SECRET, "/approve", MAINTAINER);
+    expect(patches()).toBe(patchesBefore + 1);
+    const f = finding(pr, SECRET);
+    expect(f.resolutionStatus).toBe("FALSE_POSITIVE");
+    const notes = f.notes.map((n) => n.body);
+    expect(notes.some((n) => n.includes("not_reachable"))).toBe(true);
+    const both = notes.find((n) => n.includes(`@${MAINTAINER}`));
+    expect(both).toContain(`requested by GitHub user @${WRITER}`);
+    expect(both).toContain(`approved by GitHub user @${MAINTAINER}`);
+    expect(ok.answer).toContain("is now **False positive**");
+    expect(ok.answer).toContain(`approved by \`@${MAINTAINER}\``);
+    // the check recomputes: SQLI (CRITICAL) still blocks, SECRET is ruled out
+    expect(ok.answer).toContain("3 findings: 2 open (1 blocking), 1 ruled out");
+    expect(checkRuns(pr).length).toBeGreaterThan(runsBefore);
+    expect(checkOf(h, pr).output.summary).toContain("1 ruled out");
+    expect(commentOf(pr, SECRET).body).toContain("**Decision:** False positive");
+    expect(commentOf(pr, SECRET).body).toContain(`approved by \`@${MAINTAINER}\``);
+    expect(commentOf(pr, SECRET).body).not.toContain("Dismissal awaiting approval");
+    expect(threadOf(pr, SECRET).isResolved).toBe(true);
+    expect(await requests(pr)).toEqual([]);
+    const decision = (await readDecisions(h.booted.rt, pullKey(pr.owner, pr.repo, pr.pullNumber))).find(
+      (d) => d.findingId === f.id,
+    );
+    expect(decision).toMatchObject({
+      by: WRITER,
+      approvedBy: MAINTAINER,
+      resolutionStatus: "FALSE_POSITIVE",
+    });
+
+    // the same approval comment delivered again (a new delivery id): no second PATCH
+    const again = await h.send("pull_request_review_comment", ok.payload);
+    expect(await waitJob(again.id)).toEqual({ value: "duplicate" });
+    // and a second maintainer approval now finds nothing to approve
+    const late = await reply(pr, SECRET, "/approve", MAINTAINER);
+    expect(late.answer).toContain("is awaiting approval, so there is nothing to approve");
+    expect(patches()).toBe(patchesBefore + 1);
+  });
+
+  it("below minSeverity, or by an approver, a dismissal goes through at once", async () => {
+    const pr = await pull();
+    const before = patches();
+    const medium = await reply(pr, RATE, "/wontfix risk_accepted");
+    expect(medium.answer).toContain("is now **Won't fix**");
+    expect(finding(pr, RATE).resolutionStatus).toBe("WONT_FIX");
+    const direct = await reply(pr, SQLI, "/fp not_reachable", MAINTAINER);
+    expect(direct.answer).toContain("is now **False positive**");
+    expect(finding(pr, SQLI).resolutionStatus).toBe("FALSE_POSITIVE");
+    expect(patches()).toBe(before + 2);
+    expect(await requests(pr)).toEqual([]);
+  });
+
+  it("/reject (or /diffward reject <label>) drops the request: by its requester or an approver, not by another writer", async () => {
+    const pr = await pull();
+    const label = findingLabel(pr.byTitle.get(SQLI)!, "SC");
+    const before = patches();
+    const held = await say(pr, `/diffward wontfix ${label} the input is a constant in production`);
+    expect(held.answer).toContain("**Approval requested**");
+    expect(held.answer).toContain(`/diffward approve ${label}`);
+    expect(commentOf(pr, SQLI).body).toContain("Dismissal awaiting approval");
+
+    const other = await say(pr, `/diffward reject ${label}`, WRITER2);
+    expect(other.answer).toContain(`Only \`@${WRITER}\` (who asked) or a user with the \`maintain\` role`);
+    expect(await requests(pr)).toHaveLength(1);
+
+    const rejected = await reply(pr, SQLI, "/reject", MAINTAINER);
+    expect(rejected.answer).toContain("Rejected");
+    expect(await requests(pr)).toEqual([]);
+    expect(commentOf(pr, SQLI).body).not.toContain("Dismissal awaiting approval");
+    const none = await say(pr, `/diffward approve ${label}`, MAINTAINER);
+    expect(none.answer).toContain("nothing to approve");
+    expect(finding(pr, SQLI).resolutionStatus).toBe("NOT_STARTED");
+
+    // the requester may withdraw their own request
+    await reply(pr, SQLI, "/duplicate");
+    expect(await requests(pr)).toHaveLength(1);
+    const withdrawn = await reply(pr, SQLI, "/reject", WRITER);
+    expect(withdrawn.answer).toContain("Withdrawn");
+    expect(await requests(pr)).toEqual([]);
+    expect(patches()).toBe(before);
+    expect(finding(pr, SQLI).resolutionStatus).toBe("NOT_STARTED");
+  });
+
+  it("a request survives a push and is approved on the new scan's finding; a note request keeps its text", async () => {
+    const pr = await pull();
+    await reply(pr, SECRET, "/fp the secret is read from the vault in production");
+    const before = patches();
+    const pushed = await pushAndReport(h, pr);
+    const moved = pushed.byTitle.get(SECRET)!;
+    expect(moved.id).not.toBe(pr.byTitle.get(SECRET));
+    expect(await requests(pr)).toMatchObject([{ findingId: moved.id, requestedBy: WRITER }]);
+    expect(moved.resolutionStatus).toBe("NOT_STARTED");
+
+    const ok = await say(
+      pr,
+      `/diffward approve ${findingLabel(moved.id, "SC")} checked the vault config`,
+      MAINTAINER,
+    );
+    expect(ok.answer).toContain("is now **False positive**");
+    expect(patches()).toBe(before + 1);
+    const f = h.sandbox.state.findings.get(moved.id)!;
+    expect(f.resolutionStatus).toBe("FALSE_POSITIVE");
+    // the requester's text goes as the resolution's note, with the approver's words and both people named
+    const note = f.notes.map((n) => n.body).find((n) => n.includes("vault in production"));
+    expect(note).toContain("checked the vault config");
+    expect(note).toContain(`requested by GitHub user @${WRITER} and approved by GitHub user @${MAINTAINER}`);
+  });
+
+  it("a severity raise above the request invalidates it: /approve then drops it and changes nothing", async () => {
+    const pr = await pull();
+    await reply(pr, SECRET, "/mitigate");
+    expect(await requests(pr)).toHaveLength(1);
+    await reply(pr, SECRET, "/severity critical", MAINTAINER);
+    const before = patches();
+    const ok = await reply(pr, SECRET, "/approve", MAINTAINER);
+    expect(ok.answer).toContain("no longer holds and was dropped");
+    expect(patches()).toBe(before);
+    expect(finding(pr, SECRET).resolutionStatus).toBe("NOT_STARTED");
+    expect(await requests(pr)).toEqual([]);
+  });
+});
