@@ -58,14 +58,15 @@ export const DIFFWARD_COMMENT_PREFIX = "diffward:";
 /**
  * What to do with an alert when a resolution was set from the pull request (pure):
  * - a closing resolution dismisses an `open` alert with {@link dismissalReasonFor} and a comment naming
- *   the resolution, its reason and who set it (no `@`: the login is written as text);
+ *   the resolution, its reason and who set it, and who approved it for a two-person dismissal (issue 12;
+ *   no `@`: logins are written as text);
  * - `NOT_STARTED` (`/reopen`) reopens a `dismissed` alert;
  * - anything else (`IN_PROGRESS`, an alert already in the target state, a `fixed` alert) changes nothing,
  *   so a repeated command dismisses the alert once.
  */
 export function planAlertUpdate(
   alert: Pick<CodeScanningAlert, "state">,
-  decision: { resolutionStatus: string; reason?: string; by: string },
+  decision: { resolutionStatus: string; reason?: string; by: string; approvedBy?: string },
 ):
   | { kind: "dismiss"; reason: AlertDismissedReason; comment: string }
   | { kind: "reopen" }
@@ -79,11 +80,12 @@ export function planAlertUpdate(
   if (!reason) return { kind: "none", why: `${decision.resolutionStatus} keeps the alert open` };
   if (alert.state !== "open") return { kind: "none", why: `alert is ${alert.state}` };
   const code = decision.reason ? ` (${decision.reason})` : "";
-  const by = decision.by.replace(/[^A-Za-z0-9_[\]-]/g, "");
+  const login = (l: string) => l.replace(/[^A-Za-z0-9_[\]-]/g, "");
+  const approved = decision.approvedBy ? `, approved by GitHub user ${login(decision.approvedBy)}` : "";
   return {
     kind: "dismiss",
     reason,
-    comment: `${DIFFWARD_COMMENT_PREFIX} resolution ${decision.resolutionStatus}${code} set from the pull request by GitHub user ${by}.`,
+    comment: `${DIFFWARD_COMMENT_PREFIX} resolution ${decision.resolutionStatus}${code} set from the pull request by GitHub user ${login(decision.by)}${approved}.`,
   };
 }
 

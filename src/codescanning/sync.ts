@@ -38,7 +38,7 @@ export function alertNamesFinding(alert: Pick<CodeScanningAlert, "messageText">,
 export async function syncAlertWithResolution(
   octokit: InstallationOctokit,
   pull: PullRef,
-  decision: { findingId: string; resolutionStatus: string; reason?: string; by: string },
+  decision: { findingId: string; resolutionStatus: string; reason?: string; by: string; approvedBy?: string },
   log: Logger,
 ): Promise<AlertSyncOutcome> {
   try {

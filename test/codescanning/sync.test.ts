@@ -278,4 +278,80 @@ describe("code scanning: triage kept in step", () => {
     expect(patches()).toHaveLength(2);
     expect(h.github.violations()).toEqual([]);
   });
+
+  it("with triage.approval, a held /fp leaves the alert open; the approval dismisses it, once, with no echo", async () => {
+    const MAINTAINER = "octo-maintainer";
+    const approvalConfig =
+      privateConfig() + "\ntriage:\n  approval:\n    minSeverity: high\n    approvers: maintain\n";
+    n += 1;
+    const head = sha(0x5c00 + n);
+    const opened = await openPull(h, {
+      head,
+      repo: `cs-${n}`,
+      private: true,
+      config: approvalConfig,
+      permissions: { [WRITER]: "write", [MAINTAINER]: "maintain" },
+    });
+    await completedRun(h, opened.owner, opened.repo, head);
+    const byTitle = new Map<string, string>();
+    for (const f of h.sandbox.state.findings.values()) if (f.commitHash === head) byTitle.set(f.title, f.id);
+    const pr = { ...opened, head, byTitle } as unknown as Pull;
+    const review = h.github.state
+      .reviewComments(pr.owner, pr.repo, pr.number)
+      .find((c) => c.inReplyToId === null && c.body.includes(pr.byTitle.get(SECRET)!))!;
+    const answers = () =>
+      h.github.state
+        .reviewComments(pr.owner, pr.repo, pr.number)
+        .filter((c) => c.inReplyToId === review.id && c.user.type === "Bot");
+    const alertPatches = () =>
+      h.github.requests.filter(
+        (r) =>
+          r.method === "PATCH" &&
+          r.route?.includes("code-scanning/alerts") &&
+          r.path.startsWith(`/repos/${pr.owner}/${pr.repo}/`),
+      );
+    const say = async (login: string, body: string, count: number) => {
+      const p = writeReviewReply(h, {
+        owner: pr.owner,
+        repo: pr.repo,
+        pullNumber: pr.number,
+        parentId: review.id,
+        login,
+        body,
+      });
+      expect((await h.send("pull_request_review_comment", p)).status).toBe(200);
+      return nextAnswer(h, answers, count, `answer to ${body}`);
+    };
+
+    const held = await say(WRITER, "/fp not_reachable", 0);
+    expect(held.body).toContain("**Approval requested**");
+    expect(alertOf(pr, SECRET).state).toBe("open");
+    expect(alertPatches()).toHaveLength(0);
+
+    await say(MAINTAINER, "/approve", 1);
+    expect(finding(pr, SECRET).resolutionStatus).toBe("FALSE_POSITIVE");
+    const alert = alertOf(pr, SECRET);
+    expect(alert.state).toBe("dismissed");
+    expect(alert.dismissedReason).toBe("false positive");
+    expect(alert.dismissedComment).toBe(
+      `diffward: resolution FALSE_POSITIVE (not_reachable) set from the pull request by GitHub user ${WRITER}, approved by GitHub user ${MAINTAINER}.`,
+    );
+    expect(alerts(pr).filter((a) => a.state === "dismissed")).toEqual([alert]);
+    expect(alertPatches()).toHaveLength(1);
+
+    // GitHub's echo of that dismissal changes nothing on the service
+    const notesBefore = finding(pr, SECRET).notes.length;
+    const echo = alertPayload(h, {
+      owner: pr.owner,
+      repo: pr.repo,
+      alertNumber: alert.number,
+      action: "closed_by_user",
+      login: MAINTAINER,
+    });
+    expect(echo.alert.dismissed_comment).toBe(alert.dismissedComment);
+    expect(await deliver(echo)).toBe("ignored");
+    expect(finding(pr, SECRET).notes).toHaveLength(notesBefore);
+    expect(alertPatches()).toHaveLength(1);
+    expect(h.github.violations()).toEqual([]);
+  });
 });
