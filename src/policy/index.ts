@@ -8,3 +8,4 @@ export * from "./preflight.js";
 export * from "./credits.js";
 export * from "./token-health.js";
 export * from "./command-floor.js";
+export * from "./credit-cap.js";

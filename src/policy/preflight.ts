@@ -2,7 +2,6 @@ import { inlineCode, neutralize } from "../render/escape.js";
 import { bullets, sections } from "../render/markdown.js";
 import { presetsOf } from "../tenants/presets.js";
 import type { ScannerTenant } from "../tenants/index.js";
-import { monthWindow, repositoryMonthSpend } from "./credits.js";
 
 /** A check-run output diffward writes itself. */
 export interface Verdict {
@@ -20,8 +19,6 @@ export interface PreflightInput {
   auditAreaKeys?: readonly string[];
   /** the branch whose map names the current audit areas (the default branch) */
   defaultBranch: string;
-  /** `creditCap.monthly`, in credits */
-  monthlyCap?: number;
 }
 
 /** Passed checks carry what the launch needs to know. */
@@ -34,15 +31,14 @@ export type PreflightResult =
  * - the preset ref exists in `GET …/scan-presets`, and `creditBudget` is at least its `minCredits`
  *   when that is above 0 (spec "Limits") → else `failure` listing the valid presets;
  * - every `auditAreas` key is named by the default branch's current map (launch rule 2 refuses the
- *   others: keys are never silently dropped) → else `failure` naming the key and the current keys;
- * - this month's spend on the repository (ledger, UTC month) is below `creditCap.monthly` → else
- *   `action_required` naming the cap and when it resets.
+ *   others: keys are never silently dropped) → else `failure` naming the key and the current keys.
+ * `creditCap.monthly` is not checked here: the launch job reserves the scan's budget atomically in the cap
+ * ledger (`src/queue/cap-ledger.ts`, refusal text from `capRefusal` in `credit-cap.ts`) right before its POST.
  * Service errors propagate (the job retries them).
  */
 export async function preflight(
   tenant: ScannerTenant,
   input: PreflightInput,
-  now = Date.now(),
 ): Promise<PreflightResult> {
   const presets = await presetsOf(tenant);
   const preset = presets.find((p) => p.ref === input.presetRef);
@@ -92,22 +88,6 @@ export async function preflight(
           current.length > 0
             ? `**What next:** use current keys in \`.github/diffward.yml\`:\n\n${bullets(current.map(inlineCode))}`
             : "**What next:** the repository has no current audit areas: remove `auditAreas` to scan the whole change.",
-        ),
-      };
-    }
-  }
-  if (input.monthlyCap !== undefined) {
-    const spent = await repositoryMonthSpend(tenant, input.repositoryId, now);
-    const wanted = input.creditBudget ?? 0;
-    if (spent >= input.monthlyCap || spent + wanted > input.monthlyCap) {
-      const resets = new Date(monthWindow(now).next).toISOString().slice(0, 10);
-      return {
-        ok: false,
-        conclusion: "action_required",
-        title: `Monthly credit cap reached (${spent} of ${input.monthlyCap} credits)`,
-        summary: sections(
-          `**What happened:** scans of this repository spent ${spent} credits this month (UTC), and \`creditCap.monthly\` is ${input.monthlyCap}${wanted ? `; this scan's budget of ${wanted} would pass it` : ""}. No scan was launched and no credits were reserved.`,
-          `**What next:** the cap resets on ${resets} (UTC). An admin can raise \`creditCap.monthly\` in \`.github/diffward.yml\`, then re-run this check.`,
         ),
       };
     }

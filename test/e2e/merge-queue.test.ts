@@ -242,7 +242,7 @@ describe("merge queue: the diffward check on merge groups", () => {
 
   it("spend: a group scan counts in the repository's month spend, and creditCap.monthly refuses the next group before any credit is reserved", async () => {
     h.sandbox.state.addRepository({ id: "repo_mq_cap", readiness: "ready" });
-    const config = demoConfig("mergeQueue: scan\ncreditCap:\n  monthly: 1").replace(
+    const config = demoConfig("mergeQueue: scan\ncreditCap:\n  monthly: 10").replace(
       "repo_demo",
       "repo_mq_cap",
     );

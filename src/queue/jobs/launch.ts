@@ -1,4 +1,4 @@
-import { DelayedError, type Job } from "bullmq";
+import { DelayedError, UnrecoverableError, type Job } from "bullmq";
 import { addFair } from "../fairness.js";
 import { updateCheck } from "../../github/writes.js";
 import { renderLaunchError } from "../../render/check-run.js";
@@ -6,6 +6,8 @@ import type { ScanListItem } from "../../scanner/schemas.js";
 import type { ScannerTenant } from "../../tenants/index.js";
 import { classifyLaunchError, initializingDelay } from "../launch-errors.js";
 import { preflight } from "../../policy/preflight.js";
+import { capRefusal, readMonthSeed, readSettledSpends } from "../../policy/credit-cap.js";
+import { capLedgerOf } from "../cap-ledger.js";
 import { JOB, jobId } from "../names.js";
 import { presetsOf } from "../../tenants/presets.js";
 import type { Runtime } from "../runtime.js";
@@ -75,10 +77,12 @@ async function launchLocked(
   // launch), and the installation was not removed meanwhile (issue 10 items 4 and 5): otherwise nothing is spent.
   if (!(await launchWanted(rt, d))) {
     log.info("launch no longer wanted (newer head, closed, destroyed or replaced): nothing spent");
+    await releaseCap(rt, job);
     return "superseded";
   }
   if (await rt.state.isInstallationRemoved(d.installationId)) {
     log.info("installation removed while the launch waited: nothing spent");
+    await releaseCap(rt, job);
     return "superseded";
   }
   const tenant = await rt.scanner.forAccount(d.accountLogin);
@@ -99,6 +103,13 @@ async function launchLocked(
     if (found) {
       log.warn({ scanId: found.id }, "earlier launch attempt had reached the service: following its scan");
       await rt.state.recordLaunch(d.launchKey, { scanId: found.id, projectId: tenant.projectId });
+      if (job.data.capHold)
+        await capLedgerOf(rt.redis, rt.state.prefix).bind(
+          job.data.capHold.key,
+          capHoldId(job),
+          found.id,
+          job.data.capHold.credits,
+        );
       await afterLaunch(rt, d, tenant, found.id, undefined);
       return "found-existing";
     }
@@ -113,9 +124,7 @@ async function launchLocked(
       ...(d.creditBudget !== undefined ? { creditBudget: d.creditBudget } : {}),
       ...(d.auditAreaKeys ? { auditAreaKeys: d.auditAreaKeys } : {}),
       defaultBranch: d.defaultBranch,
-      ...(d.config.creditCap.monthly !== undefined ? { monthlyCap: d.config.creditCap.monthly } : {}),
     },
-    rt.now(),
   );
   if (!pre.ok) {
     await applyWrites(rt, d.installationId, [
@@ -125,7 +134,26 @@ async function launchLocked(
       }),
     ]);
     log.info({ title: pre.title }, "launch refused before reserving credits");
+    await releaseCap(rt, job);
     return "concluded";
+  }
+
+  // `creditCap.monthly`: the launch's maximum spend is reserved atomically before the POST (issue 10 item 7).
+  let creditBudget = d.creditBudget;
+  const cap = d.config.creditCap.monthly;
+  if (cap !== undefined) {
+    const held = await reserveUnderCap(rt, job, tenant, cap, pre.minCredits ?? 0);
+    if (!held.ok) {
+      await applyWrites(rt, d.installationId, [
+        updateCheck(d, d.checkRunId, {
+          conclusion: held.verdict.conclusion,
+          output: { title: held.verdict.title, summary: held.verdict.summary },
+        }),
+      ]);
+      log.info({ cap, title: held.verdict.title }, "launch refused by creditCap.monthly: nothing reserved");
+      return "concluded";
+    }
+    creditBudget = held.credits;
   }
 
   await rt.state.markLaunchAttempt(d.launchKey, rt.now());
@@ -138,13 +166,20 @@ async function launchLocked(
       branch: d.headRef,
       ...(d.commitMessage ? { commitMessage: d.commitMessage.slice(0, 1000) } : {}),
       ...(d.auditAreaKeys?.length ? { auditAreaKeys: d.auditAreaKeys } : {}),
-      ...(d.creditBudget !== undefined ? { creditBudget: d.creditBudget } : {}),
+      ...(creditBudget !== undefined ? { creditBudget } : {}),
     });
     await rt.state.recordLaunch(d.launchKey, {
       scanId: res.scanId,
       projectId: tenant.projectId,
       creditBudget: res.creditBudget,
     });
+    if (job.data.capHold)
+      await capLedgerOf(rt.redis, rt.state.prefix).bind(
+        job.data.capHold.key,
+        capHoldId(job),
+        res.scanId,
+        res.creditBudget,
+      );
     log.info({ scanId: res.scanId, creditBudget: res.creditBudget }, "scan launched");
     await afterLaunch(rt, d, tenant, res.scanId, res.creditBudget);
     return "launched";
@@ -174,7 +209,8 @@ async function launchLocked(
       case "retry":
         throw error;
       case "wait":
-        if (plan.next.data) await job.updateData({ ...d, ...plan.next.data });
+        // job.data, not d: it carries the cap reservation made by this run
+        if (plan.next.data) await job.updateData({ ...job.data, ...plan.next.data });
         if (plan.next.data?.wholeRepository)
           log.info("preset refuses baseCommit: relaunching as a whole-repository scan");
         else
@@ -184,12 +220,92 @@ async function launchLocked(
           );
         throw new WaitSignal(plan.next.delayMs);
       case "concluded":
+        // A definite refusal created no scan (an unknown outcome retries, never concludes): the reservation
+        // goes back. A wait or a retry keeps it; the next run finds it again (idempotent per launch job).
+        await releaseCap(rt, job);
         log.warn(
           { code: action.kind === "conclude" ? action.code : action.kind },
           "launch refused by the service",
         );
         return "concluded";
     }
+  }
+}
+
+/** The cap ledger's name of this launch's reservation: one per launch job (a retry is the same job). */
+function capHoldId(job: Job<LaunchJobData>): string {
+  return `${job.data.launchKey}@${job.id ?? ""}`;
+}
+
+/** Gives back this launch job's cap reservation, if it made one (nothing was launched). */
+async function releaseCap(rt: Runtime, job: Job<LaunchJobData>): Promise<void> {
+  const hold = job.data.capHold;
+  if (hold) await capLedgerOf(rt.redis, rt.state.prefix).release(hold.key, capHoldId(job));
+}
+
+/**
+ * Reserves this launch's maximum spend under `creditCap.monthly` (issue 10 item 7), atomically, in the cap
+ * ledger of the service repository and UTC month (`src/queue/cap-ledger.ts`):
+ * - the amount is the launch's `creditBudget`; without one, what is left of the cap (at least the preset's
+ *   `minCredits`, at least 1), which the launch then sends as its `creditBudget`, so the service's
+ *   recommended budget can never pass the cap;
+ * - a ledger with no data for the month (first use, Redis flushed) is first seeded from the service
+ *   ({@link readMonthSeed});
+ * - when the cap would be passed, scans counted at their budget whose settlement is in the usage ledger are
+ *   settled first (a cancelled or finished scan gives back what it did not spend), then the reservation is
+ *   tried once more;
+ * - the reservation is remembered in the job's data, so a retried job (same job id) finds the same one.
+ * @returns the credits reserved, or the `action_required` output of the refusal.
+ * @throws the service's errors while seeding or settling (the job retries them).
+ */
+async function reserveUnderCap(
+  rt: Runtime,
+  job: Job<LaunchJobData>,
+  tenant: ScannerTenant,
+  cap: number,
+  minCredits: number,
+): Promise<{ ok: true; credits: number } | { ok: false; verdict: ReturnType<typeof capRefusal> }> {
+  const d = job.data;
+  const ledger = capLedgerOf(rt.redis, rt.state.prefix);
+  const now = rt.now();
+  const key = d.capHold?.key ?? ledger.keyOf({ projectId: tenant.projectId, repositoryId: d.repositoryId }, now);
+  const min = Math.max(1, minCredits);
+  const id = capHoldId(job);
+  const reserve = () => ledger.reserve(key, id, cap, d.creditBudget, min, now);
+  let res = await reserve();
+  if (res.kind === "unseeded") {
+    await ledger.seed(key, await readMonthSeed(tenant, d.repositoryId, now));
+    res = await reserve();
+  }
+  if (res.kind === "refused") {
+    const { unsettled } = await ledger.snapshot(key);
+    const spends = await readSettledSpends(tenant, unsettled, now);
+    for (const [scanId, spent] of spends) await ledger.settle(scanId, spent, key);
+    if (spends.size > 0) res = await reserve();
+  }
+  switch (res.kind) {
+    case "unseeded":
+      throw new Error("the cap ledger lost its month's data while reserving: the launch retries");
+    case "refused": {
+      const snap = await ledger.snapshot(key);
+      return {
+        ok: false,
+        verdict: capRefusal({
+          cap,
+          counted: res.counted,
+          held: snap.inFlight + snap.reserved,
+          wanted: d.creditBudget ?? min,
+          now,
+        }),
+      };
+    }
+    case "bound":
+      // This launch job already became a scan, though its launch record is gone: never pay twice.
+      throw new UnrecoverableError("this launch job already launched a scan under creditCap.monthly");
+    case "reserved":
+      if (d.capHold?.key !== key || d.capHold.credits !== res.amount)
+        await job.updateData({ ...job.data, capHold: { key, credits: res.amount } });
+      return { ok: true, credits: res.amount };
   }
 }
 

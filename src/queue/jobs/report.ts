@@ -18,6 +18,7 @@ import { applyPullDecisions } from "../../triage/decisions.js";
 import { collectReportExtras } from "../../report/extras.js";
 import type { ReportState } from "../../report/state.js";
 import { enqueueSettle } from "./settle.js";
+import { capLedgerOf } from "../cap-ledger.js";
 import { closingCoverage, syncNotReported } from "../../report/not-reported.js";
 import { applyCodeScanningUpload, planCodeScanningUpload } from "../../codescanning/upload.js";
 import { pullKey } from "../names.js";
@@ -246,6 +247,8 @@ export async function reportScan(
     log,
   );
   if (extras.credits && !extras.credits.settled) await enqueueSettle(rt, d, 0);
+  else if (extras.credits?.spent !== undefined)
+    await capLedgerOf(rt.redis, rt.state.prefix).settle(d.scanId, extras.credits.spent); // creditCap.monthly
   await rt.state.finishScan(d.installationId, d.scanId);
   log.info(
     {

@@ -6,6 +6,7 @@ import type { Runtime } from "../runtime.js";
 import { recomputeCheck } from "../../triage/check.js";
 import { readScanSpend } from "../../policy/credits.js";
 import { decideCoverage, syncNotReported } from "../../report/not-reported.js";
+import { capLedgerOf } from "../cap-ledger.js";
 
 /** A scan whose spend was not settled in the ledger when it was reported (job `settle`). */
 export interface SettleJobData {
@@ -73,6 +74,8 @@ export async function processSettle(
     if (d.tries + 1 < SETTLE_MAX_TRIES) await enqueueSettle(rt, d, d.tries + 1);
     return "pending";
   }
+  // creditCap.monthly: the scan now counts what it spent, no longer its budget (issue 10 item 7).
+  await capLedgerOf(rt.redis, rt.state.prefix).settle(d.scanId, spend.spent);
   const reserved = report.extras?.credits?.reserved ?? report.creditBudget;
   const ranShort = reserved !== undefined ? spend.spent >= reserved : undefined;
   const { closeWhenSettled, ...rest } = report;

@@ -90,6 +90,11 @@ export interface LaunchJobData extends RepoContext {
   launchKey: string;
   explicit: boolean;
   config: RepoConfig;
+  /**
+   * The reservation this launch job holds under `creditCap.monthly` (set by the job itself before its POST):
+   * the cap ledger's hash (`src/queue/cap-ledger.ts`) and the credits reserved, sent as `creditBudget`.
+   */
+  capHold?: { key: string; credits: number };
   /** ms since epoch of the first attempt answered `repository_initializing` */
   initializingSince?: number;
   /** how many launches were answered `repository_initializing` so far */

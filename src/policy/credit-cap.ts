@@ -1,0 +1,120 @@
+import { sections } from "../render/markdown.js";
+import type { ScannerTenant } from "../tenants/index.js";
+import { monthWindow, spendOf } from "./credits.js";
+import type { Verdict } from "./preflight.js";
+
+/** What `creditCap.monthly` caps: one service repository of one project (`.github/diffward.yml` `repositoryId`). */
+export interface CapScope {
+  projectId: string;
+  repositoryId: string;
+}
+
+/** The UTC month of `now` (ms), `YYYY-MM`: the cap's period (README "creditCap.monthly"). Pure. */
+export function capMonth(now: number): string {
+  return new Date(monthWindow(now).start).toISOString().slice(0, 7);
+}
+
+/** One scan's count in a month's seed, in credits. */
+export interface MonthSeedEntry {
+  scanId: string;
+  /** the settled spend (deductions less refunds) when `settled`, else the scan's credit budget */
+  credits: number;
+  settled: boolean;
+}
+
+const TERMINAL = new Set(["COMPLETED", "FAILED", "CANCELLED"]);
+
+/**
+ * Reads what a repository's scans of the current UTC month count against the cap, from the service, for a
+ * cap ledger that has none (first use, or Redis lost its data): the repository's scans are found in the scan
+ * list (newest first, stopping at the month's start), their spend in the usage ledger (`GET …/billing/usage`
+ * from the month's start, at most 1,000 events: spec "billing/usage"). A scan with no `SCAN_DEDUCTION` yet
+ * (running, or its settlement not in) counts its `creditBudget` (`GET …/scans/{scanId}`), the most it can
+ * spend (spec "Launch rules": "the scan never spends more than its budget").
+ * @throws the service client's errors (the launch job retries them).
+ */
+export async function readMonthSeed(
+  tenant: ScannerTenant,
+  repositoryId: string,
+  now: number,
+): Promise<MonthSeedEntry[]> {
+  const { start } = monthWindow(now);
+  const scans: Array<{ id: string; terminal: boolean }> = [];
+  for await (const scan of tenant.client.iterateScans(tenant.projectId, { limit: 100 })) {
+    if (Date.parse(scan.createdAt) < start) break;
+    if (scan.repositoryId === repositoryId) scans.push({ id: scan.id, terminal: TERMINAL.has(scan.status) });
+  }
+  if (scans.length === 0) return [];
+  const usage = await tenant.client.getUsage(tenant.projectId, {
+    from: new Date(start).toISOString(),
+    to: new Date(now + 60_000).toISOString(),
+    limit: 1000,
+  });
+  const entries: MonthSeedEntry[] = [];
+  for (const scan of scans) {
+    const spend = spendOf(usage.events, scan.id);
+    if (spend.settled) entries.push({ scanId: scan.id, credits: spend.spent, settled: true });
+    else {
+      const detail = await tenant.client.getScan(tenant.projectId, scan.id);
+      entries.push({ scanId: scan.id, credits: detail.scan.creditBudget ?? 0, settled: false });
+    }
+  }
+  return entries;
+}
+
+/**
+ * The settled spend of those of `scanIds` whose settlement is in the usage ledger (one `GET …/billing/usage`
+ * from the month's start of `now`, at most 1,000 events), in credits; scans not settled yet are left out.
+ * @throws the service client's errors.
+ */
+export async function readSettledSpends(
+  tenant: ScannerTenant,
+  scanIds: readonly string[],
+  now: number,
+): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  if (scanIds.length === 0) return out;
+  const usage = await tenant.client.getUsage(tenant.projectId, {
+    from: new Date(monthWindow(now).start).toISOString(),
+    to: new Date(now + 60_000).toISOString(),
+    limit: 1000,
+  });
+  for (const id of scanIds) {
+    const spend = spendOf(usage.events, id);
+    if (spend.settled) out.set(id, spend.spent);
+  }
+  return out;
+}
+
+/** What the cap ledger counted when it refused a launch, in credits. */
+export interface CapRefusalInput {
+  /** `creditCap.monthly` */
+  cap: number;
+  /** settled spend plus budgets of scans in flight plus reservations, before this launch */
+  counted: number;
+  /** of `counted`, what scans in flight and launches not answered yet hold (their budgets) */
+  held: number;
+  /** the budget this launch needed: its `creditBudget`, or the preset's minimum when none is set */
+  wanted: number;
+  now: number;
+}
+
+/**
+ * The check-run output of a launch the monthly cap refused (`action_required`): the cap, what is spent and
+ * held by scans in flight, the budget this launch needed, when the cap resets (first day of the next UTC
+ * month) and what to do. Pure.
+ */
+export function capRefusal(input: CapRefusalInput): Verdict {
+  const resets = new Date(monthWindow(input.now).next).toISOString().slice(0, 10);
+  const spent = input.counted - input.held;
+  return {
+    conclusion: "action_required",
+    title: `Monthly credit cap reached (${input.counted} of ${input.cap} credits spent or reserved)`,
+    summary: sections(
+      `**What happened:** scans of this repository spent ${spent} credits this month (UTC)` +
+        (input.held > 0 ? ` and scans in flight hold ${input.held} more` : "") +
+        `, and \`creditCap.monthly\` is ${input.cap}; this scan needs a budget of ${input.wanted} credits, which would pass it. No scan was launched and no credits were reserved.`,
+      `**What next:** the cap resets on ${resets} (UTC). Scans in flight give back what they do not spend when they settle. An admin can raise \`creditCap.monthly\` (or lower \`creditBudget\`) in \`.github/diffward.yml\`, then re-run this check.`,
+    ),
+  };
+}
