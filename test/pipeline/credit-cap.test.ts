@@ -9,12 +9,20 @@ import { checkRuns, completedRun, openPull, pushPull, sha } from "../support/pr.
  * GitHub stand-in and a real Redis. Before the fix every launch passed the preflight (only settled spend was
  * counted) and the repository spent 4 × 10 credits under a cap of 5.
  */
+const CANCELLED_HEAD = sha(0x7301);
+
 describe("creditCap.monthly holds against scans in flight (issue 10 item 7)", () => {
   let h: Harness;
 
   beforeAll(async () => {
     h = await startHarness({
-      sandbox: { scenario: "demo", scanDurationMs: 1_500, retryAfterSeconds: 1, seed: 7 },
+      sandbox: {
+        scenario: "demo",
+        // the scan the cancel case supersedes runs long, so it is still queued when the push lands
+        scanDurationMs: (scan) => (scan.commitHash === CANCELLED_HEAD ? 120_000 : 1_500),
+        retryAfterSeconds: 1,
+        seed: 7,
+      },
     });
   });
   afterAll(async () => h?.close());
