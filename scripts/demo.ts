@@ -16,6 +16,7 @@ import { demoConfig, demoPullFiles, modifiedFilePatch } from "../dev/harness/dem
 import { renderDemoPage } from "../dev/harness/demo-page.js";
 import { demoReplyCommand } from "../dev/harness/triage.js";
 import { demoMergeQueue } from "../dev/harness/merge-queue.js";
+import { findingLabel } from "../src/scanner/labels.js";
 
 const HEAD_1 = "1f1e1d1c1b1a19181716151413121110f0e0d0c0";
 const HEAD_2 = "2a2b2c2d2e2f30313233343536373839aabbccdd";
@@ -160,6 +161,22 @@ try {
   say(
     `octo-reviewer replied "${reply.command}" to ${reply.findingId}: resolution ${reply.resolutionStatus}, check run ${reply.conclusion}`,
   );
+  // The triage changed the annotations: a fresh check run on the same head carries the current ones.
+  const label = findingLabel(reply.findingId, h.booted.rt.settings.labelPrefix);
+  const current = await h.waitFor(
+    () =>
+      h.github.state
+        .checkRuns(owner, repo)
+        .filter((c) => c.headSha === HEAD_2 && c.status === "completed" && c.id > done.id)
+        .at(-1),
+    20_000,
+    "the fresh check run after the triage",
+  );
+  const stale = current.annotations.filter((a) => String(a.title ?? "").startsWith(`${label} `));
+  say(
+    `annotations refreshed: fresh check run #${current.id} on ${HEAD_2.slice(0, 7)} replaced #${done.id} (${done.annotations.length} → ${current.annotations.length} annotations, ${stale.length === 0 ? `none for ${label}` : `STILL ${stale.length} for ${label}`})`,
+  );
+  if (stale.length > 0) process.exitCode = 1;
 
   // 4. The pull request enters the merge queue (real merge_group payload): its report is reused.
   const queued = await demoMergeQueue(

@@ -23,7 +23,9 @@ h1{font-size:26px;font-weight:400} h1 .num{color:#59636e}
 .success{background:#1f883d}.failure{background:#d1242f}.cancelled,.neutral,.skipped{background:#59636e}.action_required,.timed_out{background:#9a6700}.pending{background:#bf8700}
 table{border-collapse:collapse;margin:8px 0}td,th{border:1px solid #d1d9e0;padding:4px 10px}th{background:#f6f8fa}
 code{background:rgba(175,184,193,.2);padding:.1em .3em;border-radius:6px;font-size:85%}
-pre{background:#f6f8fa;padding:12px;border-radius:6px;overflow:auto}
+pre{background:#f6f8fa;padding:12px;border-radius:6px;overflow:auto}pre code{background:none;padding:0;border-radius:0;font-size:85%}
+.ann .msg{white-space:pre-wrap}
+.replaced{color:#59636e;font-size:12px}
 .ann{border-left:4px solid #9a6700;padding:4px 12px;margin:8px 0;background:#fff8c5}.ann.failure{border-color:#d1242f;background:#ffebe9}.ann.notice{border-color:#0969da;background:#ddf4ff}
 .path{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:12px;color:#59636e}
 .reply{margin-left:32px;border-left:2px solid #d1d9e0;padding-left:12px}
@@ -32,6 +34,13 @@ ul.story{font-size:14px}
 
 function esc(s: string): string {
   return s.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]!);
+}
+
+/** An annotation's place as diffward writes locations: `path:line` or `path:start-end`. */
+function annotationPlace(a: Record<string, unknown>): string {
+  const start = String(a.start_line);
+  const end = String(a.end_line ?? a.start_line);
+  return `${String(a.path)}:${start === end ? start : `${start}-${end}`}`;
 }
 
 function md(s: string | null | undefined): string {
@@ -57,20 +66,26 @@ export function renderDemoPage(input: DemoPageInput): { html: string; markdown: 
   html.push(`<ul class="story">${input.story.map((s) => `<li>${esc(s)}</li>`).join("")}</ul>`);
   for (const run of runs) {
     const state = run.conclusion ?? run.status;
+    // GitHub shows only the newest check run of a name on a head: a triage that changes the annotations
+    // posts a fresh one, and the older one drops out of the pull request's checks.
+    const newer = runs.find((r) => r.id > run.id && r.name === run.name && r.headSha === run.headSha);
+    const replaced = newer
+      ? ` <span class="replaced">(replaced by the newer check run #${newer.id} on the same commit; GitHub shows only that one)</span>`
+      : "";
     html.push(
-      `<section class="box"><header><span class="pill ${esc(state)}">${esc(state)}</span> <b>${esc(run.name)}</b> on <code>${esc(run.headSha.slice(0, 7))}</code> — ${esc(run.output.title ?? "")}${run.externalId ? ` · scan <code>${esc(run.externalId)}</code>` : ""}</header><div class="body">`,
+      `<section class="box"><header><span class="pill ${esc(state)}">${esc(state)}</span> <b>${esc(run.name)}</b> #${run.id} on <code>${esc(run.headSha.slice(0, 7))}</code> — ${esc(run.output.title ?? "")}${run.externalId ? ` · scan <code>${esc(run.externalId)}</code>` : ""}${replaced}</header><div class="body">`,
     );
     html.push(md(run.output.summary));
     if (run.output.text) html.push(md(run.output.text));
     for (const a of run.annotations) {
       const level = String(a.annotation_level ?? "warning");
       html.push(
-        `<div class="ann ${esc(level)}"><div class="path">${esc(String(a.path))}:${esc(String(a.start_line))}-${esc(String(a.end_line))} · ${esc(level)}</div><b>${esc(String(a.title ?? ""))}</b><div>${esc(String(a.message ?? ""))}</div></div>`,
+        `<div class="ann ${esc(level)}"><div class="path">${esc(annotationPlace(a))} · ${esc(level)}</div><b>${esc(String(a.title ?? ""))}</b><div class="msg">${esc(String(a.message ?? ""))}</div></div>`,
       );
     }
     html.push(`</div></section>`);
     mdOut.push(
-      `## Check run \`${run.name}\` on ${run.headSha.slice(0, 7)}: ${state}`,
+      `## Check run \`${run.name}\` #${run.id} on ${run.headSha.slice(0, 7)}: ${state}${newer ? ` (replaced by #${newer.id})` : ""}`,
       "",
       `**${run.output.title ?? ""}**`,
       "",
@@ -84,8 +99,7 @@ export function renderDemoPage(input: DemoPageInput): { html: string; markdown: 
         "### Annotations",
         "",
         ...run.annotations.map(
-          (a) =>
-            `- \`${String(a.path)}:${String(a.start_line)}\` (${String(a.annotation_level)}): ${String(a.title ?? "")}`,
+          (a) => `- \`${annotationPlace(a)}\` (${String(a.annotation_level)}): ${String(a.title ?? "")}`,
         ),
       );
     }

@@ -293,7 +293,7 @@ function placementSection(
         without.map((f) => `${labelCode(f.id, prefix)} ${cellLocation(f.location)}`).join(", "),
     );
   }
-  return lines.join("\n");
+  return lines.join("\n\n");
 }
 
 function creditsSection(
@@ -328,7 +328,7 @@ function creditsSection(
         "recommends one (half again the last budget after a short run).",
     );
   }
-  return `### Credits\n\n${parts.join("\n")}`;
+  return `### Credits\n\n${parts.join("\n\n")}`;
 }
 
 function guidanceSection(g: GuidanceInfo): string {
@@ -353,7 +353,7 @@ function guidanceSection(g: GuidanceInfo): string {
         "and the scan used the edited file. Review that change: guidance can tell the scan what to ignore.",
     );
   }
-  return `### Guidance\n\n${lines.join("\n")}`;
+  return `### Guidance\n\n${lines.join("\n\n")}`;
 }
 
 function footer(scan: z.output<typeof CheckRunModel>["scan"], serviceLink: string | undefined): string {
@@ -400,7 +400,7 @@ function findingDetails(
   const label = labelCode(f.id, prefix);
   return sections(
     `### ${severityBadge(f.severity)} · ${url ? link(label, url) : label} · ${neutralize(f.title.replace(/\s+/g, " "))}`,
-    `${locationMarkdown(f.location)} · ${neutralize(f.category)} · triage ${triageText(f.triageStatus)} (${evidenceText(f.confirmationEvidence)}) · resolution ${resolutionText(f.resolutionStatus)}`,
+    `${locationMarkdown(f.location)} · ${neutralize(f.category)} · triage ${triageText(f.triageStatus)}${f.confirmationEvidence ? ` (${evidenceText(f.confirmationEvidence)})` : ""} · resolution ${resolutionText(f.resolutionStatus)}`,
     f.description?.trim() && safeMarkdown(f.description, { trustedOrigin: publicUrl }),
     f.recommendedFix?.trim() &&
       `**Recommended fix**\n\n${safeMarkdown(f.recommendedFix, { trustedOrigin: publicUrl })}`,
