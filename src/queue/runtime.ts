@@ -22,6 +22,12 @@ export interface Settings {
   progressIntervalMs: number;
   /** wait before the first poll of a freshly launched scan when no `Retry-After` is known, in ms (≥ 1,000) */
   firstPollDelayMs: number;
+  /**
+   * the least wait between two reads of one running scan, in ms (1,000). The spec's `Retry-After` is whole
+   * seconds (spec `GET /projects/{projectId}/scans/{scanId}`), so a header of `0` or none waits this floor.
+   * Only tests lower it (with the sandbox's `retryAfterSeconds: 0`), to run many lifecycles quickly.
+   */
+  pollFloorMs: number;
   /** how long a launch keeps retrying `repository_initializing`, in ms (30 minutes) */
   initializingWindowMs: number;
   /** first wait after `repository_initializing`, in ms (15 s; doubles per try, at most 5 minutes) */
@@ -38,6 +44,7 @@ export const DEFAULT_SETTINGS: Settings = {
   pollMarginMs: 200,
   progressIntervalMs: 10_000,
   firstPollDelayMs: 1_000,
+  pollFloorMs: 1_000,
   initializingWindowMs: 30 * 60_000,
   initializingBaseDelayMs: 15_000,
   settleDelayMs: 30_000,

@@ -32,7 +32,7 @@ export const MAX_PROGRESS_UPDATES = 5;
 /**
  * Follows one scan (job id `poll-<scanId>`: one job per scan, whatever the deliveries): reads it
  * (spec `GET /projects/{projectId}/scans/{scanId}`), and while it is not terminal waits exactly its
- * `Retry-After` plus `pollMarginMs` (a floor of 1 s when the header is absent) before the next read, using
+ * `Retry-After` plus `pollMarginMs` (at least `pollFloorMs`, 1 s, when the header is absent or `0`) before the next read, using
  * `job.moveToDelayed`, so the wait survives process death and costs no attempt. A 429 waits its own
  * `Retry-After`. Shows percent and phases on the check run at most once per `progressIntervalMs` and at most
  * {@link MAX_PROGRESS_UPDATES} times. A scan still running after `scanTimeoutMinutes` is cancelled and its
@@ -102,7 +102,8 @@ export async function processPoll(rt: Runtime, job: Job<PollJobData>, token?: st
       });
       await job.updateData({ ...d, lastPercent: percent, progressUpdates: updates + 1 });
     }
-    const waitMs = Math.max(1, retryAfterSeconds ?? 1) * 1000 + rt.settings.pollMarginMs;
+    const waitMs =
+      Math.max(rt.settings.pollFloorMs, (retryAfterSeconds ?? 0) * 1000) + rt.settings.pollMarginMs;
     return delay(rt, job, token, waitMs);
   }
 
