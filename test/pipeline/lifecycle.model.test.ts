@@ -16,9 +16,11 @@ import { type Payload, MERGE_BASE, checkRuns, openPull, pushPull, sha } from "..
  * - no scan of the pull request is still queued or running on the service;
  * - each head was launched at most once per time it became the followed head (open, push, reopen, re-run).
  *
- * Runs `DW_MODEL_RUNS` sequences (default 8 in CI; e.g. `DW_MODEL_RUNS=200 npx vitest run
- * test/pipeline/lifecycle.model.test.ts` by hand). Seeds that failed once are replayed first from
- * `REGRESSION_SEEDS`.
+ * Runs `DW_MODEL_RUNS` sequences (default 200 in CI: about 1 s each, 196 s for 200 on the 2-core machine at
+ * load average ~9, measured with `REDIS_URL=… npx vitest run test/pipeline/lifecycle.model.test.ts`; e.g.
+ * `DW_MODEL_RUNS=2000` by hand). One harness serves every sequence, each on a fresh repository; the sandbox
+ * answers `Retry-After: 0` and diffward's `pollFloorMs` is 100 ms, so a sequence waits for real scans without
+ * waiting whole seconds. Seeds that failed once are replayed first from `REGRESSION_SEEDS`.
  */
 
 /** Seeds (and paths) of sequences that failed once, replayed on every run. */
