@@ -6,7 +6,7 @@ import type { Job } from "bullmq";
 import type { Logger } from "pino";
 import { z } from "zod";
 import { permissionAtLeast } from "../config/repo-config.js";
-import { fingerprint } from "../domain/identity.js";
+import { identityOf } from "../domain/identity.js";
 import { getCodeScanningAlert } from "../github/code-scanning.js";
 import { getPermission } from "../github/comments.js";
 import { ScannerApiError } from "../scanner/errors.js";
@@ -195,7 +195,7 @@ async function followPull(
   await recordDecisions(rt, pullKey(d.owner, d.repo, pull.pullNumber), [
     {
       findingId: detail.id,
-      fingerprint: fingerprint(detail),
+      ...identityOf(detail),
       severity: detail.severity,
       resolutionStatus: target.resolutionStatus as FindingDetail["resolutionStatus"],
       ...(target.reason ? { reason: target.reason } : {}),

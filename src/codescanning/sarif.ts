@@ -18,8 +18,12 @@ import { findingLabel } from "../scanner/labels.js";
 /** The tool name of diffward's analyses (`tool_name` of the upload, `tool.driver.name` of the run). */
 export const TOOL_NAME = "diffward";
 
-/** The `partialFingerprints` key holding diffward's finding identity (src/domain/identity.ts). */
-export const FINGERPRINT_KEY = "diffwardFindingIdentity/v1";
+/**
+ * The `partialFingerprints` key holding diffward's finding fingerprint (src/domain/identity.ts). `v2`
+ * since the fingerprint keeps the whole title and the start line (issue 10, item 10): a new key rather
+ * than new values under the old one, so GitHub never compares fingerprints of the two rules.
+ */
+export const FINGERPRINT_KEY = "diffwardFindingIdentity/v2";
 
 /**
  * GitHub's documented limits (REST "Upload an analysis as SARIF data"; "SARIF results exceed one or more
@@ -135,8 +139,9 @@ export function findingIdFromMessage(text: string): { id: string } | { label: st
  * `ruleId` from the category ({@link ruleIdOf}); `level` from the severity ({@link SARIF_LEVEL});
  * `message.text` from {@link alertMessage}; one physical location with the repository-relative path and,
  * when the location has lines, `region.startLine`/`endLine`; `partialFingerprints` keyed
- * {@link FINGERPRINT_KEY} with diffward's identity (path, category, normalized title), so an alert follows
- * the finding across pushes. Each rule carries the `security` tag and `properties.security-severity` of
+ * {@link FINGERPRINT_KEY} with diffward's fingerprint (path, category, whole normalized title, start
+ * line: src/domain/identity.ts), so an alert follows the finding across pushes that do not move it, and
+ * two findings of the same shape stay two alerts. Each rule carries the `security` tag and `properties.security-severity` of
  * its most severe result (GitHub reads severity from rules only). A finding whose location names no file
  * cannot become an alert (GitHub requires a location) and is listed in `unplaceable`.
  */

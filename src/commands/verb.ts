@@ -176,6 +176,8 @@ export interface FindingIdentity {
 export interface SeverityOverrideEntry {
   findingId: string;
   fingerprint: string;
+  /** line-independent shape key (src/domain/identity.ts `shapeKey`) */
+  shape?: string;
   current: Severity;
   severity: Severity | null;
   by: string;

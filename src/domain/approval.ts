@@ -11,7 +11,7 @@
 import { z } from "zod";
 import { MinPermission, permissionAtLeast, type ApprovalConfig } from "../config/repo-config.js";
 import { SEVERITIES, type ResolutionStatus, type Severity } from "../scanner/catalog.js";
-import { fingerprint, type FingerprintInput } from "./identity.js";
+import { identityOf, type FingerprintInput } from "./identity.js";
 import { atLeast, OPEN_RESOLUTIONS, severityRank } from "./verdict.js";
 import { matchFindings } from "./identity.js";
 
@@ -29,6 +29,11 @@ export const ApprovalRequest = z.object({
   findingId: z.string().min(1),
   /** identity across pushes */
   fingerprint: z.string().regex(/^[0-9a-f]{64}$/),
+  /** line-independent shape key (./identity.ts `shapeKey`); absent in requests written before it */
+  shape: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .optional(),
   /** the finding's effective severity when the dismissal was requested */
   severity: z.enum(SEVERITIES),
   resolutionStatus: z.enum(DISMISSAL_STATUSES),
@@ -134,18 +139,34 @@ export interface ApprovalsPlan {
 
 /**
  * Carries the pull request's pending requests to a new scan's findings (pure): a request matching a
- * finding (id, then fingerprint; one-to-one) follows it to its new id; it is invalidated when the
+ * finding (id, then fingerprint, then shape for a finding the service triaged `RECURRING`/`DUPLICATE`;
+ * one-to-one, ./identity.ts) follows it to its new id; it is invalidated when the
  * finding's severity is above the request's, and dropped when the finding already left the open states.
  * A request that matches no finding is kept as it is (a later scan may report the finding again).
  */
 export function planApprovalsForScan(
   requests: readonly ApprovalRequest[],
   findings: ReadonlyArray<
-    { id: string; severity: Severity; resolutionStatus: string; fingerprint?: string } & FingerprintInput
+    {
+      id: string;
+      severity: Severity;
+      resolutionStatus: string;
+      triageStatus?: string;
+      fingerprint?: string;
+    } & FingerprintInput
   >,
 ): ApprovalsPlan {
-  const previous = requests.map((r) => ({ id: r.findingId, fingerprint: r.fingerprint, r }));
-  const current = findings.map((f) => ({ id: f.id, fingerprint: f.fingerprint ?? fingerprint(f), f }));
+  const previous = requests.map((r) => ({ id: r.findingId, fingerprint: r.fingerprint, shape: r.shape, r }));
+  const current = findings.map((f) => {
+    const identity = identityOf(f);
+    return {
+      id: f.id,
+      fingerprint: f.fingerprint ?? identity.fingerprint,
+      shape: identity.shape,
+      ...(f.triageStatus !== undefined ? { triageStatus: f.triageStatus } : {}),
+      f,
+    };
+  });
   const plan: ApprovalsPlan = { keep: [], invalidated: [], settled: [] };
   const matched = new Set<ApprovalRequest>();
   for (const m of matchFindings(previous, current)) {
@@ -155,7 +176,8 @@ export function planApprovalsForScan(
     if (severityRank(f.severity) > severityRank(r.severity))
       plan.invalidated.push({ request: r, severity: f.severity });
     else if (!OPEN_RESOLUTIONS.includes(f.resolutionStatus)) plan.settled.push(r);
-    else plan.keep.push({ ...r, findingId: f.id, fingerprint: m.current.fingerprint });
+    else
+      plan.keep.push({ ...r, findingId: f.id, fingerprint: m.current.fingerprint, shape: m.current.shape });
   }
   for (const r of requests) if (!matched.has(r)) plan.keep.push(r);
   return plan;

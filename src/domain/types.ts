@@ -35,6 +35,11 @@ export const ReportFinding = z.object({
   description: z.string().optional(),
   recommendedFix: z.string().nullable().optional(),
   pocReport: z.string().nullable().optional(),
+  /**
+   * Set by diffward when the team's decision on this finding was carried from an earlier finding matched
+   * by fingerprint or by shape rather than by id (src/domain/identity.ts); the report says so.
+   */
+  matchedTo: z.object({ findingId: z.string().min(1), by: z.enum(["fingerprint", "recurring"]) }).optional(),
 });
 export type ReportFinding = z.infer<typeof ReportFinding>;
 

@@ -16,6 +16,7 @@ import {
   countsLine,
   evidenceText,
   labelCode,
+  matchedByText,
   resolutionText,
   shortSha,
   triageText,
@@ -264,14 +265,20 @@ function findingsTable(
           cellLocation(f.location),
           triageText(f.triageStatus),
           evidenceText(f.confirmationEvidence),
-          resolutionText(f.resolutionStatus),
+          resolutionCell(f, prefix),
         ]
-      : [label, severityBadge(f.severity), triageText(f.triageStatus), resolutionText(f.resolutionStatus)];
+      : [label, severityBadge(f.severity), triageText(f.triageStatus), resolutionCell(f, prefix)];
   });
   const headers = full
     ? ["Label", "Severity", "Title", "Location", "Triage", "Evidence", "Resolution"]
     : ["Label", "Severity", "Triage", "Resolution"];
   return markdownTable(headers, rows);
+}
+
+/** The resolution, and how a carried decision found this finding when not by id (issue 10, item 10). */
+function resolutionCell(f: ReportFinding, prefix: string): string {
+  const text = resolutionText(f.resolutionStatus);
+  return f.matchedTo ? `${text} (${matchedByText(f.matchedTo, prefix)})` : text;
 }
 
 /**

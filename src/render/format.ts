@@ -15,6 +15,20 @@ export function labelCode(id: string, labelPrefix: string): string {
   return inlineCode(findingLabel(id, labelPrefix));
 }
 
+/**
+ * How a carried decision found its finding (src/domain/identity.ts), as Markdown: "matched by fingerprint
+ * to `SC-1a2b3c4d`", with what that means for a shape match (`recurring`). The label is a code span.
+ */
+export function matchedByText(
+  m: { findingId: string; by: "fingerprint" | "recurring" },
+  labelPrefix: string,
+): string {
+  const base = `matched by fingerprint to ${labelCode(m.findingId, labelPrefix)}`;
+  return m.by === "fingerprint"
+    ? base
+    : `${base} (same file, category and title at another line; the service triaged this finding as seen before)`;
+}
+
 /** Triage status in words (`CONFIRMED` → `Confirmed`) from the glossary, safe Markdown. */
 export function triageText(triageStatus: string): string {
   return statusMarkdown(triageStatus);

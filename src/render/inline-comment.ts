@@ -4,11 +4,11 @@
  *
  * GitHub doc: "Create a review comment for a pull request"; body at most 65,536 characters.
  */
-import { fingerprint } from "../domain/identity.js";
+import { FINGERPRINT_VERSION, identityOf } from "../domain/identity.js";
 import type { ReportFinding } from "../domain/types.js";
 import { DomainInputError } from "../domain/types.js";
 import { inlineCode, neutralize } from "./escape.js";
-import { evidenceText, labelCode, resolutionText, triageText } from "./format.js";
+import { evidenceText, labelCode, matchedByText, resolutionText, triageText } from "./format.js";
 import { locationMarkdown, statusMarkdown } from "./glossary.js";
 import { COMMENT_BODY_MAX_CHARS, truncateChars } from "./limits.js";
 import { sections, severityBadge } from "./markdown.js";
@@ -59,17 +59,32 @@ export interface PendingApprovalView {
 /** The parsed hidden marker. */
 export interface FindingMarker {
   id: string;
-  /** 64 lower-case hex characters, see `fingerprint` in src/domain/identity.ts */
+  /**
+   * 64 lower-case hex characters, see `fingerprint` in src/domain/identity.ts; in a version 1 marker,
+   * a fingerprint of the first rule, which never equals a current one (the comment pairs by id only)
+   */
   fingerprint: string;
+  /** the shape key (`shapeKey` in src/domain/identity.ts); version 2 markers only */
+  shape?: string;
+  /** 1: `fp=` only (written before issue 10, item 10); 2: `v=2 fp= shape=` */
+  version: 1 | 2;
 }
 
-const MARKER = /^<!-- diffward:finding=([A-Za-z0-9%._~-]{1,600}) fp=([0-9a-f]{64}) -->(?:\r?\n|$)/;
+const HEX64 = /^[0-9a-f]{64}$/;
+const MARKER_V2 =
+  /^<!-- diffward:finding=([A-Za-z0-9%._~-]{1,600}) v=2 fp=([0-9a-f]{64}) shape=([0-9a-f]{64}) -->(?:\r?\n|$)/;
+const MARKER_V1 = /^<!-- diffward:finding=([A-Za-z0-9%._~-]{1,600}) fp=([0-9a-f]{64}) -->(?:\r?\n|$)/;
 
-/** The hidden marker line: `<!-- diffward:finding=<id> fp=<fingerprint> -->` (id URI-encoded). */
-export function findingMarker(id: string, fp: string): string {
-  if (!/^[0-9a-f]{64}$/.test(fp))
+/**
+ * The hidden marker line, version 2: `<!-- diffward:finding=<id> v=2 fp=<fingerprint> shape=<shape> -->`
+ * (id URI-encoded; both hashes 64 lower-case hex characters, src/domain/identity.ts).
+ *
+ * @throws DomainInputError when a hash is not 64 lower-case hex characters.
+ */
+export function findingMarker(id: string, fp: string, shape: string): string {
+  if (!HEX64.test(fp) || !HEX64.test(shape))
     throw new DomainInputError("invalid fingerprint", [`expected 64 hex characters`]);
-  return `<!-- diffward:finding=${encodeURIComponent(id)} fp=${fp} -->`;
+  return `<!-- diffward:finding=${encodeURIComponent(id)} v=${FINGERPRINT_VERSION} fp=${fp} shape=${shape} -->`;
 }
 
 /**
@@ -78,15 +93,24 @@ export function findingMarker(id: string, fp: string): string {
  * text (sanitized anyway: raw HTML in it is shown as text), never parses. Callers must also check
  * that the comment's author is diffward's own bot account.
  *
- * @returns `{ id, fingerprint }`, or `undefined` when the body does not start with a valid marker.
+ * Both versions are read: a comment diffward posted before the marker carried a version
+ * (`<!-- diffward:finding=<id> fp=<fingerprint> -->`) parses as version 1, without a shape.
+ *
+ * @returns `{ id, fingerprint, shape?, version }`, or `undefined` when the body does not start with a
+ * valid marker.
  */
 export function parseFindingMarker(body: string | null | undefined): FindingMarker | undefined {
   if (typeof body !== "string") return undefined;
-  const m = MARKER.exec(body.replace(/^\uFEFF/, ""));
+  const text = body.replace(/^\uFEFF/, "");
+  const v2 = MARKER_V2.exec(text);
+  const m = v2 ?? MARKER_V1.exec(text);
   if (!m) return undefined;
   try {
     const id = decodeURIComponent(m[1]!);
-    return id === "" ? undefined : { id, fingerprint: m[2]! };
+    if (id === "") return undefined;
+    return v2
+      ? { id, fingerprint: v2[2]!, shape: v2[3]!, version: 2 }
+      : { id, fingerprint: m[2]!, version: 1 };
   } catch {
     return undefined;
   }
@@ -111,13 +135,15 @@ export const REPLY_COMMANDS_HINT =
  */
 export function renderFindingComment(f: ReportFinding, options: FindingCommentOptions): string {
   if (!f.id) throw new DomainInputError("invalid finding", ["id: must not be empty"]);
-  const marker = findingMarker(f.id, fingerprint(f));
+  const identity = identityOf(f);
+  const marker = findingMarker(f.id, identity.fingerprint, identity.shape);
   const trusted = { trustedOrigin: options.publicUrl };
   const header = `${severityBadge(f.severity)} · ${labelCode(f.id, options.labelPrefix)}${f.category ? ` · ${neutralize(f.category)}` : ""} · ${locationMarkdown(f.location)}`;
   const status =
     `**Triage:** ${triageText(f.triageStatus)}` +
     (f.confirmationEvidence ? ` (${evidenceText(f.confirmationEvidence)})` : "") +
-    ` · **Resolution:** ${resolutionText(f.resolutionStatus)}`;
+    ` · **Resolution:** ${resolutionText(f.resolutionStatus)}` +
+    (f.matchedTo ? ` (earlier decision ${matchedByText(f.matchedTo, options.labelPrefix)})` : "");
   const body = sections(
     marker,
     header,

@@ -87,6 +87,8 @@ export interface PostedFindingThread {
   commentId: number;
   findingId: string;
   fingerprint: string;
+  /** the marker's shape key (version 2 markers only, src/render/inline-comment.ts) */
+  shape?: string;
   body: string;
 }
 
@@ -98,7 +100,7 @@ export type ThreadWrite =
 /**
  * Plans the writes (pure):
  * - `close`: a posted finding comment that matches no finding of the scan (identity: equal id, then
- *   equal fingerprint, one-to-one) and is not already in the not-reported state, only with full coverage;
+ *   equal fingerprint, then recognised shape; one-to-one, src/domain/identity.ts) and is not already in the not-reported state, only with full coverage;
  *   the edited body is {@link renderNotReportedComment};
  * - `reopen`: a comment in the not-reported state whose finding the scan reports again and whose
  *   resolution is open (`NOT_STARTED`, `IN_PROGRESS`); whatever the coverage. A finding reported again
@@ -106,11 +108,22 @@ export type ThreadWrite =
  */
 export function planNotReported(input: {
   posted: readonly PostedFindingThread[];
-  findings: ReadonlyArray<{ id: string; fingerprint: string; resolutionStatus: string }>;
+  findings: ReadonlyArray<{
+    id: string;
+    fingerprint: string;
+    shape?: string;
+    triageStatus?: string;
+    resolutionStatus: string;
+  }>;
   coverage: Coverage;
   scan: { id: string; headSha: string };
 }): ThreadWrite[] {
-  const previous = input.posted.map((p) => ({ id: p.findingId, fingerprint: p.fingerprint, p }));
+  const previous = input.posted.map((p) => ({
+    id: p.findingId,
+    fingerprint: p.fingerprint,
+    shape: p.shape,
+    p,
+  }));
   const { matched, gone } = classifyFindings(previous, input.findings);
   const writes: ThreadWrite[] = [];
   if (input.coverage.complete) {
@@ -142,7 +155,13 @@ export function postedFindingThreads(comments: readonly ExistingReviewComment[])
     if (c.inReplyToId !== undefined || (c.userType !== undefined && c.userType !== "Bot")) continue;
     const marker = parseFindingMarker(c.body);
     if (marker)
-      out.push({ commentId: c.id, findingId: marker.id, fingerprint: marker.fingerprint, body: c.body });
+      out.push({
+        commentId: c.id,
+        findingId: marker.id,
+        fingerprint: marker.fingerprint,
+        ...(marker.shape ? { shape: marker.shape } : {}),
+        body: c.body,
+      });
   }
   return out;
 }
@@ -206,7 +225,13 @@ export async function syncNotReported(
   octokit: InstallationOctokit,
   pull: PullRef,
   input: {
-    findings: ReadonlyArray<{ id: string; fingerprint: string; resolutionStatus: string }>;
+    findings: ReadonlyArray<{
+      id: string;
+      fingerprint: string;
+      shape?: string;
+      triageStatus?: string;
+      resolutionStatus: string;
+    }>;
     coverage: Coverage;
     scan: { id: string; headSha: string };
     /** the review comments as read before this report's own review was posted, if already read */

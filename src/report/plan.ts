@@ -1,5 +1,5 @@
 import { commentableLines, pickCommentLine } from "../domain/diff.js";
-import { fingerprint } from "../domain/identity.js";
+import { matchFindings, type MatchedBy } from "../domain/identity.js";
 import { parseLocation } from "../domain/location.js";
 import type { Disclosure, FailOn, ReportFinding } from "../domain/types.js";
 import { atLeast, decideConclusion, isRuledOut, sortFindings, type Verdict } from "../domain/verdict.js";
@@ -9,6 +9,8 @@ export interface PostedFindingComment {
   commentId: number;
   findingId: string;
   fingerprint: string;
+  /** the marker's shape key (version 2 markers only) */
+  shape?: string;
 }
 
 /** A file of the pull request; no `patch` means GitHub showed no diff for it (binary, too large). */
@@ -33,7 +35,7 @@ export interface InlinePlacement {
   line: number;
   /** set when a comment for the same finding identity exists: update it instead of posting */
   existingCommentId?: number;
-  matchedBy?: "id" | "fingerprint";
+  matchedBy?: MatchedBy;
 }
 
 /** The decisions of a report, computed without I/O. */
@@ -53,8 +55,9 @@ export interface ReportPlan {
  * - inline comments only with `disclosure: full`, only for open findings at or above `minSeverity` whose
  *   location's line is on the RIGHT side of its file's patch (so GitHub never answers 422), most severe
  *   first, at most `maxInline`;
- * - identity across pushes: a finding whose id or fingerprint (path, category, normalized title) matches a
- *   comment diffward already posted on this pull request updates that comment instead of posting again;
+ * - identity across pushes: a finding whose identity (id, fingerprint, or shape for a finding the service
+ *   triaged `RECURRING`/`DUPLICATE`: src/domain/identity.ts) matches a comment diffward already posted on
+ *   this pull request updates that comment instead of posting again;
  * - everything else is listed in the summary (and annotated when it has a line), never lost.
  */
 export function planReport(input: {
@@ -69,9 +72,12 @@ export function planReport(input: {
   const lines = new Map<string, Set<number>>();
   for (const f of input.files) if (f.patch !== undefined) lines.set(f.filename, commentableLines(f.patch));
 
-  const byId = new Map(input.posted.map((p) => [p.findingId, p]));
-  const byFingerprint = new Map<string, PostedFindingComment>();
-  for (const p of input.posted) if (!byFingerprint.has(p.fingerprint)) byFingerprint.set(p.fingerprint, p);
+  const matches = new Map(
+    matchFindings(
+      input.posted.map((p) => ({ id: p.findingId, fingerprint: p.fingerprint, shape: p.shape, p })),
+      findings,
+    ).map((m) => [m.current, m] as const),
+  );
   const used = new Set<number>();
 
   const post: InlinePlacement[] = [];
@@ -81,15 +87,9 @@ export function planReport(input: {
     const loc = parseLocation(f.location);
     const fileLines = loc ? lines.get(loc.path) : undefined;
     const line = fileLines ? pickCommentLine(loc, fileLines) : undefined;
-    let match: PostedFindingComment | undefined = byId.get(f.id);
-    let matchedBy: "id" | "fingerprint" | undefined = match ? "id" : undefined;
-    if (!match) {
-      const fp = byFingerprint.get(fingerprint(f));
-      if (fp && !used.has(fp.commentId)) {
-        match = fp;
-        matchedBy = "fingerprint";
-      }
-    }
+    const m = matches.get(f);
+    const match: PostedFindingComment | undefined = m?.previous.p;
+    const matchedBy: MatchedBy | undefined = m?.by;
     if (match && !used.has(match.commentId) && config.disclosure === "full") {
       used.add(match.commentId);
       update.push({

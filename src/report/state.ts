@@ -28,6 +28,8 @@ export interface ReportedFinding {
   id: string;
   label: string;
   fingerprint: string;
+  /** line-independent shape key (src/domain/identity.ts); absent in states written before it */
+  shape?: string;
   severity: string;
   title: string;
   location: string;

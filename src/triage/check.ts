@@ -8,6 +8,7 @@ import { REPORT_KIND, type ReportState } from "../report/state.js";
 import { annotationsDigest, renderPullVerdict, withCurrentFindings } from "../report/verdict.js";
 import { batches } from "../render/annotations.js";
 import type { ScannerTenant } from "../tenants/index.js";
+import { matchedToOf, readPullDecisions } from "./decisions.js";
 import { pullKey } from "../queue/names.js";
 import type { Runtime } from "../queue/runtime.js";
 
@@ -46,6 +47,12 @@ export async function recomputeCheck(
     limit: 100,
   }))
     findings.push(toReportFinding(f));
+  // decisions carried by fingerprint or shape keep saying so (issue 10, item 10)
+  const matchedTo = matchedToOf(await readPullDecisions(rt, key, log));
+  for (const [i, f] of findings.entries()) {
+    const m = matchedTo.get(f.id);
+    if (m) findings[i] = { ...f, matchedTo: m };
+  }
   const rendered = renderPullVerdict(report, findings, {
     labelPrefix: rt.settings.labelPrefix,
     ...(rt.settings.publicUrl ? { publicUrl: rt.settings.publicUrl } : {}),

@@ -1,14 +1,15 @@
 /**
  * Decisions per pull request, and "decisions survive pushes" (issue 4, point 6; issue 12, point 3): when a
- * later scan of the same pull request reports a finding with the same identity (equal id or fingerprint,
- * src/domain/identity.ts), the last severity override on it is applied to the new finding (spec
+ * later scan of the same pull request reports a finding with the same identity (equal id, equal fingerprint,
+ * or the same shape for a finding the service triaged `RECURRING`/`DUPLICATE`: src/domain/identity.ts), the last severity override on it is applied to the new finding (spec
  * "PATCH …/findings/{findingId}/severity"), then the last resolution (spec "PATCH …/resolution"), each
  * unless the finding's severity rose since the team looked at it.
  */
 import type { Logger } from "pino";
-import { fingerprint, matchFindings } from "../domain/identity.js";
+import { identityOf, matchFindings, type MatchedBy } from "../domain/identity.js";
 import type { ReportFinding } from "../domain/types.js";
 import { OPEN_RESOLUTIONS, severityRank } from "../domain/verdict.js";
+import { matchedByText } from "../render/format.js";
 import { ScannerApiError } from "../scanner/errors.js";
 import { findingLabel } from "../scanner/labels.js";
 import type { ScannerTenant } from "../tenants/index.js";
@@ -110,6 +111,7 @@ export async function recordSeverityOverride(
   input: {
     findingId: string;
     fingerprint: string;
+    shape?: string;
     current: SeverityDecision["from"];
     severity: SeverityDecision["severity"] | null;
     by: string;
@@ -124,6 +126,7 @@ export async function recordSeverityOverride(
     const entry: SeverityDecision = {
       findingId: input.findingId,
       fingerprint: input.fingerprint,
+      ...(input.shape ? { shape: input.shape } : {}),
       from: earlier?.from ?? input.current,
       severity: input.severity,
       by: input.by,
@@ -137,7 +140,7 @@ export async function recordSeverityOverride(
 export interface CarryOver {
   decision: Decision;
   finding: ReportFinding;
-  by: "id" | "fingerprint";
+  by: MatchedBy;
 }
 
 /** The plan of {@link planCarryOver}. */
@@ -149,7 +152,8 @@ export interface CarryOverPlan {
 
 /**
  * Which decisions apply to which findings of a new scan (pure). A decision is carried when:
- * - its identity matches (equal id first, then equal fingerprint; one-to-one, {@link matchFindings});
+ * - its identity matches (equal id first, then equal fingerprint, then for a finding the service triaged
+ *   `RECURRING`/`DUPLICATE` an unambiguous equal shape; one-to-one, {@link matchFindings});
  * - it is a closing decision (`RESOLVED`, `MITIGATED`, `WONT_FIX`, `FALSE_POSITIVE`, `DUPLICATE`): the open
  *   states `NOT_STARTED`/`IN_PROGRESS` change nothing on the check and are not carried;
  * - the new finding is still `NOT_STARTED` (a decision already taken in the service wins);
@@ -159,8 +163,8 @@ export function planCarryOver(
   decisions: readonly Decision[],
   findings: readonly ReportFinding[],
 ): CarryOverPlan {
-  const previous = decisions.map((d) => ({ id: d.findingId, fingerprint: d.fingerprint, d }));
-  const current = findings.map((f) => ({ id: f.id, fingerprint: fingerprint(f), f }));
+  const previous = decisions.map((d) => ({ id: d.findingId, fingerprint: d.fingerprint, shape: d.shape, d }));
+  const current = findings.map((f) => ({ id: f.id, ...identityOf(f), triageStatus: f.triageStatus, f }));
   const plan: CarryOverPlan = { apply: [], severityRose: [] };
   for (const m of matchFindings(previous, current)) {
     const decision = m.previous.d;
@@ -178,7 +182,7 @@ export function planCarryOver(
 export interface SeverityCarryOver {
   override: SeverityDecision;
   finding: ReportFinding;
-  by: "id" | "fingerprint";
+  by: MatchedBy;
 }
 
 /** The plan of {@link planSeverityCarryOver}. */
@@ -190,7 +194,7 @@ export interface SeverityCarryOverPlan {
 
 /**
  * Which severity overrides apply to which findings of a new scan (pure). An override is carried when its
- * identity matches (equal id first, then equal fingerprint; one-to-one) and the finding's severity is not
+ * identity matches (equal id, fingerprint or recognised shape; one-to-one, {@link matchFindings}) and the finding's severity is not
  * already the override, and either it raises the severity (never unsafe) or the finding's severity is not
  * above the severity the override was made against (`from`); a lowering override of a finding whose
  * severity rose since is not carried (`severityRose`), like resolutions.
@@ -199,8 +203,8 @@ export function planSeverityCarryOver(
   overrides: readonly SeverityDecision[],
   findings: readonly ReportFinding[],
 ): SeverityCarryOverPlan {
-  const previous = overrides.map((o) => ({ id: o.findingId, fingerprint: o.fingerprint, o }));
-  const current = findings.map((f) => ({ id: f.id, fingerprint: fingerprint(f), f }));
+  const previous = overrides.map((o) => ({ id: o.findingId, fingerprint: o.fingerprint, shape: o.shape, o }));
+  const current = findings.map((f) => ({ id: f.id, ...identityOf(f), triageStatus: f.triageStatus, f }));
   const plan: SeverityCarryOverPlan = { apply: [], severityRose: [] };
   for (const m of matchFindings(previous, current)) {
     const override = m.previous.o;
@@ -214,13 +218,34 @@ export function planSeverityCarryOver(
   return plan;
 }
 
+/** How a carried entry found its finding, for the notes: the id, or {@link matchedByText}. */
+function matchPhrase(by: MatchedBy, earlierId: string, labelPrefix: string): string {
+  return by === "id"
+    ? "this finding has the same id"
+    : `this finding was ${matchedByText({ findingId: earlierId, by }, labelPrefix)}`;
+}
+
+/**
+ * The earlier finding each finding's carried decision came from, when it was matched by fingerprint or
+ * shape rather than by id (resolutions first, then severity overrides). Read from the stored entries
+ * (`carriedFrom`, `carriedBy`), so a retried or recomputed report says it again. Pure.
+ */
+export function matchedToOf(doc: PullDecisions): Map<string, NonNullable<ReportFinding["matchedTo"]>> {
+  const out = new Map<string, NonNullable<ReportFinding["matchedTo"]>>();
+  for (const e of [...doc.decisions, ...doc.severities]) {
+    if (out.has(e.findingId) || !e.carriedFrom || e.carriedBy === undefined || e.carriedBy === "id") continue;
+    out.set(e.findingId, { findingId: e.carriedFrom, by: e.carriedBy });
+  }
+  return out;
+}
+
 /** The note that records a carried severity override (Markdown; logins stay out of mentions' reach). */
 export function severityCarryNote(c: SeverityCarryOver, labelPrefix: string): string {
   const o = c.override;
   return (
     `diffward applied an earlier severity override of this pull request: **${o.severity}** ` +
     `(the finding was reported as ${c.finding.severity}), set by GitHub user @${o.by} on ${o.at.slice(0, 10)} ` +
-    `on finding ${findingLabel(o.findingId, labelPrefix)} (\`${o.findingId}\`), which this finding matches by ${c.by}.`
+    `on finding ${findingLabel(o.findingId, labelPrefix)} (\`${o.findingId}\`); ${matchPhrase(c.by, o.findingId, labelPrefix)}.`
   );
 }
 
@@ -234,7 +259,7 @@ export function carryOverNote(c: CarryOver, labelPrefix: string): string {
   const lines = [
     `diffward applied an earlier decision of this pull request: **${d.resolutionStatus}**${reason}, ` +
       `set by GitHub user @${d.by} on ${d.at.slice(0, 10)} on finding ` +
-      `${findingLabel(d.findingId, labelPrefix)} (\`${d.findingId}\`), which this finding matches by ${c.by}.`,
+      `${findingLabel(d.findingId, labelPrefix)} (\`${d.findingId}\`); ${matchPhrase(c.by, d.findingId, labelPrefix)}.`,
   ];
   if (d.note?.trim()) lines.push("", `Original note: ${d.note.trim().slice(0, 2_000)}`);
   return lines.join("\n");
@@ -290,8 +315,9 @@ export async function applyPullDecisions(
     carriedSeverities.push({
       ...c.override,
       findingId: c.finding.id,
-      fingerprint: fingerprint(c.finding),
+      ...identityOf(c.finding),
       carriedFrom: c.override.findingId,
+      carriedBy: c.by,
     });
     await tenant.client
       .addNote(pull.projectId, c.finding.id, severityCarryNote(c, prefix))
@@ -321,24 +347,25 @@ export async function applyPullDecisions(
       carried.push({
         ...c.decision,
         findingId: c.finding.id,
-        fingerprint: fingerprint(c.finding),
+        ...identityOf(c.finding),
         severity: c.finding.severity,
         carriedFrom: c.decision.findingId,
+        carriedBy: c.by,
       });
     } catch (error) {
       if (refused(error, c.finding.id, "decision not carried over")) continue;
       throw error;
     }
   }
-  if (carried.length > 0 || carriedSeverities.length > 0) {
-    await updatePullDecisions(rt, key, (d) => {
-      let decisions = d.decisions;
-      for (const x of carried) decisions = withDecision(decisions, x);
-      let sev = d.severities;
-      for (const x of carriedSeverities) sev = withDecision(sev, x);
-      return { decisions, severities: sev };
-    });
-  }
+  const merge = (d: PullDecisions): PullDecisions => {
+    let decisions = d.decisions;
+    for (const x of carried) decisions = withDecision(decisions, x);
+    let sev = d.severities;
+    for (const x of carriedSeverities) sev = withDecision(sev, x);
+    return { decisions, severities: sev };
+  };
+  if (carried.length > 0 || carriedSeverities.length > 0) await updatePullDecisions(rt, key, merge);
+  const matchedTo = matchedToOf(merge(doc));
   log.info(
     {
       carried: carried.length,
@@ -348,5 +375,12 @@ export async function applyPullDecisions(
     },
     "decisions carried over",
   );
-  return findings.map((f) => (updated.has(f.id) ? { ...f, resolutionStatus: updated.get(f.id)! } : f));
+  return findings.map((f) => {
+    const m = matchedTo.get(f.id);
+    return {
+      ...f,
+      ...(updated.has(f.id) ? { resolutionStatus: updated.get(f.id)! } : {}),
+      ...(m ? { matchedTo: m } : {}),
+    };
+  });
 }

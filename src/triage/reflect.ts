@@ -62,9 +62,14 @@ export async function refreshFindingComment(
   context: (detail: FindingDetail) => Promise<CommentContext> = async () => ({ disclosure: "full" }),
 ): Promise<ReportFinding> {
   const detail = await tenant.client.getFinding(tenant.projectId, target.detail.id);
-  const f = detailToReportFinding(detail);
-  if (target.commentId === undefined) return f;
-  const decision = (await decisions()).find((x) => x.findingId === f.id);
+  const plain = detailToReportFinding(detail);
+  if (target.commentId === undefined) return plain;
+  const decision = (await decisions()).find((x) => x.findingId === plain.id);
+  // a decision carried by fingerprint or shape says so on the finding (issue 10, item 10)
+  const f: ReportFinding =
+    decision?.carriedFrom && (decision.carriedBy === "fingerprint" || decision.carriedBy === "recurring")
+      ? { ...plain, matchedTo: { findingId: decision.carriedFrom, by: decision.carriedBy } }
+      : plain;
   const ctx = await context(detail);
   const body = renderFindingComment(
     f,

@@ -6,6 +6,11 @@ export const Decision = z.object({
   findingId: z.string().min(1),
   /** identity across pushes (src/domain/identity.ts) */
   fingerprint: z.string().regex(/^[0-9a-f]{64}$/),
+  /** line-independent shape key (src/domain/identity.ts `shapeKey`); absent in entries written before it */
+  shape: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .optional(),
   /** the finding's effective severity when the decision was taken */
   severity: z.enum(SEVERITIES),
   resolutionStatus: z.enum(RESOLUTION_STATUSES),
@@ -19,6 +24,8 @@ export const Decision = z.object({
   at: z.string(),
   /** set when the decision was carried over from an earlier finding of the same identity */
   carriedFrom: z.string().optional(),
+  /** how the carried decision's finding matched the earlier one (src/domain/identity.ts `MatchedBy`) */
+  carriedBy: z.enum(["id", "fingerprint", "recurring"]).optional(),
 });
 export type Decision = z.infer<typeof Decision>;
 
@@ -30,6 +37,11 @@ export const SeverityDecision = z.object({
   findingId: z.string().min(1),
   /** identity across pushes (src/domain/identity.ts) */
   fingerprint: z.string().regex(/^[0-9a-f]{64}$/),
+  /** line-independent shape key (src/domain/identity.ts `shapeKey`); absent in entries written before it */
+  shape: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .optional(),
   /**
    * the severity the team looked at: the finding's effective severity before its first override from
    * this pull request (a later override keeps the first `from`)
@@ -43,6 +55,8 @@ export const SeverityDecision = z.object({
   at: z.string(),
   /** set when the override was carried over from an earlier finding of the same identity */
   carriedFrom: z.string().optional(),
+  /** how the carried override's finding matched the earlier one (src/domain/identity.ts `MatchedBy`) */
+  carriedBy: z.enum(["id", "fingerprint", "recurring"]).optional(),
 });
 export type SeverityDecision = z.infer<typeof SeverityDecision>;
 

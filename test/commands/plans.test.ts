@@ -3,7 +3,7 @@
  * command, its target and what it read. Also the verb table as the single source of parsing, dispatch
  * and help.
  */
-import { fingerprint } from "../../src/domain/identity.js";
+import { identityOf } from "../../src/domain/identity.js";
 import { describe, expect, it } from "vitest";
 import {
   FINDING_VERBS,
@@ -106,7 +106,7 @@ describe("resolution plan", () => {
     expect(plan.thread).toBe("resolve");
     expect(plan.decision).toEqual({
       findingId: DETAIL.id,
-      fingerprint: fingerprint(DETAIL),
+      ...identityOf(DETAIL),
       severity: "HIGH",
       resolutionStatus: "WONT_FIX",
       reason: "risk_accepted",
@@ -255,7 +255,7 @@ describe("severity, note and publish plans", () => {
       severity: "LOW",
       remember: {
         findingId: DETAIL.id,
-        fingerprint: fingerprint(DETAIL),
+        ...identityOf(DETAIL),
         current: DETAIL.severity,
         severity: "LOW",
         by: "octo-writer",

@@ -7,46 +7,84 @@ import {
   fingerprintPath,
   matchFindings,
   normalizeTitle,
+  shapeKey,
 } from "../../src/domain/identity.js";
 import { finding } from "./fixtures.js";
 
 describe("normalizeTitle", () => {
   it.each([
-    ["SQL injection in `getUser()`!", "sql injection in getuser"],
-    ["Leak at line 42", "leak at line"],
-    ["SQL Injection in getUser", "sql injection in getuser"],
-    ["User’s “token” leaked!!", "users token leaked"],
-    ["  Path-traversal\tvia  ../ ", "path traversal via"],
-    ["CVE-2024-1234: XSS", "cve xss"],
+    ["SQL injection in `getUser()`!", "sql injection in `getuser()`!"],
+    ["Leak at line 42", "leak at line 42"],
+    ["SQL Injection   in\tgetUser ", "sql injection in getuser"],
+    ["Ｆｕｌｌｗｉｄｔｈ", "fullwidth"],
   ])("%j → %j", (title, expected) => {
     expect(normalizeTitle(title)).toBe(expected);
   });
 });
 
 describe("fingerprint", () => {
-  it("is sha256 of path|category|normalized title", () => {
+  it("is sha256 of v2|path|category|normalized title|start line", () => {
     const expected = createHash("sha256")
-      .update("src/db/users.ts|injection|sql injection in getuser")
+      .update("v2|src/db/users.ts|injection|sql injection in getuser|L42")
       .digest("hex");
     expect(fingerprint(finding())).toBe(expected);
     expect(fingerprint(finding())).toMatch(/^[0-9a-f]{64}$/);
+    const noLine = createHash("sha256")
+      .update("v2|src/db/users.ts|injection|sql injection in getuser|")
+      .digest("hex");
+    expect(fingerprint(finding({ location: "src/db/users.ts" }))).toBe(noLine);
   });
 
-  it("ignores line moves and cosmetic title edits", () => {
+  it("ignores location spelling and whitespace or case in the title", () => {
     const a = finding({ location: "src/db/users.ts:42", title: "SQL injection in getUser" });
-    const b = finding({ location: "./src/db/users.ts#L80-L90", title: "SQL Injection in `getUser()`." });
+    const b = finding({ location: "./src/db/users.ts#L42-L50", title: "  SQL Injection  in getUser" });
     expect(fingerprint(a)).toBe(fingerprint(b));
   });
 
-  it("differs by path, category or words of the title", () => {
+  // issue 10, item 10: the first rule dropped digits and quotes, so these two were one finding
+  it("keeps two findings of the same shape apart (the AWS-key pair)", () => {
+    const a = finding({
+      location: "config/app.ts:8",
+      category: "secrets",
+      title: "Hard-coded AWS key on line 8",
+    });
+    const b = finding({
+      location: "config/app.ts:240",
+      category: "secrets",
+      title: "Hard-coded 'AWS' key on line 240",
+    });
+    expect(fingerprint(a)).not.toBe(fingerprint(b));
+    expect(shapeKey(a)).not.toBe(shapeKey(b));
+    // the same title at another line is another fingerprint too (but the same shape)
+    const c = finding({ ...a, location: "config/app.ts:300" });
+    expect(fingerprint(c)).not.toBe(fingerprint(a));
+    expect(shapeKey(c)).toBe(shapeKey(a));
+  });
+
+  it("differs by path, category, title or line", () => {
     const base = fingerprint(finding());
     expect(fingerprint(finding({ location: "src/db/orders.ts:42" }))).not.toBe(base);
+    expect(fingerprint(finding({ location: "src/db/users.ts:43" }))).not.toBe(base);
     expect(fingerprint(finding({ category: "authz" }))).not.toBe(base);
     expect(fingerprint(finding({ title: "SQL injection in getOrder" }))).not.toBe(base);
+    expect(fingerprint(finding({ title: "SQL injection in getUser2" }))).not.toBe(base);
   });
 
   it("uses the raw location when it cannot be parsed", () => {
     expect(fingerprintPath("  module Foo ")).toBe("module Foo");
+  });
+
+  it("never equals a fingerprint of the first rule (stored in old markers and decisions)", () => {
+    const f = finding();
+    const v1 = createHash("sha256")
+      .update("src/db/users.ts|injection|sql injection in getuser")
+      .digest("hex");
+    expect(fingerprint(f)).not.toBe(v1);
+    const pairs = matchFindings(
+      [{ id: "old", fingerprint: v1 }],
+      [{ ...f, id: "new", triageStatus: "RECURRING" }],
+    );
+    expect(pairs).toEqual([]);
   });
 
   it("is stable and never throws", () => {
@@ -55,6 +93,7 @@ describe("fingerprint", () => {
         const f = { location, category, title };
         expect(fingerprint(f)).toBe(fingerprint({ ...f }));
         expect(fingerprint(f)).toMatch(/^[0-9a-f]{64}$/);
+        expect(shapeKey(f)).toMatch(/^[0-9a-f]{64}$/);
       }),
     );
   });
@@ -68,9 +107,9 @@ describe("matchFindings", () => {
       { id: "C", fingerprint: fingerprint(finding({ title: "Open redirect" })) },
     ];
     const cur = [
-      finding({ id: "A2", title: "SQL injection in getUser()", location: "src/db/users.ts:99" }),
+      finding({ id: "A2", title: "SQL  Injection in getUser" }),
       finding({ id: "A", title: "completely renamed" }),
-      finding({ id: "Z", title: "Open redirect!" }),
+      finding({ id: "Z", title: "open redirect" }),
       finding({ id: "Y", title: "Brand new" }),
     ];
     const pairs = matchFindings(prev, cur);
@@ -92,6 +131,33 @@ describe("matchFindings", () => {
     expect(split.added.map((f) => f.id)).toEqual(["c3"]);
   });
 
+  it("pairs a moved finding by shape only when the service recognises it (RECURRING/DUPLICATE)", () => {
+    const prev = [finding({ id: "old", location: "src/db/users.ts:42" })];
+    const moved = finding({ id: "new", location: "src/db/users.ts:57", triageStatus: "RECURRING" });
+    expect(matchFindings(prev, [moved]).map((m) => m.by)).toEqual(["recurring"]);
+    expect(matchFindings(prev, [{ ...moved, triageStatus: "DUPLICATE" }]).map((m) => m.by)).toEqual([
+      "recurring",
+    ]);
+    // the service says NEW: another finding of the same shape, not the one decided on
+    expect(matchFindings(prev, [{ ...moved, triageStatus: "NEW" }])).toEqual([]);
+    // stored entries carry their shape (no fields)
+    const stored = [{ id: "old", fingerprint: fingerprint(prev[0]!), shape: shapeKey(prev[0]!) }];
+    expect(matchFindings(stored, [moved]).map((m) => m.by)).toEqual(["recurring"]);
+    // entries written before shapes existed never pair by shape
+    expect(matchFindings([{ id: "old", fingerprint: "0".repeat(64) }], [moved])).toEqual([]);
+  });
+
+  it("pairs nothing by shape when the shape is ambiguous", () => {
+    const prev = [finding({ id: "p1", location: "a/b.ts:1" }), finding({ id: "p2", location: "a/b.ts:9" })];
+    const cur = [finding({ id: "c1", location: "a/b.ts:20", triageStatus: "RECURRING" })];
+    expect(matchFindings(prev, cur)).toEqual([]);
+    const two = [
+      finding({ id: "c1", location: "a/b.ts:20", triageStatus: "RECURRING" }),
+      finding({ id: "c2", location: "a/b.ts:30", triageStatus: "RECURRING" }),
+    ];
+    expect(matchFindings([prev[0]!], two)).toEqual([]);
+  });
+
   it("reports earlier findings that disappeared", () => {
     const split = classifyFindings(
       [finding({ id: "old", title: "Gone" })],
@@ -107,6 +173,7 @@ describe("matchFindings", () => {
       title: fc.constantFrom("X", "x!", "Y"),
       location: fc.constantFrom("a/b.ts:1", "a/b.ts:9", "c.py"),
       category: fc.constantFrom("k1", "k2"),
+      triageStatus: fc.constantFrom("NEW", "RECURRING"),
     });
     fc.assert(
       fc.property(fc.array(item, { maxLength: 8 }), fc.array(item, { maxLength: 8 }), (prev, cur) => {
@@ -116,9 +183,11 @@ describe("matchFindings", () => {
         expect(split.matched.length + split.added.length).toBe(cur.length);
         expect(split.matched.length + split.gone.length).toBe(prev.length);
         for (const m of split.matched) {
-          expect(m.previous.id === m.current.id || fingerprint(m.previous) === fingerprint(m.current)).toBe(
-            true,
-          );
+          expect(
+            m.previous.id === m.current.id ||
+              fingerprint(m.previous) === fingerprint(m.current) ||
+              (m.by === "recurring" && shapeKey(m.previous) === shapeKey(m.current)),
+          ).toBe(true);
         }
       }),
     );

@@ -110,8 +110,9 @@ describe("GitHub stand-in: code scanning", () => {
       state: "dismissed",
       dismissed_reason: "won't fix",
     });
-    // the next push: the same finding A under a new id and line (same fingerprint); B is gone
-    const a2 = finding("fnd_000000000099", { location: "src/a.ts:30" });
+    // the next push: the same finding A under a new id (same fingerprint: path, category, title and start
+    // line, src/domain/identity.ts); B is gone
+    const a2 = finding("fnd_000000000099", { title: a.title });
     await gh.codeScanning.uploadSarif({
       ...repo,
       commit_sha: HEAD2,

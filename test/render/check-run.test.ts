@@ -101,6 +101,30 @@ describe("renderCheckRunOutput", () => {
     expect(out.text).not.toContain("Not real");
   });
 
+  // issue 10, item 10: a decision carried by fingerprint rather than by id says so in the finding's row
+  it("says in the finding's row when its decision was matched by fingerprint", () => {
+    const carried = {
+      ...high,
+      resolutionStatus: "FALSE_POSITIVE",
+      matchedTo: { findingId: "fnd_old00000cccc3333", by: "fingerprint" as const },
+    };
+    const moved = {
+      ...critical,
+      resolutionStatus: "WONT_FIX",
+      matchedTo: { findingId: "fnd_old00000dddd4444", by: "recurring" as const },
+    };
+    for (const disclosure of ["full", "summary"] as const) {
+      const { summary } = renderCheckRunOutput(model({ findings: [carried, moved], disclosure }));
+      const row = summary.split("\n").find((l) => l.includes("SC-bbbb2222"))!;
+      expect(row).toContain("False positive (matched by fingerprint to `SC-cccc3333`)");
+      const other = summary.split("\n").find((l) => l.includes("SC-aaaa1111"))!;
+      expect(other).toContain(
+        "matched by fingerprint to `SC-dddd4444` (same file, category and title at another line",
+      );
+    }
+    expect(renderCheckRunOutput(model()).summary).not.toContain("matched by fingerprint");
+  });
+
   it("says no blocking findings when there are none", () => {
     const out = renderCheckRunOutput(model({ findings: [], inlineIds: [] }));
     expect(out.title).toBe("No blocking findings");

@@ -79,4 +79,4 @@ export function isSubsequence(sub: readonly string[], all: readonly string[]): b
 
 /** diffward's own HTML: `<details>`/`<summary>` blocks, `<br>` in table cells, the finding marker. */
 export const DIFFWARD_HTML =
-  /^(?:<details(?: open)?><summary>[^<>]*<\/summary>|<\/details>|<br>|<!-- diffward:finding=\S+ fp=[0-9a-f]{64} -->)$/;
+  /^(?:<details(?: open)?><summary>[^<>]*<\/summary>|<\/details>|<br>|<!-- diffward:finding=\S+ (?:v=2 )?fp=[0-9a-f]{64}(?: shape=[0-9a-f]{64})? -->)$/;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { fingerprint } from "../../src/domain/identity.js";
+import { fingerprint, identityOf, shapeKey } from "../../src/domain/identity.js";
 import type { ReportFinding } from "../../src/domain/types.js";
 import {
   checkApproval,
@@ -21,7 +21,7 @@ const f: ReportFinding = {
 };
 const request: ApprovalRequest = {
   findingId: f.id,
-  fingerprint: fingerprint(f),
+  ...identityOf(f),
   severity: "HIGH",
   resolutionStatus: "FALSE_POSITIVE",
   reason: "not_reachable",
@@ -83,11 +83,18 @@ describe("checkApproval", () => {
 });
 
 describe("planApprovalsForScan", () => {
-  const moved = { ...f, id: "fnd_bbbbbbbb22222222", location: "src/server.js:30" };
+  // the next push's scan: a new id, the line moved, and the service recognises the finding
+  const moved = { ...f, id: "fnd_bbbbbbbb22222222", location: "src/server.js:30", triageStatus: "RECURRING" };
 
-  it("a request follows its finding to the new scan's id (same fingerprint), and survives the push", () => {
+  it("a request follows its finding to the new scan's id (same fingerprint, or recognised shape), and survives the push", () => {
     const plan = planApprovalsForScan([request], [moved]);
-    expect(plan.keep).toEqual([{ ...request, findingId: moved.id, fingerprint: fingerprint(moved) }]);
+    expect(plan.keep).toEqual([
+      { ...request, findingId: moved.id, fingerprint: fingerprint(moved), shape: shapeKey(moved) },
+    ]);
+    const sameLine = { ...f, id: "fnd_cccccccc33333333" };
+    expect(planApprovalsForScan([request], [sameLine]).keep[0]!.findingId).toBe(sameLine.id);
+    // moved and NEW to the service: another finding, the request stays where it was
+    expect(planApprovalsForScan([request], [{ ...moved, triageStatus: "NEW" }]).keep).toEqual([request]);
     expect(requestFor(plan.keep, { id: moved.id, fingerprint: "x" })).toBeDefined();
   });
 

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pino from "pino";
 import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import type { Scenario } from "../../dev/sandbox/schemas.js";
-import { fingerprint } from "../../src/domain/identity.js";
+import { fingerprint, shapeKey } from "../../src/domain/identity.js";
 import { findingMarker } from "../../src/render/inline-comment.js";
 import { parseNotReportedMarker, renderNotReportedComment } from "../../src/render/not-reported.js";
 import {
@@ -43,7 +43,7 @@ function posted(id: string, title: string, extra = "**finding text**"): PostedFi
     commentId: id.length * 7,
     findingId: id,
     fingerprint: fp,
-    body: `${findingMarker(id, fp)}\n\n${extra}`,
+    body: `${findingMarker(id, fp, shapeKey(f(id, title)))}\n\n${extra}`,
   };
 }
 const scan = { id: "scn_2", headSha: "abcdef0123456789abcdef0123456789abcdef01" };

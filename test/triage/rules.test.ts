@@ -1,11 +1,12 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { fingerprint } from "../../src/domain/identity.js";
+import { identityOf } from "../../src/domain/identity.js";
 import type { ReportFinding } from "../../src/domain/types.js";
 import { isBot, looksLikeCommand } from "../../src/handlers/comments.js";
 import { attributed, conflictAnswer, publishedAnswer } from "../../src/render/command-answers.js";
 import {
   carryOverNote,
+  matchedToOf,
   planCarryOver,
   planSeverityCarryOver,
   severityCarryNote,
@@ -26,7 +27,7 @@ const base: ReportFinding = {
 function decisionOn(f: ReportFinding, extra: Partial<Decision> = {}): Decision {
   return {
     findingId: f.id,
-    fingerprint: fingerprint(f),
+    ...identityOf(f),
     severity: f.severity,
     resolutionStatus: "FALSE_POSITIVE",
     reason: "not_reachable",
@@ -37,14 +38,44 @@ function decisionOn(f: ReportFinding, extra: Partial<Decision> = {}): Decision {
 }
 
 describe("planCarryOver", () => {
-  const moved: ReportFinding = { ...base, id: "fnd_bbbbbbbb22222222", location: "src/db.js:40" };
+  // the next push's scan: a new id, the line moved, and the service recognises the finding
+  const moved: ReportFinding = {
+    ...base,
+    id: "fnd_bbbbbbbb22222222",
+    location: "src/db.js:40",
+    triageStatus: "RECURRING",
+  };
 
-  it("carries a closing decision to the same id and to a new id with the same fingerprint", () => {
+  it("carries a closing decision to the same id, to a new id with the same fingerprint, and to a recognised moved finding", () => {
     expect(planCarryOver([decisionOn(base)], [base]).apply.map((c) => c.by)).toEqual(["id"]);
+    const same = { ...base, id: "fnd_cccccccc33333333" };
+    expect(planCarryOver([decisionOn(base)], [same]).apply.map((c) => c.by)).toEqual(["fingerprint"]);
     const plan = planCarryOver([decisionOn(base)], [moved]);
     expect(plan.apply).toHaveLength(1);
-    expect(plan.apply[0]!.by).toBe("fingerprint");
+    expect(plan.apply[0]!.by).toBe("recurring");
     expect(plan.apply[0]!.finding.id).toBe(moved.id);
+  });
+
+  // issue 10, item 10: one false positive must not close a finding nobody looked at
+  it("does not carry to a finding of the same shape that the identity keeps apart", () => {
+    const aws8 = {
+      ...base,
+      title: "Hard-coded AWS key on line 8",
+      category: "secrets",
+      location: "cfg.js:8",
+    };
+    const aws240 = {
+      ...aws8,
+      id: "fnd_dddddddd44444444",
+      title: "Hard-coded 'AWS' key on line 240",
+      location: "cfg.js:240",
+    };
+    expect(planCarryOver([decisionOn(aws8)], [aws240]).apply).toEqual([]);
+    expect(planCarryOver([decisionOn(aws8)], [{ ...aws240, triageStatus: "RECURRING" }]).apply).toEqual([]);
+    // same title at another line, but the service calls it NEW: not carried either
+    expect(
+      planCarryOver([decisionOn(aws8)], [{ ...aws8, id: "fnd_e", location: "cfg.js:30" }]).apply,
+    ).toEqual([]);
   });
 
   it("does not carry when the severity rose, when the finding is already decided, or for open states", () => {
@@ -76,15 +107,28 @@ describe("planCarryOver", () => {
     expect(note).toContain(base.id);
     expect(note).toContain("SC-11111111");
     expect(note).toContain("guarded by the proxy");
+    expect(note).toContain("matched by fingerprint to `SC-11111111`");
+  });
+
+  it("records how each carried decision matched, so the report can say it", () => {
+    const doc = {
+      decisions: [
+        decisionOn(moved, { carriedFrom: base.id, carriedBy: "recurring" as const }),
+        decisionOn({ ...base, id: "fnd_same" }, { carriedFrom: "fnd_x", carriedBy: "id" as const }),
+        decisionOn({ ...base, id: "fnd_direct", title: "Other" }),
+      ],
+      severities: [],
+    };
+    expect([...matchedToOf(doc)]).toEqual([[moved.id, { findingId: base.id, by: "recurring" }]]);
   });
 });
 
 describe("planSeverityCarryOver", () => {
-  const moved: ReportFinding = { ...base, id: "fnd_bbbbbbbb22222222", location: "src/db.js:40" };
+  const moved: ReportFinding = { ...base, id: "fnd_bbbbbbbb22222222", location: "src/db.js:12" };
   function override(extra: Partial<SeverityDecision> = {}): SeverityDecision {
     return {
       findingId: base.id,
-      fingerprint: fingerprint(base),
+      ...identityOf(base),
       from: "HIGH",
       severity: "LOW",
       by: "octo",

@@ -6,7 +6,7 @@
  * recompute the check run.
  */
 import { z } from "zod";
-import { fingerprint } from "../../domain/identity.js";
+import { identityOf } from "../../domain/identity.js";
 import { OPEN_RESOLUTIONS, type Verdict } from "../../domain/verdict.js";
 import { attributed, who } from "../../render/command-answers.js";
 import { inlineCode } from "../../render/escape.js";
@@ -183,7 +183,7 @@ export function planResolution(input: VerbInput<ResolutionCommand>): ResolutionP
         }),
     decision: {
       findingId: detail.id,
-      fingerprint: fingerprint(detail),
+      ...identityOf(detail),
       severity: detail.severity,
       resolutionStatus: cmd.status,
       ...(reason ? { reason } : {}),

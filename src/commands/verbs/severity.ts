@@ -12,7 +12,7 @@ import { findingLabel } from "../../scanner/labels.js";
 import { capped, commandError, echo, finding, needsPermission, noteText, type VerbArgs } from "../parsed.js";
 import type { ErrorCommand } from "../parsed.js";
 import { defineVerb, targetOf, tenantOf, type SeverityOverrideEntry, type VerbInput } from "../verb.js";
-import { fingerprint } from "../../domain/identity.js";
+import { identityOf } from "../../domain/identity.js";
 import { checkSentence } from "./resolution.js";
 
 /** The words `/severity` takes; `reset` clears the override (spec: severity `null`). */
@@ -91,7 +91,7 @@ export function planSeverity(input: VerbInput<SeverityCommand>): SeverityPlan {
     severity: cmd.severity,
     remember: {
       findingId: id,
-      fingerprint: fingerprint(detail),
+      ...identityOf(detail),
       current: detail.severity,
       severity: cmd.severity,
       by: input.sender,

@@ -4,7 +4,7 @@ import type { CheckAnnotation } from "../../github/checks.js";
 import { listPullFiles } from "../../github/pulls.js";
 import { listReviewComments } from "../../github/reviews.js";
 import type { ReportFinding } from "../../domain/types.js";
-import { fingerprint } from "../../domain/identity.js";
+import { fingerprint, identityOf } from "../../domain/identity.js";
 import { renderCheckRunOutput } from "../../render/check-run.js";
 import { parseFindingMarker, renderFindingComment } from "../../render/inline-comment.js";
 import { findingLabel } from "../../scanner/labels.js";
@@ -75,7 +75,13 @@ export async function reportScan(
   for (const c of comments) {
     if (c.inReplyToId !== undefined) continue;
     const marker = parseFindingMarker(c.body);
-    if (marker) posted.push({ commentId: c.id, findingId: marker.id, fingerprint: marker.fingerprint });
+    if (marker)
+      posted.push({
+        commentId: c.id,
+        findingId: marker.id,
+        fingerprint: marker.fingerprint,
+        ...(marker.shape ? { shape: marker.shape } : {}),
+      });
   }
 
   const cfg = d.config;
@@ -216,7 +222,7 @@ export async function reportScan(
     findings: findings.map((f) => ({
       id: f.id,
       label: findingLabel(f.id, rt.settings.labelPrefix),
-      fingerprint: fingerprint(f),
+      ...identityOf(f),
       severity: f.severity,
       title: f.title,
       location: f.location,
