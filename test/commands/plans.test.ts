@@ -155,7 +155,7 @@ describe("two-person dismissal plans (triage.approval)", () => {
   const approvalOn = () => config({ triage: { approval: { minSeverity: "high", approvers: "maintain" } } });
   const request: ApprovalRequest = {
     findingId: DETAIL.id,
-    fingerprint: fingerprint(DETAIL),
+    ...identityOf(DETAIL),
     severity: "HIGH",
     resolutionStatus: "FALSE_POSITIVE",
     reason: "not_reachable",

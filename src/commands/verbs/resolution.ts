@@ -238,7 +238,7 @@ export function planResolutionCommand(
   ) {
     const request: ApprovalRequest = {
       findingId: detail.id,
-      fingerprint: fingerprint(detail),
+      ...identityOf(detail),
       severity: detail.severity,
       resolutionStatus: cmd.status,
       ...(cmd.reason ? { reason: cmd.reason } : {}),
