@@ -73,7 +73,8 @@ const VERB_TOKEN = /^\/[A-Za-z][A-Za-z-]*$/;
  * - `reply` form: the finding verbs and `/help`. A line starting with `/diffward` is read with the
  *   conversation grammar in either form.
  * - `conversation` form: `/diffward <verb> <finding label or id> [args]` for the finding verbs, plus the
- *   pull-request verbs and `help`. Other comments are ignored; `/diffward` alone is help.
+ *   pull-request verbs and `help`. A verb of two words (`publish scan`, `areas add`) is matched before its
+ *   first word alone. Other comments are ignored; `/diffward` alone is help.
  * - Free text (note, resolution text, `/in-progress`/`/reopen` text, text after a severity level) is the
  *   rest of the command line joined by a newline with the rest of the body.
  * - Each verb's arguments are read by its module (`parse`), e.g. the reason-versus-note rule of the
@@ -142,6 +143,11 @@ function parseUnsafe(body: string, form: CommandForm, prefix: string): ParsedCom
 function parseConversation(args: string, rest: string, prefix: string): ParsedCommand {
   const typed = /^\S+/.exec(args)?.[0];
   if (!typed) return helpCommand();
+  // A two-word verb of the table (`publish scan`, `areas add`) wins over its first word.
+  const two = /^(\S+)\s+(\S+)/.exec(args);
+  const pair = two ? canonicalVerb(`${two[1]} ${two[2]}`) : undefined;
+  if (two && pair)
+    return parseVerb(pair, "conversation", undefined, args.slice(two[0].length).trim(), rest, prefix);
   const verb = canonicalVerb(typed);
   if (!verb) return helpCommand(typed.toLowerCase().slice(0, MAX_ECHO_LENGTH));
   const afterVerb = args.slice(typed.length).trim();

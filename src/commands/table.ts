@@ -12,7 +12,8 @@ import { resolutionVerb } from "./verbs/resolution.js";
 import { approvalVerb } from "./verbs/approval.js";
 import { severityVerb } from "./verbs/severity.js";
 import { noteVerb } from "./verbs/note.js";
-import { publishVerb } from "./verbs/publish.js";
+import { publishScanVerb, publishVerb } from "./verbs/publish.js";
+import { areasAddVerb, areasRemoveVerb } from "./verbs/areas.js";
 import { cancelVerb, rescanVerb } from "./verbs/scan.js";
 import { areasVerb, creditsVerb, guidanceVerb, helpVerb, statusVerb } from "./verbs/info.js";
 
@@ -140,10 +141,17 @@ export const VERB_TABLE = [
   { verb: "status", scope: "pull-request", args: "", what: "show the scan state", module: statusVerb },
   { verb: "credits", scope: "pull-request", args: "", what: "show the credit balance", module: creditsVerb },
   {
+    verb: "publish scan",
+    scope: "pull-request",
+    args: "",
+    what: "publish the pull request's last reported scan as a public artifact (never with an access password)",
+    module: publishScanVerb,
+  },
+  {
     verb: "guidance",
     scope: "pull-request",
     args: "",
-    what: "show the guidance that applies",
+    what: "show which guidance layers apply: the committed file, the stored guidance (size, latest revision)",
     module: guidanceVerb,
   },
   {
@@ -152,6 +160,20 @@ export const VERB_TABLE = [
     args: "",
     what: "list the repository's audit areas",
     module: areasVerb,
+  },
+  {
+    verb: "areas add",
+    scope: "pull-request",
+    args: "<name>: <description>",
+    what: "add a custom audit area (needs the service token's `guidance:write`)",
+    module: areasAddVerb,
+  },
+  {
+    verb: "areas remove",
+    scope: "pull-request",
+    args: "<key>",
+    what: "remove a custom audit area (discovered areas cannot be removed)",
+    module: areasRemoveVerb,
   },
   { verb: "help", scope: "help", args: "", what: "show this help", module: helpVerb },
 ] as const satisfies readonly VerbRow[];

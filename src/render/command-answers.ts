@@ -6,6 +6,7 @@
 import { inlineCode, neutralize } from "./escape.js";
 import { link } from "./markdown.js";
 import { findingLabel } from "../scanner/labels.js";
+import { publishedScanUrl } from "../scanner/links.js";
 import type { ScannerApiError } from "../scanner/errors.js";
 
 /** The user diffward acts for, shown in a code span. */
@@ -94,6 +95,27 @@ export function unavailableAnswer(what: string): string {
 /** The service kept answering 429 `rate_limited`. */
 export function rateLimitedAnswer(what: string): string {
   return `The scanning service is rate limiting diffward, so it could not ${what} after several waits. Please repeat the command later.`;
+}
+
+/**
+ * `/diffward publish scan` done: the public artifact and its public address (`SCANNER_PUBLIC_URL`), never
+ * an access password (diffward publishes without one: it could only be shown in this public comment).
+ */
+export function publishedScanAnswer(
+  scanId: string,
+  headSha: string,
+  publicId: string,
+  publicUrl: string | undefined,
+): string {
+  const where = publicUrl
+    ? ` ${link("Open the published scan", publishedScanUrl(publicUrl, publicId))}.`
+    : " (diffward does not know the service's public address: `SCANNER_PUBLIC_URL` is not set).";
+  return (
+    `Published scan ${inlineCode(scanId)} (of ${inlineCode(headSha.slice(0, 7))}) as public artifact ${inlineCode(publicId)}: ` +
+    `its whole report is now public.${where}\n\n` +
+    "diffward never asks for an access password: it could only be shown in this public comment. " +
+    "Publish from the scanning service itself if the artifact needs one."
+  );
 }
 
 /** What a published finding answers (never an access password: diffward does not ask for one). */

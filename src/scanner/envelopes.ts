@@ -244,3 +244,43 @@ export function normalizeGuidance(body: unknown): Normalized<Guidance> {
   }
   return fail([], `no guidance content field (string or null named like content/guidance/text) found`);
 }
+
+/** The latest revision of stored guidance, as far as `GET …/guidance` tells it. */
+export interface GuidanceRevision {
+  revisionId?: string;
+  /** ISO 8601 date-time */
+  updatedAt?: string;
+}
+
+/**
+ * The latest revision of the stored guidance from the raw `GET …/guidance` body (spec "Guidance": every
+ * write that changes stored guidance records a revision with an id; the read payload is not shown): a
+ * string field named like `revisionId`/`revision`/`latestRevisionId` (or an object `revision` holding an
+ * `id`), and a date-time field named like `updatedAt`, at the top or one level down. Pure; `{}` when the
+ * body names neither.
+ */
+export function guidanceRevision(raw: unknown): GuidanceRevision {
+  const out: GuidanceRevision = {};
+  const scan = (o: Obj): void => {
+    for (const [k, v] of Object.entries(o)) {
+      if (out.revisionId === undefined && /revision(id)?$/i.test(k)) {
+        if (typeof v === "string" && v) out.revisionId = v;
+        else if (isObj(v) && typeof v["id"] === "string") {
+          out.revisionId = v["id"];
+          if (typeof v["createdAt"] === "string") out.updatedAt ??= v["createdAt"];
+        }
+      }
+      if (
+        out.updatedAt === undefined &&
+        /^(updated|modified|changed|revised)(At|On)?$/i.test(k) &&
+        typeof v === "string" &&
+        !Number.isNaN(Date.parse(v))
+      )
+        out.updatedAt = v;
+    }
+  };
+  if (!isObj(raw)) return out;
+  scan(raw);
+  for (const v of Object.values(raw)) if (isObj(v)) scan(v);
+  return out;
+}

@@ -12,6 +12,8 @@ export {
   normalizeCreatedAuditArea,
   normalizeGuidance,
   normalizeRepositories,
+  guidanceRevision,
+  type GuidanceRevision,
   type Normalized,
 } from "./envelopes.js";
 export {

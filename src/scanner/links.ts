@@ -3,8 +3,9 @@
  *
  * The spec describes the API only and gives no web addresses; diffward assumes the web application
  * mirrors the API's resource paths (`/projects/{projectId}/scans/{scanId}`,
- * `/projects/{projectId}/findings/{findingId}`, published artifacts at `/public/findings/{publicId}`).
- * These three functions are the only place that assumption lives.
+ * `/projects/{projectId}/findings/{findingId}`, published artifacts at `/public/findings/{publicId}` and
+ * `/public/scans/{publicId}`: the spec calls `publicId` "the slug used in the public scan and finding
+ * locations"). These functions are the only place that assumption lives.
  */
 
 function join(base: string, ...segments: string[]): string {
@@ -24,4 +25,9 @@ export function findingPageUrl(publicUrl: string, projectId: string, findingId: 
 /** A published artifact's page: `{publicUrl}/public/findings/{publicId}`. */
 export function publishedFindingUrl(publicUrl: string, publicId: string): string {
   return join(publicUrl, "public", "findings", publicId);
+}
+
+/** A published scan's page: `{publicUrl}/public/scans/{publicId}`. */
+export function publishedScanUrl(publicUrl: string, publicId: string): string {
+  return join(publicUrl, "public", "scans", publicId);
 }

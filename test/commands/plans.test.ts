@@ -21,7 +21,18 @@ import { planApproval, type ApprovalCommand } from "../../src/commands/verbs/app
 import type { ApprovalRequest } from "../../src/domain/approval.js";
 import { planSeverity, type SeverityCommand } from "../../src/commands/verbs/severity.js";
 import { planNote, type NoteCommand } from "../../src/commands/verbs/note.js";
-import { planPublish, type PublishCommand } from "../../src/commands/verbs/publish.js";
+import {
+  planPublish,
+  planPublishScan,
+  type PublishCommand,
+  type PublishScanCommand,
+} from "../../src/commands/verbs/publish.js";
+import {
+  planAreasAdd,
+  planAreasRemove,
+  type AreasAddCommand,
+  type AreasRemoveCommand,
+} from "../../src/commands/verbs/areas.js";
 import {
   planCancel,
   planRescan,
@@ -364,10 +375,74 @@ describe("read-only plans", () => {
     );
   });
 
-  it("guidance: the stored size, and the committed file's name", () => {
+  it("guidance: the layers that apply, the stored size and latest revision, the committed file", () => {
     const cmd = parsed("/diffward guidance", "guidance") as GuidanceCommand;
-    expect(planGuidance(input(cmd), 12).answer).toContain("has 12 characters (the committed `SCANNER.md`");
-    expect(planGuidance(input(cmd), 0).answer).toContain("no stored guidance");
+    const stored = planGuidance(input(cmd), {
+      repositoryId: "repo_1",
+      storedChars: 1234,
+      revision: { revisionId: "rev_abc", updatedAt: "2026-03-01T10:00:00Z" },
+      file: { path: "SCANNER.md", present: true, sizeChars: 56 },
+      headSha: "1234567abcdef",
+    }).answer;
+    expect(stored).toContain(
+      "1. **Committed file** `SCANNER.md`: **applies**: present at `1234567`, 56 characters",
+    );
+    expect(stored).toContain(
+      "2. **Stored guidance** of repository `repo_1`: **applies**: 1,234 characters, latest revision `rev_abc` (2026-03-01)",
+    );
+    expect(stored).toContain("3. **Per-scan guidance**: none");
+    const none = planGuidance(input(cmd), { repositoryId: "repo_1", storedChars: 0, revision: {} }).answer;
+    expect(none).toContain("none stored, so this layer adds nothing");
+    expect(none).toContain("no scan of this pull request has been reported yet");
+  });
+});
+
+describe("publish scan and audit area plans", () => {
+  const tenant = (scopes: string[]) =>
+    ({ projectId: "prj_1", token: { scopes }, client: {} }) as unknown as VerbInput<unknown>["tenant"];
+
+  it("publish scan: the last reported scan, never with a password; nothing without a report", () => {
+    const cmd = parsed("/diffward publish scan", "publish-scan") as PublishScanCommand;
+    expect(planPublishScan(input(cmd), { scanId: "scan_9", headSha: "abcdef1234" })).toEqual({
+      kind: "publish",
+      scanId: "scan_9",
+      headSha: "abcdef1234",
+      withPassword: false,
+    });
+    expect(planPublishScan(input(cmd), undefined)).toMatchObject({ kind: "answer" });
+    // "publish" followed by a finding label is still the finding verb
+    expect(parseCommand("/diffward publish SC-01234567", "conversation").kind).toBe("publish");
+  });
+
+  it("areas add: name before the colon, description after; refused without guidance:write", () => {
+    const cmd = parsed("/diffward areas add Billing: invoices, refunds", "areas-add") as AreasAddCommand;
+    expect(cmd).toMatchObject({ name: "Billing", description: "invoices, refunds" });
+    const on = { config: config(), tenant: tenant(["read", "guidance:write"]) };
+    expect(planAreasAdd(input(cmd, on))).toEqual({
+      kind: "add",
+      repositoryId: "repo_1",
+      name: "Billing",
+      description: "invoices, refunds",
+    });
+    const off = planAreasAdd(input(cmd, { config: config(), tenant: tenant(["read"]) }));
+    expect(off).toMatchObject({ kind: "answer", answer: expect.stringContaining("`guidance:write` scope") });
+    expect(parseCommand("/diffward areas add Billing", "conversation")).toMatchObject({
+      kind: "error",
+      code: "missing_argument",
+    });
+  });
+
+  it("areas remove: one key; refused without guidance:write", () => {
+    const cmd = parsed("/diffward areas remove billing", "areas-remove") as AreasRemoveCommand;
+    expect(planAreasRemove(input(cmd, { config: config(), tenant: tenant(["guidance:write"]) }))).toEqual({
+      kind: "remove",
+      repositoryId: "repo_1",
+      key: "billing",
+    });
+    expect(planAreasRemove(input(cmd, { config: config(), tenant: tenant([]) }))).toMatchObject({
+      kind: "answer",
+    });
+    expect(parseCommand("/diffward areas remove a b", "conversation").kind).toBe("error");
   });
 });
 
@@ -431,7 +506,16 @@ describe("the verb table drives parsing, dispatch and help", () => {
   it("every row parses in the conversation form to a command its module runs", () => {
     for (const row of VERB_TABLE) {
       const ref = row.scope === "finding" ? " SC-01234567" : "";
-      const arg = row.verb === "severity" ? " low" : row.verb === "note" ? " text" : "";
+      const arg =
+        row.verb === "severity"
+          ? " low"
+          : row.verb === "note"
+            ? " text"
+            : row.verb === "areas add"
+              ? " Billing: invoices and refunds"
+              : row.verb === "areas remove"
+                ? " billing"
+                : "";
       const cmd = parseCommand(`/diffward ${row.verb}${ref}${arg}`, "conversation");
       expect(cmd.kind, row.verb).toBe(row.module.kind);
       expect(moduleFor(cmd.kind)).toBe(row.module);
@@ -453,7 +537,8 @@ describe("the verb table drives parsing, dispatch and help", () => {
       const needs = row.module.needs;
       expect(needs.target === "finding", row.verb).toBe(row.scope === "finding");
       if (row.verb === "help" || row.verb === "status") expect(needs.permission).toBe("anyone");
-      else if (row.verb === "publish") expect(needs.permission).toBe("publish");
+      else if (row.verb === "publish" || row.verb === "publish scan")
+        expect(needs.permission).toBe("publish");
       else expect(needs.permission, row.verb).toBe("command");
     }
   });

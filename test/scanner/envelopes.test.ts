@@ -3,6 +3,7 @@ import {
   normalizeAuditAreaList,
   normalizeCreatedAuditArea,
   normalizeGuidance,
+  guidanceRevision,
   normalizeRepositories,
 } from "../../src/scanner/index.js";
 
@@ -218,5 +219,18 @@ describe("normalizeGuidance", () => {
   it("refuses a body with no content field instead of reading it as 'no guidance'", () => {
     const r = normalizeGuidance({ repositoryId: "r", revisionId: "x" });
     expect(r.ok).toBe(false);
+  });
+});
+
+describe("guidanceRevision", () => {
+  it("reads the latest revision id and date by name, at the top or one level down; {} when absent", () => {
+    expect(
+      guidanceRevision({ content: "x", revisionId: "rev_1", updatedAt: "2026-01-02T03:04:05Z" }),
+    ).toEqual({ revisionId: "rev_1", updatedAt: "2026-01-02T03:04:05Z" });
+    expect(guidanceRevision({ guidance: { content: "x", latestRevision: { id: "r9" } } })).toEqual({
+      revisionId: "r9",
+    });
+    expect(guidanceRevision({ content: "x", revisionId: null, updatedAt: null })).toEqual({});
+    expect(guidanceRevision("bare")).toEqual({});
   });
 });

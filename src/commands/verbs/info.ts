@@ -10,6 +10,8 @@ import { renderAreasAnswer, renderCreditsAnswer } from "../../render/spend-answe
 import type { ReportState } from "../../report/state.js";
 import { storedVerdict } from "../../report/verdict.js";
 import type { AuditAreaList, Balance, Summary } from "../../scanner/schemas.js";
+import { guidanceRevision, type GuidanceRevision } from "../../scanner/envelopes.js";
+import type { GuidanceInfo } from "../../render/check-run.js";
 import { HelpCommand, helpCommand, needsPermission, unexpected, type VerbArgs } from "../parsed.js";
 import type { ErrorCommand } from "../parsed.js";
 import {
@@ -141,28 +143,77 @@ export const creditsVerb = defineVerb<CreditsCommand, CreditFacts, AnswerPlan>({
   apply: answerOnly,
 });
 
-/** The `guidance` answer from the size of the stored guidance, in characters (pure). */
-export function planGuidance(input: VerbInput<GuidanceCommand>, size: number): AnswerPlan {
-  const file = input.settings.guidanceFile;
+/** What `/diffward guidance` reads: the stored layer and, from the last report, the committed file. */
+export interface GuidanceFacts {
+  repositoryId: string;
+  /** the stored guidance's length in characters (0: none stored) */
+  storedChars: number;
+  /** its latest revision, when the service's read names it */
+  revision: GuidanceRevision;
+  /** the committed guidance file at the last reported commit (`undefined`: no report yet) */
+  file?: GuidanceInfo;
+  /** the last reported commit */
+  headSha?: string;
+}
+
+/**
+ * The `guidance` answer (pure): the layers of the spec's "Guidance", bottom up, and which apply to this
+ * pull request's scans: the committed guidance file (always applies when present; read from the last
+ * report's commit), the repository's stored guidance (its size and latest revision), and per-scan
+ * guidance (diffward never sends one, so the stored layer is never replaced).
+ */
+export function planGuidance(input: VerbInput<GuidanceCommand>, facts: GuidanceFacts): AnswerPlan {
+  const file = inlineCode(input.settings.guidanceFile);
+  const fileLine = !facts.file
+    ? `1. **Committed file** ${file}: applies whenever it exists at the scanned commit (no scan of this pull request has been reported yet, so diffward cannot tell).`
+    : facts.file.present
+      ? `1. **Committed file** ${file}: **applies**: present at ${inlineCode((facts.headSha ?? "").slice(0, 7))}` +
+        `${facts.file.sizeChars !== undefined ? `, ${facts.file.sizeChars.toLocaleString("en-US")} characters` : ""}` +
+        `${facts.file.changedInPr ? " (this pull request edits it, so its scans read the pull request's version)" : ""}.`
+      : `1. **Committed file** ${file}: not present at ${inlineCode((facts.headSha ?? "").slice(0, 7))}, so it does not apply.`;
+  const rev = facts.revision;
+  const revText = rev.revisionId
+    ? `, latest revision ${inlineCode(rev.revisionId)}${rev.updatedAt ? ` (${rev.updatedAt.slice(0, 10)})` : ""}`
+    : rev.updatedAt
+      ? `, last changed ${rev.updatedAt.slice(0, 10)}`
+      : "";
+  const storedLine =
+    facts.storedChars > 0
+      ? `2. **Stored guidance** of repository ${inlineCode(facts.repositoryId)}: **applies**: ${facts.storedChars.toLocaleString("en-US")} characters${revText}; it adds to the committed file, replacing nothing.`
+      : `2. **Stored guidance** of repository ${inlineCode(facts.repositoryId)}: none stored${revText}, so this layer adds nothing.`;
   return {
-    answer:
-      size > 0
-        ? `**Guidance**: the repository's stored guidance has ${size} characters (the committed \`${file}\` applies as well).`
-        : `**Guidance**: no stored guidance for this repository (the committed \`${file}\` applies when present).`,
+    answer: [
+      "**Guidance** that steers this pull request's scans (layers from the bottom up):",
+      "",
+      fileLine,
+      storedLine,
+      "3. **Per-scan guidance**: none: diffward never sends one, so the stored layer is never replaced for a scan.",
+      "",
+      "diffward never writes guidance; change the stored layer in the scanning service, the file in the repository.",
+    ].join("\n"),
   };
 }
 
 /** `/diffward guidance`. */
-export const guidanceVerb = defineVerb<GuidanceCommand, number, AnswerPlan>({
+export const guidanceVerb = defineVerb<GuidanceCommand, GuidanceFacts, AnswerPlan>({
   kind: "guidance",
   schema: GuidanceCommand,
   needs: { permission: "command", tenant: true, config: true, target: "none" },
   parse: (a) => noArgs(a, "guidance", { kind: "guidance", verb: "guidance", requiresPermission: true }),
   describe: () => "run `guidance`",
-  async read(_io, input) {
+  async read(io, input) {
     const tenant = tenantOf(input);
-    const g = await tenant.client.getGuidance(tenant.projectId, configOf(input).repositoryId);
-    return g.content?.length ?? 0;
+    const repositoryId = configOf(input).repositoryId;
+    const [g, report] = await Promise.all([
+      tenant.client.getGuidance(tenant.projectId, repositoryId),
+      io.readReport(),
+    ]);
+    return {
+      repositoryId,
+      storedChars: g.content?.length ?? 0,
+      revision: guidanceRevision(g.raw),
+      ...(report?.extras?.guidance ? { file: report.extras.guidance, headSha: report.headSha } : {}),
+    };
   },
   plan: planGuidance,
   apply: answerOnly,

@@ -1,9 +1,13 @@
 /**
  * `/publish`: publishes a finding as a public artifact in the service (spec "POST
- * …/findings/{findingId}/publish"), without a password. Irreversible and public.
+ * …/findings/{findingId}/publish"), without a password; `/diffward publish scan` publishes the pull
+ * request's last reported scan (spec "POST …/scans/{scanId}/publish"). Irreversible and public.
  */
 import { z } from "zod";
-import { publishedAnswer } from "../../render/command-answers.js";
+import { publishedAnswer, publishedScanAnswer } from "../../render/command-answers.js";
+import { inlineCode } from "../../render/escape.js";
+import type { ReportState } from "../../report/state.js";
+import { ScannerApiError } from "../../scanner/errors.js";
 import { findingLabel } from "../../scanner/labels.js";
 import { finding, needsPermission, unexpected, type VerbArgs } from "../parsed.js";
 import type { ErrorCommand } from "../parsed.js";
@@ -52,6 +56,85 @@ export const publishVerb = defineVerb<PublishCommand, undefined, PublishPlan>({
     });
     io.log.info({ finding: plan.findingId, publicId: art.publicId }, "finding published");
     await io.answer(publishedAnswer(plan.label, art.publicId, input.settings.publicUrl));
+    return "changed";
+  },
+});
+
+/** `/diffward publish scan`: `POST …/scans/{scanId}/publish` of the pull request's last reported scan. */
+export const PublishScanCommand = z.object({
+  kind: z.literal("publish-scan"),
+  verb: z.literal("publish scan"),
+  ...needsPermission,
+});
+export type PublishScanCommand = z.infer<typeof PublishScanCommand>;
+
+function parsePublishScan(a: VerbArgs): PublishScanCommand | ErrorCommand {
+  if (a.args) return unexpected("publish scan", a.args, a.syntax);
+  return { kind: "publish-scan", verb: "publish scan", requiresPermission: true };
+}
+
+/** What `/diffward publish scan` does: publish one scan (without a password), or only answer. */
+export type PublishScanPlan =
+  | { kind: "publish"; scanId: string; headSha: string; withPassword: false }
+  | { kind: "answer"; answer: string };
+
+/**
+ * Plans a whole-scan publication (pure): the scan of the pull request's last report (a completed scan:
+ * the spec lets only a `COMPLETED` scan be published), never with an access password.
+ */
+export function planPublishScan(
+  _input: VerbInput<PublishScanCommand>,
+  report: Pick<ReportState, "scanId" | "headSha"> | undefined,
+): PublishScanPlan {
+  if (!report)
+    return {
+      kind: "answer",
+      answer:
+        "diffward has no completed scan of this pull request to publish yet; nothing was published. Try again once the `diffward` check has a report.",
+    };
+  return { kind: "publish", scanId: report.scanId, headSha: report.headSha, withPassword: false };
+}
+
+/**
+ * `/diffward publish scan` (issue 12, point 5): publishes the pull request's last reported scan as a
+ * public artifact (spec "POST …/scans/{scanId}/publish", scope `publish`) and answers with its public
+ * address. Floor: `commands.publishPermission`, as for `/publish` (off on public repositories unless set).
+ * A 409 (the scan is not completed) is explained; the access password is never requested nor posted.
+ */
+export const publishScanVerb = defineVerb<
+  PublishScanCommand,
+  Pick<ReportState, "scanId" | "headSha"> | undefined,
+  PublishScanPlan
+>({
+  kind: "publish-scan",
+  schema: PublishScanCommand,
+  needs: { permission: "publish", tenant: true, config: false, target: "none" },
+  parse: parsePublishScan,
+  describe: () => "publish the scan",
+  read: async (io) => io.readReport(),
+  plan: planPublishScan,
+  async apply(io, plan, input) {
+    if (plan.kind === "answer") {
+      await io.answer(plan.answer);
+      return "answered";
+    }
+    const tenant = tenantOf(input);
+    let art;
+    try {
+      art = await tenant.client.publishScan(tenant.projectId, plan.scanId, {
+        withPassword: plan.withPassword,
+      });
+    } catch (error) {
+      if (error instanceof ScannerApiError && error.status === 409) {
+        await io.answer(
+          `The scanning service refused to publish scan ${inlineCode(plan.scanId)}: only a completed scan can be published, and this one is not (it may have been cancelled or failed). Nothing was published.`,
+        );
+        return "answered";
+      }
+      throw error;
+    }
+    io.log.info({ scanId: plan.scanId, publicId: art.publicId }, "scan published");
+    await io.answer(publishedScanAnswer(plan.scanId, plan.headSha, art.publicId, input.settings.publicUrl));
     return "changed";
   },
 });
