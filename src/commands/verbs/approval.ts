@@ -16,7 +16,7 @@
  */
 import { z } from "zod";
 import { checkApproval, requestFor, type ApprovalRequest } from "../../domain/approval.js";
-import { fingerprint } from "../../domain/identity.js";
+import { fingerprint, identityOf } from "../../domain/identity.js";
 import { permissionAtLeast, MinPermission } from "../../config/repo-config.js";
 import { who } from "../../render/command-answers.js";
 import { inlineCode } from "../../render/escape.js";
@@ -193,7 +193,7 @@ export function planApproval(input: VerbInput<ApprovalCommand>, facts: ApprovalF
     ...(note ? { note } : {}),
     decision: {
       findingId: detail.id,
-      fingerprint: identity.fingerprint,
+      ...identityOf(detail),
       severity: detail.severity,
       resolutionStatus: r.resolutionStatus,
       ...(reasonCode ? { reason: reasonCode } : {}),
