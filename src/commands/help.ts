@@ -3,6 +3,7 @@
  * aliases of each verb, in table order) and the reason catalog, so it never drifts from what the parser
  * accepts.
  */
+import { statusName } from "../render/glossary.js";
 import { reasonCodesFor } from "../scanner/catalog.js";
 import type { ResolutionStatus } from "../scanner/catalog.js";
 import { DEFAULT_LABEL_PREFIX } from "../scanner/labels.js";
@@ -56,7 +57,7 @@ export function renderHelp(form: CommandForm, options: HelpOptions = {}): string
     const codes = reasonCodesFor(status);
     if (codes.length === 0) continue;
     const name = form === "reply" ? `/${verb}` : verb;
-    parts.push(`- \`${name}\` (${status}): ${codes.map((c) => `\`${c}\``).join(", ")}`);
+    parts.push(`- \`${name}\` (${statusName(status)}): ${codes.map((c) => `\`${c}\``).join(", ")}`);
   }
   if (form === "reply")
     parts.push("", "Commands about the whole pull request start with `/diffward` (try `/diffward help`).");

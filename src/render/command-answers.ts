@@ -7,6 +7,8 @@ import { inlineCode, neutralize } from "./escape.js";
 import { link } from "./markdown.js";
 import { findingLabel } from "../scanner/labels.js";
 import { publishedScanUrl } from "../scanner/links.js";
+import type { Severity } from "../scanner/catalog.js";
+import { severityName } from "./glossary.js";
 import type { ScannerApiError } from "../scanner/errors.js";
 
 /** The user diffward acts for, shown in a code span. */
@@ -63,7 +65,7 @@ export function conflictAnswer(
     return `${head} diffward knows no finding with this label on this pull request.`;
   const lines = candidates.map(
     (c) =>
-      `- ${inlineCode(c.id)} (${findingLabel(c.id, labelPrefix)}, ${c.severity}): ${neutralize(c.title).replace(/\s*\n\s*/g, " ")}`,
+      `- ${inlineCode(c.id)} (${findingLabel(c.id, labelPrefix)}, ${severityName(c.severity as Severity)}): ${neutralize(c.title).replace(/\s*\n\s*/g, " ")}`,
   );
   return [`${head} Findings of this pull request with that label:`, "", ...lines].join("\n");
 }

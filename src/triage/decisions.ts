@@ -12,6 +12,7 @@ import { OPEN_RESOLUTIONS, severityRank } from "../domain/verdict.js";
 import { matchedByText } from "../render/format.js";
 import { ScannerApiError } from "../scanner/errors.js";
 import { findingLabel } from "../scanner/labels.js";
+import { severityName, statusName } from "../render/glossary.js";
 import type { ScannerTenant } from "../tenants/index.js";
 import { pullKey } from "../queue/names.js";
 import type { Runtime } from "../queue/runtime.js";
@@ -243,8 +244,8 @@ export function matchedToOf(doc: PullDecisions): Map<string, NonNullable<ReportF
 export function severityCarryNote(c: SeverityCarryOver, labelPrefix: string): string {
   const o = c.override;
   return (
-    `diffward applied an earlier severity override of this pull request: **${o.severity}** ` +
-    `(the finding was reported as ${c.finding.severity}), set by GitHub user @${o.by} on ${o.at.slice(0, 10)} ` +
+    `diffward applied an earlier severity override of this pull request: **${severityName(o.severity)}** ` +
+    `(the finding was reported as ${severityName(c.finding.severity)}), set by GitHub user @${o.by} on ${o.at.slice(0, 10)} ` +
     `on finding ${findingLabel(o.findingId, labelPrefix)} (\`${o.findingId}\`); ${matchPhrase(c.by, o.findingId, labelPrefix)}.`
   );
 }
@@ -257,7 +258,7 @@ export function carryOverNote(c: CarryOver, labelPrefix: string): string {
   const d = c.decision;
   const reason = d.reason ? ` (reason \`${d.reason}\`)` : "";
   const lines = [
-    `diffward applied an earlier decision of this pull request: **${d.resolutionStatus}**${reason}, ` +
+    `diffward applied an earlier decision of this pull request: **${statusName(d.resolutionStatus)}**${reason}, ` +
       `set by GitHub user @${d.by} on ${d.at.slice(0, 10)} on finding ` +
       `${findingLabel(d.findingId, labelPrefix)} (\`${d.findingId}\`); ${matchPhrase(c.by, d.findingId, labelPrefix)}.`,
   ];

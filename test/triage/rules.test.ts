@@ -102,7 +102,7 @@ describe("planCarryOver", () => {
   it("the carried note names the decision, who made it and the original finding", () => {
     const [c] = planCarryOver([decisionOn(base, { note: "guarded by the proxy" })], [moved]).apply;
     const note = carryOverNote(c!, "SC");
-    expect(note).toContain("FALSE_POSITIVE");
+    expect(note).toContain("**False positive**");
     expect(note).toContain("@octo");
     expect(note).toContain(base.id);
     expect(note).toContain("SC-11111111");
@@ -164,8 +164,8 @@ describe("planSeverityCarryOver", () => {
   it("the note names the override, who set it and the original finding", () => {
     const [c] = planSeverityCarryOver([override()], [moved]).apply;
     const note = severityCarryNote(c!, "SC");
-    expect(note).toContain("**LOW**");
-    expect(note).toContain("reported as HIGH");
+    expect(note).toContain("**Low**");
+    expect(note).toContain("reported as High");
     expect(note).toContain("@octo");
     expect(note).toContain(base.id);
   });

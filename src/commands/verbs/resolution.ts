@@ -110,8 +110,8 @@ export function parseResolution(a: VerbArgs): ResolutionCommand | RefusalCommand
       belongsTo: check.belongsTo,
       validCodes: [...check.validCodes],
       message:
-        `\`${code}\` is a reason for ${check.belongsTo}, not for ${status}; nothing was changed. ` +
-        `Reasons for ${status}: ${check.validCodes.map((c) => `\`${c}\``).join(", ")}.`,
+        `\`${code}\` is a reason for ${statusName(check.belongsTo)}, not for ${statusName(status)}; nothing was changed. ` +
+        `Reasons for ${statusName(status)}: ${check.validCodes.map((c) => `\`${c}\``).join(", ")}.`,
     };
   }
   return tooLong ?? { ...base, note: text };
