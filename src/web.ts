@@ -5,21 +5,59 @@ import { createNodeMiddleware, type Probot } from "probot";
 import type { ApplicationFunction } from "probot";
 import type { Runtime } from "./queue/runtime.js";
 
-/** The largest webhook body accepted, in bytes (GitHub caps payloads at 25 MB). */
+/**
+ * The largest webhook body accepted, in bytes: GitHub caps payloads at 25 MB ("Webhook events and
+ * payloads": "Payloads are capped at 25 MB"; larger events are not delivered).
+ */
 export const MAX_WEBHOOK_BYTES = 25 * 1024 * 1024;
 
-/** Reads a request body as text; `undefined` when it exceeds `maxBytes`. */
-function readBody(req: IncomingMessage, maxBytes: number): Promise<string | undefined> {
+/** `X-Hub-Signature-256: sha256=<64 hex>` (GitHub "Validating webhook deliveries"). */
+const SIGNATURE_256 = /^sha256=[0-9a-f]{64}$/;
+
+/**
+ * Reads a request body as raw bytes, at most `maxBytes`: past the cap it stops keeping chunks, discards
+ * the rest as it arrives (so the answer can still be read by the sender) and resolves `undefined`.
+ */
+function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer | undefined> {
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
+    let chunks: Buffer[] | undefined = [];
     let size = 0;
     req.on("data", (c: Buffer) => {
       size += c.length;
-      if (size <= maxBytes) chunks.push(c);
+      if (chunks && size <= maxBytes) chunks.push(c);
+      else chunks = undefined;
     });
-    req.on("end", () => resolve(size > maxBytes ? undefined : Buffer.concat(chunks).toString("utf8")));
+    req.on("end", () => resolve(chunks ? Buffer.concat(chunks, size) : undefined));
     req.on("error", reject);
   });
+}
+
+/** Answers a webhook request without reading its body: the rest of the body is drained, never buffered. */
+function refuse(req: IncomingMessage, res: ServerResponse, status: number, error: string): void {
+  res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify({ error }));
+  req.resume();
+}
+
+const UTF8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * The webhook body as text when it is exactly the bytes GitHub signed: valid UTF-8 (so the HMAC over the
+ * text's UTF-8 encoding is the HMAC over the raw bytes) and verified against `X-Hub-Signature-256` with
+ * `@octokit/webhooks`' `verify` (HMAC-SHA256 with the app's webhook secret, constant-time compare).
+ * No JSON is parsed before this returns.
+ */
+async function verifiedText(
+  webhooks: { verify(payload: string, signature: string): Promise<boolean> },
+  raw: Buffer,
+  signature: string,
+): Promise<string | undefined> {
+  try {
+    const text = UTF8.decode(raw);
+    // `verify` throws on an empty payload: no event is empty, so that is a refusal too.
+    return text !== "" && (await webhooks.verify(text, signature)) ? text : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function isJsonObject(text: string): boolean {
@@ -97,8 +135,12 @@ export interface WebServer {
 }
 
 /**
- * Serves GitHub webhooks (signature verified by `@octokit/webhooks` through Probot's middleware: a bad or
- * missing `X-Hub-Signature-256` is answered 400 and nothing runs), `/healthz` (the process is up; Redis and
+ * Serves GitHub webhooks, untrusted input checked cheapest first (issue 10, item 15): a request without a
+ * well-formed `X-Hub-Signature-256` is answered 400 before its body is read; a declared or actual body
+ * over {@link MAX_WEBHOOK_BYTES} is answered 413 (never buffered past the cap); the signature is then
+ * verified over the raw bytes (`@octokit/webhooks`' `verify`; 400 when it does not match) **before any
+ * JSON.parse**; only a verified body is parsed (400 unless a JSON object) and handed to Probot's
+ * middleware (which verifies again and runs the handlers), `/healthz` (the process is up; Redis and
  * service reachability as details) and `/readyz` (Redis answers: GitHub never redelivers a webhook on its
  * own, so a service outage must not take the webhook endpoint out of rotation) and `/metrics` (`rt.metrics`
  * in Prometheus text format, `src/ops/metrics.ts`).
@@ -139,12 +181,21 @@ export async function startWebServer(opts: WebOptions): Promise<WebServer> {
       return json(res, 200, { status: "ok", ...details });
     }
     if (req.method === "POST" && path === webhookPath) {
-      // GitHub caps payloads at 25 MB ("Webhook events and payloads"); every event's payload is an object.
+      // Cheapest checks first, and no JSON.parse of anything unsigned (issue 10, item 15).
+      const signature = req.headers["x-hub-signature-256"];
+      if (typeof signature !== "string" || !SIGNATURE_256.test(signature))
+        return refuse(req, res, 400, "missing or malformed X-Hub-Signature-256");
+      const declared = Number(req.headers["content-length"]);
+      if (Number.isFinite(declared) && declared > MAX_WEBHOOK_BYTES)
+        return refuse(req, res, 413, "payload too large");
       const raw = await readBody(req, MAX_WEBHOOK_BYTES);
       if (raw === undefined) return json(res, 413, { error: "payload too large" });
-      if (!isJsonObject(raw)) return json(res, 400, { error: "payload must be a JSON object" });
+      const text = await verifiedText(opts.probot.webhooks, raw, signature);
+      if (text === undefined) return json(res, 400, { error: "signature does not match" });
+      // GitHub sends every event's payload as a JSON object.
+      if (!isJsonObject(text)) return json(res, 400, { error: "payload must be a JSON object" });
       // @octokit/webhooks' middleware reads a string `body` instead of the consumed stream.
-      (req as IncomingMessage & { body?: string }).body = raw;
+      (req as IncomingMessage & { body?: string }).body = text;
     }
     try {
       const handled = await middleware(req, res, () => json(res, 404, { error: "not found" }));

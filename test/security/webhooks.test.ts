@@ -1,6 +1,7 @@
 import { createHmac } from "node:crypto";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Webhooks } from "@octokit/webhooks";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import { webhookExample } from "../../dev/harness/examples.js";
 
@@ -92,5 +93,70 @@ describe("webhook endpoint security (issue 6 item 5)", () => {
     expect(process.exitCode ?? 0).toBe(0);
     const health = await fetch(`${h.web.url}/healthz`);
     expect(health.status).toBe(200);
+  });
+});
+
+describe("webhook body limits (issue 10, item 15)", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ workers: false });
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  const MB = 1024 * 1024;
+  /** A JSON object of about `bytes` bytes. */
+  const bigBody = (bytes: number) =>
+    JSON.stringify({ ...webhookExample("pull_request", "opened"), padding: "x".repeat(bytes) });
+  const base = { "x-github-event": "pull_request", "x-github-delivery": "d-big" };
+  /** JSON.parse calls that got a text of more than 1 MB. */
+  const bigParses = (spy: { mock: { calls: unknown[][] } }) =>
+    spy.mock.calls.filter(([text]) => typeof text === "string" && text.length > MB).length;
+
+  it("an unsigned or wrongly signed 20 MB body is refused before any JSON.parse; nothing runs", async () => {
+    const body = bigBody(20 * MB);
+    const parse = vi.spyOn(JSON, "parse");
+    try {
+      expect(await post(h, body, base)).toBe(400);
+      expect(await post(h, body, { ...base, "x-hub-signature-256": "sha256=" + "0".repeat(64) })).toBe(400);
+      const wrong = await new Webhooks({ secret: "not-the-secret" }).sign(body);
+      expect(await post(h, body, { ...base, "x-hub-signature-256": wrong })).toBe(400);
+      expect(bigParses(parse)).toBe(0);
+    } finally {
+      parse.mockRestore();
+    }
+    expect(await jobCount(h)).toBe(0);
+    expect(h.github.requests).toHaveLength(0);
+  });
+
+  it("a body over GitHub's 25 MB cap is refused (413), even correctly signed, and never parsed", async () => {
+    const body = bigBody(26 * MB);
+    const signature = await new Webhooks({ secret: h.webhookSecret }).sign(body);
+    const parse = vi.spyOn(JSON, "parse");
+    try {
+      expect(await post(h, body, { ...base, "x-hub-signature-256": signature })).toBe(413);
+      expect(bigParses(parse)).toBe(0);
+    } finally {
+      parse.mockRestore();
+    }
+    expect(await jobCount(h)).toBe(0);
+  });
+
+  it("a correctly signed body (signed with @octokit/webhooks) is parsed and handled, a large one too", async () => {
+    const small = JSON.stringify(webhookExample("pull_request", "opened"));
+    const webhooks = new Webhooks({ secret: h.webhookSecret });
+    expect(await post(h, small, { ...base, "x-hub-signature-256": await webhooks.sign(small) })).toBe(200);
+    expect(await jobCount(h)).toBe(1);
+    await h.booted.rt.queues.events.obliterate({ force: true });
+    const large = bigBody(5 * MB);
+    const status = await post(h, large, {
+      ...base,
+      "x-github-delivery": "d-large",
+      "x-hub-signature-256": await webhooks.sign(large),
+    });
+    expect(status).toBe(200);
+    expect(await jobCount(h)).toBe(1);
+    await h.booted.rt.queues.events.obliterate({ force: true });
   });
 });
