@@ -21,6 +21,7 @@ import { z } from "zod";
 /** The operations diffward makes, as `[METHOD, path template]`. */
 export const OPERATIONS: ReadonlyArray<readonly [string, string]> = [
   ["POST", "/app/installations/{installation_id}/access_tokens"],
+  ["GET", "/app"],
   ["GET", "/app/installations"],
   ["GET", "/installation/repositories"],
   ["GET", "/repos/{owner}/{repo}"],

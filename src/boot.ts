@@ -1,3 +1,4 @@
+import { botLoginOnce } from "./github/app-identity.js";
 import type { Worker } from "bullmq";
 import type { Logger } from "pino";
 import { Probot, type ProbotOctokit } from "probot";
@@ -134,6 +135,7 @@ export function boot(config: BootConfig): Booted {
     octokit: (installationId) =>
       probot.auth(installationId) as Promise<Awaited<ReturnType<Runtime["octokit"]>>>,
     scanner,
+    botLogin: botLoginOnce(() => probot.auth()),
     settings: { ...DEFAULT_SETTINGS, ...config.settings },
     log: config.log,
     now: () => Date.now(),

@@ -315,6 +315,26 @@ const installations: Record<string, Handler> = {
       },
     };
   },
+  "apps/get-authenticated": (ctx) => {
+    // GitHub REST "Get the authenticated app" (JWT): the app behind the stand-in's installations.
+    const slug = ctx.state.listInstallations()[0]?.appSlug ?? "diffward";
+    return {
+      status: 200,
+      body: {
+        id: 1,
+        slug,
+        node_id: "A_kwHOAAAAAQ",
+        name: slug,
+        description: "",
+        external_url: "https://example.test",
+        html_url: `https://github.com/apps/${slug}`,
+        permissions: { checks: "write", contents: "read", pull_requests: "write", issues: "write" },
+        events: ["pull_request", "issue_comment", "pull_request_review_comment"],
+        created_at: "2026-01-01T00:00:00Z",
+        updated_at: "2026-01-01T00:00:00Z",
+      },
+    };
+  },
   "apps/list-installations": (ctx) => {
     const page = paginate(ctx, ctx.state.listInstallations());
     return {

@@ -60,6 +60,11 @@ export interface Runtime {
   scanner: ScannerAccess;
   settings: Settings;
   log: Logger;
+  /**
+   * diffward's own bot login, `<app slug>[bot]` (`GET /app`, read once per process): only its comments'
+   * finding markers are trusted (issue 10 item 13).
+   */
+  botLogin(): Promise<string>;
   /** ms since epoch; replaced in tests */
   now(): number;
   /** the process's Prometheus metrics (`src/ops/metrics.ts`); absent in unit tests */

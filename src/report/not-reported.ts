@@ -11,6 +11,7 @@ import type { Logger } from "pino";
 import { classifyFindings } from "../domain/identity.js";
 import { OPEN_RESOLUTIONS } from "../domain/verdict.js";
 import { listReviewComments, updateReviewComment, type ExistingReviewComment } from "../github/reviews.js";
+import { isOwnComment } from "../github/app-identity.js";
 import { listReviewThreads, setReviewThreadResolved } from "../github/threads.js";
 import type { InstallationOctokit, PullRef } from "../github/types.js";
 import { parseFindingMarker } from "../render/inline-comment.js";
@@ -146,13 +147,17 @@ export function planNotReported(input: {
 }
 
 /**
- * diffward's finding comments among a pull request's review comments: thread roots by a bot whose body
- * starts with a finding marker (`parseFindingMarker`).
+ * diffward's finding comments among a pull request's review comments: thread roots written by diffward's own
+ * bot login (`botLogin`, `<app slug>[bot]`) whose body starts with a finding marker (`parseFindingMarker`).
+ * A marker in anyone else's comment, another bot's included, is ignored (issue 10 item 13).
  */
-export function postedFindingThreads(comments: readonly ExistingReviewComment[]): PostedFindingThread[] {
+export function postedFindingThreads(
+  comments: readonly ExistingReviewComment[],
+  botLogin: string,
+): PostedFindingThread[] {
   const out: PostedFindingThread[] = [];
   for (const c of comments) {
-    if (c.inReplyToId !== undefined || (c.userType !== undefined && c.userType !== "Bot")) continue;
+    if (c.inReplyToId !== undefined || !isOwnComment(c, botLogin)) continue;
     const marker = parseFindingMarker(c.body);
     if (marker)
       out.push({
@@ -236,12 +241,14 @@ export async function syncNotReported(
     scan: { id: string; headSha: string };
     /** the review comments as read before this report's own review was posted, if already read */
     comments?: readonly ExistingReviewComment[];
+    /** diffward's own bot login (`<app slug>[bot]`): only its comments are finding threads */
+    botLogin: string;
   },
   log: Logger,
 ): Promise<{ closed: number; reopened: number }> {
   const comments = input.comments ?? (await listReviewComments(octokit, pull));
   const writes = planNotReported({
-    posted: postedFindingThreads(comments),
+    posted: postedFindingThreads(comments, input.botLogin),
     findings: input.findings,
     coverage: input.coverage,
     scan: input.scan,

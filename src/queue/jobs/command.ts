@@ -42,6 +42,7 @@ import {
   unavailableAnswer,
 } from "../../render/command-answers.js";
 import { parseFindingMarker } from "../../render/inline-comment.js";
+import { isOwnComment } from "../../github/app-identity.js";
 import { REPORT_KIND, type ReportState } from "../../report/state.js";
 import { ScannerApiError, ScannerError } from "../../scanner/errors.js";
 import type { ScannerTenant } from "../../tenants/index.js";
@@ -122,10 +123,11 @@ export async function processCommand(rt: Runtime, job: Job, token?: string): Pro
   const pull = { owner: d.owner, repo: d.repo, pullNumber: d.pullNumber };
   let threadFindingId: string | undefined;
   if (d.form === "reply") {
-    // Only replies to diffward's own finding comments are commands (the marker is first, the author a bot).
+    // Only replies to diffward's own finding comments are commands: the marker is first and the author is
+    // diffward's bot login, not any bot or user who copied a marker (issue 10 item 13).
     const parent = d.inReplyToId ? await getReviewComment(octokit, pull, d.inReplyToId) : undefined;
     threadFindingId =
-      parent && parent.userType === "Bot" && parent.inReplyToId === undefined
+      parent && parent.inReplyToId === undefined && isOwnComment(parent, await rt.botLogin())
         ? parseFindingMarker(parent.body)?.id
         : undefined;
     if (!threadFindingId) {

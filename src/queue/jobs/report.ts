@@ -3,6 +3,7 @@ import { annotationsDigest, reportAnnotations } from "../../report/verdict.js";
 import type { CheckAnnotation } from "../../github/checks.js";
 import { listPullFiles } from "../../github/pulls.js";
 import { listReviewComments } from "../../github/reviews.js";
+import { isOwnComment } from "../../github/app-identity.js";
 import type { ReportFinding } from "../../domain/types.js";
 import { fingerprint, identityOf } from "../../domain/identity.js";
 import { renderCheckRunOutput } from "../../render/check-run.js";
@@ -71,9 +72,11 @@ export async function reportScan(
     listPullFiles(octokit, pull),
     listReviewComments(octokit, pull),
   ]);
+  // Markers are trusted only in diffward's own comments (issue 10 item 13): a copied one is someone's text.
+  const botLogin = await rt.botLogin();
   const posted: PostedFindingComment[] = [];
   for (const c of comments) {
-    if (c.inReplyToId !== undefined) continue;
+    if (c.inReplyToId !== undefined || !isOwnComment(c, botLogin)) continue;
     const marker = parseFindingMarker(c.body);
     if (marker)
       posted.push({
@@ -192,7 +195,8 @@ export async function reportScan(
     await applyWrites(rt, d.installationId, [writes.review]);
     // Read back the new comments' ids (one GET) so triage replies can be tied to their finding.
     for (const c of await listReviewComments(octokit, pull)) {
-      const marker = c.inReplyToId === undefined ? parseFindingMarker(c.body) : undefined;
+      const own = c.inReplyToId === undefined && isOwnComment(c, botLogin);
+      const marker = own ? parseFindingMarker(c.body) : undefined;
       if (marker && !commentIds.has(marker.id)) commentIds.set(marker.id, c.id);
     }
   }
@@ -249,6 +253,7 @@ export async function reportScan(
       coverage: closing.coverage,
       scan: { id: d.scanId, headSha: d.headSha },
       comments,
+      botLogin,
     },
     log,
   );

@@ -104,6 +104,7 @@ export async function processSettle(
         findings: report.findings,
         coverage: decideCoverage({ ranShort, scopeCovers: true }),
         scan: { id: report.scanId, headSha: report.headSha },
+        botLogin: await rt.botLogin(),
       },
       log,
     );
