@@ -104,7 +104,7 @@ describe("finding markers are trusted only from diffward's own bot login (issue 
     const pr = await pull();
     const secretComment = pr.comments.get(pr.byTitle.get(SECRET)!)!;
     // Copies of diffward's own comment (its marker first), and a marker of a finding that does not exist.
-    const fakeMarker = `${findingMarker(`f_${randomBytes(4).toString("hex")}`, "ab".repeat(32))}\nlooks like diffward`;
+    const fakeMarker = `${findingMarker(`f_${randomBytes(4).toString("hex")}`, "ab".repeat(32), "cd".repeat(32))}\nlooks like diffward`;
     const forged = [
       forge(pr, secretComment, "other-app[bot]", "Bot"),
       forge(pr, secretComment, "mallory", "User"),
