@@ -2,7 +2,7 @@
  * `npm run demo`: diffward's whole loop on this machine, with no account. Starts the scanning-service
  * sandbox, a local GitHub API stand-in (every request checked against GitHub's OpenAPI description), and
  * diffward (webhook server + queue workers) on Redis; sends real webhook payloads from
- * `@octokit/webhooks-examples` (a pull request opened, then a new push, a triage reply, then the pull request
+ * `@octokit/webhooks-examples` (a pull request opened, then a new push, a triage reply, a two-person dismissal, then the pull request
  * in a merge queue, whose group reuses its report); writes what diffward posted to
  * `out/demo/` as Markdown and as an HTML page styled like GitHub's; prints what happened and how long it took.
  */
@@ -14,7 +14,7 @@ import { startHarness } from "../dev/harness/harness.js";
 import { webhookExample } from "../dev/harness/examples.js";
 import { demoConfig, demoPullFiles, modifiedFilePatch } from "../dev/harness/demo-repo.js";
 import { renderDemoPage } from "../dev/harness/demo-page.js";
-import { demoReplyCommand } from "../dev/harness/triage.js";
+import { demoApproval, demoReplyCommand } from "../dev/harness/triage.js";
 import { demoMergeQueue } from "../dev/harness/merge-queue.js";
 import { findingLabel } from "../src/scanner/labels.js";
 
@@ -177,6 +177,20 @@ try {
     `annotations refreshed: fresh check run #${current.id} on ${HEAD_2.slice(0, 7)} replaced #${done.id} (${done.annotations.length} → ${current.annotations.length} annotations, ${stale.length === 0 ? `none for ${label}` : `STILL ${stale.length} for ${label}`})`,
   );
   if (stale.length > 0) process.exitCode = 1;
+
+  // 3b. Two-person dismissals (triage.approval): a writer's dismissal of a HIGH finding waits for a maintainer.
+  const approval = await demoApproval(h, {
+    owner,
+    repo,
+    pullNumber: number,
+    defaultBranch: opened.repository.default_branch,
+    baseConfig: demoConfig,
+  });
+  const approvalLabel = findingLabel(approval.findingId, h.booted.rt.settings.labelPrefix);
+  say(
+    `with triage.approval on, ${approval.requester} replied "${approval.command}" to ${approvalLabel} (${approval.severity}): held for approval, resolution still ${approval.statusWhileHeld}; ${approval.approver} (maintain) replied "/approve": resolution ${approval.statusAfter}`,
+  );
+  if (approval.statusWhileHeld !== "NOT_STARTED" || approval.statusAfter !== "WONT_FIX") process.exitCode = 1;
 
   // 4. The pull request enters the merge queue (real merge_group payload): its report is reused.
   const queued = await demoMergeQueue(

@@ -152,3 +152,93 @@ export async function demoReplyCommand(
     resolutionStatus: h.sandbox.state.findings.get(target.findingId)?.resolutionStatus,
   };
 }
+
+/** The `triage.approval` block the demo turns on (issue 12: two-person dismissals). */
+export const DEMO_APPROVAL_CONFIG = "triage:\n  approval:\n    minSeverity: high\n    approvers: maintain";
+
+/** What {@link demoApproval} showed. */
+export interface DemoApprovalResult {
+  findingId: string;
+  severity: string;
+  requester: string;
+  approver: string;
+  command: string;
+  /** diffward's answer to the requester, and the finding's resolution on the service right after it */
+  heldAnswer: string;
+  statusWhileHeld: string | undefined;
+  /** the finding comment while the request is pending */
+  commentWhileHeld: string;
+  /** diffward's answer to the approver, and the finding's resolution after it */
+  approvedAnswer: string;
+  statusAfter: string | undefined;
+}
+
+/**
+ * Shows a two-person dismissal on a reported pull request: turns `triage.approval` on in the repository's
+ * `.github/diffward.yml` (default branch; `baseConfig` is the rest of the file), then `requester` (`write`)
+ * replies `command` (default `/wontfix risk_accepted`) to the comment of an open HIGH or CRITICAL finding,
+ * which diffward holds; `approver` (`maintain`) replies `/approve` in the same thread, which sets it.
+ * For `npm run demo` and its test.
+ * @throws Error when no open HIGH/CRITICAL finding has a comment, or diffward does not answer within 20 s.
+ */
+export async function demoApproval(
+  h: Harness,
+  at: PullTarget & {
+    defaultBranch: string;
+    baseConfig: (extra: string) => string;
+    requester?: string;
+    approver?: string;
+    command?: string;
+  },
+): Promise<DemoApprovalResult> {
+  const requester = at.requester ?? "octo-reviewer";
+  const approver = at.approver ?? "octo-lead";
+  const command = at.command ?? "/wontfix risk_accepted";
+  h.github.state.setFile(
+    at.owner,
+    at.repo,
+    at.defaultBranch,
+    ".github/diffward.yml",
+    at.baseConfig(DEMO_APPROVAL_CONFIG),
+  );
+  h.github.state.setPermission(at.owner, at.repo, requester, "write");
+  h.github.state.setPermission(at.owner, at.repo, approver, "maintain");
+  const finding = (id: string) => h.sandbox.state.findings.get(id);
+  const target = findingComments(h, at).find((c) => {
+    const f = finding(c.findingId);
+    return f && (f.severity === "HIGH" || f.severity === "CRITICAL") && f.resolutionStatus === "NOT_STARTED";
+  });
+  if (!target) throw new Error("no open HIGH or CRITICAL finding with a diffward comment to dismiss");
+  const answerTo = async (login: string, body: string) => {
+    const payload = writeReviewReply(h, { ...at, parentId: target.id, login, body });
+    await h.send("pull_request_review_comment", payload);
+    const answer = await h.waitFor(
+      () =>
+        h.github.state
+          .reviewComments(at.owner, at.repo, at.pullNumber)
+          .find((c) => c.inReplyToId === target.id && c.user.type === "Bot" && c.id > payload.comment.id),
+      20_000,
+      `diffward's answer to ${body}`,
+    );
+    return answer.body;
+  };
+  const heldAnswer = await answerTo(requester, command);
+  const statusWhileHeld = finding(target.findingId)?.resolutionStatus;
+  // the answer is posted right after the comment is refreshed: the pending request is on it already
+  const commentWhileHeld = h.github.state
+    .reviewComments(at.owner, at.repo)
+    .find((c) => c.id === target.id)!.body;
+  const approvedAnswer = await answerTo(approver, "/approve");
+  return {
+    findingId: target.findingId,
+    severity: finding(target.findingId)?.severity ?? "?",
+    requester,
+    approver,
+    command,
+    heldAnswer,
+    statusWhileHeld,
+    commentWhileHeld,
+    approvedAnswer,
+    statusAfter: finding(target.findingId)?.resolutionStatus,
+  };
+}

@@ -1,7 +1,8 @@
 import { ProbotOctokit } from "probot";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHarness, type Harness } from "../../dev/harness/harness.js";
-import { demoReplyCommand } from "../../dev/harness/triage.js";
+import { demoApproval, demoReplyCommand } from "../../dev/harness/triage.js";
+import { demoConfig } from "../../dev/harness/demo-repo.js";
 import { TRIAGE_SCENARIO, openReportedPull } from "./helpers.js";
 
 let h: Harness;
@@ -30,5 +31,23 @@ describe("demoReplyCommand", () => {
     expect(shown.commentBefore).not.toContain("**Decision:**");
     expect(shown.commentAfter).toContain("**Decision:**");
     expect(shown.commentAfter).toContain("@octo-reviewer");
+  });
+});
+
+describe("demoApproval", () => {
+  it("shows a held dismissal of a HIGH or CRITICAL finding and its approval by a maintainer", async () => {
+    const pr = await openReportedPull(h, 8);
+    const shown = await demoApproval(h, {
+      ...pr,
+      defaultBranch: pr.payload.repository.default_branch,
+      baseConfig: demoConfig,
+    });
+    expect(["HIGH", "CRITICAL"]).toContain(shown.severity);
+    expect(shown.heldAnswer).toContain("**Approval requested**");
+    expect(shown.statusWhileHeld).toBe("NOT_STARTED");
+    expect(shown.commentWhileHeld).toContain("Dismissal awaiting approval");
+    expect(shown.approvedAnswer).toContain("is now **Won't fix**");
+    expect(shown.approvedAnswer).toContain("approved by `@octo-lead`");
+    expect(shown.statusAfter).toBe("WONT_FIX");
   });
 });
