@@ -27,7 +27,9 @@ import {
   type PublishCommand,
   type PublishScanCommand,
 } from "../../src/commands/verbs/publish.js";
+import { ScannerApiError } from "../../src/scanner/errors.js";
 import {
+  areasRefusal,
   planAreasAdd,
   planAreasRemove,
   type AreasAddCommand,
@@ -430,6 +432,17 @@ describe("publish scan and audit area plans", () => {
       kind: "error",
       code: "missing_argument",
     });
+  });
+
+  it("areas writes: a 403 names the missing scope, a discovered area's 409 is explained, a 5xx is left to the job", () => {
+    const err = (status: number, code: string) =>
+      new ScannerApiError({ status, code: code as never, message: "m", endpoint: "DELETE /x" });
+    const remove = { kind: "remove", repositoryId: "repo_1", key: "legacy-admin" } as const;
+    expect(areasRefusal(err(403, "forbidden"), remove)).toContain("does not have the `guidance:write` scope");
+    expect(areasRefusal(err(409, "conflict"), remove)).toContain("was **discovered**");
+    expect(areasRefusal(err(404, "not_found"), remove)).toContain("has no audit area `legacy-admin`");
+    expect(areasRefusal(err(503, "internal"), remove)).toBeUndefined();
+    expect(areasRefusal(new Error("network"), remove)).toBeUndefined();
   });
 
   it("areas remove: one key; refused without guidance:write", () => {

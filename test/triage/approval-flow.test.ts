@@ -30,6 +30,7 @@ const RATE = "Missing rate limit on login";
 const WRITER = "octo-writer";
 const WRITER2 = "octo-writer-two";
 const MAINTAINER = "octo-maintainer";
+const MAINTAINER2 = "octo-maintainer-two";
 const APPROVAL = "triage:\n  approval:\n    minSeverity: high\n    approvers: maintain";
 const PATCH_RESOLUTION = "PATCH /projects/:projectId/findings/:findingId/resolution";
 
@@ -56,7 +57,7 @@ async function pull(config = APPROVAL): Promise<ReportedPull> {
   return openReportedPull(
     h,
     nextPull,
-    { [WRITER]: "write", [WRITER2]: "write", [MAINTAINER]: "maintain" },
+    { [WRITER]: "write", [WRITER2]: "write", [MAINTAINER]: "maintain", [MAINTAINER2]: "admin" },
     config,
   );
 }
@@ -269,5 +270,49 @@ describe("two-person dismissals (triage.approval)", () => {
     expect(patches()).toBe(before);
     expect(finding(pr, SECRET).resolutionStatus).toBe("NOT_STARTED");
     expect(await requests(pr)).toEqual([]);
+  });
+
+  it("two approvers at once: exactly one PATCH, the other is told it is taken care of", async () => {
+    const pr = await pull();
+    await reply(pr, SQLI, "/fp guarded_elsewhere");
+    const before = patches();
+    const parentId = pr.comments.get(pr.byTitle.get(SQLI)!)!;
+    const answered = threadAnswers(h, pr, parentId).length;
+    const a = writeReviewReply(h, { ...pr, parentId, login: MAINTAINER, body: "/approve" });
+    const b = writeReviewReply(h, { ...pr, parentId, login: MAINTAINER2, body: "/approve" });
+    const [sa, sb] = await Promise.all([
+      h.send("pull_request_review_comment", a),
+      h.send("pull_request_review_comment", b),
+    ]);
+    await Promise.all([waitJob(sa.id), waitJob(sb.id)]);
+    await h.waitFor(
+      () => threadAnswers(h, pr, parentId).length >= answered + 2 || undefined,
+      20_000,
+      "two answers",
+    );
+    const answers = threadAnswers(h, pr, parentId)
+      .slice(answered)
+      .map((c) => c.body);
+    expect(patches()).toBe(before + 1);
+    expect(finding(pr, SQLI).resolutionStatus).toBe("FALSE_POSITIVE");
+    expect(answers.filter((x) => x.includes("is now **False positive**"))).toHaveLength(1);
+    expect(
+      answers.filter(
+        (x) =>
+          x.includes("is approving the dismissal") ||
+          x.includes("nothing to approve") ||
+          x.includes("no longer awaiting"),
+      ),
+    ).toHaveLength(1);
+  });
+
+  it("a closing resolution set directly by an approver settles the pending request", async () => {
+    const pr = await pull();
+    await reply(pr, SECRET, "/wontfix risk_accepted");
+    expect(await requests(pr)).toHaveLength(1);
+    const direct = await reply(pr, SECRET, "/resolve fixed_in_code", MAINTAINER);
+    expect(direct.answer).toContain("is now **Resolved**");
+    expect(await requests(pr)).toEqual([]);
+    expect(commentOf(pr, SECRET).body).not.toContain("Dismissal awaiting approval");
   });
 });
