@@ -315,4 +315,27 @@ describe("two-person dismissals (triage.approval)", () => {
     expect(await requests(pr)).toEqual([]);
     expect(commentOf(pr, SECRET).body).not.toContain("Dismissal awaiting approval");
   });
+
+  it("a writer cannot lower a HIGH finding below minSeverity (it would skip the second person); an approver can", async () => {
+    const pr = await pull();
+    const SEVERITY = "PATCH /projects/:projectId/findings/:findingId/severity";
+    const severityPatches = () =>
+      Object.values(h.sandbox.state.stats.requests[SEVERITY] ?? {}).reduce((a, b) => a + b, 0);
+    const before = severityPatches();
+    const low = await reply(pr, SECRET, "/severity low");
+    expect(low.answer).toContain("needs the `maintain` role or above (you have `write`)");
+    expect(low.answer).toContain("Nothing was changed");
+    const reset = await reply(pr, SECRET, "/severity reset");
+    expect(reset.answer).toContain("back to the service's own severity");
+    expect(severityPatches()).toBe(before);
+    expect(finding(pr, SECRET).severity).toBe("HIGH");
+    // raising, or staying at or above minSeverity, is open to writers
+    const up = await reply(pr, SECRET, "/severity critical");
+    expect(up.answer).toContain("set to **Critical**");
+    expect(severityPatches()).toBe(before + 1);
+    // the approver may lower it
+    const down = await reply(pr, SECRET, "/severity low", MAINTAINER);
+    expect(down.answer).toContain("set to **Low**");
+    expect(severityPatches()).toBe(before + 2);
+  });
 });

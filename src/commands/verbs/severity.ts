@@ -1,7 +1,8 @@
 /**
  * `/severity <level>|reset [text]`: overrides a finding's severity in the service (spec "PATCH
  * …/findings/{findingId}/severity"; `null` clears the override), leaves one signed note, refreshes the
- * finding's comment and recomputes the check run.
+ * finding's comment and recomputes the check run. With `triage.approval`, only a user at or above
+ * `approvers` may take a finding below `minSeverity` (else a lowered severity would skip the second person).
  */
 import { z } from "zod";
 import { attributed } from "../../render/command-answers.js";
@@ -14,6 +15,8 @@ import type { ErrorCommand } from "../parsed.js";
 import { defineVerb, targetOf, tenantOf, type SeverityOverrideEntry, type VerbInput } from "../verb.js";
 import { identityOf } from "../../domain/identity.js";
 import { checkSentence } from "./resolution.js";
+import { atLeast } from "../../domain/verdict.js";
+import { permissionAtLeast } from "../../config/repo-config.js";
 
 /** The words `/severity` takes; `reset` clears the override (spec: severity `null`). */
 export const SEVERITY_WORDS = ["critical", "high", "medium", "low", "info", "reset"] as const;
@@ -102,15 +105,74 @@ export function planSeverity(input: VerbInput<SeverityCommand>): SeverityPlan {
   };
 }
 
+/** What `/severity` reads: the commenter's role, only when `triage.approval` could refuse the change. */
+export interface SeverityFacts {
+  role?: string;
+}
+
+/** A severity command's plan: `set` it, or refuse it (`answer`) and change nothing. */
+export type SeverityVerbPlan = { kind: "set"; set: SeverityPlan } | { kind: "answer"; answer: string };
+
+/**
+ * True when the command could take a finding at or above `triage.approval.minSeverity` below it (a
+ * level under `minSeverity`, or `reset`, whose result the service decides). Pure.
+ */
+function lowersBelowApproval(input: VerbInput<SeverityCommand>): boolean {
+  const approval = input.config?.triage.approval;
+  if (!approval) return false;
+  const current = targetOf(input).detail.severity;
+  if (!atLeast(current, approval.minSeverity)) return false;
+  return input.cmd.severity === null || !atLeast(input.cmd.severity, approval.minSeverity);
+}
+
+/**
+ * Plans `/severity` (pure). With `triage.approval` set, a user below `approvers` may not take a finding at
+ * or above `minSeverity` below it (nor `reset` it): that would let their own dismissal skip the second
+ * person (issue 12, point 1). Anything else is {@link planSeverity}.
+ */
+export function planSeverityCommand(
+  input: VerbInput<SeverityCommand>,
+  facts: SeverityFacts | undefined,
+): SeverityVerbPlan {
+  const approval = input.config?.triage.approval;
+  if (
+    approval &&
+    facts?.role !== undefined &&
+    lowersBelowApproval(input) &&
+    !permissionAtLeast(facts.role, approval.approvers)
+  ) {
+    const detail = targetOf(input).detail;
+    const label = inlineCode(findingLabel(detail.id, input.labelPrefix));
+    const to = input.cmd.severity
+      ? `to **${severityName(input.cmd.severity)}**`
+      : "back to the service's own severity";
+    return {
+      kind: "answer",
+      answer:
+        `Changing ${label} from **${severityName(detail.severity)}** ${to} could take it below ` +
+        `\`triage.approval.minSeverity\` (${inlineCode(approval.minSeverity)}), where dismissals need no second person, so it ` +
+        `needs the ${inlineCode(approval.approvers)} role or above (you have ${inlineCode(facts.role)}). Nothing was changed. ` +
+        "Ask a user with that role, or dismiss the finding and have the dismissal approved.",
+    };
+  }
+  return { kind: "set", set: planSeverity(input) };
+}
+
 /** `/severity`. */
-export const severityVerb = defineVerb<SeverityCommand, undefined, SeverityPlan>({
+export const severityVerb = defineVerb<SeverityCommand, SeverityFacts, SeverityVerbPlan>({
   kind: "severity",
   schema: SeverityCommand,
   needs: { permission: "command", tenant: true, config: false, target: "finding" },
   parse: parseSeverity,
   describe: () => "change the severity",
-  plan: planSeverity,
-  async apply(io, plan, input) {
+  read: async (io, input) => (lowersBelowApproval(input) ? { role: await io.senderPermission() } : {}),
+  plan: planSeverityCommand,
+  async apply(io, verbPlan, input) {
+    if (verbPlan.kind === "answer") {
+      await io.answer(verbPlan.answer);
+      return "answered";
+    }
+    const plan = verbPlan.set;
     const tenant = tenantOf(input);
     await tenant.client.setSeverity(tenant.projectId, plan.findingId, plan.severity);
     // Severity overrides survive pushes like resolutions (issue 12, point 3).
