@@ -217,6 +217,47 @@ describe("pull-request lifecycle under real event sequences (issue 10)", () => {
     expect((await h.booted.rt.state.getPull(key))?.closed).toBe(true);
   });
 
+  it("item 5: a launch already under way when the uninstall is processed cancels its scan at once", async () => {
+    const head = sha(1071);
+    const installationId = 71_071;
+    // Every service request takes 0.7 s: the launch is still between its look at the installation and its
+    // POST when the uninstall job runs and finds nothing in flight.
+    h.sandbox.state.faults.latencyMs = 700;
+    try {
+      const pr = await openPull(h, { head, repo: repo(), installationId });
+      await h.waitFor(
+        async () => (await h.booted.rt.queues.launch.getActive()).some((j) => j.data.headSha === head),
+        15_000,
+        "the launch under way",
+      );
+      await new Promise((r) => setTimeout(r, 200));
+      const deleted: Payload = webhookExample("installation", "deleted");
+      deleted.installation.id = installationId;
+      deleted.installation.account.login = pr.owner;
+      const delivery = randomUUID();
+      await h.send("installation", deleted, delivery);
+      const uninstall = await h.waitFor(
+        async () => {
+          const j = await h.booted.rt.queues.events.getJob(jobId("uninstall", delivery));
+          return j?.finishedOn ? j : undefined;
+        },
+        15_000,
+        "uninstall processed",
+      );
+      const scan = await h.waitFor(() => launchedFor(head)[0], 15_000, "the launch reached the service");
+      expect(scan.createdAtMs).toBeGreaterThan(uninstall.finishedOn!);
+      await h.waitFor(
+        () => ["COMPLETED", "FAILED", "CANCELLED"].includes(h.sandbox.state.statusOf(scan)),
+        15_000,
+        "scan ended",
+      );
+      expect(h.sandbox.state.statusOf(scan)).toBe("CANCELLED");
+      expect(launchedFor(head)).toHaveLength(1);
+    } finally {
+      h.sandbox.state.faults.latencyMs = 0;
+    }
+  });
+
   // Last: every pull request of this file shares the webhook example's installation id.
   it("item 5: uninstalling during the debounce window launches nothing", async () => {
     const head = sha(1031);

@@ -116,16 +116,13 @@ async function launchLocked(
   }
 
   // Refuse before any credit is reserved what the service would refuse or the repository caps.
-  const pre = await preflight(
-    tenant,
-    {
-      repositoryId: d.repositoryId,
-      presetRef: d.presetRef,
-      ...(d.creditBudget !== undefined ? { creditBudget: d.creditBudget } : {}),
-      ...(d.auditAreaKeys ? { auditAreaKeys: d.auditAreaKeys } : {}),
-      defaultBranch: d.defaultBranch,
-    },
-  );
+  const pre = await preflight(tenant, {
+    repositoryId: d.repositoryId,
+    presetRef: d.presetRef,
+    ...(d.creditBudget !== undefined ? { creditBudget: d.creditBudget } : {}),
+    ...(d.auditAreaKeys ? { auditAreaKeys: d.auditAreaKeys } : {}),
+    defaultBranch: d.defaultBranch,
+  });
   if (!pre.ok) {
     await applyWrites(rt, d.installationId, [
       updateCheck(d, d.checkRunId, {
@@ -268,7 +265,8 @@ async function reserveUnderCap(
   const d = job.data;
   const ledger = capLedgerOf(rt.redis, rt.state.prefix);
   const now = rt.now();
-  const key = d.capHold?.key ?? ledger.keyOf({ projectId: tenant.projectId, repositoryId: d.repositoryId }, now);
+  const key =
+    d.capHold?.key ?? ledger.keyOf({ projectId: tenant.projectId, repositoryId: d.repositoryId }, now);
   const min = Math.max(1, minCredits);
   const id = capHoldId(job);
   const reserve = () => ledger.reserve(key, id, cap, d.creditBudget, min, now);
@@ -332,7 +330,8 @@ async function findLaunchedScan(
  * Remembers the scan (Redis: the pull request's state and the scan link), starts following it (the poll
  * job, `poll-<scanId>`), then writes the scan id on the check run (`external_id`). The poll never waits on
  * that write (issue 15): a scan is polled on time whatever the installation's write lane is doing, and a
- * check run that shows a scan id always has its poll job (reconciliation relies on it).
+ * check run that shows a scan id always has its poll job (reconciliation relies on it). A scan launched while
+ * its installation was being removed is cancelled at once instead (spec `POST …/scans/{scanId}/cancel`).
  */
 async function afterLaunch(
   rt: Runtime,
@@ -354,6 +353,20 @@ async function afterLaunch(
     checkRunId: d.checkRunId,
     ...(isGroupScan(d) ? { mergeGroup: true } : {}),
   });
+  // The uninstall job marks the installation removed, then cancels the scans it finds in flight. A launch
+  // that passed its own look at the mark just before can still reach the service after the uninstall job
+  // read the scans in flight; looked at again now that this scan is in flight, one of the two always
+  // cancels it (issue 10 item 5).
+  if (await rt.state.isInstallationRemoved(d.installationId)) {
+    await tenant.client
+      .cancelScan(tenant.projectId, scanId)
+      .catch((e: Error) =>
+        rt.log.warn({ scanId, err: e.message }, "could not cancel scan of uninstalled installation"),
+      );
+    await rt.state.finishScan(d.installationId, scanId);
+    rt.log.info({ scanId }, "installation removed while the scan was launched: cancelled");
+    return;
+  }
   const poll: PollJobData = {
     ...repoContextOf(d),
     pullNumber: d.pullNumber,
