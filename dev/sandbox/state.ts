@@ -122,6 +122,8 @@ export interface ScanRecord {
   /** Per token id: epoch ms before which a new read is "too early" (429). */
   pollDeadlines: Map<string, number>;
   polls: number;
+  /** Cancel requests received for this scan, whatever their answer (a terminal scan's cancel answers 400). */
+  cancelRequests: number;
 }
 export interface NoteRecord {
   id: string;
@@ -795,6 +797,7 @@ export class SandboxState {
       | "findingIds"
       | "pollDeadlines"
       | "polls"
+      | "cancelRequests"
       | "forcedOutcome"
     >,
   ): ScanRecord {
@@ -816,6 +819,7 @@ export class SandboxState {
       findingIds: [],
       pollDeadlines: new Map(),
       polls: 0,
+      cancelRequests: 0,
     };
     const d = this.options.scanDurationMs ?? 8000;
     scan.durationMs = Math.max(0, Math.round(typeof d === "function" ? d(scan) : d));
@@ -954,6 +958,7 @@ export class SandboxState {
    * @throws SandboxApiError 400 `bad_request` for a `COMPLETED` or `FAILED` scan.
    */
   cancel(scan: ScanRecord): number {
+    scan.cancelRequests += 1;
     this.advance();
     const status = this.statusOf(scan);
     if (status === "COMPLETED" || status === "FAILED") {

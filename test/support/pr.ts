@@ -26,6 +26,8 @@ export interface OpenOptions {
   permissions?: Record<string, "admin" | "maintain" | "write" | "triage" | "read" | "none">;
   deliveryId?: string;
   send?: boolean;
+  /** the installation's id (default: the example's); GitHub gives each installation its own */
+  installationId?: number;
 }
 
 /** Seeds the GitHub stand-in with a pull request from the real `pull_request.opened` example and sends it. */
@@ -45,6 +47,7 @@ export async function openPull(h: Harness, o: OpenOptions) {
     for (const side of [p.pull_request.head, p.pull_request.base])
       if (side.repo) side.repo = { ...p.repository };
   }
+  if (o.installationId !== undefined) p.installation.id = o.installationId;
   if (o.private !== undefined) p.repository.private = o.private;
   if (o.draft !== undefined) p.pull_request.draft = o.draft;
   const owner: string = p.repository.owner.login;
