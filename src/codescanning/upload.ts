@@ -20,8 +20,14 @@ export interface UploadPlanInput {
   enabled: boolean;
   /** the effective disclosure (`effectiveDisclosure`) */
   disclosure: Disclosure;
+  /** the pull request (for a merge group, the one its ref names; 0 when none) */
   pullNumber: number;
-  /** the scanned head commit */
+  /**
+   * a merge group's `merge_group.head_ref` (`refs/heads/gh-readonly-queue/<base>/pr-<n>-<sha>`): the
+   * upload's `ref` instead of `refs/pull/<number>/head`, and the results link filters by its branch
+   */
+  mergeGroupHeadRef?: string;
+  /** the scanned head commit (a merge group's `head_sha`) */
   headSha: string;
   scanId: string;
   findings: readonly ReportFinding[];
@@ -34,7 +40,15 @@ export interface UploadPlanInput {
 export type UploadPlan =
   | { kind: "off" }
   | { kind: "withheld"; info: CodeScanningInfo }
-  | { kind: "upload"; commitSha: string; ref: string; encoded: EncodedSarif; resultsUrl?: string }
+  | {
+      kind: "upload";
+      commitSha: string;
+      ref: string;
+      encoded: EncodedSarif;
+      resultsUrl?: string;
+      /** what was scanned, as the check run names it */
+      of: "pull request" | "merge group";
+    }
   | { kind: "too-large"; info: CodeScanningInfo };
 
 /**
@@ -46,11 +60,22 @@ export function codeScanningResultsUrl(repoHtmlUrl: string, pullNumber: number):
 }
 
 /**
+ * The link to a branch's code scanning results of tool diffward (a merge group's temporary branch), with
+ * the `branch:` filter of GitHub "Assessing code scanning alerts for your repository" → "Filtering alerts".
+ * @param branchRef - `refs/heads/<branch>` or the bare branch name.
+ */
+export function codeScanningBranchResultsUrl(repoHtmlUrl: string, branchRef: string): string {
+  const branch = branchRef.replace(/^refs\/heads\//, "");
+  return `${repoHtmlUrl}/security/code-scanning?query=${encodeURIComponent(`branch:${branch} tool:${TOOL_NAME} is:open`)}`;
+}
+
+/**
  * Plans a report's upload (pure): off unless `codeScanning.upload`; withheld under an effective
  * `disclosure: summary` (code scanning alerts are readable by everyone with read access, and public
  * repositories default to `summary`), with the reason for the check run; else the SARIF log of the
  * report's open findings ({@link encodeSarif}: within GitHub's limits) for `commit_sha` = the scanned
- * head and `ref` = `refs/pull/<number>/head` (REST "Upload an analysis as SARIF data").
+ * head and `ref` = `refs/pull/<number>/head`, or a merge group's `head_ref` (REST "Upload an analysis as
+ * SARIF data": `ref` is `refs/heads/<branch>` or `refs/pull/<number>/head`).
  */
 export function planCodeScanningUpload(input: UploadPlanInput): UploadPlan {
   if (!input.enabled) return { kind: "off" };
@@ -73,13 +98,19 @@ export function planCodeScanningUpload(input: UploadPlanInput): UploadPlan {
       scanId: input.scanId,
       ...(input.repoHtmlUrl ? { repositoryUri: input.repoHtmlUrl } : {}),
     });
+    const group = input.mergeGroupHeadRef;
     return {
       kind: "upload",
       commitSha: input.headSha,
-      ref: `refs/pull/${input.pullNumber}/head`,
+      ref: group ?? `refs/pull/${input.pullNumber}/head`,
+      of: group ? "merge group" : "pull request",
       encoded,
       ...(input.repoHtmlUrl
-        ? { resultsUrl: codeScanningResultsUrl(input.repoHtmlUrl, input.pullNumber) }
+        ? {
+            resultsUrl: group
+              ? codeScanningBranchResultsUrl(input.repoHtmlUrl, group)
+              : codeScanningResultsUrl(input.repoHtmlUrl, input.pullNumber),
+          }
         : {}),
     };
   } catch (error) {
@@ -148,6 +179,7 @@ export async function applyCodeScanningUpload(
       leftOut: plan.encoded.overLimit,
       unplaceable: plan.encoded.unplaceable.length,
       ...(plan.resultsUrl ? { url: plan.resultsUrl } : {}),
+      ...(plan.of === "merge group" ? { of: plan.of } : {}),
     };
     log.info(
       {

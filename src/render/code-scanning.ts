@@ -17,8 +17,10 @@ export const CodeScanningInfo = z.discriminatedUnion("status", [
     leftOut: z.number().int().nonnegative(),
     /** open findings whose location names no file */
     unplaceable: z.number().int().nonnegative(),
-    /** the pull request's code scanning results */
+    /** the pull request's code scanning results (the merge group's branch's for a merge group) */
     url: z.string().optional(),
+    /** what was scanned; absent: a pull request */
+    of: z.enum(["pull request", "merge group"]).optional(),
   }),
   /** `withheld`: on, but nothing uploaded by rule (summary disclosure); `failed`: GitHub refused it */
   z.object({ status: z.enum(["withheld", "failed"]), reason: z.string() }),
@@ -33,9 +35,12 @@ export type CodeScanningInfo = z.infer<typeof CodeScanningInfo>;
 export function codeScanningSection(info: CodeScanningInfo): string {
   if (info.status !== "uploaded") return `### Code scanning\n\n⚠️ ${neutralize(info.reason)}`;
   const what = `${plural(info.results, "open finding")} uploaded to GitHub code scanning (tool \`diffward\`)`;
+  const of = info.of ?? "pull request";
   const lines = [
-    `🛡️ ${what}${info.url ? `: ${link("this pull request's code scanning results", info.url)}` : "."}`,
-    "Dismissing or reopening one of these alerts sets the finding's resolution, and the triage commands dismiss or reopen its alert.",
+    `🛡️ ${what}${info.url ? `: ${link(`this ${of}'s code scanning results`, info.url)}` : "."}`,
+    of === "pull request"
+      ? "Dismissing or reopening one of these alerts sets the finding's resolution, and the triage commands dismiss or reopen its alert."
+      : "Dismissing or reopening one of these alerts sets the finding's resolution.",
   ];
   if (info.leftOut > 0)
     lines.push(

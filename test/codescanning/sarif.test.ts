@@ -205,6 +205,18 @@ describe("planCodeScanningUpload", () => {
       "https://github.com/o/r/security/code-scanning?query=pr%3A7%20tool%3Adiffward%20is%3Aopen",
     );
   });
+  it("a merge group uploads to its head_ref at its head, and the results link filters by that branch", () => {
+    const headRef = "refs/heads/gh-readonly-queue/main/pr-7-" + "c".repeat(40);
+    const plan = planCodeScanningUpload({ ...input, mergeGroupHeadRef: headRef });
+    expect(plan).toMatchObject({ kind: "upload", ref: headRef, commitSha: HEAD, of: "merge group" });
+    if (plan.kind !== "upload") return;
+    expect(plan.resultsUrl).toBe(
+      `https://github.com/o/r/security/code-scanning?query=${encodeURIComponent(`branch:gh-readonly-queue/main/pr-7-${"c".repeat(40)} tool:diffward is:open`)}`,
+    );
+    expect(planCodeScanningUpload({ ...input, mergeGroupHeadRef: headRef, disclosure: "summary" }).kind).toBe(
+      "withheld",
+    );
+  });
   it("withholds everything under summary disclosure and says why; off means nothing at all", () => {
     const withheld = planCodeScanningUpload({ ...input, disclosure: "summary" });
     expect(withheld.kind).toBe("withheld");

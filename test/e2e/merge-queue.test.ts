@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHarness, type Harness } from "../../dev/harness/harness.js";
-import { mergeGroupPayload } from "../../dev/github-standin/index.js";
+import { mergeGroupPayload, sarifSchemaErrors } from "../../dev/github-standin/index.js";
 import { demoConfig } from "../../dev/harness/demo-repo.js";
 import { checkRuns, completedRun, openPull, sha } from "../support/pr.js";
 import { repositoryMonthSpend } from "../../src/policy/credits.js";
 import { demoMergeQueue } from "../../dev/harness/merge-queue.js";
+import { isRuledOut } from "../../src/domain/verdict.js";
+import { parseLocation } from "../../src/domain/location.js";
 
 /**
  * Merge queues end to end (issue 13): real `merge_group` payloads (`@octokit/webhooks-examples`, filled from
@@ -211,6 +213,78 @@ describe("merge queue: the diffward check on merge groups", () => {
     expect(h.github.state.reviews(pr.owner, pr.repo)).toEqual([]);
     expect(h.github.state.reviewComments(pr.owner, pr.repo)).toEqual([]);
     expect(h.github.violations()).toEqual([]);
+  });
+
+  it("scan with codeScanning.upload on a private repository: ONE upload on the group's head_ref and head, and the check links to it", async () => {
+    const pr = await openPull(h, {
+      head: sha(0x13c1),
+      repo: "mq-sarif",
+      private: true,
+      config: demoConfig("mergeQueue: scan\ncodeScanning:\n  upload: true"),
+      send: false,
+    });
+    const group = h.github.state.addMergeGroup({
+      owner: pr.owner,
+      repo: pr.repo,
+      pullNumber: pr.number,
+      headSha: sha(0x13c2),
+      baseSha: sha(0x13c0),
+    });
+    const payload = mergeGroupPayload(h.github.state, group, "checks_requested");
+    const mg = payload.merge_group as { head_ref: string; head_sha: string };
+    const repoUrl = (payload.repository as { html_url: string }).html_url;
+    expect(mg.head_ref).toBe(group.headRef);
+    await h.send("merge_group", payload, "mq-sarif-1");
+    await h.send("merge_group", payload, "mq-sarif-1"); // a redelivery
+    const run = await completedRun(h, pr.owner, pr.repo, group.headSha, 30_000);
+    await new Promise((r) => setTimeout(r, 1_000));
+
+    const uploads = h.github.state.sarifUploads(pr.owner, pr.repo);
+    expect(uploads).toHaveLength(1);
+    expect(uploads[0]).toMatchObject({
+      ref: mg.head_ref,
+      commitSha: mg.head_sha,
+      toolName: "diffward",
+    });
+    expect(sarifSchemaErrors(uploads[0]!.log)).toEqual([]);
+    // one result per open finding of the group's scan that names a file (as the service holds them now)
+    const open = [...h.sandbox.state.findings.values()].filter(
+      (f) => f.commitHash === group.headSha && !isRuledOut(f) && parseLocation(f.location) !== undefined,
+    );
+    expect(open.length).toBeGreaterThan(0);
+    const results = (uploads[0]!.log as { runs: Array<{ results: Array<{ message: { text: string } }> }> })
+      .runs[0]!.results;
+    expect(results).toHaveLength(open.length);
+    for (const f of open) expect(results.some((r) => r.message.text.includes(f.title))).toBe(true);
+    expect(run.output.summary).toContain("### Code scanning");
+    const branch = mg.head_ref.replace(/^refs\/heads\//, "");
+    expect(run.output.summary).toContain(
+      `[this merge group's code scanning results](${repoUrl}/security/code-scanning?query=${encodeURIComponent(`branch:${branch} tool:diffward is:open`)})`,
+    );
+    expect(h.github.state.reviews(pr.owner, pr.repo)).toEqual([]);
+    expect(h.github.violations()).toEqual([]);
+  });
+
+  it("scan on a public repository (summary disclosure) uploads nothing, and the group's check says why", async () => {
+    const pr = await openPull(h, {
+      head: sha(0x13d1),
+      repo: "mq-sarif-public",
+      private: false,
+      config: demoConfig("mergeQueue: scan\ncodeScanning:\n  upload: true").replace("disclosure: full\n", ""),
+      send: false,
+    });
+    const group = h.github.state.addMergeGroup({
+      owner: pr.owner,
+      repo: pr.repo,
+      pullNumber: pr.number,
+      headSha: sha(0x13d2),
+      baseSha: sha(0x13d0),
+    });
+    await h.send("merge_group", mergeGroupPayload(h.github.state, group, "checks_requested"));
+    const run = await completedRun(h, pr.owner, pr.repo, group.headSha, 30_000);
+    expect(h.github.state.sarifUploads(pr.owner, pr.repo)).toHaveLength(0);
+    expect(run.output.summary).toContain("`disclosure` is `summary`");
+    expect(run.annotations).toEqual([]);
   });
 
   it("reuse falls back to scan when the pull request's head moved since its report (head read from GitHub, not from diffward's state)", async () => {

@@ -10,6 +10,7 @@ import { planReport } from "../../report/plan.js";
 import { toReportFinding } from "../../report/findings.js";
 import { applyPullDecisions } from "../../triage/decisions.js";
 import { collectReportExtras } from "../../report/extras.js";
+import { applyCodeScanningUpload, planCodeScanningUpload } from "../../codescanning/upload.js";
 import type { Runtime } from "../runtime.js";
 import { applyWrites } from "../writes.js";
 import { decideReportWrites, planScanEnded } from "./decide-report.js";
@@ -20,8 +21,9 @@ import type { PollJobData } from "./types.js";
  * conclude it with the same messages as a pull request's; `COMPLETED` pages through every finding (limit
  * 100), carries the triage decisions of the pull request the group names (the same findings, decided once),
  * and completes the check run with the conclusion ({@link planReport}'s verdict under `failOn`), the summary
- * (findings, guidance, credits reserved and spent) and the annotations in batches of 50 (GitHub "Update a
- * check run"). No review and no report state: a merge group has no pull request to comment on, and the pull
+ * (findings, guidance, credits reserved and spent, code scanning) and the annotations in batches of 50
+ * (GitHub "Update a check run"). With `codeScanning.upload` and full disclosure, one SARIF upload with
+ * `ref` = the group's `head_ref` and `commit_sha` = the group's head (issue 14 point 2). No review and no report state: a merge group has no pull request to comment on, and the pull
  * request's own report must stay the one its triage commands and reuse read.
  */
 export async function reportGroupScan(
@@ -60,6 +62,25 @@ export async function reportGroupScan(
   });
   const reserved = scan.creditBudget ?? d.creditBudget;
   const extras = await collectReportExtras(rt, octokit, tenant, d, reserved ?? undefined, log);
+  // One SARIF upload per group report, on the group's ref and head (issue 14 point 2).
+  const codeScanning = await applyCodeScanningUpload(
+    rt,
+    d.installationId,
+    { owner: d.owner, repo: d.repo, pullNumber: d.pullNumber },
+    d.scanId,
+    planCodeScanningUpload({
+      enabled: cfg.codeScanning?.upload === true,
+      disclosure,
+      pullNumber: d.pullNumber,
+      ...(d.target?.kind === "merge-group" ? { mergeGroupHeadRef: d.target.headRef } : {}),
+      headSha: d.headSha,
+      scanId: d.scanId,
+      findings,
+      labelPrefix: rt.settings.labelPrefix,
+      ...(d.repoHtmlUrl ? { repoHtmlUrl: d.repoHtmlUrl } : {}),
+    }),
+    log,
+  );
   const output = renderCheckRunOutput({
     scan: {
       id: d.scanId,
@@ -78,6 +99,7 @@ export async function reportGroupScan(
     ...(extras.guidance ? { guidance: extras.guidance } : {}),
     ...(extras.credits ? { credits: extras.credits } : {}),
     ...(extras.warnings.length ? { warnings: extras.warnings } : {}),
+    ...(codeScanning ? { codeScanning } : {}),
   });
   const withNote = sections(
     `**Merge group** ${d.pullNumber > 0 ? `for pull request #${d.pullNumber}, ` : ""}scanned against its base: no review is posted (a merge group has no pull request); the findings are below and annotated on the files.`,
