@@ -31,7 +31,7 @@ import {
   locationMarkdown,
   plural,
 } from "./glossary.js";
-import { CHECK_RUN_SUMMARY_MAX_BYTES, CHECK_RUN_TEXT_MAX_BYTES, truncateBytes } from "./limits.js";
+import { CHECK_RUN_SUMMARY_MAX_BYTES, CHECK_RUN_TEXT_MAX_BYTES, titleLine, truncateBytes } from "./limits.js";
 import { bullets, details, link, sections, severityBadge, table as markdownTable } from "./markdown.js";
 import { safeMarkdown } from "./untrusted-markdown.js";
 
@@ -406,7 +406,7 @@ function findingDetails(
 ): string {
   const label = labelCode(f.id, prefix);
   return sections(
-    `### ${severityBadge(f.severity)} · ${url ? link(label, url) : label} · ${neutralize(f.title.replace(/\s+/g, " "))}`,
+    `### ${severityBadge(f.severity)} · ${url ? link(label, url) : label} · ${neutralize(titleLine(f.title))}`,
     `${locationMarkdown(f.location)} · ${neutralize(f.category)} · triage ${triageText(f.triageStatus)}${f.confirmationEvidence ? ` (${evidenceText(f.confirmationEvidence)})` : ""} · resolution ${resolutionText(f.resolutionStatus)}`,
     f.description?.trim() && safeMarkdown(f.description, { trustedOrigin: publicUrl }),
     f.recommendedFix?.trim() &&

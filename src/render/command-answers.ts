@@ -9,6 +9,7 @@ import { findingLabel } from "../scanner/labels.js";
 import { publishedScanUrl } from "../scanner/links.js";
 import type { Severity } from "../scanner/catalog.js";
 import { severityName } from "./glossary.js";
+import { titleLine } from "./limits.js";
 import type { ScannerApiError } from "../scanner/errors.js";
 
 /** The user diffward acts for, shown in a code span. */
@@ -65,7 +66,7 @@ export function conflictAnswer(
     return `${head} diffward knows no finding with this label on this pull request.`;
   const lines = candidates.map(
     (c) =>
-      `- ${inlineCode(c.id)} (${findingLabel(c.id, labelPrefix)}, ${severityName(c.severity as Severity)}): ${neutralize(c.title).replace(/\s*\n\s*/g, " ")}`,
+      `- ${inlineCode(c.id)} (${findingLabel(c.id, labelPrefix)}, ${severityName(c.severity as Severity)}): ${neutralize(titleLine(c.title))}`,
   );
   return [`${head} Findings of this pull request with that label:`, "", ...lines].join("\n");
 }

@@ -15,6 +15,24 @@ export const ANNOTATION_TITLE_MAX_CHARS = 255;
 /** Body of an issue comment, review or review comment: 65,536 characters. */
 export const COMMENT_BODY_MAX_CHARS = 65_536;
 
+/**
+ * Longest finding title diffward renders on one line outside the findings table (a review comment's
+ * title line, a details heading, a command answer), in characters. The client already cuts titles at 500
+ * characters when it reads them (src/scanner/schemas.ts); this bound holds for any text a builder gets,
+ * so one title can never crowd out the rest of a comment or summary (issue 10, item 15).
+ */
+export const TITLE_LINE_MAX_CHARS = 300;
+
+/** `title` flattened to one line and cut to {@link TITLE_LINE_MAX_CHARS} characters, ending in `…` when cut. */
+export function titleLine(title: string, max: number = TITLE_LINE_MAX_CHARS): string {
+  const flat = title.replace(/\s+/g, " ").trim();
+  if (flat.length <= max) return flat;
+  let keep = max - 1;
+  const last = flat.charCodeAt(keep - 1);
+  if (last >= 0xd800 && last <= 0xdbff) keep -= 1;
+  return `${flat.slice(0, keep).trimEnd()}…`;
+}
+
 /** Where the check run limits are documented. */
 export const CHECK_RUNS_DOCS_URL = "https://docs.github.com/en/rest/checks/runs#update-a-check-run";
 /** Where the comment body limit is documented (issue comments; review comments share it). */

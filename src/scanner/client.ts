@@ -9,6 +9,7 @@ import {
   ErrorBody,
   ScannerApiError,
   ScannerConfigError,
+  ScannerLimitError,
   ScannerNetworkError,
   ScannerRequestError,
   ScannerResponseError,
@@ -72,6 +73,16 @@ import {
 export const DEFAULT_TIMEOUT_MS = 30_000;
 /** Default `User-Agent` header. */
 export const DEFAULT_USER_AGENT = "diffward-scanner-client";
+/**
+ * Default cap on one response body, in bytes (16 MiB). The service's answers are untrusted input (issue
+ * 10, item 15): a spec-shaped page of 100 findings is tens of kilobytes, so the cap only stops answers
+ * that would otherwise take the process's memory.
+ */
+export const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
+/** Default cap on the pages one listing follows (`iterateScans`, `iterateFindings`). */
+export const DEFAULT_MAX_PAGES = 100;
+/** Default cap on the items one listing yields: 10,000 (twice GitHub's 5,000 SARIF results per run). */
+export const DEFAULT_MAX_ITEMS = 10_000;
 
 /** What {@link ScannerClientOptions.onResponse} receives for every answered request. */
 export interface ResponseInfo {
@@ -99,6 +110,12 @@ export interface ScannerClientOptions {
   fetch?: typeof fetch;
   /** Called after every answered request (any status), e.g. for metrics. Exceptions it throws are ignored. */
   onResponse?: (info: ResponseInfo) => void;
+  /** Largest response body read, in bytes; default {@link DEFAULT_MAX_RESPONSE_BYTES}. */
+  maxResponseBytes?: number;
+  /** Most pages one listing follows; default {@link DEFAULT_MAX_PAGES}. */
+  maxPages?: number;
+  /** Most items one listing yields; default {@link DEFAULT_MAX_ITEMS}. */
+  maxItems?: number;
 }
 
 /** `getScan` result: the scan and the advisory poll delay of that answer. */
@@ -133,7 +150,10 @@ interface RawAnswer {
  * - throws {@link ScannerApiError} when the service answers non-2xx (spec "Errors": `code`, `status`,
  *   `retryAfterSeconds` from `Retry-After`, `retryable`);
  * - throws {@link ScannerNetworkError} / {@link ScannerTimeoutError} when no answer arrives;
- * - throws {@link ScannerResponseError} when a 2xx body does not fit the spec (names the field path).
+ * - throws {@link ScannerResponseError} when a 2xx body does not fit the spec (names the field path);
+ * - throws {@link ScannerLimitError} when an answer is over the client's caps: a body over
+ *   `maxResponseBytes` (read as a stream, aborted at the cap), a listing over `maxPages` or `maxItems`.
+ *   Finding text fields are cut at parse time (`FINDING_TEXT_MAX_CHARS` in ./schemas.ts).
  *
  * Path parameters are `encodeURIComponent`ed. Finding ids may be full ids or labels (spec "Finding label").
  */
@@ -144,6 +164,8 @@ export class ScannerClient {
   readonly #token: string;
   readonly #fetch: typeof fetch;
   readonly #onResponse: ((info: ResponseInfo) => void) | undefined;
+  /** Caps on untrusted answers: bytes per response, pages and items per listing. */
+  readonly limits: { maxResponseBytes: number; maxPages: number; maxItems: number };
 
   /** @throws {ScannerConfigError} when `baseUrl` is not an http(s) URL ending in `/api/v1`, `token` is empty or `timeoutMs` is not a positive integer. */
   constructor(options: ScannerClientOptions) {
@@ -163,6 +185,17 @@ export class ScannerClient {
     this.#token = options.token;
     this.#fetch = options.fetch ?? globalThis.fetch;
     this.#onResponse = options.onResponse;
+    const limit = (name: "maxResponseBytes" | "maxPages" | "maxItems", fallback: number) => {
+      const v = options[name] ?? fallback;
+      if (!Number.isInteger(v) || v <= 0)
+        throw new ScannerConfigError(name, `expected a positive integer, got ${v}`);
+      return v;
+    };
+    this.limits = {
+      maxResponseBytes: limit("maxResponseBytes", DEFAULT_MAX_RESPONSE_BYTES),
+      maxPages: limit("maxPages", DEFAULT_MAX_PAGES),
+      maxItems: limit("maxItems", DEFAULT_MAX_ITEMS),
+    };
   }
 
   /** A description without the token. */
@@ -304,7 +337,11 @@ export class ScannerClient {
   async *iterateScans(projectId: string, options: { limit?: number } = {}): AsyncGenerator<ScanListItem> {
     const limit = options.limit ?? 100;
     checkInput(PageOptions, { limit }, "GET /projects/{projectId}/scans");
-    yield* paginate((page) => this.listScans(projectId, { page, limit }));
+    yield* paginate(
+      (page) => this.listScans(projectId, { page, limit }),
+      this.limits,
+      "GET /projects/{projectId}/scans",
+    );
   }
 
   /**
@@ -388,7 +425,11 @@ export class ScannerClient {
     const limit = options.limit ?? 100;
     const scanId = options.scanId;
     checkInput(FindingListOptions, { limit, scanId }, "GET /projects/{projectId}/findings");
-    yield* paginate((page) => this.listFindings(projectId, { page, limit, scanId }));
+    yield* paginate(
+      (page) => this.listFindings(projectId, { page, limit, scanId }),
+      this.limits,
+      "GET /projects/{projectId}/findings",
+    );
   }
 
   /** `GET /projects/{projectId}/findings/{findingId}`, scope `read`; `findingId` is an id or a label. */
@@ -538,8 +579,9 @@ export class ScannerClient {
       });
       status = res.status;
       resHeaders = res.headers;
-      text = await res.text();
+      text = await readCapped(res, this.limits.maxResponseBytes, endpoint);
     } catch (err) {
+      if (err instanceof ScannerLimitError) throw err;
       throw this.#transportError(err, endpoint, signal);
     }
     const durationMs = performance.now() - started;
@@ -580,13 +622,53 @@ export class ScannerClient {
   }
 }
 
-/** Yields every item of every page until `total` is reached or a page comes back short or empty. */
+/**
+ * Reads a response body as UTF-8 text, at most `maxBytes` bytes: a `Content-Length` over the cap is
+ * refused before reading, and a body that grows past it is cancelled at the cap (the rest is never read).
+ *
+ * @throws {ScannerLimitError} (`response-bytes`) past the cap.
+ */
+async function readCapped(res: Response, maxBytes: number, endpoint: string): Promise<string> {
+  const declared = Number(res.headers.get("content-length"));
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    await res.body?.cancel().catch(() => undefined);
+    throw new ScannerLimitError(endpoint, "response-bytes", maxBytes);
+  }
+  if (!res.body) return "";
+  const reader = res.body.getReader();
+  const decoder = new TextDecoder();
+  const parts: string[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      throw new ScannerLimitError(endpoint, "response-bytes", maxBytes);
+    }
+    parts.push(decoder.decode(value, { stream: true }));
+  }
+  parts.push(decoder.decode());
+  return parts.join("");
+}
+
+/**
+ * Yields every item of every page until `total` is reached or a page comes back short or empty, at most
+ * `maxPages` pages and `maxItems` items.
+ *
+ * @throws {ScannerLimitError} (`pages` or `items`) when the listing goes on past a cap.
+ */
 async function* paginate<T>(
   fetchPage: (page: number) => Promise<{ items: T[]; total: number; limit: number }>,
+  caps: { maxPages: number; maxItems: number },
+  endpoint: string,
 ): AsyncGenerator<T> {
   let seen = 0;
   for (let page = 1; ; page++) {
+    if (page > caps.maxPages) throw new ScannerLimitError(endpoint, "pages", caps.maxPages);
     const p = await fetchPage(page);
+    if (seen + p.items.length > caps.maxItems) throw new ScannerLimitError(endpoint, "items", caps.maxItems);
     yield* p.items;
     seen += p.items.length;
     if (p.items.length === 0 || seen >= p.total || p.items.length < p.limit) return;

@@ -169,6 +169,36 @@ export class ScannerRequestError extends ScannerError {
   }
 }
 
+/** Which of the client's limits on untrusted answers an answer broke (issue 10, item 15). */
+export type ScannerLimit = "response-bytes" | "pages" | "items";
+
+/**
+ * An answer bigger than the client accepts from the service (issue 10, item 15): one response body over
+ * `maxResponseBytes` (read as a stream and aborted at the cap, or refused from its `Content-Length`), or a
+ * listing longer than `maxPages` pages or `maxItems` items. Not retryable: the same request gives the
+ * same answer. `limit` is the cap, in bytes for `response-bytes`, else in pages or items.
+ */
+export class ScannerLimitError extends ScannerError {
+  readonly retryable = false;
+  /** Which limit was passed. */
+  readonly kind: ScannerLimit;
+  /** The limit: bytes for `response-bytes`, pages for `pages`, items for `items`. */
+  readonly limit: number;
+  declare readonly endpoint: string;
+
+  constructor(endpoint: string, kind: ScannerLimit, limit: number) {
+    const what =
+      kind === "response-bytes"
+        ? `a response body over ${limit} bytes`
+        : kind === "pages"
+          ? `more than ${limit} pages`
+          : `more than ${limit} items`;
+    super(`${endpoint} answered with ${what}, more than diffward accepts from the service`, endpoint);
+    this.kind = kind;
+    this.limit = limit;
+  }
+}
+
 /** The client or the deployment selection is misconfigured; `variable` names the setting at fault. */
 export class ScannerConfigError extends ScannerError {
   readonly retryable = false;

@@ -171,15 +171,53 @@ export const GuidanceWriteResult = z.looseObject({
 });
 export type GuidanceWriteResult = z.infer<typeof GuidanceWriteResult>;
 
-/** A finding as listed (spec "Finding (list item)"). */
+/**
+ * Longest finding text diffward keeps, per field, in characters (UTF-16 code units; issue 10, item 15).
+ * The spec sets no maximum on these strings; 1,000 findings with 180 KB fields took the process to
+ * 2.7 GB. A longer value is cut when the answer is parsed and ends with {@link truncationNote}, so
+ * everything downstream (identity, rendering, stored report state) sees the capped text and says so.
+ * The finding comment takes at most 65,536 characters in all (GitHub), which bounds the Markdown fields.
+ */
+export const FINDING_TEXT_MAX_CHARS = {
+  title: 500,
+  location: 1_000,
+  category: 200,
+  description: 20_000,
+  pocReport: 20_000,
+  recommendedFix: 20_000,
+  /** each note's `body` */
+  noteBody: 10_000,
+} as const;
+
+/** The words that end a cut finding field: how long the field was, and how much is kept. */
+export function truncationNote(originalChars: number, keptChars: number): string {
+  return ` … [truncated by diffward: ${originalChars} characters, the first ${keptChars} kept]`;
+}
+
+/**
+ * Cuts `text` to at most `max` characters including {@link truncationNote}, never inside a surrogate
+ * pair. Text that fits is returned unchanged. Pure.
+ */
+export function capText(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let keep = Math.max(0, max - truncationNote(text.length, max).length);
+  const last = text.charCodeAt(keep - 1);
+  if (keep > 0 && last >= 0xd800 && last <= 0xdbff) keep -= 1;
+  return text.slice(0, keep) + truncationNote(text.length, keep);
+}
+
+/** A string field cut to `max` characters (see {@link capText}). */
+const capped = (max: number) => z.string().transform((s) => capText(s, max));
+
+/** A finding as listed (spec "Finding (list item)"). Text fields are cut (see {@link FINDING_TEXT_MAX_CHARS}). */
 export const FindingListItem = z.looseObject({
   id: z.string(),
   displayId: Int,
-  title: z.string(),
-  location: z.string(),
+  title: capped(FINDING_TEXT_MAX_CHARS.title),
+  location: capped(FINDING_TEXT_MAX_CHARS.location),
   /** Effective severity: the override if set, otherwise the service's own. */
   severity: Severity,
-  category: z.string(),
+  category: capped(FINDING_TEXT_MAX_CHARS.category),
   triageStatus: TriageStatus,
   /** `POC` or `ANALYSIS` for a `CONFIRMED` finding; null otherwise or when not recorded. */
   confirmationEvidence: z.enum(["POC", "ANALYSIS"]).nullish(),
@@ -191,7 +229,7 @@ export type FindingListItem = z.infer<typeof FindingListItem>;
 /** A comment on a finding (spec "Finding (detail) adds": `notes`). */
 export const Note = z.looseObject({
   id: z.string(),
-  body: z.string(),
+  body: capped(FINDING_TEXT_MAX_CHARS.noteBody),
   createdAt: DateTime,
   author: z.looseObject({ id: z.string(), name: z.string().nullable(), email: z.string() }),
 });
@@ -199,9 +237,9 @@ export type Note = z.infer<typeof Note>;
 
 /** A finding in detail (spec "Finding (detail) adds"). */
 export const FindingDetail = FindingListItem.extend({
-  description: z.string(),
-  pocReport: z.string().nullish(),
-  recommendedFix: z.string().nullish(),
+  description: capped(FINDING_TEXT_MAX_CHARS.description),
+  pocReport: capped(FINDING_TEXT_MAX_CHARS.pocReport).nullish(),
+  recommendedFix: capped(FINDING_TEXT_MAX_CHARS.recommendedFix).nullish(),
   scanId: z.string(),
   commitHash: z.string().nullish(),
   repo: z.looseObject({ owner: z.string(), name: z.string(), url: z.string() }).optional(),

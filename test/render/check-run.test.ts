@@ -325,3 +325,23 @@ describe("states other than a report", () => {
     expect(() => (renderLaunchError as (kind: string) => unknown)("exploded")).toThrow(DomainInputError);
   });
 });
+
+// issue 10, item 15: a very long title never crowds the findings table or a details heading
+describe("very long finding titles", () => {
+  it("stay within their line in the table, the details and the review comment", async () => {
+    const { renderFindingComment } = await import("../../src/render/inline-comment.js");
+    const { TITLE_LINE_MAX_CHARS } = await import("../../src/render/limits.js");
+    const long = finding({ id: "fnd_long0000eeee5555", title: `Leak ${"x".repeat(200_000)}` });
+    const out = renderCheckRunOutput(model({ findings: [long, high] }));
+    const row = out.summary.split("\n").find((l) => l.includes("SC-eeee5555"))!;
+    expect(row.length).toBeLessThan(400);
+    expect(out.summary).toContain("SC-bbbb2222"); // the next finding is still in the table
+    const heading = out.text!.split("\n").find((l) => l.startsWith("### ") && l.includes("SC-eeee5555"))!;
+    expect(heading.length).toBeLessThan(TITLE_LINE_MAX_CHARS + 200);
+    expect(heading).toContain("…");
+    const titleLine = renderFindingComment(long, { labelPrefix: "SC" })
+      .split("\n")
+      .find((l) => l.startsWith("**Leak"))!;
+    expect(titleLine.length).toBeLessThanOrEqual(TITLE_LINE_MAX_CHARS + 4);
+  });
+});

@@ -133,13 +133,16 @@ export function planScanTimedOut(
 
 /**
  * The check-run write for a scan whose result cannot be read (an answer outside the spec's schema, a 4xx,
- * or retryable errors past the job's attempts): `failure` with what happened, why and what to do. Pure.
+ * retryable errors past the job's attempts, or an answer over the client's caps: `ScannerLimitError`): `failure` with
+ * what happened, why and what to do. Pure.
  */
 export function planScanUnreadable(
   d: Pick<PollJobData, "owner" | "repo" | "checkRunId" | "scanId">,
-  error: { message: string; retryable: boolean },
+  error: { message: string; retryable: boolean; kind?: string },
   attempts: number,
 ): GitHubWrite[] {
+  // a ScannerLimitError (issue 10, item 15): the answer was bigger than diffward reads from the service
+  const tooLarge = error.kind === "response-bytes" || error.kind === "pages" || error.kind === "items";
   return [
     updateCheck(d, d.checkRunId, {
       conclusion: "failure",
@@ -147,9 +150,11 @@ export function planScanUnreadable(
         title: "Scan result could not be read",
         summary: [
           `**What happened:** diffward could not read the result of scan ${inlineCode(d.scanId)} from the scanning service.`,
-          error.retryable
-            ? `**Why:** the service kept failing after ${attempts} attempts.`
-            : "**Why:** the service's answer does not match its documented format, so diffward cannot trust it.",
+          tooLarge
+            ? "**Why:** the service's answer is larger than diffward accepts (a cap that keeps one oversized answer from exhausting the app's memory), so the report was not built."
+            : error.retryable
+              ? `**Why:** the service kept failing after ${attempts} attempts.`
+              : "**Why:** the service's answer does not match its documented format, so diffward cannot trust it.",
           "**What next:** comment `/diffward rescan` or push again; if it persists, contact the service's support with the scan id.",
           `The error was:\n\n${codeBlock(error.message)}`,
         ].join("\n\n"),
