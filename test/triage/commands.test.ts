@@ -408,7 +408,8 @@ describe("decisions survive pushes", () => {
     expect(newSqli.id).not.toBe(pr.byTitle.get(SQLI));
     expect(newSqli.resolutionStatus).toBe("FALSE_POSITIVE");
     const note = newSqli.notes.map((n) => n.body).find((b) => b.includes("earlier decision"))!;
-    expect(note).toContain("FALSE_POSITIVE");
+    // status names as the glossary writes them everywhere diffward posts (issue 11, deliverable 4)
+    expect(note).toContain("**False positive**");
     expect(note).toContain(`@${WRITER}`);
     expect(note).toContain(pr.byTitle.get(SQLI)!);
     expect(newFindings.find((f) => f.title === SECRET)!.resolutionStatus).toBe("RESOLVED");
@@ -428,7 +429,7 @@ describe("severity overrides survive pushes", () => {
     expect(secret.id).not.toBe(pr.byTitle.get(SECRET));
     expect(secret.severityOverride).toBe("LOW");
     const note = secret.notes.map((n) => n.body).find((b) => b.includes("earlier severity override"))!;
-    expect(note).toContain("**LOW**");
+    expect(note).toContain("**Low** (the finding was reported as High)");
     expect(note).toContain(`@${WRITER}`);
     // the FALSE_POSITIVE was taken at CRITICAL and is carried too; SECRET is LOW now: nothing blocks
     expect(next.byTitle.get(SQLI)!.resolutionStatus).toBe("FALSE_POSITIVE");
