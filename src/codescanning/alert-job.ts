@@ -5,9 +5,15 @@
 import type { Job } from "bullmq";
 import type { Logger } from "pino";
 import { z } from "zod";
-import { permissionAtLeast } from "../config/repo-config.js";
+import { permissionAtLeast, type MinPermission } from "../config/repo-config.js";
+import { isDismissal, needsApproval, requestFor } from "../domain/approval.js";
+import { createIssueComment } from "../github/comments.js";
+import { inlineCode } from "../render/escape.js";
+import { severityName, statusName } from "../render/glossary.js";
+import { findingLabel } from "../scanner/labels.js";
+import { readApprovals, storeApprovalRequest } from "../triage/approvals.js";
 import { identityOf } from "../domain/identity.js";
-import { getCodeScanningAlert } from "../github/code-scanning.js";
+import { getCodeScanningAlert, updateCodeScanningAlert } from "../github/code-scanning.js";
 import { getPermission } from "../github/comments.js";
 import { ScannerApiError } from "../scanner/errors.js";
 import type { FindingDetail } from "../scanner/schemas.js";
@@ -55,6 +61,7 @@ export type AlertJobOutcome =
   | "other-repository"
   | "unchanged"
   | "refused"
+  | "approval-requested"
   | "set";
 
 const PULL_REF = /^refs\/pull\/(\d+)\/(?:head|merge)$/;
@@ -70,6 +77,8 @@ const PULL_REF = /^refs\/pull\/(\d+)\/(?:head|merge)$/;
  * 4. the finding's scan must belong to the configured service repository (an alert cannot reach another
  *    repository's finding);
  * 5. once: a finding already at the target resolution is left alone (a redelivery or a second event);
+ *    with `triage.approval`, a dismissal that needs a second person is held instead
+ *    ({@link holdAlertDismissal}): nothing is set on the service;
  * 6. `PATCH …/resolution` with the mapped status and reason, and a note naming the GitHub login and the
  *    dismissal comment (with the resolution when there is no reason; else, and for `NOT_STARTED`, added
  *    separately: spec resolution rules 1 and 2); when the
@@ -143,6 +152,16 @@ export async function processAlertEvent(rt: Runtime, job: Job): Promise<AlertJob
       return "other-repository";
     }
     const target = plan.target;
+    // Two-person dismissals (issue 12): a dismissal on GitHub by a user below `approvers` is held too.
+    const approval = config.triage.approval;
+    if (
+      approval &&
+      detail.resolutionStatus !== target.resolutionStatus &&
+      needsApproval(approval, { status: target.resolutionStatus, severity: detail.severity, role: actual })
+    ) {
+      await holdAlertDismissal(rt, d, ref, detail, target, plan.note, approval.approvers, log, octokit);
+      return "approval-requested";
+    }
     if (detail.resolutionStatus === target.resolutionStatus) {
       log.info({ finding: detail.id, status: target.resolutionStatus }, "finding already at that resolution");
       // a retry after the resolution was set, or a second delivery: the pull request still follows it
@@ -205,4 +224,66 @@ async function followPull(
     },
   ]);
   await recomputeCheck(rt, octokit, tenant, pull, log);
+}
+
+/**
+ * A dismissal on GitHub that `triage.approval` holds (issue 12, point 1; GitHub's delegated alert
+ * dismissal works the same way: the alert stays open until a reviewer approves): the alert is reopened
+ * ("Update a code scanning alert", `state: open`; its webhook echo has diffward's bot as sender and is
+ * ignored) so GitHub shows what the service has, and when the alert is on a pull request's ref an
+ * approval request is stored for that pull request and announced in its conversation (once per
+ * requester and status, so a redelivery posts nothing more). `/approve` then sets the resolution and
+ * dismisses the alert again (`syncAlertWithResolution`). Never sets anything on the service.
+ */
+async function holdAlertDismissal(
+  rt: Runtime,
+  d: AlertJobData,
+  ref: string | null,
+  detail: FindingDetail,
+  target: { resolutionStatus: string; reason?: string },
+  note: string,
+  approvers: MinPermission,
+  log: Logger,
+  octokit: Awaited<ReturnType<Runtime["octokit"]>>,
+): Promise<void> {
+  const repo = { owner: d.owner, repo: d.repo };
+  await updateCodeScanningAlert(octokit, repo, d.alertNumber, { state: "open" });
+  log.info(
+    { finding: detail.id, status: target.resolutionStatus, severity: detail.severity },
+    "dismissal on GitHub held for approval: alert reopened",
+  );
+  const m = ref ? PULL_REF.exec(ref) : null;
+  if (!m || !isDismissal(target.resolutionStatus)) return;
+  const pull = { ...repo, pullNumber: Number(m[1]) };
+  const key = pullKey(d.owner, d.repo, pull.pullNumber);
+  const identity = { id: detail.id, ...identityOf(detail) };
+  const existing = requestFor(await readApprovals(rt, key, log), identity);
+  if (
+    existing &&
+    existing.requestedBy.toLowerCase() === d.senderLogin.toLowerCase() &&
+    existing.resolutionStatus === target.resolutionStatus
+  )
+    return;
+  await storeApprovalRequest(rt, key, {
+    findingId: detail.id,
+    ...identityOf(detail),
+    severity: detail.severity,
+    resolutionStatus: target.resolutionStatus,
+    ...(target.reason
+      ? { reasonCode: target.reason, note: `Reason: \`${target.reason}\`. ${note}` }
+      : { note }),
+    requestedBy: d.senderLogin,
+    requestedAt: new Date(rt.now()).toISOString(),
+    approvers,
+  });
+  const label = findingLabel(detail.id, rt.settings.labelPrefix);
+  await createIssueComment(
+    octokit,
+    pull,
+    `${inlineCode(`@${d.senderLogin}`)} dismissed code scanning alert #${d.alertNumber} (${inlineCode(label)}, ` +
+      `**${severityName(detail.severity)}**) as **${statusName(target.resolutionStatus)}**. With \`triage.approval\`, ` +
+      `that needs a second person: **approval requested** from a different user with the ${inlineCode(approvers)} role ` +
+      `or above, who writes \`/diffward approve ${label}\` (or \`/diffward reject ${label}\`). The alert was reopened ` +
+      "and nothing was changed on the scanning service until then.",
+  );
 }

@@ -3,7 +3,7 @@ import { ProbotOctokit } from "probot";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import { alertPayload, dismissAlertAs, reopenAlertAs } from "../../dev/harness/code-scanning.js";
-import { writeReviewReply } from "../../dev/harness/triage.js";
+import { writeConversationComment, writeReviewReply } from "../../dev/harness/triage.js";
 import { demoConfig } from "../../dev/harness/demo-repo.js";
 import { sarifSchemaErrors } from "../../dev/github-standin/index.js";
 import { CODE_SCANNING_ALERT_JOB } from "../../src/codescanning/index.js";
@@ -352,6 +352,75 @@ describe("code scanning: triage kept in step", () => {
     expect(await deliver(echo)).toBe("ignored");
     expect(finding(pr, SECRET).notes).toHaveLength(notesBefore);
     expect(alertPatches()).toHaveLength(1);
+    expect(h.github.violations()).toEqual([]);
+  });
+
+  it("with triage.approval, a writer's dismissal on GitHub is held: alert reopened, request announced once, approved from the PR", async () => {
+    const MAINTAINER = "octo-maintainer";
+    n += 1;
+    const head = sha(0x5d00 + n);
+    const opened = await openPull(h, {
+      head,
+      repo: `cs-${n}`,
+      private: true,
+      config: privateConfig() + "\ntriage:\n  approval:\n    minSeverity: high\n    approvers: maintain\n",
+      permissions: { [WRITER]: "write", [MAINTAINER]: "maintain" },
+    });
+    await completedRun(h, opened.owner, opened.repo, head);
+    const byTitle = new Map<string, string>();
+    for (const f of h.sandbox.state.findings.values()) if (f.commitHash === head) byTitle.set(f.title, f.id);
+    const pr = { ...opened, head, byTitle } as unknown as Pull;
+    const target = { owner: pr.owner, repo: pr.repo, alertNumber: alertOf(pr, SECRET).number };
+    const announcements = () =>
+      h.github.state
+        .issueComments(pr.owner, pr.repo)
+        .filter(
+          (c) =>
+            c.issueNumber === pr.number && c.user.type === "Bot" && c.body.includes("approval requested"),
+        );
+
+    const payload = dismissAlertAs(h, {
+      ...target,
+      login: WRITER,
+      reason: "false positive",
+      comment: "not reachable",
+    });
+    expect(await deliver(payload)).toBe("approval-requested");
+    expect(finding(pr, SECRET).resolutionStatus).toBe("NOT_STARTED");
+    expect(finding(pr, SECRET).notes).toHaveLength(0);
+    expect(alertOf(pr, SECRET).state).toBe("open");
+    expect(announcements()).toHaveLength(1);
+    const label = `SC-${pr.byTitle.get(SECRET)!.slice(-8)}`;
+    expect(announcements()[0]!.body).toContain(`/diffward approve ${label}`);
+    // the same event delivered again: nothing more is posted or set
+    expect(await deliver(payload)).toBe("approval-requested");
+    expect(announcements()).toHaveLength(1);
+    expect(finding(pr, SECRET).resolutionStatus).toBe("NOT_STARTED");
+
+    // a maintainer approves from the pull request: the resolution is set and the alert dismissed again
+    const botComments = () =>
+      h.github.state
+        .issueComments(pr.owner, pr.repo)
+        .filter((c) => c.issueNumber === pr.number && c.user.type === "Bot");
+    const before = botComments().length;
+    const approve = writeConversationComment(h, {
+      owner: pr.owner,
+      repo: pr.repo,
+      pullNumber: pr.number,
+      login: MAINTAINER,
+      body: `/diffward approve ${label}`,
+    });
+    expect((await h.send("issue_comment", approve)).status).toBe(200);
+    const answer = await nextAnswer(h, botComments, before, "answer to /diffward approve");
+    expect(answer.body).toContain("is now **False positive**");
+    expect(finding(pr, SECRET).resolutionStatus).toBe("FALSE_POSITIVE");
+    expect(
+      finding(pr, SECRET)
+        .notes.map((x) => x.body)
+        .join("\n"),
+    ).toContain("not reachable");
+    await h.waitFor(() => alertOf(pr, SECRET).state === "dismissed" || undefined, 20_000, "alert dismissed");
+    expect(alertOf(pr, SECRET).dismissedComment).toContain(`approved by GitHub user ${MAINTAINER}`);
     expect(h.github.violations()).toEqual([]);
   });
 });
