@@ -6,27 +6,25 @@ import { listReviewComments } from "../../github/reviews.js";
 import { isOwnComment } from "../../github/app-identity.js";
 import type { ReportFinding } from "../../domain/types.js";
 import { fingerprint, identityOf } from "../../domain/identity.js";
-import { renderCheckRunOutput } from "../../render/check-run.js";
 import { parseFindingMarker, renderFindingComment } from "../../render/inline-comment.js";
 import { findingLabel } from "../../scanner/labels.js";
-import type { FindingListItem, Note, ScanDetail } from "../../scanner/schemas.js";
+import type { Note, ScanDetail } from "../../scanner/schemas.js";
 import { carryApprovals, requestFor } from "../../triage/approvals.js";
 import { findingCommentOptions } from "../../report/finding-comment.js";
 import type { ScannerTenant } from "../../tenants/index.js";
 import { planReport, type PostedFindingComment } from "../../report/plan.js";
-import { toReportFinding } from "../../report/findings.js";
 import { applyPullDecisions } from "../../triage/decisions.js";
 import { collectReportExtras } from "../../report/extras.js";
 import type { ReportState } from "../../report/state.js";
 import { enqueueSettle } from "./settle.js";
 import { capLedgerOf } from "../cap-ledger.js";
 import { closingCoverage, syncNotReported } from "../../report/not-reported.js";
-import { applyCodeScanningUpload, planCodeScanningUpload } from "../../codescanning/upload.js";
 import { pullKey } from "../names.js";
 import type { Runtime } from "../runtime.js";
 import { applyWrites } from "../writes.js";
-import { decideReportWrites, planScanEnded } from "./decide-report.js";
+import { decideReportWrites } from "./decide-report.js";
 import type { PollJobData } from "./types.js";
+import { completedOutput, concludeUnfinished, readScanFindings, uploadReport } from "./report-steps.js";
 
 export type { ReportState } from "../../report/state.js";
 
@@ -48,22 +46,16 @@ export async function reportScan(
 ): Promise<void> {
   const octokit = await rt.octokit(d.installationId);
   const pull = { owner: d.owner, repo: d.repo, pullNumber: d.pullNumber };
-  if (scan.status !== "COMPLETED") {
-    await applyWrites(
-      rt,
-      d.installationId,
-      planScanEnded(d, scan.status === "CANCELLED" ? "CANCELLED" : "FAILED"),
-    );
-    await rt.state.finishScan(d.installationId, d.scanId);
-    log.info({ status: scan.status }, "scan ended without findings report");
-    return;
-  }
+  if (await concludeUnfinished(rt, d, scan, log, "scan ended without findings report")) return;
 
-  const items: FindingListItem[] = [];
-  for await (const f of tenant.client.iterateFindings(d.projectId, { scanId: d.scanId, limit: 100 }))
-    items.push(f);
   // Decisions survive pushes: the PR's last decisions apply to matching findings of this scan (issue 4).
-  const findings: ReportFinding[] = await applyPullDecisions(rt, tenant, d, items.map(toReportFinding), log);
+  const findings: ReportFinding[] = await applyPullDecisions(
+    rt,
+    tenant,
+    d,
+    await readScanFindings(tenant, d),
+    log,
+  );
   const key = pullKey(d.owner, d.repo, d.pullNumber);
   // Pending two-person dismissals follow their finding; a severity raise above one invalidates it (issue 12).
   const pending = await carryApprovals(rt, key, findings, log);
@@ -139,47 +131,13 @@ export async function reportScan(
     ...extras.warnings,
   ];
   // One SARIF upload per completed report, before the check run links to it (issue 14).
-  const codeScanning = await applyCodeScanningUpload(
-    rt,
-    d.installationId,
-    pull,
-    d.scanId,
-    planCodeScanningUpload({
-      enabled: cfg.codeScanning?.upload === true, // jobs queued before the option existed lack it
-      disclosure: cfg.disclosure ?? "full",
-      pullNumber: d.pullNumber,
-      headSha: d.headSha,
-      scanId: d.scanId,
-      findings,
-      labelPrefix: rt.settings.labelPrefix,
-      ...(d.repoHtmlUrl ? { repoHtmlUrl: d.repoHtmlUrl } : {}),
-    }),
-    log,
-  );
-  const output = renderCheckRunOutput({
-    scan: {
-      id: d.scanId,
-      status: scan.status,
-      presetName: scan.presetName ?? d.presetRef,
-      ...(scan.creditBudget != null
-        ? { creditBudget: scan.creditBudget }
-        : d.creditBudget !== undefined
-          ? { creditBudget: d.creditBudget }
-          : {}),
-      ...(scan.commitHash ? { commitHash: scan.commitHash } : {}),
-      ...(scan.baseCommit ? { baseCommit: scan.baseCommit } : {}),
-    },
-    findings,
-    failOn: cfg.failOn,
-    disclosure: cfg.disclosure ?? "full",
-    labelPrefix: rt.settings.labelPrefix,
-    ...(rt.settings.publicUrl ? { publicUrl: rt.settings.publicUrl, projectId: d.projectId } : {}),
+  const codeScanning = await uploadReport(rt, d, findings, log);
+  const output = completedOutput(rt, d, scan, findings, {
     // the findings that have a review comment once the review below is posted (new and refreshed ones)
     inlineIds: [...plan.post, ...plan.update].map((p) => p.finding.id),
-    ...(extras.guidance ? { guidance: extras.guidance } : {}),
-    ...(extras.credits ? { credits: extras.credits } : {}),
-    ...(warnings.length ? { warnings } : {}),
-    ...(codeScanning ? { codeScanning } : {}),
+    extras,
+    warnings,
+    codeScanning,
   });
   const annotations: CheckAnnotation[] = reportAnnotations(
     findings,
