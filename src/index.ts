@@ -1,9 +1,9 @@
-import { pino } from "pino";
 import { run } from "probot";
 import { boot } from "./boot.js";
 import { describeEnv, EnvError, loadDotEnv, loadEnv } from "./config/env.js";
 import { diffwardApp } from "./handlers/index.js";
-import { watchTokensFile } from "./tenants/tokens-file.js";
+import { watchTokensFile, type TokensFileRejection } from "./tenants/tokens-file.js";
+import { createLogger } from "./ops/logger.js";
 import { startMetricsServer, startWebServer, type MetricsAccess } from "./web.js";
 
 /**
@@ -31,9 +31,13 @@ async function main(): Promise<void> {
     await run(() => undefined);
     return;
   }
-  const log = pino({ level: env.logLevel, name: "diffward" });
+  // Every line (Probot's and Octokit's too) goes through the redacting logger: no URL password, no token.
+  const log = createLogger({ level: env.logLevel, name: "diffward" });
   log.info(describeEnv(env), "starting");
-  const tokensFile = env.scannerTokensFile ? watchTokensFile(env.scannerTokensFile, log) : undefined;
+  let onTokensRejected = (_reason: TokensFileRejection): void => undefined;
+  const tokensFile = env.scannerTokensFile
+    ? watchTokensFile(env.scannerTokensFile, log, undefined, (reason) => onTokensRejected(reason))
+    : undefined;
   const booted = boot({
     appId: env.appId,
     privateKey: env.privateKey,
@@ -55,6 +59,7 @@ async function main(): Promise<void> {
     reconcileOnStart: true,
     log,
   });
+  onTokensRejected = (reason) => booted.metrics.tokensFileRejected.inc({ reason });
   // /metrics: on its own port (METRICS_PORT), or on the webhook port behind METRICS_TOKEN; in production
   // never open on the public webhook port.
   const metricsAccess: MetricsAccess =

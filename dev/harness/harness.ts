@@ -1,5 +1,5 @@
 import { generateKeyPairSync, randomBytes, randomUUID } from "node:crypto";
-import { pino, type Logger } from "pino";
+import type { Logger } from "pino";
 import { boot, type Booted, type BootConfig } from "../../src/boot.js";
 import { diffwardApp } from "../../src/handlers/index.js";
 import type { Settings } from "../../src/queue/runtime.js";
@@ -13,6 +13,7 @@ import {
   type SendWebhookResult,
 } from "../github-standin/index.js";
 import { startWebServer, type WebServer } from "../../src/web.js";
+import { createLogger } from "../../src/ops/logger.js";
 
 /** Options of {@link startHarness}. */
 export interface HarnessOptions {
@@ -61,7 +62,7 @@ export function devPrivateKey(): string {
  * Used by `npm run demo`, the end-to-end tests and the benchmark.
  */
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
-  const log = options.log ?? pino({ level: process.env.LOG_LEVEL ?? "silent" });
+  const log = options.log ?? createLogger({ level: process.env.LOG_LEVEL ?? "silent" });
   // A hash tag (braces), so the harness also runs on a Redis Cluster (`boot.redisClusterNodes`): BullMQ's
   // and diffward's keys of one harness then share one slot.
   const prefix = `{dwh-${randomBytes(4).toString("hex")}}`;

@@ -413,14 +413,20 @@ export function describeEnv(env: AppEnv): Record<string, unknown> {
     metricsToken: mask(metricsToken),
     redisUrl: redactUrlPassword(redisUrl),
     redisClusterNodes: redisClusterNodes?.map(redactUrlPassword),
+    ...(rest.scannerApiUrl ? { scannerApiUrl: redactUrlPassword(rest.scannerApiUrl) } : {}),
+    ...(rest.scannerPublicUrl ? { scannerPublicUrl: redactUrlPassword(rest.scannerPublicUrl) } : {}),
   };
 }
 
-/** A URL with its password (and user) replaced by `***`, for logs; other text is returned as is. */
+/**
+ * A URL with its password replaced by `***` (and a user name given alone, which is then the credential, as in
+ * `https://<token>@host`), for logs; other text is returned as is.
+ */
 export function redactUrlPassword(url: string): string {
   if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(url) || !URL.canParse(url)) return url;
   const u = new URL(url);
   if (u.password) u.password = "***";
+  else if (u.username) u.username = "***";
   return u.toString().replace(/\/$/, url.endsWith("/") ? "/" : "");
 }
 

@@ -38,6 +38,11 @@ export interface DiffwardMetrics {
   queueDepth: Gauge<"queue" | "state">;
   /** `diffward_job_failures_total{queue,name,final}`: failed job attempts (`final` = no attempt left) */
   jobFailures: Counter<"queue" | "name" | "final">;
+  /**
+   * `diffward_tokens_file_rejected_total{reason}`: reloads of `SCANNER_TOKENS_FILE` refused (`invalid`,
+   * `empty`), the last good tokens kept
+   */
+  tokensFileRejected: Counter<"reason">;
   /** the scanner client's `onResponse` hook: counts polls, 429s and requests */
   onScannerResponse(info: ResponseInfo): void;
   /**
@@ -112,9 +117,17 @@ export function createMetrics(opts: MetricsOptions = {}): DiffwardMetrics {
     registers: [registry],
   });
 
+  const tokensFileRejected = new Counter({
+    name: "diffward_tokens_file_rejected_total",
+    help: "Reloads of SCANNER_TOKENS_FILE refused (invalid or naming no account); the last good tokens are kept.",
+    labelNames: ["reason"] as const,
+    registers: [registry],
+  });
+
   return {
     registry,
     launches,
+    tokensFileRejected,
     polls,
     serviceRateLimited,
     serviceRequests,
