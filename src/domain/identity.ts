@@ -46,7 +46,11 @@
  * a pull request, in the report state and as the SARIF `partialFingerprints` value. Fingerprints of
  * the first rule (sha256 of path, category and the title without digits or quotes; markers
  * `<!-- diffward:finding=ID fp=HEX -->`) are still read, but their input never starts with `v2|`,
- * so they never equal a fingerprint of this rule: those entries pair by id only, and never by shape.
+ * so they never equal a fingerprint of this rule: stored decisions, overrides and requests of the first
+ * rule pair by id only, and never by shape. Only diffward's own comments of the first rule (entries
+ * flagged `legacy`) also pair, as a last step, with a later finding whose {@link legacyFingerprint}
+ * equals theirs (`by: "fingerprint"`): the comment is refreshed with the new marker instead of a second
+ * comment being posted. Nothing else is decided by the first rule.
  */
 import { createHash } from "node:crypto";
 import { parseLocation } from "./location.js";
@@ -103,6 +107,23 @@ export function shapeKey(f: FingerprintInput): string {
   return sha256(`shape|${fingerprintPath(f.location)}|${f.category}|${normalizeTitle(f.title)}`);
 }
 
+/**
+ * The first rule's fingerprint: `sha256(path + "|" + category + "|" + title)` with the title NFKC,
+ * lower-cased, digits and quote characters removed, other punctuation and symbols as spaces, whitespace
+ * collapsed. Read-only bridge for comments posted before version 2 (module comment); never stored.
+ */
+export function legacyFingerprint(f: FingerprintInput): string {
+  const title = f.title
+    .normalize("NFKC")
+    .toLowerCase()
+    .replace(/['"`\u2018-\u201F\u00AB\u00BB\u2039\u203A\u300C-\u300F\uFF02\uFF07]/gu, "")
+    .replace(/\p{N}/gu, "")
+    .replace(/[\p{P}\p{S}]/gu, " ")
+    .replace(/\s+/gu, " ")
+    .trim();
+  return sha256(`${fingerprintPath(f.location)}|${f.category}|${title}`);
+}
+
 /** Both stored parts of an identity. */
 export interface FindingIdentity {
   /** {@link fingerprint} */
@@ -121,7 +142,7 @@ export function identityOf(f: FingerprintInput): FindingIdentity {
  * entries written before the shape existed) or the fields to compute them; `triageStatus` for a later
  * finding that may pair by shape.
  */
-export type Identifiable = { id: string; triageStatus?: string } & (
+export type Identifiable = { id: string; triageStatus?: string; legacy?: boolean } & (
   { fingerprint: string; shape?: string | undefined } | FingerprintInput
 );
 
@@ -232,7 +253,24 @@ function matchIndices(
   });
   for (const [shape, cis] of currentByShape) {
     const pis = previousByShape.get(shape);
-    if (cis.length === 1 && pis?.length === 1) byCurrent.set(cis[0]!, [pis[0]!, cis[0]!, "recurring"]);
+    if (cis.length === 1 && pis?.length === 1) {
+      byCurrent.set(cis[0]!, [pis[0]!, cis[0]!, "recurring"]);
+      usedPrevious.add(pis[0]!);
+    }
+  }
+  // Step 4: diffward's comments of the first rule (`legacy`), by the first rule's fingerprint, in order.
+  const legacyByFingerprint = new Map<string, number[]>();
+  previous.forEach((p, i) => {
+    if (!p.legacy || usedPrevious.has(i)) return;
+    const fp = fingerprintOf(p);
+    legacyByFingerprint.set(fp, [...(legacyByFingerprint.get(fp) ?? []), i]);
+  });
+  if (legacyByFingerprint.size > 0) {
+    current.forEach((c, ci) => {
+      if (byCurrent.has(ci) || !("location" in c) || typeof c.location !== "string") return;
+      const pi = legacyByFingerprint.get(legacyFingerprint(c))?.shift();
+      if (pi !== undefined) byCurrent.set(ci, [pi, ci, "fingerprint"]);
+    });
   }
   return [...byCurrent.values()].sort((a, b) => a[1] - b[1]);
 }

@@ -90,6 +90,8 @@ export interface PostedFindingThread {
   fingerprint: string;
   /** the marker's shape key (version 2 markers only, src/render/inline-comment.ts) */
   shape?: string;
+  /** the marker's version: 1 for comments posted before the version 2 identity */
+  version?: 1 | 2;
   body: string;
 }
 
@@ -123,6 +125,7 @@ export function planNotReported(input: {
     id: p.findingId,
     fingerprint: p.fingerprint,
     shape: p.shape,
+    legacy: p.version === 1,
     p,
   }));
   const { matched, gone } = classifyFindings(previous, input.findings);
@@ -165,6 +168,7 @@ export function postedFindingThreads(
         findingId: marker.id,
         fingerprint: marker.fingerprint,
         ...(marker.shape ? { shape: marker.shape } : {}),
+        version: marker.version,
         body: c.body,
       });
   }

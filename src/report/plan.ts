@@ -11,6 +11,8 @@ export interface PostedFindingComment {
   fingerprint: string;
   /** the marker's shape key (version 2 markers only) */
   shape?: string;
+  /** the marker's version: 1 for comments posted before the version 2 identity (src/domain/identity.ts) */
+  version?: 1 | 2;
 }
 
 /** A file of the pull request; no `patch` means GitHub showed no diff for it (binary, too large). */
@@ -74,7 +76,13 @@ export function planReport(input: {
 
   const matches = new Map(
     matchFindings(
-      input.posted.map((p) => ({ id: p.findingId, fingerprint: p.fingerprint, shape: p.shape, p })),
+      input.posted.map((p) => ({
+        id: p.findingId,
+        fingerprint: p.fingerprint,
+        shape: p.shape,
+        legacy: p.version === 1,
+        p,
+      })),
       findings,
     ).map((m) => [m.current, m] as const),
   );

@@ -7,8 +7,10 @@ import {
   fingerprintPath,
   matchFindings,
   normalizeTitle,
+  legacyFingerprint,
   shapeKey,
 } from "../../src/domain/identity.js";
+import { planReport } from "../../src/report/plan.js";
 import { finding } from "./fixtures.js";
 
 describe("normalizeTitle", () => {
@@ -85,6 +87,27 @@ describe("fingerprint", () => {
       [{ ...f, id: "new", triageStatus: "RECURRING" }],
     );
     expect(pairs).toEqual([]);
+  });
+
+  it("a comment posted with a version 1 marker is still found: refreshed, not posted twice", () => {
+    const f = finding({ id: "new", triageStatus: "NEW" });
+    const v1 = createHash("sha256")
+      .update("src/db/users.ts|injection|sql injection in getuser")
+      .digest("hex");
+    expect(legacyFingerprint(f)).toBe(v1);
+    expect(matchFindings([{ id: "old", fingerprint: v1, legacy: true }], [f]).map((m) => m.by)).toEqual([
+      "fingerprint",
+    ]);
+    // a decision stored under the first rule is not a comment: it pairs by id only
+    expect(matchFindings([{ id: "old", fingerprint: v1 }], [f])).toEqual([]);
+    const plan = planReport({
+      findings: [f],
+      files: [{ filename: "src/db/users.ts", patch: "@@ -40,0 +40,5 @@\n+a\n+b\n+c\n+d\n+e" }],
+      posted: [{ commentId: 7, findingId: "old", fingerprint: v1, version: 1 }],
+      config: { failOn: "high", disclosure: "full", maxInline: 10, minSeverity: "low" },
+    });
+    expect(plan.post).toEqual([]);
+    expect(plan.update.map((u) => u.existingCommentId)).toEqual([7]);
   });
 
   it("is stable and never throws", () => {

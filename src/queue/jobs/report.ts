@@ -76,6 +76,7 @@ export async function reportScan(
         findingId: marker.id,
         fingerprint: marker.fingerprint,
         ...(marker.shape ? { shape: marker.shape } : {}),
+        version: marker.version,
       });
   }
 
