@@ -4,6 +4,7 @@ import { mergeGroupPayload, sarifSchemaErrors } from "../../dev/github-standin/i
 import { demoConfig } from "../../dev/harness/demo-repo.js";
 import { checkRuns, completedRun, openPull, sha } from "../support/pr.js";
 import { repositoryMonthSpend } from "../../src/policy/credits.js";
+import { capLedgerOf } from "../../src/queue/cap-ledger.js";
 import { demoMergeQueue } from "../../dev/harness/merge-queue.js";
 import { isRuledOut } from "../../src/domain/verdict.js";
 import { parseLocation } from "../../src/domain/location.js";
@@ -335,6 +336,11 @@ describe("merge queue: the diffward check on merge groups", () => {
       "the group scan's settlement in the ledger",
     );
     expect(spent).toBe(scan.spentCredits);
+    // the cap ledger counts the group scan's settled spend, no longer its budget (issue 10 item 7)
+    const ledger = capLedgerOf(h.booted.rt.redis, h.booted.rt.state.prefix);
+    const capKey = ledger.keyOf({ projectId: tenant.projectId, repositoryId: "repo_mq_cap" }, Date.now());
+    await h.waitFor(async () => (await ledger.snapshot(capKey)).settled === spent || undefined, 10_000, "cap settled");
+    expect(await ledger.snapshot(capKey)).toMatchObject({ settled: spent, inFlight: 0, reserved: 0 });
 
     const second = await enqueue(pr, sha(0x1394), sha(0x1393));
     const refused = await completedRun(h, pr.owner, pr.repo, second.headSha, 15_000);

@@ -13,6 +13,7 @@ import { applyWrites } from "../writes.js";
 import { decideReportWrites } from "./decide-report.js";
 import type { PollJobData } from "./types.js";
 import { completedOutput, concludeUnfinished, readScanFindings, uploadReport } from "./report-steps.js";
+import { capLedgerOf } from "../cap-ledger.js";
 
 /**
  * Reports a merge group's terminal scan on the group's check run (issue 13): `FAILED` and `CANCELLED`
@@ -50,6 +51,9 @@ export async function reportGroupScan(
   });
   const reserved = scan.creditBudget ?? d.creditBudget;
   const extras = await collectReportExtras(rt, octokit, tenant, d, reserved ?? undefined, log);
+  // creditCap.monthly: a settled group scan counts what it spent, no longer its budget (issue 10 item 7)
+  if (extras.credits?.spent !== undefined)
+    await capLedgerOf(rt.redis, rt.state.prefix).settle(d.scanId, extras.credits.spent);
   // One SARIF upload per group report, on the group's ref and head (issue 14 point 2).
   const codeScanning = await uploadReport(rt, d, findings, log);
   const output = completedOutput(rt, d, scan, findings, {
