@@ -216,21 +216,32 @@ describe("merge queue: the diffward check on merge groups", () => {
     expect(h.github.violations()).toEqual([]);
   });
 
-  it("scan with codeScanning.upload on a private repository: ONE upload on the group's head_ref and head, and the check links to it", async () => {
+  /**
+   * A pull request (not sent) of a repository with `mergeQueue: scan` and `codeScanning.upload: true`, and
+   * its merge group: base `sha(n)`, pull request head `sha(n + 1)`, group head `sha(n + 2)`. A public
+   * repository gets its default disclosure (`summary`).
+   */
+  async function uploadingGroup(n: number, repo: string, isPrivate: boolean) {
+    const config = demoConfig("mergeQueue: scan\ncodeScanning:\n  upload: true");
     const pr = await openPull(h, {
-      head: sha(0x13c1),
-      repo: "mq-sarif",
-      private: true,
-      config: demoConfig("mergeQueue: scan\ncodeScanning:\n  upload: true"),
+      head: sha(n + 1),
+      repo,
+      private: isPrivate,
+      config: isPrivate ? config : config.replace("disclosure: full\n", ""),
       send: false,
     });
     const group = h.github.state.addMergeGroup({
       owner: pr.owner,
       repo: pr.repo,
       pullNumber: pr.number,
-      headSha: sha(0x13c2),
-      baseSha: sha(0x13c0),
+      headSha: sha(n + 2),
+      baseSha: sha(n),
     });
+    return { pr, group };
+  }
+
+  it("scan with codeScanning.upload on a private repository: ONE upload on the group's head_ref and head, and the check links to it", async () => {
+    const { pr, group } = await uploadingGroup(0x13c0, "mq-sarif", true);
     const payload = mergeGroupPayload(h.github.state, group, "checks_requested");
     const mg = payload.merge_group as { head_ref: string; head_sha: string };
     const repoUrl = (payload.repository as { html_url: string }).html_url;
@@ -267,20 +278,7 @@ describe("merge queue: the diffward check on merge groups", () => {
   });
 
   it("scan on a public repository (summary disclosure) uploads nothing, and the group's check says why", async () => {
-    const pr = await openPull(h, {
-      head: sha(0x13d1),
-      repo: "mq-sarif-public",
-      private: false,
-      config: demoConfig("mergeQueue: scan\ncodeScanning:\n  upload: true").replace("disclosure: full\n", ""),
-      send: false,
-    });
-    const group = h.github.state.addMergeGroup({
-      owner: pr.owner,
-      repo: pr.repo,
-      pullNumber: pr.number,
-      headSha: sha(0x13d2),
-      baseSha: sha(0x13d0),
-    });
+    const { pr, group } = await uploadingGroup(0x13d0, "mq-sarif-public", false);
     await h.send("merge_group", mergeGroupPayload(h.github.state, group, "checks_requested"));
     const run = await completedRun(h, pr.owner, pr.repo, group.headSha, 30_000);
     expect(h.github.state.sarifUploads(pr.owner, pr.repo)).toHaveLength(0);

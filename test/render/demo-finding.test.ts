@@ -9,12 +9,12 @@ import { marked } from "marked";
 import { describe, expect, it } from "vitest";
 import { loadScenario } from "../../dev/sandbox/findings-source.js";
 import type { ReportFinding } from "../../src/domain/types.js";
-import { renderCheckRunOutput } from "../../src/render/check-run.js";
 import { ZWSP } from "../../src/render/escape.js";
 import { renderFindingComment } from "../../src/render/inline-comment.js";
 import { parseMarkdown } from "../../src/render/untrusted-markdown.js";
 import { findingCommentOptions } from "../../src/report/finding-comment.js";
 import { codeValues, DIFFWARD_HTML, hazards } from "../support/markdown.js";
+import { fullCheckRun } from "../support/check-run.js";
 
 const scenario = loadScenario("demo");
 
@@ -23,17 +23,11 @@ function demoFinding(title: string): ReportFinding {
   const f = scenario.findings[i];
   if (!f) throw new Error(`the demo scenario has no finding "${title}"`);
   return {
+    ...f,
     id: `fnd_demo${String(i).padStart(12, "0")}`,
     displayId: i + 1,
-    title: f.title,
-    location: f.location,
-    severity: f.severity,
-    category: f.category,
-    triageStatus: f.triageStatus,
     confirmationEvidence: f.confirmationEvidence ?? null,
     resolutionStatus: "NOT_STARTED",
-    notesCount: 0,
-    description: f.description,
     recommendedFix: f.recommendedFix ?? null,
   };
 }
@@ -99,14 +93,7 @@ describe("the demo's finding with code (SQL injection in user lookup)", () => {
   });
 
   it("the check run text keeps the same code when it shows the description", () => {
-    const out = renderCheckRunOutput({
-      scan: { id: "scan_demo", status: "COMPLETED" },
-      findings: [sqli],
-      failOn: "high",
-      disclosure: "full",
-      labelPrefix: "SC",
-      inlineIds: [sqli.id],
-    });
+    const out = fullCheckRun([sqli], "scan_demo");
     expect(fencedCode(out.text!)).toEqual(written);
     expect(preBlocks(marked.parse(out.text!, { async: false, gfm: true }))).toEqual(written);
   });

@@ -10,12 +10,12 @@ import { planResolution, type ResolutionCommand } from "../../src/commands/verbs
 import type { ReportFinding } from "../../src/domain/types.js";
 import { isRuledOut } from "../../src/domain/verdict.js";
 import { toAnnotations } from "../../src/render/annotations.js";
-import { renderCheckRunOutput } from "../../src/render/check-run.js";
 import { conflictAnswer } from "../../src/render/command-answers.js";
 import { STATUS_NAMES, statusName } from "../../src/render/glossary.js";
 import { renderFindingComment } from "../../src/render/inline-comment.js";
 import type { FindingDetail } from "../../src/scanner/schemas.js";
 import { finding } from "../domain/fixtures.js";
+import { fullCheckRun } from "../support/check-run.js";
 
 const base = finding({
   id: "fnd_0000000000abcd1234",
@@ -61,14 +61,7 @@ function summaryCell(summary: string, label: string, column: string): string {
 }
 
 function everywhere(f: ReportFinding) {
-  const summary = renderCheckRunOutput({
-    scan: { id: "scan_1", status: "COMPLETED" },
-    findings: [f],
-    failOn: "high",
-    disclosure: "full",
-    labelPrefix: "SC",
-    inlineIds: [f.id],
-  }).summary;
+  const summary = fullCheckRun([f]).summary;
   const comment = renderFindingComment(f, { labelPrefix: "SC" });
   const [annotation] = toAnnotations([f], "full", { failOn: "high", labelPrefix: "SC" });
   return {

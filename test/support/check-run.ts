@@ -1,0 +1,18 @@
+/** Rendering a completed scan's check run in tests, with the settings most tests share. */
+import type { ReportFinding } from "../../src/domain/types.js";
+import { renderCheckRunOutput, type CheckRunOutput } from "../../src/render/check-run.js";
+
+/**
+ * The check run output of a completed scan `scanId` with `disclosure: full`, `failOn: high`, label prefix
+ * `SC` and a review comment on every finding.
+ */
+export function fullCheckRun(findings: readonly ReportFinding[], scanId = "scan_1"): CheckRunOutput {
+  return renderCheckRunOutput({
+    scan: { id: scanId, status: "COMPLETED" },
+    findings: [...findings],
+    failOn: "high",
+    disclosure: "full",
+    labelPrefix: "SC",
+    inlineIds: findings.map((f) => f.id),
+  });
+}
