@@ -156,7 +156,13 @@ export function planApprovalsForScan(
     } & FingerprintInput
   >,
 ): ApprovalsPlan {
-  const previous = requests.map((r) => ({ id: r.findingId, fingerprint: r.fingerprint, shape: r.shape, r }));
+  const previous = requests.map((r) => ({
+    id: r.findingId,
+    fingerprint: r.fingerprint,
+    shape: r.shape,
+    legacy: r.shape === undefined ? ("recognised" as const) : undefined,
+    r,
+  }));
   const current = findings.map((f) => {
     const identity = identityOf(f);
     return {
@@ -164,6 +170,9 @@ export function planApprovalsForScan(
       fingerprint: f.fingerprint ?? identity.fingerprint,
       shape: identity.shape,
       ...(f.triageStatus !== undefined ? { triageStatus: f.triageStatus } : {}),
+      location: f.location,
+      title: f.title,
+      category: f.category,
       f,
     };
   });

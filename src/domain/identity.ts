@@ -46,11 +46,14 @@
  * a pull request, in the report state and as the SARIF `partialFingerprints` value. Fingerprints of
  * the first rule (sha256 of path, category and the title without digits or quotes; markers
  * `<!-- diffward:finding=ID fp=HEX -->`) are still read, but their input never starts with `v2|`,
- * so they never equal a fingerprint of this rule: stored decisions, overrides and requests of the first
- * rule pair by id only, and never by shape. Only diffward's own comments of the first rule (entries
- * flagged `legacy`) also pair, as a last step, with a later finding whose {@link legacyFingerprint}
- * equals theirs (`by: "fingerprint"`): the comment is refreshed with the new marker instead of a second
- * comment being posted. Nothing else is decided by the first rule.
+ * so they never equal a fingerprint of this rule, and such entries have no shape. As a last step (4),
+ * entries of the first rule pair with a later finding whose {@link legacyFingerprint} equals theirs
+ * (`by: "fingerprint"`), in input order: diffward's own comments (`legacy: "comment"`) with any later
+ * finding, so the comment is refreshed with the new marker instead of a second one being posted; stored
+ * decisions, overrides and approval requests (`legacy: "recognised"`) only with a later finding the
+ * service triaged `RECURRING`/`DUPLICATE`, so decisions taken before the upgrade are not lost and the
+ * first rule alone never closes a finding the service calls new. Entries written from now on carry a
+ * shape and never take step 4.
  */
 import { createHash } from "node:crypto";
 import { parseLocation } from "./location.js";
@@ -142,9 +145,12 @@ export function identityOf(f: FingerprintInput): FindingIdentity {
  * entries written before the shape existed) or the fields to compute them; `triageStatus` for a later
  * finding that may pair by shape.
  */
-export type Identifiable = { id: string; triageStatus?: string; legacy?: boolean } & (
-  { fingerprint: string; shape?: string | undefined } | FingerprintInput
-);
+export type Identifiable = {
+  id: string;
+  triageStatus?: string;
+  /** an entry stored under the first rule (module comment, step 4) */
+  legacy?: "comment" | "recognised" | undefined;
+} & ({ fingerprint: string; shape?: string | undefined } | FingerprintInput);
 
 /** How a pair was made (module comment, steps 1 to 3). */
 export type MatchedBy = "id" | "fingerprint" | "recurring";
@@ -258,7 +264,7 @@ function matchIndices(
       usedPrevious.add(pis[0]!);
     }
   }
-  // Step 4: diffward's comments of the first rule (`legacy`), by the first rule's fingerprint, in order.
+  // Step 4: entries of the first rule (`legacy`), by the first rule's fingerprint, in order.
   const legacyByFingerprint = new Map<string, number[]>();
   previous.forEach((p, i) => {
     if (!p.legacy || usedPrevious.has(i)) return;
@@ -268,8 +274,12 @@ function matchIndices(
   if (legacyByFingerprint.size > 0) {
     current.forEach((c, ci) => {
       if (byCurrent.has(ci) || !("location" in c) || typeof c.location !== "string") return;
-      const pi = legacyByFingerprint.get(legacyFingerprint(c))?.shift();
-      if (pi !== undefined) byCurrent.set(ci, [pi, ci, "fingerprint"]);
+      const recognised = RECOGNISED_TRIAGE.includes(c.triageStatus ?? "");
+      const list = legacyByFingerprint.get(legacyFingerprint(c));
+      const at = list?.findIndex((pi) => recognised || previous[pi]!.legacy === "comment") ?? -1;
+      if (at < 0) return;
+      const [pi] = list!.splice(at, 1);
+      byCurrent.set(ci, [pi!, ci, "fingerprint"]);
     });
   }
   return [...byCurrent.values()].sort((a, b) => a[1] - b[1]);

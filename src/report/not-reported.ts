@@ -125,7 +125,7 @@ export function planNotReported(input: {
     id: p.findingId,
     fingerprint: p.fingerprint,
     shape: p.shape,
-    legacy: p.version === 1,
+    legacy: p.version === 1 ? ("comment" as const) : undefined,
     p,
   }));
   const { matched, gone } = classifyFindings(previous, input.findings);

@@ -80,7 +80,7 @@ export function planReport(input: {
         id: p.findingId,
         fingerprint: p.fingerprint,
         shape: p.shape,
-        legacy: p.version === 1,
+        legacy: p.version === 1 ? ("comment" as const) : undefined,
         p,
       })),
       findings,

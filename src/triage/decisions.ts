@@ -137,6 +137,18 @@ export async function recordSeverityOverride(
   });
 }
 
+/** A finding of a new scan as the identity rule reads it: computed identity, triage and the fields (step 4). */
+function identifiable(f: ReportFinding) {
+  return {
+    id: f.id,
+    ...identityOf(f),
+    triageStatus: f.triageStatus,
+    location: f.location,
+    title: f.title,
+    category: f.category,
+  };
+}
+
 /** One decision to carry to a finding of a newer scan. */
 export interface CarryOver {
   decision: Decision;
@@ -164,8 +176,14 @@ export function planCarryOver(
   decisions: readonly Decision[],
   findings: readonly ReportFinding[],
 ): CarryOverPlan {
-  const previous = decisions.map((d) => ({ id: d.findingId, fingerprint: d.fingerprint, shape: d.shape, d }));
-  const current = findings.map((f) => ({ id: f.id, ...identityOf(f), triageStatus: f.triageStatus, f }));
+  const previous = decisions.map((d) => ({
+    id: d.findingId,
+    fingerprint: d.fingerprint,
+    shape: d.shape,
+    legacy: d.shape === undefined ? ("recognised" as const) : undefined,
+    d,
+  }));
+  const current = findings.map((f) => ({ ...identifiable(f), f }));
   const plan: CarryOverPlan = { apply: [], severityRose: [] };
   for (const m of matchFindings(previous, current)) {
     const decision = m.previous.d;
@@ -204,8 +222,14 @@ export function planSeverityCarryOver(
   overrides: readonly SeverityDecision[],
   findings: readonly ReportFinding[],
 ): SeverityCarryOverPlan {
-  const previous = overrides.map((o) => ({ id: o.findingId, fingerprint: o.fingerprint, shape: o.shape, o }));
-  const current = findings.map((f) => ({ id: f.id, ...identityOf(f), triageStatus: f.triageStatus, f }));
+  const previous = overrides.map((o) => ({
+    id: o.findingId,
+    fingerprint: o.fingerprint,
+    shape: o.shape,
+    legacy: o.shape === undefined ? ("recognised" as const) : undefined,
+    o,
+  }));
+  const current = findings.map((f) => ({ ...identifiable(f), f }));
   const plan: SeverityCarryOverPlan = { apply: [], severityRose: [] };
   for (const m of matchFindings(previous, current)) {
     const override = m.previous.o;

@@ -95,11 +95,17 @@ describe("fingerprint", () => {
       .update("src/db/users.ts|injection|sql injection in getuser")
       .digest("hex");
     expect(legacyFingerprint(f)).toBe(v1);
-    expect(matchFindings([{ id: "old", fingerprint: v1, legacy: true }], [f]).map((m) => m.by)).toEqual([
+    expect(matchFindings([{ id: "old", fingerprint: v1, legacy: "comment" }], [f]).map((m) => m.by)).toEqual([
       "fingerprint",
     ]);
-    // a decision stored under the first rule is not a comment: it pairs by id only
+    // an entry without the legacy flag never pairs by the first rule
     expect(matchFindings([{ id: "old", fingerprint: v1 }], [f])).toEqual([]);
+    // a decision stored under the first rule pairs only with a finding the service recognises
+    const stored = { id: "old", fingerprint: v1, legacy: "recognised" as const };
+    expect(matchFindings([stored], [f])).toEqual([]);
+    expect(matchFindings([stored], [{ ...f, triageStatus: "RECURRING" }]).map((m) => m.by)).toEqual([
+      "fingerprint",
+    ]);
     const plan = planReport({
       findings: [f],
       files: [{ filename: "src/db/users.ts", patch: "@@ -40,0 +40,5 @@\n+a\n+b\n+c\n+d\n+e" }],

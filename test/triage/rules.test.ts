@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { identityOf } from "../../src/domain/identity.js";
+import { identityOf, legacyFingerprint } from "../../src/domain/identity.js";
 import type { ReportFinding } from "../../src/domain/types.js";
 import { isBot, looksLikeCommand } from "../../src/handlers/comments.js";
 import { attributed, conflictAnswer, publishedAnswer } from "../../src/render/command-answers.js";
@@ -108,6 +108,16 @@ describe("planCarryOver", () => {
     expect(note).toContain("SC-11111111");
     expect(note).toContain("guarded by the proxy");
     expect(note).toContain("matched by fingerprint to `SC-11111111`");
+  });
+
+  it("a decision stored before the shape existed still carries, but only to a finding the service recognises", () => {
+    const { shape: _shape, ...old } = decisionOn(base);
+    void _shape;
+    const legacy = { ...old, fingerprint: legacyFingerprint(base) };
+    const next = { ...base, id: "fnd_ffffffff66666666" };
+    expect(planCarryOver([legacy], [next]).apply).toEqual([]);
+    const recognised = planCarryOver([legacy], [{ ...next, triageStatus: "RECURRING" }]).apply;
+    expect(recognised.map((c) => [c.finding.id, c.by])).toEqual([[next.id, "fingerprint"]]);
   });
 
   it("records how each carried decision matched, so the report can say it", () => {
