@@ -17,6 +17,7 @@ import { renderDemoPage } from "../dev/harness/demo-page.js";
 import { demoApproval, demoReplyCommand } from "../dev/harness/triage.js";
 import { demoMergeQueue } from "../dev/harness/merge-queue.js";
 import { findingLabel } from "../src/scanner/labels.js";
+import { statusName } from "../src/render/glossary.js";
 
 const HEAD_1 = "1f1e1d1c1b1a19181716151413121110f0e0d0c0";
 const HEAD_2 = "2a2b2c2d2e2f30313233343536373839aabbccdd";
@@ -159,7 +160,7 @@ try {
   // 3. A reviewer answers a finding in its review thread.
   const reply = await demoReplyCommand(h, { owner, repo, pullNumber: number, login: "octo-reviewer" });
   say(
-    `octo-reviewer replied "${reply.command}" to ${reply.findingId}: resolution ${reply.resolutionStatus}, check run ${reply.conclusion}`,
+    `octo-reviewer replied "${reply.command}" to ${reply.findingId}: resolution ${statusName(reply.resolutionStatus ?? "")}, check run ${reply.conclusion}`,
   );
   // The triage changed the annotations: a fresh check run on the same head carries the current ones.
   const label = findingLabel(reply.findingId, h.booted.rt.settings.labelPrefix);

@@ -6,6 +6,7 @@
 import type { AlertDismissedReason, CodeScanningAlert } from "../github/code-scanning.js";
 import type { ResolutionStatus } from "../scanner/catalog.js";
 import { neutralize } from "../render/escape.js";
+import { statusName } from "../render/glossary.js";
 import { TOOL_NAME } from "./sarif.js";
 
 /** A resolution to set on the service: status and, where the mapping gives one, a reason code. */
@@ -85,7 +86,7 @@ export function planAlertUpdate(
   return {
     kind: "dismiss",
     reason,
-    comment: `${DIFFWARD_COMMENT_PREFIX} resolution ${decision.resolutionStatus}${code} set from the pull request by GitHub user ${login(decision.by)}${approved}.`,
+    comment: `${DIFFWARD_COMMENT_PREFIX} resolution ${statusName(decision.resolutionStatus)}${code} set from the pull request by GitHub user ${login(decision.by)}${approved}.`,
   };
 }
 

@@ -89,7 +89,7 @@ describe("GitHub → service: planAlertEvent", () => {
     });
     const marked = example("closed_by_user");
     marked.alert.tool.name = "diffward";
-    marked.alert.dismissed_comment = "diffward: resolution FALSE_POSITIVE set from the pull request";
+    marked.alert.dismissed_comment = "diffward: resolution False positive set from the pull request";
     expect(planAlertEvent(eventOf(marked)).kind).toBe("ignore");
   });
 });
@@ -100,7 +100,7 @@ describe("service → GitHub: planAlertUpdate", () => {
     expect(plan).toEqual({
       kind: "dismiss",
       reason: "false positive",
-      comment: "diffward: resolution FALSE_POSITIVE set from the pull request by GitHub user octo-dev.",
+      comment: "diffward: resolution False positive set from the pull request by GitHub user octo-dev.",
     });
     expect(
       planAlertUpdate({ state: "dismissed" }, { resolutionStatus: "FALSE_POSITIVE", by: "x" }).kind,

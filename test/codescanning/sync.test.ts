@@ -228,7 +228,7 @@ describe("code scanning: triage kept in step", () => {
     const alert = alertOf(pr, SQLI);
     expect(alert.state).toBe("dismissed");
     expect(alert.dismissedReason).toBe("false positive");
-    expect(alert.dismissedComment).toMatch(/^diffward: resolution FALSE_POSITIVE/);
+    expect(alert.dismissedComment).toMatch(/^diffward: resolution False positive/);
     expect(alerts(pr).filter((a) => a.state === "dismissed")).toEqual([alert]);
     expect(patches()).toHaveLength(1);
 
@@ -334,7 +334,7 @@ describe("code scanning: triage kept in step", () => {
     expect(alert.state).toBe("dismissed");
     expect(alert.dismissedReason).toBe("false positive");
     expect(alert.dismissedComment).toBe(
-      `diffward: resolution FALSE_POSITIVE (not_reachable) set from the pull request by GitHub user ${WRITER}, approved by GitHub user ${MAINTAINER}.`,
+      `diffward: resolution False positive (not_reachable) set from the pull request by GitHub user ${WRITER}, approved by GitHub user ${MAINTAINER}.`,
     );
     expect(alerts(pr).filter((a) => a.state === "dismissed")).toEqual([alert]);
     expect(alertPatches()).toHaveLength(1);

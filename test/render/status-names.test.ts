@@ -9,6 +9,7 @@ import { parseCommand, renderHelp, RESOLUTION_VERBS, type VerbInput } from "../.
 import { planResolution, type ResolutionCommand } from "../../src/commands/verbs/resolution.js";
 import type { ReportFinding } from "../../src/domain/types.js";
 import { isRuledOut } from "../../src/domain/verdict.js";
+import { planAlertUpdate } from "../../src/codescanning/mapping.js";
 import { toAnnotations } from "../../src/render/annotations.js";
 import { conflictAnswer } from "../../src/render/command-answers.js";
 import { STATUS_NAMES, statusName } from "../../src/render/glossary.js";
@@ -99,6 +100,9 @@ describe("a finding's status names are the same everywhere diffward posts", () =
       // the location reads `path:start-end` in the row and the comment, where the annotation points
       expect(seen.row.location).toBe("`src/server.js:22-27`");
       expect(seen.comment.location).toBe("`src/server.js:22-27`");
+      // the code scanning alert's dismissal comment, for the resolutions that dismiss it
+      const alert = planAlertUpdate({ state: "open" }, { resolutionStatus: ack.status, by: "octo-reviewer" });
+      if (alert.kind === "dismiss") expect(alert.comment).toContain(`diffward: resolution ${name} set from`);
       if (isRuledOut(f)) {
         // a ruled-out finding has no annotation at all (nothing to disagree with)
         expect(seen.annotation).toBeUndefined();
