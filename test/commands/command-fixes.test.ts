@@ -6,21 +6,11 @@
  * - item 11: publishing has its own floor (`commands.publishPermission`, default `admin`, off on public
  *   repositories unless set), and `/diffward rescan budget=` never exceeds the repository's `creditBudget`.
  */
-import { ProbotOctokit } from "probot";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startHarness, type Harness } from "../../dev/harness/harness.js";
-import { writeConversationComment, writeReviewReply } from "../../dev/harness/triage.js";
+import { describe, expect, it } from "vitest";
+import type { Harness } from "../../dev/harness/harness.js";
 import { findingLabel } from "../../src/scanner/labels.js";
-import { demoConfig } from "../../dev/harness/demo-repo.js";
-import { webhookExample } from "../../dev/harness/examples.js";
-import {
-  TRIAGE_SCENARIO,
-  conversationAnswers,
-  nextAnswer,
-  openReportedPull,
-  threadAnswers,
-  type ReportedPull,
-} from "../triage/helpers.js";
+import type { ReportedPull } from "../triage/helpers.js";
+import { openConfiguredPull, replyTo, sayIn, useCommandHarness } from "../support/commands.js";
 
 const SQLI = "SQL injection in user lookup";
 const SECRET = "Session secret hard-coded";
@@ -29,56 +19,18 @@ const ADMIN = "octo-admin";
 const WRITER = "octo-writer";
 
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness({
-    sandbox: { scenario: TRIAGE_SCENARIO, scanDurationMs: 1_000, retryAfterSeconds: 1 },
-    settings: { publicUrl: "https://scanner.example" },
-    boot: {
-      Octokit: ProbotOctokit.defaults((o: Record<string, unknown>) => ({
-        ...o,
-        throttle: { ...(o.throttle as object), enabled: false },
-      })) as typeof ProbotOctokit,
-    },
-  });
-});
-afterAll(async () => {
-  await h?.close();
-});
+useCommandHarness((started) => (h = started), { publicUrl: "https://scanner.example" });
 
 let nextPull = 300;
 async function pull(configExtra = ""): Promise<ReportedPull> {
   nextPull += 1;
-  // The stand-in keeps a repository's files from its first seed: set this pull request's config first.
-  const p = webhookExample("pull_request", "opened") as {
-    repository: { owner: { login: string }; name: string; default_branch: string };
-  };
-  const owner = p.repository.owner.login;
-  const repo = p.repository.name;
-  if (h.github.state.repository(owner, repo))
-    h.github.state.setFile(
-      owner,
-      repo,
-      p.repository.default_branch,
-      ".github/diffward.yml",
-      demoConfig(configExtra),
-    );
-  return openReportedPull(h, nextPull, { [ADMIN]: "admin", [WRITER]: "write" }, configExtra);
+  return openConfiguredPull(h, nextPull, { [ADMIN]: "admin", [WRITER]: "write" }, configExtra);
 }
 
-async function reply(pr: ReportedPull, title: string, body: string, login = WRITER) {
-  const parentId = pr.comments.get(pr.byTitle.get(title)!)!;
-  const before = threadAnswers(h, pr, parentId).length;
-  const payload = writeReviewReply(h, { ...pr, parentId, login, body });
-  expect((await h.send("pull_request_review_comment", payload)).status).toBe(200);
-  return (await nextAnswer(h, () => threadAnswers(h, pr, parentId), before, `answer to ${body}`)).body;
-}
-
-async function say(pr: ReportedPull, body: string, login = WRITER) {
-  const before = conversationAnswers(h, pr).length;
-  const payload = writeConversationComment(h, { ...pr, login, body });
-  expect((await h.send("issue_comment", payload)).status).toBe(200);
-  return (await nextAnswer(h, () => conversationAnswers(h, pr), before, `answer to ${body}`)).body;
-}
+const reply = async (pr: ReportedPull, title: string, body: string, login = WRITER) =>
+  (await replyTo(h, pr, title, body, login)).answer;
+const say = async (pr: ReportedPull, body: string, login = WRITER) =>
+  (await sayIn(h, pr, body, login)).answer;
 
 const findingOf = (pr: ReportedPull, title: string) => h.sandbox.state.findings.get(pr.byTitle.get(title)!)!;
 const publishedIds = () =>

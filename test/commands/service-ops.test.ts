@@ -3,57 +3,22 @@
  * sandbox over HTTP and the GitHub stand-in: `/diffward publish scan`, `/diffward areas add|remove`,
  * `/diffward guidance`. Each has a permission floor, a clear answer, and sends what the spec says.
  */
-import { ProbotOctokit } from "probot";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startHarness, type Harness } from "../../dev/harness/harness.js";
-import { writeConversationComment } from "../../dev/harness/triage.js";
-import { webhookExample } from "../../dev/harness/examples.js";
-import { demoConfig } from "../../dev/harness/demo-repo.js";
-import {
-  TRIAGE_SCENARIO,
-  conversationAnswers,
-  nextAnswer,
-  openReportedPull,
-  type ReportedPull,
-} from "../triage/helpers.js";
+import { describe, expect, it } from "vitest";
+import type { Harness } from "../../dev/harness/harness.js";
+import type { ReportedPull } from "../triage/helpers.js";
+import { openConfiguredPull, sandboxCalls, sayIn, useCommandHarness } from "../support/commands.js";
 
 const WRITER = "octo-writer";
 const MAINTAINER = "octo-maintainer";
 const READER = "octo-reader";
 
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness({
-    sandbox: { scenario: TRIAGE_SCENARIO, scanDurationMs: 1_000, retryAfterSeconds: 1 },
-    settings: { publicUrl: "https://scanner.example" },
-    boot: {
-      Octokit: ProbotOctokit.defaults((o: Record<string, unknown>) => ({
-        ...o,
-        throttle: { ...(o.throttle as object), enabled: false },
-      })) as typeof ProbotOctokit,
-    },
-  });
-});
-afterAll(async () => {
-  await h?.close();
-});
+useCommandHarness((started) => (h = started), { publicUrl: "https://scanner.example" });
 
 let nextPull = 600;
 async function pull(config = ""): Promise<ReportedPull> {
   nextPull += 1;
-  // The stand-in keeps a repository's files from its first seed: set this pull request's config first.
-  const p = webhookExample("pull_request", "opened") as {
-    repository: { owner: { login: string }; name: string; default_branch: string };
-  };
-  if (h.github.state.repository(p.repository.owner.login, p.repository.name))
-    h.github.state.setFile(
-      p.repository.owner.login,
-      p.repository.name,
-      p.repository.default_branch,
-      ".github/diffward.yml",
-      demoConfig(config),
-    );
-  return openReportedPull(
+  return openConfiguredPull(
     h,
     nextPull,
     { [WRITER]: "write", [MAINTAINER]: "maintain", [READER]: "read" },
@@ -61,17 +26,9 @@ async function pull(config = ""): Promise<ReportedPull> {
   );
 }
 
-async function say(pr: ReportedPull, body: string, login = WRITER): Promise<string> {
-  const before = conversationAnswers(h, pr).length;
-  const payload = writeConversationComment(h, { ...pr, login, body });
-  expect((await h.send("issue_comment", payload)).status).toBe(200);
-  return (await nextAnswer(h, () => conversationAnswers(h, pr), before, `answer to ${body}`)).body;
-}
-
-/** How many requests the sandbox answered on `key` ("METHOD /route/pattern"), any status. */
-function calls(key: string): number {
-  return Object.values(h.sandbox.state.stats.requests[key] ?? {}).reduce((a, b) => a + b, 0);
-}
+const say = async (pr: ReportedPull, body: string, login = WRITER) =>
+  (await sayIn(h, pr, body, login)).answer;
+const calls = (key: string) => sandboxCalls(h, key);
 const PUBLISH_SCAN = "POST /projects/:projectId/scans/:scanId/publish";
 const ADD_AREA = "POST /projects/:projectId/repositories/:repositoryId/audit-areas";
 const REMOVE_AREA = "DELETE /projects/:projectId/repositories/:repositoryId/audit-areas/:areaKey";

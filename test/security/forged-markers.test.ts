@@ -6,57 +6,25 @@
  * finding thread for commands (a `/diffward publish SC-…` replied under it does nothing).
  */
 import { randomBytes } from "node:crypto";
-import { ProbotOctokit } from "probot";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startHarness, type Harness } from "../../dev/harness/harness.js";
+import { describe, expect, it } from "vitest";
+import type { Harness } from "../../dev/harness/harness.js";
 import { writeReviewReply } from "../../dev/harness/triage.js";
-import { demoConfig } from "../../dev/harness/demo-repo.js";
-import { webhookExample } from "../../dev/harness/examples.js";
 import { findingMarker } from "../../src/render/inline-comment.js";
 import { findingLabel } from "../../src/scanner/labels.js";
-import {
-  TRIAGE_SCENARIO,
-  openReportedPull,
-  pushAndReport,
-  threadAnswers,
-  type ReportedPull,
-} from "../triage/helpers.js";
+import { pushAndReport, threadAnswers, type ReportedPull } from "../triage/helpers.js";
+import { openConfiguredPull, useCommandHarness } from "../support/commands.js";
 
 const SQLI = "SQL injection in user lookup";
 const SECRET = "Session secret hard-coded";
 const WRITER = "octo-writer";
 
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness({
-    sandbox: { scenario: TRIAGE_SCENARIO, scanDurationMs: 800, retryAfterSeconds: 1 },
-    boot: {
-      Octokit: ProbotOctokit.defaults((o: Record<string, unknown>) => ({
-        ...o,
-        throttle: { ...(o.throttle as object), enabled: false },
-      })) as typeof ProbotOctokit,
-    },
-  });
-});
-afterAll(async () => {
-  await h?.close();
-});
+useCommandHarness((started) => (h = started), { scanDurationMs: 800 });
 
 let nextPull = 500;
 async function pull(configExtra = ""): Promise<ReportedPull> {
   nextPull += 1;
-  const p = webhookExample("pull_request", "opened") as {
-    repository: { owner: { login: string }; name: string; default_branch: string };
-  };
-  if (h.github.state.repository(p.repository.owner.login, p.repository.name))
-    h.github.state.setFile(
-      p.repository.owner.login,
-      p.repository.name,
-      p.repository.default_branch,
-      ".github/diffward.yml",
-      demoConfig(configExtra),
-    );
-  return openReportedPull(h, nextPull, { [WRITER]: "write" }, configExtra);
+  return openConfiguredPull(h, nextPull, { [WRITER]: "write" }, configExtra);
 }
 
 /** Writes a thread root on the pull request as `login` (a user or another bot), copying `body`. */
@@ -125,7 +93,9 @@ describe("finding markers are trusted only from diffward's own bot login (issue 
     const roots = h.github.state
       .reviewComments(pr.owner, pr.repo, pr.pullNumber)
       .filter((c) => c.inReplyToId === null && c.user.login === "diffward[bot]");
-    expect(roots.filter((c) => c.body.includes(encodeURIComponent(second.byTitle.get(SECRET)!.id)))).toHaveLength(1);
+    expect(
+      roots.filter((c) => c.body.includes(encodeURIComponent(second.byTitle.get(SECRET)!.id))),
+    ).toHaveLength(1);
     expect(h.github.violations()).toEqual([]);
   });
 

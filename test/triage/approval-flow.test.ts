@@ -5,24 +5,15 @@
  * requester cannot approve; `/reject` drops the request; requests survive pushes; a severity raise
  * invalidates them.
  */
-import { ProbotOctokit } from "probot";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startHarness, type Harness } from "../../dev/harness/harness.js";
-import { writeConversationComment, writeReviewReply } from "../../dev/harness/triage.js";
+import { describe, expect, it } from "vitest";
+import type { Harness } from "../../dev/harness/harness.js";
+import { writeReviewReply } from "../../dev/harness/triage.js";
 import { jobId, pullKey } from "../../src/queue/names.js";
 import { readApprovals } from "../../src/triage/approvals.js";
 import { readDecisions } from "../../src/triage/decisions.js";
 import { findingLabel } from "../../src/scanner/labels.js";
-import {
-  TRIAGE_SCENARIO,
-  checkOf,
-  conversationAnswers,
-  nextAnswer,
-  openReportedPull,
-  pushAndReport,
-  threadAnswers,
-  type ReportedPull,
-} from "./helpers.js";
+import { checkOf, openReportedPull, pushAndReport, threadAnswers, type ReportedPull } from "./helpers.js";
+import { replyTo, sandboxCalls, sayIn, useCommandHarness } from "../support/commands.js";
 
 const SQLI = "SQL injection in user lookup";
 const SECRET = "Session secret hard-coded";
@@ -35,21 +26,7 @@ const APPROVAL = "triage:\n  approval:\n    minSeverity: high\n    approvers: ma
 const PATCH_RESOLUTION = "PATCH /projects/:projectId/findings/:findingId/resolution";
 
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness({
-    sandbox: { scenario: TRIAGE_SCENARIO, scanDurationMs: 1_000, retryAfterSeconds: 1 },
-    settings: { publicUrl: "https://scanner.example" },
-    boot: {
-      Octokit: ProbotOctokit.defaults((o: Record<string, unknown>) => ({
-        ...o,
-        throttle: { ...(o.throttle as object), enabled: false },
-      })) as typeof ProbotOctokit,
-    },
-  });
-});
-afterAll(async () => {
-  await h?.close();
-});
+useCommandHarness((started) => (h = started), { publicUrl: "https://scanner.example" });
 
 let nextPull = 400;
 async function pull(config = APPROVAL): Promise<ReportedPull> {
@@ -63,30 +40,19 @@ async function pull(config = APPROVAL): Promise<ReportedPull> {
 }
 
 /** Every resolution PATCH the sandbox answered so far (all findings, all statuses). */
-function patches(): number {
-  return Object.values(h.sandbox.state.stats.requests[PATCH_RESOLUTION] ?? {}).reduce((a, b) => a + b, 0);
-}
+const patches = () => sandboxCalls(h, PATCH_RESOLUTION);
 
 async function reply(pr: ReportedPull, title: string, body: string, login = WRITER) {
-  const parentId = pr.comments.get(pr.byTitle.get(title)!)!;
-  const before = threadAnswers(h, pr, parentId).length;
-  const payload = writeReviewReply(h, { ...pr, parentId, login, body });
-  const sent = await h.send("pull_request_review_comment", payload);
-  expect(sent.status).toBe(200);
-  const answer = await nextAnswer(h, () => threadAnswers(h, pr, parentId), before, `answer to ${body}`);
+  const { answer, payload, id } = await replyTo(h, pr, title, body, login);
   // the answer is posted before the job's last steps end: wait for the job itself
-  await waitJob(sent.id);
-  return { answer: answer.body, payload, id: sent.id };
+  await waitJob(id);
+  return { answer, payload, id };
 }
 
 async function say(pr: ReportedPull, body: string, login = WRITER) {
-  const before = conversationAnswers(h, pr).length;
-  const payload = writeConversationComment(h, { ...pr, login, body });
-  const sent = await h.send("issue_comment", payload);
-  expect(sent.status).toBe(200);
-  const answer = await nextAnswer(h, () => conversationAnswers(h, pr), before, `answer to ${body}`);
-  await waitJob(sent.id);
-  return { answer: answer.body, payload };
+  const { answer, payload, id } = await sayIn(h, pr, body, login);
+  await waitJob(id);
+  return { answer, payload };
 }
 
 async function waitJob(deliveryId: string): Promise<unknown> {

@@ -1,14 +1,11 @@
-import { ProbotOctokit } from "probot";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startHarness, type Harness } from "../../dev/harness/harness.js";
+import { describe, expect, it } from "vitest";
+import type { Harness } from "../../dev/harness/harness.js";
 import { jobId } from "../../src/queue/names.js";
 import { writeConversationComment, writeReviewReply } from "../../dev/harness/triage.js";
 import { readDecisions } from "../../src/triage/decisions.js";
 import { findingLabel } from "../../src/scanner/labels.js";
 import {
-  TRIAGE_SCENARIO,
   checkOf,
-  conversationAnswers,
   currentCheckRun,
   nextAnswer,
   openReportedPull,
@@ -16,6 +13,7 @@ import {
   threadAnswers,
   type ReportedPull,
 } from "./helpers.js";
+import { replyTo, sayIn, useCommandHarness } from "../support/commands.js";
 
 const SQLI = "SQL injection in user lookup";
 const SECRET = "Session secret hard-coded";
@@ -24,22 +22,7 @@ const WRITER = "octo-writer";
 const READER = "octo-reader";
 
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness({
-    sandbox: { scenario: TRIAGE_SCENARIO, scanDurationMs: 1_000, retryAfterSeconds: 1 },
-    settings: { publicUrl: "https://scanner.example" },
-    // GitHub's secondary-limit pacing (one write per second, comments 3 s apart) is for real GitHub only.
-    boot: {
-      Octokit: ProbotOctokit.defaults((o: Record<string, unknown>) => ({
-        ...o,
-        throttle: { ...(o.throttle as object), enabled: false },
-      })) as typeof ProbotOctokit,
-    },
-  });
-});
-afterAll(async () => {
-  await h?.close();
-});
+useCommandHarness((started) => (h = started), { publicUrl: "https://scanner.example" });
 
 let nextPull = 100;
 async function pull(): Promise<ReportedPull> {
@@ -55,23 +38,10 @@ async function pull(): Promise<ReportedPull> {
 }
 
 /** Replies `body` as `login` to diffward's comment of `title` and waits for diffward's answer. */
-async function reply(pr: ReportedPull, title: string, body: string, login = WRITER) {
-  const parentId = pr.comments.get(pr.byTitle.get(title)!)!;
-  const before = threadAnswers(h, pr, parentId).length;
-  const payload = writeReviewReply(h, { ...pr, parentId, login, body });
-  expect((await h.send("pull_request_review_comment", payload)).status).toBe(200);
-  const answer = await nextAnswer(h, () => threadAnswers(h, pr, parentId), before, `answer to ${body}`);
-  return { answer: answer.body, payload, parentId };
-}
-
+const reply = (pr: ReportedPull, title: string, body: string, login = WRITER) =>
+  replyTo(h, pr, title, body, login);
 /** Writes `body` in the conversation as `login` and waits for diffward's answer. */
-async function say(pr: ReportedPull, body: string, login = WRITER) {
-  const before = conversationAnswers(h, pr).length;
-  const payload = writeConversationComment(h, { ...pr, login, body });
-  expect((await h.send("issue_comment", payload)).status).toBe(200);
-  const answer = await nextAnswer(h, () => conversationAnswers(h, pr), before, `answer to ${body}`);
-  return { answer: answer.body, payload };
-}
+const say = (pr: ReportedPull, body: string, login = WRITER) => sayIn(h, pr, body, login);
 
 function finding(pr: ReportedPull, title: string) {
   return h.sandbox.state.findings.get(pr.byTitle.get(title)!)!;

@@ -1,25 +1,12 @@
-import { ProbotOctokit } from "probot";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startHarness, type Harness } from "../../dev/harness/harness.js";
+import { describe, expect, it } from "vitest";
+import type { Harness } from "../../dev/harness/harness.js";
 import { demoApproval, demoReplyCommand } from "../../dev/harness/triage.js";
 import { demoConfig } from "../../dev/harness/demo-repo.js";
-import { TRIAGE_SCENARIO, openReportedPull } from "./helpers.js";
+import { openReportedPull } from "./helpers.js";
+import { useCommandHarness } from "../support/commands.js";
 
 let h: Harness;
-beforeAll(async () => {
-  h = await startHarness({
-    sandbox: { scenario: TRIAGE_SCENARIO, scanDurationMs: 1_000, retryAfterSeconds: 1 },
-    boot: {
-      Octokit: ProbotOctokit.defaults((o: Record<string, unknown>) => ({
-        ...o,
-        throttle: { ...(o.throttle as object), enabled: false },
-      })) as typeof ProbotOctokit,
-    },
-  });
-});
-afterAll(async () => {
-  await h?.close();
-});
+useCommandHarness((started) => (h = started));
 
 describe("demoReplyCommand", () => {
   it("shows one reply command and its effect: answer, updated comment, service state", async () => {
