@@ -508,7 +508,8 @@ export interface LaunchErrorDetails {
   not_found: { message?: string; repositoryId?: string };
   internal: { message?: string; retryInSeconds?: number; attempt?: number; maxAttempts?: number };
   network: { message?: string; retryInSeconds?: number; attempt?: number; maxAttempts?: number };
-  superseded: { bySha: string };
+  /** `sameHead`: a new explicit request (Re-run, Scan anyway, rescan) of the same commit replaced it */
+  superseded: { bySha: string; sameHead?: boolean };
   timed_out: { waitedSeconds: number; scanId?: string; lastPercent?: number };
   scan_failed: { scanId: string; message?: string };
   scan_cancelled: { scanId: string; message?: string };
@@ -737,6 +738,15 @@ export function renderLaunchError<K extends LaunchErrorKind>(kind: K, ...args: D
     }
     case "superseded": {
       const x = d as LaunchErrorDetails["superseded"];
+      if (x.sameHead)
+        return {
+          title: "Replaced by a new scan of this commit",
+          summary: wwn(
+            "diffward stopped following this scan.",
+            "A new scan of this commit was requested (Re-run, Scan anyway or `/diffward rescan`); it runs in a new `diffward` check run.",
+            "See the newest `diffward` check run on this commit.",
+          ),
+        };
       return {
         title: `Superseded by ${x.bySha.slice(0, 7)}`,
         summary: wwn(

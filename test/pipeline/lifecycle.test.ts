@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import { webhookExample } from "../../dev/harness/examples.js";
 import { demoConfig } from "../../dev/harness/demo-repo.js";
+import { writeConversationComment } from "../../dev/harness/triage.js";
 import { JOB, jobId, pullKey } from "../../src/queue/names.js";
 import { LockBusyError } from "../../src/queue/state.js";
 import { type Payload, MERGE_BASE, checkRuns, completedRun, openPull, pushPull, sha } from "../support/pr.js";
@@ -12,6 +13,9 @@ import { type Payload, MERGE_BASE, checkRuns, completedRun, openPull, pushPull, 
  * real event sequences (webhooks from `@octokit/webhooks-examples`, signed) against the GitHub stand-in, the
  * sandbox over HTTP and a real Redis.
  */
+const RESCANNED = sha(1081);
+let rescannedOnce = false;
+
 describe("pull-request lifecycle under real event sequences (issue 10)", () => {
   let h: Harness;
   let n = 0;
@@ -32,7 +36,17 @@ describe("pull-request lifecycle under real event sequences (issue 10)", () => {
 
   beforeAll(async () => {
     h = await startHarness({
-      sandbox: { scenario: "demo", scanDurationMs: 1_500, retryAfterSeconds: 1, seed: 77 },
+      sandbox: {
+        scenario: "demo",
+        // the rescan case's first scan runs long, so it is still running when the rescan replaces it
+        scanDurationMs: (scan) => {
+          if (scan.commitHash !== RESCANNED || rescannedOnce) return 1_500;
+          rescannedOnce = true;
+          return 60_000;
+        },
+        retryAfterSeconds: 1,
+        seed: 77,
+      },
     });
   });
   afterAll(async () => h?.close());
@@ -215,6 +229,38 @@ describe("pull-request lifecycle under real event sequences (issue 10)", () => {
     expect(job.returnvalue).toBe("cancelled");
     expect(job.attemptsMade).toBeLessThanOrEqual(1); // the old retry-on-busy spent 3 or more in 4 s
     expect((await h.booted.rt.state.getPull(key))?.closed).toBe(true);
+  });
+
+  it("a rescan while the scan runs concludes the replaced check run (it never stays in progress)", async () => {
+    const head = RESCANNED;
+    const pr = await openPull(h, { head, repo: repo(), permissions: { maintainer: "maintain" } });
+    const first = await h.waitFor(
+      () => checkRuns(h, pr.owner, pr.repo, head).find((c) => c.externalId && c.status === "in_progress"),
+      15_000,
+      "the first scan running",
+    );
+    const say = writeConversationComment(h, {
+      owner: pr.owner,
+      repo: pr.repo,
+      pullNumber: pr.number,
+      login: "maintainer",
+      body: "/diffward rescan",
+    });
+    await h.send("issue_comment", say);
+    await h.waitFor(
+      () => checkRuns(h, pr.owner, pr.repo, head).find((c) => c.id !== first.id && c.status === "completed"),
+      25_000,
+      "the rescan's report",
+    );
+    const replaced = await h.waitFor(
+      () => checkRuns(h, pr.owner, pr.repo, head).find((c) => c.id === first.id && c.status === "completed"),
+      5_000,
+      "the replaced check run completed",
+    );
+    expect(replaced.conclusion).toBe("cancelled");
+    expect(replaced.output.title).toBe("Replaced by a new scan of this commit");
+    expect(h.sandbox.state.statusOf(launchedFor(head)[0]!)).toBe("CANCELLED"); // the first, long scan
+    expect(launchedFor(head)).toHaveLength(2);
   });
 
   it("item 5: a launch already under way when the uninstall is processed cancels its scan at once", async () => {

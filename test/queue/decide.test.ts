@@ -88,14 +88,17 @@ describe("decideHead: which head is followed", () => {
     expect(decideHead(event, { ...prev, headSha: event.headSha }).kind).toBe("duplicate-delivery");
   });
 
-  it("a new head stops the old one and concludes its check run; an explicit rescan of the same head does not conclude it", () => {
+  it("a new head stops the old one and concludes its check run; an explicit rescan of the same head concludes it as replaced", () => {
     expect(decideHead(event, prev)).toEqual({
       kind: "follow",
       generation: 1,
       stop: { reason: { kind: "superseded", bySha: event.headSha }, concludeCheckRun: true },
     });
     const rescan = decideHead({ ...event, explicit: { nonce: "n1" } }, { ...prev, headSha: event.headSha });
-    expect(rescan).toMatchObject({ kind: "follow", stop: { concludeCheckRun: false } });
+    expect(rescan).toMatchObject({
+      kind: "follow",
+      stop: { reason: { kind: "superseded", sameHead: true }, concludeCheckRun: true },
+    });
   });
 
   it("a retry of the same request resumes its check run instead of creating another", () => {
@@ -195,7 +198,9 @@ describe("decidePullRequest: reads only what it needs, then plans one check-run 
   });
 
   it("a retried job updates the check run it already has (resumed or adopted) instead of creating a second", () => {
-    const resumed = decidePullRequest(facts({ head: { kind: "follow", generation: 1, resumeCheckRunId: 11 } }).f);
+    const resumed = decidePullRequest(
+      facts({ head: { kind: "follow", generation: 1, resumeCheckRunId: 11 } }).f,
+    );
     expect(resumed.writes).toEqual([]); // already queued
     expect(resumed.checkRunId).toBe(11);
     const adopted = facts(

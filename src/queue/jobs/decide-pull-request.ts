@@ -31,7 +31,7 @@ export type HeadDecision =
       kind: "follow";
       /** a retry of this same job after a failure past the check run's creation: that check run */
       resumeCheckRunId?: number;
-      /** the head followed so far stops; `concludeCheckRun` false for an explicit rescan of the same head */
+      /** the head followed so far stops; its check run is concluded (when not completed yet) */
       stop?: { reason: StopReason; concludeCheckRun: boolean };
       /** the pull request's generation for this head ({@link PullState.generation}) */
       generation: number;
@@ -53,11 +53,13 @@ export function decideHead(d: PullRequestJobData, prev: PullState | undefined): 
     (prev.explicitNonce ?? null) === (d.explicit?.nonce ?? null);
   if (sameRequest && prev.checkRunId && prev.launchKey) return { kind: "duplicate-delivery" };
   const reason: StopReason = { kind: "superseded", bySha: d.headSha };
+  // An explicit request of the same head (a rescan while the scan runs) replaces the scan too: its check run
+  // is concluded, or it would stay `in_progress` for ever (the job concludes only a run not yet completed).
   const stop =
     !sameRequest && prev && !prev.closed && prev.headSha !== d.headSha
       ? { reason, concludeCheckRun: true }
       : !sameRequest && prev && d.explicit
-        ? { reason, concludeCheckRun: false }
+        ? { reason: { ...reason, sameHead: true }, concludeCheckRun: true }
         : undefined;
   const generation = sameRequest ? (prev.generation ?? 1) : (prev?.generation ?? 0) + 1;
   return {

@@ -6,7 +6,9 @@ import type { Runtime } from "../runtime.js";
 import type { PullState } from "../state.js";
 
 /** Why a pull request's current scan stops. */
-export type StopReason = { kind: "superseded"; bySha: string } | { kind: "closed" } | { kind: "uninstalled" };
+/** `sameHead`: an explicit request (Re-run, Scan anyway, rescan) of the same commit replaces the scan. */
+export type StopReason =
+  { kind: "superseded"; bySha: string; sameHead?: boolean } | { kind: "closed" } | { kind: "uninstalled" };
 
 /**
  * Stops what diffward was doing for `prev`'s head, outside GitHub: removes a launch still waiting in its
@@ -52,7 +54,10 @@ export function planStopWrites(prev: PullState, reason: StopReason): GitHubWrite
   if (!prev.checkRunId) return [];
   const output =
     reason.kind === "superseded"
-      ? renderLaunchError("superseded", { bySha: reason.bySha })
+      ? renderLaunchError("superseded", {
+          bySha: reason.bySha,
+          ...(reason.sameHead ? { sameHead: true } : {}),
+        })
       : renderLaunchError("scan_cancelled", {
           scanId: prev.scanId ?? "(not launched)",
           message: reason.kind === "closed" ? "The pull request was closed." : "diffward was uninstalled.",
