@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import { webhookExample } from "../../dev/harness/examples.js";
 import { writeConversationComment } from "../../dev/harness/triage.js";
+import { demoConfig } from "../../dev/harness/demo-repo.js";
 import type { ScanRecord } from "../../dev/sandbox/state.js";
 import { JOB, jobId } from "../../src/queue/names.js";
 import { DiffwardOctokit } from "../../src/ops/octokit.js";
@@ -23,7 +24,10 @@ import { type Payload, MERGE_BASE, checkRuns, openPull, sha } from "../support/p
  * - launches of one (head, merge base, preset) are at most the times that head was asked for (open, push,
  *   force-push back, reopen, re-run, Scan anyway, rescan): at most one launch per trigger generation;
  * - a report that was complete when the pull request was closed or merged is never rewritten afterwards;
- * - after an uninstall is processed, nothing more is launched for the installation.
+ * - after an uninstall is processed, nothing more is followed for the installation (a launch already on its
+ *   way to the service cancels its scan at once);
+ * - in sequences with a small `creditCap.monthly` (each on its own service repository), credits spent never
+ *   exceed the cap.
  *
  * Runs `DW_MODEL_RUNS` sequences (default 200 in CI: about 1 s each, 196 s for 200 on the 2-core machine at
  * load average ~9, measured with `REDIS_URL=… npx vitest run test/pipeline/lifecycle.model.test.ts`; e.g.
@@ -308,9 +312,16 @@ describe("pull-request lifecycle, model-based (issue 10 deliverable 4)", () => {
   });
   afterAll(async () => h?.close());
 
-  async function runSequence(fork: boolean, cmds: Iterable<fc.AsyncCommand<Model, Real>>): Promise<void> {
+  async function runSequence(
+    fork: boolean,
+    cap: number | undefined,
+    cmds: Iterable<fc.AsyncCommand<Model, Real>>,
+  ): Promise<void> {
     const id = ++n;
-    const what = `sequence ${id} (${fork ? "fork: " : ""}${[...cmds].map(String).join(", ")})`;
+    const what = `sequence ${id} (${fork ? "fork, " : ""}${cap ? `cap ${cap}, ` : ""}${[...cmds].map(String).join(", ")})`;
+    // A capped sequence scans its own service repository, so its month's spend is its own.
+    const repositoryId = cap ? `repo_model_${id}` : "repo_demo";
+    if (cap) h.sandbox.state.addRepository({ id: repositoryId, readiness: "ready" });
     let headCounter = 0;
     const nextHead = () => sha(0x5000_0000 + id * 16 + ++headCounter);
     const first = nextHead();
@@ -318,6 +329,7 @@ describe("pull-request lifecycle, model-based (issue 10 deliverable 4)", () => {
       head: first,
       repo: `model-${id}`,
       installationId: 70_000 + id,
+      config: demoConfig(cap ? `creditCap:\n  monthly: ${cap}` : "").replace("repo_demo", repositoryId),
       permissions: { [OUTSIDER]: "read", [MAINTAINER]: "maintain" },
       send: false,
     });
@@ -358,7 +370,8 @@ describe("pull-request lifecycle, model-based (issue 10 deliverable 4)", () => {
           if (!(await queuesIdle(h))) return false;
           const runs = checkRuns(h, pr.owner, pr.repo);
           if (!model.uninstalled && !runs.every((c) => c.status === "completed")) return false;
-          return scansOfPull().every((s) => TERMINAL.includes(status(s)));
+          // a capped sequence also waits for every scan's spend to settle in the service's ledger
+          return scansOfPull().every((s) => TERMINAL.includes(status(s)) && (!cap || s.settled));
         },
         30_000,
         `${what} settled`,
@@ -401,6 +414,11 @@ describe("pull-request lifecycle, model-based (issue 10 deliverable 4)", () => {
         times,
       );
     }
+    // Spend never exceeds `creditCap.monthly` (credits spent, refunds deducted, in the sandbox's ledger).
+    if (cap) {
+      const spent = scans.reduce((sum, s) => sum + (s.spentCredits ?? 0) - s.refundedCredits, 0);
+      expect(spent, `${what}: credits spent under creditCap.monthly ${cap}`).toBeLessThanOrEqual(cap);
+    }
     // A report complete at close or merge time is never rewritten afterwards.
     for (const [runId, kept] of real.kept) {
       const now = runs.find((c) => c.id === runId)!;
@@ -434,8 +452,10 @@ describe("pull-request lifecycle, model-based (issue 10 deliverable 4)", () => {
     async () => {
       const property = fc.asyncProperty(
         fc.boolean(),
+        // a small `creditCap.monthly` in some sequences (the diff preset needs at least 10 credits a scan)
+        fc.option(fc.constantFrom(12, 25, 40), { nil: undefined, freq: 3 }),
         fc.commands(commands, { maxCommands: 6 }),
-        (fork, cmds) => runSequence(fork, cmds),
+        (fork, cap, cmds) => runSequence(fork, cap, cmds),
       );
       const replay = process.env.DW_MODEL_SEED
         ? [{ seed: Number(process.env.DW_MODEL_SEED), path: process.env.DW_MODEL_PATH }]
