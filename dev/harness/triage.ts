@@ -98,6 +98,30 @@ export function findingComments(h: Harness, at: PullTarget) {
     .map((c) => ({ id: c.id, findingId: parseFindingMarker(c.body)!.id, body: c.body, path: c.path }));
 }
 
+/**
+ * Replies `body` as `login` under comment `parentId`, sends the webhook, and waits (up to 20 s; `what`
+ * names the wait in the timeout error) for diffward's answer in that thread, which it returns.
+ */
+async function replyAndAwait(
+  h: Harness,
+  at: PullTarget,
+  parentId: number,
+  login: string,
+  body: string,
+  what: string,
+) {
+  const payload = writeReviewReply(h, { ...at, parentId, login, body });
+  await h.send("pull_request_review_comment", payload);
+  return h.waitFor(
+    () =>
+      h.github.state
+        .reviewComments(at.owner, at.repo, at.pullNumber)
+        .find((c) => c.inReplyToId === parentId && c.user.type === "Bot" && c.id > payload.comment.id),
+    20_000,
+    what,
+  );
+}
+
 /** What {@link demoReplyCommand} showed. */
 export interface DemoReplyResult {
   command: string;
@@ -129,14 +153,12 @@ export async function demoReplyCommand(
   const target = at.findingId ? comments.find((c) => c.findingId === at.findingId) : comments[0];
   if (!target) throw new Error("the pull request has no diffward finding comment to reply to");
   h.github.state.setPermission(at.owner, at.repo, login, "write");
-  const payload = writeReviewReply(h, { ...at, parentId: target.id, login, body: command });
-  await h.send("pull_request_review_comment", payload);
-  const answer = await h.waitFor(
-    () =>
-      h.github.state
-        .reviewComments(at.owner, at.repo, at.pullNumber)
-        .find((c) => c.inReplyToId === target.id && c.user.type === "Bot" && c.id > payload.comment.id),
-    20_000,
+  const answer = await replyAndAwait(
+    h,
+    at,
+    target.id,
+    login,
+    command,
     "diffward's answer to the reply command",
   );
   const after = h.github.state.reviewComments(at.owner, at.repo).find((c) => c.id === target.id)!;
@@ -209,19 +231,8 @@ export async function demoApproval(
     return f && (f.severity === "HIGH" || f.severity === "CRITICAL") && f.resolutionStatus === "NOT_STARTED";
   });
   if (!target) throw new Error("no open HIGH or CRITICAL finding with a diffward comment to dismiss");
-  const answerTo = async (login: string, body: string) => {
-    const payload = writeReviewReply(h, { ...at, parentId: target.id, login, body });
-    await h.send("pull_request_review_comment", payload);
-    const answer = await h.waitFor(
-      () =>
-        h.github.state
-          .reviewComments(at.owner, at.repo, at.pullNumber)
-          .find((c) => c.inReplyToId === target.id && c.user.type === "Bot" && c.id > payload.comment.id),
-      20_000,
-      `diffward's answer to ${body}`,
-    );
-    return answer.body;
-  };
+  const answerTo = async (login: string, body: string) =>
+    (await replyAndAwait(h, at, target.id, login, body, `diffward's answer to ${body}`)).body;
   const heldAnswer = await answerTo(requester, command);
   const statusWhileHeld = finding(target.findingId)?.resolutionStatus;
   // the answer is posted right after the comment is refreshed: the pending request is on it already
