@@ -95,6 +95,19 @@ export interface PostedFindingThread {
   body: string;
 }
 
+/** A reported scan as {@link planNotReported} reads it: its findings (identity and resolution), coverage and head. */
+export interface ReportedScan {
+  findings: ReadonlyArray<{
+    id: string;
+    fingerprint: string;
+    shape?: string;
+    triageStatus?: string;
+    resolutionStatus: string;
+  }>;
+  coverage: Coverage;
+  scan: { id: string; headSha: string };
+}
+
 /** A planned GitHub write of {@link planNotReported}. */
 export type ThreadWrite =
   | { kind: "close"; commentId: number; findingId: string; body: string }
@@ -109,18 +122,9 @@ export type ThreadWrite =
  *   resolution is open (`NOT_STARTED`, `IN_PROGRESS`); whatever the coverage. A finding reported again
  *   with a closing resolution keeps its thread resolved.
  */
-export function planNotReported(input: {
-  posted: readonly PostedFindingThread[];
-  findings: ReadonlyArray<{
-    id: string;
-    fingerprint: string;
-    shape?: string;
-    triageStatus?: string;
-    resolutionStatus: string;
-  }>;
-  coverage: Coverage;
-  scan: { id: string; headSha: string };
-}): ThreadWrite[] {
+export function planNotReported(
+  input: ReportedScan & { posted: readonly PostedFindingThread[] },
+): ThreadWrite[] {
   const previous = input.posted.map((p) => ({
     id: p.findingId,
     fingerprint: p.fingerprint,
@@ -233,16 +237,7 @@ export async function applyThreadWrites(
 export async function syncNotReported(
   octokit: InstallationOctokit,
   pull: PullRef,
-  input: {
-    findings: ReadonlyArray<{
-      id: string;
-      fingerprint: string;
-      shape?: string;
-      triageStatus?: string;
-      resolutionStatus: string;
-    }>;
-    coverage: Coverage;
-    scan: { id: string; headSha: string };
+  input: ReportedScan & {
     /** the review comments as read before this report's own review was posted, if already read */
     comments?: readonly ExistingReviewComment[];
     /** diffward's own bot login (`<app slug>[bot]`): only its comments are finding threads */
