@@ -130,6 +130,14 @@ export function capped(verb: string, text: string): ErrorCommand | undefined {
   );
 }
 
+/**
+ * The parse of a verb that takes no arguments: `cmd`, or an `unexpected_argument` error naming what was
+ * typed after `/verb`.
+ */
+export function noArgs<C>(a: VerbArgs, verb: string, cmd: C): C | ErrorCommand {
+  return a.args ? unexpected(verb, a.args, a.syntax) : cmd;
+}
+
 /** An `unexpected_argument` error naming what was typed (echoed inert). */
 export function unexpected(verb: string, got: string, syntax: string): ErrorCommand {
   return commandError(verb, "unexpected_argument", `\`/${verb}\` does not take \`${echo(got)}\`: ${syntax}.`);

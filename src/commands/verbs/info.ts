@@ -12,8 +12,7 @@ import { storedVerdict } from "../../report/verdict.js";
 import type { AuditAreaList, Balance, Summary } from "../../scanner/schemas.js";
 import { guidanceRevision, type GuidanceRevision } from "../../scanner/envelopes.js";
 import type { GuidanceInfo } from "../../render/check-run.js";
-import { HelpCommand, helpCommand, needsPermission, unexpected, type VerbArgs } from "../parsed.js";
-import type { ErrorCommand } from "../parsed.js";
+import { HelpCommand, helpCommand, needsPermission, noArgs } from "../parsed.js";
 import {
   answerOnly,
   configOf,
@@ -233,7 +232,3 @@ export const areasVerb = defineVerb<AreasCommand, AuditAreaList, AnswerPlan>({
   plan: (input, list) => ({ answer: renderAreasAnswer(list, configOf(input).auditAreas ?? []) }),
   apply: answerOnly,
 });
-
-function noArgs<C>(a: VerbArgs, verb: string, cmd: C): C | ErrorCommand {
-  return a.args ? unexpected(verb, a.args, a.syntax) : cmd;
-}

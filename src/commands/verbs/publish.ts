@@ -9,7 +9,7 @@ import { inlineCode } from "../../render/escape.js";
 import type { ReportState } from "../../report/state.js";
 import { ScannerApiError } from "../../scanner/errors.js";
 import { findingLabel } from "../../scanner/labels.js";
-import { finding, needsPermission, unexpected, type VerbArgs } from "../parsed.js";
+import { finding, needsPermission, noArgs, unexpected, type VerbArgs } from "../parsed.js";
 import type { ErrorCommand } from "../parsed.js";
 import { defineVerb, targetOf, tenantOf, type VerbInput } from "../verb.js";
 
@@ -69,8 +69,7 @@ export const PublishScanCommand = z.object({
 export type PublishScanCommand = z.infer<typeof PublishScanCommand>;
 
 function parsePublishScan(a: VerbArgs): PublishScanCommand | ErrorCommand {
-  if (a.args) return unexpected("publish scan", a.args, a.syntax);
-  return { kind: "publish-scan", verb: "publish scan", requiresPermission: true };
+  return noArgs(a, "publish scan", { kind: "publish-scan", verb: "publish scan", requiresPermission: true });
 }
 
 /** What `/diffward publish scan` does: publish one scan (without a password), or only answer. */

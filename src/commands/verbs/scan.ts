@@ -7,7 +7,7 @@ import { z } from "zod";
 import { who } from "../../render/command-answers.js";
 import { inlineCode } from "../../render/escape.js";
 import { ScannerApiError } from "../../scanner/errors.js";
-import { commandError, echo, needsPermission, unexpected, type VerbArgs } from "../parsed.js";
+import { commandError, echo, needsPermission, noArgs, unexpected, type VerbArgs } from "../parsed.js";
 import type { ErrorCommand } from "../parsed.js";
 import {
   answerOnly,
@@ -156,10 +156,7 @@ export const cancelVerb = defineVerb<
   kind: "cancel",
   schema: CancelCommand,
   needs: { permission: "command", tenant: true, config: false, target: "none" },
-  parse: (a) =>
-    a.args
-      ? unexpected("cancel", a.args, a.syntax)
-      : { kind: "cancel", verb: "cancel", requiresPermission: true },
+  parse: (a) => noArgs(a, "cancel", { kind: "cancel", verb: "cancel", requiresPermission: true }),
   describe: () => "cancel the scan",
   read: async (io) => {
     const [scan, report] = await Promise.all([io.readPullScan(), io.readReport()]);
