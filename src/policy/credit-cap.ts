@@ -45,11 +45,7 @@ export async function readMonthSeed(
     if (scan.repositoryId === repositoryId) scans.push({ id: scan.id, terminal: TERMINAL.has(scan.status) });
   }
   if (scans.length === 0) return [];
-  const usage = await tenant.client.getUsage(tenant.projectId, {
-    from: new Date(start).toISOString(),
-    to: new Date(now + 60_000).toISOString(),
-    limit: 1000,
-  });
+  const usage = await readMonthUsage(tenant, now);
   const entries: MonthSeedEntry[] = [];
   for (const scan of scans) {
     const spend = spendOf(usage.events, scan.id);
@@ -74,16 +70,25 @@ export async function readSettledSpends(
 ): Promise<Map<string, number>> {
   const out = new Map<string, number>();
   if (scanIds.length === 0) return out;
-  const usage = await tenant.client.getUsage(tenant.projectId, {
-    from: new Date(monthWindow(now).start).toISOString(),
-    to: new Date(now + 60_000).toISOString(),
-    limit: 1000,
-  });
+  const usage = await readMonthUsage(tenant, now);
   for (const id of scanIds) {
     const spend = spendOf(usage.events, id);
     if (spend.settled) out.set(id, spend.spent);
   }
   return out;
+}
+
+/**
+ * The project's usage ledger of the UTC month of `now` (ms): one `GET …/billing/usage` from the month's start
+ * to a minute past `now`, at most 1,000 events (spec "billing/usage").
+ * @throws the service client's errors.
+ */
+function readMonthUsage(tenant: ScannerTenant, now: number) {
+  return tenant.client.getUsage(tenant.projectId, {
+    from: new Date(monthWindow(now).start).toISOString(),
+    to: new Date(now + 60_000).toISOString(),
+    limit: 1000,
+  });
 }
 
 /** What the cap ledger counted when it refused a launch, in credits. */
