@@ -277,13 +277,13 @@ export const resolutionVerb = defineVerb<ResolutionCommand, ResolutionFacts, Res
   parse: parseResolution,
   describe: (cmd) => `set the resolution to ${statusName(cmd.status)}`,
   async read(io, input) {
-    const approval = input.config?.triage.approval;
-    const detail = targetOf(input).detail;
-    // The role is asked only when it can matter (a dismissal at or above minSeverity, approval on).
-    const mayHold =
-      approval &&
-      isDismissal(input.cmd.status) &&
-      needsApproval(approval, { status: input.cmd.status, severity: detail.severity, role: "none" });
+    // The role is asked only when it can matter (a dismissal at or above minSeverity, approval on):
+    // needsApproval checks all three, and with the lowest role it says whether any role could be held.
+    const mayHold = needsApproval(input.config?.triage.approval, {
+      status: input.cmd.status,
+      severity: targetOf(input).detail.severity,
+      role: "none",
+    });
     return mayHold ? { role: await io.senderPermission() } : {};
   },
   plan: planResolutionCommand,
