@@ -17,11 +17,15 @@ import {
   type Settings,
   type WorkerConcurrency,
   type WorkerTiming,
+  WriteLane,
+  GITHUB_WRITE_LIMITS,
+  type LaneLimits,
 } from "./queue/index.js";
 import {
   createMetrics,
   DiffwardOctokit,
   enqueueReconcile,
+  withWriteLane,
   reconcile,
   reconcileProcessor,
   serviceReachability,
@@ -60,6 +64,11 @@ export interface BootConfig {
   extraProcessors?: ExtraProcessors;
   /** BullMQ lock and stalled-check timing (tests shorten them); the pull lock's TTL follows `lockDuration` */
   workerTiming?: WorkerTiming;
+  /**
+   * the installations' write lane limits (default GitHub's: 1 s apart, 80 a minute, 500 an hour); `false`
+   * sends writes without a lane (each process paced by Octokit's throttling plugin alone)
+   */
+  writeLimits?: Partial<LaneLimits> | false;
   /** enqueue a reconciliation (`src/ops/reconcile.ts`) when workers start; default false */
   reconcileOnStart?: boolean;
 }
@@ -106,13 +115,18 @@ export function boot(config: BootConfig): Booted {
     if (redisError !== undefined) config.log.info("Redis connection restored");
     redisError = undefined;
   });
+  const lane =
+    config.writeLimits === false
+      ? undefined
+      : new WriteLane(redis, statePrefix, { ...GITHUB_WRITE_LIMITS, ...config.writeLimits });
+  const Octokit = config.Octokit ?? DiffwardOctokit;
   const probotOptions = {
     ...(config.appId !== undefined ? { appId: config.appId } : {}),
     ...(config.privateKey ? { privateKey: config.privateKey } : {}),
     secret: config.webhookSecret,
     ...(config.githubBaseUrl ? { baseUrl: config.githubBaseUrl } : {}),
     log: config.log,
-    Octokit: config.Octokit ?? DiffwardOctokit,
+    Octokit: lane ? withWriteLane(Octokit, lane) : Octokit,
   };
   const ProbotClass = Probot.defaults(probotOptions) as typeof Probot;
   const probot = new ProbotClass();
@@ -139,6 +153,7 @@ export function boot(config: BootConfig): Booted {
     settings: { ...DEFAULT_SETTINGS, ...config.settings },
     log: config.log,
     now: () => Date.now(),
+    ...(lane ? { lane } : {}),
     metrics,
     serviceHealth: serviceReachability({
       baseUrl: config.scannerApiUrl,
@@ -176,6 +191,7 @@ export function boot(config: BootConfig): Booted {
     reconcile: () => reconcile(rt, reconcileDeps),
     async close() {
       await Promise.all(workers.map((w) => w.close()));
+      lane?.close();
       await Promise.all(Object.values(queues).map((q) => q.close()));
       redis.disconnect();
     },

@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import { grantedHere, type WriteLane } from "../queue/write-lane.js";
 import { ProbotOctokit } from "probot";
 
 /** How many times one request is retried after a secondary rate limit (each after its `retry-after`). */
@@ -56,3 +57,64 @@ export const DiffwardOctokit = ProbotOctokit.defaults((instanceOptions: Record<s
     },
   };
 }) as typeof ProbotOctokit;
+
+/** A group of the throttling plugin that lets every request through at once (the write lane paced it). */
+const PASS_THROUGH = {
+  key: () => ({
+    schedule: <T>(_options: unknown, fn: () => Promise<T> | T) => Promise.resolve().then(fn),
+  }),
+};
+
+/** Is this request content-creating (GitHub's secondary limits)? GETs, HEADs, token requests, GraphQL queries are not. */
+function isContentWrite(options: { method?: string; url?: string; query?: unknown }): boolean {
+  const method = (options.method ?? "GET").toUpperCase();
+  if (method === "GET" || method === "HEAD") return false;
+  const { pathname } = new URL(options.url ?? "/", "http://github.test");
+  if (/\/app\/installations\/[^/]+\/access_tokens$/.test(pathname)) return false;
+  if (pathname.endsWith("/graphql")) return /^\s*mutation\b/.test(String(options.query ?? ""));
+  return true;
+}
+
+/**
+ * The Octokit class of a process with a write lane (`src/queue/write-lane.ts`, issue 15 item 3): every
+ * content-creating request of an installation (REST writes and GraphQL mutations) takes a slot of the
+ * installation's lane, shared by every diffward process through Redis, instead of the throttling plugin's
+ * in-process write (1 s) and notifications (3 s) groups, which become pass-through. Writes planned by the
+ * jobs reach here already granted (`applyWrites` → `WriteLane.run`, with their priority and coalescing);
+ * any other write (command answers, thread replies, reactions, code scanning) asks the lane with priority
+ * `review`. Requests as the app itself (no installation) are not laned. Reads keep the plugin's groups.
+ */
+export function withWriteLane(Octokit: typeof ProbotOctokit, lane: WriteLane): typeof ProbotOctokit {
+  const lanePlugin = (
+    octokit: {
+      hook: {
+        wrap(
+          name: "request",
+          fn: (req: (o: unknown) => Promise<unknown>, o: unknown) => Promise<unknown>,
+        ): void;
+      };
+    },
+    options: { auth?: { installationId?: number | string } },
+  ) => {
+    const installationId = Number(options.auth?.installationId);
+    if (!Number.isInteger(installationId) || installationId <= 0) return {};
+    octokit.hook.wrap("request", async (request, o) => {
+      const req = o as { method?: string; url?: string; query?: unknown };
+      if (!isContentWrite(req) || grantedHere(installationId)) return request(o);
+      const r = await lane.run(installationId, { priority: "review" }, () => request(o));
+      return r;
+    });
+    return {};
+  };
+  return (Octokit.plugin(lanePlugin as never) as typeof ProbotOctokit).defaults(
+    (instanceOptions: Record<string, unknown>) => {
+      const throttle = instanceOptions.throttle as Record<string, unknown> | undefined;
+      return {
+        ...instanceOptions,
+        ...(throttle && throttle.enabled !== false
+          ? { throttle: { ...throttle, write: PASS_THROUGH, notifications: PASS_THROUGH } }
+          : {}),
+      };
+    },
+  ) as typeof ProbotOctokit;
+}

@@ -8,3 +8,4 @@ export * from "./runtime.js";
 export * from "./state.js";
 export * from "./workers.js";
 export * from "./fairness.js";
+export * from "./write-lane.js";

@@ -5,6 +5,7 @@ import type { InstallationOctokit } from "../github/types.js";
 import type { ScannerAccess } from "../tenants/index.js";
 import type { StateStore } from "./state.js";
 import type { DiffwardMetrics } from "../ops/metrics.js";
+import type { WriteLane } from "./write-lane.js";
 
 /** App-wide settings the jobs read (from the environment; see `src/config/env.ts`). */
 export interface Settings {
@@ -67,6 +68,11 @@ export interface Runtime {
   botLogin(): Promise<string>;
   /** ms since epoch; replaced in tests */
   now(): number;
+  /**
+   * the installations' write lanes, shared through Redis (`write-lane.ts`); absent in unit tests, where
+   * writes go out directly
+   */
+  lane?: WriteLane;
   /** the process's Prometheus metrics (`src/ops/metrics.ts`); absent in unit tests */
   metrics?: DiffwardMetrics;
   /** `/healthz` details: the scanning service's reachability (`src/ops/health.ts`), cached */

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import { webhookExample } from "../../dev/harness/examples.js";
 import { demoConfig, demoPullFiles } from "../../dev/harness/demo-repo.js";
+import { reportEnded } from "../support/pr.js";
 
 const HEAD_1 = "a".repeat(39) + "1";
 const MERGE_BASE = "c".repeat(40);
@@ -44,6 +45,7 @@ describe("pull request pipeline, end to end over HTTP", () => {
       30_000,
       "completed check run",
     );
+    await reportEnded(h, done.externalId); // the review goes after the completion (issue 15)
     expect(done.conclusion).toBe("failure"); // the demo scenario has a confirmed critical finding
     expect(done.output.title).toMatch(/blocking/i);
     expect(done.externalId).toMatch(/\S/);
@@ -60,5 +62,21 @@ describe("pull request pipeline, end to end over HTTP", () => {
     expect(comments.every((c) => c.body.includes("<!-- diffward:finding="))).toBe(true);
     expect(comments.some((c) => c.path === "lib/legacy.js")).toBe(false); // outside the diff: summary only
     expect(h.github.violations()).toEqual([]);
+
+    // Writes per pull request (issue 15, item 2), from the stand-in's request log: the check run created,
+    // completed with its annotations, then ONE review; a progress write only when the lane was idle.
+    const writes = h.github.requests.filter(
+      (r) => r.method !== "GET" && r.path.startsWith(`/repos/${owner}/${name}/`) && r.status < 300,
+    );
+    const kinds = writes.map((r) =>
+      r.operationId === "checks/update" && (r.body as { conclusion?: string }).conclusion
+        ? "complete"
+        : r.operationId,
+    );
+    expect(kinds[0]).toBe("checks/create");
+    expect(kinds.indexOf("complete")).toBeGreaterThan(0);
+    expect(kinds.indexOf("pulls/create-review")).toBeGreaterThan(kinds.indexOf("complete"));
+    const progress = kinds.filter((k) => k === "checks/update").length;
+    expect(writes.length - progress).toBe(3); // create, complete (≤ 50 annotations), review
   });
 });

@@ -7,6 +7,7 @@ import { demoConfig, demoPullFiles } from "../../dev/harness/demo-repo.js";
 import { webhookExample } from "../../dev/harness/examples.js";
 import type { Harness } from "../../dev/harness/harness.js";
 import type { WorkerTiming } from "../../src/queue/workers.js";
+import { reportEnded } from "../support/pr.js";
 
 /** Short BullMQ lock and stalled-check intervals (ms): a killed worker's job is taken over in ~2–3 s. */
 export const WORKER_TIMING: WorkerTiming = {
@@ -116,11 +117,13 @@ export function openPull(h: Harness, head: string, number = 1): Payload {
 /** Waits until diffward's check run on `head` is completed, and returns it. */
 export async function waitCompleted(h: Harness, p: Payload, head: string, timeoutMs = 20_000) {
   const { owner, name } = { owner: p.repository.owner.login as string, name: p.repository.name as string };
-  return h.waitFor(
+  const run = await h.waitFor(
     () => h.github.state.checkRuns(owner, name).find((c) => c.headSha === head && c.status === "completed"),
     timeoutMs,
     `completed check run on ${head}`,
   );
+  await reportEnded(h, run.externalId, timeoutMs); // the review goes after the completion (issue 15)
+  return run;
 }
 
 /**

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import { demoConfig } from "../../dev/harness/demo-repo.js";
 import { jobId } from "../../src/queue/names.js";
-import { checkRuns, completedRun, openPull, pushPull, sha } from "../support/pr.js";
+import { checkRuns, completedRun, launchedScan, openPull, pushPull, sha } from "../support/pr.js";
 
 function checkWrites(h: Harness, checkRunId: number) {
   return h.github.requests.filter(
@@ -85,11 +85,7 @@ describe("following and reporting a scan", () => {
 
   it("a FAILED scan concludes the check with a clear message", async () => {
     const pr = await openPull(h, { head: sha(206), repo: repo() });
-    const launched = await h.waitFor(
-      () => checkRuns(h, pr.owner, pr.repo, sha(206)).find((c) => c.externalId),
-      10_000,
-      "launch",
-    );
+    const launched = { externalId: await launchedScan(h, sha(206)) };
     h.sandbox.state.forceScanOutcome(launched.externalId!, "FAILED");
     const run = await completedRun(h, pr.owner, pr.repo, sha(206));
     expect(run.conclusion).toBe("failure");
@@ -102,11 +98,7 @@ describe("following and reporting a scan", () => {
       repo: repo(),
       config: demoConfig("scanTimeoutMinutes: 1"),
     });
-    const launched = await h.waitFor(
-      () => checkRuns(h, pr.owner, pr.repo, sha(207)).find((c) => c.externalId),
-      10_000,
-      "launch",
-    );
+    const launched = { externalId: await launchedScan(h, sha(207)) };
     // the poll job records its launch time when it is enqueued, just after the check run shows the scan id:
     // move the clock only once it exists
     await h.waitFor(

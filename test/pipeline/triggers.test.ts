@@ -4,7 +4,15 @@ import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import { webhookExample } from "../../dev/harness/examples.js";
 import { demoConfig, demoPullFiles } from "../../dev/harness/demo-repo.js";
 import { jobId } from "../../src/queue/names.js";
-import { type Payload, checkRuns, completedRun, openPull, pushPull, sha } from "../support/pr.js";
+import {
+  type Payload,
+  checkRuns,
+  completedRun,
+  launchedScan,
+  openPull,
+  pushPull,
+  sha,
+} from "../support/pr.js";
 
 describe("pull request triggers", () => {
   let h: Harness;
@@ -78,11 +86,7 @@ describe("pull request triggers", () => {
 
   it("a newer head cancels the running scan and concludes its check run cancelled", async () => {
     const pr = await openPull(h, { head: sha(107), repo: repo() });
-    const first = await h.waitFor(
-      () => checkRuns(h, pr.owner, pr.repo, sha(107)).find((c) => c.externalId),
-      10_000,
-      "launch",
-    );
+    const first = { externalId: await launchedScan(h, sha(107)) };
     await pushPull(h, pr, sha(108));
     const old = await completedRun(h, pr.owner, pr.repo, sha(107));
     expect(old.conclusion).toBe("cancelled");
@@ -92,11 +96,7 @@ describe("pull request triggers", () => {
 
   it("a closed pull request cancels its scan", async () => {
     const pr = await openPull(h, { head: sha(109), repo: repo() });
-    const run = await h.waitFor(
-      () => checkRuns(h, pr.owner, pr.repo, sha(109)).find((c) => c.externalId),
-      10_000,
-      "launch",
-    );
+    const run = { externalId: await launchedScan(h, sha(109)) };
     const closed: Payload = webhookExample("pull_request", "closed");
     closed.repository = pr.payload.repository;
     closed.number = pr.number;
@@ -104,7 +104,7 @@ describe("pull request triggers", () => {
     await h.send("pull_request", closed);
     const done = await completedRun(h, pr.owner, pr.repo, sha(109));
     expect(done.conclusion).toBe("cancelled");
-    expect(h.sandbox.state.statusOf(h.sandbox.state.scans.get(run.externalId!)!)).toBe("CANCELLED");
+    expect(h.sandbox.state.statusOf(h.sandbox.state.scans.get(run.externalId)!)).toBe("CANCELLED");
   });
 
   it("the re-run button (check_run.rerequested) launches a fresh scan for that head", async () => {
@@ -164,17 +164,13 @@ describe("pull request triggers", () => {
   // installation launches nothing more (GitHub gives a reinstall a new installation id).
   it("an uninstalled app cancels its installation's scans", async () => {
     const pr = await openPull(h, { head: sha(111), repo: repo() });
-    const run = await h.waitFor(
-      () => checkRuns(h, pr.owner, pr.repo, sha(111)).find((c) => c.externalId),
-      10_000,
-      "launch",
-    );
+    const scanId = await launchedScan(h, sha(111));
     const deleted: Payload = webhookExample("installation", "deleted");
     deleted.installation.id = pr.payload.installation.id;
     deleted.installation.account.login = pr.owner;
     await h.send("installation", deleted);
     await h.waitFor(
-      () => h.sandbox.state.statusOf(h.sandbox.state.scans.get(run.externalId!)!) === "CANCELLED",
+      () => h.sandbox.state.statusOf(h.sandbox.state.scans.get(scanId)!) === "CANCELLED",
       10_000,
       "cancel",
     );

@@ -2,6 +2,7 @@ import type { Harness } from "../../dev/harness/harness.js";
 import { webhookExample } from "../../dev/harness/examples.js";
 import { demoConfig, demoPullFiles } from "../../dev/harness/demo-repo.js";
 import type { CheckRun } from "../../dev/github-standin/state.js";
+import { jobId } from "../../src/queue/names.js";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- raw webhook payloads, edited in place
 export type Payload = any;
@@ -91,12 +92,53 @@ export function checkRuns(h: Harness, owner: string, repo: string, head?: string
   return h.github.state.checkRuns(owner, repo).filter((c) => head === undefined || c.headSha === head);
 }
 
-/** Waits for the completed diffward check run on `head`. */
-export function completedRun(h: Harness, owner: string, repo: string, head: string, timeoutMs = 25_000) {
-  return h.waitFor(
+/**
+ * Waits for the completed diffward check run on `head` and, when it names a scan, for that scan's poll job
+ * to end: the report completes the check run first and posts the review after (issue 15), so a test that
+ * reads the review waits for the whole report.
+ */
+export async function completedRun(
+  h: Harness,
+  owner: string,
+  repo: string,
+  head: string,
+  timeoutMs = 25_000,
+) {
+  const run = await h.waitFor(
     () => checkRuns(h, owner, repo, head).find((c) => c.status === "completed"),
     timeoutMs,
     `completed check run on ${head.slice(0, 7)}`,
+  );
+  await reportEnded(h, run.externalId, timeoutMs);
+  return run;
+}
+
+/**
+ * Waits until the service has a scan of `head` (launched) and returns its id. Tests that act on a running
+ * scan wait for this rather than for the scan id on the check run: that write is progress, the last in the
+ * installation's write lane (issue 15), and may show only with the completion.
+ */
+export async function launchedScan(h: Harness, head: string, timeoutMs = 10_000): Promise<string> {
+  const scan = await h.waitFor(
+    () => [...h.sandbox.state.scans.values()].find((s) => s.commitHash === head),
+    timeoutMs,
+    `scan of ${head.slice(0, 7)} launched`,
+  );
+  return scan.id;
+}
+
+/** Waits until the poll job of `scanId` (when given) has ended: its report, review included, is done. */
+export async function reportEnded(h: Harness, scanId: string | undefined | null, timeoutMs = 25_000) {
+  if (!scanId) return;
+  await h.waitFor(
+    async () => {
+      const job = await h.booted.rt.queues.scans.getJob(jobId("poll", scanId));
+      if (!job) return true;
+      const state = await job.getState();
+      return state === "completed" || state === "failed";
+    },
+    timeoutMs,
+    `report of scan ${scanId}`,
   );
 }
 

@@ -3,6 +3,7 @@ import type { Harness } from "../../dev/harness/harness.js";
 import { webhookExample } from "../../dev/harness/examples.js";
 import { demoConfig, demoPullFiles } from "../../dev/harness/demo-repo.js";
 import { findingComments } from "../../dev/harness/triage.js";
+import { reportEnded } from "../support/pr.js";
 import type { ScenarioInput } from "../../dev/sandbox/schemas.js";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- raw webhook payloads, edited in place
@@ -83,12 +84,13 @@ export async function openReportedPull(
     permissions,
   });
   expect((await h.send("pull_request", p)).status).toBe(200);
-  await h.waitFor(
+  const run = await h.waitFor(
     () =>
       h.github.state.checkRuns(owner, repo).find((c) => c.headSha === headSha && c.status === "completed"),
     30_000,
     `check run of #${pullNumber}`,
   );
+  await reportEnded(h, run.externalId, 30_000); // the review goes after the completion (issue 15)
   const at = { owner, repo, pullNumber };
   const comments = new Map(findingComments(h, at).map((c) => [c.findingId, c.id]));
   const byTitle = new Map<string, string>();

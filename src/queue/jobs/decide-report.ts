@@ -39,7 +39,8 @@ export interface ReportWrites {
 
 /** What {@link decideReportWrites} needs: the report plan and what was rendered from it. */
 export interface ReportWritesInput {
-  d: Pick<PollJobData, "owner" | "repo" | "pullNumber" | "headSha" | "checkRunId" | "configProblemsInPull">;
+  d: Pick<PollJobData, "owner" | "repo" | "pullNumber" | "headSha" | "checkRunId" | "configProblemsInPull"> &
+    Partial<Pick<PollJobData, "scanId">>;
   plan: ReportPlan;
   /** the pull request's review comments as read before the report */
   comments: readonly ExistingReviewComment[];
@@ -85,7 +86,13 @@ export function decideReportWrites(input: ReportWritesInput): ReportWrites & { c
   const [first = [], ...rest] = batches([...input.annotations], ANNOTATIONS_PER_REQUEST);
   const conclusion: CheckConclusion = d.configProblemsInPull?.length ? "failure" : plan.verdict.conclusion;
   const completion: GitHubWrite[] = [
-    updateCheck(d, d.checkRunId, { conclusion, output: { ...output, annotations: first } }),
+    // the scan id rides on the completing write too: the progress write that carried it may have been
+    // skipped or taken over under load (issue 15, item 1)
+    updateCheck(d, d.checkRunId, {
+      conclusion,
+      ...(d.scanId ? { externalId: d.scanId } : {}),
+      output: { ...output, annotations: first },
+    }),
     ...rest.map((batch) =>
       updateCheck(
         d,

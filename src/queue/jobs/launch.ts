@@ -332,6 +332,7 @@ async function findLaunchedScan(
  * that write (issue 15): a scan is polled on time whatever the installation's write lane is doing, and a
  * check run that shows a scan id always has its poll job (reconciliation relies on it). A scan launched while
  * its installation was being removed is cancelled at once instead (spec `POST …/scans/{scanId}/cancel`).
+ * With a write lane the scan-id write is not awaited (a progress write, see the body).
  */
 async function afterLaunch(
   rt: Runtime,
@@ -392,5 +393,13 @@ async function afterLaunch(
     removeOnComplete: { age: 24 * 3600, count: 10_000 },
     removeOnFail: { age: 7 * 24 * 3600 },
   });
-  await applyWrites(rt, d.installationId, planLaunched(d, scanId, creditBudget));
+  const launched = applyWrites(rt, d.installationId, planLaunched(d, scanId, creditBudget));
+  // With a write lane, the scan id is a progress write: it waits at the lane's lowest priority and a later
+  // update of the check run (the completion carries the scan id too) may take it over, so the launch (and
+  // the pull request's lock) does not wait for it (issue 15, items 1 and 4).
+  if (rt.lane)
+    void launched.catch((e: Error) =>
+      rt.log.warn({ err: e.message, scanId, installation: d.installationId }, "scan id write failed"),
+    );
+  else await launched;
 }

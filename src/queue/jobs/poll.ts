@@ -107,8 +107,10 @@ export async function processPoll(rt: Runtime, job: Job<PollJobData>, token?: st
     return delay(rt, job, token, waitMs);
   }
 
-  // A progress write still queued in this process lands before the report completes the check run.
-  await pendingProgress.get(d.scanId);
+  // A progress write still waiting in the installation's write lane is taken over by the completing write
+  // (the lane coalesces updates of one check run), so the report does not wait for it. Without a lane, a
+  // progress write still queued in this process lands before the report completes the check run.
+  if (!rt.lane) await pendingProgress.get(d.scanId);
   const terminalAt = d.terminalAt ?? rt.now();
   if (!d.terminalAt) await job.updateData({ ...job.data, terminalAt });
   try {

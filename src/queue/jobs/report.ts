@@ -31,11 +31,11 @@ export type { ReportState } from "../../report/state.js";
 /**
  * Reports a terminal scan (issue "Reporting"): `FAILED` and `CANCELLED` conclude the check with a clear
  * message; `COMPLETED` pages through every finding (limit 100), plans the report ({@link planReport}),
- * refreshes existing comments of the same finding identity, posts ONE review (event `COMMENT`) with the new
- * inline comments, then completes the check run with the summary and the annotations in batches of 50
- * (GitHub "Update a check run": at most 50 annotations per request; they accumulate).
- * The review is posted before the check completes: a crash in between is retried, and the comment
- * markers already on the pull request keep the retry from posting twice.
+ * completes the check run with the summary and the annotations in batches of 50 (GitHub "Update a check
+ * run": at most 50 annotations per request; they accumulate), then refreshes existing comments of the same
+ * finding identity and posts ONE review (event `COMMENT`) with the new inline comments (issue 15, item 2:
+ * complete first, review after). A crash in between is retried: a Redis marker per scan keeps the retry
+ * from completing twice, and the comment markers already on the pull request from posting twice.
  */
 export async function reportScan(
   rt: Runtime,
@@ -148,8 +148,15 @@ export async function reportScan(
   const writes = decideReportWrites({ d, plan, comments, bodyOf, output, annotations });
   const conclusion = writes.conclusion;
 
-  await applyWrites(rt, d.installationId, writes.commentUpdates);
+  // Complete first, review after (issue 15, item 2): the completing write (conclusion, summary, first 50
+  // annotations) ends the wait people watch, and it goes first in the installation's write lane. A retry
+  // after a crash between the two does not complete again (GitHub would append the annotations twice).
+  if (!(await rt.state.getJson<{ at: number }>("completed", d.scanId))) {
+    await applyWrites(rt, d.installationId, writes.completion);
+    await rt.state.putJson("completed", d.scanId, { at: rt.now() }, 60 * 60 * 24 * 7);
+  }
   const commentIds = new Map<string, number>(plan.update.map((u) => [u.finding.id, u.existingCommentId!]));
+  await applyWrites(rt, d.installationId, writes.commentUpdates);
   if (writes.review) {
     await applyWrites(rt, d.installationId, [writes.review]);
     // Read back the new comments' ids (one GET) so triage replies can be tied to their finding.
@@ -159,7 +166,6 @@ export async function reportScan(
       if (marker && !commentIds.has(marker.id)) commentIds.set(marker.id, c.id);
     }
   }
-  await applyWrites(rt, d.installationId, writes.completion);
 
   const state: ReportState = {
     scanId: d.scanId,
