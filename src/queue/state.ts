@@ -125,6 +125,9 @@ export class StateStore {
   /**
    * Runs `fn` holding the pull request's lock (Redis `SET NX PX`), so two workers never decide about the
    * same pull request at once. Throws {@link LockBusyError} when another holder has it; the job retries.
+   * While `fn` runs, the lock is renewed every third of `ttlMs` (only while it is still ours), so a holder
+   * that waits longer than `ttlMs` (a write waiting its turn in the installation's write lane, a slow
+   * service) keeps it, and a dead holder's lock still expires after `ttlMs` (issue 15, item 4).
    * @param ttlMs how long the lock survives a dead holder, in ms.
    */
   async withPullLock<T>(key: string, fn: () => Promise<T>, ttlMs = this.lockTtlMs): Promise<T> {
@@ -132,9 +135,25 @@ export class StateStore {
     const token = randomUUID();
     const ok = await this.redis.set(lockKey, token, "PX", ttlMs, "NX");
     if (ok !== "OK") throw new LockBusyError(key);
+    const renew = setInterval(
+      () => {
+        this.redis
+          .eval(
+            "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end",
+            1,
+            lockKey,
+            token,
+            String(ttlMs),
+          )
+          .catch(() => undefined); // a Redis hiccup: the next renewal tries again
+      },
+      Math.max(10, Math.floor(ttlMs / 3)),
+    );
+    renew.unref();
     try {
       return await fn();
     } finally {
+      clearInterval(renew);
       // Release only our own lock.
       await this.redis.eval(
         "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end",
@@ -224,11 +243,20 @@ export class StateStore {
    * the head is in a fork (GitHub REST "Check runs": "pull_requests … does not include pull requests from
    * forks"), so re-runs and "Scan anyway" clicks find their pull request here. Kept 90 days.
    */
-  async recordCheckRunOwner(owner: string, repo: string, checkRunId: number, value: CheckRunOwner): Promise<void> {
+  async recordCheckRunOwner(
+    owner: string,
+    repo: string,
+    checkRunId: number,
+    value: CheckRunOwner,
+  ): Promise<void> {
     await this.putJson("checkrun", `${owner}/${repo}/${checkRunId}`, value);
   }
 
-  async getCheckRunOwner(owner: string, repo: string, checkRunId: number): Promise<CheckRunOwner | undefined> {
+  async getCheckRunOwner(
+    owner: string,
+    repo: string,
+    checkRunId: number,
+  ): Promise<CheckRunOwner | undefined> {
     return this.getJson<CheckRunOwner>("checkrun", `${owner}/${repo}/${checkRunId}`);
   }
 
@@ -237,7 +265,12 @@ export class StateStore {
    * again for that same holder (a retried job of the same delivery), false for any other. Used so one
    * "Scan anyway" per check run and head launches, whatever the clicks and redeliveries.
    */
-  async claimOnce(kind: string, key: string, holder: string, ttlSeconds = 60 * 60 * 24 * 30): Promise<boolean> {
+  async claimOnce(
+    kind: string,
+    key: string,
+    holder: string,
+    ttlSeconds = 60 * 60 * 24 * 30,
+  ): Promise<boolean> {
     const k = this.#k("once", kind, key);
     if ((await this.redis.set(k, holder, "EX", ttlSeconds, "NX")) === "OK") return true;
     return (await this.redis.get(k)) === holder;
