@@ -82,7 +82,8 @@ function isContentWrite(options: { method?: string; url?: string; query?: unknow
  * in-process write (1 s) and notifications (3 s) groups, which become pass-through. Writes planned by the
  * jobs reach here already granted (`applyWrites` → `WriteLane.run`, with their priority and coalescing);
  * any other write (command answers, thread replies, reactions, code scanning) asks the lane with priority
- * `review`. Requests as the app itself (no installation) are not laned. Reads keep the plugin's groups.
+ * `create`: it answers a person who just acted (first feedback), and a command job waits on it. An Octokit
+ * whose throttling is turned off (tests) turns the lane's pacing off too ({@link WriteLane.pacing}). Requests as the app itself (no installation) are not laned. Reads keep the plugin's groups.
  */
 export function withWriteLane(Octokit: typeof ProbotOctokit, lane: WriteLane): typeof ProbotOctokit {
   const lanePlugin = (
@@ -94,14 +95,16 @@ export function withWriteLane(Octokit: typeof ProbotOctokit, lane: WriteLane): t
         ): void;
       };
     },
-    options: { auth?: { installationId?: number | string } },
+    options: { auth?: { installationId?: number | string }; throttle?: { enabled?: boolean } },
   ) => {
+    // an Octokit built with throttling off (tests) paces nothing: the lane keeps only its order
+    if (options.throttle?.enabled === false) lane.pacing(false);
     const installationId = Number(options.auth?.installationId);
     if (!Number.isInteger(installationId) || installationId <= 0) return {};
     octokit.hook.wrap("request", async (request, o) => {
       const req = o as { method?: string; url?: string; query?: unknown };
       if (!isContentWrite(req) || grantedHere(installationId)) return request(o);
-      const r = await lane.run(installationId, { priority: "review" }, () => request(o));
+      const r = await lane.run(installationId, { priority: "create" }, () => request(o));
       return r;
     });
     return {};
