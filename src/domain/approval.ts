@@ -11,7 +11,7 @@
 import { z } from "zod";
 import { MinPermission, permissionAtLeast, type ApprovalConfig } from "../config/repo-config.js";
 import { SEVERITIES, type ResolutionStatus, type Severity } from "../scanner/catalog.js";
-import { identityOf, type FingerprintInput } from "./identity.js";
+import { identityOf, storedIdentity, type FingerprintInput } from "./identity.js";
 import { atLeast, OPEN_RESOLUTIONS, severityRank } from "./verdict.js";
 import { matchFindings } from "./identity.js";
 
@@ -156,13 +156,7 @@ export function planApprovalsForScan(
     } & FingerprintInput
   >,
 ): ApprovalsPlan {
-  const previous = requests.map((r) => ({
-    id: r.findingId,
-    fingerprint: r.fingerprint,
-    shape: r.shape,
-    legacy: r.shape === undefined ? ("recognised" as const) : undefined,
-    r,
-  }));
+  const previous = requests.map((r) => ({ ...storedIdentity(r), r }));
   const current = findings.map((f) => {
     const identity = identityOf(f);
     return {

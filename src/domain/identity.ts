@@ -141,6 +141,21 @@ export function identityOf(f: FingerprintInput): FindingIdentity {
 }
 
 /**
+ * A stored decision, severity override or approval request as identity sees it (pure): its finding's id,
+ * fingerprint and shape key; an entry written before the shape existed has none and is marked
+ * `legacy: "recognised"` (module comment, step 4: it pairs by the first rule only with a finding the service
+ * triaged `RECURRING`/`DUPLICATE`).
+ */
+export function storedIdentity(e: { findingId: string; fingerprint: string; shape?: string | undefined }) {
+  return {
+    id: e.findingId,
+    fingerprint: e.fingerprint,
+    shape: e.shape,
+    legacy: e.shape === undefined ? ("recognised" as const) : undefined,
+  };
+}
+
+/**
  * A finding as identity sees it: its id, plus either a stored fingerprint (and shape key, absent in
  * entries written before the shape existed) or the fields to compute them; `triageStatus` for a later
  * finding that may pair by shape.

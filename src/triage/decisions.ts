@@ -6,7 +6,7 @@
  * unless the finding's severity rose since the team looked at it.
  */
 import type { Logger } from "pino";
-import { identityOf, matchFindings, type MatchedBy } from "../domain/identity.js";
+import { identityOf, matchFindings, storedIdentity, type MatchedBy } from "../domain/identity.js";
 import type { ReportFinding } from "../domain/types.js";
 import { OPEN_RESOLUTIONS, severityRank } from "../domain/verdict.js";
 import { matchedByText } from "../render/format.js";
@@ -176,13 +176,7 @@ export function planCarryOver(
   decisions: readonly Decision[],
   findings: readonly ReportFinding[],
 ): CarryOverPlan {
-  const previous = decisions.map((d) => ({
-    id: d.findingId,
-    fingerprint: d.fingerprint,
-    shape: d.shape,
-    legacy: d.shape === undefined ? ("recognised" as const) : undefined,
-    d,
-  }));
+  const previous = decisions.map((d) => ({ ...storedIdentity(d), d }));
   const current = findings.map((f) => ({ ...identifiable(f), f }));
   const plan: CarryOverPlan = { apply: [], severityRose: [] };
   for (const m of matchFindings(previous, current)) {
@@ -222,13 +216,7 @@ export function planSeverityCarryOver(
   overrides: readonly SeverityDecision[],
   findings: readonly ReportFinding[],
 ): SeverityCarryOverPlan {
-  const previous = overrides.map((o) => ({
-    id: o.findingId,
-    fingerprint: o.fingerprint,
-    shape: o.shape,
-    legacy: o.shape === undefined ? ("recognised" as const) : undefined,
-    o,
-  }));
+  const previous = overrides.map((o) => ({ ...storedIdentity(o), o }));
   const current = findings.map((f) => ({ ...identifiable(f), f }));
   const plan: SeverityCarryOverPlan = { apply: [], severityRose: [] };
   for (const m of matchFindings(previous, current)) {
