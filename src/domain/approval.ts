@@ -101,15 +101,26 @@ export function checkApproval(
   input: { login: string; role: string; severity: Severity; approvers?: MinPermission },
 ): { ok: true } | ApprovalRefusal {
   if (request.requestedBy.toLowerCase() === input.login.toLowerCase()) return { ok: false, why: "self" };
-  const floor =
-    input.approvers && permissionRankOf(input.approvers) > permissionRankOf(request.approvers)
-      ? input.approvers
-      : request.approvers;
+  const floor = approverFloor(request, input.approvers);
   if (!permissionAtLeast(input.role, floor))
     return { ok: false, why: "below", role: input.role, approvers: floor };
   if (severityRank(input.severity) > severityRank(request.severity))
     return { ok: false, why: "severity-rose", from: request.severity, to: input.severity };
   return { ok: true };
+}
+
+/**
+ * The least role that may approve `request` now (pure): the stricter of the role recorded in the request
+ * and `configured` (`triage.approval.approvers` now), so loosening the config never lowers a pending
+ * request's bar.
+ */
+export function approverFloor(
+  request: ApprovalRequest,
+  configured: MinPermission | undefined,
+): MinPermission {
+  return configured && permissionRankOf(configured) > permissionRankOf(request.approvers)
+    ? configured
+    : request.approvers;
 }
 
 function permissionRankOf(p: MinPermission): number {

@@ -15,9 +15,9 @@
  * (`claim` in the store); a redelivered comment runs once (the command job's claim of the comment).
  */
 import { z } from "zod";
-import { checkApproval, requestFor, type ApprovalRequest } from "../../domain/approval.js";
+import { approverFloor, checkApproval, requestFor, type ApprovalRequest } from "../../domain/approval.js";
 import { fingerprint, identityOf } from "../../domain/identity.js";
-import { permissionAtLeast, MinPermission } from "../../config/repo-config.js";
+import { permissionAtLeast } from "../../config/repo-config.js";
 import { who } from "../../render/command-answers.js";
 import { inlineCode } from "../../render/escape.js";
 import { severityName, statusName } from "../../render/glossary.js";
@@ -97,13 +97,6 @@ export type ApprovalPlan =
   | { kind: "answer"; answer: string }
   /** the request is dropped (rejected, or invalidated by a severity raise); nothing is sent to the service */
   | { kind: "drop"; identity: FindingIdentity; answer: string };
-
-/** The least role that may approve `request` now: the stricter of the recorded and the configured one. */
-function approverFloor(request: ApprovalRequest, configured: MinPermission | undefined): MinPermission {
-  if (!configured) return request.approvers;
-  const rank = (p: MinPermission) => MinPermission.options.indexOf(p);
-  return rank(configured) > rank(request.approvers) ? configured : request.approvers;
-}
 
 /**
  * Plans `/approve` or `/reject` (pure) from the finding's pending request and the commenter's role. See
