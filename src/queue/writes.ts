@@ -39,7 +39,8 @@ export function laneRequestOf(w: GitHubWrite): LaneRequest {
  * for one installation, in the order given, each after the previous one answered. With a write lane
  * (`rt.lane`, shared by every process through Redis), each write first waits for its slot in the
  * installation's lane ({@link laneRequestOf}): a write taken over by a later update of the same check run
- * yields `{ kind: "coalesced" }`. A `bestEffort`
+ * yields `{ kind: "coalesced" }`; progress is skipped (`{ kind: "skipped" }`) while the hourly budget is tight
+ * ({@link progressOff}). A `bestEffort`
  * write that fails is logged and yields `{ kind: "failed" }`; the next writes still go out.
  * @returns one result per write, in order (the ids of created check runs and reviews).
  * @throws Octokit's `RequestError` of the first other write that failed; later writes are not sent.
@@ -54,6 +55,10 @@ export async function applyWrites(
   const results: WriteResult[] = [];
   for (const w of writes) {
     try {
+      if (w.purpose === "progress" && (await progressOff(rt, installationId))) {
+        results.push({ kind: "skipped" });
+        continue;
+      }
       if (!rt.lane) {
         results.push(await sendWrite(octokit, w));
         continue;
@@ -83,6 +88,35 @@ function merged(check: CheckRunUpdate, fields: Record<string, unknown>): CheckRu
   const out = { ...fields, ...check } as CheckRunUpdate;
   if (check.conclusion && check.status === undefined) delete out.status;
   return out;
+}
+
+/**
+ * The installation's hourly write budget now: GitHub's per-hour limit, the writes sent in the last hour plus
+ * those waiting in the lane (every process), and its scans in flight. `undefined` without a lane.
+ */
+export async function writeBudget(
+  rt: Runtime,
+  installationId: number,
+): Promise<{ perHour: number; used: number; inFlight: number } | undefined> {
+  if (!rt.lane) return undefined;
+  const [usage, inFlight] = await Promise.all([
+    rt.lane.usage(installationId),
+    rt.state.inflightScans(installationId),
+  ]);
+  return {
+    perHour: rt.lane.limits.perHour,
+    used: usage.lastHour + usage.waiting,
+    inFlight: inFlight.length,
+  };
+}
+
+/**
+ * Progress is the first thing a tight hourly budget turns off (issue 15, item 3): true when the writes left
+ * this hour could not give every scan in flight its completion and its review.
+ */
+export async function progressOff(rt: Runtime, installationId: number): Promise<boolean> {
+  const b = await writeBudget(rt, installationId);
+  return b !== undefined && b.perHour - b.used < 2 * b.inFlight;
 }
 
 /** The id of the check run a list of results created, if any. */

@@ -9,7 +9,7 @@ import {
   type PullRequestFacts,
 } from "../../src/queue/jobs/decide-pull-request.js";
 import { decideLaunchError, planLaunched } from "../../src/queue/jobs/decide-launch.js";
-import { decideReportWrites } from "../../src/queue/jobs/decide-report.js";
+import { decideDegrade, decideReportWrites } from "../../src/queue/jobs/decide-report.js";
 import type { LaunchJobData, PullRequestJobData } from "../../src/queue/jobs/types.js";
 import type { PullState } from "../../src/queue/state.js";
 import type { ReportFinding } from "../../src/domain/types.js";
@@ -337,5 +337,38 @@ describe("decideReportWrites: a completed scan's writes", () => {
     expect(w.commentUpdates).toEqual([]);
     expect(w.review).toBeUndefined();
     expect(w.conclusion).toBe("failure");
+  });
+});
+
+describe("decideDegrade (GitHub's 500 writes an hour, issue 15 item 3)", () => {
+  it("keeps everything while the budget covers a completion and a review per scan in flight", () => {
+    expect(decideDegrade({ perHour: 500, used: 100, inFlight: 50 }, 1)).toEqual({
+      progress: true,
+      review: true,
+      level: 0,
+    });
+    expect(decideDegrade(undefined, 1).level).toBe(0); // no lane: nothing to degrade
+  });
+
+  it("turns progress off first, then folds the review into the check run", () => {
+    // 200 PRs opened at once: 200 creations sent, 200 scans in flight
+    const burst = { perHour: 500, used: 200, inFlight: 200 };
+    expect(decideDegrade(burst, 1)).toEqual({ progress: false, review: true, level: 1 });
+    // later in the burst: 150 reports left to complete, 90 writes left
+    const late = { perHour: 500, used: 410, inFlight: 150 };
+    expect(decideDegrade(late, 1)).toEqual({ progress: false, review: false, level: 2 });
+  });
+
+  it("a burst of 200 pull requests fits in 500 writes: every scan still gets its completion", () => {
+    // simulate: 200 creations, then reports one by one; each report sends its completion, and a review when allowed
+    let used = 200;
+    let reviews = 0;
+    for (let inFlight = 200; inFlight > 0; inFlight--) {
+      const d = decideDegrade({ perHour: 500, used, inFlight }, 1);
+      used += 1 + (d.review ? 1 : 0);
+      if (d.review) reviews++;
+      expect(used).toBeLessThanOrEqual(500);
+    }
+    expect(reviews).toBeGreaterThan(0);
   });
 });

@@ -191,3 +191,44 @@ export function planProgress(
     }),
   ];
 }
+
+/** The installation's hourly write budget as the report sees it (`WriteBudget` of `src/queue/writes.ts`). */
+export interface HourlyBudget {
+  /** GitHub's content-creating requests per hour per installation (500) */
+  perHour: number;
+  /** writes sent in the last hour plus writes waiting in the lane now */
+  used: number;
+  /** scans of the installation launched and not reported yet, this one included */
+  inFlight: number;
+}
+
+/**
+ * How far a report degrades to stay within GitHub's hourly budget (issue 15, item 3; GitHub "Rate limits
+ * for the REST API": at most 500 content-creating requests an hour), in this stated order:
+ * 1. progress off: when the writes left could not give every scan in flight its completion and its review;
+ * 2. the review folded into the check run: when, after this report's completion, the writes left could not
+ *    give every other scan in flight its completion plus this review.
+ * Pure. `completionWrites` is this report's completing writes (1 per 50 annotations).
+ */
+export function decideDegrade(
+  budget: HourlyBudget | undefined,
+  completionWrites: number,
+): { progress: boolean; review: boolean; level: 0 | 1 | 2 } {
+  if (!budget) return { progress: true, review: true, level: 0 };
+  const left = budget.perHour - budget.used;
+  const others = Math.max(0, budget.inFlight - 1);
+  const review = left - completionWrites - 1 >= others;
+  const progress = left >= 2 * budget.inFlight;
+  return { progress, review, level: !review ? 2 : !progress ? 1 : 0 };
+}
+
+/** What the check run says about a degraded report (see {@link decideDegrade}). Plain text, no user input. */
+export function degradeNotice(level: 1 | 2, budget: HourlyBudget): string {
+  const why =
+    `GitHub allows an app ${budget.perHour} content-creating requests an hour per installation; ` +
+    `${budget.used} were used in the last hour with ${budget.inFlight} scan(s) still to report, so diffward keeps ` +
+    `the rest for completing check runs.`;
+  return level === 2
+    ? `${why} Progress updates are off, and this report's inline comments were not posted as a review: the findings are in this check run's summary and annotations.`
+    : `${why} Progress updates are off.`;
+}

@@ -21,8 +21,13 @@ import { capLedgerOf } from "../cap-ledger.js";
 import { closingCoverage, syncNotReported } from "../../report/not-reported.js";
 import { pullKey } from "../names.js";
 import type { Runtime } from "../runtime.js";
-import { applyWrites } from "../writes.js";
-import { decideReportWrites } from "./decide-report.js";
+import { applyWrites, writeBudget } from "../writes.js";
+import {
+  ANNOTATIONS_PER_REQUEST,
+  decideDegrade,
+  decideReportWrites,
+  degradeNotice,
+} from "./decide-report.js";
 import type { PollJobData } from "./types.js";
 import { completedOutput, concludeUnfinished, readScanFindings, uploadReport } from "./report-steps.js";
 
@@ -133,19 +138,29 @@ export async function reportScan(
   ];
   // One SARIF upload per completed report, before the check run links to it (issue 14).
   const codeScanning = await uploadReport(rt, d, findings, log);
-  const output = completedOutput(rt, d, scan, findings, {
-    // the findings that have a review comment once the review below is posted (new and refreshed ones)
-    inlineIds: [...plan.post, ...plan.update].map((p) => p.finding.id),
-    extras,
-    warnings,
-    codeScanning,
-  });
   const annotations: CheckAnnotation[] = reportAnnotations(
     findings,
     { config: cfg, extras: { warnings, guidanceAnnotation: extras.guidanceAnnotation } },
     rt.settings.labelPrefix,
   );
-  const writes = decideReportWrites({ d, plan, comments, bodyOf, output, annotations });
+  // GitHub's hourly write budget (issue 15, item 3): progress off first, then the review folded into the
+  // check run, said in the check run.
+  const budget = await writeBudget(rt, d.installationId);
+  const degrade = decideDegrade(budget, Math.max(1, Math.ceil(annotations.length / ANNOTATIONS_PER_REQUEST)));
+  const wantsReview = plan.post.length + plan.update.length > 0;
+  const shownPlan = degrade.review ? plan : { ...plan, post: [], update: [] };
+  const notices =
+    budget && degrade.level > 0 && (degrade.level === 1 || wantsReview)
+      ? [degradeNotice(degrade.level === 2 ? 2 : 1, budget)]
+      : [];
+  const output = completedOutput(rt, d, scan, findings, {
+    // the findings that have a review comment once the review below is posted (new and refreshed ones)
+    inlineIds: [...shownPlan.post, ...shownPlan.update].map((p) => p.finding.id),
+    extras,
+    warnings: [...warnings, ...notices],
+    codeScanning,
+  });
+  const writes = decideReportWrites({ d, plan: shownPlan, comments, bodyOf, output, annotations });
   const conclusion = writes.conclusion;
 
   // Complete first, review after (issue 15, item 2): the completing write (conclusion, summary, first 50
@@ -230,8 +245,9 @@ export async function reportScan(
     {
       conclusion,
       findings: findings.length,
-      inline: plan.post.length,
-      updated: plan.update.length,
+      inline: shownPlan.post.length,
+      updated: shownPlan.update.length,
+      degrade: degrade.level,
       annotations: annotations.length,
     },
     "scan reported",
