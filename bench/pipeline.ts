@@ -81,7 +81,14 @@ export interface PipelineResult {
   /** per pull request key: webhook sent → check run created (first feedback), and report delay (ms) */
   perPull: Map<
     string,
-    { sentAt: number; firstFeedbackMs?: number; reportDelayMs?: number; completedAt?: number }
+    {
+      sentAt: number;
+      firstFeedbackMs?: number;
+      reportDelayMs?: number;
+      completedAt?: number;
+      /** the scan reached a terminal status (sandbox `final.atMs`), epoch ms */
+      scanDoneAt?: number;
+    }
   >;
   ackMs: number[];
   /** first to last accepted GitHub write, ms */
@@ -265,6 +272,7 @@ export async function runPipeline(opts: PipelineOptions): Promise<PipelineResult
     const s = scanByKey.get(p.key);
     const pp = perPull.get(p.key)!;
     const t = s ? terminal.get(s.id) : undefined;
+    if (t !== undefined) pp.scanDoneAt = t;
     if (t !== undefined && pp.completedAt !== undefined) {
       pp.reportDelayMs = pp.completedAt - t;
       dwDelays.push(pp.reportDelayMs);

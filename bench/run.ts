@@ -4,10 +4,11 @@
  * Prints every figure next to its target and the peer's, and writes `out/bench/bench.json` and
  * `out/bench/bench.html` (inline SVG, no external resources). See `docs/benchmarks.md`.
  *
- * Flags: `--prs N` (main run, default 100), `--fairness-prs N` (org A's burst, default 500; 0 skips),
+ * Flags: `--prs N` (main run, default 100; 0 skips), `--fairness-prs N` (org A's burst, default 500; 0 skips),
  * `--inflight N` (scans held by one worker, default 10000; 0 skips), `--inflight-window S` (default 40),
  * `--throughput-prs N` (default 12; 0 skips), `--ack-deliveries N` (default 500 at 100/s; 0 skips),
- * `--github-limits` (adds the 80/min, 500/h content-creation run), `--limits-prs N` (default 30),
+ * `--github-limits` (adds the 80/min, 500/h content-creation run, with the ideal scheduler's bound of
+ * `bench/bound.ts`), `--limits-prs N` (default 30),
  * `--main-timeout S` (default 150), `--seed N` (scan durations, default 1).
  */
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -16,9 +17,11 @@ import { makePulls, percentile, seeded, sum } from "./lib.js";
 import { runPipeline, type PipelineResult, type SideFigures } from "./pipeline.js";
 import { ackPhase, inflightPhase, throughputPhase } from "./phases.js";
 import { escapeHtml } from "./html.js";
+import { idealBound } from "./bound.js";
+import { GITHUB_WRITE_LIMITS } from "../src/queue/write-lane.js";
 
 const Args = z.object({
-  prs: z.coerce.number().int().min(1).default(100),
+  prs: z.coerce.number().int().min(0).default(100),
   fairnessPrs: z.coerce.number().int().min(0).default(500),
   inflight: z.coerce.number().int().min(0).default(10_000),
   inflightWindow: z.coerce.number().int().min(5).default(40),
@@ -159,6 +162,54 @@ function serialize(r: PipelineResult) {
   return { ...r, perPull: Object.fromEntries(r.perPull) };
 }
 
+/**
+ * The ideal scheduler's bound (`bench/bound.ts`) from the run's own webhook and scan-completion times, next
+ * to diffward's first feedback and report delay, with the ratio; target: p99 ≤ 1.2 × bound + (Retry-After +
+ * 2 s) (issue 15). Unfinished pull requests count as ∞.
+ */
+function boundRows(group: string, r: PipelineResult, pulls: number) {
+  const inputs = [...r.perPull].map(([key, pp]) => ({
+    key,
+    webhookAt: pp.sentAt,
+    ...(pp.scanDoneAt !== undefined ? { scanDoneAt: pp.scanDoneAt } : {}),
+  }));
+  const bound = idealBound(inputs, GITHUB_WRITE_LIMITS);
+  const pad = (xs: number[]) => [...xs, ...Array(Math.max(0, pulls - xs.length)).fill(Infinity)];
+  const of = (
+    pick: (pp: PipelineResult["perPull"] extends Map<string, infer V> ? V : never) => number | undefined,
+  ) => pad([...r.perPull.values()].map(pick).filter((x): x is number => x !== undefined));
+  const figures = [
+    {
+      figure: "first feedback (webhook → check run created) p50 / p99",
+      dw: of((pp) => pp.firstFeedbackMs),
+      bd: pad([...bound.firstFeedbackMs.values()]),
+    },
+    {
+      figure: "report delay (scan done → check run completed) p50 / p99",
+      dw: of((pp) => pp.reportDelayMs),
+      bd: pad([...bound.reportDelayMs.values()]),
+    },
+  ];
+  const slackMs = (RETRY_AFTER + 2) * 1000;
+  for (const f of figures) {
+    const dw = { p50: percentile(f.dw, 50), p99: percentile(f.dw, 99) };
+    const bd = { p50: percentile(f.bd, 50), p99: percentile(f.bd, 99) };
+    const limit = 1.2 * bd.p99 + slackMs;
+    rows.push({
+      group,
+      figure: f.figure,
+      target: `p99 ≤ 1.2 × bound + ${RETRY_AFTER + 2} s`,
+      diffward: `${s1(dw.p50)} / ${s1(dw.p99)}; bound ${s1(bd.p50)} / ${s1(bd.p99)}; p99 ratio ${fmt(dw.p99 / Math.max(1, bd.p99))}, limit ${s1(limit)}`,
+      peer: "–",
+      met: dw.p99 <= limit,
+    });
+  }
+  json[`${group}Bound`] = {
+    firstFeedbackMs: Object.fromEntries(bound.firstFeedbackMs),
+    reportDelayMs: Object.fromEntries(bound.reportDelayMs),
+  };
+}
+
 async function main() {
   const started = Date.now();
   log(`diffward bench: ${JSON.stringify(args)}`);
@@ -167,16 +218,18 @@ async function main() {
   log(
     `\n[main] ${args.prs} PRs opened at once; scans 3–20 s (seed ${args.seed}); Retry-After ${RETRY_AFTER} s`,
   );
-  const main = await runPipeline({
-    waves: [{ pulls: makePulls("acme", 1, args.prs), atMs: 0 }],
-    scanDurationMs: duration,
-    retryAfterSeconds: RETRY_AFTER,
-    peerIntervalMs: 5000,
-    timeoutMs: args.mainTimeout * 1000,
-    log,
-  });
-  pipelineRows("main", main, args.prs);
-  json.main = serialize(main);
+  if (args.prs > 0) {
+    const main = await runPipeline({
+      waves: [{ pulls: makePulls("acme", 1, args.prs), atMs: 0 }],
+      scanDurationMs: duration,
+      retryAfterSeconds: RETRY_AFTER,
+      peerIntervalMs: 5000,
+      timeoutMs: args.mainTimeout * 1000,
+      log,
+    });
+    pipelineRows("main", main, args.prs);
+    json.main = serialize(main);
+  }
 
   // 2. webhook acknowledgement at 100 deliveries/s
   if (args.ackDeliveries > 0) {
@@ -315,6 +368,8 @@ async function main() {
       peer: "–",
       met: lost === 0,
     });
+    boundRows("github-limits", lim, args.limitsPrs);
+    pipelineRows("github-limits", lim, args.limitsPrs);
     json.githubLimits = serialize(lim);
   }
 
