@@ -149,6 +149,8 @@ try {
     "the second scan to be reported",
   );
   say(`second scan ${done.externalId} reported: ${done.conclusion} — ${done.output.title}`);
+  // The completing check-run write goes first and the review after it (issue 15, deliverable 2).
+  await h.waitFor(() => h.github.state.reviews(owner, repo, number).length > 0, 30_000, "the review to be posted");
   const comments = h.github.state.reviewComments(owner, repo, number);
   say(
     `${h.github.state.reviews(owner, repo, number).length} review with ${comments.length} inline comments, ${done.annotations.length} annotations`,
@@ -189,7 +191,7 @@ try {
   });
   const approvalLabel = findingLabel(approval.findingId, h.booted.rt.settings.labelPrefix);
   say(
-    `with triage.approval on, ${approval.requester} replied "${approval.command}" to ${approvalLabel} (${approval.severity}): held for approval, resolution still ${approval.statusWhileHeld}; ${approval.approver} (maintain) replied "/approve": resolution ${approval.statusAfter}`,
+    `with triage.approval on, ${approval.requester} replied "${approval.command}" to ${approvalLabel} (${statusName(approval.severity)}): held for approval, resolution still ${statusName(approval.statusWhileHeld ?? "unknown")}; ${approval.approver} (maintain) replied "/approve": resolution ${statusName(approval.statusAfter ?? "unknown")}`,
   );
   if (approval.statusWhileHeld !== "NOT_STARTED" || approval.statusAfter !== "WONT_FIX") process.exitCode = 1;
 
