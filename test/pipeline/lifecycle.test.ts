@@ -263,6 +263,51 @@ describe("pull-request lifecycle under real event sequences (issue 10)", () => {
     expect(launchedFor(head)).toHaveLength(2);
   });
 
+  it("a push event processed after a rescan that already scans its head launches nothing more", async () => {
+    const first = sha(1091);
+    const pushed = sha(1092);
+    const pr = await openPull(h, { head: first, repo: repo(), permissions: { maintainer: "maintain" } });
+    await completedRun(h, pr.owner, pr.repo, first);
+    // The push lands on GitHub; a /rescan written meanwhile is processed before the push's event.
+    h.github.state.updatePullRequestHead({
+      owner: pr.owner,
+      repo: pr.repo,
+      number: pr.number,
+      sha: pushed,
+      mergeBaseSha: MERGE_BASE,
+    });
+    await h.send(
+      "issue_comment",
+      writeConversationComment(h, {
+        owner: pr.owner,
+        repo: pr.repo,
+        pullNumber: pr.number,
+        login: "maintainer",
+        body: "/diffward rescan",
+      }),
+    );
+    await h.waitFor(() => launchedFor(pushed).length === 1, 15_000, "the rescan of the pushed head");
+    await pushPull(h, pr, pushed);
+    await h.waitFor(
+      async () => {
+        const counts = await h.booted.rt.queues.events.getJobCounts(
+          "waiting",
+          "active",
+          "delayed",
+          "prioritized",
+        );
+        return (
+          Object.values(counts).every((c) => c === 0) &&
+          checkRuns(h, pr.owner, pr.repo, pushed).every((c) => c.status === "completed")
+        );
+      },
+      25_000,
+      "every check run of the pushed head completed",
+    );
+    expect(launchedFor(pushed)).toHaveLength(1);
+    expect(checkRuns(h, pr.owner, pr.repo, pushed)).toHaveLength(1);
+  });
+
   it("item 5: a launch already under way when the uninstall is processed cancels its scan at once", async () => {
     const head = sha(1071);
     const installationId = 71_071;

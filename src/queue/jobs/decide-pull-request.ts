@@ -46,11 +46,13 @@ export type HeadDecision =
 export function decideHead(d: PullRequestJobData, prev: PullState | undefined): HeadDecision {
   if (!d.explicit && prev && prev.updatedAt && d.updatedAt < prev.updatedAt && prev.headSha !== d.headSha)
     return { kind: "stale-event" };
+  // An automatic event (push, reopen) for the head already followed is the same request, even when an
+  // explicit request (a rescan that read the new head before its push event was processed) follows it.
   const sameRequest =
     prev !== undefined &&
     !prev.closed &&
     prev.headSha === d.headSha &&
-    (prev.explicitNonce ?? null) === (d.explicit?.nonce ?? null);
+    (d.explicit === undefined || (prev.explicitNonce ?? null) === d.explicit.nonce);
   if (sameRequest && prev.checkRunId && prev.launchKey) return { kind: "duplicate-delivery" };
   const reason: StopReason = { kind: "superseded", bySha: d.headSha };
   // An explicit request of the same head (a rescan while the scan runs) replaces the scan too: its check run
