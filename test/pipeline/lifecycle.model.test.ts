@@ -31,8 +31,9 @@ import { type Payload, MERGE_BASE, checkRuns, openPull, sha } from "../support/p
  * - in sequences with a small `creditCap.monthly` (each on its own service repository), credits spent never
  *   exceed the cap.
  *
- * Runs `DW_MODEL_RUNS` sequences (default 200 in CI: about 1 s each, 196 s for 200 on the 2-core machine at
- * load average ~9, measured with `REDIS_URL=… npx vitest run test/pipeline/lifecycle.model.test.ts`; e.g.
+ * Runs `DW_MODEL_RUNS` sequences (default 200 in CI: 200 sequences plus the regression seeds took 121 s, 2 min
+ * 4 s wall, on the 2-core machine at load average 3.4–8.7, measured with `REDIS_URL=… npx vitest run
+ * test/pipeline/lifecycle.model.test.ts`; e.g.
  * `DW_MODEL_RUNS=2000` by hand). One harness serves every sequence, each on a fresh repository; the sandbox
  * answers `Retry-After: 0` and diffward's `pollFloorMs` is 100 ms, so a sequence waits for real scans without
  * waiting whole seconds. Seeds that failed once are replayed first from `REGRESSION_SEEDS`; one seed is replayed
