@@ -266,6 +266,7 @@ function countReads(table: Record<string, Record<string, number>>): number {
 /** Pull requests fully reported per second with one worker process and with two. */
 export interface ThroughputFigures {
   pulls: number;
+  installations: number;
   oneProcess: { seconds: number; perSecond: number; reported: number };
   twoProcesses: { seconds: number; perSecond: number; reported: number };
 }
@@ -274,14 +275,25 @@ export interface ThroughputFigures {
  * Sends `pulls` pull requests at once to diffward's web server (parent, no workers) and lets one or two
  * worker child processes carry them to completed check runs (scans of 1 s, `Retry-After` 1 s).
  */
-export async function throughputPhase(pulls: number, timeoutMs: number): Promise<ThroughputFigures> {
+export async function throughputPhase(
+  pulls: number,
+  timeoutMs: number,
+  /** the pull requests are spread over this many installations (GitHub's write limits are per installation) */
+  installations = 1,
+): Promise<ThroughputFigures> {
   const run = async (processes: number) => {
     const h = await startHarness({
       workers: false,
       sandbox: { seed: 3, retryAfterSeconds: 1, scanDurationMs: 1000 },
     });
     h.sandbox.state.setBalance(100_000_000);
-    const ps = makePulls(`tp-org-${processes}`, 70 + processes, pulls);
+    const ps = Array.from({ length: installations }, (_, i) =>
+      makePulls(
+        `tp-org-${processes}-${i}`,
+        70 + processes * 10 + i,
+        Math.floor(pulls / installations) + (i < pulls % installations ? 1 : 0),
+      ),
+    ).flat();
     seedPulls(h, ps);
     const children = Array.from({ length: processes }, () =>
       startChild({
@@ -311,5 +323,5 @@ export async function throughputPhase(pulls: number, timeoutMs: number): Promise
   };
   const oneProcess = await run(1);
   const twoProcesses = await run(2);
-  return { pulls, oneProcess, twoProcesses };
+  return { pulls, installations, oneProcess, twoProcesses };
 }

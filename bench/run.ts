@@ -6,9 +6,9 @@
  *
  * Flags: `--prs N` (main run, default 100; 0 skips), `--fairness-prs N` (org A's burst, default 500; 0 skips),
  * `--inflight N` (scans held by one worker, default 10000; 0 skips), `--inflight-window S` (default 40),
- * `--throughput-prs N` (default 12; 0 skips), `--ack-deliveries N` (default 500 at 100/s; 0 skips),
- * `--github-limits` (adds the 80/min, 500/h content-creation run, with the ideal scheduler's bound of
- * `bench/bound.ts`), `--limits-prs N` (default 30),
+ * `--throughput-prs N` (default 12; 0 skips), `--throughput-installations N` (default 4),
+ * `--ack-deliveries N` (default 500 at 100/s; 0 skips), `--github-limits` (adds the 80/min, 500/h
+ * content-creation run, with the ideal scheduler's bound of `bench/bound.ts`), `--limits-prs N` (default 30),
  * `--main-timeout S` (default 150), `--seed N` (scan durations, default 1).
  */
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -26,6 +26,7 @@ const Args = z.object({
   inflight: z.coerce.number().int().min(0).default(10_000),
   inflightWindow: z.coerce.number().int().min(5).default(40),
   throughputPrs: z.coerce.number().int().min(0).default(12),
+  throughputInstallations: z.coerce.number().int().min(1).default(4),
   ackDeliveries: z.coerce.number().int().min(0).default(500),
   githubLimits: z.boolean().default(false),
   limitsPrs: z.coerce.number().int().min(1).default(30),
@@ -323,11 +324,13 @@ async function main() {
 
   // 5. throughput of one worker process vs two
   if (args.throughputPrs > 0) {
-    log(`\n[throughput] ${args.throughputPrs} PRs, one worker process then two`);
-    const t = await throughputPhase(args.throughputPrs, 180_000);
+    log(
+      `\n[throughput] ${args.throughputPrs} PRs over ${args.throughputInstallations} installations, one worker process then two`,
+    );
+    const t = await throughputPhase(args.throughputPrs, 180_000, args.throughputInstallations);
     rows.push({
       group: "throughput",
-      figure: `PRs reported per second, 1 process → 2 (${args.throughputPrs} PRs)`,
+      figure: `PRs reported per second, 1 process → 2 (${args.throughputPrs} PRs, ${args.throughputInstallations} installations)`,
       target: "2 ≈ 2 × 1",
       diffward: `${fmt(t.oneProcess.perSecond)} → ${fmt(t.twoProcesses.perSecond)} (×${fmt(t.twoProcesses.perSecond / t.oneProcess.perSecond)})`,
       peer: "–",
