@@ -54,19 +54,26 @@ export type LaneGrant =
   /** not sent: the lane was busy (`onlyWhenIdle`) */
   | { kind: "skipped" };
 
-const ENQUEUE = `
-local q, alive, seq, fate, cr, payload, crof = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
-local ticket, prio, ttl, crid, coal, fields, idle = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4], ARGV[5], ARGV[6], ARGV[7]
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
--- forget waiters whose process stopped refreshing them
+/**
+ * Lua shared by {@link ENQUEUE} and {@link ACQUIRE}: forget the waiters whose process stopped refreshing them
+ * (their `alive` deadline, in ms since the epoch, passed). Reads the locals `q`, `alive`, `fate`, `cr`, `crof`,
+ * `payload` and `now` that both scripts define.
+ */
+const FORGET_DEAD_WAITERS = `-- forget waiters whose process stopped refreshing them
 local dead = redis.call('ZRANGEBYSCORE', alive, '-inf', now)
 for _, d in ipairs(dead) do
   redis.call('ZREM', q, d); redis.call('ZREM', alive, d); redis.call('HSET', fate, d, 'expired')
   local c = redis.call('HGET', crof, d)
   if c then redis.call('HDEL', crof, d); if redis.call('HGET', cr, c) == d then redis.call('HDEL', cr, c) end end
   redis.call('HDEL', payload, d)
-end
+end`;
+
+const ENQUEUE = `
+local q, alive, seq, fate, cr, payload, crof = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
+local ticket, prio, ttl, crid, coal, fields, idle = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4], ARGV[5], ARGV[6], ARGV[7]
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+${FORGET_DEAD_WAITERS}
 if idle == '1' and redis.call('ZCARD', q) > 0 then return {'skipped', ''} end
 local old = ''
 if crid ~= '' then
@@ -114,14 +121,7 @@ for i = 6, #ARGV do
     table.insert(gone, w); table.insert(gone, f or 'expired')
   end
 end
--- forget waiters whose process stopped refreshing them
-local dead = redis.call('ZRANGEBYSCORE', alive, '-inf', now)
-for _, d in ipairs(dead) do
-  redis.call('ZREM', q, d); redis.call('ZREM', alive, d); redis.call('HSET', fate, d, 'expired')
-  local c = redis.call('HGET', crof, d)
-  if c then redis.call('HDEL', crof, d); if redis.call('HGET', cr, c) == d then redis.call('HDEL', cr, c) end end
-  redis.call('HDEL', payload, d)
-end
+${FORGET_DEAD_WAITERS}
 local head = redis.call('ZRANGE', q, 0, 0)[1]
 if head ~= ticket then return {'wait', '50', unpack(gone)} end
 redis.call('ZREMRANGEBYSCORE', sent, '-inf', now - 3600000)
