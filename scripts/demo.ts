@@ -162,7 +162,7 @@ try {
   // 3. A reviewer answers a finding in its review thread.
   const reply = await demoReplyCommand(h, { owner, repo, pullNumber: number, login: "octo-reviewer" });
   say(
-    `octo-reviewer replied "${reply.command}" to ${reply.findingId}: resolution ${statusName(reply.resolutionStatus ?? "")}, check run ${reply.conclusion}`,
+    `octo-reviewer replied "${reply.command}" to ${findingLabel(reply.findingId, h.booted.rt.settings.labelPrefix)}: resolution ${statusName(reply.resolutionStatus ?? "")}, check run ${reply.conclusion}`,
   );
   // The triage changed the annotations: a fresh check run on the same head carries the current ones.
   const label = findingLabel(reply.findingId, h.booted.rt.settings.labelPrefix);
