@@ -8,6 +8,15 @@ export interface ReviewThreadRef {
   isResolved: boolean;
 }
 
+const ThreadNode = z.looseObject({
+  id: z.string(),
+  isResolved: z.boolean(),
+  comments: z.looseObject({
+    nodes: z.array(z.looseObject({ databaseId: z.number().int().nullable() })),
+  }),
+});
+type ThreadNode = z.infer<typeof ThreadNode>;
+
 const ThreadsPage = z.looseObject({
   repository: z
     .looseObject({
@@ -15,15 +24,7 @@ const ThreadsPage = z.looseObject({
         .looseObject({
           reviewThreads: z.looseObject({
             pageInfo: z.looseObject({ hasNextPage: z.boolean(), endCursor: z.string().nullable() }),
-            nodes: z.array(
-              z.looseObject({
-                id: z.string(),
-                isResolved: z.boolean(),
-                comments: z.looseObject({
-                  nodes: z.array(z.looseObject({ databaseId: z.number().int().nullable() })),
-                }),
-              }),
-            ),
+            nodes: z.array(ThreadNode),
           }),
         })
         .nullable(),
@@ -56,20 +57,9 @@ export async function findReviewThread(
   pull: PullRef,
   rootCommentId: number,
 ): Promise<ReviewThreadRef | undefined> {
-  let cursor: string | null = null;
-  for (let page = 0; page < MAX_THREAD_PAGES; page++) {
-    const raw: unknown = await octokit.graphql(THREADS_QUERY, {
-      owner: pull.owner,
-      name: pull.repo,
-      number: pull.pullNumber,
-      cursor,
-    });
-    const threads = ThreadsPage.parse(raw).repository?.pullRequest?.reviewThreads;
-    if (!threads) return undefined;
-    const hit = threads.nodes.find((t) => t.comments.nodes[0]?.databaseId === rootCommentId);
+  for await (const nodes of threadPages(octokit, pull)) {
+    const hit = nodes.find((t) => t.comments.nodes[0]?.databaseId === rootCommentId);
     if (hit) return { id: hit.id, isResolved: hit.isResolved };
-    if (!threads.pageInfo.hasNextPage || !threads.pageInfo.endCursor) return undefined;
-    cursor = threads.pageInfo.endCursor;
   }
   return undefined;
 }
@@ -84,6 +74,23 @@ export async function listReviewThreads(
   pull: PullRef,
 ): Promise<Map<number, ReviewThreadRef>> {
   const out = new Map<number, ReviewThreadRef>();
+  for await (const nodes of threadPages(octokit, pull)) {
+    for (const t of nodes) {
+      const root = t.comments.nodes[0]?.databaseId;
+      if (typeof root === "number") out.set(root, { id: t.id, isResolved: t.isResolved });
+    }
+  }
+  return out;
+}
+
+/**
+ * The pull request's review threads, one page (up to 100 threads) at a time, at most `MAX_THREAD_PAGES`
+ * pages; stops early when the caller stops iterating, when GitHub returns no pull request, or at the last page.
+ */
+async function* threadPages(
+  octokit: InstallationOctokit,
+  pull: PullRef,
+): AsyncGenerator<ThreadNode[], void, undefined> {
   let cursor: string | null = null;
   for (let page = 0; page < MAX_THREAD_PAGES; page++) {
     const raw: unknown = await octokit.graphql(THREADS_QUERY, {
@@ -93,15 +100,11 @@ export async function listReviewThreads(
       cursor,
     });
     const threads = ThreadsPage.parse(raw).repository?.pullRequest?.reviewThreads;
-    if (!threads) break;
-    for (const t of threads.nodes) {
-      const root = t.comments.nodes[0]?.databaseId;
-      if (typeof root === "number") out.set(root, { id: t.id, isResolved: t.isResolved });
-    }
-    if (!threads.pageInfo.hasNextPage || !threads.pageInfo.endCursor) break;
+    if (!threads) return;
+    yield threads.nodes;
+    if (!threads.pageInfo.hasNextPage || !threads.pageInfo.endCursor) return;
     cursor = threads.pageInfo.endCursor;
   }
-  return out;
 }
 
 const ThreadMutation = z.looseObject({
