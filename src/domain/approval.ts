@@ -11,7 +11,7 @@
 import { z } from "zod";
 import { MinPermission, permissionAtLeast, type ApprovalConfig } from "../config/repo-config.js";
 import { SEVERITIES, type ResolutionStatus, type Severity } from "../scanner/catalog.js";
-import { identityOf, storedIdentity, type FingerprintInput } from "./identity.js";
+import { identityOf, STORED_IDENTITY_FIELDS, storedIdentity, type FingerprintInput } from "./identity.js";
 import { atLeast, OPEN_RESOLUTIONS, severityRank } from "./verdict.js";
 import { matchFindings } from "./identity.js";
 
@@ -26,14 +26,8 @@ export function isDismissal(status: string): status is DismissalStatus {
 
 /** A dismissal waiting for a second person. */
 export const ApprovalRequest = z.object({
-  findingId: z.string().min(1),
-  /** identity across pushes */
-  fingerprint: z.string().regex(/^[0-9a-f]{64}$/),
-  /** line-independent shape key (./identity.ts `shapeKey`); absent in requests written before it */
-  shape: z
-    .string()
-    .regex(/^[0-9a-f]{64}$/)
-    .optional(),
+  /** `findingId`, `fingerprint`, `shape` (./identity.ts) */
+  ...STORED_IDENTITY_FIELDS,
   /** the finding's effective severity when the dismissal was requested */
   severity: z.enum(SEVERITIES),
   resolutionStatus: z.enum(DISMISSAL_STATUSES),

@@ -56,6 +56,7 @@
  * shape and never take step 4.
  */
 import { createHash } from "node:crypto";
+import { z } from "zod";
 import { parseLocation } from "./location.js";
 import type { ReportFinding } from "./types.js";
 
@@ -154,6 +155,21 @@ export function storedIdentity(e: { findingId: string; fingerprint: string; shap
     legacy: e.shape === undefined ? ("recognised" as const) : undefined,
   };
 }
+
+/**
+ * The identity fields every stored entry keyed to a finding carries (decisions, severity overrides,
+ * approval requests), as zod fields to spread into their schemas: `findingId`, `fingerprint` (64 hex
+ * characters, identity across pushes) and `shape` (the line-independent shape key, {@link shapeKey};
+ * absent in entries written before it). Read them back with {@link storedIdentity}.
+ */
+export const STORED_IDENTITY_FIELDS = {
+  findingId: z.string().min(1),
+  fingerprint: z.string().regex(/^[0-9a-f]{64}$/),
+  shape: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .optional(),
+};
 
 /**
  * A finding as identity sees it: its id, plus either a stored fingerprint (and shape key, absent in

@@ -1,16 +1,11 @@
 import { z } from "zod";
+import { STORED_IDENTITY_FIELDS } from "../domain/identity.js";
 import { RESOLUTION_STATUSES, SEVERITIES } from "../scanner/catalog.js";
 
 /** A team decision on a finding of a pull request, remembered for later scans of the same pull request. */
 export const Decision = z.object({
-  findingId: z.string().min(1),
-  /** identity across pushes (src/domain/identity.ts) */
-  fingerprint: z.string().regex(/^[0-9a-f]{64}$/),
-  /** line-independent shape key (src/domain/identity.ts `shapeKey`); absent in entries written before it */
-  shape: z
-    .string()
-    .regex(/^[0-9a-f]{64}$/)
-    .optional(),
+  /** `findingId`, `fingerprint`, `shape` (src/domain/identity.ts) */
+  ...STORED_IDENTITY_FIELDS,
   /** the finding's effective severity when the decision was taken */
   severity: z.enum(SEVERITIES),
   resolutionStatus: z.enum(RESOLUTION_STATUSES),
@@ -34,14 +29,8 @@ export type Decision = z.infer<typeof Decision>;
  * remembered so later scans of the same pull request get it too (issue 12, point 3).
  */
 export const SeverityDecision = z.object({
-  findingId: z.string().min(1),
-  /** identity across pushes (src/domain/identity.ts) */
-  fingerprint: z.string().regex(/^[0-9a-f]{64}$/),
-  /** line-independent shape key (src/domain/identity.ts `shapeKey`); absent in entries written before it */
-  shape: z
-    .string()
-    .regex(/^[0-9a-f]{64}$/)
-    .optional(),
+  /** `findingId`, `fingerprint`, `shape` (src/domain/identity.ts) */
+  ...STORED_IDENTITY_FIELDS,
   /**
    * the severity the team looked at: the finding's effective severity before its first override from
    * this pull request (a later override keeps the first `from`)
