@@ -2,14 +2,9 @@
  * The bench phases other than the main pipeline run: webhook acknowledgement at a fixed rate, one worker
  * holding many scans in flight (RSS, CPU), and throughput of one worker process against two.
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import { createHmac, timingSafeEqual, randomUUID } from "node:crypto";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { startHarness } from "../dev/harness/harness.js";
 import { parseRepoConfigYaml } from "../src/config/repo-config.js";
 import { demoConfig } from "../dev/harness/demo-repo.js";
@@ -17,9 +12,7 @@ import { sendWebhook } from "../dev/github-standin/index.js";
 import type { PollJobData } from "../src/queue/jobs/types.js";
 import { JOB, jobId } from "../src/queue/names.js";
 import { makePulls, seedPulls, sleep } from "./lib.js";
-
-const CHILD = fileURLToPath(new URL("./child.ts", import.meta.url));
-const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+import { REDIS_URL, startChild, stopChild } from "./processes.js";
 
 /** Webhook acknowledgement times (ms) of diffward and of a plain verify-and-answer receiver. */
 export interface AckFigures {
@@ -81,51 +74,6 @@ export async function ackPhase(rate: number, deliveries: number): Promise<AckFig
   await new Promise<void>((r) => peerServer.close(() => r()));
   await h.close();
   return { rate, deliveries, diffward: dw.out, peer: pr.out, non2xx: dw.bad + pr.bad };
-}
-
-interface Sample {
-  rssBytes: number;
-  cpuUserUs: number;
-  cpuSystemUs: number;
-  at: number;
-}
-
-function startChild(config: unknown): { child: ChildProcess; samples: Sample[]; lines: string[] } {
-  // the configuration goes through a file: 10,000 scan ids overflow the argument list (E2BIG)
-  const file = join(mkdtempSync(join(tmpdir(), "diffward-bench-")), "config.json");
-  writeFileSync(file, JSON.stringify(config));
-  const child = spawn(process.execPath, ["--import", "tsx", CHILD, file], {
-    stdio: ["ignore", "pipe", "inherit"],
-    env: { ...process.env, LOG_LEVEL: "silent" },
-  });
-  const samples: Sample[] = [];
-  const lines: string[] = [];
-  let buf = "";
-  child.stdout!.on("data", (d: Buffer) => {
-    buf += d.toString("utf8");
-    let i: number;
-    while ((i = buf.indexOf("\n")) >= 0) {
-      const line = buf.slice(0, i);
-      buf = buf.slice(i + 1);
-      lines.push(line);
-      try {
-        const s = JSON.parse(line) as Partial<Sample>;
-        if (typeof s.rssBytes === "number") samples.push(s as Sample);
-      } catch {
-        // not a sample line
-      }
-    }
-  });
-  return { child, samples, lines };
-}
-
-async function stopChild(c: ChildProcess): Promise<void> {
-  if (c.exitCode !== null) return;
-  await new Promise<void>((resolve) => {
-    c.once("exit", () => resolve());
-    c.kill("SIGTERM");
-    setTimeout(() => c.kill("SIGKILL"), 10_000).unref();
-  });
 }
 
 /** RSS and CPU of one process over an observation window. */
