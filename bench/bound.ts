@@ -82,3 +82,27 @@ export function idealBound(pulls: readonly BoundInput[], limits: BoundLimits): B
   }
   return { firstFeedbackMs, reportDelayMs };
 }
+
+/**
+ * {@link idealBound} for pull requests of several installations: GitHub's limits are per installation
+ * (docs: "About secondary rate limits"), so each installation's pull requests are simulated on their own
+ * write slots and the per-pull-request figures merged (keys must be unique across installations). Pure.
+ */
+export function idealBoundByInstallation(
+  pulls: readonly (BoundInput & { installationId: number })[],
+  limits: BoundLimits,
+): BoundResult {
+  const groups = new Map<number, BoundInput[]>();
+  for (const p of pulls) {
+    const list = groups.get(p.installationId) ?? [];
+    list.push(p);
+    groups.set(p.installationId, list);
+  }
+  const out: BoundResult = { firstFeedbackMs: new Map(), reportDelayMs: new Map() };
+  for (const group of groups.values()) {
+    const r = idealBound(group, limits);
+    for (const [k, v] of r.firstFeedbackMs) out.firstFeedbackMs.set(k, v);
+    for (const [k, v] of r.reportDelayMs) out.reportDelayMs.set(k, v);
+  }
+  return out;
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { idealBound } from "../../bench/bound.js";
+import { idealBound, idealBoundByInstallation } from "../../bench/bound.js";
 
 const GITHUB = { minGapMs: 1_000, perMinute: 80, perHour: 500 };
 
@@ -35,5 +35,37 @@ describe("the ideal scheduler's bound (bench/bound.ts, issue 15 item 5)", () => 
     const many = Array.from({ length: 501 }, (_, i) => ({ key: `q${i}`, webhookAt: 0 }));
     const h = idealBound(many, { minGapMs: 0, perMinute: 10_000, perHour: 500 });
     expect(h.firstFeedbackMs.get("q500")).toBe(3_600_000);
+  });
+});
+
+describe("the bound over several installations (bench/bound.ts idealBoundByInstallation)", () => {
+  it("gives each installation its own write slots: two installations' webhooks at once both get slot 0", () => {
+    const pulls = [
+      { key: "a", installationId: 1, webhookAt: 0, scanDoneAt: 10_000 },
+      { key: "b", installationId: 2, webhookAt: 0, scanDoneAt: 10_000 },
+      { key: "c", installationId: 1, webhookAt: 0, scanDoneAt: 10_000 },
+    ];
+    const r = idealBoundByInstallation(pulls, GITHUB);
+    expect(r.firstFeedbackMs.get("a")).toBe(0);
+    expect(r.firstFeedbackMs.get("b")).toBe(0);
+    // c shares installation 1 with a: the next slot, 1 s later
+    expect(r.firstFeedbackMs.get("c")).toBe(1_000);
+    // one installation would have put b in the second slot and c in the third
+    const one = idealBound(pulls, GITHUB);
+    expect(one.firstFeedbackMs.get("b")).toBe(1_000);
+    expect(one.firstFeedbackMs.get("c")).toBe(2_000);
+  });
+
+  it("equals idealBound for one installation", () => {
+    const pulls = Array.from({ length: 5 }, (_, i) => ({
+      key: `p${i}`,
+      installationId: 7,
+      webhookAt: i * 300,
+      scanDoneAt: 2_000 + i * 700,
+    }));
+    const merged = idealBoundByInstallation(pulls, GITHUB);
+    const single = idealBound(pulls, GITHUB);
+    expect([...merged.firstFeedbackMs]).toEqual([...single.firstFeedbackMs]);
+    expect([...merged.reportDelayMs]).toEqual([...single.reportDelayMs]);
   });
 });
