@@ -11,6 +11,15 @@ import { ScannerClient } from "../src/scanner/client.js";
 import type { ScanRecord } from "../dev/sandbox/index.js";
 import { FixedIntervalPoller } from "./peer.js";
 import {
+  REDIS_URL,
+  peakRssMb,
+  sampleOwnRss,
+  startChild,
+  stopChild,
+  waitForChildren,
+  type BenchChild,
+} from "./processes.js";
+import {
   flatten,
   percentile,
   seedPulls,
@@ -44,6 +53,11 @@ export interface PipelineOptions {
   withPeer?: boolean;
   /** wait only for these pull requests (keys) instead of all of them */
   waitForKeys?: string[];
+  /**
+   * diffward's queue workers run in this many worker child processes (`bench/child.ts`), the web server,
+   * sandbox and stand-ins staying in this process; 0 (default): workers in this process, as the harness does
+   */
+  workerProcesses?: number;
   log?: (line: string) => void;
 }
 
@@ -62,6 +76,8 @@ export interface SideFigures {
   otherCallsPerScan: Record<string, number>;
   /** 429 answers to this side's own scan reads */
   poll429s: number;
+  /** every 429 answer the service gave this side, by route normalized with `normalizeRoute` of `bench/lib.ts` */
+  service429sByRoute: Record<string, number>;
   /** scan terminal → check run completed, ms */
   reportDelays: number[];
   /** GitHub writes per pull request and the budget 3 + ⌈annotations / 50⌉ + progress updates */
@@ -95,6 +111,19 @@ export interface PipelineResult {
   writeSpanMs: number;
   unfinished: string[];
   openapiViolations: number;
+  /** diffward's GitHub stand-in answers 403 to writes (its secondary rate limit; nothing else answers 403 there) */
+  secondaryRefusals: number;
+  /** diffward's GitHub stand-in answers 429 (only injected faults give them) */
+  github429s: number;
+  /** accepted writes per installation id (the stand-in's counter of content-creating requests) */
+  writesByInstallation: Record<string, number>;
+  /**
+   * Peak RSS per process, MB (2^20 bytes), sampled once a second: `parentPeakRssMb` is this process (diffward's
+   * web server, and its workers when `workerProcesses` is 0, together with the sandbox, the GitHub stand-ins,
+   * the peer and the bench itself); `workerPeakRssMb` one entry per worker child process, `workerBootRssMb`
+   * its first sample (booted, before any webhook: the floor of Node + tsx + diffward's modules).
+   */
+  processes: { parentPeakRssMb: number; workerPeakRssMb: number[]; workerBootRssMb: number[] };
   /** the peer's report delay (scan terminal → its check run completed) for one pull request, ms */
   peerDelayOf?: (key: string) => number | undefined;
 }
@@ -106,10 +135,38 @@ const FINDING = "GET /projects/*/findings/*";
 /** Runs the waves through diffward (and the peer), waits for every report, and measures. */
 export async function runPipeline(opts: PipelineOptions): Promise<PipelineResult> {
   const log = opts.log ?? (() => undefined);
+  const ownRss = sampleOwnRss();
+  const workerProcesses = opts.workerProcesses ?? 0;
   const h: Harness = await startHarness({
     sandbox: { seed: 7, retryAfterSeconds: opts.retryAfterSeconds, scanDurationMs: opts.scanDurationMs },
     ...(opts.github ? { github: opts.github } : {}),
+    workers: workerProcesses === 0,
   });
+  const children: BenchChild[] = [];
+  for (let i = 0; i < workerProcesses; i++)
+    children.push(
+      startChild({
+        mode: "worker",
+        redisUrl: REDIS_URL,
+        prefix: h.prefix,
+        sandboxUrl: h.sandbox.url,
+        githubUrl: h.github.url,
+        firstPollDelayMs: 1000,
+      }),
+    );
+  if (children.length) {
+    try {
+      await waitForChildren(children);
+    } catch (error) {
+      await Promise.all(children.map((c) => stopChild(c.child)));
+      ownRss.stop();
+      await h.close();
+      throw error;
+    }
+    log(
+      `  ${children.length} worker child processes up (pids ${children.map((c) => c.child.pid).join(", ")})`,
+    );
+  }
   const sb = h.sandbox.state;
   sb.setBalance(100_000_000);
   for (const id of opts.extraRepositories ?? []) sb.addRepository({ id, name: id, readiness: "ready" });
@@ -188,15 +245,17 @@ export async function runPipeline(opts: PipelineOptions): Promise<PipelineResult
   // wait for every diffward check run to complete and the peer to report every scan
   const deadline = start + opts.timeoutMs;
   const waited = opts.waitForKeys ? allPulls.filter((p) => opts.waitForKeys!.includes(p.key)) : allPulls;
+  const waitedRepos = [...new Set(waited.map((p) => `${p.owner}/${p.repo}`))];
+  // one pass over each repository's check runs per tick: linear in check runs, not PRs × check runs
   const completedOf = () => {
+    const done = new Set<string>();
+    for (const r of waitedRepos) {
+      const [owner, repo] = r.split("/") as [string, string];
+      for (const c of h.github.state.checkRuns(owner, repo))
+        if (c.status === "completed") done.add(`${r}@${c.headSha}`);
+    }
     let n = 0;
-    for (const p of waited)
-      if (
-        h.github.state
-          .checkRuns(p.owner, p.repo)
-          .some((c) => c.headSha === p.headSha && c.status === "completed")
-      )
-        n += 1;
+    for (const p of waited) if (done.has(`${p.owner}/${p.repo}@${p.headSha}`)) n += 1;
     return n;
   };
   let lastLog = 0;
@@ -228,6 +287,12 @@ export async function runPipeline(opts: PipelineOptions): Promise<PipelineResult
   peer?.stop();
   // let the last annotation batches land
   await sleep(300);
+  await Promise.all(children.map((c) => stopChild(c.child)));
+  const processes = {
+    parentPeakRssMb: ownRss.stop(),
+    workerPeakRssMb: children.map((c) => peakRssMb(c.samples)),
+    workerBootRssMb: children.map((c) => peakRssMb(c.samples.slice(0, 1))),
+  };
 
   // ---------------------------------------------------------------- measure
   const terminal = terminalTimes(sb);
@@ -246,15 +311,31 @@ export async function runPipeline(opts: PipelineOptions): Promise<PipelineResult
     dwCalls.set(k, n - peerN);
   }
   const peer429 = peer ? sum([...peer.records.values()].map((r) => r.poll429s)) : 0;
+  const peer429ByRoute = peer ? flatten(peer.calls, "429") : new Map<string, number>();
+  const dw429ByRoute: Record<string, number> = {};
+  for (const [k, n] of flatten(sb.stats.requests, "429")) {
+    if (k.startsWith("GET /_sandbox") || k.startsWith("POST /_sandbox")) continue;
+    const mine = n - (peer429ByRoute.get(k) ?? 0);
+    if (mine > 0) dw429ByRoute[k] = mine;
+  }
+  const peer429Table: Record<string, number> = {};
+  for (const [k, n] of peer429ByRoute) if (n > 0) peer429Table[k] = n;
 
   // diffward GitHub side
   const writes = writesByPull(h.github, allPulls);
   const accepted = writes.filter((w) => w.status < 400);
   const checkByKey = new Map<string, { completedAt?: number; annotations: number }>();
-  for (const p of allPulls) {
-    const c = h.github.state.checkRuns(p.owner, p.repo).find((x) => x.headSha === p.headSha);
-    checkByKey.set(p.key, { annotations: c?.annotations.length ?? 0 });
-  }
+  const firstRunBySha = (gh: GitHubStandIn) => {
+    const out = new Map<string, { annotations: unknown[] }>();
+    for (const r of new Set(allPulls.map((p) => `${p.owner}/${p.repo}`))) {
+      const [owner, repo] = r.split("/") as [string, string];
+      for (const c of gh.state.checkRuns(owner, repo))
+        if (!out.has(`${r}@${c.headSha}`)) out.set(`${r}@${c.headSha}`, c);
+    }
+    return (p: BenchPull) => out.get(`${p.owner}/${p.repo}@${p.headSha}`);
+  };
+  const dwRunOf = firstRunBySha(h.github);
+  for (const p of allPulls) checkByKey.set(p.key, { annotations: dwRunOf(p)?.annotations.length ?? 0 });
   for (const w of accepted) {
     const pp = perPull.get(w.key);
     if (!pp) continue;
@@ -295,6 +376,7 @@ export async function runPipeline(opts: PipelineOptions): Promise<PipelineResult
     annotationsOf: (p: BenchPull) => number,
     delays: number[],
     poll429s: number,
+    service429sByRoute: Record<string, number>,
     reported: number,
   ): SideFigures => {
     const pollReport = (calls.get(SCAN_READ) ?? 0) + (calls.get(FINDINGS) ?? 0) + (calls.get(FINDING) ?? 0);
@@ -305,13 +387,19 @@ export async function runPipeline(opts: PipelineOptions): Promise<PipelineResult
       if (k === SCAN_READ || k === FINDINGS || k === FINDING || n === 0) continue;
       other[k] = n / Math.max(1, scans.length);
     }
-    const ok = writeRecs.filter((w) => w.status < 400);
+    const okByKey = new Map<string, typeof writeRecs>();
+    for (const w of writeRecs) {
+      if (w.status >= 400) continue;
+      const list = okByKey.get(w.key);
+      if (list) list.push(w);
+      else okByKey.set(w.key, [w]);
+    }
     const wp: number[] = [];
     const budget: number[] = [];
     const prog: number[] = [];
     let over = 0;
     for (const p of allPulls) {
-      const mine = ok.filter((w) => w.key === p.key);
+      const mine = okByKey.get(p.key) ?? [];
       const progress = mine.filter((w) => w.kind === "check-progress").length;
       const b = 3 + Math.ceil(annotationsOf(p) / 50) + progress;
       wp.push(mine.length);
@@ -329,6 +417,7 @@ export async function runPipeline(opts: PipelineOptions): Promise<PipelineResult
       pollRatioMax: ratios.length ? Math.max(...ratios) : Number.NaN,
       otherCallsPerScan: other,
       poll429s,
+      service429sByRoute,
       reportDelays: delays,
       writesPerPull: wp,
       writeBudgetPerPull: budget,
@@ -347,6 +436,7 @@ export async function runPipeline(opts: PipelineOptions): Promise<PipelineResult
     (p) => checkByKey.get(p.key)?.annotations ?? 0,
     dwDelays,
     sb.stats.earlyPoll429s - peer429,
+    dw429ByRoute,
     allPulls.filter((p) => perPull.get(p.key)?.completedAt !== undefined).length,
   );
   let peerFig: SideFigures | undefined;
@@ -364,10 +454,8 @@ export async function runPipeline(opts: PipelineOptions): Promise<PipelineResult
     }
     const pw = writesByPull(peerGh, allPulls);
     const peerAnn = new Map<string, number>();
-    for (const p of allPulls) {
-      const c = peerGh.state.checkRuns(p.owner, p.repo).find((x) => x.headSha === p.headSha);
-      peerAnn.set(p.key, c?.annotations.length ?? 0);
-    }
+    const peerRunOf = firstRunBySha(peerGh);
+    for (const p of allPulls) peerAnn.set(p.key, peerRunOf(p)?.annotations.length ?? 0);
     peerFig = side(
       "peer",
       peerCalls,
@@ -377,12 +465,22 @@ export async function runPipeline(opts: PipelineOptions): Promise<PipelineResult
       (p) => peerAnn.get(p.key) ?? 0,
       peerDelays,
       peer429,
+      peer429Table,
       [...peer.records.values()].filter((r) => r.reportedAt !== undefined).length,
     );
   }
   const okTimes = accepted.map((w) => w.at);
   const unfinished = allPulls.filter((p) => perPull.get(p.key)?.completedAt === undefined).map((p) => p.key);
   const openapiViolations = h.github.violations().length;
+  let secondaryRefusals = 0;
+  let github429s = 0;
+  for (const req of h.github.requests) {
+    if (req.status === 403 && req.method !== "GET") secondaryRefusals += 1;
+    if (req.status === 429) github429s += 1;
+  }
+  const writesByInstallation: Record<string, number> = {};
+  for (const id of new Set(allPulls.map((p) => p.installationId)))
+    writesByInstallation[String(id)] = h.github.writes(id);
   await h.close();
   await peerGh?.close();
   return {
@@ -391,9 +489,15 @@ export async function runPipeline(opts: PipelineOptions): Promise<PipelineResult
     ...(peerFig ? { peer: peerFig } : {}),
     perPull,
     ackMs,
-    writeSpanMs: okTimes.length ? Math.max(...okTimes) - Math.min(...okTimes) : 0,
+    writeSpanMs: okTimes.length
+      ? okTimes.reduce((a, b) => Math.max(a, b)) - okTimes.reduce((a, b) => Math.min(a, b))
+      : 0,
     unfinished,
     openapiViolations,
+    secondaryRefusals,
+    github429s,
+    writesByInstallation,
+    processes,
     peerDelayOf: (key) => peerDelayByKey.get(key),
   };
 }
