@@ -10,6 +10,14 @@
  * `--ack-deliveries N` (default 500 at 100/s; 0 skips), `--github-limits` (adds the 80/min, 500/h
  * content-creation run, with the ideal scheduler's bound of `bench/bound.ts`), `--limits-prs N` (default 30),
  * `--main-timeout S` (default 150), `--seed N` (scan durations, default 1).
+ *
+ * The `--github-limits` run's own flags: `--limits-installations K` (the PRs spread evenly over K
+ * installations, one organization and repository each; default 1), `--limits-scan-min S` / `--limits-scan-max S`
+ * (scan durations uniform in [S_min, S_max] seconds; default 3 / 20), `--limits-retry-after S` (the sandbox's
+ * `Retry-After`, seconds; default 2), `--limits-workers N` (diffward's workers in N child processes with peak
+ * RSS per process; default 0: in this process), `--limits-timeout S` (give up after S seconds; default 1800).
+ * Issue 15's 1,000-PR run: `--limits-prs 1000 --limits-installations 10 --limits-scan-min 20
+ * --limits-scan-max 60 --limits-retry-after 5 --limits-workers 2` (see `docs/benchmarks.md`).
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { z } from "zod";
@@ -17,7 +25,7 @@ import { makePulls, percentile, seeded, sum } from "./lib.js";
 import { runPipeline, type PipelineResult, type SideFigures } from "./pipeline.js";
 import { ackPhase, inflightPhase, throughputPhase } from "./phases.js";
 import { escapeHtml } from "./html.js";
-import { idealBound } from "./bound.js";
+import { idealBoundByInstallation } from "./bound.js";
 import { GITHUB_WRITE_LIMITS } from "../src/queue/write-lane.js";
 
 const Args = z.object({
@@ -30,6 +38,12 @@ const Args = z.object({
   ackDeliveries: z.coerce.number().int().min(0).default(500),
   githubLimits: z.boolean().default(false),
   limitsPrs: z.coerce.number().int().min(1).default(30),
+  limitsInstallations: z.coerce.number().int().min(1).default(1),
+  limitsScanMin: z.coerce.number().min(0).default(3),
+  limitsScanMax: z.coerce.number().min(0).default(20),
+  limitsRetryAfter: z.coerce.number().int().min(1).default(2),
+  limitsWorkers: z.coerce.number().int().min(0).default(0),
+  limitsTimeout: z.coerce.number().int().min(10).default(1800),
   mainTimeout: z.coerce.number().int().min(10).default(150),
   seed: z.coerce.number().int().default(1),
 });
@@ -43,7 +57,14 @@ function parseArgs(argv: string[]): z.infer<typeof Args> {
     if (name === "githubLimits") raw[name] = true;
     else raw[name] = argv[++i];
   }
-  const strict = Args.strict().safeParse(raw);
+  const strict = Args.strict()
+    .refine((a) => a.limitsScanMin <= a.limitsScanMax, {
+      message: "--limits-scan-min must not exceed --limits-scan-max",
+    })
+    .refine((a) => a.limitsInstallations <= a.limitsPrs, {
+      message: "--limits-installations must not exceed --limits-prs",
+    })
+    .safeParse(raw);
   if (!strict.success) {
     console.error(`bench: ${z.prettifyError(strict.error)}`);
     process.exit(2);
@@ -54,8 +75,13 @@ function parseArgs(argv: string[]): z.infer<typeof Args> {
 const args = parseArgs(process.argv.slice(2));
 const RETRY_AFTER = 2;
 const rng = seeded(args.seed);
-/** Scan durations: uniform 3–20 s, drawn per scan from the seeded generator (sandbox `scanDurationMs`). */
-const duration = () => 3000 + Math.round(rng.next() * 17_000);
+/**
+ * Scan durations: uniform `minS`–`maxS` seconds (ms out), drawn per scan from the seeded generator (sandbox
+ * `scanDurationMs`). The default 3–20 s draws the same values as before the range was a flag.
+ */
+const durationIn = (minS: number, maxS: number) => () =>
+  minS * 1000 + Math.round(rng.next() * (maxS - minS) * 1000);
+const duration = durationIn(3, 20);
 const log = (s: string) => console.log(s);
 const fmt = (n: number, d = 2) => (Number.isFinite(n) ? n.toFixed(d) : String(n));
 const s1 = (ms: number) => (Number.isFinite(ms) ? `${(ms / 1000).toFixed(1)} s` : "∞ (unfinished)");
@@ -84,7 +110,7 @@ function delays(side: SideFigures, expected: number): { p50: number; p99: number
   return { p50: percentile(xs, 50), p99: percentile(xs, 99) };
 }
 
-function pipelineRows(group: string, r: PipelineResult, pulls: number) {
+function pipelineRows(group: string, r: PipelineResult, pulls: number, retryAfter = RETRY_AFTER) {
   const d = r.diffward;
   const p = r.peer;
   const ratio = (s: SideFigures) => s.pollReportCalls / Math.max(1, s.pollReportLowerBound);
@@ -132,10 +158,10 @@ function pipelineRows(group: string, r: PipelineResult, pulls: number) {
   rows.push({
     group,
     figure: "scan terminal → check run completed p50 / p99",
-    target: `p99 ≤ ${RETRY_AFTER + 1} s`,
+    target: `p99 ≤ ${retryAfter + 1} s`,
     diffward: `${s1(dd.p50)} / ${s1(dd.p99)}`,
     peer: pd ? `${s1(pd.p50)} / ${s1(pd.p99)}` : "–",
-    met: dd.p99 <= (RETRY_AFTER + 1) * 1000,
+    met: dd.p99 <= (retryAfter + 1) * 1000,
   });
   const wr = (s: SideFigures) => {
     const n = s.writesPerPull.length;
@@ -166,15 +192,24 @@ function serialize(r: PipelineResult) {
 /**
  * The ideal scheduler's bound (`bench/bound.ts`) from the run's own webhook and scan-completion times, next
  * to diffward's first feedback and report delay, with the ratio; target: p99 ≤ 1.2 × bound + (Retry-After +
- * 2 s) (issue 15). Unfinished pull requests count as ∞.
+ * 2 s) (issue 15). Unfinished pull requests count as ∞. GitHub's limits are per installation, so the bound is
+ * simulated for each installation's pull requests (`installationOf`: key → installation id) on its own and
+ * the per-pull-request figures merged before taking percentiles.
  */
-function boundRows(group: string, r: PipelineResult, pulls: number) {
+function boundRows(
+  group: string,
+  r: PipelineResult,
+  pulls: number,
+  installationOf: (key: string) => number,
+  retryAfter = RETRY_AFTER,
+) {
   const inputs = [...r.perPull].map(([key, pp]) => ({
     key,
+    installationId: installationOf(key),
     webhookAt: pp.sentAt,
     ...(pp.scanDoneAt !== undefined ? { scanDoneAt: pp.scanDoneAt } : {}),
   }));
-  const bound = idealBound(inputs, GITHUB_WRITE_LIMITS);
+  const bound = idealBoundByInstallation(inputs, GITHUB_WRITE_LIMITS);
   const pad = (xs: number[]) => [...xs, ...Array(Math.max(0, pulls - xs.length)).fill(Infinity)];
   const of = (
     pick: (pp: PipelineResult["perPull"] extends Map<string, infer V> ? V : never) => number | undefined,
@@ -191,7 +226,7 @@ function boundRows(group: string, r: PipelineResult, pulls: number) {
       bd: pad([...bound.reportDelayMs.values()]),
     },
   ];
-  const slackMs = (RETRY_AFTER + 2) * 1000;
+  const slackMs = (retryAfter + 2) * 1000;
   for (const f of figures) {
     const dw = { p50: percentile(f.dw, 50), p99: percentile(f.dw, 99) };
     const bd = { p50: percentile(f.bd, 50), p99: percentile(f.bd, 99) };
@@ -199,7 +234,7 @@ function boundRows(group: string, r: PipelineResult, pulls: number) {
     rows.push({
       group,
       figure: f.figure,
-      target: `p99 ≤ 1.2 × bound + ${RETRY_AFTER + 2} s`,
+      target: `p99 ≤ 1.2 × bound + ${retryAfter + 2} s`,
       diffward: `${s1(dw.p50)} / ${s1(dw.p99)}; bound ${s1(bd.p50)} / ${s1(bd.p99)}; p99 ratio ${fmt(dw.p99 / Math.max(1, bd.p99))}, limit ${s1(limit)}`,
       peer: "–",
       met: dw.p99 <= limit,
@@ -341,17 +376,33 @@ async function main() {
 
   // 6. GitHub's content-creation limits
   if (args.githubLimits) {
+    const k = args.limitsInstallations;
+    const ra = args.limitsRetryAfter;
     log(
-      `\n[github-limits] ${args.limitsPrs} PRs, stand-in enforcing 80 writes/min and 500/h per installation`,
+      `\n[github-limits] ${args.limitsPrs} PRs over ${k} installation(s), stand-in enforcing 80 writes/min and 500/h per installation; scans ${args.limitsScanMin}–${args.limitsScanMax} s; Retry-After ${ra} s; workers ${args.limitsWorkers === 0 ? "in-process" : `in ${args.limitsWorkers} child processes`}`,
     );
+    // one installation: today's organization (index 5); several: organizations `limited-1…K` at indexes
+    // 200 + i (installation ids 1200 + i), clear of the other phases' indexes (1–3, 70–99)
+    const pulls =
+      k === 1
+        ? makePulls("limited", 5, args.limitsPrs)
+        : Array.from({ length: k }, (_, i) =>
+            makePulls(
+              `limited-${i + 1}`,
+              200 + i,
+              Math.floor(args.limitsPrs / k) + (i < args.limitsPrs % k ? 1 : 0),
+            ),
+          ).flat();
+    const installationByKey = new Map(pulls.map((p) => [p.key, p.installationId]));
     const lim = await runPipeline({
-      waves: [{ pulls: makePulls("limited", 5, args.limitsPrs), atMs: 0 }],
-      scanDurationMs: duration,
-      retryAfterSeconds: RETRY_AFTER,
+      waves: [{ pulls, atMs: 0 }],
+      scanDurationMs: durationIn(args.limitsScanMin, args.limitsScanMax),
+      retryAfterSeconds: ra,
       peerIntervalMs: 5000,
-      timeoutMs: 900_000,
+      timeoutMs: args.limitsTimeout * 1000,
       github: { limits: { contentCreation: { perMinute: 80, perHour: 500 } } },
       withPeer: false,
+      workerProcesses: args.limitsWorkers,
       log,
     });
     const lost = args.limitsPrs - lim.diffward.reported;
@@ -371,9 +422,72 @@ async function main() {
       peer: "–",
       met: lost === 0,
     });
-    boundRows("github-limits", lim, args.limitsPrs);
-    pipelineRows("github-limits", lim, args.limitsPrs);
+    rows.push({
+      group: "github-limits",
+      figure: "secondary-limit refusals (stand-in 403s) / GitHub 429s",
+      target: "0 / 0",
+      diffward: `${lim.secondaryRefusals} / ${lim.github429s}`,
+      peer: "–",
+      met: lim.secondaryRefusals === 0 && lim.github429s === 0,
+    });
+    const service429s =
+      Object.entries(lim.diffward.service429sByRoute)
+        .map(([route, n]) => `${route} ${n}`)
+        .join("; ") || "none";
+    rows.push({
+      group: "github-limits",
+      figure: "all 429s the service gave diffward, by route (early-poll 429s are self-caused)",
+      target: "0 self-caused",
+      diffward: `${service429s}; early-poll ${lim.diffward.poll429s}`,
+      peer: "–",
+      met: lim.diffward.poll429s === 0,
+    });
+    const perInstallation = Object.values(lim.writesByInstallation);
+    rows.push({
+      group: "github-limits",
+      figure: `accepted writes per installation (${k}) min / max`,
+      target: "≤ 500 (GitHub's hourly budget)",
+      diffward: `${Math.min(...perInstallation)} / ${Math.max(...perInstallation)}`,
+      peer: "–",
+      met: null,
+    });
+    const pr = lim.processes;
+    const mb = (x: number) => `${fmt(x, 0)} MB`;
+    const workersMax = Math.max(0, ...pr.workerPeakRssMb);
+    rows.push({
+      group: "github-limits",
+      figure:
+        pr.workerPeakRssMb.length > 0
+          ? `peak RSS per process: ${pr.workerPeakRssMb.length} worker processes; parent (diffward web server + sandbox + GitHub stand-in + bench)`
+          : "peak RSS: one process (diffward web server and workers + sandbox + GitHub stand-in + bench)",
+      target: "< 300 MB per process",
+      diffward:
+        pr.workerPeakRssMb.length > 0
+          ? `workers ${pr.workerPeakRssMb.map(mb).join(", ")} (at boot ${pr.workerBootRssMb.map(mb).join(", ")}); parent ${mb(pr.parentPeakRssMb)} (holds the stand-ins)`
+          : `${mb(pr.parentPeakRssMb)} (includes the stand-ins)`,
+      peer: "–",
+      // with worker processes the verdict is theirs: the parent's figure includes the sandbox and stand-in
+      met: pr.workerPeakRssMb.length > 0 ? workersMax < 300 : pr.parentPeakRssMb < 300,
+    });
+    boundRows("github-limits", lim, args.limitsPrs, (key) => installationByKey.get(key) ?? 0, ra);
+    pipelineRows("github-limits", lim, args.limitsPrs, ra);
     json.githubLimits = serialize(lim);
+    json.githubLimitsSummary = {
+      pulls: args.limitsPrs,
+      installations: k,
+      scanSeconds: [args.limitsScanMin, args.limitsScanMax],
+      retryAfterSeconds: ra,
+      workerProcesses: args.limitsWorkers,
+      reported: lim.diffward.reported,
+      wallMs: lim.wallMs,
+      secondaryRefusals: lim.secondaryRefusals,
+      github429s: lim.github429s,
+      serviceEarlyPoll429s: lim.diffward.poll429s,
+      service429sByRoute: lim.diffward.service429sByRoute,
+      writesPerPullMean: sum(lim.diffward.writesPerPull) / Math.max(1, lim.diffward.writesPerPull.length),
+      writesByInstallation: lim.writesByInstallation,
+      processes: lim.processes,
+    };
   }
 
   json.rows = rows;
