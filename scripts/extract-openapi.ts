@@ -31,6 +31,7 @@ export const OPERATIONS: ReadonlyArray<readonly [string, string]> = [
   ["GET", "/repos/{owner}/{repo}/check-runs/{check_run_id}"],
   ["GET", "/repos/{owner}/{repo}/commits/{ref}/check-runs"],
   ["GET", "/repos/{owner}/{repo}/compare/{basehead}"],
+  ["GET", "/repos/{owner}/{repo}/git/matching-refs/{ref}"],
   ["GET", "/repos/{owner}/{repo}/pulls"],
   ["GET", "/repos/{owner}/{repo}/pulls/{pull_number}"],
   ["GET", "/repos/{owner}/{repo}/pulls/{pull_number}/files"],

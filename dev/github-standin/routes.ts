@@ -422,6 +422,35 @@ const repos: Record<string, Handler> = {
     };
   },
 
+  /**
+   * GitHub REST "List matching references" (`git/list-matching-refs`): the refs that start with
+   * `refs/<ref>` (`heads/<branch>` for branches), sorted by name, as an array of `git-ref` objects
+   * (`ref`, `node_id`, `url`, `object: { type, sha, url }`); an empty array when none match. The stand-in
+   * knows two kinds of branch: each open pull request's head branch and each merge group's
+   * `gh-readonly-queue/…` branch, which GitHub deletes when the group is destroyed (merged, dequeued,
+   * invalidated).
+   */
+  "git/list-matching-refs": (ctx) => {
+    const repo = repoOf(ctx);
+    const prefix = `refs/${ctx.params["ref"] ?? ""}`;
+    const refs = new Map<string, string>();
+    for (const p of ctx.state.pullRequests(repo.owner, repo.name))
+      if (p.state === "open") refs.set(`refs/heads/${p.head.ref}`, p.head.sha);
+    for (const g of ctx.state.mergeGroups(repo.owner, repo.name))
+      if (g.destroyed === undefined) refs.set(g.headRef, g.headSha);
+    const api = `${ctx.apiBase}/repos/${repo.owner}/${repo.name}/git`;
+    const body = [...refs]
+      .filter(([ref]) => ref.startsWith(prefix))
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([ref, sha]) => ({
+        ref,
+        node_id: `REF_${Buffer.from(`${repo.id}:${ref}`).toString("base64url")}`,
+        url: `${api}/${ref}`,
+        object: { type: "commit", sha, url: `${api}/commits/${sha}` },
+      }));
+    return { status: 200, body };
+  },
+
   "repos/compare-commits-with-basehead": (ctx) => {
     const repo = repoOf(ctx);
     const [base, head] = (ctx.params["basehead"] ?? "").split("...");

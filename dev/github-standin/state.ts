@@ -478,6 +478,11 @@ export class StandInState {
     return this.repos.get(key(owner, repo))?.mergeGroups.find((g) => g.headSha === headSha);
   }
 
+  /** The repository's merge groups, destroyed ones included, in the order they were added. */
+  mergeGroups(owner: string, repo: string): MergeGroup[] {
+    return [...(this.repos.get(key(owner, repo))?.mergeGroups ?? [])];
+  }
+
   /** Marks a merge group destroyed. @throws StandInStateError when there is no such group. */
   destroyMergeGroup(
     owner: string,

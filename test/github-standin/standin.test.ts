@@ -677,4 +677,45 @@ describe("merge groups", () => {
       }),
     ).toThrow(/unknown pull request/);
   });
+
+  it("lists a merge group's branch under matching-refs (GitHub's git-ref shape) until the group is destroyed", async () => {
+    const group = sb.state.addMergeGroup({
+      owner: "octo-org",
+      repo: "app",
+      pullNumber: 7,
+      headSha: GROUP_HEAD,
+      baseSha: BASE,
+    });
+    // Octokit sends the ref with its slashes encoded, as it does against GitHub
+    const listed = await gh.git.listMatchingRefs({
+      owner: "octo-org",
+      repo: "app",
+      ref: "heads/gh-readonly-queue/",
+    });
+    expect(listed.data).toEqual([
+      {
+        ref: group.headRef,
+        node_id: expect.any(String),
+        url: expect.stringContaining(`/repos/octo-org/app/git/${group.headRef}`),
+        object: {
+          type: "commit",
+          sha: GROUP_HEAD,
+          url: expect.stringContaining(`/git/commits/${GROUP_HEAD}`),
+        },
+      },
+    ]);
+    // a prefix matches branch heads too (the pull request's own branch)
+    const heads = await gh.git.listMatchingRefs({ owner: "octo-org", repo: "app", ref: "heads/" });
+    expect(heads.data.map((r) => r.ref)).toContain(group.headRef);
+    expect(heads.data.length).toBeGreaterThan(1);
+
+    sb.state.destroyMergeGroup("octo-org", "app", GROUP_HEAD, "merged");
+    const after = await gh.git.listMatchingRefs({
+      owner: "octo-org",
+      repo: "app",
+      ref: "heads/gh-readonly-queue/",
+    });
+    expect(after.data).toEqual([]);
+    expect(sb.violations()).toEqual([]);
+  });
 });
