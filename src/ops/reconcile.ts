@@ -3,10 +3,12 @@ import type { ProbotOctokit } from "probot";
 import { effectiveDisclosure } from "../config/repo-config.js";
 import { listCheckRunsForRef } from "../github/checks.js";
 import { getMergeBase, listOpenPulls } from "../github/pulls.js";
+import { MERGE_QUEUE_REF_PREFIX, listMatchingRefs, type GitRef } from "../github/refs.js";
 import type { InstallationOctokit } from "../github/types.js";
 import { loadRepoConfig } from "../queue/config-loader.js";
 import type { PollJobData } from "../queue/jobs/types.js";
-import { JOB, jobId, launchKey, pullKey } from "../queue/names.js";
+import { parseMergeGroupRef } from "../domain/merge-group.js";
+import { JOB, groupKey, jobId, launchKey, pullKey } from "../queue/names.js";
 import type { Runtime } from "../queue/runtime.js";
 import { LockBusyError } from "../queue/state.js";
 
@@ -18,6 +20,8 @@ export interface ReconcileSummary {
   installations: number;
   repositories: number;
   pulls: number;
+  /** merge groups found in a merge queue (GitHub's `gh-readonly-queue/…` branches that exist now) */
+  mergeGroups: number;
   /** in-flight scans whose poll job was recreated (or a failed one retried) */
   resumed: string[];
   /** in-flight scans whose poll job was still there: nothing done */
@@ -72,6 +76,8 @@ export function reconcileProcessor(deps: ReconcileDeps) {
  *   again: "never pay twice"), the scan link and the `poll-<scanId>` job are recreated. The BullMQ job id
  *   dedupes, so two reconciliations racing add one job. Nothing is sent to the service here: the poll job
  *   reads the scan after `firstPollDelayMs` and honours its `Retry-After` from then on.
+ * Merge groups (issue 13) the same way, from each of the repository's merge-queue branches that exist now
+ * ({@link reconcileMergeGroups}).
  * A check run without `external_id` (a launch that never got its scan id written back) is left alone: the
  * launch may or may not have reached the service, and only the launch job's scan-list lookup can tell.
  * `launchedAt` restarts at reconciliation, so `scanTimeoutMinutes` counts from then.
@@ -82,6 +88,7 @@ export async function reconcile(rt: Runtime, deps: ReconcileDeps): Promise<Recon
     installations: 0,
     repositories: 0,
     pulls: 0,
+    mergeGroups: 0,
     resumed: [],
     alreadyFollowed: [],
     errors: 0,
@@ -126,6 +133,7 @@ export async function reconcile(rt: Runtime, deps: ReconcileDeps): Promise<Recon
       installations: summary.installations,
       repositories: summary.repositories,
       pulls: summary.pulls,
+      mergeGroups: summary.mergeGroups,
       resumed: summary.resumed.length,
       alreadyFollowed: summary.alreadyFollowed.length,
       errors: summary.errors,
@@ -135,22 +143,35 @@ export async function reconcile(rt: Runtime, deps: ReconcileDeps): Promise<Recon
   return summary;
 }
 
+/** The repository part of a poll job's data (what reconciliation knows before it looks at a scan). */
+type RepoPart = Omit<
+  PollJobData,
+  | "pullNumber"
+  | "headSha"
+  | "mergeBase"
+  | "checkRunId"
+  | "scanId"
+  | "projectId"
+  | "presetRef"
+  | "config"
+  | "launchedAt"
+>;
+
 async function reconcileRepository(
   rt: Runtime,
   octokit: InstallationOctokit,
   summary: ReconcileSummary,
-  r: Omit<
-    PollJobData,
-    | "pullNumber"
-    | "headSha"
-    | "mergeBase"
-    | "checkRunId"
-    | "scanId"
-    | "projectId"
-    | "presetRef"
-    | "config"
-    | "launchedAt"
-  >,
+  r: RepoPart,
+): Promise<void> {
+  await reconcilePulls(rt, octokit, summary, r);
+  await reconcileMergeGroups(rt, octokit, summary, r);
+}
+
+async function reconcilePulls(
+  rt: Runtime,
+  octokit: InstallationOctokit,
+  summary: ReconcileSummary,
+  r: RepoPart,
 ): Promise<void> {
   const pulls = await listOpenPulls(octokit, r);
   if (pulls.length === 0) return;
@@ -175,15 +196,8 @@ async function reconcileRepository(
     }
 
     if (!config) {
-      const loaded = await loadRepoConfig(octokit, r.owner, r.repo);
-      if (loaded.kind !== "ok") {
-        plog.warn({ config: loaded.kind }, "reconcile: repository config unusable, scan not resumed");
-        return;
-      }
-      config = {
-        ...loaded.config,
-        disclosure: effectiveDisclosure(loaded.config, { private: r.repoPrivate }),
-      };
+      config = await effectiveConfig(octokit, r, plog);
+      if (!config) return;
     }
     const tenant = await rt.scanner.forAccount(r.accountLogin);
     if (!tenant) {
@@ -259,6 +273,148 @@ async function reconcileRepository(
     }
     summary.resumed.push(scanId);
     plog.info({ checkRunId: run.id }, "reconcile: in-flight scan resumed");
+  }
+}
+
+/**
+ * The repository's `.github/diffward.yml` with its effective disclosure, as a poll job carries it.
+ * @returns `undefined` (logged) when the file is absent or invalid: nothing of the repository is resumed.
+ */
+async function effectiveConfig(
+  octokit: InstallationOctokit,
+  r: RepoPart,
+  log: Runtime["log"],
+): Promise<PollJobData["config"] | undefined> {
+  const loaded = await loadRepoConfig(octokit, r.owner, r.repo);
+  if (loaded.kind !== "ok") {
+    log.warn({ config: loaded.kind }, "reconcile: repository config unusable, scan not resumed");
+    return undefined;
+  }
+  return { ...loaded.config, disclosure: effectiveDisclosure(loaded.config, { private: r.repoPrivate }) };
+}
+
+/**
+ * Rebuilds the in-flight scans of the repository's merge groups (issue 13) after diffward's Redis state was
+ * lost. The groups are the merge-queue branches that exist now (GitHub REST "List matching references",
+ * `heads/gh-readonly-queue/`): GitHub deletes a group's branch when the group is destroyed, so a group that
+ * is gone is never resumed, however long its check run stays unfinished. For each branch whose name parses
+ * ({@link parseMergeGroupRef}: base branch and pull request number) and diffward's check run on the branch's
+ * commit that is not `completed` and carries a scan id in `external_id`:
+ * - when the `poll-<scanId>` job still exists, nothing is done (a failed one is retried);
+ * - when diffward's state marks the group destroyed (its `destroyed` event came after the loss) or following
+ *   another scan, nothing is done;
+ * - otherwise the group's state (check run, scan, the pull request named by the ref), the scan link
+ *   (`mergeGroup`, so an uninstall cancels it) and the `poll-<scanId>` job, with a `merge-group` target, are
+ *   recreated; the poll job reports on the group's check run (`reportGroupScan`, `src/queue/jobs/report-group.ts`).
+ * Assumptions, since GitHub's REST API does not give a merge group's `base_sha`: the poll job's `mergeBase`
+ * is `null` and its target has no `baseSha` (neither polling nor the group's report reads them; the scan
+ * itself keeps its `baseCommit`), and the group's state gets no launch key. A redelivered `checks_requested`
+ * still launches nothing: a group whose state holds a scan is handled (`processMergeGroup`, `src/queue/jobs/merge-group.ts`).
+ * `head_ref` is the branch's full ref, as in the `merge_group` event.
+ */
+async function reconcileMergeGroups(
+  rt: Runtime,
+  octokit: InstallationOctokit,
+  summary: ReconcileSummary,
+  r: RepoPart,
+): Promise<void> {
+  let refs: GitRef[];
+  try {
+    refs = await listMatchingRefs(octokit, r, MERGE_QUEUE_REF_PREFIX);
+  } catch (error) {
+    // "List matching references" answers 409 for an empty repository: no branch, no merge group.
+    if ((error as { status?: number }).status === 409) return;
+    throw error;
+  }
+  let config: PollJobData["config"] | undefined;
+  for (const gitRef of refs) {
+    const ref = parseMergeGroupRef(gitRef.ref);
+    if (!ref || gitRef.type !== "commit") continue;
+    summary.mergeGroups += 1;
+    const headSha = gitRef.sha;
+    const runs = await listCheckRunsForRef(octokit, r, headSha);
+    const run = runs.find((c) => c.status !== "completed" && c.externalId && c.headSha === headSha);
+    if (!run?.externalId) continue;
+    const scanId = run.externalId;
+    const key = groupKey(r.owner, r.repo, headSha);
+    const glog = rt.log.child({ installation: r.installationId, group: key, scanId });
+
+    const existing = await rt.queues.scans.getJob(jobId("poll", scanId));
+    if (existing) {
+      if ((await existing.getState()) === "failed") {
+        await existing.retry("failed");
+        summary.resumed.push(scanId);
+        glog.warn("reconcile: failed poll job of a merge group retried");
+      } else summary.alreadyFollowed.push(scanId);
+      continue;
+    }
+
+    if (!config) {
+      config = await effectiveConfig(octokit, r, glog);
+      if (!config) return;
+    }
+    const tenant = await rt.scanner.forAccount(r.accountLogin);
+    if (!tenant) {
+      glog.warn("reconcile: no scanner token for the account, merge group scan not resumed");
+      continue;
+    }
+    const data: PollJobData = {
+      ...r,
+      pullNumber: ref.pullNumber,
+      target: { kind: "merge-group", headRef: gitRef.ref },
+      headSha,
+      mergeBase: null,
+      checkRunId: run.id,
+      scanId,
+      projectId: tenant.projectId,
+      presetRef: config.preset ?? rt.settings.defaultPreset,
+      ...(config.creditBudget !== undefined ? { creditBudget: config.creditBudget } : {}),
+      config,
+      launchedAt: rt.now(),
+    };
+    const outcome = await withLockWaiting(rt, key, async () => {
+      if (await rt.queues.scans.getJob(jobId("poll", scanId))) return "followed" as const; // added meanwhile
+      const prev = await rt.state.getGroup(key);
+      if (prev?.destroyed) return "destroyed" as const;
+      if (prev?.scanId !== undefined && prev.scanId !== scanId) return "other-scan" as const;
+      await rt.state.setGroup(key, {
+        ...prev,
+        installationId: r.installationId,
+        owner: r.owner,
+        repo: r.repo,
+        headSha,
+        pullNumber: ref.pullNumber,
+        checkRunId: run.id,
+        scanId,
+        projectId: tenant.projectId,
+      });
+      await rt.state.linkScan({
+        scanId,
+        projectId: tenant.projectId,
+        installationId: r.installationId,
+        accountLogin: r.accountLogin,
+        owner: r.owner,
+        repo: r.repo,
+        pullNumber: ref.pullNumber,
+        headSha,
+        checkRunId: run.id,
+        mergeGroup: true,
+      });
+      await rt.queues.scans.add(JOB.poll, data, {
+        jobId: jobId("poll", scanId),
+        delay: rt.settings.firstPollDelayMs,
+        attempts: 10,
+        backoff: { type: "exponential", delay: 1_000, jitter: 0.5 },
+        removeOnComplete: { age: 24 * 3600, count: 10_000 },
+        removeOnFail: { age: 7 * 24 * 3600 },
+      });
+      return "resumed" as const;
+    });
+    if (outcome === "followed") summary.alreadyFollowed.push(scanId);
+    else if (outcome === "resumed") {
+      summary.resumed.push(scanId);
+      glog.info({ checkRunId: run.id }, "reconcile: in-flight merge group scan resumed");
+    } else glog.info({ why: outcome }, "reconcile: merge group scan not resumed");
   }
 }
 

@@ -1,25 +1,7 @@
-import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import { expectExactlyOnce, openPull, waitCompleted } from "../faults/helpers.js";
-
-const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
-
-async function flushPrefix(prefix: string): Promise<number> {
-  const r = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
-  let deleted = 0;
-  try {
-    let cursor = "0";
-    do {
-      const [next, keys] = await r.scan(cursor, "MATCH", `${prefix}:*`, "COUNT", 1000);
-      cursor = next;
-      if (keys.length) deleted += await r.del(...keys);
-    } while (cursor !== "0");
-  } finally {
-    r.disconnect();
-  }
-  return deleted;
-}
+import { flushPrefix } from "../support/flush.js";
 
 describe("reconciliation after a Redis flush (issue 6 item 3)", () => {
   let h: Harness;

@@ -103,7 +103,8 @@ export async function processMergeGroup(
       log.info("merge group already destroyed: nothing done");
       return "destroyed";
     }
-    if (prev?.checkRunId && (prev.concluded || prev.launchKey)) {
+    // a scan id without a launch key: the state was rebuilt by reconciliation (src/ops/reconcile.ts)
+    if (prev?.checkRunId && (prev.concluded || prev.launchKey || prev.scanId)) {
       log.info("merge group already handled: duplicate delivery ignored");
       return "duplicate-delivery";
     }

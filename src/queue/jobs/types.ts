@@ -38,8 +38,12 @@ export type ScanTarget =
       kind: "merge-group";
       /** `merge_group.head_ref` */
       headRef: string;
-      /** `merge_group.base_sha`, the scan's `baseCommit` */
-      baseSha: string;
+      /**
+       * `merge_group.base_sha`, the scan's `baseCommit`; absent in a poll job rebuilt by reconciliation
+       * (`src/ops/reconcile.ts`: GitHub's REST API does not give a merge group's base; polling and the
+       * group's report do not read it)
+       */
+      baseSha?: string;
     };
 
 /** A `pull_request` event to act on (job `pull-request`, queue `diffward-events`). */

@@ -1,0 +1,149 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startHarness, type Harness } from "../../dev/harness/harness.js";
+import { mergeGroupPayload } from "../../dev/github-standin/index.js";
+import { demoConfig } from "../../dev/harness/demo-repo.js";
+import { jobId } from "../../src/queue/names.js";
+import { checkRuns, completedRun, launchedScan, openPull, sha } from "../support/pr.js";
+import { flushPrefix } from "../support/flush.js";
+
+/** Launch requests the sandbox answered, whatever their status (`POST /projects/{projectId}/scans`). */
+function launchRequests(h: Harness): number {
+  const counts = h.sandbox.state.stats.requests["POST /projects/:projectId/scans"] ?? {};
+  return Object.values(counts).reduce((a, b) => a + b, 0);
+}
+
+/** A pull request (not sent) of a `mergeQueue: scan` repository and its merge group on `groupHead`. */
+async function scanningGroup(
+  h: Harness,
+  o: { repo: string; prHead: string; groupHead: string; groupBase: string; config?: string },
+) {
+  const pr = await openPull(h, {
+    head: o.prHead,
+    repo: o.repo,
+    config: o.config ?? demoConfig("mergeQueue: scan"),
+    send: false,
+  });
+  const group = h.github.state.addMergeGroup({
+    owner: pr.owner,
+    repo: pr.repo,
+    pullNumber: pr.number,
+    headSha: o.groupHead,
+    baseSha: o.groupBase,
+    // the group's own head in the branch name, so two groups of one pull request have two branches
+    headRef: `refs/heads/gh-readonly-queue/main/pr-${pr.number}-${o.groupHead}`,
+  });
+  return { pr, group };
+}
+
+/** Waits for the group's check run to show its scan id (the scan is in flight and GitHub knows it). */
+async function runWithScan(h: Harness, owner: string, repo: string, head: string) {
+  return h.waitFor(
+    () => checkRuns(h, owner, repo, head).find((c) => c.externalId && c.status !== "completed"),
+    20_000,
+    `in-flight check run with a scan id on ${head.slice(0, 7)}`,
+  );
+}
+
+describe("merge queue: reconciliation rebuilds in-flight merge group scans after Redis is lost", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ sandbox: { scenario: "demo", scanDurationMs: 6_000, retryAfterSeconds: 1 } });
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it("flush mid-scan, reconcile: the group's check completes with the scan's results, launched once, a redelivery launches nothing", async () => {
+    const { pr, group } = await scanningGroup(h, {
+      repo: "mq-reconcile",
+      prHead: sha(0x1401),
+      groupHead: sha(0x1402),
+      groupBase: sha(0x1400),
+    });
+    const payload = mergeGroupPayload(h.github.state, group, "checks_requested");
+    expect((await h.send("merge_group", payload)).status).toBe(200);
+    const scanId = await launchedScan(h, group.headSha, 15_000);
+    const running = await runWithScan(h, pr.owner, pr.repo, group.headSha);
+    expect(running.externalId).toBe(scanId);
+    expect(launchRequests(h)).toBe(1);
+
+    const key = `${pr.owner}/${pr.repo}@${group.headSha}`;
+    expect(await flushPrefix(h.prefix)).toBeGreaterThan(0);
+    expect(await h.booted.rt.state.getGroup(key)).toBeUndefined();
+    expect(await h.booted.rt.queues.scans.getJob(jobId("poll", scanId))).toBeUndefined();
+
+    // Two reconciliations racing: one poll job (BullMQ job id `poll-<scanId>`).
+    const [a, b] = await Promise.all([h.booted.reconcile(), h.booted.reconcile()]);
+    expect(a.mergeGroups).toBe(1);
+    expect([...a.resumed, ...a.alreadyFollowed]).toEqual([scanId]);
+    expect([...b.resumed, ...b.alreadyFollowed]).toEqual([scanId]);
+    expect([...a.resumed, ...b.resumed]).toEqual([scanId]);
+    expect(a.errors + b.errors).toBe(0);
+    expect(await h.booted.rt.state.getGroup(key)).toMatchObject({
+      checkRunId: running.id,
+      scanId,
+      pullNumber: pr.number,
+    });
+
+    // GitHub redelivers checks_requested (a new delivery id): the rebuilt state says the group is handled.
+    expect((await h.send("merge_group", payload)).status).toBe(200);
+
+    const run = await completedRun(h, pr.owner, pr.repo, group.headSha, 30_000);
+    expect(run.id).toBe(running.id);
+    expect(run.externalId).toBe(scanId);
+    expect(run.conclusion).toBe("failure"); // the demo scenario's confirmed critical finding
+    expect(run.output.summary).toContain("Merge group");
+    expect(run.output.summary).toContain(`#${pr.number}`);
+    expect(run.annotations.length).toBeGreaterThan(0);
+    expect(h.sandbox.state.scans.get(scanId)!.final?.status).toBe("COMPLETED");
+
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(launchRequests(h)).toBe(1);
+    expect(checkRuns(h, pr.owner, pr.repo, group.headSha)).toHaveLength(1);
+    expect(h.github.state.reviews(pr.owner, pr.repo)).toEqual([]);
+    expect(h.github.violations()).toEqual([]);
+
+    // A later reconciliation finds nothing in flight.
+    const after = await h.booted.reconcile();
+    expect(after.resumed).toEqual([]);
+    expect(after.alreadyFollowed).toEqual([]);
+  });
+
+  it("only groups still in their queue are resumed: a group whose branch GitHub deleted is not followed again", async () => {
+    const live = await scanningGroup(h, {
+      repo: "mq-reconcile-gone",
+      prHead: sha(0x1411),
+      groupHead: sha(0x1412),
+      groupBase: sha(0x1410),
+    });
+    const gone = h.github.state.addMergeGroup({
+      owner: live.pr.owner,
+      repo: live.pr.repo,
+      pullNumber: live.pr.number,
+      headSha: sha(0x1413),
+      baseSha: sha(0x1410),
+      headRef: `refs/heads/gh-readonly-queue/main/pr-${live.pr.number}-${sha(0x1413)}`,
+    });
+    const { owner, repo } = live.pr;
+    await h.send("merge_group", mergeGroupPayload(h.github.state, live.group, "checks_requested"));
+    await h.send("merge_group", mergeGroupPayload(h.github.state, gone, "checks_requested"));
+    const liveScan = (await runWithScan(h, owner, repo, live.group.headSha)).externalId!;
+    const goneScan = (await runWithScan(h, owner, repo, gone.headSha)).externalId!;
+
+    await flushPrefix(h.prefix);
+    // the group left the queue while diffward's state was lost: GitHub deleted its branch
+    h.github.state.destroyMergeGroup(owner, repo, gone.headSha, "dequeued");
+
+    const summary = await h.booted.reconcile();
+    expect(summary.resumed).toEqual([liveScan]);
+    expect(summary.alreadyFollowed).toEqual([]);
+    expect(await h.booted.rt.queues.scans.getJob(jobId("poll", goneScan))).toBeUndefined();
+    expect(await h.booted.rt.state.getGroup(`${owner}/${repo}@${gone.headSha}`)).toBeUndefined();
+
+    const run = await completedRun(h, owner, repo, live.group.headSha, 30_000);
+    expect(run.externalId).toBe(liveScan);
+    // and again: the gone group is still not resumed
+    expect((await h.booted.reconcile()).resumed).toEqual([]);
+    expect(await h.booted.rt.queues.scans.getJob(jobId("poll", goneScan))).toBeUndefined();
+  });
+});
