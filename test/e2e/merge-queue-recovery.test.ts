@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import { mergeGroupPayload } from "../../dev/github-standin/index.js";
 import { demoConfig } from "../../dev/harness/demo-repo.js";
+import { capLedgerOf } from "../../src/queue/cap-ledger.js";
 import { jobId } from "../../src/queue/names.js";
 import { checkRuns, completedRun, launchedScan, openPull, sha } from "../support/pr.js";
 import { flushPrefix } from "../support/flush.js";
@@ -145,5 +146,65 @@ describe("merge queue: reconciliation rebuilds in-flight merge group scans after
     // and again: the gone group is still not resumed
     expect((await h.booted.reconcile()).resumed).toEqual([]);
     expect(await h.booted.rt.queues.scans.getJob(jobId("poll", goneScan))).toBeUndefined();
+  });
+});
+
+describe("merge queue: a group scan reported before its settlement", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({
+      sandbox: { scenario: "demo", scanDurationMs: 1_500, retryAfterSeconds: 1, settlementDelayMs: 6_000 },
+      settings: { settleDelayMs: 1_000 },
+    });
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it("creditCap.monthly's ledger counts the budget at report time and the actual spend once it settles", async () => {
+    h.sandbox.state.addRepository({ id: "repo_mq_settle", readiness: "ready" });
+    const config = demoConfig("mergeQueue: scan\ncreditCap:\n  monthly: 500").replace(
+      "repo_demo",
+      "repo_mq_settle",
+    );
+    const { pr, group } = await scanningGroup(h, {
+      repo: "mq-settle",
+      prHead: sha(0x1421),
+      groupHead: sha(0x1422),
+      groupBase: sha(0x1420),
+      config,
+    });
+    await h.send("merge_group", mergeGroupPayload(h.github.state, group, "checks_requested"));
+    const run = await completedRun(h, pr.owner, pr.repo, group.headSha, 30_000);
+    const scanId = run.externalId!;
+    const scan = h.sandbox.state.scans.get(scanId)!;
+
+    const tenant = (await h.booted.rt.scanner.forAccount(pr.owner))!;
+    const ledger = capLedgerOf(h.booted.rt.redis, h.booted.rt.state.prefix);
+    const capKey = ledger.keyOf({ projectId: tenant.projectId, repositoryId: "repo_mq_settle" }, Date.now());
+    // reported before the service settled it: the ledger still counts the scan's budget
+    expect(scan.settled).toBe(false);
+    const atReport = await ledger.snapshot(capKey);
+    expect(atReport.settled).toBe(0);
+    expect(atReport.inFlight).toBe(scan.creditBudget);
+    expect(atReport.unsettled).toEqual([scanId]);
+
+    // the settle follow-up: once the usage ledger has it, the cap ledger counts the actual spend
+    await h.waitFor(() => scan.settled || undefined, 15_000, "the sandbox settling the scan");
+    const after = await h.waitFor(
+      async () => {
+        const snap = await ledger.snapshot(capKey);
+        return snap.unsettled.length === 0 ? snap : undefined;
+      },
+      15_000,
+      "the group scan's spend settled in the cap ledger",
+    );
+    const spent = (scan.spentCredits ?? 0) - scan.refundedCredits;
+    expect(spent).toBeLessThan(scan.creditBudget);
+    expect(after).toMatchObject({ settled: spent, inFlight: 0, reserved: 0 });
+    // the group's settlement touched no pull request: no check run, review or report state of the pull request
+    expect(checkRuns(h, pr.owner, pr.repo, sha(0x1421))).toEqual([]);
+    expect(await h.booted.rt.state.getJson("report", `${pr.owner}/${pr.repo}#${pr.number}`)).toBeUndefined();
+    expect(h.github.violations()).toEqual([]);
   });
 });

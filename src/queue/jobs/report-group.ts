@@ -14,6 +14,7 @@ import { decideReportWrites } from "./decide-report.js";
 import type { PollJobData } from "./types.js";
 import { completedOutput, concludeUnfinished, readScanFindings, uploadReport } from "./report-steps.js";
 import { capLedgerOf } from "../cap-ledger.js";
+import { enqueueSettle } from "./settle.js";
 
 /**
  * Reports a merge group's terminal scan on the group's check run (issue 13): `FAILED` and `CANCELLED`
@@ -24,8 +25,9 @@ import { capLedgerOf } from "../cap-ledger.js";
  * (GitHub "Update a check run"). With `codeScanning.upload` and full disclosure, one SARIF upload with
  * `ref` = the group's `head_ref` and `commit_sha` = the group's head (issue 14 point 2). No review and no
  * report state: a merge group has no pull request to comment on, and the pull request's own report must
- * stay the one its triage commands and reuse read. The steps shared with a pull request's report are in
- * `./report-steps.ts`.
+ * stay the one its triage commands and reuse read. Credits not settled at report time get a `settle` job
+ * that settles `creditCap.monthly`'s ledger once they land (`./settle.ts`; the group's check run keeps
+ * "Spend not settled yet"). The steps shared with a pull request's report are in `./report-steps.ts`.
  */
 export async function reportGroupScan(
   rt: Runtime,
@@ -51,8 +53,10 @@ export async function reportGroupScan(
   });
   const reserved = scan.creditBudget ?? d.creditBudget;
   const extras = await collectReportExtras(rt, octokit, tenant, d, reserved ?? undefined, log);
-  // creditCap.monthly: a settled group scan counts what it spent, no longer its budget (issue 10 item 7)
-  if (extras.credits?.spent !== undefined)
+  // creditCap.monthly: a settled group scan counts what it spent, no longer its budget (issue 10 item 7);
+  // one not settled yet is looked at again later, for the ledger only (the group has no report state)
+  if (extras.credits && !extras.credits.settled) await enqueueSettle(rt, d, 0);
+  else if (extras.credits?.spent !== undefined)
     await capLedgerOf(rt.redis, rt.state.prefix).settle(d.scanId, extras.credits.spent);
   // One SARIF upload per group report, on the group's ref and head (issue 14 point 2).
   const codeScanning = await uploadReport(rt, d, findings, log);

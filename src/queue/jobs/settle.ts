@@ -18,18 +18,27 @@ export interface SettleJobData {
   scanId: string;
   launchedAt: number;
   tries: number;
+  /**
+   * Set for a merge group's scan (issue 13): only the cap ledger is settled; no pull request's report state
+   * or check run is read or written (`pullNumber` is the pull request the group's ref names, or 0).
+   */
+  mergeGroup?: boolean;
 }
 
 /** How many looks at the ledger at most (every `settleDelayMs`, 30 s by default: 10 minutes). */
 export const SETTLE_MAX_TRIES = 20;
 
-/** Schedules a later look at the ledger for a reported scan whose settlement was not in yet. */
+/**
+ * Schedules a later look at the usage ledger for a reported scan whose settlement was not in yet (job
+ * `settle-<scanId>-<tries>`, queue `diffward-scans`, after `delayMs`, `settleDelayMs` by default). A merge
+ * group's scan (`target.kind` `merge-group`) gets a {@link SettleJobData.mergeGroup} job.
+ */
 export async function enqueueSettle(
   rt: Runtime,
   d: Pick<
     PollJobData,
     "installationId" | "accountLogin" | "owner" | "repo" | "pullNumber" | "scanId" | "launchedAt"
-  >,
+  > & { target?: PollJobData["target"]; mergeGroup?: boolean },
   tries: number,
   delayMs = rt.settings.settleDelayMs,
 ): Promise<void> {
@@ -42,6 +51,7 @@ export async function enqueueSettle(
     scanId: d.scanId,
     launchedAt: d.launchedAt,
     tries,
+    ...(d.mergeGroup || d.target?.kind === "merge-group" ? { mergeGroup: true } : {}),
   };
   await rt.queues.scans.add(JOB.settle, data, {
     jobId: jobId("settle", d.scanId, tries),
@@ -57,13 +67,19 @@ export async function enqueueSettle(
  * When a scan's settlement lands in the usage ledger after its report, puts the credits actually spent
  * (deductions less refunds) and whether it ran short of budget into the check run summary (issue 5:
  * "if settlement is not in yet, say so and update the summary when it lands"). Looks again every 30 s,
- * at most {@link SETTLE_MAX_TRIES} times; a newer report of the pull request ends it.
+ * at most {@link SETTLE_MAX_TRIES} times; a newer report of the pull request ends it. Either way, once settled,
+ * `creditCap.monthly`'s ledger counts the scan's actual spend instead of its budget (issue 10 item 7).
+ * A merge group's scan ({@link SettleJobData.mergeGroup}) settles the cap ledger only: a group has no report
+ * state, and the pull request its ref names keeps its own check run and report untouched.
+ * @returns `settled` once the spend landed, `pending` while not (a next look is scheduled), `stale` when
+ *   the pull request's report moved on or the account has no scanner token.
  */
 export async function processSettle(
   rt: Runtime,
   job: Job<SettleJobData>,
 ): Promise<"settled" | "pending" | "stale"> {
   const d = job.data;
+  if (d.mergeGroup) return settleGroupScan(rt, d);
   const key = pullKey(d.owner, d.repo, d.pullNumber);
   const report = await rt.state.getJson<ReportState>("report", key);
   if (!report || report.scanId !== d.scanId) return "stale";
@@ -109,5 +125,19 @@ export async function processSettle(
       log,
     );
   }
+  return "settled";
+}
+
+/** {@link processSettle} for a merge group's scan: the cap ledger only (issue 13, issue 10 item 7). */
+async function settleGroupScan(rt: Runtime, d: SettleJobData): Promise<"settled" | "pending" | "stale"> {
+  const tenant = await rt.scanner.forAccount(d.accountLogin);
+  if (!tenant) return "stale";
+  const spend = await readScanSpend(tenant, d.scanId, d.launchedAt, rt.now());
+  if (!spend.settled) {
+    if (d.tries + 1 < SETTLE_MAX_TRIES) await enqueueSettle(rt, d, d.tries + 1);
+    return "pending";
+  }
+  await capLedgerOf(rt.redis, rt.state.prefix).settle(d.scanId, spend.spent);
+  rt.log.info({ scanId: d.scanId, spent: spend.spent }, "merge group scan settled in the cap ledger");
   return "settled";
 }
