@@ -147,6 +147,32 @@ describe("merge queue: reconciliation rebuilds in-flight merge group scans after
     expect((await h.booted.reconcile()).resumed).toEqual([]);
     expect(await h.booted.rt.queues.scans.getJob(jobId("poll", goneScan))).toBeUndefined();
   });
+  it("destroyed after the state was lost: the group's unfinished check is concluded cancelled and its scan cancelled, read from GitHub", async () => {
+    const { pr, group } = await scanningGroup(h, {
+      repo: "mq-destroy-lost",
+      prHead: sha(0x1431),
+      groupHead: sha(0x1432),
+      groupBase: sha(0x1430),
+    });
+    await h.send("merge_group", mergeGroupPayload(h.github.state, group, "checks_requested"));
+    const running = await runWithScan(h, pr.owner, pr.repo, group.headSha);
+    const scanId = running.externalId!;
+
+    await flushPrefix(h.prefix);
+    h.github.state.destroyMergeGroup(pr.owner, pr.repo, group.headSha, "dequeued");
+    await h.send("merge_group", mergeGroupPayload(h.github.state, group, "destroyed"));
+
+    const run = await completedRun(h, pr.owner, pr.repo, group.headSha, 15_000);
+    expect(run.id).toBe(running.id);
+    expect(run.conclusion).toBe("cancelled");
+    expect(run.output.summary).toContain("removed from the merge queue");
+    expect(run.output.summary).toContain(scanId);
+    expect(h.sandbox.state.scans.get(scanId)!.final?.status).toBe("CANCELLED");
+    expect(await h.booted.rt.state.getGroup(`${pr.owner}/${pr.repo}@${group.headSha}`)).toMatchObject({
+      destroyed: true,
+    });
+    expect(checkRuns(h, pr.owner, pr.repo, group.headSha)).toHaveLength(1);
+  });
 });
 
 describe("merge queue: a group scan reported before its settlement", () => {

@@ -385,7 +385,9 @@ export type GroupDestroyedOutcome = "cancelled" | "already-completed" | "idle";
  * `merge_group.reason`): marks the group destroyed (a `checks_requested` delivered late then does nothing),
  * removes a launch still waiting, cancels the group's scan only while the service says it is not terminal
  * (spec `POST …/scans/{scanId}/cancel`; a completed scan is never cancelled), and concludes the group's
- * check run `cancelled` unless GitHub shows it completed. Holds the group's lock.
+ * check run `cancelled` unless GitHub shows it completed. When diffward has no state of the group (lost with
+ * Redis), the check run and scan are read from GitHub ({@link unfinishedFromGitHub}), so the group's check
+ * run never stays unfinished and its scan does not run on for a group that is gone. Holds the group's lock.
  */
 export async function processMergeGroupDestroyed(
   rt: Runtime,
@@ -404,13 +406,16 @@ export async function processMergeGroupDestroyed(
     };
     if (prev?.destroyed) return "idle";
     await rt.state.setGroup(key, { ...base, destroyed: true });
-    if (!prev?.checkRunId) {
+    const octokit = await rt.octokit(d.installationId);
+    const g = prev?.checkRunId ? prev : await unfinishedFromGitHub(octokit, d, base);
+    if (!g?.checkRunId) {
       log.info({ reason: d.reason }, "merge group destroyed before diffward checked it");
       return "idle";
     }
-    const stopped = await stopGroupScan(rt, prev, d.accountLogin, log);
-    const octokit = await rt.octokit(d.installationId);
-    const run = await getCheckRun(octokit, d, prev.checkRunId);
+    if (!prev?.checkRunId)
+      log.warn({ checkRunId: g.checkRunId, scanId: g.scanId }, "merge group destroyed: its state was lost");
+    const stopped = await stopGroupScan(rt, g, d.accountLogin, log);
+    const run = await getCheckRun(octokit, d, g.checkRunId);
     if (run.status === "completed") {
       log.info(
         { reason: d.reason, conclusion: run.conclusion },
@@ -419,7 +424,7 @@ export async function processMergeGroupDestroyed(
       return "already-completed";
     }
     await applyWrites(rt, d.installationId, [
-      updateCheck(d, prev.checkRunId, {
+      updateCheck(d, g.checkRunId, {
         conclusion: "cancelled",
         output: renderGroupCancelled({
           ...(d.reason ? { reason: d.reason } : {}),
@@ -430,6 +435,24 @@ export async function processMergeGroupDestroyed(
     log.info({ reason: d.reason, scanId: stopped }, "merge group destroyed: check cancelled");
     return "cancelled";
   });
+}
+
+/**
+ * The group as GitHub shows it when diffward has no state of it (lost with Redis, or a worker died between
+ * creating the check run and saving the state): diffward's unfinished check run on the group's head (GitHub
+ * "List check runs for a Git reference", `check_name=diffward`) and the scan id in its `external_id`.
+ * @returns `undefined` when there is no such check run.
+ */
+async function unfinishedFromGitHub(
+  octokit: InstallationOctokit,
+  d: MergeGroupJobData,
+  base: GroupState,
+): Promise<GroupState | undefined> {
+  const run = (await listCheckRunsForRef(octokit, d, d.headSha)).find(
+    (c) => c.status !== "completed" && c.headSha === d.headSha,
+  );
+  if (!run) return undefined;
+  return { ...base, checkRunId: run.id, ...(run.externalId ? { scanId: run.externalId } : {}) };
 }
 
 /**
