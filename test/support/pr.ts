@@ -74,6 +74,7 @@ export async function pushPull(
   const p: Payload = webhookExample("pull_request", "synchronize");
   p.number = pr.number;
   p.repository = pr.payload.repository;
+  p.installation = pr.payload.installation; // the pull request's own (openPull's `installationId`)
   p.pull_request.number = pr.number;
   p.pull_request.head.sha = head;
   p.pull_request.base = pr.payload.pull_request.base;

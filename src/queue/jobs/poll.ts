@@ -46,6 +46,9 @@ export async function processPoll(rt: Runtime, job: Job<PollJobData>, token?: st
     installation: d.installationId,
   });
   if (!(await stillFollowed(rt, d))) {
+    // never reported now: its scan slot is free (`DIFFWARD_MAX_SCANS_IN_FLIGHT`; a destroyed merge group's
+    // terminal scan, a closed pull request's)
+    await rt.state.releaseScanSlot(d.installationId, { scanId: d.scanId });
     log.info("scan no longer followed (superseded)");
     return "superseded";
   }
@@ -118,6 +121,10 @@ export async function processPoll(rt: Runtime, job: Job<PollJobData>, token?: st
     await report(rt, { ...job.data, terminalAt }, tenant, scan, log);
   } catch (error) {
     if (await concludeOnServiceError(rt, job, error, log)) return "service-error";
+    // The report's last attempt failed (GitHub kept refusing): the scan is over, its slot is free
+    // (`DIFFWARD_MAX_SCANS_IN_FLIGHT`), so a failed report never holds back the installation's launches.
+    if (job.attemptsMade + 1 >= (job.opts.attempts ?? 1))
+      await rt.state.releaseScanSlot(d.installationId, { scanId: d.scanId });
     throw error;
   }
   // Report delay: the service's `completedAt` (else when diffward saw the scan terminal) → check completed.
