@@ -47,6 +47,8 @@ export interface PipelineOptions {
   /** give up waiting after this many ms; unfinished pull requests are reported as such */
   timeoutMs: number;
   github?: HarnessOptions["github"];
+  /** diffward's settings for the run (e.g. `maxScansInFlight`) */
+  settings?: HarnessOptions["settings"];
   /** extra sandbox repositories (id) in `prj_demo`, for pull requests whose config names them */
   extraRepositories?: string[];
   repositoryFor?: (p: BenchPull) => string;
@@ -141,6 +143,7 @@ export async function runPipeline(opts: PipelineOptions): Promise<PipelineResult
     sandbox: { seed: 7, retryAfterSeconds: opts.retryAfterSeconds, scanDurationMs: opts.scanDurationMs },
     ...(opts.github ? { github: opts.github } : {}),
     workers: workerProcesses === 0,
+    ...(opts.settings ? { settings: opts.settings } : {}),
   });
   const children: BenchChild[] = [];
   for (let i = 0; i < workerProcesses; i++)
