@@ -115,11 +115,18 @@ describe("scans in flight capped per installation (DIFFWARD_MAX_SCANS_IN_FLIGHT 
       );
       // the scans run 120 s: under a cap of 2 the third could not launch before one of them ended
       await h.waitFor(() => scansOf(heads).length === 3, 30_000, "three long scans launched");
+      // each followed (its poll job is added right after the launch's POST answers)
+      await h.waitFor(
+        async () => {
+          const polls = await Promise.all(
+            scansOf(heads).map((s) => h.booted.rt.queues.scans.getJob(jobId("poll", s.id))),
+          );
+          return polls.every((p) => p !== undefined);
+        },
+        20_000,
+        "the three scans followed",
+      );
       expect(await h.booted.rt.state.scanSlots(installationId, Date.now())).toEqual([]);
-      for (const s of scansOf(heads)) {
-        const poll = await h.booted.rt.queues.scans.getJob(jobId("poll", s.id));
-        expect(poll).toBeDefined(); // each followed
-      }
     } finally {
       h.booted.rt.settings.maxScansInFlight = 2;
     }
