@@ -149,7 +149,10 @@ export function verdictTitle(verdict: Verdict, failOn: FailOn): string {
  * are known (src/scanner/links.ts `findingPageUrl`).
  *
  * With `disclosure: "full"`, `text` holds each open finding's description and recommended fix, made
- * safe by {@link safeMarkdown} (code kept exactly). Locations read `path:line` / `path:start-end`
+ * safe by {@link safeMarkdown} (code kept exactly), when the finding carries them (the report fetches a
+ * detail only for the findings shown inline; the list has no description). An open finding without them
+ * says where to read them: its page in the service (`publicUrl` and `projectId`) and/or its review
+ * comment (`inlineIds`), else the service. Locations read `path:line` / `path:start-end`
  * ({@link locationMarkdown}). Summary and text are cut to 65,535 bytes with a note pointing to the service.
  *
  * @throws DomainInputError when `model` does not match {@link CheckRunModel}.
@@ -199,7 +202,7 @@ export function renderCheckRunOutput(model: CheckRunModel): CheckRunOutput {
   };
   if (full && open.length > 0) {
     output.text = truncateBytes(
-      detailsText(open, m.labelPrefix, m.publicUrl, findingUrl),
+      detailsText(open, m.labelPrefix, m.publicUrl, findingUrl, inline),
       CHECK_RUN_TEXT_MAX_BYTES,
       note,
     );
@@ -386,12 +389,13 @@ function detailsText(
   prefix: string,
   publicUrl: string | undefined,
   findingUrl: (id: string) => string | undefined,
+  inline: ReadonlySet<string>,
 ): string {
   const parts: string[] = [];
   let bytes = 0;
   for (const f of open) {
     if (bytes > CHECK_RUN_TEXT_MAX_BYTES) break;
-    const part = findingDetails(f, prefix, publicUrl, findingUrl(f.id));
+    const part = findingDetails(f, prefix, publicUrl, findingUrl(f.id), inline.has(f.id));
     parts.push(part);
     bytes += Buffer.byteLength(part, "utf8") + 9;
   }
@@ -403,15 +407,32 @@ function findingDetails(
   prefix: string,
   publicUrl: string | undefined,
   url: string | undefined,
+  commented: boolean,
 ): string {
   const label = labelCode(f.id, prefix);
+  const description = f.description?.trim() ? f.description : undefined;
+  const fix = f.recommendedFix?.trim() ? f.recommendedFix : undefined;
   return sections(
     `### ${severityBadge(f.severity)} · ${url ? link(label, url) : label} · ${neutralize(titleLine(f.title))}`,
     `${locationMarkdown(f.location)} · ${neutralize(f.category)} · triage ${triageText(f.triageStatus)}${f.confirmationEvidence ? ` (${evidenceText(f.confirmationEvidence)})` : ""} · resolution ${resolutionText(f.resolutionStatus)}`,
-    f.description?.trim() && safeMarkdown(f.description, { trustedOrigin: publicUrl }),
-    f.recommendedFix?.trim() &&
-      `**Recommended fix**\n\n${safeMarkdown(f.recommendedFix, { trustedOrigin: publicUrl })}`,
+    description && safeMarkdown(description, { trustedOrigin: publicUrl }),
+    fix && `**Recommended fix**\n\n${safeMarkdown(fix, { trustedOrigin: publicUrl })}`,
+    !description && !fix && whereToRead(url, commented),
   );
+}
+
+/**
+ * Where an open finding's description and recommended fix are when the check run does not carry them
+ * (their detail was not fetched: only findings shown inline cost a detail request).
+ */
+function whereToRead(url: string | undefined, commented: boolean): string {
+  const places = [
+    url && link("its page in the scanning service", url),
+    commented && "its review comment on this pull request",
+  ].filter((p): p is string => typeof p === "string");
+  return places.length > 0
+    ? `_Description and recommended fix: see ${places.join(" or ")}._`
+    : "_Description and recommended fix: see this finding in the scanning service._";
 }
 
 // ---------------------------------------------------------------------------------------------

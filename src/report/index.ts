@@ -8,3 +8,4 @@ export * from "./plan.js";
 export * from "./findings.js";
 export * from "./extras.js";
 export * from "./verdict.js";
+export * from "./details.js";

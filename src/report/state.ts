@@ -8,6 +8,7 @@ import type { CheckAnnotation } from "../github/checks.js";
 import type { CreditInfo, GuidanceInfo } from "../render/check-run.js";
 import type { ReportScope } from "./not-reported.js";
 import type { CodeScanningInfo } from "../render/code-scanning.js";
+import type { KeptDetail } from "./details.js";
 
 /** Redis kind of the report document. */
 export const REPORT_KIND = "report";
@@ -69,6 +70,12 @@ export interface ReportState {
   /** the scope covers earlier ones but the spend was not settled: close not-reported threads when it is */
   closeWhenSettled?: boolean;
   findings: ReportedFinding[];
+  /**
+   * finding id → the description and recommended fix fetched for its review comment, cut to fit
+   * (`./details.ts` `keepDetails`): recomputes show them in the check run's details as the report did.
+   * Absent in states written before it, and for findings whose detail was not fetched.
+   */
+  details?: Record<string, KeptDetail>;
   /** ms since epoch */
   reportedAt: number;
 }

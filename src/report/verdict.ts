@@ -10,6 +10,7 @@ import { toAnnotations } from "../render/annotations.js";
 import { decideConclusion, type Verdict } from "../domain/verdict.js";
 import { renderCheckRunOutput, type CheckRunOutput } from "../render/check-run.js";
 import type { ReportState } from "./state.js";
+import { withKeptDetails } from "./details.js";
 
 /** Settings the verdict is rendered with (from the app's settings). */
 export interface VerdictSettings {
@@ -35,7 +36,8 @@ export interface PullVerdict {
  * Renders the check run of a reported scan from its findings as the service has them now (issue 4,
  * point 5: "the check run follows the decisions"): the conclusion by `decideConclusion` (the repository's
  * `failOn`), the summary by `renderCheckRunOutput` with the stored extras (guidance, credits, warnings, code scanning),
- * and the stored report updated with each finding's current severity and resolution status.
+ * the details (`output.text`) with the stored description and fix of each finding the report fetched one for
+ * (`report.details`), and the stored report updated with each finding's current severity and resolution status.
  *
  * @param report - the pull request's stored report (`src/report/state.ts`).
  * @param findings - every finding of `report.scanId`, read from the service now.
@@ -57,7 +59,8 @@ export function renderPullVerdict(
       commitHash: report.headSha,
       ...(report.baseCommit ? { baseCommit: report.baseCommit } : {}),
     },
-    findings: [...findings],
+    // the description and fix the report fetched, so the details read as they did (./details.ts)
+    findings: withKeptDetails(findings, report.details),
     failOn: cfg.failOn,
     disclosure: cfg.disclosure ?? "full",
     labelPrefix: settings.labelPrefix,

@@ -15,6 +15,7 @@ import type { ScannerTenant } from "../../tenants/index.js";
 import { planReport, type PostedFindingComment } from "../../report/plan.js";
 import { applyPullDecisions } from "../../triage/decisions.js";
 import { collectReportExtras } from "../../report/extras.js";
+import { keepDetails, withKeptDetails } from "../../report/details.js";
 import type { ReportState } from "../../report/state.js";
 import { enqueueSettle } from "./settle.js";
 import { capLedgerOf } from "../cap-ledger.js";
@@ -114,6 +115,8 @@ export async function reportScan(
       notes.set(p.finding.id, detail.notes);
     }),
   );
+  // The check run's details show what was fetched, bounded; the report state keeps the same for recomputes.
+  const kept = (cfg.disclosure ?? "full") === "full" ? keepDetails(details) : {};
   const bodyOf = (f: ReportFinding) => {
     const waiting = requestFor(pending, { id: f.id, fingerprint: fingerprint(f) });
     return renderFindingComment(
@@ -153,7 +156,7 @@ export async function reportScan(
     budget && degrade.level > 0 && (degrade.level === 1 || wantsReview)
       ? [degradeNotice(degrade.level === 2 ? 2 : 1, budget)]
       : [];
-  const output = completedOutput(rt, d, scan, findings, {
+  const output = completedOutput(rt, d, scan, withKeptDetails(findings, kept), {
     // the findings that have a review comment once the review below is posted (new and refreshed ones)
     inlineIds: [...shownPlan.post, ...shownPlan.update].map((p) => p.finding.id),
     extras,
@@ -215,6 +218,7 @@ export async function reportScan(
       resolutionStatus: f.resolutionStatus,
       ...(commentIds.has(f.id) ? { commentId: commentIds.get(f.id)! } : {}),
     })),
+    ...(Object.keys(kept).length > 0 ? { details: kept } : {}),
     reportedAt: rt.now(),
   };
   // Findings that close themselves (issue 12): decided from the previous report's scopes, before it is replaced.
