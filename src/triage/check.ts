@@ -3,6 +3,8 @@ import { createCheckRun, updateCheckRun } from "../github/checks.js";
 import type { InstallationOctokit } from "../github/types.js";
 import type { ReportFinding } from "../domain/types.js";
 import type { Verdict } from "../domain/verdict.js";
+import type { Disclosure } from "../domain/types.js";
+import type { CheckRunOutput } from "../render/check-run.js";
 import { toReportFinding } from "../report/findings.js";
 import { REPORT_KIND, type ReportState } from "../report/state.js";
 import { annotationsDigest, renderPullVerdict, withCurrentFindings } from "../report/verdict.js";
@@ -11,6 +13,21 @@ import type { ScannerTenant } from "../tenants/index.js";
 import { matchedToOf, readPullDecisions } from "./decisions.js";
 import { pullKey } from "../queue/names.js";
 import type { Runtime } from "../queue/runtime.js";
+
+/** The details of a recomputed check run in full disclosure when no finding is open any more. */
+export const NOTHING_OPEN_TEXT = "No open finding: nothing to detail.";
+
+/**
+ * The output of an in-place recompute: `output.text` is always sent under `disclosure: full`. GitHub's
+ * "Update a check run" documents `output.text` as optional and does not say that leaving it out clears
+ * it; the stand-in (dev/github-standin/routes.ts) keeps the stored text when a PATCH leaves it out. So
+ * every PATCH diffward sends with an `output` carries the whole output (summary and details together,
+ * never one without the other), and when the details have emptied (the last open finding was ruled out)
+ * a short text replaces the old findings' details instead of leaving them standing. Pure.
+ */
+export function inPlaceOutput(output: CheckRunOutput, disclosure: Disclosure): CheckRunOutput {
+  return disclosure === "full" ? { ...output, text: output.text ?? NOTHING_OPEN_TEXT } : output;
+}
 
 /**
  * The check run follows the decisions (issue 4, point 5; issue 11, deliverable 2): re-reads every finding
@@ -62,7 +79,7 @@ export async function recomputeCheck(
   if (digest === report.annotationsDigest) {
     await updateCheckRun(octokit, pull, checkRunId, {
       conclusion: rendered.conclusion,
-      output: rendered.output,
+      output: inPlaceOutput(rendered.output, report.config.disclosure ?? "full"),
     });
   } else {
     const [first = [], ...rest] = batches(rendered.annotations);
@@ -74,7 +91,7 @@ export async function recomputeCheck(
     });
     for (const batch of rest) {
       await updateCheckRun(octokit, pull, checkRunId, {
-        output: { title: rendered.output.title, summary: rendered.output.summary, annotations: batch },
+        output: { ...rendered.output, annotations: batch }, // the details ride along: see `inPlaceOutput`
       });
     }
   }

@@ -97,7 +97,8 @@ export function decideReportWrites(input: ReportWritesInput): ReportWrites & { c
       updateCheck(
         d,
         d.checkRunId,
-        { output: { title: output.title, summary: output.summary, annotations: batch } },
+        // the whole output again: a PATCH must not leave `text` behind (src/triage/check.ts `inPlaceOutput`)
+        { output: { ...output, annotations: batch } },
         "complete",
       ),
     ),
