@@ -17,6 +17,7 @@ import {
   threadAnswers,
   type ReportedPull,
 } from "../triage/helpers.js";
+import type { ScenarioInput } from "../../dev/sandbox/schemas.js";
 
 /** The login that writes commands unless a test names another. */
 const WRITER = "octo-writer";
@@ -27,6 +28,8 @@ export interface CommandHarnessOptions {
   scanDurationMs?: number;
   /** `settings.publicUrl` of the app (the service's public base URL), when a test needs one. */
   publicUrl?: string;
+  /** the sandbox's findings (default {@link TRIAGE_SCENARIO}) */
+  scenario?: ScenarioInput;
 }
 
 /**
@@ -39,7 +42,7 @@ export function useCommandHarness(started: (h: Harness) => void, options: Comman
   beforeAll(async () => {
     h = await startHarness({
       sandbox: {
-        scenario: TRIAGE_SCENARIO,
+        scenario: options.scenario ?? TRIAGE_SCENARIO,
         scanDurationMs: options.scanDurationMs ?? 1_000,
         retryAfterSeconds: 1,
       },
