@@ -14,6 +14,8 @@ import {
 } from "../../src/report/details.js";
 import type { ReportState } from "../../src/report/state.js";
 import { renderPullVerdict } from "../../src/report/verdict.js";
+import { renderCheckRunOutput } from "../../src/render/check-run.js";
+import { NOTHING_OPEN_TEXT, inPlaceOutput } from "../../src/triage/check.js";
 import { fullCheckRun } from "../support/check-run.js";
 
 function finding(
@@ -117,5 +119,36 @@ describe("the recompute renders the details the report showed", () => {
     expect(
       renderPullVerdict({ ...report, details: undefined }, listed, { labelPrefix: "SC" }).output.text,
     ).not.toContain("JSON.parse");
+  });
+});
+
+describe("an open finding without its description and fix says where to read them", () => {
+  it("its review comment, its page in the service, or the service", () => {
+    const f = finding(1, "HIGH");
+    const model = {
+      scan: { id: "scan_1", status: "COMPLETED" },
+      findings: [f],
+      failOn: "high" as const,
+      disclosure: "full" as const,
+      labelPrefix: "SC",
+    };
+    expect(renderCheckRunOutput({ ...model, inlineIds: [f.id] }).text).toContain(
+      "_Description and recommended fix: see its review comment on this pull request._",
+    );
+    expect(
+      renderCheckRunOutput({ ...model, inlineIds: [f.id], publicUrl: "https://s.example", projectId: "p" })
+        .text,
+    ).toContain(
+      `_Description and recommended fix: see [its page in the scanning service](https://s.example/projects/p/findings/${f.id}) or its review comment on this pull request._`,
+    );
+    expect(renderCheckRunOutput({ ...model, inlineIds: [] }).text).toContain(
+      "_Description and recommended fix: see this finding in the scanning service._",
+    );
+  });
+
+  it("an in-place recompute never leaves the old details standing", () => {
+    expect(inPlaceOutput({ title: "t", summary: "s" }, "full").text).toBe(NOTHING_OPEN_TEXT);
+    expect(inPlaceOutput({ title: "t", summary: "s", text: "x" }, "full").text).toBe("x");
+    expect(inPlaceOutput({ title: "t", summary: "s" }, "summary").text).toBeUndefined();
   });
 });
