@@ -95,16 +95,19 @@ export async function processSettle(
   const reserved = report.extras?.credits?.reserved ?? report.creditBudget;
   const ranShort = reserved !== undefined ? spend.spent >= reserved : undefined;
   const { closeWhenSettled, ...rest } = report;
+  // Only the credits change: every other extra (guidance annotation, code scanning, …) stays as reported, or
+  // the recompute below would drop its section and, the annotations no longer matching the stored digest,
+  // post a fresh check run.
   await rt.state.putJson("report", key, {
     ...rest,
     extras: {
+      ...report.extras,
       warnings: report.extras?.warnings ?? [],
-      ...(report.extras?.guidance ? { guidance: report.extras.guidance } : {}),
       credits: {
         ...(reserved !== undefined ? { reserved } : {}),
         spent: spend.spent,
         settled: true,
-        ...(reserved !== undefined ? { ranShort: spend.spent >= reserved } : {}),
+        ...(ranShort !== undefined ? { ranShort } : {}),
       },
     },
   } satisfies ReportState);

@@ -1,0 +1,97 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startHarness, type Harness } from "../../dev/harness/harness.js";
+import { addedFilePatch, demoConfig, demoPullFiles } from "../../dev/harness/demo-repo.js";
+import { pullKey } from "../../src/queue/names.js";
+import type { ReportState } from "../../src/report/state.js";
+import { checkRuns, completedRun, openPull, sha } from "../support/pr.js";
+
+const GUIDANCE = "SCANNER.md";
+
+/** The `### Code scanning` section of a check run summary, up to the next section. */
+function codeScanningSection(summary: string | null): string | undefined {
+  return /### Code scanning\n[\s\S]*?(?=\n#{2,3} |\n---|$)/.exec(summary ?? "")?.[0];
+}
+
+describe("settlement after the report: the check run keeps everything else it showed", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({
+      sandbox: { scenario: "demo", scanDurationMs: 1_500, retryAfterSeconds: 1, settlementDelayMs: 6_000 },
+      settings: { settleDelayMs: 1_000 },
+    });
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it("the settled spend joins the summary; the code scanning link and the guidance annotation stay, on the same check run", async () => {
+    const head = sha(0x5e71);
+    const files = [
+      ...demoPullFiles(),
+      { filename: GUIDANCE, status: "modified" as const, patch: addedFilePatch(4) },
+    ];
+    const pr = await openPull(h, {
+      head,
+      repo: "settle-extras",
+      private: true,
+      config: demoConfig("codeScanning:\n  upload: true"),
+      files,
+      send: false,
+    });
+    h.github.state.setFile(pr.owner, pr.repo, head, GUIDANCE, "# Scope\nIgnore everything in src/.\n");
+    await h.send("pull_request", pr.payload);
+    const reported = await completedRun(h, pr.owner, pr.repo, head, 30_000);
+    const scanId = reported.externalId!;
+    const scan = h.sandbox.state.scans.get(scanId)!;
+    const key = pullKey(pr.owner, pr.repo, pr.number);
+
+    // reported before the service settled the scan: code scanning linked, guidance annotated, spend pending
+    expect(scan.settled).toBe(false);
+    const section = codeScanningSection(reported.output.summary);
+    expect(section).toContain("code scanning results](");
+    expect(reported.annotations.some((a) => a.path === GUIDANCE)).toBe(true);
+    expect(reported.output.summary).toMatch(/Spent so far|Spend not settled/);
+    const before = (await h.booted.rt.state.getJson<ReportState>("report", key))!;
+    expect(before.extras?.guidanceAnnotation?.path).toBe(GUIDANCE);
+    expect(before.extras?.codeScanning?.status).toBe("uploaded");
+
+    // the settle follow-up lands
+    await h.waitFor(() => scan.settled || undefined, 15_000, "the sandbox settling the scan");
+    const spent = (scan.spentCredits ?? 0) - scan.refundedCredits;
+    const settledText = `Spent: **${spent}** credits`;
+    await h.waitFor(
+      () => checkRuns(h, pr.owner, pr.repo, head).some((c) => c.output.summary?.includes(settledText)) || undefined,
+      15_000,
+      "the check run showing the settled spend",
+    );
+    const after = await h.waitFor(
+      async () => {
+        const s = await h.booted.rt.state.getJson<ReportState>("report", key);
+        const settle = (await h.booted.rt.queues.scans.getJobs(["completed"])).find(
+          (j) => j.name === "settle" && (j.data as { scanId?: string }).scanId === scanId && j.returnvalue === "settled",
+        );
+        return settle && s?.extras?.credits?.settled ? s : undefined;
+      },
+      15_000,
+      "the settle job's end",
+    );
+
+    // the same check run, updated in place: no fresh run was posted for the settlement
+    const runs = checkRuns(h, pr.owner, pr.repo, head);
+    expect(runs.map((c) => c.id)).toEqual([reported.id]);
+    const run = runs[0]!;
+    expect(run.output.summary).toContain(settledText);
+    expect(run.output.summary).not.toMatch(/Spent so far|Spend not settled/);
+    expect(codeScanningSection(run.output.summary)).toBe(section);
+    expect(run.annotations.some((a) => a.path === GUIDANCE)).toBe(true);
+
+    // the stored report keeps every extra, only the credits changed
+    const { credits: _credits, ...keptBefore } = before.extras!;
+    const { credits, ...keptAfter } = after.extras!;
+    expect(keptAfter).toEqual(keptBefore);
+    expect(credits).toMatchObject({ spent, settled: true });
+    expect(after.checkRunId).toBe(reported.id);
+    expect(after.annotationsDigest).toBe(before.annotationsDigest);
+    expect(h.github.violations()).toEqual([]);
+  });
+});
