@@ -3,6 +3,7 @@ import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import { addedFilePatch, demoConfig, demoPullFiles } from "../../dev/harness/demo-repo.js";
 import { pullKey } from "../../src/queue/names.js";
 import type { ReportState } from "../../src/report/state.js";
+import { recomputeCheck } from "../../src/triage/check.js";
 import { checkRuns, completedRun, openPull, sha } from "../support/pr.js";
 
 const GUIDANCE = "SCANNER.md";
@@ -60,7 +61,9 @@ describe("settlement after the report: the check run keeps everything else it sh
     const spent = (scan.spentCredits ?? 0) - scan.refundedCredits;
     const settledText = `Spent: **${spent}** credits`;
     await h.waitFor(
-      () => checkRuns(h, pr.owner, pr.repo, head).some((c) => c.output.summary?.includes(settledText)) || undefined,
+      () =>
+        checkRuns(h, pr.owner, pr.repo, head).some((c) => c.output.summary?.includes(settledText)) ||
+        undefined,
       15_000,
       "the check run showing the settled spend",
     );
@@ -68,7 +71,10 @@ describe("settlement after the report: the check run keeps everything else it sh
       async () => {
         const s = await h.booted.rt.state.getJson<ReportState>("report", key);
         const settle = (await h.booted.rt.queues.scans.getJobs(["completed"])).find(
-          (j) => j.name === "settle" && (j.data as { scanId?: string }).scanId === scanId && j.returnvalue === "settled",
+          (j) =>
+            j.name === "settle" &&
+            (j.data as { scanId?: string }).scanId === scanId &&
+            j.returnvalue === "settled",
         );
         return settle && s?.extras?.credits?.settled ? s : undefined;
       },
@@ -93,5 +99,66 @@ describe("settlement after the report: the check run keeps everything else it sh
     expect(after.checkRunId).toBe(reported.id);
     expect(after.annotationsDigest).toBe(before.annotationsDigest);
     expect(h.github.violations()).toEqual([]);
+  });
+  it("a triage recompute that posts a fresh check run while the ledger is read is not undone by the settlement", async () => {
+    const head = sha(0x5e72);
+    const pr = await openPull(h, { head, repo: "settle-race" });
+    const reported = await completedRun(h, pr.owner, pr.repo, head, 30_000);
+    const scanId = reported.externalId!;
+    const scan = h.sandbox.state.scans.get(scanId)!;
+    const key = pullKey(pr.owner, pr.repo, pr.number);
+    expect(scan.settled).toBe(false);
+    const annotated = [...h.sandbox.state.findings.values()].find(
+      (f) => f.commitHash === head && reported.annotations.some((a) => String(a.message).includes(f.title)),
+    )!;
+    expect(annotated).toBeDefined();
+
+    // While the settle job reads the usage ledger that has the settlement, a finding is ruled out and the
+    // check recomputed, as `/diffward fp` does: its annotation goes, so a fresh check run is posted.
+    const { rt } = h.booted;
+    const tenant = (await rt.scanner.forAccount(pr.owner))!;
+    const getUsage = tenant.client.getUsage.bind(tenant.client);
+    let triaged = false;
+    tenant.client.getUsage = async (...args: Parameters<typeof getUsage>) => {
+      const usage = await getUsage(...args);
+      if (!triaged && scan.settled) {
+        triaged = true;
+        annotated.resolutionStatus = "FALSE_POSITIVE";
+        const pull = { owner: pr.owner, repo: pr.repo, pullNumber: pr.number };
+        await recomputeCheck(rt, await rt.octokit(pr.payload.installation.id), tenant, pull, rt.log);
+      }
+      return usage;
+    };
+    try {
+      await h.waitFor(() => scan.settled || undefined, 15_000, "the sandbox settling the scan");
+      const after = await h.waitFor(
+        async () => {
+          const s = await rt.state.getJson<ReportState>("report", key);
+          const settle = (await rt.queues.scans.getJobs(["completed"])).find(
+            (j) =>
+              j.name === "settle" &&
+              (j.data as { scanId?: string }).scanId === scanId &&
+              j.returnvalue === "settled",
+          );
+          return settle && s?.extras?.credits?.settled ? s : undefined;
+        },
+        15_000,
+        "the settle job's end",
+      );
+      expect(triaged).toBe(true);
+      // the triage's fresh run, updated in place by the settlement: no third run
+      const runs = checkRuns(h, pr.owner, pr.repo, head);
+      expect(runs).toHaveLength(2);
+      const fresh = runs.find((c) => c.id !== reported.id)!;
+      expect(after.checkRunId).toBe(fresh.id);
+      expect(after.findings.find((f) => f.id === annotated.id)?.resolutionStatus).toBe("FALSE_POSITIVE");
+      expect(fresh.output.summary).toContain(
+        `Spent: **${(scan.spentCredits ?? 0) - scan.refundedCredits}** credits`,
+      );
+      expect(fresh.annotations.some((a) => String(a.message).includes(annotated.title))).toBe(false);
+      expect(h.github.violations()).toEqual([]);
+    } finally {
+      tenant.client.getUsage = getUsage;
+    }
   });
 });

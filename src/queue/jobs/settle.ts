@@ -81,8 +81,8 @@ export async function processSettle(
   const d = job.data;
   if (d.mergeGroup) return settleGroupScan(rt, d);
   const key = pullKey(d.owner, d.repo, d.pullNumber);
-  const report = await rt.state.getJson<ReportState>("report", key);
-  if (!report || report.scanId !== d.scanId) return "stale";
+  const first = await rt.state.getJson<ReportState>("report", key);
+  if (!first || first.scanId !== d.scanId) return "stale";
   const tenant = await rt.scanner.forAccount(d.accountLogin);
   if (!tenant) return "stale";
   const spend = await readScanSpend(tenant, d.scanId, d.launchedAt, rt.now());
@@ -92,6 +92,11 @@ export async function processSettle(
   }
   // creditCap.monthly: the scan now counts what it spent, no longer its budget (issue 10 item 7).
   await capLedgerOf(rt.redis, rt.state.prefix).settle(d.scanId, spend.spent);
+  // Read the report again: while the ledger was read, a triage recompute may have posted a fresh check run
+  // (new `checkRunId`, `annotationsDigest`, findings) or a newer report replaced this one. Writing the first
+  // read back would undo them.
+  const report = await rt.state.getJson<ReportState>("report", key);
+  if (!report || report.scanId !== d.scanId) return "stale";
   const reserved = report.extras?.credits?.reserved ?? report.creditBudget;
   const ranShort = reserved !== undefined ? spend.spent >= reserved : undefined;
   const { closeWhenSettled, ...rest } = report;
