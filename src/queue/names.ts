@@ -1,11 +1,16 @@
 import { createHash } from "node:crypto";
 import type { JobsOptions } from "bullmq";
 
-/** BullMQ queues. Launches and polls have their own queues so a burst of launches never delays a report. */
+/**
+ * BullMQ queues. Launches, polls and reports each have their own queue, so a burst of launches never delays a
+ * report, and reports waiting for GitHub's write lane never hold the slots that poll running scans (issue 15
+ * item 1).
+ */
 export const QUEUE_NAMES = {
   events: "diffward-events",
   launch: "diffward-launch",
   scans: "diffward-scans",
+  reports: "diffward-reports",
 } as const;
 
 /** Options of event jobs (enqueued by handlers and by commands): retried with backoff (lock contention, GitHub 5xx). */
@@ -25,6 +30,7 @@ export const JOB = {
   command: "command",
   launch: "launch",
   poll: "poll",
+  report: "report",
   reconcile: "reconcile",
   approve: "approve",
   settle: "settle",

@@ -62,7 +62,7 @@ export const DEFAULT_SETTINGS: Settings = {
 export interface Runtime {
   redis: RedisConnection;
   state: StateStore;
-  queues: { events: Queue; launch: Queue; scans: Queue };
+  queues: { events: Queue; launch: Queue; scans: Queue; reports: Queue };
   /** an Octokit authenticated as the installation (Probot's `auth(installationId)`) */
   octokit(installationId: number): Promise<InstallationOctokit>;
   scanner: ScannerAccess;

@@ -6,6 +6,7 @@ import type { Runtime } from "./runtime.js";
 import { LockBusyError } from "./state.js";
 import { processLaunch } from "./jobs/launch.js";
 import { processPoll } from "./jobs/poll.js";
+import { processReport } from "./jobs/report-job.js";
 import { processPullClosed, processUninstall } from "./jobs/lifecycle.js";
 import { processPullRequest } from "./jobs/pull-request.js";
 import { processMergeGroup, processMergeGroupDestroyed } from "./jobs/merge-group.js";
@@ -20,13 +21,14 @@ export interface QueueOptions {
   prefix?: string;
 }
 
-/** Opens the three queues. */
+/** Opens the four queues ({@link QUEUE_NAMES}). */
 export function createQueues(opts: QueueOptions): Runtime["queues"] {
   const common = { connection: opts.connection, prefix: opts.prefix ?? DEFAULT_QUEUE_PREFIX };
   return {
     events: new Queue(QUEUE_NAMES.events, common),
     launch: new Queue(QUEUE_NAMES.launch, common),
     scans: new Queue(QUEUE_NAMES.scans, common),
+    reports: new Queue(QUEUE_NAMES.reports, common),
   };
 }
 
@@ -48,8 +50,22 @@ export interface WorkerTiming {
 export interface WorkerConcurrency {
   events: number;
   launch: number;
+  /** polls of running scans (and `settle` looks); default 50 (`WORKER_CONCURRENCY`) */
   scans: number;
+  /**
+   * reports of terminal scans; default {@link DEFAULT_REPORT_CONCURRENCY}. A waiting report is cheap: it
+   * mostly awaits its installation's write lane (a Redis-backed queue, GitHub: one write per second), so
+   * many run at once without CPU cost, and more of them keep every installation's lane busy.
+   */
+  reports: number;
 }
+
+/**
+ * Reports one process runs at once (100). Reports mostly wait on their installation's write lane; 100 in
+ * flight lets up to 100 installations write in parallel per process, while the reads a report makes (findings
+ * pages, pull request files) stay within what one process and the service's per-token limits absorb.
+ */
+export const DEFAULT_REPORT_CONCURRENCY = 100;
 
 /**
  * Starts one BullMQ worker per queue. Any number of processes on any number of machines may run these
@@ -66,7 +82,13 @@ export function startWorkers(
 ): Worker[] {
   const prefix = opts.prefix ?? DEFAULT_QUEUE_PREFIX;
   const common = { connection: opts.connection, prefix, ...opts.timing };
-  const conc: WorkerConcurrency = { events: 20, launch: 10, scans: 50, ...opts.concurrency };
+  const conc: WorkerConcurrency = {
+    events: 20,
+    launch: 10,
+    scans: 50,
+    reports: DEFAULT_REPORT_CONCURRENCY,
+    ...opts.concurrency,
+  };
   const extra = opts.extra ?? {};
   const dispatch = async (job: Job, token?: string): Promise<unknown> => {
     switch (job.name) {
@@ -85,6 +107,8 @@ export function startWorkers(
         return processLaunch(rt, job, token);
       case JOB.poll:
         return processPoll(rt, job, token);
+      case JOB.report:
+        return processReport(rt, job, token);
       case JOB.command:
         return processCommand(rt, job, token);
       case JOB.approve:
@@ -114,6 +138,7 @@ export function startWorkers(
     new Worker(QUEUE_NAMES.events, dispatchEvent, { ...common, concurrency: conc.events }),
     new Worker(QUEUE_NAMES.launch, dispatch, { ...common, concurrency: conc.launch }),
     new Worker(QUEUE_NAMES.scans, dispatch, { ...common, concurrency: conc.scans }),
+    new Worker(QUEUE_NAMES.reports, dispatch, { ...common, concurrency: conc.reports }),
   ];
   for (const w of workers)
     releaseFairOnFinish(rt.redis, w, {

@@ -1,18 +1,18 @@
 import { DelayedError, type Job } from "bullmq";
-import { ScannerApiError, ScannerError } from "../../scanner/errors.js";
+import { ScannerApiError } from "../../scanner/errors.js";
 import { isTerminalScanStatus } from "../../scanner/catalog.js";
 import type { ScanDetail } from "../../scanner/schemas.js";
 
 import type { Runtime } from "../runtime.js";
 import { applyWrites } from "../writes.js";
-import { planProgress, planScanLost, planScanTimedOut, planScanUnreadable } from "./decide-report.js";
-import { reportScan } from "./report.js";
-import { reportGroupScan } from "./report-group.js";
-import { isGroupScan, stillFollowed, targetKey } from "./target.js";
+import { planProgress, planScanLost, planScanTimedOut } from "./decide-report.js";
+import { enqueueReport } from "./report-job.js";
+import { concludeOnServiceError } from "./service-error.js";
+import { stillFollowed, targetKey } from "./target.js";
 import type { PollJobData } from "./types.js";
 
 /** What a poll job did when it stopped rescheduling itself. */
-export type PollOutcome = "reported" | "superseded" | "timed-out" | "no-token" | "lost" | "service-error";
+export type PollOutcome = "report-queued" | "superseded" | "timed-out" | "no-token" | "lost" | "service-error";
 
 /** Progress writes of this process still in flight, per scan id and per installation. */
 const pendingProgress = new Map<string, Promise<unknown>>();
@@ -36,7 +36,10 @@ export const MAX_PROGRESS_UPDATES = 5;
  * `job.moveToDelayed`, so the wait survives process death and costs no attempt. A 429 waits its own
  * `Retry-After`. Shows percent and phases on the check run at most once per `progressIntervalMs` and at most
  * {@link MAX_PROGRESS_UPDATES} times. A scan still running after `scanTimeoutMinutes` is cancelled and its
- * check concluded `timed_out`. A terminal scan is reported by {@link reportScan}.
+ * check concluded `timed_out`. A terminal scan's report is handed to its own job ({@link enqueueReport}, queue
+ * `diffward-reports`) with the scan just read, and the poll completes: a report waits for the installation's
+ * write lane (GitHub: one write per second), and the poll slots must stay free for running scans (issue 15
+ * item 1).
  */
 export async function processPoll(rt: Runtime, job: Job<PollJobData>, token?: string): Promise<PollOutcome> {
   const d = job.data;
@@ -111,48 +114,15 @@ export async function processPoll(rt: Runtime, job: Job<PollJobData>, token?: st
   }
 
   // A progress write still waiting in the installation's write lane is taken over by the completing write
-  // (the lane coalesces updates of one check run), so the report does not wait for it. Without a lane, a
-  // progress write still queued in this process lands before the report completes the check run.
+  // (the lane coalesces updates of one check run, whatever process queued them), so the report does not wait
+  // for it. Without a lane, a progress write still queued in this process lands before the report is handed
+  // over, so it never overwrites the completed check run.
   if (!rt.lane) await pendingProgress.get(d.scanId);
   const terminalAt = d.terminalAt ?? rt.now();
   if (!d.terminalAt) await job.updateData({ ...job.data, terminalAt });
-  try {
-    const report = isGroupScan(d) ? reportGroupScan : reportScan;
-    await report(rt, { ...job.data, terminalAt }, tenant, scan, log);
-  } catch (error) {
-    if (await concludeOnServiceError(rt, job, error, log)) return "service-error";
-    // The report's last attempt failed (GitHub kept refusing): the scan is over, its slot is free
-    // (`DIFFWARD_MAX_SCANS_IN_FLIGHT`), so a failed report never holds back the installation's launches.
-    if (job.attemptsMade + 1 >= (job.opts.attempts ?? 1))
-      await rt.state.releaseScanSlot(d.installationId, { scanId: d.scanId });
-    throw error;
-  }
-  // Report delay: the service's `completedAt` (else when diffward saw the scan terminal) → check completed.
-  const since = scan.completedAt ? Date.parse(scan.completedAt) : terminalAt;
-  rt.metrics?.observeReportDelay((rt.now() - (Number.isFinite(since) ? since : terminalAt)) / 1000);
-  return "reported";
-}
-
-/**
- * A scanning-service error that retrying cannot fix (an answer that does not fit the spec's schema, a 4xx),
- * or any service error on the job's last attempt, concludes the check run `failure` with a readable
- * explanation instead of leaving it `in_progress` forever. Retryable errors with attempts left return false
- * (BullMQ retries with backoff).
- */
-async function concludeOnServiceError(
-  rt: Runtime,
-  job: Job<PollJobData>,
-  error: unknown,
-  log: Runtime["log"],
-): Promise<boolean> {
-  if (!(error instanceof ScannerError)) return false;
-  const last = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-  if (error.retryable && !last) return false;
-  const d = job.data;
-  await applyWrites(rt, d.installationId, planScanUnreadable(d, error, job.attemptsMade + 1));
-  await rt.state.finishScan(d.installationId, d.scanId);
-  log.error({ err: error.name, retryable: error.retryable }, "scan result unreadable: check run concluded");
-  return true;
+  // Added before this job completes: a crash in between runs the poll again, and the job id dedupes the add.
+  await enqueueReport(rt, { ...job.data, terminalAt }, scan);
+  return "report-queued";
 }
 
 async function delay(

@@ -137,3 +137,19 @@ export interface PollJobData extends RepoContext {
   guidanceChange?: GuidanceChange;
   wholeRepository?: boolean;
 }
+
+/**
+ * A terminal scan to report (job `report`, queue `diffward-reports`, job id `report-<scanId>`), handed over by
+ * its poll job so that reports waiting on GitHub's write lane never hold the slots that poll running scans
+ * (issue 15 item 1).
+ */
+export interface ReportJobData extends PollJobData {
+  /** ms since epoch when diffward first saw the scan terminal (the report delay counts from it) */
+  terminalAt: number;
+  /**
+   * The terminal scan as the poll read it (spec `GET /projects/{projectId}/scans/{scanId}`, `scan`), so the
+   * report does not read it again; validated with the `ScanDetail` schema when the job runs, and read again
+   * only when absent or invalid.
+   */
+  scan?: unknown;
+}
