@@ -71,7 +71,8 @@ export function reconcileProcessor(deps: ReconcileDeps) {
  * repositories ("List repositories accessible to the app installation"), each open pull request's head
  * commit, diffward's latest check run there ("List check runs for a Git reference", `check_name=diffward`)
  * that is not `completed` and carries a scan id in `external_id`:
- * - when the `poll-<scanId>` job still exists, nothing is done (a failed one is retried);
+ * - when the `poll-<scanId>` job still exists, nothing is done (a failed one is retried, and so is a failed
+ *   `report-<scanId>` job of a completed poll);
  * - otherwise the pull request state, the launch record (so a redelivered webhook never launches the head
  *   again: "never pay twice"), the scan link and the `poll-<scanId>` job are recreated. The BullMQ job id
  *   dedupes, so two reconciliations racing add one job. Nothing is sent to the service here: the poll job
@@ -187,11 +188,7 @@ async function reconcilePulls(
 
     const existing = await rt.queues.scans.getJob(jobId("poll", scanId));
     if (existing) {
-      if ((await existing.getState()) === "failed") {
-        await existing.retry("failed");
-        summary.resumed.push(scanId);
-        plog.warn("reconcile: failed poll job retried");
-      } else summary.alreadyFollowed.push(scanId);
+      await followExisting(existing, rt, scanId, summary, plog);
       continue;
     }
 
@@ -300,7 +297,8 @@ async function effectiveConfig(
  * is gone is never resumed, however long its check run stays unfinished. For each branch whose name parses
  * ({@link parseMergeGroupRef}: base branch and pull request number) and diffward's check run on the branch's
  * commit that is not `completed` and carries a scan id in `external_id`:
- * - when the `poll-<scanId>` job still exists, nothing is done (a failed one is retried);
+ * - when the `poll-<scanId>` job still exists, nothing is done (a failed one is retried, and so is a failed
+ *   `report-<scanId>` job of a completed poll);
  * - when diffward's state marks the group destroyed (its `destroyed` event came after the loss) or following
  *   another scan, nothing is done;
  * - otherwise the group's state (check run, scan, the pull request named by the ref), the scan link
@@ -341,11 +339,7 @@ async function reconcileMergeGroups(
 
     const existing = await rt.queues.scans.getJob(jobId("poll", scanId));
     if (existing) {
-      if ((await existing.getState()) === "failed") {
-        await existing.retry("failed");
-        summary.resumed.push(scanId);
-        glog.warn("reconcile: failed poll job of a merge group retried");
-      } else summary.alreadyFollowed.push(scanId);
+      await followExisting(existing, rt, scanId, summary, glog);
       continue;
     }
 
@@ -416,6 +410,37 @@ async function reconcileMergeGroups(
       glog.info({ checkRunId: run.id }, "reconcile: in-flight merge group scan resumed");
     } else glog.info({ why: outcome }, "reconcile: merge group scan not resumed");
   }
+}
+
+/**
+ * An in-flight scan whose `poll-<scanId>` job still exists: a failed poll job is retried; a completed one
+ * handed its report to `report-<scanId>` (queue `diffward-reports`, added before the poll completed), and
+ * a failed report job is retried. Anything else is still followed: nothing is done.
+ */
+async function followExisting(
+  poll: Job,
+  rt: Runtime,
+  scanId: string,
+  summary: ReconcileSummary,
+  log: Runtime["log"],
+): Promise<void> {
+  const state = await poll.getState();
+  if (state === "failed") {
+    await poll.retry("failed");
+    summary.resumed.push(scanId);
+    log.warn("reconcile: failed poll job retried");
+    return;
+  }
+  if (state === "completed") {
+    const report = await rt.queues.reports.getJob(jobId("report", scanId));
+    if (report && (await report.getState()) === "failed") {
+      await report.retry("failed");
+      summary.resumed.push(scanId);
+      log.warn("reconcile: failed report job retried");
+      return;
+    }
+  }
+  summary.alreadyFollowed.push(scanId);
 }
 
 /** {@link StateStore.withPullLock}, waiting up to {@link LOCK_WAIT_MS} while another holder has the lock. */
