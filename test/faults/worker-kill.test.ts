@@ -28,6 +28,11 @@ describe("worker killed with SIGKILL at each step", () => {
     ["after the launch POST answered (scan id not yet saved)", "POST /api/v1/projects/[^/]+/scans$", "2"],
     ["mid-poll (after a scan read, before rescheduling)", "GET /api/v1/projects/[^/]+/scans/[^/]+$", "3"],
     [
+      "after the poll handed the report over (the report job's first findings read)",
+      "GET /api/v1/projects/[^/]+/findings$",
+      "5",
+    ],
+    [
       "mid-report (review posted, check run not completed)",
       "POST /repos/[^/]+/[^/]+/pulls/\\d+/reviews$",
       "4",

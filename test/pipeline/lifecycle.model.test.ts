@@ -289,11 +289,11 @@ const commands = [
 
 const TERMINAL = ["COMPLETED", "FAILED", "CANCELLED"];
 
-/** No event, launch or poll job waiting, delayed or running (a ledger `settle` look may still wait). */
+/** No event, launch, poll or report job waiting, delayed or running (a ledger `settle` look may still wait). */
 async function queuesIdle(h: Harness): Promise<boolean> {
-  const { events, launch, scans } = h.booted.rt.queues;
+  const { events, launch, scans, reports } = h.booted.rt.queues;
   const states = ["waiting", "active", "delayed", "prioritized", "waiting-children"] as const;
-  for (const q of [events, launch]) {
+  for (const q of [events, launch, reports]) {
     const counts = await q.getJobCounts(...states);
     if (Object.values(counts).some((c) => c > 0)) return false;
   }

@@ -1,3 +1,4 @@
+import type { Job } from "bullmq";
 import type { Harness } from "../../dev/harness/harness.js";
 import { webhookExample } from "../../dev/harness/examples.js";
 import { demoConfig, demoPullFiles } from "../../dev/harness/demo-repo.js";
@@ -128,16 +129,18 @@ export async function launchedScan(h: Harness, head: string, timeoutMs = 10_000)
   return scan.id;
 }
 
-/** Waits until the poll job of `scanId` (when given) has ended: its report, review included, is done. */
+/**
+ * Waits until the poll job of `scanId` (when given) has ended and so has the report job it handed the scan
+ * to (queue `diffward-reports`): its report, review included, is done.
+ */
 export async function reportEnded(h: Harness, scanId: string | undefined | null, timeoutMs = 25_000) {
   if (!scanId) return;
+  const ended = async (job: Job | undefined) =>
+    !job || ["completed", "failed"].includes(await job.getState());
   await h.waitFor(
-    async () => {
-      const job = await h.booted.rt.queues.scans.getJob(jobId("poll", scanId));
-      if (!job) return true;
-      const state = await job.getState();
-      return state === "completed" || state === "failed";
-    },
+    async () =>
+      (await ended(await h.booted.rt.queues.scans.getJob(jobId("poll", scanId)))) &&
+      (await ended(await h.booted.rt.queues.reports.getJob(jobId("report", scanId)))),
     timeoutMs,
     `report of scan ${scanId}`,
   );
