@@ -69,7 +69,7 @@ export interface SideFigures {
   reported: number;
   /** polling + reporting calls (scan reads, findings pages, finding details) */
   pollReportCalls: number;
-  /** their lower bound: Σ ⌈duration / Retry-After⌉ + ⌈findings / 100⌉ + details shown */
+  /** their lower bound: Σ ⌈duration / Retry-After⌉ + ⌈findings / 100⌉ + details shown (review comments or check-run details) */
   pollReportLowerBound: number;
   /** per-scan poll ratio (polls ÷ ⌈duration / Retry-After⌉) p50 / max */
   pollRatioP50: number;
@@ -362,14 +362,25 @@ export async function runPipeline(opts: PipelineOptions): Promise<PipelineResult
       dwDelays.push(pp.reportDelayMs);
     }
   }
+  // Details shown per pull request: a finding's detail (GET …/findings/{id}) is needed when its description or
+  // fix is shown, in a review comment or in the check run's details (`output.text`, one entry per open finding
+  // split by "---"; an entry without a fetched detail points elsewhere instead). Both come from the same read,
+  // so the distinct count is the larger of the two. Under the hourly budget's degrade the review is folded into
+  // the check run, whose details then are the only place the text is shown.
   const inlineByKey = new Map<string, number>();
-  for (const p of allPulls)
-    inlineByKey.set(
-      p.key,
-      h.github.state
-        .reviewComments(p.owner, p.repo, p.pullNumber)
-        .filter((c) => c.body.includes("<!-- diffward:finding=")).length,
-    );
+  for (const p of allPulls) {
+    const inline = h.github.state
+      .reviewComments(p.owner, p.repo, p.pullNumber)
+      .filter((c) => c.body.includes("<!-- diffward:finding=")).length;
+    const run = h.github.state
+      .checkRuns(p.owner, p.repo)
+      .find((c) => c.headSha === p.headSha && c.status === "completed");
+    const entries = run?.output.text ? run.output.text.split("\n\n---\n\n") : [];
+    const withDetail = entries.filter(
+      (e) => e.startsWith("### ") && !e.includes("_Description and recommended fix: see"),
+    ).length;
+    inlineByKey.set(p.key, Math.max(inline, withDetail));
+  }
   const side = (
     name: "diffward" | "peer",
     calls: Map<string, number>,
