@@ -280,7 +280,9 @@ export async function runPipeline(opts: PipelineOptions): Promise<PipelineResult
     }
     if (Date.now() - lastLog > 15_000) {
       lastLog = Date.now();
-      log(`  … diffward reported ${done}/${waited.length}, peer ${peerDone}/${waited.length}`);
+      log(
+        `  … diffward reported ${done}/${waited.length}${peer ? `, peer ${peerDone}/${waited.length}` : ""}`,
+      );
     }
     await sleep(200);
   }

@@ -259,10 +259,10 @@ async function main() {
   log(`diffward bench: ${JSON.stringify(args)}`);
 
   // 1. main run: N pull requests opened at once in one organization
-  log(
-    `\n[main] ${args.prs} PRs opened at once; scans 3–20 s (seed ${args.seed}); Retry-After ${RETRY_AFTER} s`,
-  );
   if (args.prs > 0) {
+    log(
+      `\n[main] ${args.prs} PRs opened at once; scans 3–20 s (seed ${args.seed}); Retry-After ${RETRY_AFTER} s`,
+    );
     const main = await runPipeline({
       waves: [{ pulls: makePulls("acme", 1, args.prs), atMs: 0 }],
       scanDurationMs: duration,
