@@ -23,6 +23,12 @@ export interface HarnessOptions {
   settings?: Partial<Settings>;
   /** start queue workers in this process (default true) */
   workers?: boolean;
+  /**
+   * start diffward's web server in this process (default true); `false` gives a {@link HeadlessHarness}:
+   * webhooks then go to a web server of the caller's (e.g. the bench's web child process), signed with
+   * `webhookSecret` against the same Redis `prefix`
+   */
+  web?: boolean;
   log?: Logger;
   boot?: Partial<BootConfig>;
 }
@@ -47,6 +53,12 @@ export interface Harness {
   close(): Promise<void>;
 }
 
+/**
+ * A harness started with `web: false`: no web server in this process, so no `web` and no `send` (post
+ * deliveries with `sendWebhook` of the GitHub stand-in to your own web server, signed with `webhookSecret`).
+ */
+export type HeadlessHarness = Omit<Harness, "web" | "send">;
+
 /** An RSA key in PEM (PKCS#1, like the ones GitHub issues) for the App's JWTs against the stand-in. */
 export function devPrivateKey(): string {
   return generateKeyPairSync("rsa", {
@@ -58,10 +70,12 @@ export function devPrivateKey(): string {
 
 /**
  * Starts the sandbox of the scanning service, the GitHub stand-in, and diffward (webhook server on a
- * free port and, unless `workers: false`, its queue workers) against a real Redis with a fresh key prefix.
- * Used by `npm run demo`, the end-to-end tests and the benchmark.
+ * free port unless `web: false`, and its queue workers unless `workers: false`) against a real Redis with a
+ * fresh key prefix. Used by `npm run demo`, the end-to-end tests and the benchmark.
  */
-export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
+export function startHarness(options: HarnessOptions & { web: false }): Promise<HeadlessHarness>;
+export function startHarness(options?: HarnessOptions & { web?: true }): Promise<Harness>;
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness | HeadlessHarness> {
   const log = options.log ?? createLogger({ level: process.env.LOG_LEVEL ?? "silent" });
   // A hash tag (braces), so the harness also runs on a Redis Cluster (`boot.redisClusterNodes`): BullMQ's
   // and diffward's keys of one harness then share one slot.
@@ -83,23 +97,22 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     settings: { firstPollDelayMs: 1_000, ...options.settings },
     ...options.boot,
   });
-  const web = await startWebServer({
-    probot: booted.probot,
-    app: diffwardApp({ queues: booted.rt.queues, redis: booted.rt.redis, log }),
-    rt: booted.rt,
-    port: 0,
-  });
+  const web =
+    options.web === false
+      ? undefined
+      : await startWebServer({
+          probot: booted.probot,
+          app: diffwardApp({ queues: booted.rt.queues, redis: booted.rt.redis, log }),
+          rt: booted.rt,
+          port: 0,
+        });
   if (options.workers !== false) booted.startWorkers();
-  const webhookUrl = `${web.url}/api/github/webhooks`;
-  return {
+  const headless: HeadlessHarness = {
     sandbox,
     github,
     booted,
-    web,
     webhookSecret,
     prefix,
-    send: (name, payload, id) =>
-      sendWebhook({ url: webhookUrl, secret: webhookSecret, name, payload, id: id ?? randomUUID() }),
     seed: (payload, extra) => seedFromPullRequestEvent(github.state, payload, extra),
     async waitFor(predicate, timeoutMs = 20_000, what = "condition") {
       const until = Date.now() + timeoutMs;
@@ -111,7 +124,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       }
     },
     async close() {
-      await web.close();
+      await web?.close();
       await booted.close().catch(() => undefined);
       await cleanRedis(
         options.boot?.redisClusterNodes ??
@@ -123,6 +136,14 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       await github.close();
       await sandbox.close();
     },
+  };
+  if (!web) return headless;
+  const webhookUrl = `${web.url}/api/github/webhooks`;
+  return {
+    ...headless,
+    web,
+    send: (name, payload, id) =>
+      sendWebhook({ url: webhookUrl, secret: webhookSecret, name, payload, id: id ?? randomUUID() }),
   };
 }
 
