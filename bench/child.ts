@@ -1,9 +1,12 @@
 /**
- * A child process of the bench: either one diffward worker process (`mode: "worker"`: `boot()` +
- * `startWorkers()` against the parent's Redis prefix, sandbox and GitHub stand-in) or the fixed-interval
- * peer holding scans in memory (`mode: "peer"`). Prints one JSON line per second on stdout:
- * `{ rssBytes, cpuUserUs, cpuSystemUs, at }` (from `process.memoryUsage()` and `process.cpuUsage()`), and
- * stops on SIGTERM. Configuration is a JSON file named by the one argument, checked with zod.
+ * A child process of the bench: one diffward worker process (`mode: "worker"`: `boot()` + `startWorkers()`
+ * against the parent's Redis prefix, sandbox and GitHub stand-in), diffward's web server alone (`mode: "web"`:
+ * the same `boot()`, no workers, `startWebServer` on a free port of 127.0.0.1 verifying deliveries with the
+ * parent harness's `webhookSecret`, as `src/index.ts` does with `DIFFWARD_ROLE=web`; it first prints
+ * `{ url }`, the server's base URL, as one JSON line) or the fixed-interval peer holding scans in memory
+ * (`mode: "peer"`). Then prints one JSON line per second on stdout: `{ rssBytes, cpuUserUs, cpuSystemUs, at }`
+ * (from `process.memoryUsage()` and `process.cpuUsage()`), and stops on SIGTERM. Configuration is a JSON
+ * file named by the one argument, checked with zod.
  */
 import { readFileSync } from "node:fs";
 import { pino } from "pino";
@@ -11,6 +14,8 @@ import { z } from "zod";
 import { boot } from "../src/boot.js";
 import { devPrivateKey } from "../dev/harness/harness.js";
 import { ScannerClient } from "../src/scanner/client.js";
+import { diffwardApp } from "../src/handlers/index.js";
+import { startWebServer } from "../src/web.js";
 
 const ChildConfig = z.discriminatedUnion("mode", [
   z.object({
@@ -20,6 +25,16 @@ const ChildConfig = z.discriminatedUnion("mode", [
     sandboxUrl: z.string(),
     githubUrl: z.string(),
     firstPollDelayMs: z.number().int().min(0),
+  }),
+  z.object({
+    mode: z.literal("web"),
+    redisUrl: z.string(),
+    prefix: z.string(),
+    sandboxUrl: z.string(),
+    githubUrl: z.string(),
+    firstPollDelayMs: z.number().int().min(0),
+    /** the parent harness's secret: its deliveries are signed with it */
+    webhookSecret: z.string().min(1),
   }),
   z.object({
     mode: z.literal("peer"),
@@ -38,22 +53,39 @@ if (!parsed.success) {
 const cfg = parsed.data;
 let stop: () => Promise<void> = async () => undefined;
 
-if (cfg.mode === "worker") {
+if (cfg.mode === "worker" || cfg.mode === "web") {
+  const log = pino({ level: "silent" });
   const booted = boot({
     appId: 1,
     privateKey: devPrivateKey(),
-    webhookSecret: "unused-by-workers",
+    webhookSecret: cfg.mode === "web" ? cfg.webhookSecret : "unused-by-workers",
     githubBaseUrl: cfg.githubUrl,
     redisUrl: cfg.redisUrl,
     queuePrefix: cfg.prefix,
     statePrefix: cfg.prefix,
     scannerApiUrl: cfg.sandboxUrl,
     scannerToken: "sandbox-token",
-    log: pino({ level: "silent" }),
+    log,
     settings: { firstPollDelayMs: cfg.firstPollDelayMs },
   });
-  booted.startWorkers();
-  stop = () => booted.close();
+  if (cfg.mode === "worker") {
+    booted.startWorkers();
+    stop = () => booted.close();
+  } else {
+    const web = await startWebServer({
+      probot: booted.probot,
+      app: diffwardApp({ queues: booted.rt.queues, redis: booted.rt.redis, log }),
+      rt: booted.rt,
+      port: 0,
+      host: "127.0.0.1",
+    });
+    // before the first sample: the parent reads it once the child has sampled (`waitForChildren`)
+    console.log(JSON.stringify({ url: web.url }));
+    stop = async () => {
+      await web.close();
+      await booted.close();
+    };
+  }
 } else {
   const client = new ScannerClient({ baseUrl: cfg.sandboxUrl, token: cfg.token });
   const timers = new Set<NodeJS.Timeout>();

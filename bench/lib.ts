@@ -1,5 +1,5 @@
 /** Shared helpers of the benchmark: statistics, pull request fixtures, and readers of the stand-ins' records. */
-import type { Harness } from "../dev/harness/harness.js";
+import type { HeadlessHarness } from "../dev/harness/harness.js";
 import { webhookExample } from "../dev/harness/examples.js";
 import { demoConfig, demoPullFiles } from "../dev/harness/demo-repo.js";
 import { seedFromPullRequestEvent, type GitHubStandIn } from "../dev/github-standin/index.js";
@@ -91,7 +91,7 @@ export function makePulls(org: string, orgIndex: number, count: number, repo = "
 
 /** Seeds diffward's stand-in and (when given) the peer's with the pull requests and the onboarding config. */
 export function seedPulls(
-  h: Harness,
+  h: Pick<HeadlessHarness, "seed">,
   pulls: readonly BenchPull[],
   peer?: GitHubStandIn,
   repositoryId = "repo_demo",

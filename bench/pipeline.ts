@@ -1,12 +1,18 @@
 /**
  * One pipeline run of the bench: the harness (sandbox + GitHub stand-in + real Redis + diffward web and
- * workers) and the fixed-interval peer following the same scans, then the figures read from the sandbox's
+ * workers, or with `workerProcesses` diffward's web server and workers in child processes) and the fixed-interval peer following the same scans, then the figures read from the sandbox's
  * counters (`state.stats`, per-scan `polls`, `final.atMs`) and the stand-ins' recorded requests.
  */
-import { startHarness, type Harness, type HarnessOptions } from "../dev/harness/harness.js";
+import { randomUUID } from "node:crypto";
+import { startHarness, type HarnessOptions, type HeadlessHarness } from "../dev/harness/harness.js";
 import { parseRepoConfigYaml, type RepoConfig } from "../src/config/repo-config.js";
 import { demoConfig } from "../dev/harness/demo-repo.js";
-import { startGitHubStandIn, type GitHubStandIn } from "../dev/github-standin/index.js";
+import {
+  sendWebhook,
+  startGitHubStandIn,
+  type GitHubStandIn,
+  type SendWebhookResult,
+} from "../dev/github-standin/index.js";
 import { ScannerClient } from "../src/scanner/client.js";
 import type { ScanRecord } from "../dev/sandbox/index.js";
 import { FixedIntervalPoller } from "./peer.js";
@@ -14,6 +20,7 @@ import {
   REDIS_URL,
   peakRssMb,
   sampleOwnRss,
+  childUrl,
   startChild,
   stopChild,
   waitForChildren,
@@ -56,8 +63,9 @@ export interface PipelineOptions {
   /** wait only for these pull requests (keys) instead of all of them */
   waitForKeys?: string[];
   /**
-   * diffward's queue workers run in this many worker child processes (`bench/child.ts`), the web server,
-   * sandbox and stand-ins staying in this process; 0 (default): workers in this process, as the harness does
+   * diffward's queue workers run in this many worker child processes (`bench/child.ts` `mode: "worker"`) and
+   * its web server in one more (`mode: "web"`; webhooks are sent there), the sandbox and stand-ins staying in
+   * this process; 0 (default): web server and workers in this process, as the harness does
    */
   workerProcesses?: number;
   log?: (line: string) => void;
@@ -120,12 +128,19 @@ export interface PipelineResult {
   /** accepted writes per installation id (the stand-in's counter of content-creating requests) */
   writesByInstallation: Record<string, number>;
   /**
-   * Peak RSS per process, MB (2^20 bytes), sampled once a second: `parentPeakRssMb` is this process (diffward's
-   * web server, and its workers when `workerProcesses` is 0, together with the sandbox, the GitHub stand-ins,
-   * the peer and the bench itself); `workerPeakRssMb` one entry per worker child process, `workerBootRssMb`
-   * its first sample (booted, before any webhook: the floor of Node + tsx + diffward's modules).
+   * Peak RSS per process, MB (2^20 bytes), sampled once a second: `parentPeakRssMb` is this process (the
+   * sandbox, the GitHub stand-ins, the peer and the bench itself, plus diffward's web server and workers when
+   * `workerProcesses` is 0); `workerPeakRssMb` one entry per worker child process, `workerBootRssMb` its first
+   * sample (booted, before any webhook: the floor of Node + tsx + diffward's modules); `webPeakRssMb` and
+   * `webBootRssMb` the same for the web server's child process (only with `workerProcesses` > 0).
    */
-  processes: { parentPeakRssMb: number; workerPeakRssMb: number[]; workerBootRssMb: number[] };
+  processes: {
+    parentPeakRssMb: number;
+    workerPeakRssMb: number[];
+    workerBootRssMb: number[];
+    webPeakRssMb?: number;
+    webBootRssMb?: number;
+  };
   /** the peer's report delay (scan terminal → its check run completed) for one pull request, ms */
   peerDelayOf?: (key: string) => number | undefined;
 }
@@ -139,35 +154,47 @@ export async function runPipeline(opts: PipelineOptions): Promise<PipelineResult
   const log = opts.log ?? (() => undefined);
   const ownRss = sampleOwnRss();
   const workerProcesses = opts.workerProcesses ?? 0;
-  const h: Harness = await startHarness({
+  const harnessOptions: Omit<HarnessOptions, "web"> = {
     sandbox: { seed: 7, retryAfterSeconds: opts.retryAfterSeconds, scanDurationMs: opts.scanDurationMs },
     ...(opts.github ? { github: opts.github } : {}),
-    workers: workerProcesses === 0,
     ...(opts.settings ? { settings: opts.settings } : {}),
-  });
+  };
+  let h: HeadlessHarness;
+  let send: (name: string, payload: Record<string, unknown>) => Promise<SendWebhookResult>;
   const children: BenchChild[] = [];
-  for (let i = 0; i < workerProcesses; i++)
-    children.push(
-      startChild({
-        mode: "worker",
-        redisUrl: REDIS_URL,
-        prefix: h.prefix,
-        sandboxUrl: h.sandbox.url,
-        githubUrl: h.github.url,
-        firstPollDelayMs: 1000,
-      }),
-    );
-  if (children.length) {
+  let webChild: BenchChild | undefined;
+  if (workerProcesses === 0) {
+    const full = await startHarness(harnessOptions);
+    h = full;
+    send = (name, payload) => full.send(name, payload);
+  } else {
+    // diffward's web server and workers each in a child process, so that their RSS is diffward's alone
+    const headless = await startHarness({ ...harnessOptions, web: false, workers: false });
+    h = headless;
+    const shared = {
+      redisUrl: REDIS_URL,
+      prefix: h.prefix,
+      sandboxUrl: h.sandbox.url,
+      githubUrl: h.github.url,
+      firstPollDelayMs: 1000,
+    };
+    const web = startChild({ mode: "web", ...shared, webhookSecret: h.webhookSecret });
+    webChild = web;
+    for (let i = 0; i < workerProcesses; i++) children.push(startChild({ mode: "worker", ...shared }));
+    let webhookUrl: string;
     try {
-      await waitForChildren(children);
+      await waitForChildren([web, ...children]);
+      webhookUrl = `${childUrl(web)}/api/github/webhooks`;
     } catch (error) {
-      await Promise.all(children.map((c) => stopChild(c.child)));
+      await Promise.all([web, ...children].map((c) => stopChild(c.child)));
       ownRss.stop();
       await h.close();
       throw error;
     }
+    send = (name, payload) =>
+      sendWebhook({ url: webhookUrl, secret: headless.webhookSecret, name, payload, id: randomUUID() });
     log(
-      `  ${children.length} worker child processes up (pids ${children.map((c) => c.child.pid).join(", ")})`,
+      `  web server in a child process (pid ${web.child.pid}, ${webhookUrl}); ${children.length} worker child processes (pids ${children.map((c) => c.child.pid).join(", ")})`,
     );
   }
   const sb = h.sandbox.state;
@@ -236,7 +263,7 @@ export async function runPipeline(opts: PipelineOptions): Promise<PipelineResult
       const sentAt = Date.now();
       perPull.set(p.key, { sentAt });
       sends.push(
-        h.send("pull_request", p.payload).then((r) => {
+        send("pull_request", p.payload).then((r) => {
           if (r.status >= 300) throw new Error(`webhook answered ${r.status} for ${p.key}`);
           ackMs.push(r.durationMs);
         }),
@@ -292,11 +319,17 @@ export async function runPipeline(opts: PipelineOptions): Promise<PipelineResult
   peer?.stop();
   // let the last annotation batches land
   await sleep(300);
-  await Promise.all(children.map((c) => stopChild(c.child)));
-  const processes = {
+  await Promise.all([...(webChild ? [webChild] : []), ...children].map((c) => stopChild(c.child)));
+  const processes: PipelineResult["processes"] = {
     parentPeakRssMb: ownRss.stop(),
     workerPeakRssMb: children.map((c) => peakRssMb(c.samples)),
     workerBootRssMb: children.map((c) => peakRssMb(c.samples.slice(0, 1))),
+    ...(webChild
+      ? {
+          webPeakRssMb: peakRssMb(webChild.samples),
+          webBootRssMb: peakRssMb(webChild.samples.slice(0, 1)),
+        }
+      : {}),
   };
 
   // ---------------------------------------------------------------- measure

@@ -1,5 +1,5 @@
 /**
- * Child processes of the bench (`bench/child.ts`: a diffward worker process or the peer) and RSS sampling of
+ * Child processes of the bench (`bench/child.ts`: a diffward worker process, diffward's web server or the peer) and RSS sampling of
  * this process, shared by the phases (`bench/phases.ts`) and the pipeline runs (`bench/pipeline.ts`).
  */
 import { spawn, type ChildProcess } from "node:child_process";
@@ -61,6 +61,22 @@ export function startChild(config: unknown): BenchChild {
     }
   });
   return { child, samples, lines };
+}
+
+/**
+ * The `url` a web child (`bench/child.ts` `mode: "web"`) printed before its first sample.
+ * @throws Error when the child printed none (call after {@link waitForChildren}).
+ */
+export function childUrl(c: BenchChild): string {
+  for (const line of c.lines) {
+    try {
+      const v = JSON.parse(line) as { url?: unknown };
+      if (typeof v.url === "string") return v.url;
+    } catch {
+      // not a JSON line
+    }
+  }
+  throw new Error(`bench child ${c.child.pid} printed no { url } line`);
 }
 
 /** SIGTERM, then SIGKILL after 10 s; resolves once the child has exited. */
