@@ -28,19 +28,6 @@ export type LaunchOutcome =
 const LOOKUP_SKEW_MS = 60_000;
 
 /**
- * `DIFFWARD_MAX_SCANS_IN_FLIGHT` (issue 15 item 3): how long a launch waits before looking for a free scan
- * slot again, in ms (1–2 s, spread so the waiting launches of a burst do not all retry at once), and how long
- * a slot lives when nothing renews, binds or frees it: a launch's before its POST (a crashed process's slot
- * comes back after 5 minutes), a scan's past its `scanTimeoutMinutes` (a scan never reported).
- */
-const SLOT_RETRY_MS = 1_000;
-const LAUNCH_SLOT_TTL_MS = 5 * 60_000;
-const SCAN_SLOT_MARGIN_MS = 30 * 60_000;
-
-/** Outcomes after which the launch key's scan (if any) holds the slot: the launch's own slot is gone. */
-const SCAN_FOLLOWED: ReadonlySet<LaunchOutcome> = new Set(["launched", "found-existing", "already-launched"]);
-
-/**
  * Launches the diff scan of one head, at most once per launch key (issue "Never pay twice"):
  * 1. a key that already has a scan id is done;
  * 2. a key with an earlier attempt of unknown outcome (crash, timeout, 5xx) is first looked up in the
@@ -48,10 +35,7 @@ const SCAN_FOLLOWED: ReadonlySet<LaunchOutcome> = new Set(["launched", "found-ex
  *    attempt began), and only sent again when nothing matches;
  * 3. otherwise the attempt is marked in Redis, then `POST /projects/{projectId}/scans` is sent.
  * Errors follow {@link classifyLaunchError}. Waits (`Retry-After`, initializing) use `moveToDelayed`,
- * which does not count as an attempt. With `DIFFWARD_MAX_SCANS_IN_FLIGHT` (`Settings.maxScansInFlight` > 0),
- * a launch first takes one of its installation's scan slots (before the preflight, any credit reserved or the
- * POST), waits 1–2 s and looks again when none is free, hands the slot to its scan once launched, and frees it
- * when it launched nothing.
+ * which does not count as an attempt.
  */
 export async function processLaunch(
   rt: Runtime,
@@ -62,49 +46,18 @@ export async function processLaunch(
   const key = targetKey(d);
   const log = rt.log.child({ pull: key, installation: d.installationId, sha: d.headSha, job: job.id });
   try {
-    const outcome = await rt.state.withPullLock(key, () => launchLocked(rt, job, log));
-    // Nothing launched (superseded, refused, no token): the launch's scan slot, if it took one, is free.
-    if (!SCAN_FOLLOWED.has(outcome)) await releaseSlot(rt, d);
-    return outcome;
+    return await rt.state.withPullLock(key, () => launchLocked(rt, job, log));
   } catch (error) {
     if (error instanceof LockBusyError) {
       await job.moveToDelayed(rt.now() + 500, token);
       throw new DelayedError();
     }
     if (error instanceof WaitSignal) {
-      // A wait (no free slot, Retry-After, initializing) holds no slot meanwhile: nothing was created.
-      await releaseSlot(rt, d);
       await job.moveToDelayed(rt.now() + error.delayMs, token);
       throw new DelayedError();
     }
-    // A retry keeps the slot (the outcome may be unknown: a scan may exist); the last attempt frees it.
-    if (error instanceof UnrecoverableError || job.attemptsMade + 1 >= (job.opts.attempts ?? 1))
-      await releaseSlot(rt, d);
     throw error;
   }
-}
-
-/**
- * `DIFFWARD_MAX_SCANS_IN_FLIGHT` (issue 15 item 3): takes one of the installation's scan slots for this
- * launch key before anything is spent (`StateStore.takeScanSlot`, atomic across processes). A merge group's
- * scan takes one even when all are taken: it counts, since its report uses the same write lane, but a merge
- * queue never waits behind a burst of pull requests.
- * @returns true when the launch may go on (also when no cap is set).
- */
-async function takeSlot(rt: Runtime, d: LaunchJobData): Promise<boolean> {
-  const cap = rt.settings.maxScansInFlight;
-  if (cap <= 0) return true;
-  return rt.state.takeScanSlot(
-    d.installationId,
-    { launchKey: d.launchKey },
-    { cap, now: rt.now(), ttlMs: LAUNCH_SLOT_TTL_MS, force: isGroupScan(d) },
-  );
-}
-
-/** Frees this launch key's slot before its POST (nothing launched); a no-op once the scan holds it. */
-async function releaseSlot(rt: Runtime, d: LaunchJobData): Promise<void> {
-  if (rt.settings.maxScansInFlight > 0)
-    await rt.state.releaseScanSlot(d.installationId, { launchKey: d.launchKey });
 }
 
 class WaitSignal extends Error {
@@ -160,14 +113,6 @@ async function launchLocked(
       await afterLaunch(rt, d, tenant, found.id, undefined);
       return "found-existing";
     }
-  }
-
-  // `DIFFWARD_MAX_SCANS_IN_FLIGHT`: no free slot, the launch waits (not an attempt) and looks again; it runs
-  // `launchWanted` first each time, so one superseded while it waits spends nothing. Taken before the preflight
-  // so a waiting launch makes no service calls.
-  if (!(await takeSlot(rt, d))) {
-    log.debug({ cap: rt.settings.maxScansInFlight }, "no free scan slot for the installation: launch waits");
-    throw new WaitSignal(SLOT_RETRY_MS + Math.floor(Math.random() * SLOT_RETRY_MS));
   }
 
   // Refuse before any credit is reserved what the service would refuse or the repository caps.
@@ -396,12 +341,6 @@ async function afterLaunch(
   scanId: string,
   creditBudget: number | undefined,
 ): Promise<void> {
-  // The launch's scan slot becomes the scan's, freed by `finishScan` once it is reported or cancelled.
-  if (rt.settings.maxScansInFlight > 0)
-    await rt.state.bindScanSlot(d.installationId, d.launchKey, scanId, {
-      now: rt.now(),
-      ttlMs: d.config.scanTimeoutMinutes * 60_000 + SCAN_SLOT_MARGIN_MS,
-    });
   await rememberScan(rt, d, { scanId, projectId: tenant.projectId });
   await rt.state.linkScan({
     scanId,

@@ -474,8 +474,6 @@ async function stopGroupScan(
     )
       await launch.remove().catch(() => undefined);
   }
-  // a launch removed while it waited to retry may still hold its scan slot (`DIFFWARD_MAX_SCANS_IN_FLIGHT`)
-  if (g.launchKey) await rt.state.releaseScanSlot(g.installationId, { launchKey: g.launchKey });
   if (!g.scanId) return undefined;
   const poll = await rt.queues.scans.getJob(jobId("poll", g.scanId));
   if (poll && (await poll.isDelayed().catch(() => false))) await poll.remove().catch(() => undefined);

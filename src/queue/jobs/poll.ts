@@ -49,9 +49,6 @@ export async function processPoll(rt: Runtime, job: Job<PollJobData>, token?: st
     installation: d.installationId,
   });
   if (!(await stillFollowed(rt, d))) {
-    // never reported now: its scan slot is free (`DIFFWARD_MAX_SCANS_IN_FLIGHT`; a destroyed merge group's
-    // terminal scan, a closed pull request's)
-    await rt.state.releaseScanSlot(d.installationId, { scanId: d.scanId });
     log.info("scan no longer followed (superseded)");
     return "superseded";
   }

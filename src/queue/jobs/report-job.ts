@@ -55,8 +55,6 @@ export async function processReport(
   const d = job.data;
   const log = rt.log.child({ pull: targetKey(d), scanId: d.scanId, installation: d.installationId });
   if (!(await stillFollowed(rt, d))) {
-    // never reported now: its scan slot is free (`DIFFWARD_MAX_SCANS_IN_FLIGHT`), as the poll does
-    await rt.state.releaseScanSlot(d.installationId, { scanId: d.scanId });
     log.info("scan no longer followed (superseded): not reported");
     return "superseded";
   }
@@ -92,10 +90,6 @@ export async function processReport(
     await report(rt, pollData, tenant, scan, log);
   } catch (error) {
     if (await concludeOnServiceError(rt, job, error, log)) return "service-error";
-    // The report's last attempt failed (GitHub kept refusing): the scan is over, its slot is free
-    // (`DIFFWARD_MAX_SCANS_IN_FLIGHT`), so a failed report never holds back the installation's launches.
-    if (job.attemptsMade + 1 >= (job.opts.attempts ?? 1))
-      await rt.state.releaseScanSlot(d.installationId, { scanId: d.scanId });
     throw error;
   }
   // Report delay: the service's `completedAt` (else when diffward saw the scan terminal) → check completed.

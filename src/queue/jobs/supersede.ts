@@ -13,8 +13,7 @@ export type StopReason =
 /**
  * Stops what diffward was doing for `prev`'s head, outside GitHub: removes a launch still waiting in its
  * debounce window (nothing spent), cancels a launched scan (spec `POST …/scans/{scanId}/cancel`: reserved
- * credits are released), removes its poll job, frees the scan slots of its launch and scan, and forgets its
- * launch key. The check run's conclusion is
+ * credits are released), removes its poll job and forgets its launch key. The check run's conclusion is
  * planned apart ({@link planStopWrites}). Errors while cancelling are logged, never thrown: the new head
  * must not wait on the old one.
  */
@@ -44,11 +43,7 @@ export async function stopCurrent(
     }
     await rt.state.finishScan(prev.installationId, prev.scanId);
   }
-  if (prev.launchKey) {
-    // a launch removed while it waited to retry may still hold its scan slot (`DIFFWARD_MAX_SCANS_IN_FLIGHT`)
-    await rt.state.releaseScanSlot(prev.installationId, { launchKey: prev.launchKey });
-    await rt.state.deleteLaunch(prev.launchKey);
-  }
+  if (prev.launchKey) await rt.state.deleteLaunch(prev.launchKey);
 }
 
 /**
