@@ -222,77 +222,10 @@ export class StateStore {
 
   /**
    * Forgets a scan in flight (reported, cancelled, superseded, lost): removes it from the installation's set
-   * of scans in flight and frees its scan slot ({@link takeScanSlot}), if it held one.
+   * of scans in flight.
    */
   async finishScan(installationId: number, scanId: string): Promise<void> {
-    await this.redis
-      .multi()
-      .srem(this.#k("inflight", installationId), scanId)
-      .zrem(this.#k("slots", installationId), slotMember({ scanId }))
-      .exec();
-  }
-
-  /**
-   * Takes one of an installation's scan slots for `holder`, atomically across processes (one Lua script on
-   * one key, `<prefix>:slots:<installationId>`, under the state prefix's hash tag, so it runs on Redis
-   * Cluster too). The key is a sorted set: member `l:<launchKey>` (a launch before its POST) or `s:<scanId>`
-   * (the scan it became, {@link bindScanSlot}), score = when the slot expires (ms since epoch). Expired
-   * slots are dropped first, so a crashed launch or a scan never reported cannot hold a slot for ever.
-   * Used by `DIFFWARD_MAX_SCANS_IN_FLIGHT` (issue 15 item 3).
-   * @param cap the most slots the installation may hold (≥ 1).
-   * @param now ms since epoch.
-   * @param ttlMs how long the slot lives unless taken again, bound or freed, in ms.
-   * @param force take the slot even when all are taken (a merge group's scan counts, never waits).
-   * @returns true when `holder` holds a slot (also when it already held one: its expiry is renewed).
-   */
-  async takeScanSlot(
-    installationId: number,
-    holder: ScanSlotHolder,
-    opts: { cap: number; now: number; ttlMs: number; force?: boolean },
-  ): Promise<boolean> {
-    const taken = await this.redis.eval(
-      TAKE_SLOT,
-      1,
-      this.#k("slots", installationId),
-      slotMember(holder),
-      String(opts.cap),
-      String(opts.now),
-      String(opts.now + opts.ttlMs),
-      opts.force ? "1" : "0",
-      String(SLOTS_KEY_TTL_S),
-    );
-    return taken === 1;
-  }
-
-  /**
-   * Hands a launch's slot to the scan it launched (one MULTI): the slot is then freed by
-   * {@link finishScan} when the scan is reported, cancelled or superseded, else expires after `ttlMs`.
-   * The scan gets its slot even when the launch held none (a scan that exists is always counted).
-   * @param now ms since epoch; @param ttlMs in ms.
-   */
-  async bindScanSlot(
-    installationId: number,
-    launchKey: string,
-    scanId: string,
-    opts: { now: number; ttlMs: number },
-  ): Promise<void> {
-    const k = this.#k("slots", installationId);
-    await this.redis
-      .multi()
-      .zrem(k, slotMember({ launchKey }))
-      .zadd(k, String(opts.now + opts.ttlMs), slotMember({ scanId }))
-      .expire(k, SLOTS_KEY_TTL_S)
-      .exec();
-  }
-
-  /** Frees `holder`'s scan slot, if it holds one (a launch that launched nothing, a scan given up on). */
-  async releaseScanSlot(installationId: number, holder: ScanSlotHolder): Promise<void> {
-    await this.redis.zrem(this.#k("slots", installationId), slotMember(holder));
-  }
-
-  /** The holders of an installation's unexpired scan slots at `now` (ms since epoch): `l:<launchKey>`, `s:<scanId>`. */
-  async scanSlots(installationId: number, now: number): Promise<string[]> {
-    return this.redis.zrangebyscore(this.#k("slots", installationId), `(${now}`, "+inf");
+    await this.redis.srem(this.#k("inflight", installationId), scanId);
   }
 
   async inflightScans(installationId: number): Promise<string[]> {
@@ -368,29 +301,6 @@ export class StateStore {
     return (await this.redis.set(this.#k("throttle", key), "1", "PX", windowMs, "NX")) === "OK";
   }
 }
-
-/** Who holds a scan slot ({@link StateStore.takeScanSlot}): a launch before its POST, or the scan it became. */
-export type ScanSlotHolder = { launchKey: string } | { scanId: string };
-
-function slotMember(holder: ScanSlotHolder): string {
-  return "launchKey" in holder ? `l:${holder.launchKey}` : `s:${holder.scanId}`;
-}
-
-/** The slots key lives 2 days after its last change (a scan's slot expires after at most 24 h + margin). */
-const SLOTS_KEY_TTL_S = 2 * 24 * 3600;
-
-/**
- * KEYS[1] the slots sorted set; ARGV: member, cap, now (ms), expires at (ms), force ("1"), key TTL (s).
- * Drops expired slots; renews a slot the member holds; else adds one when fewer than cap are held (or force).
- */
-const TAKE_SLOT = `
-redis.call('zremrangebyscore', KEYS[1], '-inf', ARGV[3])
-local held = redis.call('zscore', KEYS[1], ARGV[1])
-if (not held) and ARGV[5] ~= '1' and redis.call('zcard', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
-redis.call('zadd', KEYS[1], ARGV[4], ARGV[1])
-redis.call('expire', KEYS[1], ARGV[6])
-return 1
-`;
 
 /** Another worker holds the pull request's lock; the job is retried shortly. */
 export class LockBusyError extends Error {
