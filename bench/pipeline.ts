@@ -54,7 +54,7 @@ export interface PipelineOptions {
   /** give up waiting after this many ms; unfinished pull requests are reported as such */
   timeoutMs: number;
   github?: HarnessOptions["github"];
-  /** diffward's settings for the run (e.g. `maxScansInFlight`) */
+  /** diffward's settings for the run, over the defaults (in-process workers only) */
   settings?: HarnessOptions["settings"];
   /** extra sandbox repositories (id) in `prj_demo`, for pull requests whose config names them */
   extraRepositories?: string[];

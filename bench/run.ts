@@ -9,8 +9,6 @@
  * `--throughput-prs N` (default 12; 0 skips), `--throughput-installations N` (default 4),
  * `--ack-deliveries N` (default 500 at 100/s; 0 skips), `--github-limits` (adds the 80/min, 500/h
  * content-creation run, with the ideal scheduler's bound of `bench/bound.ts`), `--limits-prs N` (default 30),
- * `--inflight-cap N` (the `--github-limits` run's `DIFFWARD_MAX_SCANS_IN_FLIGHT`, default 0: no cap; in-process
- * workers only, refused with `--limits-workers`),
  * `--main-timeout S` (default 150), `--seed N` (scan durations, default 1).
  *
  * The `--github-limits` run's own flags: `--limits-installations K` (the PRs spread evenly over K
@@ -47,7 +45,6 @@ const Args = z.object({
   limitsRetryAfter: z.coerce.number().int().min(1).default(2),
   limitsWorkers: z.coerce.number().int().min(0).default(0),
   limitsTimeout: z.coerce.number().int().min(10).default(1800),
-  inflightCap: z.coerce.number().int().min(0).default(0),
   mainTimeout: z.coerce.number().int().min(10).default(150),
   seed: z.coerce.number().int().default(1),
 });
@@ -77,11 +74,6 @@ function parseArgs(argv: string[]): z.infer<typeof Args> {
 }
 
 const args = parseArgs(process.argv.slice(2));
-if (args.inflightCap > 0 && args.limitsWorkers > 0) {
-  // the worker child processes (bench/child.ts) boot with their own settings: the cap would not apply
-  console.error("bench: --inflight-cap applies to in-process workers only; drop --limits-workers");
-  process.exit(2);
-}
 const RETRY_AFTER = 2;
 const rng = seeded(args.seed);
 /**
@@ -388,8 +380,7 @@ async function main() {
     const k = args.limitsInstallations;
     const ra = args.limitsRetryAfter;
     log(
-      `\n[github-limits] ${args.limitsPrs} PRs over ${k} installation(s), stand-in enforcing 80 writes/min and 500/h per installation; scans ${args.limitsScanMin}–${args.limitsScanMax} s; Retry-After ${ra} s; workers ${args.limitsWorkers === 0 ? "in-process" : `in ${args.limitsWorkers} child processes`}` +
-        (args.inflightCap > 0 ? `; at most ${args.inflightCap} scans in flight per installation` : ""),
+      `\n[github-limits] ${args.limitsPrs} PRs over ${k} installation(s), stand-in enforcing 80 writes/min and 500/h per installation; scans ${args.limitsScanMin}–${args.limitsScanMax} s; Retry-After ${ra} s; workers ${args.limitsWorkers === 0 ? "in-process" : `in ${args.limitsWorkers} child processes`}`,
     );
     // one installation: today's organization (index 5); several: organizations `limited-1…K` at indexes
     // 200 + i (installation ids 1200 + i), clear of the other phases' indexes (1–3, 70–99)
@@ -411,7 +402,6 @@ async function main() {
       peerIntervalMs: 5000,
       timeoutMs: args.limitsTimeout * 1000,
       github: { limits: { contentCreation: { perMinute: 80, perHour: 500 } } },
-      settings: { maxScansInFlight: args.inflightCap },
       withPeer: false,
       workerProcesses: args.limitsWorkers,
       log,
