@@ -52,7 +52,6 @@ async function main(): Promise<void> {
       defaultPreset: env.scannerDiffPreset,
       guidanceFile: env.scannerGuidanceFile,
       labelPrefix: env.scannerLabelPrefix,
-      maxScansInFlight: env.maxScansInFlight,
       ...(env.scannerPublicUrl ? { publicUrl: env.scannerPublicUrl } : {}),
     },
     concurrency: { scans: env.workerConcurrency },

@@ -175,8 +175,6 @@ export const ProcessEnv = z.object({
   NODE_ENV: opt(z.string()),
   /** Jobs each worker runs at once. Default 50. */
   WORKER_CONCURRENCY: opt(intIn(1, 1000)).default(50),
-  /** Most scans in flight per installation (launched, not yet reported); 0 = no cap. Default 0. */
-  DIFFWARD_MAX_SCANS_IN_FLIGHT: opt(intIn(0, 100_000)).default(0),
 });
 export type ProcessEnv = z.infer<typeof ProcessEnv>;
 
@@ -204,8 +202,6 @@ interface EnvCommon {
   scannerLabelPrefix: string;
   role: "web" | "worker" | "all";
   workerConcurrency: number;
-  /** most scans in flight per installation; 0 = no cap (DIFFWARD_MAX_SCANS_IN_FLIGHT) */
-  maxScansInFlight: number;
 }
 
 /** A complete environment: the app can receive webhooks and call the service. */
@@ -381,7 +377,6 @@ export function loadEnv(
     scannerLabelPrefix: d.SCANNER_LABEL_PREFIX,
     role: d.DIFFWARD_ROLE,
     workerConcurrency: d.WORKER_CONCURRENCY,
-    maxScansInFlight: d.DIFFWARD_MAX_SCANS_IN_FLIGHT,
   };
   if (setupMode) {
     return {
@@ -579,13 +574,6 @@ export const ENV_VARIABLES: readonly EnvVariable[] = [
     required: "optional",
     default: "50",
     description: "Jobs each worker runs at once (1 to 1000).",
-  },
-  {
-    name: "DIFFWARD_MAX_SCANS_IN_FLIGHT",
-    required: "optional",
-    default: "0",
-    description:
-      "Most scans one installation may have in flight (launched and not yet reported), shared by every process through Redis; launches beyond it wait for a slot, and one superseded while waiting spends nothing. Merge-group scans count but never wait. 0: no cap.",
   },
 ];
 

@@ -35,12 +35,6 @@ export interface Settings {
   initializingBaseDelayMs: number;
   /** wait between two looks at the ledger for a reported scan's settlement, in ms (30 s) */
   settleDelayMs: number;
-  /**
-   * the most scans one installation may have in flight (launched and not yet reported), so that under a
-   * burst scans finish at about the rate its write lane can report them (issue 15 item 3); launches beyond
-   * it wait for a slot (`jobs/launch.ts`). 0 (the default): no cap (`DIFFWARD_MAX_SCANS_IN_FLIGHT`)
-   */
-  maxScansInFlight: number;
 }
 
 /** The default settings: the issue's numbers. */
@@ -55,7 +49,6 @@ export const DEFAULT_SETTINGS: Settings = {
   initializingWindowMs: 30 * 60_000,
   initializingBaseDelayMs: 15_000,
   settleDelayMs: 30_000,
-  maxScansInFlight: 0,
 };
 
 /** Everything a job needs, built once per process. */

@@ -56,7 +56,6 @@ describe("loadEnv", () => {
       scannerLabelPrefix: "SC",
       role: "all",
       workerConcurrency: 50,
-      maxScansInFlight: 0,
     });
   });
 
@@ -75,7 +74,6 @@ describe("loadEnv", () => {
       SCANNER_LABEL_PREFIX: "ab",
       DIFFWARD_ROLE: "worker",
       WORKER_CONCURRENCY: "8",
-      DIFFWARD_MAX_SCANS_IN_FLIGHT: "12",
     });
     expect(env).toMatchObject({
       setupMode: false,
@@ -96,7 +94,6 @@ describe("loadEnv", () => {
       scannerLabelPrefix: "AB",
       role: "worker",
       workerConcurrency: 8,
-      maxScansInFlight: 12,
     });
   });
 
@@ -151,19 +148,13 @@ describe("loadEnv", () => {
       SCANNER_GUIDANCE_FILE: "../x.md",
       DIFFWARD_ROLE: "both",
       WORKER_CONCURRENCY: "0",
-      DIFFWARD_MAX_SCANS_IN_FLIGHT: "-1",
       GHE_HOST: "https://github.example.com",
       APP_ID: "abc",
     });
     expect(e.problems.map((p) => p.variable).sort()).toEqual(
       [
         ...["APP_ID", "DIFFWARD_ROLE", "GHE_HOST", "LOG_LEVEL", "PORT", "REDIS_URL", "SCANNER_API_URL"],
-        ...[
-          "SCANNER_GUIDANCE_FILE",
-          "SCANNER_LABEL_PREFIX",
-          "WORKER_CONCURRENCY",
-          "DIFFWARD_MAX_SCANS_IN_FLIGHT",
-        ],
+        ...["SCANNER_GUIDANCE_FILE", "SCANNER_LABEL_PREFIX", "WORKER_CONCURRENCY"],
         // APP_ID is set (badly), so this is not setup mode: the App's other settings are required too
         ...["PRIVATE_KEY", "WEBHOOK_SECRET", "SCANNER_TOKEN"],
       ].sort(),
