@@ -1,7 +1,7 @@
 import type { Job } from "bullmq";
 import type { ProbotOctokit } from "probot";
 import { effectiveDisclosure } from "../config/repo-config.js";
-import { listCheckRunsForRef } from "../github/checks.js";
+import { listCheckRunsForRef, type FoundCheckRun } from "../github/checks.js";
 import { getMergeBase, listOpenPulls } from "../github/pulls.js";
 import { MERGE_QUEUE_REF_PREFIX, listMatchingRefs, type GitRef } from "../github/refs.js";
 import type { InstallationOctokit } from "../github/types.js";
@@ -11,6 +11,7 @@ import { parseMergeGroupRef } from "../domain/merge-group.js";
 import { JOB, groupKey, jobId, launchKey, pullKey } from "../queue/names.js";
 import type { Runtime } from "../queue/runtime.js";
 import { LockBusyError } from "../queue/state.js";
+import type { ScannerTenant } from "../tenants/index.js";
 
 /** How long reconciliation waits for a pull request's lock held by a job or another reconciliation, in ms. */
 const LOCK_WAIT_MS = 5_000;
@@ -176,31 +177,18 @@ async function reconcilePulls(
 ): Promise<void> {
   const pulls = await listOpenPulls(octokit, r);
   if (pulls.length === 0) return;
-  let config: PollJobData["config"] | undefined;
+  const cache: ConfigCache = {};
   for (const pr of pulls) {
     summary.pulls += 1;
-    const runs = await listCheckRunsForRef(octokit, r, pr.headSha);
-    const run = runs.find((c) => c.status !== "completed" && c.externalId && c.headSha === pr.headSha);
-    if (!run?.externalId) continue;
-    const scanId = run.externalId;
     const key = pullKey(r.owner, r.repo, pr.number);
-    const plog = rt.log.child({ installation: r.installationId, pull: key, scanId });
-
-    const existing = await rt.queues.scans.getJob(jobId("poll", scanId));
-    if (existing) {
-      await followExisting(existing, rt, scanId, summary, plog);
-      continue;
-    }
-
-    if (!config) {
-      config = await effectiveConfig(octokit, r, plog);
-      if (!config) return;
-    }
-    const tenant = await rt.scanner.forAccount(r.accountLogin);
-    if (!tenant) {
-      plog.warn("reconcile: no scanner token for the account, scan not resumed");
-      continue;
-    }
+    const found = await findResumable(rt, octokit, summary, r, cache, {
+      headSha: pr.headSha,
+      bindings: { pull: key },
+      noTenantMessage: "reconcile: no scanner token for the account, scan not resumed",
+    });
+    if (found === "stop-repository") return;
+    if (found === "next") continue;
+    const { run, scanId, log: plog, config, tenant } = found;
     const { mergeBase } = await getMergeBase(octokit, r, pr.baseRef, pr.headSha);
     const presetRef = config.preset ?? rt.settings.defaultPreset;
     const lk = launchKey({
@@ -273,6 +261,67 @@ async function reconcilePulls(
   }
 }
 
+/** The repository's effective config, loaded once per repository by {@link findResumable} (per loop). */
+interface ConfigCache {
+  config?: PollJobData["config"];
+}
+
+/** A scan {@link findResumable} found to resume: its check run, its logger, the repository's config, the tenant. */
+interface Resumable {
+  run: FoundCheckRun;
+  scanId: string;
+  log: Runtime["log"];
+  config: PollJobData["config"];
+  tenant: ScannerTenant;
+}
+
+/**
+ * The steps the pull request and merge-group paths of reconciliation share for one head commit: finds
+ * diffward's check run on `headSha` (GitHub REST `GET /repos/{owner}/{repo}/commits/{ref}/check-runs`) that
+ * is not `completed` and carries a scan id in `external_id`; when the `poll-<scanId>` job still exists, hands
+ * it to {@link followExisting}; else loads the repository's config once into `cache` ({@link effectiveConfig})
+ * and the account's scanner tenant.
+ * @param where.bindings the child logger's target binding (`{ pull: key }` or `{ group: key }`), between
+ *   `installation` and `scanId`.
+ * @param where.noTenantMessage the warning logged when the account has no scanner token.
+ * @returns `next` to go on with the next pull request or group (no such check run, the poll job exists, or
+ *   no scanner token); `stop-repository` when the repository's config is absent or invalid (nothing of the
+ *   repository is resumed); else the {@link Resumable} scan.
+ * @throws GitHub or Redis errors as they come (the repository counts as an error in the summary).
+ */
+async function findResumable(
+  rt: Runtime,
+  octokit: InstallationOctokit,
+  summary: ReconcileSummary,
+  r: RepoPart,
+  cache: ConfigCache,
+  where: { headSha: string; bindings: { pull: string } | { group: string }; noTenantMessage: string },
+): Promise<"next" | "stop-repository" | Resumable> {
+  const { headSha } = where;
+  const runs = await listCheckRunsForRef(octokit, r, headSha);
+  const run = runs.find((c) => c.status !== "completed" && c.externalId && c.headSha === headSha);
+  if (!run?.externalId) return "next";
+  const scanId = run.externalId;
+  const log = rt.log.child({ installation: r.installationId, ...where.bindings, scanId });
+
+  const existing = await rt.queues.scans.getJob(jobId("poll", scanId));
+  if (existing) {
+    await followExisting(existing, rt, scanId, summary, log);
+    return "next";
+  }
+
+  if (!cache.config) {
+    cache.config = await effectiveConfig(octokit, r, log);
+    if (!cache.config) return "stop-repository";
+  }
+  const tenant = await rt.scanner.forAccount(r.accountLogin);
+  if (!tenant) {
+    log.warn(where.noTenantMessage);
+    return "next";
+  }
+  return { run, scanId, log, config: cache.config, tenant };
+}
+
 /**
  * The repository's `.github/diffward.yml` with its effective disclosure, as a poll job carries it.
  * @returns `undefined` (logged) when the file is absent or invalid: nothing of the repository is resumed.
@@ -324,34 +373,21 @@ async function reconcileMergeGroups(
     if ((error as { status?: number }).status === 409) return;
     throw error;
   }
-  let config: PollJobData["config"] | undefined;
+  const cache: ConfigCache = {};
   for (const gitRef of refs) {
     const ref = parseMergeGroupRef(gitRef.ref);
     if (!ref || gitRef.type !== "commit") continue;
     summary.mergeGroups += 1;
     const headSha = gitRef.sha;
-    const runs = await listCheckRunsForRef(octokit, r, headSha);
-    const run = runs.find((c) => c.status !== "completed" && c.externalId && c.headSha === headSha);
-    if (!run?.externalId) continue;
-    const scanId = run.externalId;
     const key = groupKey(r.owner, r.repo, headSha);
-    const glog = rt.log.child({ installation: r.installationId, group: key, scanId });
-
-    const existing = await rt.queues.scans.getJob(jobId("poll", scanId));
-    if (existing) {
-      await followExisting(existing, rt, scanId, summary, glog);
-      continue;
-    }
-
-    if (!config) {
-      config = await effectiveConfig(octokit, r, glog);
-      if (!config) return;
-    }
-    const tenant = await rt.scanner.forAccount(r.accountLogin);
-    if (!tenant) {
-      glog.warn("reconcile: no scanner token for the account, merge group scan not resumed");
-      continue;
-    }
+    const found = await findResumable(rt, octokit, summary, r, cache, {
+      headSha,
+      bindings: { group: key },
+      noTenantMessage: "reconcile: no scanner token for the account, merge group scan not resumed",
+    });
+    if (found === "stop-repository") return;
+    if (found === "next") continue;
+    const { run, scanId, log: glog, config, tenant } = found;
     const data: PollJobData = {
       ...r,
       pullNumber: ref.pullNumber,
