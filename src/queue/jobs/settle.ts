@@ -4,7 +4,8 @@ import type { PollJobData } from "./types.js";
 import { JOB, jobId, pullKey } from "../names.js";
 import type { Runtime } from "../runtime.js";
 import { recomputeCheck } from "../../triage/check.js";
-import { readScanSpend } from "../../policy/credits.js";
+import { readScanSpend, type ScanSpend } from "../../policy/credits.js";
+import type { ScannerTenant } from "../../tenants/index.js";
 import { decideCoverage, syncNotReported } from "../../report/not-reported.js";
 import { capLedgerOf } from "../cap-ledger.js";
 
@@ -85,13 +86,8 @@ export async function processSettle(
   if (!first || first.scanId !== d.scanId) return "stale";
   const tenant = await rt.scanner.forAccount(d.accountLogin);
   if (!tenant) return "stale";
-  const spend = await readScanSpend(tenant, d.scanId, d.launchedAt, rt.now());
-  if (!spend.settled) {
-    if (d.tries + 1 < SETTLE_MAX_TRIES) await enqueueSettle(rt, d, d.tries + 1);
-    return "pending";
-  }
-  // creditCap.monthly: the scan now counts what it spent, no longer its budget (issue 10 item 7).
-  await capLedgerOf(rt.redis, rt.state.prefix).settle(d.scanId, spend.spent);
+  const spend = await settleSpend(rt, tenant, d);
+  if (!spend) return "pending";
   // Read the report again: while the ledger was read, a triage recompute may have posted a fresh check run
   // (new `checkRunId`, `annotationsDigest`, findings) or a newer report replaced this one. Writing the first
   // read back would undo them.
@@ -140,12 +136,33 @@ export async function processSettle(
 async function settleGroupScan(rt: Runtime, d: SettleJobData): Promise<"settled" | "pending" | "stale"> {
   const tenant = await rt.scanner.forAccount(d.accountLogin);
   if (!tenant) return "stale";
+  const spend = await settleSpend(rt, tenant, d);
+  if (!spend) return "pending";
+  rt.log.info({ scanId: d.scanId, spent: spend.spent }, "merge group scan settled in the cap ledger");
+  return "settled";
+}
+
+/**
+ * One look at the usage ledger for a reported scan ({@link readScanSpend}: `GET …/billing/usage` from the
+ * scan's `launchedAt` less one day). While its settlement is not in, schedules the next look
+ * (`settle-<scanId>-<tries + 1>`, {@link enqueueSettle}) unless {@link SETTLE_MAX_TRIES} looks were made.
+ * Once it is in, `creditCap.monthly`'s ledger counts the scan's actual spend instead of its budget (issue 10
+ * item 7).
+ * @returns the scan's spend (credits, `settled: true`) once settled; `undefined` while not (pending).
+ * @throws what {@link readScanSpend} or the cap ledger throw (scanning-service or Redis errors): the settle
+ *   job is retried by BullMQ.
+ */
+async function settleSpend(
+  rt: Runtime,
+  tenant: ScannerTenant,
+  d: SettleJobData,
+): Promise<ScanSpend | undefined> {
   const spend = await readScanSpend(tenant, d.scanId, d.launchedAt, rt.now());
   if (!spend.settled) {
     if (d.tries + 1 < SETTLE_MAX_TRIES) await enqueueSettle(rt, d, d.tries + 1);
-    return "pending";
+    return undefined;
   }
+  // creditCap.monthly: the scan now counts what it spent, no longer its budget (issue 10 item 7).
   await capLedgerOf(rt.redis, rt.state.prefix).settle(d.scanId, spend.spent);
-  rt.log.info({ scanId: d.scanId, spent: spend.spent }, "merge group scan settled in the cap ledger");
-  return "settled";
+  return spend;
 }
