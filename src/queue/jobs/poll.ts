@@ -5,14 +5,15 @@ import type { ScanDetail } from "../../scanner/schemas.js";
 
 import type { Runtime } from "../runtime.js";
 import { applyWrites } from "../writes.js";
-import { planProgress, planScanLost, planScanTimedOut } from "./decide-report.js";
+import { planProgress, planScanTimedOut } from "./decide-report.js";
 import { enqueueReport } from "./report-job.js";
-import { concludeOnServiceError } from "./service-error.js";
+import { concludeOnScanReadError } from "./service-error.js";
 import { stillFollowed, targetKey } from "./target.js";
 import type { PollJobData } from "./types.js";
 
 /** What a poll job did when it stopped rescheduling itself. */
-export type PollOutcome = "report-queued" | "superseded" | "timed-out" | "no-token" | "lost" | "service-error";
+export type PollOutcome =
+  "report-queued" | "superseded" | "timed-out" | "no-token" | "lost" | "service-error";
 
 /** Progress writes of this process still in flight, per scan id and per installation. */
 const pendingProgress = new Map<string, Promise<unknown>>();
@@ -64,13 +65,7 @@ export async function processPoll(rt: Runtime, job: Job<PollJobData>, token?: st
       log.warn({ retryAfterSeconds: error.retryAfterSeconds }, "poll answered 429: waiting its Retry-After");
       return delay(rt, job, token, (error.retryAfterSeconds ?? 1) * 1000 + rt.settings.pollMarginMs);
     }
-    if (error instanceof ScannerApiError && error.code === "not_found") {
-      await applyWrites(rt, d.installationId, planScanLost(d, error.message));
-      await rt.state.finishScan(d.installationId, d.scanId);
-      return "lost";
-    }
-    if (await concludeOnServiceError(rt, job, error, log)) return "service-error";
-    throw error;
+    return concludeOnScanReadError(rt, job, error, log);
   }
 
   if (!isTerminalScanStatus(scan.status)) {

@@ -4,11 +4,9 @@ import { ScanDetail } from "../../scanner/schemas.js";
 import { addFair } from "../fairness.js";
 import { JOB, jobId } from "../names.js";
 import type { Runtime } from "../runtime.js";
-import { applyWrites } from "../writes.js";
-import { planScanLost } from "./decide-report.js";
 import { reportScan } from "./report.js";
 import { reportGroupScan } from "./report-group.js";
-import { concludeOnServiceError } from "./service-error.js";
+import { concludeOnScanReadError, concludeOnServiceError } from "./service-error.js";
 import { isGroupScan, stillFollowed, targetKey } from "./target.js";
 import type { PollJobData, ReportJobData } from "./types.js";
 
@@ -74,13 +72,7 @@ export async function processReport(
         await job.moveToDelayed(rt.now() + ms, token);
         throw new DelayedError();
       }
-      if (error instanceof ScannerApiError && error.code === "not_found") {
-        await applyWrites(rt, d.installationId, planScanLost(d, error.message));
-        await rt.state.finishScan(d.installationId, d.scanId);
-        return "lost";
-      }
-      if (await concludeOnServiceError(rt, job, error, log)) return "service-error";
-      throw error;
+      return concludeOnScanReadError(rt, job, error, log);
     }
   }
 

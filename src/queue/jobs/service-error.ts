@@ -1,8 +1,8 @@
 import type { Job } from "bullmq";
-import { ScannerError } from "../../scanner/errors.js";
+import { ScannerApiError, ScannerError } from "../../scanner/errors.js";
 import type { Runtime } from "../runtime.js";
 import { applyWrites } from "../writes.js";
-import { planScanUnreadable } from "./decide-report.js";
+import { planScanLost, planScanUnreadable } from "./decide-report.js";
 import type { PollJobData } from "./types.js";
 
 /**
@@ -27,4 +27,30 @@ export async function concludeOnServiceError(
   await rt.state.finishScan(d.installationId, d.scanId);
   log.error({ err: error.name, retryable: error.retryable }, "scan result unreadable: check run concluded");
   return true;
+}
+
+/**
+ * Handles an error reading the job's scan (spec `GET /projects/{projectId}/scans/{scanId}`), other than a 429,
+ * the same way for the poll and report jobs (each waits out a 429's `Retry-After` its own way before calling
+ * this). A 404 (`not_found`: the service no longer knows the scan) concludes the check run `failure`
+ * ({@link planScanLost}) and finishes the scan; a service error that retrying cannot fix, or any on the last
+ * attempt, concludes it through {@link concludeOnServiceError}.
+ * @returns `lost` after a 404, `service-error` when {@link concludeOnServiceError} concluded the check run.
+ * @throws `error` itself otherwise (not the service's, or retryable with attempts left): BullMQ retries the
+ *   job with backoff.
+ */
+export async function concludeOnScanReadError(
+  rt: Runtime,
+  job: Job<PollJobData>,
+  error: unknown,
+  log: Runtime["log"],
+): Promise<"lost" | "service-error"> {
+  if (error instanceof ScannerApiError && error.code === "not_found") {
+    const d = job.data;
+    await applyWrites(rt, d.installationId, planScanLost(d, error.message));
+    await rt.state.finishScan(d.installationId, d.scanId);
+    return "lost";
+  }
+  if (await concludeOnServiceError(rt, job, error, log)) return "service-error";
+  throw error;
 }
