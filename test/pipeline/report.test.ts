@@ -116,4 +116,19 @@ describe("following and reporting a scan", () => {
       h.booted.rt.now = realNow;
     }
   });
+  it("a scan the service no longer knows (404 not_found) concludes the check run failure and is no longer followed", async () => {
+    const pr = await openPull(h, { head: sha(208), repo: repo() });
+    const scanId = await launchedScan(h, sha(208));
+    // the service forgets the scan: GET /projects/{projectId}/scans/{scanId} now answers 404 not_found
+    h.sandbox.state.scans.delete(scanId);
+    const run = await completedRun(h, pr.owner, pr.repo, sha(208));
+    expect(run.conclusion).toBe("failure");
+    expect(JSON.stringify(run.output)).toContain("The service no longer knows this scan");
+    expect(h.sandbox.state.stats.requests["GET /projects/:projectId/scans/:scanId"]?.["404"]).toBeGreaterThan(
+      0,
+    );
+    const installationId = pr.payload.installation.id as number;
+    expect(await h.booted.rt.state.inflightScans(installationId)).not.toContain(scanId);
+    expect(h.github.state.reviews(pr.owner, pr.repo, pr.number)).toHaveLength(0);
+  });
 });
