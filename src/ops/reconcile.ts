@@ -8,7 +8,7 @@ import type { InstallationOctokit } from "../github/types.js";
 import { loadRepoConfig } from "../queue/config-loader.js";
 import type { PollJobData } from "../queue/jobs/types.js";
 import { parseMergeGroupRef } from "../domain/merge-group.js";
-import { JOB, groupKey, jobId, launchKey, pullKey } from "../queue/names.js";
+import { JOB, groupKey, jobId, launchKey, pollJobOptions, pullKey } from "../queue/names.js";
 import type { Runtime } from "../queue/runtime.js";
 import { LockBusyError } from "../queue/state.js";
 import type { ScannerTenant } from "../tenants/index.js";
@@ -242,14 +242,7 @@ async function reconcilePulls(
         headSha: pr.headSha,
         checkRunId: run.id,
       });
-      await rt.queues.scans.add(JOB.poll, data, {
-        jobId: jobId("poll", scanId),
-        delay: rt.settings.firstPollDelayMs,
-        attempts: 10,
-        backoff: { type: "exponential", delay: 1_000, jitter: 0.5 },
-        removeOnComplete: { age: 24 * 3600, count: 10_000 },
-        removeOnFail: { age: 7 * 24 * 3600 },
-      });
+      await rt.queues.scans.add(JOB.poll, data, pollJobOptions(scanId, rt.settings.firstPollDelayMs));
       return true;
     });
     if (!locked) {
@@ -430,14 +423,7 @@ async function reconcileMergeGroups(
         checkRunId: run.id,
         mergeGroup: true,
       });
-      await rt.queues.scans.add(JOB.poll, data, {
-        jobId: jobId("poll", scanId),
-        delay: rt.settings.firstPollDelayMs,
-        attempts: 10,
-        backoff: { type: "exponential", delay: 1_000, jitter: 0.5 },
-        removeOnComplete: { age: 24 * 3600, count: 10_000 },
-        removeOnFail: { age: 7 * 24 * 3600 },
-      });
+      await rt.queues.scans.add(JOB.poll, data, pollJobOptions(scanId, rt.settings.firstPollDelayMs));
       return "resumed" as const;
     });
     if (outcome === "followed") summary.alreadyFollowed.push(scanId);

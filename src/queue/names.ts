@@ -21,6 +21,23 @@ export const EVENT_JOB_OPTIONS: JobsOptions = {
   removeOnFail: { age: 7 * 24 * 3600 },
 };
 
+/**
+ * Options of a scan's poll job (`poll-<scanId>` on `diffward-scans`), the same wherever it is added (launch,
+ * reconcile): one job per scan (the id dedupes), first read after `delayMs` (`Settings.firstPollDelayMs`),
+ * up to 10 attempts with jittered exponential backoff from 1 s; each later read is scheduled by the job
+ * itself from the scan's `Retry-After` (spec, "Polling"), not by these options.
+ */
+export function pollJobOptions(scanId: string, delayMs: number): JobsOptions {
+  return {
+    jobId: jobId("poll", scanId),
+    delay: delayMs,
+    attempts: 10,
+    backoff: { type: "exponential", delay: 1_000, jitter: 0.5 },
+    removeOnComplete: { age: 24 * 3600, count: 10_000 },
+    removeOnFail: { age: 7 * 24 * 3600 },
+  };
+}
+
 /** Job names within the queues. */
 export const JOB = {
   pullRequest: "pull-request",

@@ -8,7 +8,7 @@ import { classifyLaunchError, initializingDelay } from "../launch-errors.js";
 import { preflight } from "../../policy/preflight.js";
 import { capRefusal, readMonthSeed, readSettledSpends } from "../../policy/credit-cap.js";
 import { capLedgerOf } from "../cap-ledger.js";
-import { JOB, jobId } from "../names.js";
+import { JOB, pollJobOptions } from "../names.js";
 import { presetsOf } from "../../tenants/presets.js";
 import type { Runtime } from "../runtime.js";
 import { LockBusyError } from "../state.js";
@@ -385,14 +385,13 @@ async function afterLaunch(
     ...(d.guidanceChange ? { guidanceChange: d.guidanceChange } : {}),
     ...(d.wholeRepository ? { wholeRepository: true } : {}),
   };
-  await addFair(rt.redis, rt.queues.scans, JOB.poll, poll, {
-    jobId: jobId("poll", scanId),
-    delay: rt.settings.firstPollDelayMs,
-    attempts: 10,
-    backoff: { type: "exponential", delay: 1_000, jitter: 0.5 },
-    removeOnComplete: { age: 24 * 3600, count: 10_000 },
-    removeOnFail: { age: 7 * 24 * 3600 },
-  });
+  await addFair(
+    rt.redis,
+    rt.queues.scans,
+    JOB.poll,
+    poll,
+    pollJobOptions(scanId, rt.settings.firstPollDelayMs),
+  );
   const launched = applyWrites(rt, d.installationId, planLaunched(d, scanId, creditBudget));
   // With a write lane, the scan id is a progress write: it waits at the lane's lowest priority and a later
   // update of the check run (the completion carries the scan id too) may take it over, so the launch (and
