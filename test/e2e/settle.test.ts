@@ -8,6 +8,25 @@ import { checkRuns, completedRun, openPull, sha } from "../support/pr.js";
 
 const GUIDANCE = "SCANNER.md";
 
+/** Waits until the settle job of `scanId` ended `settled` and the stored report shows settled credits. */
+function settledReport(h: Harness, key: string, scanId: string): Promise<ReportState> {
+  const rt = h.booted.rt;
+  return h.waitFor(
+    async () => {
+      const s = await rt.state.getJson<ReportState>("report", key);
+      const settle = (await rt.queues.scans.getJobs(["completed"])).find(
+        (j) =>
+          j.name === "settle" &&
+          (j.data as { scanId?: string }).scanId === scanId &&
+          j.returnvalue === "settled",
+      );
+      return settle && s?.extras?.credits?.settled ? s : undefined;
+    },
+    15_000,
+    "the settle job's end",
+  );
+}
+
 /** The `### Code scanning` section of a check run summary, up to the next section. */
 function codeScanningSection(summary: string | null): string | undefined {
   return /### Code scanning\n[\s\S]*?(?=\n#{2,3} |\n---|$)/.exec(summary ?? "")?.[0];
@@ -67,20 +86,7 @@ describe("settlement after the report: the check run keeps everything else it sh
       15_000,
       "the check run showing the settled spend",
     );
-    const after = await h.waitFor(
-      async () => {
-        const s = await h.booted.rt.state.getJson<ReportState>("report", key);
-        const settle = (await h.booted.rt.queues.scans.getJobs(["completed"])).find(
-          (j) =>
-            j.name === "settle" &&
-            (j.data as { scanId?: string }).scanId === scanId &&
-            j.returnvalue === "settled",
-        );
-        return settle && s?.extras?.credits?.settled ? s : undefined;
-      },
-      15_000,
-      "the settle job's end",
-    );
+    const after = await settledReport(h, key, scanId);
 
     // the same check run, updated in place: no fresh run was posted for the settlement
     const runs = checkRuns(h, pr.owner, pr.repo, head);
@@ -131,20 +137,7 @@ describe("settlement after the report: the check run keeps everything else it sh
     };
     try {
       await h.waitFor(() => scan.settled || undefined, 15_000, "the sandbox settling the scan");
-      const after = await h.waitFor(
-        async () => {
-          const s = await rt.state.getJson<ReportState>("report", key);
-          const settle = (await rt.queues.scans.getJobs(["completed"])).find(
-            (j) =>
-              j.name === "settle" &&
-              (j.data as { scanId?: string }).scanId === scanId &&
-              j.returnvalue === "settled",
-          );
-          return settle && s?.extras?.credits?.settled ? s : undefined;
-        },
-        15_000,
-        "the settle job's end",
-      );
+      const after = await settledReport(h, key, scanId);
       expect(triaged).toBe(true);
       // the triage's fresh run, updated in place by the settlement: no third run
       const runs = checkRuns(h, pr.owner, pr.repo, head);
