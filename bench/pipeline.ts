@@ -14,6 +14,7 @@ import {
   type SendWebhookResult,
 } from "../dev/github-standin/index.js";
 import { ScannerClient } from "../src/scanner/client.js";
+import { WHERE_TO_READ_LEAD } from "../src/render/check-run.js";
 import type { ScanRecord } from "../dev/sandbox/index.js";
 import { FixedIntervalPoller } from "./peer.js";
 import {
@@ -411,9 +412,7 @@ export async function runPipeline(opts: PipelineOptions): Promise<PipelineResult
       .checkRuns(p.owner, p.repo)
       .find((c) => c.headSha === p.headSha && c.status === "completed");
     const entries = run?.output.text ? run.output.text.split("\n\n---\n\n") : [];
-    const withDetail = entries.filter(
-      (e) => e.startsWith("### ") && !e.includes("_Description and recommended fix: see"),
-    ).length;
+    const withDetail = entries.filter((e) => e.startsWith("### ") && !e.includes(WHERE_TO_READ_LEAD)).length;
     inlineByKey.set(p.key, Math.max(inline, withDetail));
   }
   const side = (

@@ -421,6 +421,9 @@ function findingDetails(
   );
 }
 
+/** How a details entry without the finding's text begins ({@link whereToRead}); the benchmark counts entries by it. */
+export const WHERE_TO_READ_LEAD = "_Description and recommended fix: see";
+
 /**
  * Where an open finding's description and recommended fix are when the check run does not carry them
  * (their detail was not fetched: only findings shown inline cost a detail request).
@@ -430,9 +433,7 @@ function whereToRead(url: string | undefined, commented: boolean): string {
     url && link("its page in the scanning service", url),
     commented && "its review comment on this pull request",
   ].filter((p): p is string => typeof p === "string");
-  return places.length > 0
-    ? `_Description and recommended fix: see ${places.join(" or ")}._`
-    : "_Description and recommended fix: see this finding in the scanning service._";
+  return `${WHERE_TO_READ_LEAD} ${places.length > 0 ? places.join(" or ") : "this finding in the scanning service"}._`;
 }
 
 // ---------------------------------------------------------------------------------------------
