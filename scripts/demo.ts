@@ -6,11 +6,10 @@
  * in a merge queue, whose group reuses its report); writes what diffward posted to
  * `out/demo/` as Markdown and as an HTML page styled like GitHub's; prints what happened and how long it took.
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
-import { createServer, connect } from "node:net";
 import { resolve } from "node:path";
 import { startHarness } from "../dev/harness/harness.js";
+import { ensureRedis } from "../dev/harness/redis.js";
 import { webhookExample } from "../dev/harness/examples.js";
 import { demoConfig, demoPullFiles, modifiedFilePatch } from "../dev/harness/demo-repo.js";
 import { renderDemoPage } from "../dev/harness/demo-page.js";
@@ -27,51 +26,11 @@ const MERGE_BASE = "0b5e0b5e0b5e0b5e0b5e0b5e0b5e0b5e0b5e0b5e";
 const GROUP_HEAD = "3c3d3e3f404142434445464748494a4b4c4d4e4f";
 const GROUP_BASE = "0b5e0b5e0b5e0b5e0b5e0b5e0b5e0b5e0b5e0b60";
 
-function ping(url: string): Promise<boolean> {
-  return new Promise((done) => {
-    const u = new URL(url);
-    const s = connect(Number(u.port || 6379), u.hostname);
-    const t = setTimeout(() => (s.destroy(), done(false)), 1000);
-    s.on("connect", () => s.write("PING\r\n"));
-    s.on("data", (d) => (clearTimeout(t), s.end(), done(String(d).startsWith("+PONG"))));
-    s.on("error", () => (clearTimeout(t), done(false)));
-  });
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((done) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => done(port));
-    });
-  });
-}
-
-/** A Redis for the demo: REDIS_URL or 127.0.0.1:6379 when one answers, else a private redis-server. */
-async function ensureRedis(): Promise<{ url: string; child?: ChildProcess }> {
-  const url = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
-  if (await ping(url)) return { url };
-  const port = await freePort();
-  const child = spawn(
-    "redis-server",
-    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-    {
-      stdio: "ignore",
-    },
-  );
-  child.on("error", () => {
-    console.error(
-      "No Redis answers and redis-server is not installed (Debian: apt-get install redis-server).",
-    );
-    process.exit(1);
-  });
-  const own = `redis://127.0.0.1:${port}`;
-  for (let i = 0; i < 50 && !(await ping(own)); i++) await new Promise((r) => setTimeout(r, 100));
-  return { url: own, child };
-}
-
 const started = Date.now();
-const redis = await ensureRedis();
+const redis = await ensureRedis().catch((e: Error) => {
+  console.error(e.message);
+  process.exit(1);
+});
 const h = await startHarness({
   redisUrl: redis.url,
   sandbox: { scenario: "demo", scanDurationMs: 5_000, retryAfterSeconds: 1, seed: 7 },
@@ -150,7 +109,11 @@ try {
   );
   say(`second scan ${done.externalId} reported: ${done.conclusion} — ${done.output.title}`);
   // The completing check-run write goes first and the review after it (issue 15, deliverable 2).
-  await h.waitFor(() => h.github.state.reviews(owner, repo, number).length > 0, 30_000, "the review to be posted");
+  await h.waitFor(
+    () => h.github.state.reviews(owner, repo, number).length > 0,
+    30_000,
+    "the review to be posted",
+  );
   const comments = h.github.state.reviewComments(owner, repo, number);
   say(
     `${h.github.state.reviews(owner, repo, number).length} review with ${comments.length} inline comments, ${done.annotations.length} annotations`,
