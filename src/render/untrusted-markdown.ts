@@ -26,7 +26,7 @@ import type {
 } from "mdast";
 import { fromMarkdown } from "mdast-util-from-markdown";
 import { gfmFromMarkdown, gfmToMarkdown } from "mdast-util-gfm";
-import { toMarkdown } from "mdast-util-to-markdown";
+import { toMarkdown, type Unsafe } from "mdast-util-to-markdown";
 import { gfm } from "micromark-extension-gfm";
 import { ZWSP } from "./escape.js";
 
@@ -44,10 +44,32 @@ export function parseMarkdown(text: string): Root {
   return fromMarkdown(text, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] });
 }
 
+/**
+ * A `<` in prose followed by a character an e-mail address may start with is escaped. The serializer
+ * escapes `<` only before a letter, `!`, `/` or `?` (HTML, URI autolinks), but the local part of an
+ * e-mail autolink may also start with a digit or `.!#$%&'*+=^_\`{|}~-` (CommonMark 0.31.2 "Autolinks",
+ * https://spec.commonmark.org/0.31.2/#email-autolink): written bare, `<` before a code span reads as
+ * `<`@x>` and turns the code into a live `mailto:` link.
+ */
+const EMAIL_AUTOLINK_START: Unsafe = {
+  character: "<",
+  after: "[0-9.!#$%&'*+=^_`{|}~-]",
+  inConstruct: "phrasing",
+  notInConstruct: [
+    "autolink",
+    "destinationLiteral",
+    "destinationRaw",
+    "reference",
+    "titleQuote",
+    "titleApostrophe",
+  ],
+};
+
 /** Serializes an mdast tree: `-` bullets, `*` emphasis, fenced code, GFM tables. */
 export function serializeMarkdown(tree: Root): string {
   return toMarkdown(tree, {
     extensions: [gfmToMarkdown()],
+    unsafe: [EMAIL_AUTOLINK_START],
     bullet: "-",
     emphasis: "_",
     strong: "*",
