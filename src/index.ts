@@ -4,6 +4,7 @@ import { describeEnv, EnvError, loadDotEnv, loadEnv } from "./config/env.js";
 import { diffwardApp } from "./handlers/index.js";
 import { watchTokensFile, type TokensFileRejection } from "./tenants/tokens-file.js";
 import { createLogger } from "./ops/logger.js";
+import { guardProcess } from "./ops/metrics.js";
 import { startMetricsServer, startWebServer, type MetricsAccess } from "./web.js";
 
 /**
@@ -60,6 +61,7 @@ async function main(): Promise<void> {
     log,
   });
   onTokensRejected = (reason) => booted.metrics.tokensFileRejected.inc({ reason });
+  guardProcess(log, booted.metrics);
   // /metrics: on its own port (METRICS_PORT), or on the webhook port behind METRICS_TOKEN; in production
   // never open on the public webhook port.
   const metricsAccess: MetricsAccess =

@@ -17,6 +17,7 @@ const SIGNATURE_256 = /^sha256=[0-9a-f]{64}$/;
 /**
  * Reads a request body as raw bytes, at most `maxBytes`: past the cap it stops keeping chunks, discards
  * the rest as it arrives (so the answer can still be read by the sender) and resolves `undefined`.
+ * Rejects when the request errors or closes before its body ended (an aborted upload, a reset connection).
  */
 function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer | undefined> {
   return new Promise((resolve, reject) => {
@@ -27,8 +28,15 @@ function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer | unde
       if (chunks && size <= maxBytes) chunks.push(c);
       else chunks = undefined;
     });
-    req.on("end", () => resolve(chunks ? Buffer.concat(chunks, size) : undefined));
+    let ended = false;
+    req.on("end", () => {
+      ended = true;
+      resolve(chunks ? Buffer.concat(chunks, size) : undefined);
+    });
     req.on("error", reject);
+    req.on("close", () => {
+      if (!ended) reject(new Error("the request closed before its body ended"));
+    });
   });
 }
 
@@ -135,7 +143,7 @@ export interface WebServer {
 }
 
 /**
- * Serves GitHub webhooks, untrusted input checked cheapest first (issue 10, item 15): a request without a
+ * Serves GitHub webhooks, untrusted input checked cheapest first: a request without a
  * well-formed `X-Hub-Signature-256` is answered 400 before its body is read; a declared or actual body
  * over {@link MAX_WEBHOOK_BYTES} is answered 413 (never buffered past the cap); the signature is then
  * verified over the raw bytes (`@octokit/webhooks`' `verify`; 400 when it does not match) **before any
@@ -164,7 +172,7 @@ export async function startWebServer(opts: WebOptions): Promise<WebServer> {
       return false;
     }
   };
-  const server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = (req.url ?? "/").split("?")[0];
     if (req.method === "GET" && path === "/readyz") {
       const ok = await redisOk();
@@ -181,14 +189,21 @@ export async function startWebServer(opts: WebOptions): Promise<WebServer> {
       return json(res, 200, { status: "ok", ...details });
     }
     if (req.method === "POST" && path === webhookPath) {
-      // Cheapest checks first, and no JSON.parse of anything unsigned (issue 10, item 15).
+      // Cheapest checks first, and no JSON.parse of anything unsigned.
       const signature = req.headers["x-hub-signature-256"];
       if (typeof signature !== "string" || !SIGNATURE_256.test(signature))
         return refuse(req, res, 400, "missing or malformed X-Hub-Signature-256");
       const declared = Number(req.headers["content-length"]);
       if (Number.isFinite(declared) && declared > MAX_WEBHOOK_BYTES)
         return refuse(req, res, 413, "payload too large");
-      const raw = await readBody(req, MAX_WEBHOOK_BYTES);
+      let raw: Buffer | undefined;
+      try {
+        raw = await readBody(req, MAX_WEBHOOK_BYTES);
+      } catch (error) {
+        // The sender aborted or the connection broke mid-body: nothing to answer, nothing was delivered.
+        opts.rt.log.warn({ err: error }, "webhook request body could not be read");
+        return void res.destroy();
+      }
       if (raw === undefined) return json(res, 413, { error: "payload too large" });
       const text = await verifiedText(opts.probot.webhooks, raw, signature);
       if (text === undefined) return json(res, 400, { error: "signature does not match" });
@@ -201,9 +216,20 @@ export async function startWebServer(opts: WebOptions): Promise<WebServer> {
       const handled = await middleware(req, res, () => json(res, 404, { error: "not found" }));
       if (handled === false && !res.headersSent) json(res, 404, { error: "not found" });
     } catch (error) {
-      opts.rt.log.error({ err: (error as Error).message }, "request failed");
+      opts.rt.log.error({ err: error }, "request failed");
       if (!res.headersSent) json(res, 500, { error: "internal error" });
     }
+  };
+  // Every request's errors end here: a broken request is answered (or its socket closed) and logged, and
+  // never becomes an unhandled rejection that ends the process.
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    req.on("error", () => undefined); // read errors are handled where the body is read
+    res.on("error", () => undefined); // a peer gone while answering: nothing more to do
+    handle(req, res).catch((error: unknown) => {
+      opts.rt.log.error({ err: error }, "request failed");
+      if (!res.headersSent) json(res, 500, { error: "internal error" });
+      else res.destroy();
+    });
   });
   return listen(server, opts.port, opts.host);
 }
@@ -232,8 +258,21 @@ export async function startMetricsServer(opts: MetricsServerOptions): Promise<We
   return listen(server, opts.port, opts.host);
 }
 
+/**
+ * Seconds-level bounds on one request, so a slow or stalled client cannot hold a connection (or a
+ * shutdown) open: GitHub gives up on a delivery after 10 s ("Best practices for using webhooks": respond
+ * within 10 seconds, https://docs.github.com/en/webhooks/using-webhooks/best-practices-for-using-webhooks).
+ * In milliseconds.
+ */
+export const REQUEST_TIMEOUT_MS = 30_000;
+const HEADERS_TIMEOUT_MS = 10_000;
+/** How long `close()` waits for open requests before closing their connections, in milliseconds. */
+const CLOSE_GRACE_MS = 10_000;
+
 /** Listens on `host:port` (0 picks a free port; host defaults to loopback) and returns the server's handle. */
 async function listen(server: Server, port: number, host = "127.0.0.1"): Promise<WebServer> {
+  server.requestTimeout = REQUEST_TIMEOUT_MS;
+  server.headersTimeout = HEADERS_TIMEOUT_MS;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, host, () => resolve());
@@ -246,7 +285,9 @@ async function listen(server: Server, port: number, host = "127.0.0.1"): Promise
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
-        server.closeIdleConnections?.();
+        server.closeIdleConnections();
+        // A request still open after the grace period has timed out for GitHub already.
+        setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS).unref();
       }),
   };
 }

@@ -1,6 +1,7 @@
 import type { Job, Queue, Worker } from "bullmq";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { ResponseInfo } from "../scanner/client.js";
+import type { Logger } from "pino";
 import { JOB } from "../queue/names.js";
 
 /** Job states whose counts {@link DiffwardMetrics} exports as queue depth (BullMQ `getJobCounts`). */
@@ -43,6 +44,11 @@ export interface DiffwardMetrics {
    * `empty`), the last good tokens kept
    */
   tokensFileRejected: Counter<"reason">;
+  /**
+   * `diffward_unhandled_rejections_total`: promise rejections nothing handled, caught by the process-level
+   * handler ({@link guardProcess}); each is a bug, logged with its stack
+   */
+  unhandledRejections: Counter;
   /** the scanner client's `onResponse` hook: counts polls, 429s and requests */
   onScannerResponse(info: ResponseInfo): void;
   /**
@@ -124,10 +130,17 @@ export function createMetrics(opts: MetricsOptions = {}): DiffwardMetrics {
     registers: [registry],
   });
 
+  const unhandledRejections = new Counter({
+    name: "diffward_unhandled_rejections_total",
+    help: "Promise rejections nothing handled (each one a bug, logged with its stack); the process keeps running.",
+    registers: [registry],
+  });
+
   return {
     registry,
     launches,
     tokensFileRejected,
+    unhandledRejections,
     polls,
     serviceRateLimited,
     serviceRequests,
@@ -158,4 +171,23 @@ export function createMetrics(opts: MetricsOptions = {}): DiffwardMetrics {
     },
     render: () => registry.metrics(),
   };
+}
+
+/**
+ * Installs the process-level `unhandledRejection` handler: a rejection nothing handled is logged at error
+ * level with its stack (pino's `err` serializer) and counted in
+ * `diffward_unhandled_rejections_total`, and the process keeps running (Node's default since v15 is to
+ * exit: https://nodejs.org/api/process.html#event-unhandledrejection). Errors are handled where they
+ * happen; this only makes sure none is ever silent or fatal. Returns a function that removes the handler.
+ */
+export function guardProcess(
+  log: Pick<Logger, "error">,
+  metrics?: Pick<DiffwardMetrics, "unhandledRejections">,
+): () => void {
+  const onRejection = (reason: unknown) => {
+    metrics?.unhandledRejections.inc();
+    log.error({ err: reason }, "unhandled promise rejection");
+  };
+  process.on("unhandledRejection", onRejection);
+  return () => void process.off("unhandledRejection", onRejection);
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import { serviceReachability } from "../../src/ops/health.js";
+import { createMetrics, guardProcess } from "../../src/ops/metrics.js";
 import { applyFaults } from "../../dev/sandbox/index.js";
 import { expectExactlyOnce, openPull, waitCompleted } from "../faults/helpers.js";
 
@@ -116,5 +117,22 @@ describe("/metrics and /healthz (issue 6 item 4)", () => {
     clock += 5_000;
     await cached();
     expect((h.sandbox.state.stats.requests["GET /token"]?.["200"] ?? 0) - n0).toBe(2);
+  });
+});
+
+describe("guardProcess: no unhandled rejection is silent or fatal", () => {
+  it("logs the rejection with its stack and counts it in diffward_unhandled_rejections_total", async () => {
+    const metrics = createMetrics({ defaultMetrics: false });
+    const logged: Array<{ err: unknown }> = [];
+    const unguard = guardProcess({ error: (obj: { err: unknown }) => void logged.push(obj) } as never, metrics);
+    try {
+      const bug = new Error("nothing awaited this");
+      void Promise.reject(bug);
+      await new Promise((r) => setTimeout(r, 20));
+      expect(logged.map((l) => l.err)).toContain(bug);
+      expect(sample(await metrics.render(), "diffward_unhandled_rejections_total")).toBe(1);
+    } finally {
+      unguard();
+    }
   });
 });
