@@ -292,14 +292,101 @@ function collectDefinitions(node: Nodes, into: Map<string, Definition>): void {
  * Code (inline and fenced) keeps every character: `mdast-util-to-markdown` writes a fence one longer
  * than the longest backtick run inside (at least three) and pads code spans as CommonMark requires, so
  * parsing the output gives back the same code values (property-tested in test/render/untrusted-markdown.test.ts).
- * Line endings are normalized to `\n` first. Empty or blank text gives "". Never throws for a string.
+ * Line endings are normalized to `\n` first. Empty or blank text gives "". Never throws for a string, and
+ * its time is bounded: text longer than {@link MAX_SOURCE_CHARS} is cut, and text nested deeper than
+ * {@link MAX_NESTING} (or that the parser cannot handle) is shown whole as plain text in a code block.
  */
 export function safeMarkdown(markdown: string, options: SafeMarkdownOptions = {}): string {
-  const source = String(markdown ?? "").replace(/\r\n?/g, "\n");
+  const source = bounded(String(markdown ?? "").replace(/\r\n?/g, "\n"));
   if (source.trim() === "") return "";
-  const tree = parseMarkdown(source);
-  const definitions = new Map<string, Definition>();
-  collectDefinitions(tree, definitions);
-  const ctx: Ctx = { trustedOrigin: options.trustedOrigin, definitions };
-  return serializeMarkdown({ type: "root", children: blocks(tree.children, ctx) });
+  if (nestingBound(source) > MAX_NESTING) return asPlainText(source, "nested too deeply to render");
+  try {
+    const tree = parseMarkdown(source);
+    if (treeDepth(tree) > MAX_TREE_DEPTH) return asPlainText(source, "nested too deeply to render");
+    const definitions = new Map<string, Definition>();
+    collectDefinitions(tree, definitions);
+    const ctx: Ctx = { trustedOrigin: options.trustedOrigin, definitions };
+    return serializeMarkdown({ type: "root", children: blocks(tree.children, ctx) });
+  } catch {
+    // The parser or serializer gave up on this text: show it, inert, rather than nothing.
+    return asPlainText(source, "could not be rendered as Markdown");
+  }
+}
+
+/**
+ * The most characters of one untrusted text that are parsed, in UTF-16 code units. GitHub caps a whole
+ * check run text and a comment body at 65,535 and 65,536 characters (https://docs.github.com/en/rest/checks/runs,
+ * output.text), which many findings share; and the parser's worst cases (thousands of unmatched `[`) grow
+ * faster than linearly, so this cap bounds one text's time to about a second on a 2-core machine. A
+ * longer text is cut at a line break and says how much was left out.
+ */
+export const MAX_SOURCE_CHARS = 20_000;
+
+/**
+ * The deepest container nesting (block quotes and lists) rendered as Markdown. Deeper text, which no
+ * finding needs and an attacker can write to exhaust the parser's stack or time, is shown as plain text.
+ */
+export const MAX_NESTING = 32;
+
+/** The deepest mdast tree walked (containers plus inline nesting such as emphasis in links). */
+const MAX_TREE_DEPTH = 200;
+
+function bounded(source: string): string {
+  if (source.length <= MAX_SOURCE_CHARS) return source;
+  const cut = source.lastIndexOf("\n", MAX_SOURCE_CHARS);
+  const kept = source.slice(0, cut > MAX_SOURCE_CHARS / 2 ? cut : MAX_SOURCE_CHARS);
+  return `${kept}\n\n… ${source.length - kept.length} more characters not shown`;
+}
+
+/**
+ * An upper bound on the container nesting of any line, read without parsing (linear time): the block
+ * quote markers and list markers that open the line, plus its indentation in steps of two columns beyond
+ * one space per marker (a nested list item is indented by at least its parent's marker width; CommonMark
+ * 0.31.2 "List items").
+ */
+export function nestingBound(source: string): number {
+  let deepest = 0;
+  for (const line of source.split("\n")) {
+    let depth = 0;
+    let columns = 0;
+    let i = 0;
+    while (i < line.length) {
+      const c = line[i]!;
+      if (c === " ") columns += 1;
+      else if (c === "\t") columns += 4 - (columns % 4);
+      else if (c === ">") depth += 1;
+      else if ((c === "-" || c === "*" || c === "+") && /[ \t]/.test(line[i + 1] ?? "")) depth += 1;
+      else if (/[0-9]/.test(c)) {
+        const m = /^[0-9]{1,9}[.)](?=[ \t]|$)/.exec(line.slice(i, i + 11));
+        if (!m) break;
+        depth += 1;
+        i += m[0].length;
+        continue;
+      } else break;
+      i += 1;
+    }
+    // One space after each marker belongs to the marker; the rest is indentation that can nest.
+    deepest = Math.max(deepest, depth + Math.floor(Math.max(0, columns - depth) / 2));
+  }
+  return deepest;
+}
+
+/** The depth of an mdast tree, walked with an explicit stack (no recursion). */
+function treeDepth(root: Root): number {
+  let deepest = 0;
+  const stack: Array<[Nodes, number]> = [[root, 1]];
+  while (stack.length) {
+    const [node, depth] = stack.pop()!;
+    if (depth > deepest) deepest = depth;
+    if (depth > MAX_TREE_DEPTH) break;
+    if ("children" in node) for (const c of node.children as Nodes[]) stack.push([c, depth + 1]);
+  }
+  return deepest;
+}
+
+/** The whole text in a fenced code block (inert on GitHub, every character kept) after a short note why. */
+function asPlainText(source: string, why: string): string {
+  const note = paragraph([{ type: "emphasis", children: [text(`Shown as plain text: ${why}.`)] }]);
+  const code: Code = { type: "code", lang: null, meta: null, value: source };
+  return serializeMarkdown({ type: "root", children: [note, code] });
 }

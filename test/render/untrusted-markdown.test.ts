@@ -180,3 +180,56 @@ describe("safeMarkdown", () => {
     );
   });
 });
+
+describe("safeMarkdown on hostile nesting and sizes", () => {
+  /** Generous: the failures this guards against ran for over 60 s or overflowed the stack. */
+  const BOUND_MS = 10_000;
+  const timed = (s: string) => {
+    const t0 = performance.now();
+    const out = safeMarkdown(s, { trustedOrigin: TRUSTED });
+    return { out, ms: performance.now() - t0 };
+  };
+
+  it("2,002 nested quotes and 1,000 nested list items render as plain text, whole, without throwing", () => {
+    for (const s of [">".repeat(2_002) + " @octocat", "- ".repeat(1_000) + "x", "> - ".repeat(600) + "y"]) {
+      const { out } = timed(s);
+      expect(out).toContain("Shown as plain text");
+      expect(codeValues(out)).toContain(s);
+    }
+  });
+
+  it("10,000 nested list items by indentation return quickly", () => {
+    const s = Array.from({ length: 10_000 }, (_, i) => `${" ".repeat(2 * i)}- item ${i}`).join("\n");
+    const { out, ms } = timed(s);
+    expect(out).toContain("Shown as plain text");
+    expect(ms).toBeLessThan(BOUND_MS);
+  });
+
+  it("text over the size cap is cut at a line and says how much was left out", () => {
+    const s = Array.from({ length: 5_000 }, (_, i) => `line ${i} of the description`).join("\n");
+    const { out } = timed(s);
+    expect(out.length).toBeLessThan(s.length);
+    expect(out).toMatch(/… \d+ more characters not shown$/);
+  });
+
+  it("property: any nesting up to depth 100,000 and any size returns within the bound, never throwing", () => {
+    const container = fc.constantFrom("> ", "- ", "* ", "+ ", "1. ", "2) ", "  ", "\t", ">", "- [ ] ", "* > ");
+    const nested = fc
+      .tuple(fc.array(container, { minLength: 1, maxLength: 3 }), fc.integer({ min: 1, max: 100_000 }), fc.string())
+      .map(([units, depth, tail]) => units.join("").repeat(Math.ceil(depth / units.length)) + tail);
+    const stairs = fc
+      .tuple(container, fc.integer({ min: 1, max: 1_500 }), fc.string({ maxLength: 5 }))
+      .map(([unit, lines, word]) => Array.from({ length: lines }, (_, i) => unit.repeat(i) + word).join("\n"));
+    const large = fc
+      .tuple(fc.string({ minLength: 1, maxLength: 20 }), fc.integer({ min: 1, max: 50_000 }))
+      .map(([unit, times]) => unit.repeat(times));
+    fc.assert(
+      fc.property(fc.oneof(nested, stairs, large), (s) => {
+        const { out, ms } = timed(s);
+        expect(typeof out).toBe("string");
+        expect(ms).toBeLessThan(BOUND_MS);
+      }),
+      { numRuns: 40, seed: 2_026_112_5 },
+    );
+  }, 300_000);
+});
