@@ -1,7 +1,7 @@
 /**
  * `.github/diffward.yml`: the per-repository configuration. One zod schema carries the types, the
- * defaults and the descriptions; the JSON Schema for editors (`schema/diffward.schema.json`) and the
- * README reference table are derived from it.
+ * defaults and the descriptions (each field's `.describe()`, its only documentation); the JSON Schema for
+ * editors (`schema/diffward.schema.json`) and the README reference table are derived from it.
  */
 import { z } from "zod";
 import { parseDocument, LineCounter } from "yaml";
@@ -36,7 +36,6 @@ const GITHUB_LOGIN = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?$/;
 /** The `comments` section. */
 export const CommentsConfig = z
   .strictObject({
-    /** Most inline review comments per scan; the rest are listed in the check run only. */
     maxInline: z
       .int()
       .min(0)
@@ -45,10 +44,7 @@ export const CommentsConfig = z
       .describe(
         "Most inline review comments per scan (0 to 100); further findings appear in the check run only.",
       ),
-    /**
-     * Least severe finding that gets an inline comment. Default `low`: INFO findings stay in the check
-     * run so they do not crowd the diff; `info` means every finding.
-     */
+    // default `low`: INFO findings stay out of the diff so they do not crowd it
     minSeverity: SeverityLevel.default("low").describe(
       "Least severe finding that gets an inline review comment; `info` means every finding. INFO findings are in the check run either way.",
     ),
@@ -58,14 +54,9 @@ export const CommentsConfig = z
 /** The `commands` section. */
 export const CommandsConfig = z
   .strictObject({
-    /** Least repository permission needed to run a changing slash command (help and status are open). */
     minPermission: MinPermission.default("write").describe(
       "Least repository role (read, triage, write, maintain, admin) needed to run slash commands that change something; /help and /diffward status are open to everyone.",
     ),
-    /**
-     * Least repository permission needed to `/publish` a finding (an irreversible public artifact). When
-     * omitted: `admin` on private repositories, and publishing is off on public repositories.
-     */
     publishPermission: MinPermission.optional().describe(
       "Least repository role needed to publish a finding (`/publish`, an irreversible public artifact); never below `minPermission`. When omitted: `admin` on private repositories, and publishing is off on public repositories.",
     ),
@@ -75,7 +66,6 @@ export const CommandsConfig = z
 /** The `guidance` section. */
 export const GuidanceConfig = z
   .strictObject({
-    /** What to do when a pull request changes the repository's guidance file. */
     onChange: z
       .enum(["warn", "require-approval"])
       .default("warn")
@@ -93,11 +83,9 @@ export const GuidanceConfig = z
  */
 export const ApprovalConfig = z
   .strictObject({
-    /** Least severe finding whose dismissal needs a second person. */
     minSeverity: SeverityLevel.default("high").describe(
       "Dismissals (false positive, won't fix, duplicate, mitigated) of findings at or above this severity need a second person's `/approve`.",
     ),
-    /** Least repository role of an approver; a user at or above it dismisses directly. */
     approvers: MinPermission.default("maintain").describe(
       "Least repository role (read, triage, write, maintain, admin) of the approver; a user at or above it dismisses without approval.",
     ),
@@ -108,7 +96,6 @@ export type ApprovalConfig = z.infer<typeof ApprovalConfig>;
 /** The `triage` section. */
 export const TriageConfig = z
   .strictObject({
-    /** Two-person dismissals; absent means off. */
     approval: ApprovalConfig.optional(),
   })
   .describe("Triage from the pull request.");
@@ -116,7 +103,6 @@ export const TriageConfig = z
 /** The `paths` section. */
 export const PathsConfig = z
   .strictObject({
-    /** Globs (picomatch) of changed files that need no scan: a PR whose changed files all match is not scanned. */
     ignore: z
       .array(z.string().min(1).max(500))
       .max(200)
@@ -130,7 +116,6 @@ export const PathsConfig = z
 /** The `authors` section. */
 export const AuthorsConfig = z
   .strictObject({
-    /** GitHub logins whose pull requests are not scanned (e.g. `dependabot[bot]`). */
     skip: z
       .array(z.string().regex(GITHUB_LOGIN, "must be a GitHub login"))
       .max(200)
@@ -142,7 +127,6 @@ export const AuthorsConfig = z
 /** The `creditCap` section. */
 export const CreditCapConfig = z
   .strictObject({
-    /** Most credits diffward may spend on this repository per calendar month (UTC); no cap when omitted. */
     monthly: z
       .int()
       .min(1)
@@ -156,12 +140,7 @@ export const CreditCapConfig = z
 /** The `codeScanning` section (GitHub code scanning, SARIF uploads). */
 export const CodeScanningConfig = z
   .strictObject({
-    /**
-     * Upload each completed report's open findings to GitHub code scanning as SARIF (needs the app's
-     * `security_events: write` permission, and code scanning available on the repository). Never uploads
-     * when the effective `disclosure` is `summary`: code scanning alerts are visible to everyone with read
-     * access.
-     */
+    // never with disclosure `summary`: code scanning alerts are visible to everyone with read access
     upload: z
       .boolean()
       .default(false)
@@ -177,7 +156,7 @@ export const CodeScanningConfig = z
  */
 export const RepoConfig = z
   .strictObject({
-    /** The service's repository id to scan (spec "POST …/scans": `repositoryId`). Required. */
+    // spec "POST …/scans": `repositoryId`
     repositoryId: z
       .string()
       .min(1)
@@ -185,7 +164,7 @@ export const RepoConfig = z
       .describe(
         "The scanning service's id of this repository (the `repositoryId` of scan launches). Required.",
       ),
-    /** Scan preset ref (spec "Scan preset": `ref`); omitted = the app-wide `SCANNER_DIFF_PRESET`. */
+    // spec "Scan preset": `ref`
     preset: z
       .string()
       .min(1)
@@ -194,25 +173,22 @@ export const RepoConfig = z
       .describe(
         "Scan preset ref used for pull request scans; a diff preset. Defaults to the app's SCANNER_DIFF_PRESET.",
       ),
-    /** Credit budget per scan (spec launch rule 1); omitted = the service's recommended budget. */
+    // spec launch rule 1
     creditBudget: z
       .int()
       .min(1)
       .optional()
       .describe("Most credits one scan may spend. When omitted the service picks its recommended budget."),
-    /** Audit area keys to scope scans to (spec "Audit area"); omitted = the whole repository. */
+    // spec "Audit area"
     auditAreas: z
       .array(z.string().min(1).max(200))
       .max(100)
       .optional()
       .describe("Audit area keys to scope scans to; omitted or empty scans the whole change."),
-    /** Least severe finding that fails the check run; `none` never fails it. */
     failOn: FailOn.default("high").describe(
       "Least severe open finding that makes the check run fail; `none` never fails it.",
     ),
-    /** Whether draft pull requests are scanned. */
     drafts: z.enum(["skip", "scan"]).default("skip").describe("Whether draft pull requests are scanned."),
-    /** Seconds to wait after a push before launching, so quick successive pushes launch once. */
     debounceSeconds: z
       .int()
       .min(0)
@@ -221,10 +197,7 @@ export const RepoConfig = z
       .describe(
         "Seconds to wait after a push before launching a scan (0 to 600), so a burst of pushes costs one scan.",
       ),
-    /**
-     * How much finding detail is posted on GitHub. No schema default: it depends on the repository's
-     * visibility, see {@link effectiveDisclosure}.
-     */
+    // no schema default: it depends on the repository's visibility (effectiveDisclosure)
     disclosure: z
       .enum(["full", "summary"])
       .optional()
@@ -235,7 +208,6 @@ export const RepoConfig = z
     commands: CommandsConfig.prefault({}),
     triage: TriageConfig.prefault({}),
     guidance: GuidanceConfig.prefault({}),
-    /** Pull requests from forks: scan them, wait for a maintainer's approval, or skip them. */
     forks: z
       .enum(["scan", "approve", "skip"])
       .default("approve")
@@ -246,24 +218,18 @@ export const RepoConfig = z
     authors: AuthorsConfig.prefault({}),
     creditCap: CreditCapConfig.prefault({}),
     codeScanning: CodeScanningConfig.prefault({}),
-    /** Warn in the check run when the organization's available credits fall below this many. */
     lowBalanceThreshold: z
       .int()
       .min(0)
       .optional()
       .describe("Warn in the check run when the organization's available credits fall below this number."),
-    /**
-     * What the `diffward` check does on a merge queue's merge group (GitHub `merge_group`
-     * `checks_requested`): `reuse` the pull request's completed report on its current head, else scan;
-     * always `scan` the group; or `skip` (neutral at once). See `src/queue/jobs/merge-group.ts`.
-     */
+    // GitHub's `merge_group` event, action `checks_requested`
     mergeQueue: z
       .enum(["reuse", "scan", "skip"])
       .default("reuse")
       .describe(
         "The `diffward` check on merge-queue groups: `reuse` concludes with the pull request's completed report when its current head was scanned (no new scan), else scans the group; `scan` always runs one diff scan of the group against its base; `skip` concludes `neutral` at once.",
       ),
-    /** Minutes after which a scan that has not finished is reported as timed out. */
     scanTimeoutMinutes: z
       .int()
       .min(1)
