@@ -1,8 +1,9 @@
 /**
  * `npm run schema:config`: writes the JSON Schema of `.github/diffward.yml` to
- * `schema/diffward.schema.json` and the environment template to `.env.example`, both derived from the
- * zod schemas in `src/config/`. With `--reference` it prints the Markdown reference table instead.
- * `test/config/generated.test.ts` fails when either committed file is stale.
+ * `schema/diffward.schema.json`, the environment template to `.env.example`, and the README's two
+ * reference tables (`.github/diffward.yml` fields, environment variables), all derived from the zod
+ * schemas in `src/config/`. With `--reference` it prints the config reference table instead.
+ * `test/config/generated.test.ts` fails when any of them is stale.
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
@@ -14,7 +15,8 @@ import {
   renderConfigReference,
   withConfigReference,
 } from "../src/config/json-schema.js";
-import { ENV_EXAMPLE_PATH, renderEnvExample } from "../src/config/env.js";
+import { ENV_EXAMPLE_PATH } from "../src/config/env.js";
+import { renderEnvExample, withEnvReference } from "../src/config/env-docs.js";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -35,6 +37,6 @@ if (process.argv.includes("--reference")) {
     console.log(`wrote ${path}`);
   }
   const readme = resolve(root, "README.md");
-  writeFileSync(readme, withConfigReference(readFileSync(readme, "utf8")));
-  console.log("wrote the configuration reference in README.md");
+  writeFileSync(readme, withEnvReference(withConfigReference(readFileSync(readme, "utf8"))));
+  console.log("wrote the configuration and environment references in README.md");
 }

@@ -29,11 +29,30 @@ export function loadDotEnv(path: string = DOTENV_PATH): boolean {
 /** Where the committed environment template lives, relative to the repository root. */
 export const ENV_EXAMPLE_PATH = ".env.example";
 
-/** Variables whose values are secret: never echoed in errors or logs. */
-export const SECRET_VARIABLES = ["PRIVATE_KEY", "WEBHOOK_SECRET", "SCANNER_TOKEN", "METRICS_TOKEN"] as const;
-
 const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"] as const;
 const PEM = /^-----BEGIN ([A-Z ]*PRIVATE KEY)-----\r?\n[\s\S]+\r?\n-----END \1-----\s*$/;
+
+/**
+ * What each variable's `.meta()` says; the one place a variable is documented. `.env.example`, the README
+ * table ({@link ENV_VARIABLES}), the required-in-production checks of {@link loadEnv} and the masking of
+ * {@link describeEnv} all read it.
+ */
+export interface EnvMeta {
+  /** one or two sentences for `.env.example` and the README */
+  description: string;
+  /** one sample value (JSON Schema `examples`), shown commented out in `.env.example` */
+  examples?: [string];
+  /**
+   * Required unless Probot's setup flow runs (always in production): `message` is the problem reported
+   * when it is missing, and the variable also counts as set when `or` (another variable) is set.
+   */
+  requiredInProduction?: { message: string; or?: string };
+  /** the value is never logged nor quoted in an error */
+  secret?: true;
+}
+
+/** Attaches a variable's documentation to its schema (zod 4 `.meta()`, stored in `z.globalRegistry`). */
+const documented = <T extends z.ZodType>(schema: T, meta: EnvMeta): T => schema.meta({ ...meta });
 
 /** Empty strings count as unset (`FOO=` in a .env file). */
 const opt = <T extends z.ZodType>(schema: T) =>
@@ -50,158 +69,237 @@ const httpUrl = z
   .string()
   .refine((s) => URL.canParse(s) && /^https?:$/.test(new URL(s).protocol), "must be an http(s) URL");
 
+const token = z.string().refine((s) => !/\s/.test(s), "must not contain spaces or newlines");
+
 /**
- * The raw environment, variable by variable (strings in, typed values out). Cross-variable rules
- * (one of PRIVATE_KEY / PRIVATE_KEY_PATH, setup mode) are applied by {@link loadEnv}.
+ * Every variable diffward reads, in the order `.env.example` and the README list them: its parser
+ * (strings in, typed values out), its default and its documentation ({@link EnvMeta}). Cross-variable
+ * rules (one of PRIVATE_KEY / PRIVATE_KEY_PATH, setup mode) are applied by {@link loadEnv}.
  */
 export const ProcessEnv = z.object({
-  /** GitHub App id (digits). Optional outside production: Probot's setup flow creates the app. */
-  APP_ID: opt(z.string().regex(/^\d{1,12}$/, "must be the numeric GitHub App id")),
-  /** The App's private key, PEM text; `\n` escapes are turned into newlines (one-line .env values). */
-  PRIVATE_KEY: opt(z.string()),
-  /** Path of a PEM file holding the private key; instead of PRIVATE_KEY. */
-  PRIVATE_KEY_PATH: opt(z.string()),
-  /** The App's webhook secret (GitHub signs deliveries with it). */
-  WEBHOOK_SECRET: opt(z.string()),
-  /** HTTP port of the web role. 0 picks a free port (tests). Default 3000. */
-  PORT: opt(intIn(0, 65535)).default(3000),
-  /** Address the web role listens on; Probot's default when unset. */
-  HOST: opt(z.string()),
-  /** pino log level. Default `info`. */
-  LOG_LEVEL: opt(z.enum(LOG_LEVELS)).default("info"),
-  /** GitHub Enterprise Server host name (no scheme), e.g. `github.example.com`. Unset = github.com. */
-  GHE_HOST: opt(
-    z
-      .string()
-      .regex(
-        /^[A-Za-z0-9.-]+(:\d+)?$/,
-        "must be a host name without scheme or path, e.g. github.example.com",
-      ),
+  APP_ID: documented(opt(z.string().regex(/^\d{1,12}$/, "must be the numeric GitHub App id")), {
+    description: "GitHub App id. Leave unset in development to run Probot's setup flow.",
+    examples: ["123456"],
+    requiredInProduction: { message: "is required in production (the numeric GitHub App id)" },
+  }),
+  PRIVATE_KEY: documented(opt(z.string()), {
+    description:
+      "GitHub App private key, PEM text (newlines may be written as \\n). Or set PRIVATE_KEY_PATH.",
+    requiredInProduction: {
+      message: "is required: set PRIVATE_KEY (PEM text) or PRIVATE_KEY_PATH (a PEM file)",
+      or: "PRIVATE_KEY_PATH",
+    },
+    secret: true,
+  }),
+  PRIVATE_KEY_PATH: documented(opt(z.string()), {
+    description: "Path of the PEM private key file, instead of PRIVATE_KEY.",
+    examples: ["./diffward.private-key.pem"],
+  }),
+  WEBHOOK_SECRET: documented(opt(z.string()), {
+    description: "GitHub App webhook secret.",
+    requiredInProduction: { message: "is required (the GitHub App's webhook secret)" },
+    secret: true,
+  }),
+  // 0 picks a free port (tests)
+  PORT: documented(opt(intIn(0, 65535)).default(3000), { description: "HTTP port of the web role." }),
+  // unset: Probot's default
+  HOST: documented(opt(z.string()), {
+    description: "Address the web role listens on.",
+    examples: ["0.0.0.0"],
+  }),
+  LOG_LEVEL: documented(opt(z.enum(LOG_LEVELS)).default("info"), {
+    description: `Log level: ${LOG_LEVELS.join(", ")}.`,
+  }),
+  GHE_HOST: documented(
+    opt(
+      z
+        .string()
+        .regex(
+          /^[A-Za-z0-9.-]+(:\d+)?$/,
+          "must be a host name without scheme or path, e.g. github.example.com",
+        ),
+    ),
+    {
+      description: "GitHub Enterprise Server host name; unset for github.com.",
+      examples: ["github.example.com"],
+    },
   ),
-  /** Protocol of GHE_HOST. Default `https`. */
-  GHE_PROTOCOL: opt(z.enum(["https", "http"])).default("https"),
-  /** Redis for the job queues. Default `redis://127.0.0.1:6379`. */
-  REDIS_URL: opt(
-    z
-      .string()
-      .refine(
-        (s) => URL.canParse(s) && /^rediss?:$/.test(new URL(s).protocol),
-        "must be a redis:// or rediss:// URL",
-      ),
-  ).default("redis://127.0.0.1:6379"),
-  /**
-   * Redis Cluster seed nodes, `host:port` separated by commas (or `redis://` / `rediss://` URLs, whose user,
-   * password and TLS then apply to every node). When set, diffward connects to that cluster and REDIS_URL
-   * is ignored.
-   */
-  REDIS_CLUSTER_NODES: opt(
-    z
-      .string()
-      .transform((s) =>
-        s
-          .split(",")
-          .map((n) => n.trim())
-          .filter(Boolean),
-      )
-      .pipe(
-        z
-          .array(
-            z
-              .string()
-              .refine(
-                (n) =>
-                  /^rediss?:\/\//.test(n)
-                    ? URL.canParse(n) && new URL(n).hostname !== ""
-                    : /^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):\d{1,5}$/.test(n),
-                "each node must be host:port or a redis:// / rediss:// URL",
-              ),
-          )
-          .min(1, "must name at least one host:port"),
-      ),
+  GHE_PROTOCOL: documented(opt(z.enum(["https", "http"])).default("https"), {
+    description: "Protocol of GHE_HOST: https or http.",
+  }),
+  REDIS_URL: documented(
+    opt(
+      z
+        .string()
+        .refine(
+          (s) => URL.canParse(s) && /^rediss?:$/.test(new URL(s).protocol),
+          "must be a redis:// or rediss:// URL",
+        ),
+    ).default("redis://127.0.0.1:6379"),
+    {
+      description:
+        "Redis for the job queues and diffward's state: redis:// or rediss:// (TLS), with user and password in the URL for a managed Redis (redis://user:password@host:port/db).",
+    },
   ),
-  /**
-   * Bearer token required by `GET /metrics` (`Authorization: Bearer <token>`). Secret. In production,
-   * `/metrics` is served only with this token or on METRICS_PORT.
-   */
-  METRICS_TOKEN: opt(z.string().refine((s) => !/\s/.test(s), "must not contain spaces or newlines")),
-  /** Serve `/metrics` on this port of its own (not on the webhook port), e.g. for a scraper inside the network. */
-  METRICS_PORT: opt(intIn(0, 65535)),
-  /**
-   * Development only: a webhook proxy channel (smee.io) that forwards GitHub's deliveries to this machine
-   * (Probot's convention; the setup flow writes it to `.env`). Forward with `npm run proxy`.
-   */
-  WEBHOOK_PROXY_URL: opt(httpUrl),
-  /** Base URL of the scanning service, ending in `/api/v1` (spec: "{base_url}, whose path ends in /api/v1"). */
-  SCANNER_API_URL: opt(
-    httpUrl
-      .transform((s) => s.replace(/\/+$/, ""))
-      .refine(
-        (s) => new URL(s).pathname.endsWith("/api/v1"),
-        "must end in /api/v1, e.g. https://scanner.example.com/api/v1",
-      ),
+  REDIS_CLUSTER_NODES: documented(
+    opt(
+      z
+        .string()
+        .transform((s) =>
+          s
+            .split(",")
+            .map((n) => n.trim())
+            .filter(Boolean),
+        )
+        .pipe(
+          z
+            .array(
+              z
+                .string()
+                .refine(
+                  (n) =>
+                    /^rediss?:\/\//.test(n)
+                      ? URL.canParse(n) && new URL(n).hostname !== ""
+                      : /^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):\d{1,5}$/.test(n),
+                  "each node must be host:port or a redis:// / rediss:// URL",
+                ),
+            )
+            .min(1, "must name at least one host:port"),
+        ),
+    ),
+    {
+      description:
+        "Redis Cluster seed nodes, host:port separated by commas (a redis:// or rediss:// URL among them gives the user, password and TLS of every node). When set, REDIS_URL is ignored.",
+      examples: ["redis-1:6379,redis-2:6379,redis-3:6379"],
+    },
   ),
-  /** Bearer token of the service (spec "Authentication"). Secret. */
-  SCANNER_TOKEN: opt(z.string().refine((s) => !/\s/.test(s), "must not contain spaces or newlines")),
-  /** Path of a file of per-installation service tokens (read by the token store). */
-  SCANNER_TOKENS_FILE: opt(z.string()),
-  /** Preset ref for pull request scans when `.github/diffward.yml` names none. Default `diff-standard`. */
-  SCANNER_DIFF_PRESET: opt(z.string().regex(/^\S{1,200}$/, "must be a preset ref without spaces")).default(
-    "diff-standard",
+  METRICS_TOKEN: documented(opt(token), {
+    description:
+      "Bearer token for GET /metrics (Authorization: Bearer <token>). Secret. In production /metrics is served only with it or on METRICS_PORT.",
+    secret: true,
+  }),
+  METRICS_PORT: documented(opt(intIn(0, 65535)), {
+    description: "Serve /metrics on this port of its own instead of the webhook port.",
+    examples: ["9464"],
+  }),
+  // Probot's convention; its setup flow writes the variable to `.env`
+  WEBHOOK_PROXY_URL: documented(opt(httpUrl), {
+    description:
+      "Development only: smee.io channel that forwards GitHub's webhooks to this machine (npm run proxy). Written by Probot's setup flow.",
+    examples: ["https://smee.io/your-channel"],
+  }),
+  // spec "Authentication": "{base_url}, whose path ends in /api/v1"
+  SCANNER_API_URL: documented(
+    opt(
+      httpUrl
+        .transform((s) => s.replace(/\/+$/, ""))
+        .refine(
+          (s) => new URL(s).pathname.endsWith("/api/v1"),
+          "must end in /api/v1, e.g. https://scanner.example.com/api/v1",
+        ),
+    ),
+    {
+      description: "Base URL of the scanning service; must end in /api/v1.",
+      examples: ["https://scanner.example.com/api/v1"],
+      requiredInProduction: { message: "is required (the service's base URL ending in /api/v1)" },
+    },
   ),
-  /**
-   * Path (from the repository root) of the guidance file the service reads (spec "Guidance": named after
-   * the service, `.md`). Default `SCANNER.md`: the spec does not give the service's name.
-   */
-  SCANNER_GUIDANCE_FILE: opt(
-    z
-      .string()
-      .refine(
-        (s) => !s.startsWith("/") && !s.split("/").includes("..") && s.toLowerCase().endsWith(".md"),
-        "must be a relative path inside the repository ending in .md",
-      ),
-  ).default("SCANNER.md"),
-  /** Base URL of the service's web interface, for links to findings. Optional. */
-  SCANNER_PUBLIC_URL: opt(httpUrl.transform((s) => s.replace(/\/+$/, ""))),
-  /** Two-letter prefix printed before finding labels (spec "Finding label"). Default `SC`. */
-  SCANNER_LABEL_PREFIX: opt(
-    z
-      .string()
-      .regex(/^[A-Za-z]{2}$/, "must be two letters")
-      .transform((s) => s.toUpperCase()),
-  ).default("SC"),
-  /** Which part this process runs: `web` (webhooks), `worker` (queues) or `all`. Default `all`. */
-  DIFFWARD_ROLE: opt(z.enum(["web", "worker", "all"])).default("all"),
-  /** `production` makes APP_ID, the key, the secret, the service URL and a token required. */
-  NODE_ENV: opt(z.string()),
-  /** Jobs each worker runs at once. Default 50. */
-  WORKER_CONCURRENCY: opt(intIn(1, 1000)).default(50),
+  // spec "Authentication": a bearer token
+  SCANNER_TOKEN: documented(opt(token), {
+    description: "Bearer token of the scanning service (or SCANNER_TOKENS_FILE). Secret.",
+    requiredInProduction: {
+      message: "is required: set SCANNER_TOKEN or SCANNER_TOKENS_FILE",
+      or: "SCANNER_TOKENS_FILE",
+    },
+    secret: true,
+  }),
+  SCANNER_TOKENS_FILE: documented(opt(z.string()), {
+    description: "File of per-installation scanner tokens, instead of or besides SCANNER_TOKEN.",
+    examples: ["./scanner-tokens.json"],
+  }),
+  SCANNER_DIFF_PRESET: documented(
+    opt(z.string().regex(/^\S{1,200}$/, "must be a preset ref without spaces")).default("diff-standard"),
+    { description: "Preset ref for pull request scans when .github/diffward.yml names none." },
+  ),
+  // spec "Guidance": a file named after the service, `.md`; the spec does not give the service's name
+  SCANNER_GUIDANCE_FILE: documented(
+    opt(
+      z
+        .string()
+        .refine(
+          (s) => !s.startsWith("/") && !s.split("/").includes("..") && s.toLowerCase().endsWith(".md"),
+          "must be a relative path inside the repository ending in .md",
+        ),
+    ).default("SCANNER.md"),
+    { description: "Path of the guidance file the service reads from the repository (a .md file)." },
+  ),
+  SCANNER_PUBLIC_URL: documented(opt(httpUrl.transform((s) => s.replace(/\/+$/, ""))), {
+    description:
+      "Base URL of the service's web interface. The check run links each finding label to {url}/projects/{projectId}/findings/{findingId} and the scan to {url}/projects/{projectId}/scans/{scanId} (with disclosure: summary these links are the only way to a finding's details); links to it in finding text stay links. Unset: labels are shown without links.",
+    examples: ["https://scanner.example.com"],
+  }),
+  // spec "Finding label"
+  SCANNER_LABEL_PREFIX: documented(
+    opt(
+      z
+        .string()
+        .regex(/^[A-Za-z]{2}$/, "must be two letters")
+        .transform((s) => s.toUpperCase()),
+    ).default("SC"),
+    { description: "Two-letter prefix printed before finding labels." },
+  ),
+  DIFFWARD_ROLE: documented(opt(z.enum(["web", "worker", "all"])).default("all"), {
+    description: "Which part this process runs: web, worker or all.",
+  }),
+  NODE_ENV: documented(opt(z.string()), {
+    description: "production makes the App and scanner settings required.",
+    examples: ["production"],
+  }),
+  WORKER_CONCURRENCY: documented(opt(intIn(1, 1000)).default(50), {
+    description: "Jobs each worker runs at once (1 to 1000).",
+  }),
 });
 export type ProcessEnv = z.infer<typeof ProcessEnv>;
 
+/** The name of an environment variable diffward reads. */
+export type EnvName = Extract<keyof ProcessEnv, string>;
+
+/** Where {@link loadEnv}'s result names a variable other than by its camelCase name. */
+const RENAMED = { DIFFWARD_ROLE: "role" } as const satisfies Partial<Record<EnvName, string>>;
+
+/** `SCANNER_API_URL` → `scannerApiUrl`. */
+type CamelCase<S extends string> = S extends `${infer Head}_${infer Tail}`
+  ? `${Lowercase<Head>}${Capitalize<CamelCase<Tail>>}`
+  : Lowercase<S>;
+
+/** The key of a variable in {@link AppEnv}: camelCase, or its entry in `RENAMED`. */
+export type EnvKey<N extends EnvName> = N extends keyof typeof RENAMED ? (typeof RENAMED)[N] : CamelCase<N>;
+
+/** {@link EnvKey} at run time. */
+export function envKey<N extends EnvName>(name: N): EnvKey<N> {
+  const renamed = (RENAMED as Partial<Record<EnvName, string>>)[name];
+  return (renamed ?? name.toLowerCase().replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())) as EnvKey<N>;
+}
+
+/**
+ * The variables whose presence decides between {@link ReadyEnv} and {@link SetupEnv}: {@link loadEnv}
+ * returns them itself (APP_ID as a number, the key read from either variable), not under {@link EnvKey}.
+ */
+const APP_VARIABLES = [
+  "APP_ID",
+  "PRIVATE_KEY",
+  "PRIVATE_KEY_PATH",
+  "WEBHOOK_SECRET",
+  "SCANNER_API_URL",
+] as const satisfies readonly EnvName[];
+type AppVariable = (typeof APP_VARIABLES)[number];
+
+/** Every other variable's parsed value under its {@link EnvKey}, `undefined` when unset without default. */
+type Settings = { [N in Exclude<EnvName, AppVariable> as EnvKey<N>]: ProcessEnv[N] };
+
 /** Fields every loaded environment has. */
-interface EnvCommon {
+interface EnvCommon extends Settings {
   isProduction: boolean;
-  nodeEnv: string | undefined;
-  /** TCP port of the web role */
-  port: number;
-  host: string | undefined;
-  logLevel: (typeof LOG_LEVELS)[number];
-  gheHost: string | undefined;
-  gheProtocol: "https" | "http";
-  redisUrl: string;
-  /** Redis Cluster seed nodes (REDIS_CLUSTER_NODES); when set, `redisUrl` is not used */
-  redisClusterNodes: string[] | undefined;
-  metricsToken: string | undefined;
-  metricsPort: number | undefined;
-  webhookProxyUrl: string | undefined;
-  scannerToken: string | undefined;
-  scannerTokensFile: string | undefined;
-  scannerDiffPreset: string;
-  scannerGuidanceFile: string;
-  scannerPublicUrl: string | undefined;
-  scannerLabelPrefix: string;
-  role: "web" | "worker" | "all";
-  workerConcurrency: number;
 }
 
 /** A complete environment: the app can receive webhooks and call the service. */
@@ -225,6 +323,37 @@ export interface SetupEnv extends EnvCommon {
 
 /** The typed environment returned by {@link loadEnv}. */
 export type AppEnv = ReadyEnv | SetupEnv;
+
+/** One documented variable of {@link ENV_VARIABLES}. */
+export interface EnvVariable extends EnvMeta {
+  name: EnvName;
+  /** the default as text, or undefined when there is none */
+  default?: string;
+}
+
+/**
+ * Every variable with its {@link EnvMeta} and default, in schema order, read from the JSON Schema of
+ * {@link ProcessEnv}'s output (zod 4 `z.toJSONSchema` copies `.meta()` into each property).
+ */
+export const ENV_VARIABLES: readonly EnvVariable[] = (() => {
+  const json = z.toJSONSchema(ProcessEnv, { io: "output", unrepresentable: "any" }) as {
+    properties: Record<EnvName, EnvMeta & { default?: unknown }>;
+  };
+  return (Object.keys(ProcessEnv.shape) as EnvName[]).map((name) => {
+    const { description, examples, requiredInProduction, secret, default: def } = json.properties[name];
+    return {
+      name,
+      description,
+      ...(examples ? { examples } : {}),
+      ...(requiredInProduction ? { requiredInProduction } : {}),
+      ...(secret ? { secret } : {}),
+      ...(def !== undefined ? { default: String(def) } : {}),
+    };
+  });
+})();
+
+/** Variables whose values are secret: never echoed in errors or logs. */
+export const SECRET_VARIABLES: readonly EnvName[] = ENV_VARIABLES.filter((v) => v.secret).map((v) => v.name);
 
 /** One bad or missing variable. */
 export interface EnvProblem {
@@ -292,9 +421,6 @@ export function loadEnv(
   const e = parsed.success ? parsed.data : partial(env);
   const isProduction = e.NODE_ENV === "production";
   const setupMode = !isProduction && e.APP_ID === undefined && !bad.has("APP_ID");
-  const need = (variable: string, present: boolean, message: string) => {
-    if (!present && !bad.has(variable)) problems.push({ variable, message });
-  };
 
   let privateKey: string | undefined;
   if (e.PRIVATE_KEY !== undefined && e.PRIVATE_KEY_PATH !== undefined) {
@@ -332,55 +458,27 @@ export function loadEnv(
   }
 
   if (!setupMode) {
-    need("APP_ID", e.APP_ID !== undefined, "is required in production (the numeric GitHub App id)");
-    if (e.PRIVATE_KEY === undefined && e.PRIVATE_KEY_PATH === undefined) {
-      problems.push({
-        variable: "PRIVATE_KEY",
-        message: "is required: set PRIVATE_KEY (PEM text) or PRIVATE_KEY_PATH (a PEM file)",
-      });
-    }
-    need("WEBHOOK_SECRET", e.WEBHOOK_SECRET !== undefined, "is required (the GitHub App's webhook secret)");
-    need(
-      "SCANNER_API_URL",
-      e.SCANNER_API_URL !== undefined,
-      "is required (the service's base URL ending in /api/v1)",
-    );
-    if (e.SCANNER_TOKEN === undefined && e.SCANNER_TOKENS_FILE === undefined && !bad.has("SCANNER_TOKEN")) {
-      problems.push({
-        variable: "SCANNER_TOKEN",
-        message: "is required: set SCANNER_TOKEN or SCANNER_TOKENS_FILE",
-      });
+    const raw = e as Partial<Record<EnvName, unknown>>;
+    for (const { name, requiredInProduction: required } of ENV_VARIABLES) {
+      const present =
+        raw[name] !== undefined || (required?.or !== undefined && raw[required.or as EnvName] !== undefined);
+      if (required && !present && !bad.has(name))
+        problems.push({ variable: name, message: required.message });
     }
   }
   if (problems.length > 0 || !parsed.success)
     throw new EnvError(problems, envReferenceHint(options.exampleExists ?? existsSync(ENV_EXAMPLE_PATH)));
 
   const d = parsed.data;
-  const common: EnvCommon = {
-    isProduction,
-    nodeEnv: d.NODE_ENV,
-    port: d.PORT,
-    host: d.HOST,
-    logLevel: d.LOG_LEVEL,
-    gheHost: d.GHE_HOST,
-    gheProtocol: d.GHE_PROTOCOL,
-    redisUrl: d.REDIS_URL,
-    redisClusterNodes: d.REDIS_CLUSTER_NODES,
-    metricsToken: d.METRICS_TOKEN,
-    metricsPort: d.METRICS_PORT,
-    webhookProxyUrl: d.WEBHOOK_PROXY_URL,
-    scannerToken: d.SCANNER_TOKEN,
-    scannerTokensFile: d.SCANNER_TOKENS_FILE,
-    scannerDiffPreset: d.SCANNER_DIFF_PRESET,
-    scannerGuidanceFile: d.SCANNER_GUIDANCE_FILE,
-    scannerPublicUrl: d.SCANNER_PUBLIC_URL,
-    scannerLabelPrefix: d.SCANNER_LABEL_PREFIX,
-    role: d.DIFFWARD_ROLE,
-    workerConcurrency: d.WORKER_CONCURRENCY,
-  };
+  const common = Object.fromEntries(
+    (Object.keys(ProcessEnv.shape) as EnvName[])
+      .filter((name) => !(APP_VARIABLES as readonly EnvName[]).includes(name))
+      .map((name) => [envKey(name), d[name]]),
+  ) as unknown as Settings;
   if (setupMode) {
     return {
       ...common,
+      isProduction,
       setupMode: true,
       appId: undefined,
       privateKey,
@@ -390,6 +488,7 @@ export function loadEnv(
   }
   return {
     ...common,
+    isProduction,
     setupMode: false,
     appId: Number(d.APP_ID),
     privateKey: privateKey!,
@@ -403,19 +502,16 @@ export function loadEnv(
  * startup can log where each setting came from without leaking a token.
  */
 export function describeEnv(env: AppEnv): Record<string, unknown> {
-  const { privateKey, webhookSecret, scannerToken, metricsToken, redisUrl, redisClusterNodes, ...rest } = env;
-  const mask = (v: string | undefined) => (v === undefined ? undefined : "[set]");
-  return {
-    ...rest,
-    privateKey: mask(privateKey),
-    webhookSecret: mask(webhookSecret),
-    scannerToken: mask(scannerToken),
-    metricsToken: mask(metricsToken),
-    redisUrl: redactUrlPassword(redisUrl),
-    redisClusterNodes: redisClusterNodes?.map(redactUrlPassword),
-    ...(rest.scannerApiUrl ? { scannerApiUrl: redactUrlPassword(rest.scannerApiUrl) } : {}),
-    ...(rest.scannerPublicUrl ? { scannerPublicUrl: redactUrlPassword(rest.scannerPublicUrl) } : {}),
-  };
+  const out: Record<string, unknown> = { ...env };
+  for (const name of SECRET_VARIABLES) {
+    const key = envKey(name);
+    out[key] = out[key] === undefined ? undefined : "[set]";
+  }
+  out.redisUrl = redactUrlPassword(env.redisUrl);
+  out.redisClusterNodes = env.redisClusterNodes?.map(redactUrlPassword);
+  if (env.scannerApiUrl) out.scannerApiUrl = redactUrlPassword(env.scannerApiUrl);
+  if (env.scannerPublicUrl) out.scannerPublicUrl = redactUrlPassword(env.scannerPublicUrl);
+  return out;
 }
 
 /**
@@ -428,174 +524,6 @@ export function redactUrlPassword(url: string): string {
   if (u.password) u.password = "***";
   else if (u.username) u.username = "***";
   return u.toString().replace(/\/$/, url.endsWith("/") ? "/" : "");
-}
-
-/** One documented variable of {@link ENV_VARIABLES}. */
-export interface EnvVariable {
-  name: keyof ProcessEnv;
-  /** the default, or undefined when there is none */
-  default?: string;
-  /** example value for `.env.example` (commented out when optional) */
-  example?: string;
-  required: "always" | "production" | "optional";
-  description: string;
-}
-
-/** Every variable diffward reads, in the order `.env.example` lists them. */
-export const ENV_VARIABLES: readonly EnvVariable[] = [
-  {
-    name: "APP_ID",
-    required: "production",
-    example: "123456",
-    description: "GitHub App id. Leave unset in development to run Probot's setup flow.",
-  },
-  {
-    name: "PRIVATE_KEY",
-    required: "production",
-    description:
-      "GitHub App private key, PEM text (newlines may be written as \\n). Or set PRIVATE_KEY_PATH.",
-  },
-  {
-    name: "PRIVATE_KEY_PATH",
-    required: "optional",
-    example: "./diffward.private-key.pem",
-    description: "Path of the PEM private key file, instead of PRIVATE_KEY.",
-  },
-  { name: "WEBHOOK_SECRET", required: "production", description: "GitHub App webhook secret." },
-  { name: "PORT", required: "optional", default: "3000", description: "HTTP port of the web role." },
-  { name: "HOST", required: "optional", example: "0.0.0.0", description: "Address the web role listens on." },
-  {
-    name: "LOG_LEVEL",
-    required: "optional",
-    default: "info",
-    description: `Log level: ${LOG_LEVELS.join(", ")}.`,
-  },
-  {
-    name: "GHE_HOST",
-    required: "optional",
-    example: "github.example.com",
-    description: "GitHub Enterprise Server host name; unset for github.com.",
-  },
-  {
-    name: "GHE_PROTOCOL",
-    required: "optional",
-    default: "https",
-    description: "Protocol of GHE_HOST: https or http.",
-  },
-  {
-    name: "REDIS_URL",
-    required: "optional",
-    default: "redis://127.0.0.1:6379",
-    description:
-      "Redis for the job queues and diffward's state: redis:// or rediss:// (TLS), with user and password in the URL for a managed Redis (redis://user:password@host:port/db).",
-  },
-  {
-    name: "REDIS_CLUSTER_NODES",
-    required: "optional",
-    example: "redis-1:6379,redis-2:6379,redis-3:6379",
-    description:
-      "Redis Cluster seed nodes, host:port separated by commas (a redis:// or rediss:// URL among them gives the user, password and TLS of every node). When set, REDIS_URL is ignored.",
-  },
-  {
-    name: "METRICS_TOKEN",
-    required: "optional",
-    description:
-      "Bearer token for GET /metrics (Authorization: Bearer <token>). Secret. In production /metrics is served only with it or on METRICS_PORT.",
-  },
-  {
-    name: "METRICS_PORT",
-    required: "optional",
-    example: "9464",
-    description: "Serve /metrics on this port of its own instead of the webhook port.",
-  },
-  {
-    name: "WEBHOOK_PROXY_URL",
-    required: "optional",
-    example: "https://smee.io/your-channel",
-    description:
-      "Development only: smee.io channel that forwards GitHub's webhooks to this machine (npm run proxy). Written by Probot's setup flow.",
-  },
-  {
-    name: "SCANNER_API_URL",
-    required: "production",
-    example: "https://scanner.example.com/api/v1",
-    description: "Base URL of the scanning service; must end in /api/v1.",
-  },
-  {
-    name: "SCANNER_TOKEN",
-    required: "production",
-    description: "Bearer token of the scanning service (or SCANNER_TOKENS_FILE). Secret.",
-  },
-  {
-    name: "SCANNER_TOKENS_FILE",
-    required: "optional",
-    example: "./scanner-tokens.json",
-    description: "File of per-installation scanner tokens, instead of or besides SCANNER_TOKEN.",
-  },
-  {
-    name: "SCANNER_DIFF_PRESET",
-    required: "optional",
-    default: "diff-standard",
-    description: "Preset ref for pull request scans when .github/diffward.yml names none.",
-  },
-  {
-    name: "SCANNER_GUIDANCE_FILE",
-    required: "optional",
-    default: "SCANNER.md",
-    description: "Path of the guidance file the service reads from the repository (a .md file).",
-  },
-  {
-    name: "SCANNER_PUBLIC_URL",
-    required: "optional",
-    example: "https://scanner.example.com",
-    description:
-      "Base URL of the service's web interface. The check run links each finding label to {url}/projects/{projectId}/findings/{findingId} and the scan to {url}/projects/{projectId}/scans/{scanId} (with disclosure: summary these links are the only way to a finding's details); links to it in finding text stay links. Unset: labels are shown without links.",
-  },
-  {
-    name: "SCANNER_LABEL_PREFIX",
-    required: "optional",
-    default: "SC",
-    description: "Two-letter prefix printed before finding labels.",
-  },
-  {
-    name: "DIFFWARD_ROLE",
-    required: "optional",
-    default: "all",
-    description: "Which part this process runs: web, worker or all.",
-  },
-  {
-    name: "NODE_ENV",
-    required: "optional",
-    example: "production",
-    description: "production makes the App and scanner settings required.",
-  },
-  {
-    name: "WORKER_CONCURRENCY",
-    required: "optional",
-    default: "50",
-    description: "Jobs each worker runs at once (1 to 1000).",
-  },
-];
-
-/**
- * The content of `.env.example`: every variable of {@link ProcessEnv} with its description, whether it
- * is required, and its default. Secrets are left empty.
- */
-export function renderEnvExample(): string {
-  const lines = [
-    "# diffward environment. Copy to .env and fill in. Generated by `npm run schema:config` from src/config/env.ts.",
-    "# Empty values count as unset.",
-  ];
-  for (const v of ENV_VARIABLES) {
-    const req =
-      v.required === "production" ? " Required in production." : v.required === "always" ? " Required." : "";
-    const def = v.default !== undefined ? ` Default: ${v.default}.` : "";
-    const eg = v.required === "production" && v.example !== undefined ? ` Example: ${v.example}` : "";
-    lines.push("", `# ${v.description}${req}${def}${eg}`);
-    if (v.required === "production") lines.push(`${v.name}=`);
-    else lines.push(`# ${v.name}=${v.default ?? v.example ?? ""}`);
-  }
-  return lines.join("\n") + "\n";
 }
 
 function messageOf(issue: z.core.$ZodIssue): string {

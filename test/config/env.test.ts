@@ -2,9 +2,20 @@ import { generateKeyPairSync } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, expectTypeOf, it } from "vitest";
 import fc from "fast-check";
-import { EnvError, describeEnv, loadDotEnv, loadEnv } from "../../src/config/env.js";
+import {
+  ENV_VARIABLES,
+  EnvError,
+  ProcessEnv,
+  SECRET_VARIABLES,
+  describeEnv,
+  envKey,
+  loadDotEnv,
+  loadEnv,
+  type AppEnv,
+  type EnvName,
+} from "../../src/config/env.js";
 
 const pem = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({
   type: "pkcs8",
@@ -138,6 +149,22 @@ describe("loadEnv", () => {
     expect(e.message).toContain("- SCANNER_TOKEN: is required: set SCANNER_TOKEN or SCANNER_TOKENS_FILE");
   });
 
+  it("says what each missing App variable needs, in schema order", () => {
+    expect(envError({ APP_ID: "1" }).problems).toEqual([
+      {
+        variable: "PRIVATE_KEY",
+        message: "is required: set PRIVATE_KEY (PEM text) or PRIVATE_KEY_PATH (a PEM file)",
+      },
+      { variable: "WEBHOOK_SECRET", message: "is required (the GitHub App's webhook secret)" },
+      { variable: "SCANNER_API_URL", message: "is required (the service's base URL ending in /api/v1)" },
+      { variable: "SCANNER_TOKEN", message: "is required: set SCANNER_TOKEN or SCANNER_TOKENS_FILE" },
+    ]);
+    expect(envError({ NODE_ENV: "production" }).problems[0]).toEqual({
+      variable: "APP_ID",
+      message: "is required in production (the numeric GitHub App id)",
+    });
+  });
+
   it("lists every bad value by name", () => {
     const e = envError({
       PORT: "http",
@@ -208,6 +235,69 @@ describe("loadEnv", () => {
     });
     expect(JSON.stringify(d)).not.toContain(PROD.SCANNER_TOKEN);
     expect(JSON.stringify(d)).not.toContain("PRIVATE KEY");
+  });
+});
+
+describe("ENV_VARIABLES, derived from each variable's .meta()", () => {
+  it("lists every variable of the schema once, in schema order, each with a description", () => {
+    expect(ENV_VARIABLES.map((v) => v.name)).toEqual(Object.keys(ProcessEnv.shape));
+    for (const v of ENV_VARIABLES) expect(v.description.length, v.name).toBeGreaterThan(10);
+  });
+
+  it("gives as default exactly what the schema fills in for an unset variable", () => {
+    const filled = ProcessEnv.parse({}) as Record<string, unknown>;
+    const withDefault = Object.fromEntries(
+      ENV_VARIABLES.filter((v) => v.default).map((v) => [v.name, v.default]),
+    );
+    expect(withDefault).toEqual(
+      Object.fromEntries(
+        Object.entries(filled)
+          .filter(([, v]) => v !== undefined)
+          .map(([k, v]) => [k, String(v)]),
+      ),
+    );
+    expect(withDefault).toMatchObject({
+      PORT: "3000",
+      REDIS_URL: "redis://127.0.0.1:6379",
+      WORKER_CONCURRENCY: "50",
+    });
+  });
+
+  it("marks as required in production the variables loadEnv asks for, and these secrets", () => {
+    const required = ENV_VARIABLES.filter((v) => v.requiredInProduction).map((v) => v.name);
+    expect(required).toEqual(envError({ NODE_ENV: "production" }).problems.map((p) => p.variable));
+    expect([...SECRET_VARIABLES].sort()).toEqual([
+      "METRICS_TOKEN",
+      "PRIVATE_KEY",
+      "SCANNER_TOKEN",
+      "WEBHOOK_SECRET",
+    ]);
+  });
+
+  it("examples of the schema parse (so .env.example and the README never show a bad value)", () => {
+    for (const v of ENV_VARIABLES)
+      for (const example of v.examples ?? [])
+        expect(ProcessEnv.shape[v.name].safeParse(example).success, `${v.name}=${example}`).toBe(true);
+  });
+
+  it("names each variable in the loaded environment by envKey (camelCase, DIFFWARD_ROLE as role)", () => {
+    expect(envKey("SCANNER_API_URL")).toBe("scannerApiUrl");
+    expect(envKey("DIFFWARD_ROLE")).toBe("role");
+    const env = loadEnv({ ...PROD, HOST: "0.0.0.0", METRICS_PORT: "9464" });
+    const app = new Set<EnvName>([
+      "APP_ID",
+      "PRIVATE_KEY",
+      "PRIVATE_KEY_PATH",
+      "WEBHOOK_SECRET",
+      "SCANNER_API_URL",
+    ]);
+    for (const name of Object.keys(ProcessEnv.shape) as EnvName[])
+      if (!app.has(name)) expect(Object.keys(env), name).toContain(envKey(name));
+    expect(env).toMatchObject({ host: "0.0.0.0", metricsPort: 9464, role: "all" });
+    expectTypeOf<AppEnv["port"]>().toEqualTypeOf<number>();
+    expectTypeOf<AppEnv["role"]>().toEqualTypeOf<"web" | "worker" | "all">();
+    expectTypeOf<AppEnv["redisClusterNodes"]>().toEqualTypeOf<string[] | undefined>();
+    expectTypeOf<AppEnv["scannerTokensFile"]>().toEqualTypeOf<string | undefined>();
   });
 });
 

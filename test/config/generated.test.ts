@@ -9,7 +9,8 @@ import {
   renderConfigReference,
 } from "../../src/config/json-schema.js";
 import { RepoConfig, parseRepoConfig } from "../../src/config/repo-config.js";
-import { ENV_EXAMPLE_PATH, ENV_VARIABLES, ProcessEnv, renderEnvExample } from "../../src/config/env.js";
+import { ENV_EXAMPLE_PATH, ENV_VARIABLES, ProcessEnv } from "../../src/config/env.js";
+import { renderEnvExample, withEnvReference } from "../../src/config/env-docs.js";
 
 const root = new URL("../../", import.meta.url);
 const read = (path: string) => readFileSync(new URL(path, root), "utf8");
@@ -118,5 +119,13 @@ describe("README configuration reference", () => {
     const { withConfigReference } = await import("../../src/config/json-schema.js");
     const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
     expect(withConfigReference(readme)).toBe(readme);
+  });
+});
+
+describe("README environment reference", () => {
+  it("is current (run `npm run schema:config`) and has a row per variable", () => {
+    const readme = read("README.md");
+    expect(withEnvReference(readme)).toBe(readme);
+    for (const name of Object.keys(ProcessEnv.shape)) expect(readme).toContain(`| \`${name}\` |`);
   });
 });
