@@ -20,6 +20,7 @@ import {
 import { planCodeScanningUpload } from "../../src/codescanning/upload.js";
 import { fingerprint } from "../../src/domain/identity.js";
 import type { ReportFinding } from "../../src/domain/types.js";
+import { propertyOptions } from "../support/property.js";
 
 // The official OASIS SARIF 2.1.0 schema (draft-07), never a hand-written one.
 const require = createRequire(import.meta.url);
@@ -145,6 +146,7 @@ describe("buildSarif", () => {
         const text = alertMessage({ id, title }, "SC");
         expect(findingIdFromMessage(text)).toEqual({ id });
       }),
+      propertyOptions(),
     );
   });
 

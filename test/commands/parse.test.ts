@@ -6,6 +6,7 @@ import type { CommandForm } from "../../src/commands/verbs.js";
 import { REASON_CATALOG, SEVERITIES, reasonCodesFor, ALL_REASON_CODES } from "../../src/scanner/catalog.js";
 import type { ReasonStatus } from "../../src/scanner/catalog.js";
 import { parseFindingRef } from "../../src/scanner/labels.js";
+import { propertyOptions } from "../support/property.js";
 
 const label = { kind: "label", short: "1a2b3c4d", prefix: "SC" } as const;
 
@@ -341,7 +342,7 @@ describe("parseCommand properties", () => {
         const r = parseCommand(body, form);
         expect(ParsedCommand.safeParse(r).success).toBe(true);
       }),
-      { numRuns: 3000 },
+      propertyOptions(3000),
     );
     // non-string input from an untyped caller does not throw either
     expect(parseCommand(undefined as unknown as string, "reply")).toEqual({ kind: "ignore" });
@@ -364,7 +365,7 @@ describe("parseCommand properties", () => {
         }
         if (r.reasonCode !== undefined) expect(r.note).toContain(`\`${r.reasonCode}\``);
       }),
-      { numRuns: 3000 },
+      propertyOptions(3000),
     );
   });
 
@@ -384,6 +385,7 @@ describe("parseCommand properties", () => {
           }
         },
       ),
+      propertyOptions(),
     );
   });
 
@@ -399,7 +401,7 @@ describe("parseCommand properties", () => {
         if (form === "conversation" && "ref" in r) expect(r.ref).toBeDefined();
         if (r.kind !== "ignore") expect(r.requiresPermission).toBe(r.kind !== "help" && r.kind !== "status");
       }),
-      { numRuns: 3000 },
+      propertyOptions(3000),
     );
   });
 
@@ -416,6 +418,7 @@ describe("parseCommand properties", () => {
           kind: "ignore",
         });
       }),
+      propertyOptions(),
     );
   });
 });

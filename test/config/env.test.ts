@@ -16,6 +16,7 @@ import {
   type AppEnv,
   type EnvName,
 } from "../../src/config/env.js";
+import { propertyOptions } from "../support/property.js";
 
 const pem = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({
   type: "pkcs8",
@@ -221,7 +222,7 @@ describe("loadEnv", () => {
           if (s.trim().length >= 6) expect(e.message).not.toContain(s.trim());
         expect(e.problems.map((p) => p.variable)).toContain("SCANNER_TOKEN");
       }),
-      { numRuns: 300 },
+      propertyOptions(300),
     );
   });
 

@@ -11,6 +11,7 @@ import {
 import { RepoConfig, parseRepoConfig } from "../../src/config/repo-config.js";
 import { ENV_EXAMPLE_PATH, ENV_VARIABLES, ProcessEnv } from "../../src/config/env.js";
 import { renderEnvExample, withEnvReference } from "../../src/config/env-docs.js";
+import { propertyOptions } from "../support/property.js";
 
 const root = new URL("../../", import.meta.url);
 const read = (path: string) => readFileSync(new URL(path, root), "utf8");
@@ -79,7 +80,7 @@ describe("JSON Schema of .github/diffward.yml", () => {
       fc.property(arb, (raw) => {
         expect(validate(raw)).toBe(parseRepoConfig(raw).ok);
       }),
-      { numRuns: 1000 },
+      propertyOptions(1000),
     );
   });
 });

@@ -10,6 +10,7 @@ import {
   parseRepoConfigYaml,
   permissionAtLeast,
 } from "../../src/config/repo-config.js";
+import { propertyOptions } from "../support/property.js";
 
 const DEFAULTS = {
   repositoryId: "repo_1",
@@ -131,7 +132,7 @@ describe("parseRepoConfig", () => {
         const r = parseRepoConfig(raw);
         if (!r.ok) expect(r.problems.length).toBeGreaterThan(0);
       }),
-      { numRuns: 500 },
+      propertyOptions(500),
     );
   });
 
@@ -156,6 +157,7 @@ describe("parseRepoConfig", () => {
           (partial.comments.maxInline >= 0 && partial.comments.maxInline <= 100);
         expect(r.ok).toBe(okFail && okDeb && okMax);
       }),
+      propertyOptions(),
     );
   });
 });
@@ -223,7 +225,7 @@ describe("parseRepoConfigYaml", () => {
       fc.property(fc.string({ maxLength: 200 }), (text) => {
         expect(typeof parseRepoConfigYaml(text).ok).toBe("boolean");
       }),
-      { numRuns: 500 },
+      propertyOptions(500),
     );
   });
 });

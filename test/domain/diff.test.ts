@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { DiffParseError, commentableLines, pickCommentLine } from "../../src/domain/diff.js";
+import { propertyOptions } from "../support/property.js";
 
 const PATCH = [
   "@@ -1,4 +1,5 @@ function a() {",
@@ -80,6 +81,7 @@ describe("commentableLines", () => {
           expect([...commentableLines(patch)]).toEqual(expected);
         },
       ),
+      propertyOptions(),
     );
   });
 });
@@ -114,6 +116,7 @@ describe("pickCommentLine", () => {
           expect(got).toBe(inRange.length ? Math.max(...inRange) : undefined);
         },
       ),
+      propertyOptions(),
     );
   });
 });

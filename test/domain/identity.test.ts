@@ -12,6 +12,7 @@ import {
 } from "../../src/domain/identity.js";
 import { planReport } from "../../src/report/plan.js";
 import { finding } from "./fixtures.js";
+import { propertyOptions } from "../support/property.js";
 
 describe("normalizeTitle", () => {
   it.each([
@@ -124,6 +125,7 @@ describe("fingerprint", () => {
         expect(fingerprint(f)).toMatch(/^[0-9a-f]{64}$/);
         expect(shapeKey(f)).toMatch(/^[0-9a-f]{64}$/);
       }),
+      propertyOptions(),
     );
   });
 });
@@ -219,6 +221,7 @@ describe("matchFindings", () => {
           ).toBe(true);
         }
       }),
+      propertyOptions(),
     );
   });
 });

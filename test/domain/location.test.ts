@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { formatLocation, parseLocation } from "../../src/domain/location.js";
+import { propertyOptions } from "../support/property.js";
 
 describe("parseLocation", () => {
   it.each([
@@ -51,7 +52,7 @@ describe("parseLocation", () => {
         expect(parseLocation(formatLocation(loc))).toEqual(loc);
         if (loc.startLine !== undefined) expect(loc.startLine).toBeLessThanOrEqual(loc.endLine!);
       }),
-      { numRuns: 2000 },
+      propertyOptions(2000),
     );
   });
 
@@ -78,6 +79,7 @@ describe("parseLocation", () => {
         expect(loc).toEqual({ path: p, startLine: start, endLine: end });
         expect(parseLocation(formatLocation(loc!))).toEqual(loc);
       }),
+      propertyOptions(),
     );
   });
 });

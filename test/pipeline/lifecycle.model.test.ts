@@ -9,6 +9,7 @@ import type { ScanRecord } from "../../dev/sandbox/state.js";
 import { JOB, jobId } from "../../src/queue/names.js";
 import { DiffwardOctokit } from "../../src/ops/octokit.js";
 import { type Payload, MERGE_BASE, checkRuns, openPull, sha } from "../support/pr.js";
+import { propertyOptions, propertyRuns } from "../support/property.js";
 
 /**
  * Model-based (stateful) test of the pull-request lifecycle (issue 10 deliverable 4), with fast-check's
@@ -34,9 +35,10 @@ import { type Payload, MERGE_BASE, checkRuns, openPull, sha } from "../support/p
  * Runs `DW_MODEL_RUNS` sequences (default 200 in CI: 200 sequences plus the regression seeds took 121 s, 2 min
  * 4 s wall, on the 2-core machine at load average 3.4–8.7, measured with `REDIS_URL=… npx vitest run
  * test/pipeline/lifecycle.model.test.ts`; by hand, e.g. `DW_MODEL_RUNS=1000`: 1,000 sequences passed in 373 s at
- * load average 1.4–3.7). One harness serves every sequence, each on a fresh repository; the sandbox
- * answers `Retry-After: 0` and diffward's `pollFloorMs` is 100 ms, so a sequence waits for real scans without
- * waiting whole seconds. Seeds that failed once are replayed first from `REGRESSION_SEEDS`; one seed is replayed
+ * load average 1.4–3.7), generated from the fixed seed of `test/support/property.ts`; `npm run test:explore`
+ * runs ten times as many from a random seed. One harness serves every sequence, each on a fresh repository;
+ * the sandbox answers `Retry-After: 0` and diffward's `pollFloorMs` is 100 ms, so a sequence waits for real
+ * scans without waiting whole seconds. Seeds that failed once are replayed first from `REGRESSION_SEEDS`; one seed is replayed
  * with `DW_MODEL_SEED=<seed> DW_MODEL_PATH=<path> DW_MODEL_RUNS=0` (both printed by fast-check on a failure).
  */
 
@@ -476,8 +478,8 @@ describe("pull-request lifecycle, model-based (issue 10 deliverable 4)", () => {
         : REGRESSION_SEEDS;
       for (const { seed, path } of replay)
         await fc.assert(property, { seed, ...(path ? { path } : {}), numRuns: 1, endOnFailure: true });
-      await fc.assert(property, { numRuns: RUNS, endOnFailure: true, verbose: 1 });
+      await fc.assert(property, propertyOptions(RUNS, { endOnFailure: true, verbose: 1 }));
     },
-    RUNS * 30_000 + 60_000,
+    propertyRuns(RUNS) * 30_000 + 60_000,
   );
 });

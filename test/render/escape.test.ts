@@ -8,6 +8,7 @@ import {
   inlineCode,
   neutralize,
 } from "../../src/render/escape.js";
+import { propertyOptions } from "../support/property.js";
 
 describe("neutralize", () => {
   it.each([
@@ -59,7 +60,7 @@ describe("neutralize", () => {
         expect(out).not.toContain("~~~");
         expect(out).not.toContain("<!--");
       }),
-      { numRuns: 3000 },
+      propertyOptions(3000),
     );
   });
 });
@@ -77,6 +78,7 @@ describe("table cells", () => {
         // every pipe is preceded by an odd number of backslashes
         for (const m of cell.matchAll(/(\\*)\|/g)) expect(m[1]!.length % 2).toBe(1);
       }),
+      propertyOptions(),
     );
   });
 });
@@ -98,6 +100,7 @@ describe("inlineCode and codeBlock", () => {
         expect(code.endsWith(fence)).toBe(true);
         for (const run of inner.match(/`+/g) ?? []) expect(run.length).not.toBe(fence.length);
       }),
+      propertyOptions(),
     );
   });
 });

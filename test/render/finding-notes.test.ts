@@ -3,6 +3,7 @@ import fc from "fast-check";
 import { isDiffwardNote, MAX_NOTES_SHOWN, renderFindingNotes } from "../../src/render/finding-notes.js";
 import { renderFindingComment } from "../../src/render/inline-comment.js";
 import type { ReportFinding } from "../../src/domain/types.js";
+import { propertyOptions } from "../support/property.js";
 
 const finding: ReportFinding = {
   id: "fnd_aaaaaaaa11111111",
@@ -57,6 +58,7 @@ describe("the service's notes in a finding comment", () => {
         expect(out.endsWith("</details>")).toBe(true);
         expect(out).not.toMatch(/@[A-Za-z0-9_-]/);
       }),
+      propertyOptions(),
     );
   });
 

@@ -7,6 +7,7 @@ import {
   truncateBytes,
   truncateChars,
 } from "../../src/render/limits.js";
+import { propertyOptions } from "../support/property.js";
 
 const bytes = (s: string) => Buffer.byteLength(s, "utf8");
 /** True when `s` has no lone surrogate (a cut inside a pair would leave one). */
@@ -60,6 +61,7 @@ describe("truncateBytes", () => {
           if (wellFormed(s)) expect(wellFormed(out)).toBe(true);
         },
       ),
+      propertyOptions(),
     );
     const big = "x".repeat(70_000);
     expect(bytes(truncateBytes(big, CHECK_RUN_SUMMARY_MAX_BYTES))).toBeLessThanOrEqual(65_535);

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { ZWSP } from "../../src/render/escape.js";
 import { safeMarkdown } from "../../src/render/untrusted-markdown.js";
 import { codeValues, hazards, isSubsequence } from "../support/markdown.js";
+import { propertyOptions } from "../support/property.js";
 
 const TRUSTED = "https://scanner.example.com";
 
@@ -150,7 +151,7 @@ describe("safeMarkdown", () => {
         const out = safeMarkdown(s, { trustedOrigin: TRUSTED });
         expect(hazards(out)).toEqual([]);
       }),
-      { numRuns: 600 },
+      propertyOptions(600),
     );
   });
 
@@ -166,7 +167,7 @@ describe("safeMarkdown", () => {
         const out = safeMarkdown(s, { trustedOrigin: TRUSTED });
         expect(isSubsequence(before, codeValues(out))).toBe(true);
       }),
-      { numRuns: 600 },
+      propertyOptions(600),
     );
   });
 
@@ -176,7 +177,7 @@ describe("safeMarkdown", () => {
         const once = safeMarkdown(s, { trustedOrigin: TRUSTED });
         expect(codeValues(safeMarkdown(once, { trustedOrigin: TRUSTED }))).toEqual(codeValues(once));
       }),
-      { numRuns: 300 },
+      propertyOptions(300),
     );
   });
 });

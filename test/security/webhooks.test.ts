@@ -4,6 +4,7 @@ import { Webhooks } from "@octokit/webhooks";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import { webhookExample } from "../../dev/harness/examples.js";
+import { propertyOptions } from "../support/property.js";
 
 /** Counts every job in diffward's three queues, in any state. */
 async function jobCount(h: Harness): Promise<number> {
@@ -88,7 +89,7 @@ describe("webhook endpoint security (issue 6 item 5)", () => {
         // A malformed payload is logged and dropped (200) or refused (400): never a 500, never a crash.
         expect([200, 202, 400]).toContain(status);
       }),
-      { numRuns: 120 },
+      propertyOptions(120),
     );
     expect(process.exitCode ?? 0).toBe(0);
     const health = await fetch(`${h.web.url}/healthz`);

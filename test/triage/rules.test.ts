@@ -13,6 +13,7 @@ import {
   withDecision,
 } from "../../src/triage/decisions.js";
 import type { Decision, SeverityDecision } from "../../src/triage/types.js";
+import { propertyOptions } from "../support/property.js";
 
 const base: ReportFinding = {
   id: "fnd_aaaaaaaa11111111",
@@ -199,6 +200,7 @@ describe("comment handler guards", () => {
       fc.property(fc.string(), (s) => {
         expect(typeof looksLikeCommand(s)).toBe("boolean");
       }),
+      propertyOptions(),
     );
   });
 });
