@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { devPrivateKey } from "../dev/harness/harness.js";
 import { startGitHubStandIn, type GitHubStandIn } from "../dev/github-standin/index.js";
 import { startSandbox, type Sandbox } from "../dev/sandbox/index.js";
+import { propertyOptions, propertyTimeout } from "./support/property.js";
 
 /**
  * The webhook intake against the real server process (`src/index.ts`, DIFFWARD_ROLE=all, so a crash would
@@ -215,7 +216,7 @@ describe("the webhook server survives every malformed request", () => {
         await Promise.all(cases.map((c) => send(port, c)));
         await alive();
       }),
-      { numRuns: 25, seed: 20261125 },
+      propertyOptions(25),
     );
     // Still a working webhook endpoint: a correctly signed ping is taken.
     const body = JSON.stringify({ zen: "Keep it logically awesome.", hook_id: 1 });
@@ -235,7 +236,7 @@ describe("the webhook server survives every malformed request", () => {
     });
     // None of these requests is a bug, so none ended as an unhandled rejection.
     expect(await metrics.text()).toMatch(/^diffward_unhandled_rejections_total 0$/m);
-  }, 240_000);
+  }, propertyTimeout(240_000));
 
   it("after the fuzz, SIGTERM still drains and exits 0 within the close grace", async () => {
     await alive();

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { ZWSP } from "../../src/render/escape.js";
 import { safeMarkdown } from "../../src/render/untrusted-markdown.js";
 import { codeValues, hazards, isSubsequence } from "../support/markdown.js";
-import { propertyOptions } from "../support/property.js";
+import { propertyOptions, propertyTimeout } from "../support/property.js";
 
 const TRUSTED = "https://scanner.example.com";
 
@@ -230,7 +230,7 @@ describe("safeMarkdown on hostile nesting and sizes", () => {
         expect(typeof out).toBe("string");
         expect(ms).toBeLessThan(BOUND_MS);
       }),
-      { numRuns: 40, seed: 2_026_112_5 },
+      propertyOptions(40),
     );
-  }, 300_000);
+  }, propertyTimeout(300_000));
 });

@@ -29,6 +29,11 @@ export function propertyRuns(numRuns: number): number {
   return exploring ? Math.ceil(numRuns * factor) : numRuns;
 }
 
+/** A test's timeout for a property whose runs {@link propertyRuns} scales: `ms`, times the factor when exploring. */
+export function propertyTimeout(ms: number): number {
+  return exploring ? Math.ceil(ms * factor) : ms;
+}
+
 function randomSeed(): number {
   return (Math.random() * 0x1_0000_0000) | 0;
 }
