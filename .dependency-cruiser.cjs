@@ -3,17 +3,55 @@
  * (`.ci/run`), and test/architecture/imports.test.ts fails with the violation list when one is broken.
  * Type-only imports count: a cycle through a type is still a cycle of meaning.
  *
- * Layers, top to bottom (an arrow is "may import"):
- *   entry (index, boot, web) → handlers → queue (runtime, state, workers, jobs/) → triage, report,
- *   commands, policy, tenants → render, domain → scanner (service client), github (Octokit), config
+ * Layers, top to bottom: a folder imports only folders on a lower layer, never one beside it or above it
+ * (`layered-<folder>` rules, built from LAYERS). The rules after them say more than the order allows.
  */
+
+/**
+ * The folders of src/, top to bottom. Entry files (index, boot, web) sit above all and only wire; jobs are
+ * every BullMQ processor; runtime is the process's machinery (Redis connection, state, key and queue names,
+ * write lane, cap ledger, fairness, config loading, logger, metrics, Octokit factory, health), which the
+ * layers above share and which knows no job.
+ */
+const LAYERS = [
+  ["handlers"],
+  ["jobs"],
+  ["commands", "codescanning"],
+  ["triage"],
+  ["report"],
+  ["policy"],
+  ["render"],
+  ["domain"],
+  ["runtime"],
+  ["tenants", "github"],
+  ["scanner", "config"],
+];
+
+const ENTRY = "^src/(index|boot|web)\\.ts$";
+
+/** One rule per folder: it may not import the entry files, a folder above it, or a folder on its own layer. */
+const layered = LAYERS.flatMap((layer, i) =>
+  layer.map((folder) => {
+    const notBelow = [...LAYERS.slice(0, i).flat(), ...layer.filter((f) => f !== folder)];
+    const above = notBelow.length ? `^src/(${notBelow.join("|")})/|${ENTRY}` : ENTRY;
+    return {
+      name: `layered-${folder}`,
+      severity: "error",
+      comment: `${folder}/ imports only the layers below it (docs/architecture.md): not the entry files${notBelow.map((f) => `, ${f}/`).join("")}.`,
+      from: { path: `^src/${folder}/` },
+      to: { path: above },
+    };
+  }),
+);
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
+    ...layered,
     {
       name: "no-circular",
       severity: "error",
-      comment: "No import cycles in src/ (issue 9): data flows one way.",
+      comment: "No import cycles in src/: data flows one way.",
       from: { path: "^src/" },
       to: { circular: true },
     },
@@ -52,9 +90,17 @@ module.exports = {
       name: "pure-layers-not-runtime",
       severity: "error",
       comment:
-        "domain/, render/, commands/ and policy/ decide; they never reach the queue, the handlers or ops (jobs and entry points wire them).",
-      from: { path: "^src/(domain|render|commands|policy)/" },
-      to: { path: "^src/(queue|handlers|ops)/|^src/(index|boot|web)\\.ts$" },
+        "domain/, render/ and commands/ decide; they never reach the runtime (Redis, queues, metrics): jobs hand them what they read.",
+      from: { path: "^src/(domain|render|commands)/" },
+      to: { path: "^src/runtime/" },
+    },
+    {
+      name: "policy-names-runtime-shapes-only",
+      severity: "error",
+      comment:
+        "policy/ may name a runtime shape (the cap ledger's seed entry) but never calls the runtime: jobs read and write its state.",
+      from: { path: "^src/policy/" },
+      to: { path: "^src/runtime/", dependencyTypesNot: ["type-only"] },
     },
     {
       name: "domain-is-pure",
@@ -67,10 +113,9 @@ module.exports = {
     {
       name: "render-is-pure",
       severity: "error",
-      comment:
-        "render/ builds Markdown: no GitHub calls, no service client, no tenants, no triage/report/commands above it.",
+      comment: "render/ builds Markdown: no service client and no tenants (it is handed what they read).",
       from: { path: "^src/render/" },
-      to: { path: "^src/(tenants|triage|report|commands)/|^src/scanner/client\\.ts$" },
+      to: { path: "^src/tenants/|^src/scanner/client\\.ts$" },
     },
     {
       name: "render-calls-no-github",
@@ -91,9 +136,9 @@ module.exports = {
       name: "policy-decides-not-writes",
       severity: "error",
       comment:
-        "policy/ (gates, preflight, credits, token health) decides; it does not write to GitHub or know jobs, triage or reports.",
+        "policy/ (gates, preflight, credits, token health) decides; it does not call GitHub (jobs write what it decides).",
       from: { path: "^src/policy/" },
-      to: { path: "^src/(github|triage|report|commands)/" },
+      to: { path: "^src/github/" },
     },
     {
       name: "handlers-are-thin",
@@ -101,22 +146,7 @@ module.exports = {
       comment:
         "handlers/ check guards and enqueue: they never call GitHub (writes happen in jobs), the service, triage or reports.",
       from: { path: "^src/handlers/" },
-      to: { path: "^src/(github|scanner|tenants|triage|report|policy|ops)/" },
-    },
-    {
-      name: "jobs-only-from-the-queue",
-      severity: "error",
-      comment:
-        "queue/jobs/ are run by queue/workers.ts (and reconciled by ops/); layers below never import a job (they share types from report/, triage/ and queue/jobs/types.ts).",
-      from: { path: "^src/", pathNot: "^src/(queue|ops|handlers)/" },
-      to: { path: "^src/queue/jobs/(?!types\\.ts$|command-data\\.ts$)" },
-    },
-    {
-      name: "below-the-queue-no-job-types",
-      severity: "error",
-      comment: "triage/, report/, commands/, policy/, tenants/ do not know job data shapes.",
-      from: { path: "^src/(triage|report|commands|policy|tenants|render|domain)/" },
-      to: { path: "^src/queue/jobs/" },
+      to: { path: "^src/(github|scanner|tenants|triage|report|policy)/" },
     },
     {
       name: "entry-files-are-entries",
@@ -124,13 +154,6 @@ module.exports = {
       comment: "Only the entry imports boot.ts and web.ts; nothing imports index.ts.",
       from: { path: "^src/", pathNot: "^src/index\\.ts$" },
       to: { path: "^src/(index|boot|web)\\.ts$" },
-    },
-    {
-      name: "features-not-entry-or-handlers",
-      severity: "error",
-      comment: "Feature folders (code scanning, triage, report) are run by jobs; they never import handlers.",
-      from: { path: "^src/(codescanning|triage|report)/" },
-      to: { path: "^src/handlers/" },
     },
     {
       name: "tenants-know-only-the-service",

@@ -9,8 +9,8 @@ import { startHarness } from "../dev/harness/harness.js";
 import { parseRepoConfigYaml } from "../src/config/repo-config.js";
 import { demoConfig } from "../dev/harness/demo-repo.js";
 import { sendWebhook } from "../dev/github-standin/index.js";
-import type { PollJobData } from "../src/queue/jobs/types.js";
-import { JOB, jobId } from "../src/queue/names.js";
+import type { PollJobData } from "../src/jobs/types.js";
+import { JOB, jobId } from "../src/runtime/names.js";
 import { makePulls, seedPulls, sleep } from "./lib.js";
 import { REDIS_URL, startChild, stopChild } from "./processes.js";
 

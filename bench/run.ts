@@ -27,7 +27,7 @@ import { runPipeline, type PipelineResult, type SideFigures } from "./pipeline.j
 import { ackPhase, inflightPhase, throughputPhase } from "./phases.js";
 import { escapeHtml } from "./html.js";
 import { idealBoundByInstallation } from "./bound.js";
-import { GITHUB_WRITE_LIMITS } from "../src/queue/write-lane.js";
+import { GITHUB_WRITE_LIMITS } from "../src/runtime/write-lane.js";
 
 const Args = z.object({
   prs: z.coerce.number().int().min(0).default(100),

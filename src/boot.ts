@@ -4,36 +4,27 @@ import type { Logger } from "pino";
 import { Probot, type ProbotOctokit } from "probot";
 import {
   assertClusterPrefixes,
-  createQueues,
   createRedis,
   DEFAULT_QUEUE_PREFIX,
   DEFAULT_STATE_PREFIX,
-  DEFAULT_SETTINGS,
-  JOB,
-  StateStore,
+} from "./runtime/connection.js";
+import { createQueues } from "./runtime/queues.js";
+import { JOB } from "./runtime/names.js";
+import { DEFAULT_SETTINGS, type Runtime, type Settings } from "./runtime/runtime.js";
+import { StateStore } from "./runtime/state.js";
+import { WriteLane, GITHUB_WRITE_LIMITS, type LaneLimits } from "./runtime/write-lane.js";
+import { createMetrics, type DiffwardMetrics } from "./runtime/metrics.js";
+import { DiffwardOctokit, withWriteLane } from "./runtime/octokit.js";
+import { serviceReachability } from "./runtime/health.js";
+import { createScannerAccess } from "./tenants/index.js";
+import {
   startWorkers,
   type ExtraProcessors,
-  type Runtime,
-  type Settings,
   type WorkerConcurrency,
   type WorkerTiming,
-  WriteLane,
-  GITHUB_WRITE_LIMITS,
-  type LaneLimits,
-} from "./queue/index.js";
-import {
-  createMetrics,
-  DiffwardOctokit,
-  enqueueReconcile,
-  withWriteLane,
-  reconcile,
-  reconcileProcessor,
-  serviceReachability,
-  type DiffwardMetrics,
-  type ReconcileSummary,
-} from "./ops/index.js";
-import { createScannerAccess } from "./tenants/index.js";
-import { CODE_SCANNING_PROCESSORS } from "./codescanning/index.js";
+} from "./jobs/workers.js";
+import { enqueueReconcile, reconcile, reconcileProcessor, type ReconcileSummary } from "./jobs/reconcile.js";
+import { CODE_SCANNING_PROCESSORS } from "./jobs/code-scanning-alert.js";
 
 /** Everything a diffward process needs to start; built from the environment by `src/index.ts`. */
 export interface BootConfig {
@@ -69,7 +60,7 @@ export interface BootConfig {
    * sends writes without a lane (each process paced by Octokit's throttling plugin alone)
    */
   writeLimits?: Partial<LaneLimits> | false;
-  /** enqueue a reconciliation (`src/ops/reconcile.ts`) when workers start; default false */
+  /** enqueue a reconciliation (`src/jobs/reconcile.ts`) when workers start; default false */
   reconcileOnStart?: boolean;
 }
 
@@ -83,7 +74,7 @@ export interface Booted {
   /** this process's Prometheus registry and counters (served at `/metrics` by `startWebServer`) */
   metrics: DiffwardMetrics;
   startWorkers(): Worker[];
-  /** runs a reconciliation now, in this process (`src/ops/reconcile.ts`) */
+  /** runs a reconciliation now, in this process (`src/jobs/reconcile.ts`) */
   reconcile(): Promise<ReconcileSummary>;
   /** closes workers (letting running jobs finish), queues and Redis connections */
   close(): Promise<void>;

@@ -3,8 +3,8 @@ import { boot } from "./boot.js";
 import { describeEnv, EnvError, loadDotEnv, loadEnv } from "./config/env.js";
 import { diffwardApp } from "./handlers/index.js";
 import { watchTokensFile, type TokensFileRejection } from "./tenants/tokens-file.js";
-import { createLogger } from "./ops/logger.js";
-import { guardProcess } from "./ops/metrics.js";
+import { createLogger } from "./runtime/logger.js";
+import { guardProcess } from "./runtime/metrics.js";
 import { startMetricsServer, startWebServer, type MetricsAccess } from "./web.js";
 
 /**

@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { createNodeMiddleware, type Probot } from "probot";
 import type { ApplicationFunction } from "probot";
-import type { Runtime } from "./queue/runtime.js";
+import type { Runtime } from "./runtime/runtime.js";
 
 /**
  * The largest webhook body accepted, in bytes: GitHub caps payloads at 25 MB ("Webhook events and
@@ -109,7 +109,7 @@ export function hasBearer(req: IncomingMessage, token: string): boolean {
 }
 
 /**
- * Answers `GET /metrics` (Prometheus text format, `src/ops/metrics.ts`) under `access`: 401 with
+ * Answers `GET /metrics` (Prometheus text format, `src/runtime/metrics.ts`) under `access`: 401 with
  * `WWW-Authenticate: Bearer` when a token is required and missing or wrong (RFC 6750 §3).
  */
 async function serveMetrics(
@@ -151,7 +151,7 @@ export interface WebServer {
  * middleware (which verifies again and runs the handlers), `/healthz` (the process is up; Redis and
  * service reachability as details) and `/readyz` (Redis answers: GitHub never redelivers a webhook on its
  * own, so a service outage must not take the webhook endpoint out of rotation) and `/metrics` (`rt.metrics`
- * in Prometheus text format, `src/ops/metrics.ts`).
+ * in Prometheus text format, `src/runtime/metrics.ts`).
  */
 export async function startWebServer(opts: WebOptions): Promise<WebServer> {
   const webhookPath = opts.webhookPath ?? "/api/github/webhooks";

@@ -2,7 +2,7 @@ import { generateKeyPairSync, randomBytes, randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import { boot, type Booted, type BootConfig } from "../../src/boot.js";
 import { diffwardApp } from "../../src/handlers/index.js";
-import type { Settings } from "../../src/queue/runtime.js";
+import type { Settings } from "../../src/runtime/runtime.js";
 import { startSandbox, type Sandbox, type SandboxOptions } from "../sandbox/index.js";
 import {
   sendWebhook,
@@ -13,7 +13,7 @@ import {
   type SendWebhookResult,
 } from "../github-standin/index.js";
 import { startWebServer, type WebServer } from "../../src/web.js";
-import { createLogger } from "../../src/ops/logger.js";
+import { createLogger } from "../../src/runtime/logger.js";
 
 /** Options of {@link startHarness}. */
 export interface HarnessOptions {

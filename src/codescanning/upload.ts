@@ -6,8 +6,8 @@ import type { Logger } from "pino";
 import type { Disclosure, ReportFinding } from "../domain/types.js";
 import type { GitHubWrite } from "../github/writes.js";
 import type { PullRef, RepoRef } from "../github/types.js";
-import { applyWrites } from "../queue/writes.js";
-import type { Runtime } from "../queue/runtime.js";
+import { applyWrites } from "../runtime/writes.js";
+import type { Runtime } from "../runtime/runtime.js";
 import type { CodeScanningInfo } from "../render/code-scanning.js";
 import { encodeSarif, SarifTooLargeError, TOOL_NAME, type EncodedSarif } from "./sarif.js";
 

@@ -6,7 +6,7 @@ import { uploadSarif, type SarifUpload } from "./code-scanning.js";
 /**
  * One planned GitHub write of a job (a content-creating request in GitHub's terms: "Rate limits for the
  * REST API" → secondary rate limits). Jobs decide a list of these with pure functions and hand it to one
- * apply step (`src/queue/writes.ts`), the only place the pull-request, launch, poll and report jobs write.
+ * apply step (`src/runtime/writes.ts`), the only place the pull-request, launch, poll and report jobs write.
  * `purpose` says what the write is for; the apply step orders and thins writes by it (see
  * {@link WRITE_PRIORITY}).
  */

@@ -1,10 +1,10 @@
 import type { Context } from "probot";
-import { addFair } from "../queue/fairness.js";
-import type { PullRequestJobData } from "../queue/jobs/types.js";
-import { JOB, jobId } from "../queue/names.js";
+import { addFair } from "../runtime/fairness.js";
+import type { PullRequestJobData } from "../jobs/types.js";
+import { JOB, jobId } from "../runtime/names.js";
 import type { HandlerDeps } from "./deps.js";
 import { EVENT_JOB_OPTIONS, repoContext } from "./deps.js";
-import type { ApproveJobData } from "../queue/jobs/approve.js";
+import type { ApproveJobData } from "../jobs/approve.js";
 import { SCAN_ANYWAY } from "../render/gates.js";
 
 interface PullRef {

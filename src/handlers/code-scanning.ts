@@ -1,8 +1,8 @@
 import type { Context } from "probot";
-import { addFair } from "../queue/fairness.js";
-import { jobId } from "../queue/names.js";
-import type { AlertJobData } from "../codescanning/alert-job.js";
-import { CODE_SCANNING_ALERT_JOB } from "../codescanning/alert-job.js";
+import { addFair } from "../runtime/fairness.js";
+import { jobId } from "../runtime/names.js";
+import type { AlertJobData } from "../jobs/code-scanning-alert.js";
+import { CODE_SCANNING_ALERT_JOB } from "../jobs/code-scanning-alert.js";
 import { TOOL_NAME } from "../codescanning/sarif.js";
 import type { HandlerDeps } from "./deps.js";
 import { EVENT_JOB_OPTIONS, repoContext } from "./deps.js";

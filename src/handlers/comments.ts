@@ -1,8 +1,8 @@
 import type { Context } from "probot";
-import { addFair } from "../queue/fairness.js";
+import { addFair } from "../runtime/fairness.js";
 import { findCommandLine } from "../commands/parse.js";
-import { JOB, jobId } from "../queue/names.js";
-import type { CommandJobData } from "../queue/jobs/command-data.js";
+import { JOB, jobId } from "../runtime/names.js";
+import type { CommandJobData } from "../jobs/command-data.js";
 import type { HandlerDeps } from "./deps.js";
 import { EVENT_JOB_OPTIONS, repoContext } from "./deps.js";
 

@@ -1,16 +1,16 @@
 import type { Logger } from "pino";
-import type { RepoContext } from "../queue/jobs/types.js";
-import type { Runtime } from "../queue/runtime.js";
+import type { RepoContext } from "../jobs/types.js";
+import type { Runtime } from "../runtime/runtime.js";
 
 /** What handlers need: only the queues (and a logger). */
 export interface HandlerDeps {
   queues: Runtime["queues"];
-  /** Redis for the per-installation fairness counters (`src/queue/fairness.ts`); without it jobs are plain FIFO */
+  /** Redis for the per-installation fairness counters (`src/runtime/fairness.ts`); without it jobs are plain FIFO */
   redis?: Runtime["redis"];
   log?: Logger;
 }
 
-export { EVENT_JOB_OPTIONS } from "../queue/names.js";
+export { EVENT_JOB_OPTIONS } from "../runtime/names.js";
 
 /** The parts of a webhook payload that name the repository (every repository event has them). */
 interface RepositoryPayload {

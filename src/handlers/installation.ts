@@ -1,6 +1,6 @@
 import type { Context } from "probot";
-import type { UninstallJobData } from "../queue/jobs/lifecycle.js";
-import { JOB, jobId } from "../queue/names.js";
+import type { UninstallJobData } from "../jobs/lifecycle.js";
+import { JOB, jobId } from "../runtime/names.js";
 import type { HandlerDeps } from "./deps.js";
 import { EVENT_JOB_OPTIONS } from "./deps.js";
 

@@ -1,7 +1,7 @@
 import type { Context } from "probot";
-import { addFair } from "../queue/fairness.js";
-import type { MergeGroupJobData } from "../queue/jobs/merge-group.js";
-import { JOB, jobId } from "../queue/names.js";
+import { addFair } from "../runtime/fairness.js";
+import type { MergeGroupJobData } from "../jobs/merge-group.js";
+import { JOB, jobId } from "../runtime/names.js";
 import type { HandlerDeps } from "./deps.js";
 import { EVENT_JOB_OPTIONS, repoContext } from "./deps.js";
 

@@ -1,8 +1,8 @@
 import type { Context } from "probot";
-import { addFair } from "../queue/fairness.js";
-import type { PullRequestJobData } from "../queue/jobs/types.js";
-import type { PullClosedJobData } from "../queue/jobs/lifecycle.js";
-import { JOB, jobId } from "../queue/names.js";
+import { addFair } from "../runtime/fairness.js";
+import type { PullRequestJobData } from "../jobs/types.js";
+import type { PullClosedJobData } from "../jobs/lifecycle.js";
+import { JOB, jobId } from "../runtime/names.js";
 import type { HandlerDeps } from "./deps.js";
 import { EVENT_JOB_OPTIONS, repoContext } from "./deps.js";
 

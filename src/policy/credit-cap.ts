@@ -1,26 +1,9 @@
 import { sections } from "../render/markdown.js";
 import type { ScannerTenant } from "../tenants/index.js";
-import { monthWindow, spendOf } from "./credits.js";
+import { monthWindow } from "../domain/month.js";
+import { spendOf } from "./credits.js";
 import type { Verdict } from "./preflight.js";
-
-/** What `creditCap.monthly` caps: one service repository of one project (`.github/diffward.yml` `repositoryId`). */
-export interface CapScope {
-  projectId: string;
-  repositoryId: string;
-}
-
-/** The UTC month of `now` (ms), `YYYY-MM`: the cap's period (README "creditCap.monthly"). Pure. */
-export function capMonth(now: number): string {
-  return new Date(monthWindow(now).start).toISOString().slice(0, 7);
-}
-
-/** One scan's count in a month's seed, in credits. */
-export interface MonthSeedEntry {
-  scanId: string;
-  /** the settled spend (deductions less refunds) when `settled`, else the scan's credit budget */
-  credits: number;
-  settled: boolean;
-}
+import type { MonthSeedEntry } from "../runtime/cap-ledger.js";
 
 const TERMINAL = new Set(["COMPLETED", "FAILED", "CANCELLED"]);
 

@@ -1,5 +1,6 @@
 import type { LedgerEvent } from "../scanner/schemas.js";
 import type { ScannerTenant } from "../tenants/index.js";
+import { monthWindow } from "../domain/month.js";
 
 /** Credits a scan actually spent, from the usage ledger (spec "Credit ledger event", "billing/usage"). */
 export interface ScanSpend {
@@ -42,15 +43,6 @@ export async function readScanSpend(
     limit: 1000,
   });
   return spendOf(usage.events, scanId);
-}
-
-/** The first instant of the current calendar month and of the next one, UTC (ms). */
-export function monthWindow(now: number): { start: number; next: number } {
-  const d = new Date(now);
-  return {
-    start: Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1),
-    next: Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1),
-  };
 }
 
 /**

@@ -1,5 +1,6 @@
 import picomatch from "picomatch";
 import type { RepoConfig } from "../config/repo-config.js";
+import type { Gate } from "../domain/gate.js";
 
 /** A changed file of the pull request (GitHub "List pull requests files"). */
 export interface GateFile {
@@ -23,24 +24,6 @@ export interface GateInput {
   /** a permitted user clicked "Scan anyway" (or asked for a rescan) */
   approved: boolean;
 }
-
-/** The guidance file's change in this pull request, in lines. */
-export interface GuidanceChange {
-  additions: number;
-  deletions: number;
-  status: string;
-}
-
-/** The outcome of the spend and safety gates before any credit is reserved. */
-export type Gate =
-  | { kind: "scan"; guidanceChange?: GuidanceChange }
-  | { kind: "skip"; reason: "authors-skip" | "paths-ignore" | "fork-skip"; detail: string }
-  | {
-      kind: "approval";
-      reason: "guidance-changed" | "fork";
-      detail: string;
-      guidanceChange?: GuidanceChange;
-    };
 
 /**
  * Whether a pull request's head must be treated as coming from a fork (an outsider's repository), failing

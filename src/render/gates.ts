@@ -1,7 +1,7 @@
 import type { CheckAction } from "../github/checks.js";
 import { inlineCode } from "./escape.js";
 import { sections } from "./markdown.js";
-import type { Gate } from "../policy/gates.js";
+import type { Gate } from "../domain/gate.js";
 
 /** The identifier of the "Scan anyway" button (GitHub check run `actions[].identifier`, ≤ 20 characters). */
 export const SCAN_ANYWAY = "scan-anyway";

@@ -2,7 +2,7 @@ import type { RepoConfig } from "../config/repo-config.js";
 import { inlineCode, neutralize } from "./escape.js";
 import { table } from "./markdown.js";
 import type { AuditAreaList, Balance, Summary } from "../scanner/schemas.js";
-import { monthWindow } from "../policy/credits.js";
+import { monthWindow } from "../domain/month.js";
 
 /**
  * `/diffward credits`: the organization's balance, available and reserved credits (spec "billing/balance"),

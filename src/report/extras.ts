@@ -5,7 +5,7 @@ import type { InstallationOctokit } from "../github/types.js";
 import type { CreditInfo, GuidanceInfo } from "../render/check-run.js";
 import type { ShownExtras } from "./state.js";
 import type { RepoConfig } from "../config/repo-config.js";
-import type { GuidanceChange } from "../policy/gates.js";
+import type { GuidanceChange } from "../domain/gate.js";
 import type { ScannerTenant } from "../tenants/index.js";
 import { readScanSpend } from "../policy/credits.js";
 import { guidanceChangeWarning } from "../render/gates.js";

@@ -10,8 +10,8 @@ import {
   requestFor,
   type ClaimResult,
 } from "../domain/approval.js";
-import type { Runtime } from "../queue/runtime.js";
-import { LockBusyError } from "../queue/state.js";
+import type { Runtime } from "../runtime/runtime.js";
+import { LockBusyError } from "../runtime/state.js";
 
 export * from "../domain/approval.js";
 

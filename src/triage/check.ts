@@ -11,8 +11,8 @@ import { annotationsDigest, renderPullVerdict, withCurrentFindings } from "../re
 import { batches } from "../render/annotations.js";
 import type { ScannerTenant } from "../tenants/index.js";
 import { matchedToOf, readPullDecisions } from "./decisions.js";
-import { pullKey } from "../queue/names.js";
-import type { Runtime } from "../queue/runtime.js";
+import { pullKey } from "../runtime/names.js";
+import type { Runtime } from "../runtime/runtime.js";
 
 /** The details of a recomputed check run in full disclosure when no finding is open any more. */
 export const NOTHING_OPEN_TEXT = "No open finding: nothing to detail.";

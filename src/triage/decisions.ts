@@ -14,9 +14,9 @@ import { ScannerApiError } from "../scanner/errors.js";
 import { findingLabel } from "../scanner/labels.js";
 import { severityName, statusName } from "../render/glossary.js";
 import type { ScannerTenant } from "../tenants/index.js";
-import { pullKey } from "../queue/names.js";
-import type { Runtime } from "../queue/runtime.js";
-import { LockBusyError } from "../queue/state.js";
+import { pullKey } from "../runtime/names.js";
+import type { Runtime } from "../runtime/runtime.js";
+import { LockBusyError } from "../runtime/state.js";
 import type { SeverityDecision } from "./types.js";
 import { Decision, PullDecisions } from "./types.js";
 

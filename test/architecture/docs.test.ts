@@ -25,9 +25,9 @@ describe("docs/architecture.md", () => {
   it("names only paths that exist", () => {
     const named = new Set<string>();
     for (const m of doc.matchAll(/`((?:src|dev|test|docs)\/[\w./-]+)`/g)) named.add(m[1]!);
-    // paths written relative to src/ in the walkthroughs (`queue/jobs/launch.ts`)
+    // paths written relative to src/ in the walkthroughs (`jobs/launch.ts`)
     for (const m of doc.matchAll(
-      /`((?:queue|handlers|commands|triage|report|policy|render|domain|github|scanner|tenants|ops|config|codescanning)\/[\w./-]+)`/g,
+      /`((?:jobs|runtime|handlers|commands|triage|report|policy|render|domain|github|scanner|tenants|config|codescanning)\/[\w./-]+)`/g,
     ))
       named.add(`src/${m[1]!}`);
     expect(named.size).toBeGreaterThan(30);

@@ -6,8 +6,8 @@ import { alertPayload, dismissAlertAs, reopenAlertAs } from "../../dev/harness/c
 import { writeConversationComment, writeReviewReply } from "../../dev/harness/triage.js";
 import { demoConfig } from "../../dev/harness/demo-repo.js";
 import { sarifSchemaErrors } from "../../dev/github-standin/index.js";
-import { CODE_SCANNING_ALERT_JOB } from "../../src/codescanning/index.js";
-import { jobId, pullKey } from "../../src/queue/names.js";
+import { CODE_SCANNING_ALERT_JOB } from "../../src/jobs/code-scanning-alert.js";
+import { jobId, pullKey } from "../../src/runtime/names.js";
 import { readDecisions } from "../../src/triage/decisions.js";
 import { completedRun, openPull, pushPull, sha } from "../support/pr.js";
 import { TRIAGE_SCENARIO, nextAnswer } from "../triage/helpers.js";

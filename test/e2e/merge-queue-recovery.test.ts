@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import { mergeGroupPayload } from "../../dev/github-standin/index.js";
 import { demoConfig } from "../../dev/harness/demo-repo.js";
-import { capLedgerOf } from "../../src/queue/cap-ledger.js";
-import { jobId } from "../../src/queue/names.js";
+import { capLedgerOf } from "../../src/runtime/cap-ledger.js";
+import { jobId } from "../../src/runtime/names.js";
 import { checkRuns, completedRun, launchedScan, openPull, sha } from "../support/pr.js";
 import { flushPrefix } from "../support/flush.js";
 

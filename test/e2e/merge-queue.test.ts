@@ -4,7 +4,7 @@ import { mergeGroupPayload, sarifSchemaErrors } from "../../dev/github-standin/i
 import { demoConfig } from "../../dev/harness/demo-repo.js";
 import { checkRuns, completedRun, openPull, sha } from "../support/pr.js";
 import { repositoryMonthSpend } from "../../src/policy/credits.js";
-import { capLedgerOf } from "../../src/queue/cap-ledger.js";
+import { capLedgerOf } from "../../src/runtime/cap-ledger.js";
 import { demoMergeQueue } from "../../dev/harness/merge-queue.js";
 import { isRuledOut } from "../../src/domain/verdict.js";
 import { parseLocation } from "../../src/domain/location.js";

@@ -5,7 +5,7 @@ import { expectExactlyOnce, openPull, startProxy, waitCompleted } from "./helper
 
 /**
  * GitHub answering 5xx, 429 and secondary rate limits (403 + `retry-after`): Octokit's retry and
- * throttling plugins (Probot's Octokit, with secondary limits retried: `src/ops/octokit.ts`) absorb them;
+ * throttling plugins (Probot's Octokit, with secondary limits retried: `src/runtime/octokit.ts`) absorb them;
  * the pipeline neither loses the scan nor posts twice.
  */
 describe("GitHub faults", () => {

@@ -6,7 +6,7 @@ import { z } from "zod";
 import { demoConfig, demoPullFiles } from "../../dev/harness/demo-repo.js";
 import { webhookExample } from "../../dev/harness/examples.js";
 import type { Harness } from "../../dev/harness/harness.js";
-import type { WorkerTiming } from "../../src/queue/workers.js";
+import type { WorkerTiming } from "../../src/jobs/workers.js";
 import { reportEnded } from "../support/pr.js";
 
 /** Short BullMQ lock and stalled-check intervals (ms): a killed worker's job is taken over in ~2–3 s. */

@@ -6,10 +6,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { diffwardApp } from "../../src/handlers/index.js";
 import { webhookExample } from "../../dev/harness/examples.js";
 import { devPrivateKey } from "../../dev/harness/harness.js";
-import { createRedis } from "../../src/queue/connection.js";
-import { createQueues } from "../../src/queue/workers.js";
-import { JOB } from "../../src/queue/names.js";
-import { loadRepoConfig } from "../../src/queue/config-loader.js";
+import { createRedis } from "../../src/runtime/connection.js";
+import { createQueues } from "../../src/runtime/queues.js";
+import { JOB } from "../../src/runtime/names.js";
+import { loadRepoConfig } from "../../src/runtime/config-loader.js";
 import type { Payload } from "../support/pr.js";
 
 const redis = createRedis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379");

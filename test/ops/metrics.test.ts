@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHarness, type Harness } from "../../dev/harness/harness.js";
-import { serviceReachability } from "../../src/ops/health.js";
-import { createMetrics, guardProcess } from "../../src/ops/metrics.js";
+import { serviceReachability } from "../../src/runtime/health.js";
+import { createMetrics, guardProcess } from "../../src/runtime/metrics.js";
 import { applyFaults } from "../../dev/sandbox/index.js";
 import { expectExactlyOnce, openPull, waitCompleted } from "../faults/helpers.js";
 

@@ -1,7 +1,7 @@
 import { Worker } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHarness, type Harness } from "../../dev/harness/harness.js";
-import { JOB, QUEUE_NAMES, jobId } from "../../src/queue/names.js";
+import { JOB, QUEUE_NAMES, jobId } from "../../src/runtime/names.js";
 import { openPull } from "../faults/helpers.js";
 
 /**

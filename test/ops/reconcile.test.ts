@@ -50,7 +50,7 @@ describe("reconciliation after a Redis flush (issue 6 item 3)", () => {
   });
 
   it("a reconcile job on the queue runs through the workers; requests in one window collapse", async () => {
-    const { enqueueReconcile } = await import("../../src/ops/reconcile.js");
+    const { enqueueReconcile } = await import("../../src/jobs/reconcile.js");
     const now = Date.now();
     const id = await enqueueReconcile(h.booted.rt, now);
     expect(await enqueueReconcile(h.booted.rt, now)).toBe(id);

@@ -3,7 +3,7 @@ import { applyFaults } from "../../dev/sandbox/index.js";
 import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import { demoConfig } from "../../dev/harness/demo-repo.js";
 import { ScannerClient } from "../../src/scanner/index.js";
-import { pullKey } from "../../src/queue/names.js";
+import { pullKey } from "../../src/runtime/names.js";
 import { MERGE_BASE, completedRun, openPull, sha } from "../support/pr.js";
 
 /** Check-run outputs diffward sent (title of every create/update), in order. */

@@ -6,8 +6,8 @@ import { webhookExample } from "../../dev/harness/examples.js";
 import { writeConversationComment } from "../../dev/harness/triage.js";
 import { demoConfig } from "../../dev/harness/demo-repo.js";
 import type { ScanRecord } from "../../dev/sandbox/state.js";
-import { JOB, jobId } from "../../src/queue/names.js";
-import { DiffwardOctokit } from "../../src/ops/octokit.js";
+import { JOB, jobId } from "../../src/runtime/names.js";
+import { DiffwardOctokit } from "../../src/runtime/octokit.js";
 import { type Payload, MERGE_BASE, checkRuns, openPull, sha } from "../support/pr.js";
 import { propertyOptions, propertyRuns } from "../support/property.js";
 

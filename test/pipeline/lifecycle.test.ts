@@ -4,8 +4,8 @@ import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import { webhookExample } from "../../dev/harness/examples.js";
 import { demoConfig } from "../../dev/harness/demo-repo.js";
 import { writeConversationComment } from "../../dev/harness/triage.js";
-import { JOB, jobId, pullKey } from "../../src/queue/names.js";
-import { LockBusyError } from "../../src/queue/state.js";
+import { JOB, jobId, pullKey } from "../../src/runtime/names.js";
+import { LockBusyError } from "../../src/runtime/state.js";
 import { type Payload, MERGE_BASE, checkRuns, completedRun, openPull, pushPull, sha } from "../support/pr.js";
 
 /**

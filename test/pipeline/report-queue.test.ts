@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHarness, type Harness } from "../../dev/harness/harness.js";
-import { jobId } from "../../src/queue/names.js";
+import { jobId } from "../../src/runtime/names.js";
 import { checkRuns, completedRun, launchedScan, openPull, reportEnded, sha } from "../support/pr.js";
 
 /**

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import { demoConfig } from "../../dev/harness/demo-repo.js";
-import { jobId } from "../../src/queue/names.js";
+import { jobId } from "../../src/runtime/names.js";
 import { completedRun, launchedScan, openPull, pushPull, sha } from "../support/pr.js";
 
 function checkWrites(h: Harness, checkRunId: number) {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import { webhookExample } from "../../dev/harness/examples.js";
 import { demoConfig, demoPullFiles } from "../../dev/harness/demo-repo.js";
-import { jobId } from "../../src/queue/names.js";
+import { jobId } from "../../src/runtime/names.js";
 import {
   type Payload,
   checkRuns,

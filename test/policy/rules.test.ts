@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { RepoConfig } from "../../src/config/repo-config.js";
 import { decideGate, headIsFork, type GateInput } from "../../src/policy/gates.js";
-import { monthWindow, spendOf } from "../../src/policy/credits.js";
+import { monthWindow } from "../../src/domain/month.js";
+import { spendOf } from "../../src/policy/credits.js";
 import { tokenProblems } from "../../src/policy/token-health.js";
 import type { LedgerEvent, Token } from "../../src/scanner/schemas.js";
 

@@ -26,9 +26,9 @@ import {
   type GitHubStandIn,
 } from "../../dev/github-standin/index.js";
 import { startSandbox, type Sandbox } from "../../dev/sandbox/index.js";
-import { JOB, QUEUE_NAMES } from "../../src/queue/names.js";
+import { JOB, QUEUE_NAMES } from "../../src/runtime/names.js";
 import type { Payload } from "../faults/helpers.js";
-import { DEFAULT_QUEUE_PREFIX } from "../../src/queue/connection.js";
+import { DEFAULT_QUEUE_PREFIX } from "../../src/runtime/connection.js";
 import { freePort } from "../support/redis-server.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");

@@ -1,8 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
-import { createRedis } from "../../src/queue/connection.js";
-import { CapLedger, RESERVATION_STALE_MS } from "../../src/queue/cap-ledger.js";
-import { capMonth } from "../../src/policy/credit-cap.js";
+import { createRedis } from "../../src/runtime/connection.js";
+import { capMonth, CapLedger, RESERVATION_STALE_MS } from "../../src/runtime/cap-ledger.js";
 
 /** The cap ledger's Lua scripts on a real Redis (issue 10 item 7): reserve, release, bind, settle, seed. */
 describe("cap ledger (creditCap.monthly, real Redis)", () => {

@@ -11,7 +11,7 @@ import {
   DEFAULT_STATE_PREFIX,
   hashTag,
   redisOptionsFromUrl,
-} from "../../src/queue/connection.js";
+} from "../../src/runtime/connection.js";
 import { freePort, startRedisServer, type RedisServerProcess } from "../support/redis-server.js";
 
 describe("connection options from REDIS_URL (managed Redis)", () => {
@@ -198,7 +198,7 @@ describe("a TLS Redis with a password (rediss://), as managed services run it", 
         "tsx",
         "--input-type=module",
         "-e",
-        `import { createRedis } from ${JSON.stringify(join(import.meta.dirname, "../../src/queue/connection.ts"))};
+        `import { createRedis } from ${JSON.stringify(join(import.meta.dirname, "../../src/runtime/connection.ts"))};
          const r = createRedis(process.env.URL); r.on("error", (e) => { console.log("ERR " + e.message); process.exit(2); });
          console.log(await r.ping()); r.disconnect();`,
       ],

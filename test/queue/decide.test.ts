@@ -7,11 +7,11 @@ import {
   nextFactNeeded,
   type PullRequestFact,
   type PullRequestFacts,
-} from "../../src/queue/jobs/decide-pull-request.js";
-import { decideLaunchError, planLaunched } from "../../src/queue/jobs/decide-launch.js";
-import { decideDegrade, decideReportWrites } from "../../src/queue/jobs/decide-report.js";
-import type { LaunchJobData, PullRequestJobData } from "../../src/queue/jobs/types.js";
-import type { PullState } from "../../src/queue/state.js";
+} from "../../src/jobs/decide-pull-request.js";
+import { decideLaunchError, planLaunched } from "../../src/jobs/decide-launch.js";
+import { decideDegrade, decideReportWrites } from "../../src/jobs/decide-report.js";
+import type { LaunchJobData, PullRequestJobData } from "../../src/jobs/types.js";
+import type { PullState } from "../../src/runtime/state.js";
 import type { ReportFinding } from "../../src/domain/types.js";
 
 function config(extra: Record<string, unknown> = {}): RepoConfig {

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { Queue, Worker } from "bullmq";
 import { afterAll, describe, expect, it } from "vitest";
-import { createRedis } from "../../src/queue/connection.js";
-import { addFair, fairPending, releaseFairOnFinish } from "../../src/queue/fairness.js";
+import { createRedis } from "../../src/runtime/connection.js";
+import { addFair, fairPending, releaseFairOnFinish } from "../../src/runtime/fairness.js";
 
 const redis = createRedis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379");
 const prefix = `dwt-fair-${randomBytes(3).toString("hex")}`;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { classifyLaunchError, initializingDelay } from "../../src/queue/launch-errors.js";
-import { renderServiceError } from "../../src/queue/jobs/launch.js";
+import { classifyLaunchError, initializingDelay } from "../../src/jobs/launch-errors.js";
+import { renderServiceError } from "../../src/jobs/launch.js";
 import { ScannerApiError, ScannerNetworkError, ScannerTimeoutError } from "../../src/scanner/errors.js";
 
 const LAUNCH = "POST /projects/{projectId}/scans";

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
-import { LockBusyError, StateStore } from "../../src/queue/state.js";
+import { LockBusyError, StateStore } from "../../src/runtime/state.js";
 
 const redis = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", { maxRetriesPerRequest: null });
 const prefix = `{pl-${randomBytes(4).toString("hex")}}`;

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
-import { WriteLane, type LaneGrant, type LaneRequest } from "../../src/queue/write-lane.js";
+import { WriteLane, type LaneGrant, type LaneRequest } from "../../src/runtime/write-lane.js";
 
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const prefix = `{wl-${randomBytes(4).toString("hex")}}`;

@@ -1,6 +1,6 @@
 /**
  * Regression tests of issue 10 item 9 ("Secrets in logs"): every log line redacts URL userinfo and known
- * secret fields (src/ops/logger.ts); the start-up line prints no REDIS_URL or SCANNER_API_URL password; a YAML
+ * secret fields (src/runtime/logger.ts); the start-up line prints no REDIS_URL or SCANNER_API_URL password; a YAML
  * error in the tokens file never carries the offending line (a token) into the exception or the reload log;
  * an emptied or invalid tokens file on reload keeps the last good one, warns and bumps a metric; and no check
  * run or comment carries a token.
@@ -13,7 +13,7 @@ import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { devPrivateKey, startHarness, type Harness } from "../../dev/harness/harness.js";
 import { startSandbox, type Sandbox } from "../../dev/sandbox/index.js";
-import { createLogger, redactText } from "../../src/ops/logger.js";
+import { createLogger, redactText } from "../../src/runtime/logger.js";
 import { readTokensFile, watchTokensFile } from "../../src/tenants/tokens-file.js";
 import { freePort } from "../support/redis-server.js";
 import { checkRuns, completedRun, openPull, sha } from "../support/pr.js";

@@ -3,7 +3,7 @@ import type { Harness } from "../../dev/harness/harness.js";
 import { webhookExample } from "../../dev/harness/examples.js";
 import { demoConfig, demoPullFiles } from "../../dev/harness/demo-repo.js";
 import type { CheckRun } from "../../dev/github-standin/state.js";
-import { jobId } from "../../src/queue/names.js";
+import { jobId } from "../../src/runtime/names.js";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- raw webhook payloads, edited in place
 export type Payload = any;

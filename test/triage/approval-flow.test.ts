@@ -8,7 +8,7 @@
 import { describe, expect, it } from "vitest";
 import type { Harness } from "../../dev/harness/harness.js";
 import { writeReviewReply } from "../../dev/harness/triage.js";
-import { jobId, pullKey } from "../../src/queue/names.js";
+import { jobId, pullKey } from "../../src/runtime/names.js";
 import { readApprovals } from "../../src/triage/approvals.js";
 import { readDecisions } from "../../src/triage/decisions.js";
 import { findingLabel } from "../../src/scanner/labels.js";

@@ -2,9 +2,9 @@ import { randomBytes } from "node:crypto";
 import { pino } from "pino";
 import { afterAll, describe, expect, it } from "vitest";
 import { fingerprint } from "../../src/domain/identity.js";
-import { createRedis } from "../../src/queue/connection.js";
-import type { Runtime } from "../../src/queue/runtime.js";
-import { StateStore } from "../../src/queue/state.js";
+import { createRedis } from "../../src/runtime/connection.js";
+import type { Runtime } from "../../src/runtime/runtime.js";
+import { StateStore } from "../../src/runtime/state.js";
 import {
   claimApprovalRequest,
   dropApprovalRequest,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Harness } from "../../dev/harness/harness.js";
-import { jobId } from "../../src/queue/names.js";
+import { jobId } from "../../src/runtime/names.js";
 import { writeConversationComment, writeReviewReply } from "../../dev/harness/triage.js";
 import { readDecisions } from "../../src/triage/decisions.js";
 import { findingLabel } from "../../src/scanner/labels.js";

@@ -1,0 +1,119 @@
+import type { Job } from "bullmq";
+import { permissionAtLeast } from "../config/repo-config.js";
+import { updateCheckRun } from "../github/checks.js";
+import { getPermission } from "../github/comments.js";
+import { getPull } from "../github/pulls.js";
+import { inlineCode } from "../render/escape.js";
+import { loadRepoConfig } from "../runtime/config-loader.js";
+import type { PullRequestJobData, RepoContext } from "./types.js";
+import { JOB, jobId } from "../runtime/names.js";
+import type { Runtime } from "../runtime/runtime.js";
+
+/** A click on "Scan anyway" (job `approve`, queue `diffward-events`). */
+export interface ApproveJobData extends RepoContext {
+  deliveryId: string;
+  checkRunId: number;
+  headSha: string;
+  pullNumbers: number[];
+  /** who clicked */
+  sender: string;
+  /** the check run's output title, kept when the click is refused */
+  title: string;
+  summary: string;
+}
+
+/**
+ * "Scan anyway" (GitHub `check_run.requested_action`, identifier `scan-anyway`): only a user at or above
+ * `commands.minPermission` (collaborator permission API, checked on the click, never from the payload)
+ * releases the waiting scan; it then runs through the pipeline as an explicit, approved request, in a new
+ * check run (a completed one cannot return to in progress). A click below the floor changes nothing but a
+ * note on the check run.
+ */
+export async function processApprove(
+  rt: Runtime,
+  job: Job<ApproveJobData>,
+): Promise<"approved" | "refused" | "not-onboarded" | "duplicate" | "stale"> {
+  const d = job.data;
+  const log = rt.log.child({ delivery: d.deliveryId, repo: `${d.owner}/${d.repo}`, checkRun: d.checkRunId });
+  const octokit = await rt.octokit(d.installationId);
+  const loaded = await loadRepoConfig(octokit, d.owner, d.repo);
+  if (loaded.kind !== "ok") return "not-onboarded";
+  const floor = loaded.config.commands.minPermission;
+  const permission = await getPermission(octokit, d, d.sender);
+  if (!permissionAtLeast(permission, floor)) {
+    await updateCheckRun(octokit, d, d.checkRunId, {
+      output: {
+        title: d.title,
+        summary: `${d.summary}\n\n> ${inlineCode(d.sender)} clicked **Scan anyway**, but it needs ${inlineCode(floor)} permission on this repository (they have ${inlineCode(permission)}). Nothing was launched.`,
+      },
+    });
+    log.info({ sender: d.sender, permission }, "scan-anyway refused: below the permission floor");
+    return "refused";
+  }
+  // One approval per check run and head, whatever the clicks and redeliveries (issue 10 item 4).
+  if (!(await rt.state.claimOnce("approve", `${d.owner}/${d.repo}/${d.checkRunId}/${d.headSha}`, d.deliveryId))) {
+    log.info({ sender: d.sender }, "scan-anyway already approved for this check run: nothing launched");
+    return "duplicate";
+  }
+  // The pull request is the one diffward recorded for its check run; GitHub's `check_run.pull_requests`
+  // is empty when the head is in a fork (GitHub REST "Check runs") (issue 10 item 2).
+  const recorded = await rt.state.getCheckRunOwner(d.owner, d.repo, d.checkRunId);
+  const pullNumbers = [...new Set([...(recorded ? [recorded.pullNumber] : []), ...d.pullNumbers])];
+  let launched = 0;
+  for (const pullNumber of pullNumbers) {
+    const pr = await getPull(octokit, { owner: d.owner, repo: d.repo, pullNumber });
+    if (pr.state !== "open" || pr.headSha !== d.headSha) continue;
+    const data: PullRequestJobData = {
+      deliveryId: d.deliveryId,
+      action: "scan-anyway",
+      installationId: d.installationId,
+      accountLogin: d.accountLogin,
+      owner: d.owner,
+      repo: d.repo,
+      repoPrivate: d.repoPrivate,
+      defaultBranch: d.defaultBranch,
+      pullNumber,
+      headSha: pr.headSha,
+      headRef: pr.headRef,
+      baseRef: pr.baseRef,
+      draft: pr.draft,
+      updatedAt: pr.updatedAt ?? new Date(rt.now()).toISOString(),
+      authorLogin: pr.authorLogin,
+      title: pr.title ?? "",
+      ...(pr.headRepoFullName ? { headRepoFullName: pr.headRepoFullName } : {}),
+      ...(pr.htmlUrl ? { pullHtmlUrl: pr.htmlUrl } : {}),
+      explicit: { nonce: d.deliveryId, requestedBy: d.sender, approvedBy: d.sender },
+    };
+    await rt.queues.events.add(JOB.pullRequest, data, {
+      jobId: jobId("approved", d.deliveryId, pullNumber),
+      attempts: 10,
+      backoff: { type: "exponential", delay: 500, jitter: 0.5 },
+      removeOnComplete: { age: 24 * 3600, count: 10_000 },
+      removeOnFail: { age: 7 * 24 * 3600 },
+    });
+    launched += 1;
+  }
+  if (launched === 0) {
+    await updateCheckRun(octokit, d, d.checkRunId, {
+      output: {
+        title: d.title,
+        summary: `${d.summary}\n\n> ${inlineCode(d.sender)} clicked **Scan anyway**, but the pull request is closed or has a newer head: nothing was launched.`,
+      },
+      actions: [],
+    });
+    log.info({ sender: d.sender, pullNumbers }, "scan-anyway: no open pull request on this head");
+    return "stale";
+  }
+  // A completed check run cannot go back to in progress: the scan runs in a new check run of the same
+  // name (GitHub shows the newest), and this one says who approved it.
+  await updateCheckRun(octokit, d, d.checkRunId, {
+    output: {
+      title: `Approved by ${d.sender}: scanning in a new check run`,
+      summary: `${d.summary}\n\n> ${inlineCode(d.sender)} clicked **Scan anyway**; the scan runs in a new \`diffward\` check run on this commit.`,
+    },
+    // The button goes once approved (GitHub REST "Update a check run": `actions` replaces the buttons).
+    actions: [],
+  });
+  log.info({ sender: d.sender }, "scan-anyway approved");
+  return "approved";
+}

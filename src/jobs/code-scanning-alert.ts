@@ -1,0 +1,295 @@
+/**
+ * GitHub → service (issue 14, point 3): the `code-scanning-alert` job. A person dismissing or reopening
+ * one of diffward's code scanning alerts sets the finding's resolution on the service, once.
+ */
+import type { Job } from "bullmq";
+import type { Logger } from "pino";
+import { z } from "zod";
+import { permissionAtLeast, type MinPermission } from "../config/repo-config.js";
+import { isDismissal, needsApproval, requestFor } from "../domain/approval.js";
+import { createIssueComment } from "../github/comments.js";
+import { inlineCode } from "../render/escape.js";
+import { severityName, statusName } from "../render/glossary.js";
+import { findingLabel } from "../scanner/labels.js";
+import { readApprovals, storeApprovalRequest } from "../triage/approvals.js";
+import { identityOf } from "../domain/identity.js";
+import { getCodeScanningAlert, updateCodeScanningAlert } from "../github/code-scanning.js";
+import { getPermission } from "../github/comments.js";
+import { ScannerApiError } from "../scanner/errors.js";
+import type { FindingDetail } from "../scanner/schemas.js";
+import { loadRepoConfig } from "../runtime/config-loader.js";
+import { pullKey } from "../runtime/names.js";
+import type { Runtime } from "../runtime/runtime.js";
+import type { ExtraProcessors } from "./workers.js";
+import { recordDecisions } from "../triage/decisions.js";
+import { recomputeCheck } from "../triage/check.js";
+import { planAlertEvent } from "../codescanning/mapping.js";
+import { findingIdFromMessage } from "../codescanning/sarif.js";
+
+/** The job's name in the `diffward-events` queue. */
+export const CODE_SCANNING_ALERT_JOB = "code-scanning-alert";
+
+/** A `code_scanning_alert` delivery to act on, as the handler enqueues it (re-validated in the job). */
+export const AlertJobData = z.object({
+  deliveryId: z.string().min(1),
+  installationId: z.number().int().positive(),
+  accountLogin: z.string(),
+  owner: z.string().min(1),
+  repo: z.string().min(1),
+  repoPrivate: z.boolean(),
+  defaultBranch: z.string().min(1),
+  repoHtmlUrl: z.string().optional(),
+  action: z.string(),
+  alertNumber: z.number().int().positive(),
+  toolName: z.string().nullable(),
+  senderLogin: z.string().min(1),
+  senderType: z.string().nullable(),
+  dismissedReason: z.string().nullable(),
+  dismissedComment: z.string().nullable(),
+  /** `alert.most_recent_instance.message.text` when the payload has it ("" otherwise) */
+  messageText: z.string(),
+  /** the alert's ref (`most_recent_instance.ref`, else the payload's `ref`), e.g. `refs/pull/7/head` */
+  ref: z.string().nullable(),
+});
+export type AlertJobData = z.infer<typeof AlertJobData>;
+
+/** What the job did. */
+export type AlertJobOutcome =
+  | "ignored"
+  | "not-onboarded"
+  | "permission-refused"
+  | "no-finding"
+  | "other-repository"
+  | "unchanged"
+  | "refused"
+  | "approval-requested"
+  | "set";
+
+const PULL_REF = /^refs\/pull\/(\d+)\/(?:head|merge)$/;
+
+/**
+ * Sets the finding's resolution from a `closed_by_user`/`reopened_by_user` event on a diffward alert:
+ * 1. decide with {@link planAlertEvent} (diffward's own changes and other tools' alerts are ignored);
+ * 2. the repository must be onboarded and the sender at or above `commands.minPermission` (collaborator
+ *    permission API, never the payload);
+ * 3. the finding is named by the alert's message (label and id, written by `alertMessage`), read from the
+ *    payload or, when the payload has none, from GitHub ("Get a code scanning alert"): no Redis state is
+ *    needed, so it works after a flush;
+ * 4. the finding's scan must belong to the configured service repository (an alert cannot reach another
+ *    repository's finding);
+ * 5. once: a finding already at the target resolution is left alone (a redelivery or a second event);
+ *    with `triage.approval`, a dismissal that needs a second person is held instead
+ *    ({@link holdAlertDismissal}): nothing is set on the service;
+ * 6. `PATCH …/resolution` with the mapped status and reason, and a note naming the GitHub login and the
+ *    dismissal comment (with the resolution when there is no reason; else, and for `NOT_STARTED`, added
+ *    separately: spec resolution rules 1 and 2); when the
+ *    alert is on a pull request's ref, the decision is recorded for later pushes and the check recomputed.
+ * A definite refusal of the service (4xx) is logged and ends the job; 429, 5xx and network errors throw
+ * so BullMQ retries. Spends no credits.
+ */
+export async function processAlertEvent(rt: Runtime, job: Job): Promise<AlertJobOutcome> {
+  const d = AlertJobData.parse(job.data);
+  const log = rt.log.child({
+    delivery: d.deliveryId,
+    repo: `${d.owner}/${d.repo}`,
+    alert: d.alertNumber,
+    action: d.action,
+  });
+  const plan = planAlertEvent(d);
+  if (plan.kind === "ignore") {
+    log.info({ why: plan.why }, "code scanning alert event ignored");
+    return "ignored";
+  }
+  const octokit = await rt.octokit(d.installationId);
+  const repo = { owner: d.owner, repo: d.repo };
+  const loaded = await loadRepoConfig(octokit, d.owner, d.repo);
+  if (loaded.kind !== "ok") {
+    log.info({ config: loaded.kind }, "code scanning alert event: repository not onboarded");
+    return "not-onboarded";
+  }
+  const config = loaded.config;
+  const floor = config.commands.minPermission;
+  const actual = await getPermission(octokit, repo, d.senderLogin);
+  if (!permissionAtLeast(actual, floor)) {
+    log.info({ actual, floor }, "code scanning alert event refused: sender below the permission floor");
+    return "permission-refused";
+  }
+  const tenant = await rt.scanner.forAccount(d.accountLogin);
+  if (!tenant) {
+    log.info("code scanning alert event: no scanner token for the account");
+    return "ignored";
+  }
+
+  let text = d.messageText;
+  let ref = d.ref;
+  if (!findingIdFromMessage(text)) {
+    const alert = await getCodeScanningAlert(octokit, repo, d.alertNumber);
+    text = alert?.messageText ?? "";
+    ref = alert?.ref ?? ref;
+  }
+  const named = findingIdFromMessage(text);
+  if (!named) {
+    log.warn("code scanning alert names no diffward finding: ignored");
+    return "no-finding";
+  }
+
+  try {
+    let detail: FindingDetail;
+    try {
+      detail = await tenant.client.getFinding(tenant.projectId, "id" in named ? named.id : named.label);
+    } catch (error) {
+      if (error instanceof ScannerApiError && !error.retryable) {
+        log.warn({ status: error.status, code: error.code }, "finding of the alert not found on the service");
+        return "no-finding";
+      }
+      throw error;
+    }
+    const { scan } = await tenant.client.getScan(tenant.projectId, detail.scanId);
+    if (scan.repositoryId !== config.repositoryId) {
+      log.warn(
+        { finding: detail.id, repositoryId: scan.repositoryId },
+        "alert names a finding of another service repository: ignored",
+      );
+      return "other-repository";
+    }
+    const target = plan.target;
+    // Two-person dismissals (issue 12): a dismissal on GitHub by a user below `approvers` is held too.
+    const approval = config.triage.approval;
+    if (
+      approval &&
+      detail.resolutionStatus !== target.resolutionStatus &&
+      needsApproval(approval, { status: target.resolutionStatus, severity: detail.severity, role: actual })
+    ) {
+      await holdAlertDismissal(rt, d, ref, detail, target, plan.note, approval.approvers, log, octokit);
+      return "approval-requested";
+    }
+    if (detail.resolutionStatus === target.resolutionStatus) {
+      log.info({ finding: detail.id, status: target.resolutionStatus }, "finding already at that resolution");
+      // a retry after the resolution was set, or a second delivery: the pull request still follows it
+      await followPull(rt, d, ref, detail, target, log, octokit, tenant);
+      return "unchanged";
+    }
+    // Spec rule 1: a note wins over a reason, so a reason goes alone and the note follows it;
+    // rule 2: NOT_STARTED ignores notes, so its note is added separately too.
+    const noteWithResolution = target.resolutionStatus !== "NOT_STARTED" && !target.reason;
+    await tenant.client.setResolution(tenant.projectId, detail.id, {
+      resolutionStatus: target.resolutionStatus,
+      ...(target.reason ? { reason: target.reason } : {}),
+      ...(noteWithResolution ? { note: { content: plan.note } } : {}),
+    });
+    if (!noteWithResolution) await tenant.client.addNote(tenant.projectId, detail.id, plan.note);
+    log.info(
+      { finding: detail.id, from: detail.resolutionStatus, to: target.resolutionStatus },
+      "finding resolution set from GitHub code scanning",
+    );
+    await followPull(rt, d, ref, detail, target, log, octokit, tenant);
+    return "set";
+  } catch (error) {
+    if (error instanceof ScannerApiError && !error.retryable) {
+      log.warn({ status: error.status, code: error.code }, "service refused the resolution from GitHub");
+      return "refused";
+    }
+    throw error;
+  }
+}
+
+/**
+ * When the alert lives on a pull request's ref: records the decision (so later pushes carry it, issue 4;
+ * idempotent, it replaces the decision of the same identity) and recomputes the check run. A failure
+ * (the pull request's lock busy, GitHub 5xx) is thrown so BullMQ retries the job; the retry finds the
+ * finding already at its resolution and only does this step again.
+ */
+async function followPull(
+  rt: Runtime,
+  d: AlertJobData,
+  ref: string | null,
+  detail: FindingDetail,
+  target: { resolutionStatus: string; reason?: string },
+  log: Logger,
+  octokit: Awaited<ReturnType<Runtime["octokit"]>>,
+  tenant: NonNullable<Awaited<ReturnType<Runtime["scanner"]["forAccount"]>>>,
+): Promise<void> {
+  const m = ref ? PULL_REF.exec(ref) : null;
+  if (!m) return;
+  const pull = { owner: d.owner, repo: d.repo, pullNumber: Number(m[1]) };
+  await recordDecisions(rt, pullKey(d.owner, d.repo, pull.pullNumber), [
+    {
+      findingId: detail.id,
+      ...identityOf(detail),
+      severity: detail.severity,
+      resolutionStatus: target.resolutionStatus as FindingDetail["resolutionStatus"],
+      ...(target.reason ? { reason: target.reason } : {}),
+      note: `set in GitHub code scanning (alert ${d.alertNumber})`,
+      by: d.senderLogin,
+      at: new Date(rt.now()).toISOString(),
+    },
+  ]);
+  await recomputeCheck(rt, octokit, tenant, pull, log);
+}
+
+/**
+ * A dismissal on GitHub that `triage.approval` holds (issue 12, point 1; GitHub's delegated alert
+ * dismissal works the same way: the alert stays open until a reviewer approves): the alert is reopened
+ * ("Update a code scanning alert", `state: open`; its webhook echo has diffward's bot as sender and is
+ * ignored) so GitHub shows what the service has, and when the alert is on a pull request's ref an
+ * approval request is stored for that pull request and announced in its conversation (once per
+ * requester and status, so a redelivery posts nothing more). `/approve` then sets the resolution and
+ * dismisses the alert again (`syncAlertWithResolution`). Never sets anything on the service.
+ */
+async function holdAlertDismissal(
+  rt: Runtime,
+  d: AlertJobData,
+  ref: string | null,
+  detail: FindingDetail,
+  target: { resolutionStatus: string; reason?: string },
+  note: string,
+  approvers: MinPermission,
+  log: Logger,
+  octokit: Awaited<ReturnType<Runtime["octokit"]>>,
+): Promise<void> {
+  const repo = { owner: d.owner, repo: d.repo };
+  await updateCodeScanningAlert(octokit, repo, d.alertNumber, { state: "open" });
+  log.info(
+    { finding: detail.id, status: target.resolutionStatus, severity: detail.severity },
+    "dismissal on GitHub held for approval: alert reopened",
+  );
+  const m = ref ? PULL_REF.exec(ref) : null;
+  if (!m || !isDismissal(target.resolutionStatus)) return;
+  const pull = { ...repo, pullNumber: Number(m[1]) };
+  const key = pullKey(d.owner, d.repo, pull.pullNumber);
+  const identity = { id: detail.id, ...identityOf(detail) };
+  const existing = requestFor(await readApprovals(rt, key, log), identity);
+  if (
+    existing &&
+    existing.requestedBy.toLowerCase() === d.senderLogin.toLowerCase() &&
+    existing.resolutionStatus === target.resolutionStatus
+  )
+    return;
+  await storeApprovalRequest(rt, key, {
+    findingId: detail.id,
+    ...identityOf(detail),
+    severity: detail.severity,
+    resolutionStatus: target.resolutionStatus,
+    ...(target.reason
+      ? { reasonCode: target.reason, note: `Reason: \`${target.reason}\`. ${note}` }
+      : { note }),
+    requestedBy: d.senderLogin,
+    requestedAt: new Date(rt.now()).toISOString(),
+    approvers,
+  });
+  const label = findingLabel(detail.id, rt.settings.labelPrefix);
+  await createIssueComment(
+    octokit,
+    pull,
+    `${inlineCode(`@${d.senderLogin}`)} dismissed code scanning alert #${d.alertNumber} (${inlineCode(label)}, ` +
+      `**${severityName(detail.severity)}**) as **${statusName(target.resolutionStatus)}**. With \`triage.approval\`, ` +
+      `that needs a second person: **approval requested** from a different user with the ${inlineCode(approvers)} role ` +
+      `or above, who writes \`/diffward approve ${label}\` (or \`/diffward reject ${label}\`). The alert was reopened ` +
+      "and nothing was changed on the scanning service until then.",
+  );
+}
+
+/** The job kinds code scanning adds to the workers (`boot`): the `code-scanning-alert` job. */
+export const CODE_SCANNING_PROCESSORS: ExtraProcessors = {
+  [CODE_SCANNING_ALERT_JOB]: (rt, job) => processAlertEvent(rt, job),
+};

@@ -1,0 +1,416 @@
+/**
+ * The `command` job (issue 4): one slash command from a pull request, as a thin pipeline over the verb
+ * table (`src/commands/`):
+ *
+ * 1. **claim** the comment (runs once, whatever the redeliveries);
+ * 2. **parse** it (`parseCommand`: the table says which words are verbs; the verb's module reads its
+ *    arguments); a reply must be in diffward's own finding thread;
+ * 3. **authorize**: the verb's permission floor (`needs.permission`), then its token and config needs;
+ * 4. **target**: the finding it acts on (`resolveTarget`), for finding verbs;
+ * 5. **verb**: the module's `read` → pure `plan` → `apply` through {@link CommandIO};
+ * 6. **answer** where the command was written (the verb answers; failures are answered here).
+ *
+ * This file wires GitHub, Redis and the queue into the ports; it decides nothing a verb decides.
+ */
+import { DelayedError, type Job } from "bullmq";
+import type { Logger } from "pino";
+import {
+  moduleFor,
+  namedElsewhereNotice,
+  parseCommand,
+  renderHelp,
+  resolveTarget,
+  type CommandIO,
+  type CommandOutcome,
+  type FindingTarget,
+  type ParsedCommand,
+  type PermissionFloor,
+  type RescanRequest,
+  type VerbInput,
+} from "../commands/index.js";
+import { permissionAtLeast, type RepoConfig } from "../config/repo-config.js";
+import { addReaction, createIssueComment, getPermission } from "../github/comments.js";
+import { getPull } from "../github/pulls.js";
+import { getReviewComment, replyToReviewComment } from "../github/reviews.js";
+import type { InstallationOctokit } from "../github/types.js";
+import { commandFloor } from "../policy/command-floor.js";
+import {
+  permissionRefusal,
+  publishOffAnswer,
+  rateLimitedAnswer,
+  serviceRefusal,
+  unavailableAnswer,
+} from "../render/command-answers.js";
+import { parseFindingMarker } from "../render/inline-comment.js";
+import { isOwnComment } from "../github/app-identity.js";
+import { REPORT_KIND, type ReportState } from "../report/state.js";
+import { ScannerApiError, ScannerError } from "../scanner/errors.js";
+import type { ScannerTenant } from "../tenants/index.js";
+import { recomputeCheck } from "../triage/check.js";
+import { readDecisions, recordDecisions, recordSeverityOverride } from "../triage/decisions.js";
+import { refreshFindingComment, setThreadResolved } from "../triage/reflect.js";
+import {
+  claimApprovalRequest,
+  dropApprovalRequest,
+  readApprovals,
+  releaseApprovalClaim,
+  requestFor,
+  storeApprovalRequest,
+} from "../triage/approvals.js";
+import { fingerprint } from "../domain/identity.js";
+import { loadRepoConfig } from "../runtime/config-loader.js";
+import { syncAlertWithResolution } from "../codescanning/sync.js";
+import { EVENT_JOB_OPTIONS, JOB, jobId, pullKey } from "../runtime/names.js";
+import type { Runtime } from "../runtime/runtime.js";
+import { CommandJobData } from "./command-data.js";
+import type { PullRequestJobData } from "./types.js";
+
+export type { CommandOutcome } from "../commands/index.js";
+
+/** How many times a 429 from the service may postpone one command before diffward gives up and says so. */
+export const MAX_RATE_LIMITED_WAITS = 5;
+/** How long a comment stays claimed by its first job (redelivery, edited copies), in seconds (7 days). */
+export const COMMAND_CLAIM_TTL_SECONDS = 7 * 24 * 3600;
+
+/** The pull request, the comment and the clients one command runs with. */
+interface Ctx {
+  rt: Runtime;
+  job: Job;
+  token: string | undefined;
+  d: CommandJobData;
+  log: Logger;
+  octokit: InstallationOctokit;
+  pull: { owner: string; repo: string; pullNumber: number };
+  key: string;
+  answer(body: string): Promise<void>;
+  /** the commenter's repository permission, once read */
+  permission?: Promise<string>;
+}
+
+/**
+ * Runs one slash command (job `command`). Returns what it did; throws only to retry (GitHub or service
+ * 5xx, network) or to wait (`DelayedError` after a 429 with `Retry-After`). Service refusals, permission
+ * refusals and bad arguments are answered in the thread, never thrown.
+ */
+export async function processCommand(rt: Runtime, job: Job, token?: string): Promise<CommandOutcome> {
+  const parsedData = CommandJobData.safeParse(job.data);
+  if (!parsedData.success) {
+    rt.log.warn(
+      { job: job.id, problems: parsedData.error.issues.length },
+      "command job data invalid: dropped",
+    );
+    return "invalid-job";
+  }
+  const d = parsedData.data;
+  const key = pullKey(d.owner, d.repo, d.pullNumber);
+  const log = rt.log.child({
+    delivery: d.deliveryId,
+    pull: key,
+    installation: d.installationId,
+    comment: d.commentId,
+    job: job.id,
+  });
+  // 1. claim
+  if (!(await claimComment(rt, d, String(job.id)))) {
+    log.info("command comment already handled by another job: ignored");
+    return "duplicate";
+  }
+  // 2. parse
+  const cmd = parseCommand(d.body, d.form, { labelPrefix: rt.settings.labelPrefix });
+  if (cmd.kind === "ignore") return "ignored";
+
+  const octokit = await rt.octokit(d.installationId);
+  const pull = { owner: d.owner, repo: d.repo, pullNumber: d.pullNumber };
+  let threadFindingId: string | undefined;
+  if (d.form === "reply") {
+    // Only replies to diffward's own finding comments are commands: the marker is first and the author is
+    // diffward's bot login, not any bot or user who copied a marker (issue 10 item 13).
+    const parent = d.inReplyToId ? await getReviewComment(octokit, pull, d.inReplyToId) : undefined;
+    threadFindingId =
+      parent && parent.inReplyToId === undefined && isOwnComment(parent, await rt.botLogin())
+        ? parseFindingMarker(parent.body)?.id
+        : undefined;
+    if (!threadFindingId) {
+      log.info("reply is not in a diffward finding thread: ignored");
+      return "ignored";
+    }
+  }
+  const loaded = await loadRepoConfig(octokit, d.owner, d.repo);
+  if (loaded.kind === "absent") {
+    log.info("repository not onboarded: command ignored");
+    return "not-onboarded";
+  }
+  const config = loaded.kind === "ok" ? loaded.config : undefined;
+  await addReaction(octokit, pull, d.form === "reply" ? "review" : "issue", d.commentId, "eyes").catch(
+    (error: Error) => log.warn({ err: error.message }, "could not react to the command"),
+  );
+  const answer = async (body: string) => {
+    if (d.form === "reply") await replyToReviewComment(octokit, pull, d.inReplyToId!, body);
+    else await createIssueComment(octokit, pull, body);
+  };
+  const c: Ctx = { rt, job, token, d, log, octokit, pull, key, answer };
+
+  try {
+    return await run(c, cmd, config, threadFindingId);
+  } catch (error) {
+    return handleFailure(c, cmd, error);
+  }
+}
+
+/** Steps 3 to 6: authorize, target, verb. */
+async function run(
+  c: Ctx,
+  cmd: Exclude<ParsedCommand, { kind: "ignore" }>,
+  config: RepoConfig | undefined,
+  threadFindingId: string | undefined,
+): Promise<CommandOutcome> {
+  const { d } = c;
+  const parseFailed = cmd.kind === "error" || cmd.kind === "refusal";
+  const module = parseFailed ? undefined : moduleFor(cmd.kind);
+  const needs = module?.needs;
+
+  // 3. authorize: the permission floor, then the token and the config the verb needs.
+  const floor: PermissionFloor = needs?.permission ?? "command";
+  if (floor !== "anyone") {
+    const refused = await authorize(c, config, floor);
+    if (refused) return refused;
+  }
+  if (parseFailed) {
+    await c.answer(cmd.message);
+    return "answered";
+  }
+  let tenant: ScannerTenant | undefined;
+  if (needs!.tenant) {
+    tenant = await c.rt.scanner.forAccount(d.accountLogin);
+    if (!tenant) {
+      await c.answer(
+        "diffward has no scanning-service token for this account, so nothing was changed. Ask an administrator to configure one.",
+      );
+      return "answered";
+    }
+  }
+  if (needs!.config && !config) {
+    await c.answer(
+      "`.github/diffward.yml` is invalid, so diffward cannot tell which repository of the service this is. Fix it first.",
+    );
+    return "answered";
+  }
+  const io = commandIO(c, tenant);
+
+  // 4. target
+  let target: FindingTarget | undefined;
+  if (needs!.target === "finding") {
+    const found = await resolveTarget(
+      io,
+      tenant!,
+      {
+        ...(threadFindingId !== undefined ? { threadFindingId, threadCommentId: d.inReplyToId! } : {}),
+        ...("ref" in cmd && cmd.ref ? { ref: cmd.ref } : {}),
+      },
+      c.rt.settings.labelPrefix,
+    );
+    if ("answer" in found) {
+      await c.answer(found.answer);
+      return "answered";
+    }
+    target = found.target;
+    if (target.threadFindingId !== undefined) {
+      // The label wins over the thread: say so first in the answer (issue 10, item 3).
+      const notice = namedElsewhereNotice(
+        target.detail.id,
+        target.threadFindingId,
+        c.rt.settings.labelPrefix,
+      );
+      const answer = io.answer;
+      io.answer = (body) => answer(`${notice}\n\n${body}`);
+    }
+  }
+
+  // 5. verb: read → plan → apply (the verb answers).
+  const input: VerbInput<typeof cmd> = {
+    cmd,
+    form: d.form,
+    sender: d.senderLogin,
+    pull: c.pull,
+    commentId: d.commentId,
+    labelPrefix: c.rt.settings.labelPrefix,
+    now: c.rt.now(),
+    config,
+    tenant,
+    target,
+    settings: {
+      ...(c.rt.settings.publicUrl ? { publicUrl: c.rt.settings.publicUrl } : {}),
+      guidanceFile: c.rt.settings.guidanceFile,
+    },
+    help: (unknown) =>
+      renderHelp(d.form, {
+        labelPrefix: c.rt.settings.labelPrefix,
+        ...(unknown !== undefined ? { unknown } : {}),
+      }),
+  };
+  const facts = module!.read ? await module!.read(io, input) : undefined;
+  return module!.apply(io, module!.plan(input, facts), input);
+}
+
+/**
+ * The commenter's repository permission against the verb's floor (`policy/command-floor.ts`):
+ * `commands.minPermission` (default `write`), or for publishing `commands.publishPermission` (default
+ * `admin`; off on public repositories unless set).
+ */
+async function authorize(
+  c: Ctx,
+  config: RepoConfig | undefined,
+  permission: "command" | "publish",
+): Promise<CommandOutcome | undefined> {
+  const rule = commandFloor(permission, config, c.d.repoPrivate);
+  if (rule.kind === "off") {
+    c.log.info({ reason: rule.reason }, "command refused: publishing is off");
+    await c.answer(publishOffAnswer());
+    return "permission-refused";
+  }
+  const actual = await senderPermission(c);
+  if (permissionAtLeast(actual, rule.floor)) return undefined;
+  c.log.info({ actual, floor: rule.floor }, "command refused: permission below the floor");
+  await c.answer(permissionRefusal(c.d.senderLogin, actual, rule.floor, rule.setting));
+  return "permission-refused";
+}
+
+/** The commenter's repository permission, read from GitHub once per command. */
+function senderPermission(c: Ctx): Promise<string> {
+  c.permission ??= getPermission(c.octokit, c.pull, c.d.senderLogin);
+  return c.permission;
+}
+
+/** The ports of the verbs, on this pull request. */
+function commandIO(c: Ctx, tenant: ScannerTenant | undefined): CommandIO {
+  const { rt } = c;
+  const decisions = () => readDecisions(rt, c.key, c.log);
+  return {
+    log: c.log,
+    answer: c.answer,
+    readPullScan: () => rt.state.getPull(c.key),
+    readReport: () => rt.state.getJson<ReportState>(REPORT_KIND, c.key),
+    readDecisions: decisions,
+    senderPermission: () => senderPermission(c),
+    approvals: {
+      list: () => readApprovals(rt, c.key, c.log),
+      store: (request) => storeApprovalRequest(rt, c.key, request),
+      claim: (finding) =>
+        claimApprovalRequest(rt, c.key, finding, { commentId: c.d.commentId, by: c.d.senderLogin }),
+      release: (finding) => releaseApprovalClaim(rt, c.key, finding, c.d.commentId),
+      drop: (finding) => dropApprovalRequest(rt, c.key, finding),
+    },
+    recordDecision: (decision) => recordDecisions(rt, c.key, [decision]),
+    recordSeverityOverride: (entry) => recordSeverityOverride(rt, c.key, entry),
+    refreshFindingComment: (target) =>
+      refreshFindingComment(
+        c.octokit,
+        tenant!,
+        c.pull,
+        target,
+        decisions,
+        rt.settings.labelPrefix,
+        rt.settings.publicUrl,
+        async (detail) => {
+          const report = await rt.state.getJson<ReportState>(REPORT_KIND, c.key);
+          const pending = requestFor(await readApprovals(rt, c.key, c.log), {
+            id: detail.id,
+            fingerprint: fingerprint(detail),
+          });
+          return { disclosure: report?.config.disclosure ?? "full", ...(pending ? { pending } : {}) };
+        },
+      ),
+    setThreadResolved: (commentId, resolved) =>
+      setThreadResolved(c.octokit, c.pull, commentId, resolved, c.log),
+    syncCodeScanningAlert: async (decision) => {
+      await syncAlertWithResolution(c.octokit, c.pull, decision, c.log);
+    },
+    recomputeCheck: () => recomputeCheck(rt, c.octokit, tenant!, c.pull, c.log),
+    readPull: () => getPull(c.octokit, c.pull),
+    enqueueRescan: (request) => enqueueRescan(c, request),
+  };
+}
+
+/** One `rerequest` job per command comment: a retried or redelivered command never launches a second scan. */
+async function enqueueRescan(c: Ctx, r: RescanRequest): Promise<void> {
+  const { d } = c;
+  const data: PullRequestJobData = {
+    deliveryId: d.deliveryId,
+    action: "rescan",
+    installationId: d.installationId,
+    accountLogin: d.accountLogin,
+    owner: d.owner,
+    repo: d.repo,
+    repoPrivate: d.repoPrivate,
+    defaultBranch: d.defaultBranch,
+    pullNumber: d.pullNumber,
+    headSha: r.pull.headSha,
+    headRef: r.pull.headRef,
+    baseRef: r.pull.baseRef,
+    draft: r.pull.draft,
+    updatedAt: new Date(c.rt.now()).toISOString(),
+    authorLogin: r.pull.authorLogin,
+    title: "",
+    ...(r.pull.headRepoFullName ? { headRepoFullName: r.pull.headRepoFullName } : {}),
+    explicit: {
+      nonce: r.nonce,
+      requestedBy: r.requestedBy,
+      ...(r.presetRef ? { presetRef: r.presetRef } : {}),
+      ...(r.creditBudget !== undefined ? { creditBudget: r.creditBudget } : {}),
+    },
+  };
+  await c.rt.queues.events.add(JOB.rerequest, data, {
+    ...EVENT_JOB_OPTIONS,
+    jobId: jobId("rescan", d.owner, d.repo, d.pullNumber, d.commentId),
+  });
+}
+
+/** Service and GitHub failures: wait on 429, retry 5xx/network, answer definite refusals. */
+async function handleFailure(c: Ctx, cmd: ParsedCommand, error: unknown): Promise<CommandOutcome> {
+  const what = describe(cmd);
+  if (error instanceof ScannerApiError && error.status === 429) {
+    const waits = (c.d.rateLimited ?? 0) + 1;
+    if (waits <= MAX_RATE_LIMITED_WAITS) {
+      const ms = Math.max(1, error.retryAfterSeconds ?? 5) * 1000 + c.rt.settings.pollMarginMs;
+      c.log.info({ waits, ms }, "service rate limited the command: waiting");
+      await c.job.updateData({ ...c.d, rateLimited: waits });
+      await c.job.moveToDelayed(c.rt.now() + ms, c.token);
+      throw new DelayedError();
+    }
+    await c.answer(rateLimitedAnswer(what));
+    return "gave-up";
+  }
+  if (error instanceof ScannerApiError && !error.retryable) {
+    c.log.info({ status: error.status, code: error.code }, "service refused the command");
+    await c.answer(serviceRefusal(error, what));
+    return "answered";
+  }
+  if (error instanceof ScannerError && error.retryable) {
+    const attempts = c.job.opts.attempts ?? 1;
+    if (c.job.attemptsMade + 1 >= attempts) {
+      c.log.warn({ err: error.message }, "service unavailable: command given up");
+      await c.answer(unavailableAnswer(what));
+      return "gave-up";
+    }
+    throw error; // BullMQ retries with exponential backoff
+  }
+  throw error;
+}
+
+/** The action named in failure answers ("could not <what>"), from the verb's module. */
+function describe(cmd: ParsedCommand): string {
+  if (cmd.kind === "ignore" || cmd.kind === "error" || cmd.kind === "refusal")
+    return `run \`${"verb" in cmd ? cmd.verb : "the command"}\``;
+  return moduleFor(cmd.kind).describe(cmd);
+}
+
+/**
+ * Claims a command comment for one job (Redis `SET NX`): a redelivered webhook or a second delivery of
+ * the same comment runs nothing; a retry of the same job (same id) passes.
+ */
+async function claimComment(rt: Runtime, d: CommandJobData, id: string): Promise<boolean> {
+  const k = `${rt.state.prefix}:cmd:${d.owner}/${d.repo}:${d.form}:${d.commentId}`;
+  const ok = await rt.redis.set(k, id, "EX", COMMAND_CLAIM_TTL_SECONDS, "NX");
+  if (ok === "OK") return true;
+  return (await rt.redis.get(k)) === id;
+}

@@ -1,0 +1,194 @@
+import { updateCheck, type GitHubWrite } from "../github/writes.js";
+import { renderLaunchError, renderQueued, type LaunchErrorKind } from "../render/check-run.js";
+import type { LaunchErrorAction } from "./launch-errors.js";
+import type { LaunchJobData } from "./types.js";
+
+/**
+ * The check-run write that tells GitHub a scan runs: `in_progress`, its scan id as `external_id` (how
+ * reconciliation finds the scan of a check run again), preset and reserved credits in the output.
+ * A `progress` write: the report's completion carries the same `external_id`, so when this one has not
+ * gone out yet the scan id still reaches GitHub with the first write that does. Pure.
+ */
+export function planLaunched(
+  d: Pick<LaunchJobData, "owner" | "repo" | "checkRunId" | "presetRef">,
+  scanId: string,
+  creditBudget: number | undefined,
+): GitHubWrite[] {
+  return [
+    updateCheck(d, d.checkRunId, {
+      status: "in_progress",
+      externalId: scanId,
+      output: renderQueued({
+        scanId,
+        presetName: d.presetRef,
+        ...(creditBudget !== undefined ? { creditBudget } : {}),
+      }),
+    }),
+  ];
+}
+
+/** What the launch job does after the service refused or failed a launch. */
+export interface LaunchErrorPlan {
+  writes: GitHubWrite[];
+  next:
+    | { kind: "concluded" }
+    /** throw the error again: BullMQ retries the job with backoff (the scan is first looked up) */
+    | { kind: "retry" }
+    /** wait `delayMs` without counting an attempt, with the job's data updated */
+    | { kind: "wait"; delayMs: number; data?: Partial<LaunchJobData> };
+}
+
+/** What {@link decideLaunchError} knows besides the classified error. */
+export interface LaunchErrorFacts {
+  d: LaunchJobData;
+  /** this attempt's number (1-based) and the job's attempts in all */
+  attempt: number;
+  maxAttempts: number;
+  /** ms since epoch */
+  now: number;
+  /** how long a launch keeps retrying `repository_initializing`, in ms */
+  initializingWindowMs: number;
+  /** the project's balance, read for `insufficient_credits` */
+  balance?: { balanceCredits: number; availableCredits: number };
+}
+
+/**
+ * Decides, without I/O, what a launch error leads to (spec "Launch rules" and "Errors"; the error sorted by
+ * `classifyLaunchError`):
+ * - ambiguous (5xx, network, timeout): retried with backoff (the next attempt looks the scan up first); the
+ *   last attempt concludes `failure` (`internal`);
+ * - `diff_base_not_allowed` with a merge base: relaunched at once as a whole-repository scan (presets carry
+ *   no diff flag: one that refuses `baseCommit` scans the whole repository, issue 5);
+ * - `repository_initializing`: waits (the first wait says so on the check run) until
+ *   `initializingWindowMs`, then `failure` (`timed_out`);
+ * - `rate_limited`: waits its `Retry-After`, saying so on the check run past 60 s;
+ * - anything else concludes with the service's message ({@link renderServiceError}).
+ */
+export function decideLaunchError(action: LaunchErrorAction, f: LaunchErrorFacts): LaunchErrorPlan {
+  const { d } = f;
+  if (action.kind === "ambiguous") {
+    const last = f.attempt >= f.maxAttempts;
+    return {
+      writes: last
+        ? [
+            updateCheck(d, d.checkRunId, {
+              conclusion: "failure",
+              output: renderLaunchError("internal", {
+                message: action.message,
+                attempt: f.attempt,
+                maxAttempts: f.maxAttempts,
+              }),
+            }),
+          ]
+        : [],
+      next: { kind: "retry" },
+    };
+  }
+  if (action.kind === "conclude" && action.code === "diff_base_not_allowed" && d.mergeBase !== null)
+    return {
+      writes: [],
+      next: { kind: "wait", delayMs: 10, data: { mergeBase: null, wholeRepository: true } },
+    };
+  if (action.kind === "wait") {
+    if (action.why === "repository_initializing") {
+      const since = d.initializingSince ?? f.now;
+      if (f.now - since >= f.initializingWindowMs)
+        return {
+          writes: [
+            updateCheck(d, d.checkRunId, {
+              conclusion: "failure",
+              output: renderLaunchError("timed_out", { waitedSeconds: Math.round((f.now - since) / 1000) }),
+            }),
+          ],
+          next: { kind: "concluded" },
+        };
+      return {
+        writes: d.initializingSince
+          ? []
+          : [
+              updateCheck(
+                d,
+                d.checkRunId,
+                {
+                  status: "in_progress",
+                  output: renderLaunchError("repository_initializing", {
+                    retryInSeconds: Math.round(action.delayMs / 1000),
+                  }),
+                },
+                "update",
+              ),
+            ],
+        next: {
+          kind: "wait",
+          delayMs: action.delayMs,
+          data: { initializingSince: since, initializingTries: (d.initializingTries ?? 0) + 1 },
+        },
+      };
+    }
+    const retryAt = new Date(f.now + action.delayMs);
+    return {
+      writes:
+        (action.retryAfterSeconds ?? 0) > 60
+          ? [
+              updateCheck(d, d.checkRunId, {
+                status: "queued",
+                output: renderLaunchError("rate_limited", {
+                  retryAfterSeconds: action.retryAfterSeconds ?? 0,
+                  message: `Retrying at ${retryAt.toISOString()}.`,
+                }),
+              }),
+            ]
+          : [],
+      next: { kind: "wait", delayMs: action.delayMs },
+    };
+  }
+  return {
+    writes: [
+      updateCheck(d, d.checkRunId, {
+        conclusion: action.conclusion,
+        output: renderServiceError(action.code, action.message, d, f.balance),
+      }),
+    ],
+    next: { kind: "concluded" },
+  };
+}
+
+/** The check run output for a launch the service refused (spec "Errors"), per error code. Pure. */
+export function renderServiceError(
+  code: string,
+  message: string,
+  d: Pick<LaunchJobData, "repositoryId" | "presetRef" | "creditBudget" | "mergeBase" | "headSha">,
+  balance?: { balanceCredits: number; availableCredits: number },
+) {
+  switch (code as LaunchErrorKind) {
+    case "insufficient_credits":
+      return renderLaunchError("insufficient_credits", {
+        message,
+        ...(balance
+          ? { availableCredits: balance.availableCredits, balanceCredits: balance.balanceCredits }
+          : {}),
+        ...(d.creditBudget !== undefined ? { requiredCredits: d.creditBudget } : {}),
+      });
+    case "diff_empty":
+      return renderLaunchError("diff_empty", {
+        ...(d.mergeBase ? { baseCommit: d.mergeBase } : {}),
+        headSha: d.headSha,
+      });
+    case "diff_base_required":
+    case "diff_base_not_allowed":
+      return renderLaunchError(code as "diff_base_required", { message, presetName: d.presetRef });
+    case "diff_base_invalid":
+      return renderLaunchError("diff_base_invalid", {
+        message,
+        ...(d.mergeBase ? { baseCommit: d.mergeBase } : {}),
+      });
+    case "unauthorized":
+      return renderLaunchError("unauthorized", { message });
+    case "forbidden":
+      return renderLaunchError("forbidden", { message, scope: "scans:launch" });
+    case "not_found":
+      return renderLaunchError("not_found", { message, repositoryId: d.repositoryId });
+    default:
+      return renderLaunchError("bad_request", { message });
+  }
+}

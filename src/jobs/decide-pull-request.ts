@@ -1,0 +1,301 @@
+import { effectiveDisclosure, type RepoConfig } from "../config/repo-config.js";
+import type { CheckRunUpdate } from "../github/checks.js";
+import { createCheck, updateCheck, type GitHubWrite } from "../github/writes.js";
+import type { Gate } from "../domain/gate.js";
+import { decideGate, headIsFork, type GateFile } from "../policy/gates.js";
+import { renderLaunchError, renderQueued } from "../render/check-run.js";
+import { SCAN_ANYWAY_ACTION, renderGateApproval, renderGateSkip } from "../render/gates.js";
+import { CONFIG_PATH } from "../runtime/config-loader.js";
+import { jobId, launchKey } from "../runtime/names.js";
+import type { PullState } from "../runtime/state.js";
+import type { StopReason } from "./supersede.js";
+import type { LaunchJobData, PullRequestJobData } from "./types.js";
+import { repoContextOf } from "./types.js";
+
+/** What the pull-request job decided; returned as the job's result (visible in BullMQ and in tests). */
+export type PullRequestOutcome =
+  | "not-onboarded"
+  | "invalid-config"
+  | "draft-skipped"
+  | "stale-event"
+  | "duplicate-delivery"
+  | "no-token"
+  | "skipped"
+  | "awaiting-approval"
+  | "launch-enqueued";
+
+/** What to do with an event's head, given what diffward already follows for the pull request. */
+export type HeadDecision =
+  | { kind: "stale-event" }
+  | { kind: "duplicate-delivery" }
+  | {
+      kind: "follow";
+      /** a retry of this same job after a failure past the check run's creation: that check run */
+      resumeCheckRunId?: number;
+      /** the head followed so far stops; its check run is concluded (when not completed yet) */
+      stop?: { reason: StopReason; concludeCheckRun: boolean };
+      /** the pull request's generation for this head ({@link PullState.generation}) */
+      generation: number;
+    };
+
+/**
+ * Decides, without I/O, whether an event's head is followed (issue "Never pay twice"): an older delivery
+ * (`updated_at` before the followed head's) of another head is stale; the same head and the same explicit
+ * request already followed is a duplicate delivery; another head, or an explicit request for the same
+ * head, stops the current one (its check run concluded `cancelled` when the head changed).
+ */
+export function decideHead(d: PullRequestJobData, prev: PullState | undefined): HeadDecision {
+  if (!d.explicit && prev && prev.updatedAt && d.updatedAt < prev.updatedAt && prev.headSha !== d.headSha)
+    return { kind: "stale-event" };
+  // An automatic event (push, reopen) for the head already followed is the same request, even when an
+  // explicit request (a rescan that read the new head before its push event was processed) follows it.
+  const sameRequest =
+    prev !== undefined &&
+    !prev.closed &&
+    prev.headSha === d.headSha &&
+    (d.explicit === undefined || (prev.explicitNonce ?? null) === d.explicit.nonce);
+  if (sameRequest && prev.checkRunId && prev.launchKey) return { kind: "duplicate-delivery" };
+  const reason: StopReason = { kind: "superseded", bySha: d.headSha };
+  // An explicit request of the same head (a rescan while the scan runs) replaces the scan too: its check run
+  // is concluded, or it would stay `in_progress` for ever (the job concludes only a run not yet completed).
+  const stop =
+    !sameRequest && prev && !prev.closed && prev.headSha !== d.headSha
+      ? { reason, concludeCheckRun: true }
+      : !sameRequest && prev && d.explicit
+        ? { reason: { ...reason, sameHead: true }, concludeCheckRun: true }
+        : undefined;
+  const generation = sameRequest ? (prev.generation ?? 1) : (prev?.generation ?? 0) + 1;
+  return {
+    kind: "follow",
+    generation,
+    ...(sameRequest && prev.checkRunId !== undefined ? { resumeCheckRunId: prev.checkRunId } : {}),
+    ...(stop ? { stop } : {}),
+  };
+}
+
+/** The scanner token's answer for the installation's account (`GET /token`, spec "Authentication"). */
+export type TokenFact = { kind: "found" } | { kind: "absent" } | { kind: "refused"; message: string };
+
+/** What the pull-request job read before deciding; a field is absent when the decision did not need it. */
+export interface PullRequestFacts {
+  event: PullRequestJobData;
+  /** BullMQ's `attemptsStarted` of the job (> 1: an earlier attempt may have created the check run) */
+  attemptsStarted: number;
+  /** `.github/diffward.yml` of the default branch (an absent one never gets here) */
+  config: { kind: "invalid"; problems: string[] } | { kind: "ok"; config: RepoConfig };
+  head: Extract<HeadDecision, { kind: "follow" }>;
+  /** an unfinished check run of this head without a scan id, left by an earlier attempt of this job */
+  adoption?: { checkRunId: number | undefined };
+  token?: TokenFact;
+  /** the pull request's changed files (GitHub "List pull requests files") */
+  files?: readonly GateFile[];
+  /** a fork's author meets `commands.minPermission` (true for a pull request from the same repository) */
+  authorPermitted?: boolean;
+  /** problems of the pull request's own `.github/diffward.yml`, when it edits the file (empty: none) */
+  configProblemsInPull?: string[];
+  /** GitHub's compare of base and head */
+  mergeBase?: { mergeBase: string; headCommitMessage?: string | undefined };
+  settings: { guidanceFile: string; defaultPreset: string };
+}
+
+/** A fact {@link decidePullRequest} may need, in reading order. */
+export type PullRequestFact = "adoption" | "token" | "files" | "permission" | "config-in-pull" | "merge-base";
+
+/** A launch to enqueue once the check run's id is known. */
+export interface PlannedLaunch {
+  data: Omit<LaunchJobData, "checkRunId">;
+  jobId: string;
+  /** the debounce window, in ms (0 for an explicit request) */
+  delayMs: number;
+}
+
+/** The pull-request job's plan: what to write to GitHub, what to remember and what to enqueue. */
+export interface PullRequestPlan {
+  outcome: PullRequestOutcome;
+  /** GitHub writes in order: the stopped head's conclusion (when planned by the caller), this head's check run */
+  writes: GitHubWrite[];
+  /** the check run already on this head (resumed or adopted), when none is created */
+  checkRunId?: number;
+  /** whether the new state keeps the check run's id (a skipped draft has none) */
+  keepsCheckRun: boolean;
+  /** the pull request's new state, the check run's id aside */
+  state: Omit<PullState, "checkRunId">;
+  launch?: PlannedLaunch;
+  /** what the job logs beside its outcome */
+  why?: Record<string, unknown>;
+}
+
+/**
+ * Whether the pull request comes from a fork; fails closed ({@link headIsFork}): an unknown or deleted
+ * head repository counts as a fork.
+ */
+export function isFromFork(d: Pick<PullRequestJobData, "headRepoFullName" | "owner" | "repo">): boolean {
+  return headIsFork(d.headRepoFullName, `${d.owner}/${d.repo}`);
+}
+
+/**
+ * The next fact {@link decidePullRequest} needs, or `undefined` when it can decide (the job reads one fact
+ * at a time, so a pull request that stops early, e.g. invalid config or no token, costs no further request).
+ * Pure.
+ */
+export function nextFactNeeded(f: PullRequestFacts): PullRequestFact | undefined {
+  if (f.config.kind === "invalid") return undefined;
+  const d = f.event;
+  if (d.draft && f.config.config.drafts === "skip" && !d.explicit) return undefined;
+  if (f.head.resumeCheckRunId === undefined && f.attemptsStarted > 1 && !f.adoption) return "adoption";
+  if (!f.token) return "token";
+  if (f.token.kind !== "found") return undefined;
+  if (!f.files) return "files";
+  if (f.authorPermitted === undefined) return "permission";
+  if (gateOf(f, f.config.config).kind !== "scan") return undefined;
+  if (!f.configProblemsInPull) return "config-in-pull";
+  if (!f.mergeBase) return "merge-base";
+  return undefined;
+}
+
+/** The spend and safety gate ({@link decideGate}) over the facts read. */
+export function gateOf(f: PullRequestFacts, config: RepoConfig): Gate {
+  return decideGate({
+    config,
+    files: f.files ?? [],
+    authorLogin: f.event.authorLogin,
+    fromFork: isFromFork(f.event),
+    authorPermitted: f.authorPermitted ?? false,
+    guidanceFile: f.settings.guidanceFile,
+    approved: Boolean(f.event.explicit?.approvedBy),
+  });
+}
+
+/**
+ * Decides, without I/O, what a followed pull request event does once {@link nextFactNeeded} has nothing
+ * left to read, in this order: an invalid repository config fails the check (with its exact problems); a
+ * draft is skipped when `drafts: skip`; no scanner token concludes `neutral` (absent) or `failure`
+ * (refused by the service); the spend and safety gates ({@link decideGate}) skip (`skipped` for
+ * `authors.skip`, else `neutral`) or wait for approval (`action_required` with the "Scan anyway" button);
+ * otherwise the check run is `queued` and a launch is planned with its launch key (the debounce window as
+ * its delay, none for an explicit request). The check run is created with its final state in one write,
+ * or the resumed/adopted one is updated (nothing written when it only stays queued).
+ * @throws Error when a fact the decision needs was not read (a bug of the caller).
+ */
+export function decidePullRequest(f: PullRequestFacts): PullRequestPlan {
+  const missing = nextFactNeeded(f);
+  if (missing) throw new Error(`decidePullRequest: fact ${missing} was not read`);
+  const d = f.event;
+  const base: Omit<PullState, "checkRunId"> = {
+    installationId: d.installationId,
+    owner: d.owner,
+    repo: d.repo,
+    pullNumber: d.pullNumber,
+    headSha: d.headSha,
+    updatedAt: d.updatedAt,
+    generation: f.head.generation,
+  };
+  const nonce = d.explicit ? { explicitNonce: d.explicit.nonce } : {};
+  const existing = f.head.resumeCheckRunId ?? f.adoption?.checkRunId;
+  const checkWrite = (check: CheckRunUpdate): GitHubWrite =>
+    existing !== undefined ? updateCheck(d, existing, check) : createCheck(d, d.headSha, check);
+  const concluded = (
+    outcome: PullRequestOutcome,
+    check: CheckRunUpdate,
+    state: Omit<PullState, "checkRunId">,
+    why?: Record<string, unknown>,
+  ): PullRequestPlan => ({
+    outcome,
+    writes: [checkWrite(check)],
+    ...(existing !== undefined ? { checkRunId: existing } : {}),
+    keepsCheckRun: true,
+    state,
+    ...(why ? { why } : {}),
+  });
+
+  if (f.config.kind === "invalid") {
+    return concluded(
+      "invalid-config",
+      {
+        conclusion: "failure",
+        output: renderLaunchError("config_invalid", { path: CONFIG_PATH, problems: f.config.problems }),
+      },
+      base,
+      { problems: f.config.problems },
+    );
+  }
+  const config = f.config.config;
+  if (d.draft && config.drafts === "skip" && !d.explicit)
+    return { outcome: "draft-skipped", writes: [], keepsCheckRun: false, state: base };
+
+  const token = f.token!;
+  if (token.kind === "refused")
+    return concluded(
+      "no-token",
+      { conclusion: "failure", output: renderLaunchError("unauthorized", { message: token.message }) },
+      { ...base, ...nonce },
+      { err: token.message },
+    );
+  if (token.kind === "absent")
+    return concluded("no-token", { conclusion: "neutral", output: renderLaunchError("no_token") }, base);
+
+  const gate = gateOf(f, config);
+  if (gate.kind === "skip")
+    return concluded(
+      "skipped",
+      { conclusion: gate.reason === "authors-skip" ? "skipped" : "neutral", output: renderGateSkip(gate) },
+      { ...base, ...nonce },
+      { reason: gate.reason },
+    );
+  if (gate.kind === "approval")
+    return concluded(
+      "awaiting-approval",
+      {
+        conclusion: "action_required",
+        output: renderGateApproval(gate, config.commands.minPermission, f.settings.guidanceFile),
+        actions: [SCAN_ANYWAY_ACTION],
+        ...(d.pullHtmlUrl ? { detailsUrl: d.pullHtmlUrl } : {}),
+      },
+      { ...base, ...nonce },
+      { reason: gate.reason },
+    );
+
+  const { mergeBase, headCommitMessage } = f.mergeBase!;
+  const problemsInPr = f.configProblemsInPull ?? [];
+  const presetRef = d.explicit?.presetRef ?? config.preset ?? f.settings.defaultPreset;
+  const creditBudget = d.explicit?.creditBudget ?? config.creditBudget;
+  const lk = launchKey({
+    repositoryId: config.repositoryId,
+    headSha: d.headSha,
+    mergeBase,
+    presetRef,
+    ...(config.auditAreas ? { auditAreaKeys: config.auditAreas } : {}),
+    ...(d.explicit ? { nonce: d.explicit.nonce } : {}),
+  });
+  // The generation makes a head that comes back (reopen, force-push back) a new BullMQ job: the completed
+  // job of its first launch keeps its id, and an add with that id would be ignored (check stuck `queued`).
+  const launchJobId = jobId("launch", lk, `g${f.head.generation}`);
+  const data: Omit<LaunchJobData, "checkRunId"> = {
+    ...repoContextOf(d),
+    pullNumber: d.pullNumber,
+    headSha: d.headSha,
+    headRef: d.headRef,
+    mergeBase,
+    commitMessage: headCommitMessage ?? d.title,
+    repositoryId: config.repositoryId,
+    presetRef,
+    ...(creditBudget !== undefined ? { creditBudget } : {}),
+    ...(config.auditAreas?.length ? { auditAreaKeys: config.auditAreas } : {}),
+    launchKey: lk,
+    explicit: Boolean(d.explicit),
+    config: { ...config, disclosure: effectiveDisclosure(config, { private: d.repoPrivate }) },
+    ...(problemsInPr.length ? { configProblemsInPull: problemsInPr } : {}),
+    ...(gate.guidanceChange ? { guidanceChange: gate.guidanceChange } : {}),
+  };
+  return {
+    outcome: "launch-enqueued",
+    // A check run already on this head is already queued: nothing to write.
+    writes:
+      existing !== undefined ? [] : [createCheck(d, d.headSha, { status: "queued", output: renderQueued() })],
+    ...(existing !== undefined ? { checkRunId: existing } : {}),
+    keepsCheckRun: true,
+    state: { ...base, mergeBase, launchKey: lk, launchJobId, ...nonce },
+    launch: { data, jobId: launchJobId, delayMs: d.explicit ? 0 : config.debounceSeconds * 1000 },
+    why: { mergeBase, presetRef, debounceSeconds: config.debounceSeconds },
+  };
+}

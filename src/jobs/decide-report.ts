@@ -1,0 +1,235 @@
+import type { CheckAnnotation, CheckConclusion, CheckOutput } from "../github/checks.js";
+import { renderReviewBody } from "../render/review-body.js";
+import type { ExistingReviewComment } from "../github/reviews.js";
+import { updateCheck, type GitHubWrite } from "../github/writes.js";
+import { batches } from "../render/annotations.js";
+import { renderLaunchError, renderProgress } from "../render/check-run.js";
+import { codeBlock, inlineCode } from "../render/escape.js";
+import type { ReportFinding } from "../domain/types.js";
+import type { ReportPlan } from "../report/plan.js";
+import type { PollJobData } from "./types.js";
+
+/** GitHub's cap on annotations per check-run request ("Update a check run": at most 50; they accumulate). */
+export const ANNOTATIONS_PER_REQUEST = 50;
+
+/** The check-run write that ends a scan that did not complete (`FAILED` or `CANCELLED`). Pure. */
+export function planScanEnded(
+  d: Pick<PollJobData, "owner" | "repo" | "checkRunId" | "scanId">,
+  status: "FAILED" | "CANCELLED",
+): GitHubWrite[] {
+  return [
+    updateCheck(d, d.checkRunId, {
+      conclusion: status === "CANCELLED" ? "cancelled" : "failure",
+      output: renderLaunchError(status === "CANCELLED" ? "scan_cancelled" : "scan_failed", {
+        scanId: d.scanId,
+      }),
+    }),
+  ];
+}
+
+/** The GitHub writes of a completed scan's report, by kind (the apply step decides their order). */
+export interface ReportWrites {
+  /** refreshed bodies of existing finding comments whose text changed (same finding identity) */
+  commentUpdates: GitHubWrite[];
+  /** ONE review (event `COMMENT`) with the new inline comments; absent when there are none */
+  review?: GitHubWrite;
+  /** the completing update (conclusion, summary, first 50 annotations), then one per further 50 */
+  completion: GitHubWrite[];
+}
+
+/** What {@link decideReportWrites} needs: the report plan and what was rendered from it. */
+export interface ReportWritesInput {
+  d: Pick<PollJobData, "owner" | "repo" | "pullNumber" | "headSha" | "checkRunId" | "configProblemsInPull"> &
+    Partial<Pick<PollJobData, "scanId">>;
+  plan: ReportPlan;
+  /** the pull request's review comments as read before the report */
+  comments: readonly ExistingReviewComment[];
+  /** the inline comment body of a finding */
+  bodyOf: (f: ReportFinding) => string;
+  output: CheckOutput;
+  annotations: readonly CheckAnnotation[];
+}
+
+/**
+ * Decides, without I/O, a completed scan's GitHub writes (issue "Reporting"): the conclusion (`failure`
+ * whatever the findings when the pull request's own `.github/diffward.yml` is invalid, else the plan's
+ * verdict); an update of each existing finding comment whose body changed (none when it is the same);
+ * one review with the new inline comments; the completing check-run update with the first 50
+ * annotations and one more update per further 50 (GitHub appends annotations, never replaces them).
+ */
+export function decideReportWrites(input: ReportWritesInput): ReportWrites & { conclusion: CheckConclusion } {
+  const { d, plan, output } = input;
+  const commentUpdates: GitHubWrite[] = [];
+  for (const u of plan.update) {
+    const existing = input.comments.find((c) => c.id === u.existingCommentId);
+    const body = input.bodyOf(u.finding);
+    if (existing && existing.body !== body)
+      commentUpdates.push({
+        kind: "update-review-comment",
+        repo: { owner: d.owner, repo: d.repo },
+        commentId: u.existingCommentId!,
+        body,
+        purpose: "review",
+      });
+  }
+  const review: GitHubWrite | undefined =
+    plan.post.length > 0
+      ? {
+          kind: "create-review",
+          pull: { owner: d.owner, repo: d.repo, pullNumber: d.pullNumber },
+          commitId: d.headSha,
+          body: renderReviewBody(plan.verdict, plan.post.length),
+          comments: plan.post.map((p) => ({ path: p.path, line: p.line, body: input.bodyOf(p.finding) })),
+          purpose: "review",
+        }
+      : undefined;
+  const [first = [], ...rest] = batches([...input.annotations], ANNOTATIONS_PER_REQUEST);
+  const conclusion: CheckConclusion = d.configProblemsInPull?.length ? "failure" : plan.verdict.conclusion;
+  const completion: GitHubWrite[] = [
+    // the scan id rides on the completing write too: the progress write that carried it may have been
+    // skipped or taken over under load (issue 15, item 1)
+    updateCheck(d, d.checkRunId, {
+      conclusion,
+      ...(d.scanId ? { externalId: d.scanId } : {}),
+      output: { ...output, annotations: first },
+    }),
+    ...rest.map((batch) =>
+      updateCheck(
+        d,
+        d.checkRunId,
+        // the whole output again: a PATCH must not leave `text` behind (src/triage/check.ts `inPlaceOutput`)
+        { output: { ...output, annotations: batch } },
+        "complete",
+      ),
+    ),
+  ];
+  return { commentUpdates, ...(review ? { review } : {}), completion, conclusion };
+}
+
+/** The check-run write for a scan the service no longer knows (404 on its read). Pure. */
+export function planScanLost(
+  d: Pick<PollJobData, "owner" | "repo" | "checkRunId" | "scanId">,
+  message: string,
+): GitHubWrite[] {
+  return [
+    updateCheck(d, d.checkRunId, {
+      conclusion: "failure",
+      output: renderLaunchError("scan_failed", {
+        scanId: d.scanId,
+        message: `The service no longer knows this scan: ${message}`,
+      }),
+    }),
+  ];
+}
+
+/** The check-run write for a scan still running after `scanTimeoutMinutes` (cancelled). Pure. */
+export function planScanTimedOut(
+  d: Pick<PollJobData, "owner" | "repo" | "checkRunId" | "scanId" | "launchedAt" | "lastPercent">,
+  now: number,
+): GitHubWrite[] {
+  return [
+    updateCheck(d, d.checkRunId, {
+      conclusion: "timed_out",
+      output: renderLaunchError("timed_out", {
+        waitedSeconds: Math.round((now - d.launchedAt) / 1000),
+        scanId: d.scanId,
+        ...(d.lastPercent !== undefined ? { lastPercent: d.lastPercent } : {}),
+      }),
+    }),
+  ];
+}
+
+/**
+ * The check-run write for a scan whose result cannot be read (an answer outside the spec's schema, a 4xx,
+ * retryable errors past the job's attempts, or an answer over the client's caps: `ScannerLimitError`): `failure` with
+ * what happened, why and what to do. Pure.
+ */
+export function planScanUnreadable(
+  d: Pick<PollJobData, "owner" | "repo" | "checkRunId" | "scanId">,
+  error: { message: string; retryable: boolean; kind?: string },
+  attempts: number,
+): GitHubWrite[] {
+  // a ScannerLimitError (issue 10, item 15): the answer was bigger than diffward reads from the service
+  const tooLarge = error.kind === "response-bytes" || error.kind === "pages" || error.kind === "items";
+  return [
+    updateCheck(d, d.checkRunId, {
+      conclusion: "failure",
+      output: {
+        title: "Scan result could not be read",
+        summary: [
+          `**What happened:** diffward could not read the result of scan ${inlineCode(d.scanId)} from the scanning service.`,
+          tooLarge
+            ? "**Why:** the service's answer is larger than diffward accepts (a cap that keeps one oversized answer from exhausting the app's memory), so the report was not built."
+            : error.retryable
+              ? `**Why:** the service kept failing after ${attempts} attempts.`
+              : "**Why:** the service's answer does not match its documented format, so diffward cannot trust it.",
+          "**What next:** comment `/diffward rescan` or push again; if it persists, contact the service's support with the scan id.",
+          `The error was:\n\n${codeBlock(error.message)}`,
+        ].join("\n\n"),
+      },
+    }),
+  ];
+}
+
+/** The progress write of a running scan: percent and phases on the check run (a `progress` write). Pure. */
+export function planProgress(
+  d: Pick<PollJobData, "owner" | "repo" | "checkRunId">,
+  scan: {
+    status: string;
+    progress?: { percent?: number; phasesCompleted?: number; phasesTotal?: number } | null;
+  },
+): GitHubWrite[] {
+  const percent = scan.progress?.percent ?? 0;
+  return [
+    updateCheck(d, d.checkRunId, {
+      status: "in_progress",
+      output: renderProgress(
+        Math.max(0, Math.round(percent)),
+        scan.progress?.phasesCompleted ?? 0,
+        scan.progress?.phasesTotal ?? 0,
+        scan.status,
+      ),
+    }),
+  ];
+}
+
+/** The installation's hourly write budget as the report sees it (`WriteBudget` of `src/runtime/writes.ts`). */
+export interface HourlyBudget {
+  /** GitHub's content-creating requests per hour per installation (500) */
+  perHour: number;
+  /** writes sent in the last hour plus writes waiting in the lane now */
+  used: number;
+  /** scans of the installation launched and not reported yet, this one included */
+  inFlight: number;
+}
+
+/**
+ * How far a report degrades to stay within GitHub's hourly budget (issue 15, item 3; GitHub "Rate limits
+ * for the REST API": at most 500 content-creating requests an hour), in this stated order:
+ * 1. progress off: when the writes left could not give every scan in flight its completion and its review;
+ * 2. the review folded into the check run: when, after this report's completion, the writes left could not
+ *    give every other scan in flight its completion plus this review.
+ * Pure. `completionWrites` is this report's completing writes (1 per 50 annotations).
+ */
+export function decideDegrade(
+  budget: HourlyBudget | undefined,
+  completionWrites: number,
+): { progress: boolean; review: boolean; level: 0 | 1 | 2 } {
+  if (!budget) return { progress: true, review: true, level: 0 };
+  const left = budget.perHour - budget.used;
+  const others = Math.max(0, budget.inFlight - 1);
+  const review = left - completionWrites - 1 >= others;
+  const progress = left >= 2 * budget.inFlight;
+  return { progress, review, level: !review ? 2 : !progress ? 1 : 0 };
+}
+
+/** What the check run says about a degraded report (see {@link decideDegrade}). Plain text, no user input. */
+export function degradeNotice(level: 1 | 2, budget: HourlyBudget): string {
+  const why =
+    `GitHub allows an app ${budget.perHour} content-creating requests an hour per installation; ` +
+    `${budget.used} were used in the last hour with ${budget.inFlight} scan(s) still to report, so diffward keeps ` +
+    `the rest for completing check runs.`;
+  return level === 2
+    ? `${why} Progress updates are off, and this report's inline comments were not posted as a review: the findings are in this check run's summary and annotations.`
+    : `${why} Progress updates are off.`;
+}

@@ -1,0 +1,404 @@
+import { DelayedError, UnrecoverableError, type Job } from "bullmq";
+import { addFair } from "../runtime/fairness.js";
+import { updateCheck } from "../github/writes.js";
+import { renderLaunchError } from "../render/check-run.js";
+import type { ScanListItem } from "../scanner/schemas.js";
+import type { ScannerTenant } from "../tenants/index.js";
+import { classifyLaunchError, initializingDelay } from "./launch-errors.js";
+import { preflight } from "../policy/preflight.js";
+import { capRefusal, readMonthSeed, readSettledSpends } from "../policy/credit-cap.js";
+import { capLedgerOf } from "../runtime/cap-ledger.js";
+import { JOB, pollJobOptions } from "../runtime/names.js";
+import { presetsOf } from "../tenants/presets.js";
+import type { Runtime } from "../runtime/runtime.js";
+import { LockBusyError } from "../runtime/state.js";
+import { applyWrites } from "../runtime/writes.js";
+import { decideLaunchError, planLaunched } from "./decide-launch.js";
+import type { LaunchJobData, PollJobData } from "./types.js";
+import { repoContextOf } from "./types.js";
+import { isGroupScan, launchWanted, rememberScan, targetKey } from "./target.js";
+
+export { renderServiceError } from "./decide-launch.js";
+
+/** What a launch job did. */
+export type LaunchOutcome =
+  "launched" | "found-existing" | "already-launched" | "superseded" | "concluded" | "no-token";
+
+/** How far back (ms) before the attempt's start a scan in the list still counts as ours (clock skew). */
+const LOOKUP_SKEW_MS = 60_000;
+
+/**
+ * Launches the diff scan of one head, at most once per launch key (issue "Never pay twice"):
+ * 1. a key that already has a scan id is done;
+ * 2. a key with an earlier attempt of unknown outcome (crash, timeout, 5xx) is first looked up in the
+ *    service's scan list (newest first: same `commitHash`, `baseCommit` and `presetName`, created after the
+ *    attempt began), and only sent again when nothing matches;
+ * 3. otherwise the attempt is marked in Redis, then `POST /projects/{projectId}/scans` is sent.
+ * Errors follow {@link classifyLaunchError}. Waits (`Retry-After`, initializing) use `moveToDelayed`,
+ * which does not count as an attempt.
+ */
+export async function processLaunch(
+  rt: Runtime,
+  job: Job<LaunchJobData>,
+  token?: string,
+): Promise<LaunchOutcome> {
+  const d = job.data;
+  const key = targetKey(d);
+  const log = rt.log.child({ pull: key, installation: d.installationId, sha: d.headSha, job: job.id });
+  try {
+    return await rt.state.withPullLock(key, () => launchLocked(rt, job, log));
+  } catch (error) {
+    if (error instanceof LockBusyError) {
+      await job.moveToDelayed(rt.now() + 500, token);
+      throw new DelayedError();
+    }
+    if (error instanceof WaitSignal) {
+      await job.moveToDelayed(rt.now() + error.delayMs, token);
+      throw new DelayedError();
+    }
+    throw error;
+  }
+}
+
+class WaitSignal extends Error {
+  constructor(readonly delayMs: number) {
+    super("wait");
+  }
+}
+
+async function launchLocked(
+  rt: Runtime,
+  job: Job<LaunchJobData>,
+  log: Runtime["log"],
+): Promise<LaunchOutcome> {
+  const d = job.data;
+  // Every launch, automatic or explicit (Re-run, Scan anyway, rescan), is still wanted only while its target
+  // follows it (jobs/target.ts: a pull request's head, open, this launch; a merge group not destroyed, this
+  // launch), and the installation was not removed meanwhile (issue 10 items 4 and 5): otherwise nothing is spent.
+  if (!(await launchWanted(rt, d))) {
+    log.info("launch no longer wanted (newer head, closed, destroyed or replaced): nothing spent");
+    await releaseCap(rt, job);
+    return "superseded";
+  }
+  if (await rt.state.isInstallationRemoved(d.installationId)) {
+    log.info("installation removed while the launch waited: nothing spent");
+    await releaseCap(rt, job);
+    return "superseded";
+  }
+  const tenant = await rt.scanner.forAccount(d.accountLogin);
+  if (!tenant) {
+    await applyWrites(rt, d.installationId, [
+      updateCheck(d, d.checkRunId, { conclusion: "neutral", output: renderLaunchError("no_token") }),
+    ]);
+    return "no-token";
+  }
+
+  const record = await rt.state.getLaunch(d.launchKey);
+  if (record.scanId) {
+    await afterLaunch(rt, d, tenant, record.scanId, record.creditBudget);
+    return "already-launched";
+  }
+  if (record.attemptStartedAt !== undefined) {
+    const found = await findLaunchedScan(tenant, d, record.attemptStartedAt);
+    if (found) {
+      log.warn({ scanId: found.id }, "earlier launch attempt had reached the service: following its scan");
+      await rt.state.recordLaunch(d.launchKey, { scanId: found.id, projectId: tenant.projectId });
+      if (job.data.capHold)
+        await capLedgerOf(rt.redis, rt.state.prefix).bind(
+          job.data.capHold.key,
+          capHoldId(job),
+          found.id,
+          job.data.capHold.credits,
+        );
+      await afterLaunch(rt, d, tenant, found.id, undefined);
+      return "found-existing";
+    }
+  }
+
+  // Refuse before any credit is reserved what the service would refuse or the repository caps.
+  const pre = await preflight(tenant, {
+    repositoryId: d.repositoryId,
+    presetRef: d.presetRef,
+    ...(d.creditBudget !== undefined ? { creditBudget: d.creditBudget } : {}),
+    ...(d.auditAreaKeys ? { auditAreaKeys: d.auditAreaKeys } : {}),
+    defaultBranch: d.defaultBranch,
+  });
+  if (!pre.ok) {
+    await applyWrites(rt, d.installationId, [
+      updateCheck(d, d.checkRunId, {
+        conclusion: pre.conclusion,
+        output: { title: pre.title, summary: pre.summary },
+      }),
+    ]);
+    log.info({ title: pre.title }, "launch refused before reserving credits");
+    await releaseCap(rt, job);
+    return "concluded";
+  }
+
+  // `creditCap.monthly`: the launch's maximum spend is reserved atomically before the POST (issue 10 item 7).
+  let creditBudget = d.creditBudget;
+  const cap = d.config.creditCap.monthly;
+  if (cap !== undefined) {
+    const held = await reserveUnderCap(rt, job, tenant, cap, pre.minCredits ?? 0);
+    if (!held.ok) {
+      await applyWrites(rt, d.installationId, [
+        updateCheck(d, d.checkRunId, {
+          conclusion: held.verdict.conclusion,
+          output: { title: held.verdict.title, summary: held.verdict.summary },
+        }),
+      ]);
+      log.info({ cap, title: held.verdict.title }, "launch refused by creditCap.monthly: nothing reserved");
+      return "concluded";
+    }
+    creditBudget = held.credits;
+  }
+
+  await rt.state.markLaunchAttempt(d.launchKey, rt.now());
+  try {
+    const res = await tenant.client.launchScan(tenant.projectId, {
+      repositoryId: d.repositoryId,
+      presetRef: d.presetRef,
+      commitHash: d.headSha,
+      baseCommit: d.mergeBase,
+      branch: d.headRef,
+      ...(d.commitMessage ? { commitMessage: d.commitMessage.slice(0, 1000) } : {}),
+      ...(d.auditAreaKeys?.length ? { auditAreaKeys: d.auditAreaKeys } : {}),
+      ...(creditBudget !== undefined ? { creditBudget } : {}),
+    });
+    await rt.state.recordLaunch(d.launchKey, {
+      scanId: res.scanId,
+      projectId: tenant.projectId,
+      creditBudget: res.creditBudget,
+    });
+    if (job.data.capHold)
+      await capLedgerOf(rt.redis, rt.state.prefix).bind(
+        job.data.capHold.key,
+        capHoldId(job),
+        res.scanId,
+        res.creditBudget,
+      );
+    log.info({ scanId: res.scanId, creditBudget: res.creditBudget }, "scan launched");
+    await afterLaunch(rt, d, tenant, res.scanId, res.creditBudget);
+    return "launched";
+  } catch (error) {
+    const tries = d.initializingTries ?? 0;
+    const action = classifyLaunchError(error, initializingDelay(tries, rt.settings.initializingBaseDelayMs));
+    if (action.kind === "ambiguous")
+      log.warn(
+        { err: action.message, attempt: job.attemptsMade + 1 },
+        "launch outcome unknown: will look up, then retry",
+      );
+    else await rt.state.clearLaunchAttempt(d.launchKey);
+    const balance =
+      action.kind === "conclude" && action.code === "insufficient_credits"
+        ? await tenant.client.getBalance(tenant.projectId).catch(() => undefined)
+        : undefined;
+    const plan = decideLaunchError(action, {
+      d,
+      attempt: job.attemptsMade + 1,
+      maxAttempts: job.opts.attempts ?? 1,
+      now: rt.now(),
+      initializingWindowMs: rt.settings.initializingWindowMs,
+      ...(balance ? { balance } : {}),
+    });
+    await applyWrites(rt, d.installationId, plan.writes);
+    switch (plan.next.kind) {
+      case "retry":
+        throw error;
+      case "wait":
+        // job.data, not d: it carries the cap reservation made by this run
+        if (plan.next.data) await job.updateData({ ...job.data, ...plan.next.data });
+        if (plan.next.data?.wholeRepository)
+          log.info("preset refuses baseCommit: relaunching as a whole-repository scan");
+        else
+          log.info(
+            { delayMs: plan.next.delayMs, why: action.kind === "wait" ? action.why : undefined },
+            "launch waits, then retries",
+          );
+        throw new WaitSignal(plan.next.delayMs);
+      case "concluded":
+        // A definite refusal created no scan (an unknown outcome retries, never concludes): the reservation
+        // goes back. A wait or a retry keeps it; the next run finds it again (idempotent per launch job).
+        await releaseCap(rt, job);
+        log.warn(
+          { code: action.kind === "conclude" ? action.code : action.kind },
+          "launch refused by the service",
+        );
+        return "concluded";
+    }
+  }
+}
+
+/** The cap ledger's name of this launch's reservation: one per launch job (a retry is the same job). */
+function capHoldId(job: Job<LaunchJobData>): string {
+  return `${job.data.launchKey}@${job.id ?? ""}`;
+}
+
+/** Gives back this launch job's cap reservation, if it made one (nothing was launched). */
+async function releaseCap(rt: Runtime, job: Job<LaunchJobData>): Promise<void> {
+  const hold = job.data.capHold;
+  if (hold) await capLedgerOf(rt.redis, rt.state.prefix).release(hold.key, capHoldId(job));
+}
+
+/**
+ * Reserves this launch's maximum spend under `creditCap.monthly` (issue 10 item 7), atomically, in the cap
+ * ledger of the service repository and UTC month (`src/runtime/cap-ledger.ts`):
+ * - the amount is the launch's `creditBudget`; without one, what is left of the cap (at least the preset's
+ *   `minCredits`, at least 1), which the launch then sends as its `creditBudget`, so the service's
+ *   recommended budget can never pass the cap;
+ * - a ledger with no data for the month (first use, Redis flushed) is first seeded from the service
+ *   ({@link readMonthSeed});
+ * - when the cap would be passed, scans counted at their budget whose settlement is in the usage ledger are
+ *   settled first (a cancelled or finished scan gives back what it did not spend), then the reservation is
+ *   tried once more;
+ * - the reservation is remembered in the job's data, so a retried job (same job id) finds the same one.
+ * @returns the credits reserved, or the `action_required` output of the refusal.
+ * @throws the service's errors while seeding or settling (the job retries them).
+ */
+async function reserveUnderCap(
+  rt: Runtime,
+  job: Job<LaunchJobData>,
+  tenant: ScannerTenant,
+  cap: number,
+  minCredits: number,
+): Promise<{ ok: true; credits: number } | { ok: false; verdict: ReturnType<typeof capRefusal> }> {
+  const d = job.data;
+  const ledger = capLedgerOf(rt.redis, rt.state.prefix);
+  const now = rt.now();
+  const key =
+    d.capHold?.key ?? ledger.keyOf({ projectId: tenant.projectId, repositoryId: d.repositoryId }, now);
+  const min = Math.max(1, minCredits);
+  const id = capHoldId(job);
+  const reserve = () => ledger.reserve(key, id, cap, d.creditBudget, min, now);
+  let res = await reserve();
+  if (res.kind === "unseeded") {
+    await ledger.seed(key, await readMonthSeed(tenant, d.repositoryId, now));
+    res = await reserve();
+  }
+  if (res.kind === "refused") {
+    const { unsettled } = await ledger.snapshot(key);
+    const spends = await readSettledSpends(tenant, unsettled, now);
+    for (const [scanId, spent] of spends) await ledger.settle(scanId, spent, key);
+    if (spends.size > 0) res = await reserve();
+  }
+  switch (res.kind) {
+    case "unseeded":
+      throw new Error("the cap ledger lost its month's data while reserving: the launch retries");
+    case "refused": {
+      const snap = await ledger.snapshot(key);
+      return {
+        ok: false,
+        verdict: capRefusal({
+          cap,
+          counted: res.counted,
+          held: snap.inFlight + snap.reserved,
+          wanted: d.creditBudget ?? min,
+          now,
+        }),
+      };
+    }
+    case "bound":
+      // This launch job already became a scan, though its launch record is gone: never pay twice.
+      throw new UnrecoverableError("this launch job already launched a scan under creditCap.monthly");
+    case "reserved":
+      if (d.capHold?.key !== key || d.capHold.credits !== res.amount)
+        await job.updateData({ ...job.data, capHold: { key, credits: res.amount } });
+      return { ok: true, credits: res.amount };
+  }
+}
+
+/** Finds the scan an earlier attempt created, in the service's scan list (newest first). */
+async function findLaunchedScan(
+  tenant: ScannerTenant,
+  d: LaunchJobData,
+  attemptStartedAt: number,
+): Promise<ScanListItem | undefined> {
+  const presets = await presetsOf(tenant).catch(() => []);
+  const presetName = presets.find((p) => p.ref === d.presetRef)?.name;
+  for await (const scan of tenant.client.iterateScans(tenant.projectId, { limit: 100 })) {
+    if (Date.parse(scan.createdAt) < attemptStartedAt - LOOKUP_SKEW_MS) return undefined;
+    if (scan.repositoryId !== d.repositoryId) continue;
+    if (!scan.commitHash || !d.headSha.startsWith(scan.commitHash)) continue;
+    if ((scan.baseCommit ?? null) !== d.mergeBase) continue;
+    if (presetName !== undefined && scan.presetName !== presetName) continue;
+    return scan;
+  }
+  return undefined;
+}
+
+/**
+ * Remembers the scan (Redis: the pull request's state and the scan link), starts following it (the poll
+ * job, `poll-<scanId>`), then writes the scan id on the check run (`external_id`). The poll never waits on
+ * that write (issue 15): a scan is polled on time whatever the installation's write lane is doing, and a
+ * check run that shows a scan id always has its poll job (reconciliation relies on it). A scan launched while
+ * its installation was being removed is cancelled at once instead (spec `POST …/scans/{scanId}/cancel`).
+ * With a write lane the scan-id write is not awaited (a progress write, see the body).
+ */
+async function afterLaunch(
+  rt: Runtime,
+  d: LaunchJobData,
+  tenant: ScannerTenant,
+  scanId: string,
+  creditBudget: number | undefined,
+): Promise<void> {
+  await rememberScan(rt, d, { scanId, projectId: tenant.projectId });
+  await rt.state.linkScan({
+    scanId,
+    projectId: tenant.projectId,
+    installationId: d.installationId,
+    accountLogin: d.accountLogin,
+    owner: d.owner,
+    repo: d.repo,
+    pullNumber: d.pullNumber,
+    headSha: d.headSha,
+    checkRunId: d.checkRunId,
+    ...(isGroupScan(d) ? { mergeGroup: true } : {}),
+  });
+  // The uninstall job marks the installation removed, then cancels the scans it finds in flight. A launch
+  // that passed its own look at the mark just before can still reach the service after the uninstall job
+  // read the scans in flight; looked at again now that this scan is in flight, one of the two always
+  // cancels it (issue 10 item 5).
+  if (await rt.state.isInstallationRemoved(d.installationId)) {
+    await tenant.client
+      .cancelScan(tenant.projectId, scanId)
+      .catch((e: Error) =>
+        rt.log.warn({ scanId, err: e.message }, "could not cancel scan of uninstalled installation"),
+      );
+    await rt.state.finishScan(d.installationId, scanId);
+    rt.log.info({ scanId }, "installation removed while the scan was launched: cancelled");
+    return;
+  }
+  const poll: PollJobData = {
+    ...repoContextOf(d),
+    pullNumber: d.pullNumber,
+    ...(d.target ? { target: d.target } : {}),
+    headSha: d.headSha,
+    mergeBase: d.mergeBase,
+    checkRunId: d.checkRunId,
+    scanId,
+    projectId: tenant.projectId,
+    presetRef: d.presetRef,
+    ...(creditBudget !== undefined ? { creditBudget } : {}),
+    config: d.config,
+    launchedAt: rt.now(),
+    ...(d.configProblemsInPull ? { configProblemsInPull: d.configProblemsInPull } : {}),
+    ...(d.guidanceChange ? { guidanceChange: d.guidanceChange } : {}),
+    ...(d.wholeRepository ? { wholeRepository: true } : {}),
+  };
+  await addFair(
+    rt.redis,
+    rt.queues.scans,
+    JOB.poll,
+    poll,
+    pollJobOptions(scanId, rt.settings.firstPollDelayMs),
+  );
+  const launched = applyWrites(rt, d.installationId, planLaunched(d, scanId, creditBudget));
+  // With a write lane, the scan id is a progress write: it waits at the lane's lowest priority and a later
+  // update of the check run (the completion carries the scan id too) may take it over, so the launch (and
+  // the pull request's lock) does not wait for it (issue 15, items 1 and 4).
+  if (rt.lane)
+    void launched.catch((e: Error) =>
+      rt.log.warn({ err: e.message, scanId, installation: d.installationId }, "scan id write failed"),
+    );
+  else await launched;
+}

@@ -1,0 +1,83 @@
+import type { Job } from "bullmq";
+import { groupKey, pullKey } from "../runtime/names.js";
+import type { Runtime } from "../runtime/runtime.js";
+import { applyWrites } from "../runtime/writes.js";
+import { checkRunCompleted, planStopWrites, stopCurrent } from "./supersede.js";
+import type { RepoContext } from "./types.js";
+
+/** A closed pull request (job `pull-closed`). */
+export interface PullClosedJobData extends RepoContext {
+  deliveryId: string;
+  pullNumber: number;
+}
+
+/**
+ * A closed pull request cancels its scan (or its launch still waiting in the debounce window) and
+ * concludes its check run `cancelled`.
+ */
+export async function processPullClosed(
+  rt: Runtime,
+  job: Job<PullClosedJobData>,
+): Promise<"cancelled" | "idle"> {
+  const d = job.data;
+  const key = pullKey(d.owner, d.repo, d.pullNumber);
+  return rt.state.withPullLock(key, async () => {
+    const prev = await rt.state.getPull(key);
+    if (!prev || prev.closed) return "idle";
+    await stopCurrent(rt, prev, { kind: "closed" }, d.accountLogin);
+    // The check run is concluded only when something was under way (a launch waiting or a scan) and it is
+    // not completed already: a finished report is never rewritten by a later close or merge (issue 10
+    // item 8). GitHub's check run is the truth, not diffward's memory of it.
+    if ((prev.scanId || prev.launchJobId) && !(await checkRunCompleted(rt, prev)))
+      await applyWrites(rt, d.installationId, planStopWrites(prev, { kind: "closed" }));
+    const { scanId: _s, launchKey: _l, launchJobId: _j, ...rest } = prev;
+    await rt.state.setPull(key, { ...rest, closed: true });
+    return "cancelled";
+  });
+}
+
+/** An uninstalled app (job `uninstall`): every scan in flight for the installation is cancelled. */
+export interface UninstallJobData {
+  deliveryId: string;
+  installationId: number;
+  accountLogin: string;
+}
+
+/**
+ * Cancels every scan diffward follows for an installation that uninstalled the app (spec
+ * `POST …/scans/{scanId}/cancel`: reserved credits are released). GitHub can no longer be written to.
+ * @returns the number of scans cancelled.
+ */
+export async function processUninstall(rt: Runtime, job: Job<UninstallJobData>): Promise<number> {
+  const d = job.data;
+  // First, so a launch still waiting in its debounce window is dropped before it spends (issue 10 item 5).
+  await rt.state.setInstallationRemoved(d.installationId, true);
+  const tenant = await rt.scanner.forAccount(d.accountLogin);
+  let cancelled = 0;
+  for (const scanId of await rt.state.inflightScans(d.installationId)) {
+    const link = await rt.state.getScanLink(scanId);
+    if (tenant) {
+      try {
+        await tenant.client.cancelScan(link?.projectId ?? tenant.projectId, scanId);
+        cancelled += 1;
+      } catch (error) {
+        rt.log.warn(
+          { scanId, err: (error as Error).message },
+          "could not cancel scan of uninstalled installation",
+        );
+      }
+    }
+    if (link?.mergeGroup) {
+      const key = groupKey(link.owner, link.repo, link.headSha);
+      const g = await rt.state.getGroup(key);
+      if (g) await rt.state.setGroup(key, { ...g, destroyed: true });
+    } else if (link) {
+      const key = pullKey(link.owner, link.repo, link.pullNumber);
+      const pr = await rt.state.getPull(key);
+      if (pr) await rt.state.setPull(key, { ...pr, closed: true });
+    }
+    await rt.state.finishScan(d.installationId, scanId);
+  }
+  rt.log.info({ installation: d.installationId, cancelled }, "installation removed: scans cancelled");
+  return cancelled;
+}

@@ -1,0 +1,499 @@
+import type { Job } from "bullmq";
+import { effectiveDisclosure, type RepoConfig } from "../config/repo-config.js";
+import {
+  decideReuse,
+  parseMergeGroupRef,
+  type MergeGroupRef,
+  type ReuseDecision,
+} from "../domain/merge-group.js";
+import { decideGate } from "../policy/gates.js";
+import { renderGateSkip } from "../render/gates.js";
+import { ScannerApiError, isRetryable } from "../scanner/errors.js";
+import { addFair } from "../runtime/fairness.js";
+import { getCheckRun, listCheckRunsForRef, type CheckRunUpdate } from "../github/checks.js";
+import { getPull, listCompareFiles } from "../github/pulls.js";
+import { createCheck, updateCheck } from "../github/writes.js";
+import { applyWrites, createdCheckRunId } from "../runtime/writes.js";
+import type { InstallationOctokit } from "../github/types.js";
+import { renderLaunchError } from "../render/check-run.js";
+import {
+  renderGroupCancelled,
+  renderGroupQueued,
+  renderGroupReused,
+  renderGroupScanQueued,
+  renderGroupSkipped,
+} from "../render/merge-group.js";
+import { isTerminalScanStatus } from "../scanner/catalog.js";
+import { CONFIG_PATH, loadRepoConfig, type LoadedConfig } from "../runtime/config-loader.js";
+import { JOB, groupKey, jobId, launchKey, pullKey } from "../runtime/names.js";
+import type { Runtime } from "../runtime/runtime.js";
+import type { GroupState } from "../runtime/state.js";
+import type { ReportState } from "./report.js";
+import type { LaunchJobData, RepoContext } from "./types.js";
+import { repoContextOf } from "./types.js";
+
+/** A `merge_group` event to act on (jobs `merge-group` and `merge-group-destroyed`, queue `diffward-events`). */
+export interface MergeGroupJobData extends RepoContext {
+  deliveryId: string;
+  /** `merge_group.head_sha`: the commit GitHub wants checks on */
+  headSha: string;
+  /** `merge_group.head_ref`, e.g. `refs/heads/gh-readonly-queue/main/pr-104-<sha>` */
+  headRef: string;
+  /** `merge_group.base_sha`: the group's parent commit, the `baseCommit` of its diff scan */
+  baseSha: string;
+  /** `merge_group.base_ref`, e.g. `refs/heads/main` */
+  baseRef: string;
+  /** `merge_group.head_commit.message` */
+  headCommitMessage?: string;
+  /** `destroyed` only: `merged`, `dequeued` or `invalidated` */
+  reason?: string;
+}
+
+/** What the merge-group job decided; returned as the job's result (visible in BullMQ and in tests). */
+export type MergeGroupOutcome =
+  | "not-onboarded"
+  | "destroyed"
+  | "duplicate-delivery"
+  | "invalid-config"
+  | "skipped"
+  | "reused"
+  | "no-token"
+  | "scan-enqueued";
+
+/** What the merge-group job read before deciding. */
+interface GroupRead {
+  config: LoadedConfig;
+  /** the pull request named by `head_ref` as GitHub returns it now, its report and check runs (reuse only) */
+  reuse?: { decision: ReuseDecision };
+}
+
+/** The one write the job applies to the group's check run, and the state to keep. */
+type GroupPlan =
+  | { kind: "conclude"; outcome: MergeGroupOutcome; update: CheckRunUpdate; log: string }
+  | { kind: "scan"; why: string };
+
+/**
+ * Acts on `merge_group` `checks_requested` (issue 13): creates the `diffward` check run on
+ * `merge_group.head_sha` at once, then by `.github/diffward.yml` `mergeQueue`:
+ * - `skip`: concludes `neutral` ("merge-queue checks are off");
+ * - `reuse` (default): reads the pull request named in `head_ref` from GitHub (never a cached head) and,
+ *   when diffward's completed report on that head stands ({@link decideReuse}), concludes with its
+ *   conclusion and no launch; otherwise scans;
+ * - `scan`: one diff scan of the group (`commitHash` = `head_sha`, `baseCommit` = `base_sha`).
+ * Holds the group's lock; a redelivery or a retried job finds the check run in the group's state and does
+ * not create or launch again. A group already destroyed is left alone.
+ */
+export async function processMergeGroup(
+  rt: Runtime,
+  job: Job<MergeGroupJobData>,
+): Promise<MergeGroupOutcome> {
+  const d = job.data;
+  const key = groupKey(d.owner, d.repo, d.headSha);
+  const log = rt.log.child({ delivery: d.deliveryId, group: key, installation: d.installationId });
+  const octokit = await rt.octokit(d.installationId);
+  const config = await loadRepoConfig(octokit, d.owner, d.repo);
+  if (config.kind === "absent") {
+    log.info("repository has no .github/diffward.yml: not onboarded, nothing done");
+    return "not-onboarded";
+  }
+  const ref = parseMergeGroupRef(d.headRef);
+  return rt.state.withPullLock(key, async () => {
+    const prev = await rt.state.getGroup(key);
+    if (prev?.destroyed) {
+      log.info("merge group already destroyed: nothing done");
+      return "destroyed";
+    }
+    // a scan id without a launch key: the state was rebuilt by reconciliation (src/jobs/reconcile.ts)
+    if (prev?.checkRunId && (prev.concluded || prev.launchKey || prev.scanId)) {
+      log.info("merge group already handled: duplicate delivery ignored");
+      return "duplicate-delivery";
+    }
+    const checkRunId = prev?.checkRunId ?? (await adoptOrCreate(rt, octokit, d, job.attemptsStarted));
+    const state: GroupState = {
+      installationId: d.installationId,
+      owner: d.owner,
+      repo: d.repo,
+      headSha: d.headSha,
+      ...(ref ? { pullNumber: ref.pullNumber } : {}),
+      checkRunId,
+    };
+    await rt.state.setGroup(key, state);
+
+    // read
+    const read: GroupRead = { config };
+    if (config.kind === "ok" && config.config.mergeQueue === "reuse" && ref) {
+      read.reuse = { decision: await readReuse(rt, octokit, d, ref.pullNumber) };
+    }
+    // decide
+    const plan = decideGroup(d, read, ref?.pullNumber);
+    // write
+    if (plan.kind === "conclude") {
+      await applyWrites(rt, d.installationId, [updateCheck(d, checkRunId, plan.update)]);
+      await rt.state.setGroup(key, { ...state, concluded: true });
+      log.info({ outcome: plan.outcome }, plan.log);
+      return plan.outcome;
+    }
+    if (config.kind !== "ok") throw new Error("unreachable: a scan plan needs a valid config");
+    return startGroupScan(rt, octokit, d, { state, config: config.config, why: plan.why, ref }, log);
+  });
+}
+
+/**
+ * Starts the group's diff scan (issue 13, `scan`): a token for the account (none → `neutral`, refused →
+ * `failure`, like a pull request), the spend gates on the group's changes (`authors.skip` for the named
+ * pull request's author, `paths.ignore` on the files between `base_sha` and `head_sha`; the fork and
+ * guidance approvals count as given, since only users allowed to merge can queue), then one `launch` job
+ * with `commitHash` = `head_sha` and `baseCommit` = `base_sha`, keyed like every launch (the same repository,
+ * head, base and preset launch once). The launch job applies the preflight and `creditCap.monthly`, and
+ * dedupes, waits out `Retry-After` and recovers after a crash as for pull requests.
+ */
+async function startGroupScan(
+  rt: Runtime,
+  octokit: InstallationOctokit,
+  d: MergeGroupJobData,
+  s: { state: GroupState; config: RepoConfig; why: string; ref: MergeGroupRef | undefined },
+  log: Runtime["log"],
+): Promise<MergeGroupOutcome> {
+  const { state, config, ref } = s;
+  const key = groupKey(d.owner, d.repo, d.headSha);
+  const checkRunId = state.checkRunId!;
+  const conclude = async (outcome: MergeGroupOutcome, update: CheckRunUpdate): Promise<MergeGroupOutcome> => {
+    await applyWrites(rt, d.installationId, [updateCheck(d, checkRunId, update)]);
+    await rt.state.setGroup(key, { ...state, concluded: true });
+    return outcome;
+  };
+  let tenant;
+  try {
+    tenant = await rt.scanner.forAccount(d.accountLogin);
+  } catch (error) {
+    if (isRetryable(error)) throw error;
+    log.warn({ err: (error as Error).message }, "scanner token refused by the service");
+    return conclude("no-token", {
+      conclusion: "failure",
+      output: renderLaunchError("unauthorized", {
+        message: error instanceof ScannerApiError ? error.message : String((error as Error).message),
+      }),
+    });
+  }
+  if (!tenant) return conclude("no-token", { conclusion: "neutral", output: renderLaunchError("no_token") });
+
+  const [files, author] = await Promise.all([
+    listCompareFiles(octokit, d, d.baseSha, d.headSha),
+    ref ? pullAuthor(octokit, d, ref.pullNumber) : Promise.resolve(""),
+  ]);
+  const gate = decideGate({
+    config,
+    files,
+    authorLogin: author,
+    fromFork: false,
+    authorPermitted: true,
+    guidanceFile: rt.settings.guidanceFile,
+    approved: true,
+  });
+  if (gate.kind === "skip") {
+    log.info({ reason: gate.reason }, "merge group not scanned: nothing spent");
+    return conclude("skipped", {
+      conclusion: gate.reason === "authors-skip" ? "skipped" : "neutral",
+      output: renderGateSkip(gate),
+    });
+  }
+
+  const presetRef = config.preset ?? rt.settings.defaultPreset;
+  const lk = launchKey({
+    repositoryId: config.repositoryId,
+    headSha: d.headSha,
+    mergeBase: d.baseSha,
+    presetRef,
+    ...(config.auditAreas ? { auditAreaKeys: config.auditAreas } : {}),
+  });
+  const launchJobId = jobId("launch", lk);
+  const data: LaunchJobData = {
+    ...repoContextOf(d),
+    pullNumber: ref?.pullNumber ?? 0,
+    target: { kind: "merge-group", headRef: d.headRef, baseSha: d.baseSha },
+    headSha: d.headSha,
+    headRef: d.headRef.replace(/^refs\/heads\//, ""),
+    mergeBase: d.baseSha,
+    ...(d.headCommitMessage ? { commitMessage: d.headCommitMessage } : {}),
+    repositoryId: config.repositoryId,
+    presetRef,
+    ...(config.creditBudget !== undefined ? { creditBudget: config.creditBudget } : {}),
+    ...(config.auditAreas?.length ? { auditAreaKeys: config.auditAreas } : {}),
+    checkRunId,
+    launchKey: lk,
+    explicit: false,
+    config: { ...config, disclosure: effectiveDisclosure(config, { private: d.repoPrivate }) },
+    ...(gate.guidanceChange ? { guidanceChange: gate.guidanceChange } : {}),
+  };
+  await applyWrites(rt, d.installationId, [
+    updateCheck(d, checkRunId, {
+      status: "queued",
+      output: renderGroupScanQueued({ baseSha: d.baseSha, why: s.why }),
+    }),
+  ]);
+  // The launch job waits for the group's lock (held here) and runs only for the key the state names. A crash
+  // between these two writes re-runs this job, which adds the same job id again (BullMQ keeps one).
+  await addFair(rt.redis, rt.queues.launch, JOB.launch, data, {
+    jobId: launchJobId,
+    attempts: 8,
+    backoff: { type: "exponential", delay: 2_000, jitter: 0.5 },
+    removeOnComplete: { age: 24 * 3600, count: 10_000 },
+    removeOnFail: { age: 7 * 24 * 3600 },
+  });
+  await rt.state.setGroup(key, { ...state, launchKey: lk, launchJobId });
+  log.info({ baseSha: d.baseSha, presetRef, checkRunId }, "merge group scan enqueued");
+  return "scan-enqueued";
+}
+
+/** The login of the pull request's author, or "" when GitHub does not know the pull request. */
+async function pullAuthor(
+  octokit: InstallationOctokit,
+  d: MergeGroupJobData,
+  pullNumber: number,
+): Promise<string> {
+  try {
+    return (await getPull(octokit, { owner: d.owner, repo: d.repo, pullNumber })).authorLogin;
+  } catch (error) {
+    if ((error as { status?: number }).status === 404) return "";
+    throw error;
+  }
+}
+
+/**
+ * Decides what the group's check run becomes (pure): an invalid config fails it, `skip` concludes
+ * `neutral`, a standing pull request report is reused, anything else is scanned.
+ */
+export function decideGroup(
+  d: MergeGroupJobData,
+  read: GroupRead,
+  pullNumber: number | undefined,
+): GroupPlan {
+  if (read.config.kind === "invalid") {
+    return {
+      kind: "conclude",
+      outcome: "invalid-config",
+      update: {
+        conclusion: "failure",
+        output: renderLaunchError("config_invalid", { path: CONFIG_PATH, problems: read.config.problems }),
+      },
+      log: "invalid repository config",
+    };
+  }
+  const config = read.config.kind === "ok" ? read.config.config : undefined;
+  const mode: RepoConfig["mergeQueue"] = config?.mergeQueue ?? "reuse";
+  if (mode === "skip") {
+    return {
+      kind: "conclude",
+      outcome: "skipped",
+      update: { conclusion: "neutral", output: renderGroupSkipped(pullNumber) },
+      log: "mergeQueue: skip: concluded neutral",
+    };
+  }
+  const decision = read.reuse?.decision;
+  if (mode === "reuse" && decision?.kind === "reuse") {
+    return {
+      kind: "conclude",
+      outcome: "reused",
+      update: {
+        conclusion: decision.conclusion,
+        output: renderGroupReused({
+          pullNumber: decision.pullNumber,
+          headSha: decision.headSha,
+          scanId: decision.scanId,
+          conclusion: decision.conclusion,
+          ...(d.repoHtmlUrl ? { checkRunUrl: `${d.repoHtmlUrl}/runs/${decision.checkRunId}` } : {}),
+        }),
+        ...(d.repoHtmlUrl ? { detailsUrl: `${d.repoHtmlUrl}/pull/${decision.pullNumber}` } : {}),
+      },
+      log: "pull request report reused: no launch",
+    };
+  }
+  const why =
+    mode === "scan"
+      ? "`mergeQueue: scan`"
+      : pullNumber === undefined
+        ? "the merge group's ref names no pull request"
+        : `no reusable report of pull request #${pullNumber} (${decision?.kind === "scan" ? decision.why : "unknown"})`;
+  return { kind: "scan", why };
+}
+
+/**
+ * Reads what {@link decideReuse} needs: the pull request from GitHub now (its current head), diffward's
+ * report record of it, and diffward's latest check run on that head. A pull request GitHub does not know
+ * (404) is "no report".
+ */
+async function readReuse(
+  rt: Runtime,
+  octokit: InstallationOctokit,
+  d: MergeGroupJobData,
+  pullNumber: number,
+): Promise<ReuseDecision> {
+  let pull;
+  try {
+    pull = await getPull(octokit, { owner: d.owner, repo: d.repo, pullNumber });
+  } catch (error) {
+    if ((error as { status?: number }).status === 404) return { kind: "scan", why: "no-report" };
+    throw error;
+  }
+  const report = await rt.state.getJson<ReportState>("report", pullKey(d.owner, d.repo, pullNumber));
+  const runs =
+    report && report.headSha === pull.headSha ? await listCheckRunsForRef(octokit, d, pull.headSha) : [];
+  return decideReuse({
+    pull: { number: pull.number, headSha: pull.headSha },
+    ...(report
+      ? { report: { scanId: report.scanId, headSha: report.headSha, checkRunId: report.checkRunId } }
+      : {}),
+    checkRuns: [...runs].sort((a, b) => b.id - a.id),
+  });
+}
+
+/**
+ * The group's check run: on a retry of a job whose worker died between creating it and saving the state
+ * (`attemptsStarted > 1`), the unfinished `diffward` run without a scan on the head is adopted; otherwise a
+ * new `queued` one is created.
+ */
+async function adoptOrCreate(
+  rt: Runtime,
+  octokit: InstallationOctokit,
+  d: MergeGroupJobData,
+  attemptsStarted: number,
+): Promise<number> {
+  if (attemptsStarted > 1) {
+    const found = (await listCheckRunsForRef(octokit, d, d.headSha)).find(
+      (c) => c.status !== "completed" && !c.externalId && c.headSha === d.headSha,
+    );
+    if (found) return found.id;
+  }
+  const ref = parseMergeGroupRef(d.headRef);
+  const created = createdCheckRunId(
+    await applyWrites(rt, d.installationId, [
+      createCheck(d, d.headSha, {
+        status: "queued",
+        output: renderGroupQueued({ baseSha: d.baseSha, ...(ref ? { pullNumber: ref.pullNumber } : {}) }),
+      }),
+    ]),
+  );
+  if (created === undefined) throw new Error("GitHub returned no check run id");
+  return created;
+}
+
+/** What the destroyed job did. */
+export type GroupDestroyedOutcome = "cancelled" | "already-completed" | "idle";
+
+/**
+ * Acts on `merge_group` `destroyed` (merged, dequeued or invalidated; GitHub "Webhook events and payloads",
+ * `merge_group.reason`): marks the group destroyed (a `checks_requested` delivered late then does nothing),
+ * removes a launch still waiting, cancels the group's scan only while the service says it is not terminal
+ * (spec `POST …/scans/{scanId}/cancel`; a completed scan is never cancelled), and concludes the group's
+ * check run `cancelled` unless GitHub shows it completed. When diffward has no state of the group (lost with
+ * Redis), the check run and scan are read from GitHub ({@link unfinishedFromGitHub}), so the group's check
+ * run never stays unfinished and its scan does not run on for a group that is gone. Holds the group's lock.
+ */
+export async function processMergeGroupDestroyed(
+  rt: Runtime,
+  job: Job<MergeGroupJobData>,
+): Promise<GroupDestroyedOutcome> {
+  const d = job.data;
+  const key = groupKey(d.owner, d.repo, d.headSha);
+  const log = rt.log.child({ delivery: d.deliveryId, group: key, installation: d.installationId });
+  return rt.state.withPullLock(key, async () => {
+    const prev = await rt.state.getGroup(key);
+    const base: GroupState = prev ?? {
+      installationId: d.installationId,
+      owner: d.owner,
+      repo: d.repo,
+      headSha: d.headSha,
+    };
+    if (prev?.destroyed) return "idle";
+    await rt.state.setGroup(key, { ...base, destroyed: true });
+    const octokit = await rt.octokit(d.installationId);
+    const g = prev?.checkRunId ? prev : await unfinishedFromGitHub(octokit, d, base);
+    if (!g?.checkRunId) {
+      log.info({ reason: d.reason }, "merge group destroyed before diffward checked it");
+      return "idle";
+    }
+    if (!prev?.checkRunId)
+      log.warn({ checkRunId: g.checkRunId, scanId: g.scanId }, "merge group destroyed: its state was lost");
+    const stopped = await stopGroupScan(rt, g, d.accountLogin, log);
+    const run = await getCheckRun(octokit, d, g.checkRunId);
+    if (run.status === "completed") {
+      log.info(
+        { reason: d.reason, conclusion: run.conclusion },
+        "merge group destroyed; its check had completed",
+      );
+      return "already-completed";
+    }
+    await applyWrites(rt, d.installationId, [
+      updateCheck(d, g.checkRunId, {
+        conclusion: "cancelled",
+        output: renderGroupCancelled({
+          ...(d.reason ? { reason: d.reason } : {}),
+          ...(stopped ? { scanId: stopped } : {}),
+        }),
+      }),
+    ]);
+    log.info({ reason: d.reason, scanId: stopped }, "merge group destroyed: check cancelled");
+    return "cancelled";
+  });
+}
+
+/**
+ * The group as GitHub shows it when diffward has no state of it (lost with Redis, or a worker died between
+ * creating the check run and saving the state): diffward's unfinished check run on the group's head (GitHub
+ * "List check runs for a Git reference", `check_name=diffward`) and the scan id in its `external_id`.
+ * @returns `undefined` when there is no such check run.
+ */
+async function unfinishedFromGitHub(
+  octokit: InstallationOctokit,
+  d: MergeGroupJobData,
+  base: GroupState,
+): Promise<GroupState | undefined> {
+  const run = (await listCheckRunsForRef(octokit, d, d.headSha)).find(
+    (c) => c.status !== "completed" && c.headSha === d.headSha,
+  );
+  if (!run) return undefined;
+  return { ...base, checkRunId: run.id, ...(run.externalId ? { scanId: run.externalId } : {}) };
+}
+
+/**
+ * Stops the group's work: removes its launch job while it waits (nothing spent), removes its poll job, and
+ * cancels its scan when the service reports it not terminal. Errors are logged, never thrown.
+ * @returns the id of the scan cancelled, if one was.
+ */
+async function stopGroupScan(
+  rt: Runtime,
+  g: GroupState,
+  accountLogin: string,
+  log: Runtime["log"],
+): Promise<string | undefined> {
+  if (g.launchJobId) {
+    const launch = await rt.queues.launch.getJob(g.launchJobId);
+    if (
+      launch &&
+      ((await launch.isDelayed().catch(() => false)) || (await launch.isWaiting().catch(() => false)))
+    )
+      await launch.remove().catch(() => undefined);
+  }
+  if (!g.scanId) return undefined;
+  const poll = await rt.queues.scans.getJob(jobId("poll", g.scanId));
+  if (poll && (await poll.isDelayed().catch(() => false))) await poll.remove().catch(() => undefined);
+  try {
+    const tenant = await rt.scanner.forAccount(accountLogin);
+    if (!tenant) return undefined;
+    const projectId = g.projectId ?? tenant.projectId;
+    // A read refused (429 before Retry-After, 5xx) does not stop the cancel: the service itself refuses to
+    // cancel a terminal scan (spec "Scan lifecycle": cancel of COMPLETED or FAILED answers 400), so a completed
+    // scan is never cancelled either way.
+    const status = await tenant.client
+      .getScan(projectId, g.scanId)
+      .then(({ scan }) => scan.status)
+      .catch(() => undefined);
+    if (status !== undefined && isTerminalScanStatus(status)) return undefined;
+    await tenant.client.cancelScan(projectId, g.scanId);
+    await rt.state.finishScan(g.installationId, g.scanId);
+    return g.scanId;
+  } catch (error) {
+    log.warn({ err: (error as Error).message, scanId: g.scanId }, "could not cancel the merge group's scan");
+    return undefined;
+  }
+}

@@ -1,0 +1,214 @@
+import type { Job } from "bullmq";
+import { addFair } from "../runtime/fairness.js";
+import { parseRepoConfigYaml, permissionAtLeast } from "../config/repo-config.js";
+import { listCheckRunsForRef } from "../github/checks.js";
+import { getPermission } from "../github/comments.js";
+import { getFileText, getMergeBase, listPullFiles } from "../github/pulls.js";
+import type { InstallationOctokit } from "../github/types.js";
+import { ScannerApiError, isRetryable } from "../scanner/errors.js";
+import { CONFIG_PATH, loadRepoConfig } from "../runtime/config-loader.js";
+import { JOB, pullKey } from "../runtime/names.js";
+import type { Runtime } from "../runtime/runtime.js";
+import { applyWrites, createdCheckRunId } from "../runtime/writes.js";
+import {
+  decideHead,
+  decidePullRequest,
+  isFromFork,
+  nextFactNeeded,
+  type PullRequestFact,
+  type PullRequestFacts,
+  type PullRequestOutcome,
+} from "./decide-pull-request.js";
+import { checkRunCompleted, planStopWrites, stopCurrent } from "./supersede.js";
+import type { PullRequestJobData } from "./types.js";
+
+export type { PullRequestOutcome } from "./decide-pull-request.js";
+
+/**
+ * Acts on a pull request event, holding the pull request's lock throughout:
+ * 1. read the repository config (none: not onboarded) and the state of the head followed so far;
+ * 2. decide the head ({@link decideHead}: stale, duplicate, or followed, stopping the previous head: its
+ *    launch removed or its scan cancelled);
+ * 3. read, one at a time, only the facts the decision needs ({@link nextFactNeeded}: an adoptable check
+ *    run, the scanner token, the changed files, a fork author's permission, the PR's own config, the merge
+ *    base from GitHub's compare API);
+ * 4. decide ({@link decidePullRequest}: config problems, draft, token, spend and safety gates, launch);
+ * 5. write: the previous head's check run `cancelled`, this head's check run in one write (`queued`, or
+ *    its conclusion), then the launch enqueued after `debounceSeconds` (a newer push inside the window
+ *    removes the waiting launch: nothing is spent) and the state saved.
+ */
+export async function processPullRequest(
+  rt: Runtime,
+  job: Job<PullRequestJobData>,
+): Promise<PullRequestOutcome> {
+  const d = job.data;
+  const key = pullKey(d.owner, d.repo, d.pullNumber);
+  const log = rt.log.child({
+    delivery: d.deliveryId,
+    pull: key,
+    installation: d.installationId,
+    sha: d.headSha,
+  });
+  const octokit = await rt.octokit(d.installationId);
+
+  const loaded = await loadRepoConfig(octokit, d.owner, d.repo);
+  if (loaded.kind === "absent") {
+    log.info("repository has no .github/diffward.yml: not onboarded, nothing done");
+    return "not-onboarded";
+  }
+
+  return rt.state.withPullLock(key, async () => {
+    const prev = await rt.state.getPull(key);
+    const head = decideHead(d, prev);
+    if (head.kind === "stale-event") {
+      log.info({ current: prev?.headSha }, "older delivery than the head already followed: ignored");
+      return head.kind;
+    }
+    if (head.kind === "duplicate-delivery") {
+      log.info("head already followed: duplicate delivery ignored");
+      return head.kind;
+    }
+    // Stopping the previous head releases its credits now; its check run is concluded with this head's writes.
+    if (head.stop && prev) await stopCurrent(rt, prev, head.stop.reason, d.accountLogin);
+
+    const facts: PullRequestFacts = {
+      event: d,
+      attemptsStarted: job.attemptsStarted,
+      config:
+        loaded.kind === "ok"
+          ? { kind: "ok", config: loaded.config }
+          : { kind: "invalid", problems: loaded.problems },
+      head,
+      settings: { guidanceFile: rt.settings.guidanceFile, defaultPreset: rt.settings.defaultPreset },
+    };
+    for (let fact = nextFactNeeded(facts); fact; fact = nextFactNeeded(facts))
+      await readFact(rt, octokit, facts, fact, log);
+    const plan = decidePullRequest(facts);
+
+    const stopsRun = Boolean(head.stop?.concludeCheckRun && prev && !(await checkRunCompleted(rt, prev)));
+    const writes = [
+      ...(stopsRun && head.stop && prev ? planStopWrites(prev, head.stop.reason) : []),
+      ...plan.writes,
+    ];
+    const results = await applyWrites(rt, d.installationId, writes);
+    const checkRunId = plan.checkRunId ?? createdCheckRunId(results);
+    // diffward records the pull request of its check run: GitHub leaves `check_run.pull_requests` empty for
+    // heads in forks, so "Scan anyway" and re-runs find it here (issue 10 item 2).
+    if (checkRunId !== undefined)
+      await rt.state.recordCheckRunOwner(d.owner, d.repo, checkRunId, {
+        pullNumber: d.pullNumber,
+        headSha: d.headSha,
+      });
+    if (plan.launch && checkRunId !== undefined) {
+      await addFair(
+        rt.redis,
+        rt.queues.launch,
+        JOB.launch,
+        { ...plan.launch.data, checkRunId },
+        {
+          jobId: plan.launch.jobId,
+          delay: plan.launch.delayMs,
+          attempts: 8,
+          backoff: { type: "exponential", delay: 2_000, jitter: 0.5 },
+          removeOnComplete: { age: 24 * 3600, count: 10_000 },
+          removeOnFail: { age: 7 * 24 * 3600 },
+        },
+      );
+    }
+    await rt.state.setPull(key, {
+      ...plan.state,
+      ...(plan.keepsCheckRun && checkRunId !== undefined ? { checkRunId } : {}),
+    });
+    logOutcome(log, plan.outcome, { ...plan.why, ...(checkRunId !== undefined ? { checkRunId } : {}) });
+    return plan.outcome;
+  });
+}
+
+/** Reads one fact the decision needs into `facts`. */
+async function readFact(
+  rt: Runtime,
+  octokit: InstallationOctokit,
+  facts: PullRequestFacts,
+  fact: PullRequestFact,
+  log: Runtime["log"],
+): Promise<void> {
+  const d = facts.event;
+  switch (fact) {
+    case "adoption": {
+      // A re-run of this job after its worker died between creating the check run and saving the state
+      // adopts that check run instead of leaving it `queued` forever beside a new one.
+      const found = (await listCheckRunsForRef(octokit, d, d.headSha)).find(
+        (c) => c.status !== "completed" && !c.externalId && c.headSha === d.headSha,
+      );
+      facts.adoption = { checkRunId: found?.id };
+      return;
+    }
+    case "token":
+      try {
+        facts.token = (await rt.scanner.forAccount(d.accountLogin)) ? { kind: "found" } : { kind: "absent" };
+      } catch (error) {
+        // A 5xx, 429 or network error of `GET /token` is temporary: retry the job, never conclude "no token".
+        if (isRetryable(error)) throw error;
+        // GET /token refused: the configured token is wrong, expired or revoked (spec "Authentication" 4).
+        log.warn({ err: (error as Error).message }, "scanner token refused by the service");
+        facts.token = {
+          kind: "refused",
+          message: error instanceof ScannerApiError ? error.message : String((error as Error).message),
+        };
+      }
+      return;
+    case "files":
+      facts.files = await listPullFiles(octokit, d);
+      return;
+    case "permission":
+      // Fails closed: an unknown author (a deleted account, `user: null`) is never permitted.
+      facts.authorPermitted =
+        !isFromFork(d) ||
+        (facts.config.kind === "ok" &&
+          d.authorLogin !== "" &&
+          permissionAtLeast(
+            await getPermission(octokit, d, d.authorLogin),
+            facts.config.config.commands.minPermission,
+          ));
+      return;
+    case "config-in-pull":
+      facts.configProblemsInPull = await validateConfigInPull(octokit, d, facts.files ?? []).catch(() => []);
+      return;
+    case "merge-base": {
+      const { mergeBase, headCommitMessage } = await getMergeBase(octokit, d, d.baseRef, d.headSha);
+      facts.mergeBase = { mergeBase, headCommitMessage };
+      return;
+    }
+  }
+}
+
+function logOutcome(log: Runtime["log"], outcome: PullRequestOutcome, fields: Record<string, unknown>): void {
+  switch (outcome) {
+    case "invalid-config":
+      return log.warn(fields, "invalid repository config");
+    case "draft-skipped":
+      return log.info("draft pull request and drafts: skip: nothing done");
+    case "skipped":
+      return log.info(fields, "not scanned: nothing spent");
+    case "awaiting-approval":
+      return log.info(fields, "scan waits for approval");
+    case "launch-enqueued":
+      return log.info(fields, "launch enqueued");
+    default:
+      return log.info(fields, `pull request: ${outcome}`);
+  }
+}
+
+/** When the pull request changes `.github/diffward.yml`, the problems of its version (empty when valid). */
+async function validateConfigInPull(
+  octokit: InstallationOctokit,
+  d: PullRequestJobData,
+  files: readonly { filename: string; status: string }[],
+): Promise<string[]> {
+  const edited = files.find((f) => f.filename === CONFIG_PATH && f.status !== "removed");
+  if (!edited) return [];
+  const text = await getFileText(octokit, d, CONFIG_PATH, d.headSha);
+  if (text === undefined) return [];
+  const parsed = parseRepoConfigYaml(text);
+  return parsed.ok ? [] : parsed.problems;
+}

@@ -1,0 +1,479 @@
+import type { Job } from "bullmq";
+import type { ProbotOctokit } from "probot";
+import { effectiveDisclosure } from "../config/repo-config.js";
+import { listCheckRunsForRef, type FoundCheckRun } from "../github/checks.js";
+import { getMergeBase, listOpenPulls } from "../github/pulls.js";
+import { MERGE_QUEUE_REF_PREFIX, listMatchingRefs, type GitRef } from "../github/refs.js";
+import type { InstallationOctokit } from "../github/types.js";
+import { loadRepoConfig } from "../runtime/config-loader.js";
+import type { PollJobData } from "./types.js";
+import { parseMergeGroupRef } from "../domain/merge-group.js";
+import { JOB, groupKey, jobId, launchKey, pollJobOptions, pullKey } from "../runtime/names.js";
+import type { Runtime } from "../runtime/runtime.js";
+import { LockBusyError } from "../runtime/state.js";
+import type { ScannerTenant } from "../tenants/index.js";
+
+/** How long reconciliation waits for a pull request's lock held by a job or another reconciliation, in ms. */
+const LOCK_WAIT_MS = 5_000;
+
+/** What one reconciliation found and did; the job's result. */
+export interface ReconcileSummary {
+  installations: number;
+  repositories: number;
+  pulls: number;
+  /** merge groups found in a merge queue (GitHub's `gh-readonly-queue/…` branches that exist now) */
+  mergeGroups: number;
+  /** in-flight scans whose poll job was recreated (or a failed one retried) */
+  resumed: string[];
+  /** in-flight scans whose poll job was still there: nothing done */
+  alreadyFollowed: string[];
+  /** installations or repositories that could not be read (suspended, 5xx after Octokit's retries) */
+  errors: number;
+}
+
+/** How reconciliation authenticates as the App itself (`probot.auth()` without an installation id). */
+export interface ReconcileDeps {
+  appOctokit(): Promise<ProbotOctokit>;
+}
+
+/** Requests of a reconciliation within one window of this many ms collapse into one job. */
+export const RECONCILE_WINDOW_MS = 10_000;
+
+/**
+ * Enqueues a reconciliation on the events queue. The job id is `reconcile-<window>`: every request within
+ * one {@link RECONCILE_WINDOW_MS} window (all processes starting at once, say) collapses into one job.
+ * @returns the job id; its result is the {@link ReconcileSummary} (kept one hour).
+ */
+export async function enqueueReconcile(rt: Pick<Runtime, "queues">, now = Date.now()): Promise<string> {
+  const id = jobId("reconcile", Math.floor(now / RECONCILE_WINDOW_MS));
+  await rt.queues.events.add(
+    JOB.reconcile,
+    {},
+    {
+      jobId: id,
+      attempts: 3,
+      backoff: { type: "exponential", delay: 5_000 },
+      removeOnComplete: { age: 3600 },
+      removeOnFail: { age: 24 * 3600 },
+    },
+  );
+  return id;
+}
+
+/** The `reconcile` job's processor (registered by `boot`). */
+export function reconcileProcessor(deps: ReconcileDeps) {
+  return (rt: Runtime, _job: Job): Promise<ReconcileSummary> => reconcile(rt, deps);
+}
+
+/**
+ * Rebuilds what was in flight from GitHub's side after diffward's Redis state was lost (a flush, a new
+ * Redis, an outage longer than the keys' lives), so every in-flight scan is still reported (issue 6 item 3):
+ * for each installation (GitHub REST "List installations for the authenticated app", app JWT), each of its
+ * repositories ("List repositories accessible to the app installation"), each open pull request's head
+ * commit, diffward's latest check run there ("List check runs for a Git reference", `check_name=diffward`)
+ * that is not `completed` and carries a scan id in `external_id`:
+ * - when the `poll-<scanId>` job still exists, nothing is done (a failed one is retried, and so is a failed
+ *   `report-<scanId>` job of a completed poll);
+ * - otherwise the pull request state, the launch record (so a redelivered webhook never launches the head
+ *   again: "never pay twice"), the scan link and the `poll-<scanId>` job are recreated. The BullMQ job id
+ *   dedupes, so two reconciliations racing add one job. Nothing is sent to the service here: the poll job
+ *   reads the scan after `firstPollDelayMs` and honours its `Retry-After` from then on.
+ * Merge groups (issue 13) the same way, from each of the repository's merge-queue branches that exist now
+ * ({@link reconcileMergeGroups}).
+ * A check run without `external_id` (a launch that never got its scan id written back) is left alone: the
+ * launch may or may not have reached the service, and only the launch job's scan-list lookup can tell.
+ * `launchedAt` restarts at reconciliation, so `scanTimeoutMinutes` counts from then.
+ */
+export async function reconcile(rt: Runtime, deps: ReconcileDeps): Promise<ReconcileSummary> {
+  const log = rt.log.child({ job: "reconcile" });
+  const summary: ReconcileSummary = {
+    installations: 0,
+    repositories: 0,
+    pulls: 0,
+    mergeGroups: 0,
+    resumed: [],
+    alreadyFollowed: [],
+    errors: 0,
+  };
+  const app = await deps.appOctokit();
+  const installations = await app.paginate(app.rest.apps.listInstallations, { per_page: 100 });
+  for (const inst of installations) {
+    summary.installations += 1;
+    const accountLogin = (inst.account && "login" in inst.account ? inst.account.login : undefined) ?? "";
+    const ilog = log.child({ installation: inst.id });
+    try {
+      const octokit = await rt.octokit(inst.id);
+      const repos = await octokit.paginate(octokit.rest.apps.listReposAccessibleToInstallation, {
+        per_page: 100,
+      });
+      for (const repo of repos) {
+        summary.repositories += 1;
+        try {
+          await reconcileRepository(rt, octokit, summary, {
+            installationId: inst.id,
+            accountLogin: accountLogin || repo.owner.login,
+            owner: repo.owner.login,
+            repo: repo.name,
+            repoPrivate: repo.private,
+            defaultBranch: repo.default_branch ?? "main",
+          });
+        } catch (error) {
+          summary.errors += 1;
+          ilog.warn(
+            { repository: repo.full_name, err: (error as Error).message },
+            "reconcile: repository skipped",
+          );
+        }
+      }
+    } catch (error) {
+      summary.errors += 1;
+      ilog.warn({ err: (error as Error).message }, "reconcile: installation skipped");
+    }
+  }
+  log.info(
+    {
+      installations: summary.installations,
+      repositories: summary.repositories,
+      pulls: summary.pulls,
+      mergeGroups: summary.mergeGroups,
+      resumed: summary.resumed.length,
+      alreadyFollowed: summary.alreadyFollowed.length,
+      errors: summary.errors,
+    },
+    "reconciliation done",
+  );
+  return summary;
+}
+
+/** The repository part of a poll job's data (what reconciliation knows before it looks at a scan). */
+type RepoPart = Omit<
+  PollJobData,
+  | "pullNumber"
+  | "headSha"
+  | "mergeBase"
+  | "checkRunId"
+  | "scanId"
+  | "projectId"
+  | "presetRef"
+  | "config"
+  | "launchedAt"
+>;
+
+async function reconcileRepository(
+  rt: Runtime,
+  octokit: InstallationOctokit,
+  summary: ReconcileSummary,
+  r: RepoPart,
+): Promise<void> {
+  await reconcilePulls(rt, octokit, summary, r);
+  await reconcileMergeGroups(rt, octokit, summary, r);
+}
+
+async function reconcilePulls(
+  rt: Runtime,
+  octokit: InstallationOctokit,
+  summary: ReconcileSummary,
+  r: RepoPart,
+): Promise<void> {
+  const pulls = await listOpenPulls(octokit, r);
+  if (pulls.length === 0) return;
+  const cache: ConfigCache = {};
+  for (const pr of pulls) {
+    summary.pulls += 1;
+    const key = pullKey(r.owner, r.repo, pr.number);
+    const found = await findResumable(rt, octokit, summary, r, cache, {
+      headSha: pr.headSha,
+      bindings: { pull: key },
+      noTenantMessage: "reconcile: no scanner token for the account, scan not resumed",
+    });
+    if (found === "stop-repository") return;
+    if (found === "next") continue;
+    const { run, scanId, log: plog, config, tenant } = found;
+    const { mergeBase } = await getMergeBase(octokit, r, pr.baseRef, pr.headSha);
+    const presetRef = config.preset ?? rt.settings.defaultPreset;
+    const lk = launchKey({
+      repositoryId: config.repositoryId,
+      headSha: pr.headSha,
+      mergeBase,
+      presetRef,
+      ...(config.auditAreas ? { auditAreaKeys: config.auditAreas } : {}),
+    });
+    const data: PollJobData = {
+      ...r,
+      pullNumber: pr.number,
+      headSha: pr.headSha,
+      mergeBase,
+      checkRunId: run.id,
+      scanId,
+      projectId: tenant.projectId,
+      presetRef,
+      ...(config.creditBudget !== undefined ? { creditBudget: config.creditBudget } : {}),
+      config,
+      launchedAt: rt.now(),
+    };
+    const locked = await withLockWaiting(rt, key, async () => {
+      if (await rt.queues.scans.getJob(jobId("poll", scanId))) return false; // added meanwhile
+      const prev = await rt.state.getPull(key);
+      if (!prev || prev.headSha !== pr.headSha || prev.scanId !== scanId) {
+        await rt.state.setPull(key, {
+          installationId: r.installationId,
+          owner: r.owner,
+          repo: r.repo,
+          pullNumber: pr.number,
+          headSha: pr.headSha,
+          mergeBase,
+          checkRunId: run.id,
+          launchKey: lk,
+          launchJobId: jobId("launch", lk),
+          scanId,
+          projectId: tenant.projectId,
+        });
+      }
+      if (!(await rt.state.getLaunch(lk)).scanId)
+        await rt.state.recordLaunch(lk, { scanId, projectId: tenant.projectId });
+      await rt.state.linkScan({
+        scanId,
+        projectId: tenant.projectId,
+        installationId: r.installationId,
+        accountLogin: r.accountLogin,
+        owner: r.owner,
+        repo: r.repo,
+        pullNumber: pr.number,
+        headSha: pr.headSha,
+        checkRunId: run.id,
+      });
+      await rt.queues.scans.add(JOB.poll, data, pollJobOptions(scanId, rt.settings.firstPollDelayMs));
+      return true;
+    });
+    if (!locked) {
+      summary.alreadyFollowed.push(scanId);
+      continue;
+    }
+    summary.resumed.push(scanId);
+    plog.info({ checkRunId: run.id }, "reconcile: in-flight scan resumed");
+  }
+}
+
+/** The repository's effective config, loaded once per repository by {@link findResumable} (per loop). */
+interface ConfigCache {
+  config?: PollJobData["config"];
+}
+
+/** A scan {@link findResumable} found to resume: its check run, its logger, the repository's config, the tenant. */
+interface Resumable {
+  run: FoundCheckRun;
+  scanId: string;
+  log: Runtime["log"];
+  config: PollJobData["config"];
+  tenant: ScannerTenant;
+}
+
+/**
+ * The steps the pull request and merge-group paths of reconciliation share for one head commit: finds
+ * diffward's check run on `headSha` (GitHub REST `GET /repos/{owner}/{repo}/commits/{ref}/check-runs`) that
+ * is not `completed` and carries a scan id in `external_id`; when the `poll-<scanId>` job still exists, hands
+ * it to {@link followExisting}; else loads the repository's config once into `cache` ({@link effectiveConfig})
+ * and the account's scanner tenant.
+ * @param where.bindings the child logger's target binding (`{ pull: key }` or `{ group: key }`), between
+ *   `installation` and `scanId`.
+ * @param where.noTenantMessage the warning logged when the account has no scanner token.
+ * @returns `next` to go on with the next pull request or group (no such check run, the poll job exists, or
+ *   no scanner token); `stop-repository` when the repository's config is absent or invalid (nothing of the
+ *   repository is resumed); else the {@link Resumable} scan.
+ * @throws GitHub or Redis errors as they come (the repository counts as an error in the summary).
+ */
+async function findResumable(
+  rt: Runtime,
+  octokit: InstallationOctokit,
+  summary: ReconcileSummary,
+  r: RepoPart,
+  cache: ConfigCache,
+  where: { headSha: string; bindings: { pull: string } | { group: string }; noTenantMessage: string },
+): Promise<"next" | "stop-repository" | Resumable> {
+  const { headSha } = where;
+  const runs = await listCheckRunsForRef(octokit, r, headSha);
+  const run = runs.find((c) => c.status !== "completed" && c.externalId && c.headSha === headSha);
+  if (!run?.externalId) return "next";
+  const scanId = run.externalId;
+  const log = rt.log.child({ installation: r.installationId, ...where.bindings, scanId });
+
+  const existing = await rt.queues.scans.getJob(jobId("poll", scanId));
+  if (existing) {
+    await followExisting(existing, rt, scanId, summary, log);
+    return "next";
+  }
+
+  if (!cache.config) {
+    cache.config = await effectiveConfig(octokit, r, log);
+    if (!cache.config) return "stop-repository";
+  }
+  const tenant = await rt.scanner.forAccount(r.accountLogin);
+  if (!tenant) {
+    log.warn(where.noTenantMessage);
+    return "next";
+  }
+  return { run, scanId, log, config: cache.config, tenant };
+}
+
+/**
+ * The repository's `.github/diffward.yml` with its effective disclosure, as a poll job carries it.
+ * @returns `undefined` (logged) when the file is absent or invalid: nothing of the repository is resumed.
+ */
+async function effectiveConfig(
+  octokit: InstallationOctokit,
+  r: RepoPart,
+  log: Runtime["log"],
+): Promise<PollJobData["config"] | undefined> {
+  const loaded = await loadRepoConfig(octokit, r.owner, r.repo);
+  if (loaded.kind !== "ok") {
+    log.warn({ config: loaded.kind }, "reconcile: repository config unusable, scan not resumed");
+    return undefined;
+  }
+  return { ...loaded.config, disclosure: effectiveDisclosure(loaded.config, { private: r.repoPrivate }) };
+}
+
+/**
+ * Rebuilds the in-flight scans of the repository's merge groups (issue 13) after diffward's Redis state was
+ * lost. The groups are the merge-queue branches that exist now (GitHub REST "List matching references",
+ * `heads/gh-readonly-queue/`): GitHub deletes a group's branch when the group is destroyed, so a group that
+ * is gone is never resumed, however long its check run stays unfinished. For each branch whose name parses
+ * ({@link parseMergeGroupRef}: base branch and pull request number) and diffward's check run on the branch's
+ * commit that is not `completed` and carries a scan id in `external_id`:
+ * - when the `poll-<scanId>` job still exists, nothing is done (a failed one is retried, and so is a failed
+ *   `report-<scanId>` job of a completed poll);
+ * - when diffward's state marks the group destroyed (its `destroyed` event came after the loss) or following
+ *   another scan, nothing is done;
+ * - otherwise the group's state (check run, scan, the pull request named by the ref), the scan link
+ *   (`mergeGroup`, so an uninstall cancels it) and the `poll-<scanId>` job, with a `merge-group` target, are
+ *   recreated; the poll job reports on the group's check run (`reportGroupScan`, `src/jobs/report-group.ts`).
+ * Assumptions, since GitHub's REST API does not give a merge group's `base_sha`: the poll job's `mergeBase`
+ * is `null` and its target has no `baseSha` (neither polling nor the group's report reads them; the scan
+ * itself keeps its `baseCommit`), and the group's state gets no launch key. A redelivered `checks_requested`
+ * still launches nothing: a group whose state holds a scan is handled (`processMergeGroup`, `src/jobs/merge-group.ts`).
+ * `head_ref` is the branch's full ref, as in the `merge_group` event.
+ */
+async function reconcileMergeGroups(
+  rt: Runtime,
+  octokit: InstallationOctokit,
+  summary: ReconcileSummary,
+  r: RepoPart,
+): Promise<void> {
+  let refs: GitRef[];
+  try {
+    refs = await listMatchingRefs(octokit, r, MERGE_QUEUE_REF_PREFIX);
+  } catch (error) {
+    // "List matching references" answers 409 for an empty repository: no branch, no merge group.
+    if ((error as { status?: number }).status === 409) return;
+    throw error;
+  }
+  const cache: ConfigCache = {};
+  for (const gitRef of refs) {
+    const ref = parseMergeGroupRef(gitRef.ref);
+    if (!ref || gitRef.type !== "commit") continue;
+    summary.mergeGroups += 1;
+    const headSha = gitRef.sha;
+    const key = groupKey(r.owner, r.repo, headSha);
+    const found = await findResumable(rt, octokit, summary, r, cache, {
+      headSha,
+      bindings: { group: key },
+      noTenantMessage: "reconcile: no scanner token for the account, merge group scan not resumed",
+    });
+    if (found === "stop-repository") return;
+    if (found === "next") continue;
+    const { run, scanId, log: glog, config, tenant } = found;
+    const data: PollJobData = {
+      ...r,
+      pullNumber: ref.pullNumber,
+      target: { kind: "merge-group", headRef: gitRef.ref },
+      headSha,
+      mergeBase: null,
+      checkRunId: run.id,
+      scanId,
+      projectId: tenant.projectId,
+      presetRef: config.preset ?? rt.settings.defaultPreset,
+      ...(config.creditBudget !== undefined ? { creditBudget: config.creditBudget } : {}),
+      config,
+      launchedAt: rt.now(),
+    };
+    const outcome = await withLockWaiting(rt, key, async () => {
+      if (await rt.queues.scans.getJob(jobId("poll", scanId))) return "followed" as const; // added meanwhile
+      const prev = await rt.state.getGroup(key);
+      if (prev?.destroyed) return "destroyed" as const;
+      if (prev?.scanId !== undefined && prev.scanId !== scanId) return "other-scan" as const;
+      await rt.state.setGroup(key, {
+        ...prev,
+        installationId: r.installationId,
+        owner: r.owner,
+        repo: r.repo,
+        headSha,
+        pullNumber: ref.pullNumber,
+        checkRunId: run.id,
+        scanId,
+        projectId: tenant.projectId,
+      });
+      await rt.state.linkScan({
+        scanId,
+        projectId: tenant.projectId,
+        installationId: r.installationId,
+        accountLogin: r.accountLogin,
+        owner: r.owner,
+        repo: r.repo,
+        pullNumber: ref.pullNumber,
+        headSha,
+        checkRunId: run.id,
+        mergeGroup: true,
+      });
+      await rt.queues.scans.add(JOB.poll, data, pollJobOptions(scanId, rt.settings.firstPollDelayMs));
+      return "resumed" as const;
+    });
+    if (outcome === "followed") summary.alreadyFollowed.push(scanId);
+    else if (outcome === "resumed") {
+      summary.resumed.push(scanId);
+      glog.info({ checkRunId: run.id }, "reconcile: in-flight merge group scan resumed");
+    } else glog.info({ why: outcome }, "reconcile: merge group scan not resumed");
+  }
+}
+
+/**
+ * An in-flight scan whose `poll-<scanId>` job still exists: a failed poll job is retried; a completed one
+ * handed its report to `report-<scanId>` (queue `diffward-reports`, added before the poll completed), and
+ * a failed report job is retried. Anything else is still followed: nothing is done.
+ */
+async function followExisting(
+  poll: Job,
+  rt: Runtime,
+  scanId: string,
+  summary: ReconcileSummary,
+  log: Runtime["log"],
+): Promise<void> {
+  const state = await poll.getState();
+  if (state === "failed") {
+    await poll.retry("failed");
+    summary.resumed.push(scanId);
+    log.warn("reconcile: failed poll job retried");
+    return;
+  }
+  if (state === "completed") {
+    const report = await rt.queues.reports.getJob(jobId("report", scanId));
+    if (report && (await report.getState()) === "failed") {
+      await report.retry("failed");
+      summary.resumed.push(scanId);
+      log.warn("reconcile: failed report job retried");
+      return;
+    }
+  }
+  summary.alreadyFollowed.push(scanId);
+}
+
+/** {@link StateStore.withPullLock}, waiting up to {@link LOCK_WAIT_MS} while another holder has the lock. */
+async function withLockWaiting<T>(rt: Runtime, key: string, fn: () => Promise<T>): Promise<T> {
+  const until = Date.now() + LOCK_WAIT_MS;
+  for (;;) {
+    try {
+      return await rt.state.withPullLock(key, fn);
+    } catch (error) {
+      if (!(error instanceof LockBusyError) || Date.now() > until) throw error;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}

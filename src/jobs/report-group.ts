@@ -1,0 +1,94 @@
+import type { Logger } from "pino";
+import type { CheckAnnotation } from "../github/checks.js";
+import type { ReportFinding } from "../domain/types.js";
+import { toAnnotations } from "../render/annotations.js";
+import { sections } from "../render/markdown.js";
+import type { ScanDetail } from "../scanner/schemas.js";
+import type { ScannerTenant } from "../tenants/index.js";
+import { planReport } from "../report/plan.js";
+import { applyPullDecisions } from "../triage/decisions.js";
+import { collectReportExtras } from "../report/extras.js";
+import type { Runtime } from "../runtime/runtime.js";
+import { applyWrites } from "../runtime/writes.js";
+import { decideReportWrites } from "./decide-report.js";
+import type { PollJobData } from "./types.js";
+import { completedOutput, concludeUnfinished, readScanFindings, uploadReport } from "./report-steps.js";
+import { capLedgerOf } from "../runtime/cap-ledger.js";
+import { enqueueSettle } from "./settle.js";
+
+/**
+ * Reports a merge group's terminal scan on the group's check run (issue 13): `FAILED` and `CANCELLED`
+ * conclude it with the same messages as a pull request's; `COMPLETED` pages through every finding (limit
+ * 100), carries the triage decisions of the pull request the group names (the same findings, decided once),
+ * and completes the check run with the conclusion ({@link planReport}'s verdict under `failOn`), the summary
+ * (findings, guidance, credits reserved and spent, code scanning) and the annotations in batches of 50
+ * (GitHub "Update a check run"). With `codeScanning.upload` and full disclosure, one SARIF upload with
+ * `ref` = the group's `head_ref` and `commit_sha` = the group's head (issue 14 point 2). No review and no
+ * report state: a merge group has no pull request to comment on, and the pull request's own report must
+ * stay the one its triage commands and reuse read. Credits not settled at report time get a `settle` job
+ * that settles `creditCap.monthly`'s ledger once they land (`./settle.ts`; the group's check run keeps
+ * "Spend not settled yet"). The steps shared with a pull request's report are in `./report-steps.ts`.
+ */
+export async function reportGroupScan(
+  rt: Runtime,
+  d: PollJobData,
+  tenant: ScannerTenant,
+  scan: ScanDetail,
+  log: Logger,
+): Promise<void> {
+  const octokit = await rt.octokit(d.installationId);
+  if (await concludeUnfinished(rt, d, scan, log, "merge group scan ended without findings report")) return;
+
+  const raw = await readScanFindings(tenant, d);
+  const findings: ReportFinding[] =
+    d.pullNumber > 0 ? await applyPullDecisions(rt, tenant, d, raw, log) : raw;
+
+  const cfg = d.config;
+  const disclosure = cfg.disclosure ?? "full";
+  const plan = planReport({
+    findings,
+    files: [],
+    posted: [],
+    config: { failOn: cfg.failOn, disclosure, maxInline: 0, minSeverity: cfg.comments.minSeverity },
+  });
+  const reserved = scan.creditBudget ?? d.creditBudget;
+  const extras = await collectReportExtras(rt, octokit, tenant, d, reserved ?? undefined, log);
+  // creditCap.monthly: a settled group scan counts what it spent, no longer its budget (issue 10 item 7);
+  // one not settled yet is looked at again later, for the ledger only (the group has no report state)
+  if (extras.credits && !extras.credits.settled) await enqueueSettle(rt, d, 0);
+  else if (extras.credits?.spent !== undefined)
+    await capLedgerOf(rt.redis, rt.state.prefix).settle(d.scanId, extras.credits.spent);
+  // One SARIF upload per group report, on the group's ref and head (issue 14 point 2).
+  const codeScanning = await uploadReport(rt, d, findings, log);
+  const output = completedOutput(rt, d, scan, findings, {
+    inlineIds: [], // a merge group has no review comments
+    extras,
+    warnings: extras.warnings,
+    codeScanning,
+  });
+  const withNote = sections(
+    `**Merge group** ${d.pullNumber > 0 ? `for pull request #${d.pullNumber}, ` : ""}scanned against its base: no review is posted (a merge group has no pull request); the findings are below and annotated on the files.`,
+    output.summary,
+  );
+  // the renderer keeps the summary within GitHub's 65,535 bytes; the note is dropped rather than overflow it
+  const summary = Buffer.byteLength(withNote, "utf8") <= 65_535 ? withNote : output.summary;
+  const annotations: CheckAnnotation[] = toAnnotations(findings, disclosure, {
+    failOn: cfg.failOn,
+    labelPrefix: rt.settings.labelPrefix,
+  });
+  // no review and no comment updates: nothing was planned inline (no files, no posted comments)
+  const { completion, conclusion } = decideReportWrites({
+    d,
+    plan,
+    comments: [],
+    bodyOf: () => "",
+    output: { ...output, summary },
+    annotations,
+  });
+  await applyWrites(rt, d.installationId, completion);
+  await rt.state.finishScan(d.installationId, d.scanId);
+  log.info(
+    { conclusion, findings: findings.length, annotations: annotations.length },
+    "merge group scan reported",
+  );
+}

@@ -1,0 +1,91 @@
+import { DelayedError, type Job } from "bullmq";
+import { ScannerApiError } from "../scanner/errors.js";
+import { ScanDetail } from "../scanner/schemas.js";
+import { addFair } from "../runtime/fairness.js";
+import { JOB, jobId } from "../runtime/names.js";
+import type { Runtime } from "../runtime/runtime.js";
+import { reportScan } from "./report.js";
+import { reportGroupScan } from "./report-group.js";
+import { concludeOnScanReadError, concludeOnServiceError } from "./service-error.js";
+import { isGroupScan, stillFollowed, targetKey } from "./target.js";
+import type { PollJobData, ReportJobData } from "./types.js";
+
+/** What a report job did. */
+export type ReportOutcome = "reported" | "superseded" | "no-token" | "lost" | "service-error";
+
+/**
+ * Hands a terminal scan's report to its own job (job `report`, queue `diffward-reports`, job id
+ * `report-<scanId>`), added fairly across installations ({@link addFair}). The poll job calls this before it
+ * completes: a poll that dies after the add runs again and adds nothing (BullMQ ignores an add whose job id
+ * exists), so the scan is reported once. Attempts and backoff are the poll job's (10, exponential from 1 s).
+ * @param scan the terminal scan the poll just read, carried so the report does not read it again.
+ */
+export async function enqueueReport(
+  rt: Runtime,
+  d: PollJobData & { terminalAt: number },
+  scan: ScanDetail,
+): Promise<void> {
+  const data: ReportJobData = { ...d, terminalAt: d.terminalAt, scan };
+  await addFair(rt.redis, rt.queues.reports, JOB.report, data, {
+    jobId: jobId("report", d.scanId),
+    attempts: 10,
+    backoff: { type: "exponential", delay: 1_000, jitter: 0.5 },
+    removeOnComplete: { age: 24 * 3600, count: 10_000 },
+    removeOnFail: { age: 7 * 24 * 3600 },
+  });
+}
+
+/**
+ * Reports a terminal scan (job `report`): skipped when the target no longer follows this scan (a newer push,
+ * a closed pull request, a destroyed merge group: {@link stillFollowed}, as the poll checks), else
+ * {@link reportScan} or, for a merge group, {@link reportGroupScan}. The scan is the one the poll carried
+ * (validated with {@link ScanDetail}); only when it is absent or invalid is it read again (spec
+ * `GET /projects/{projectId}/scans/{scanId}`; a 429 waits its `Retry-After` without spending an attempt, a
+ * 404 concludes the check run as lost). A service error that retrying cannot fix concludes the check run
+ * ({@link concludeOnServiceError}); other errors are retried by BullMQ. Observes the report delay: the
+ * service's `completedAt` (else `terminalAt`) → now, in seconds.
+ */
+export async function processReport(
+  rt: Runtime,
+  job: Job<ReportJobData>,
+  token?: string,
+): Promise<ReportOutcome> {
+  const d = job.data;
+  const log = rt.log.child({ pull: targetKey(d), scanId: d.scanId, installation: d.installationId });
+  if (!(await stillFollowed(rt, d))) {
+    log.info("scan no longer followed (superseded): not reported");
+    return "superseded";
+  }
+  const tenant = await rt.scanner.forAccount(d.accountLogin);
+  if (!tenant) return "no-token";
+
+  const carried = ScanDetail.safeParse(d.scan);
+  let scan: ScanDetail;
+  if (carried.success) scan = carried.data;
+  else {
+    log.warn("report job without a readable scan: reading it again");
+    try {
+      ({ scan } = await tenant.client.getScan(d.projectId, d.scanId));
+    } catch (error) {
+      if (error instanceof ScannerApiError && error.code === "rate_limited") {
+        const ms = (error.retryAfterSeconds ?? 1) * 1000 + rt.settings.pollMarginMs;
+        await job.moveToDelayed(rt.now() + ms, token);
+        throw new DelayedError();
+      }
+      return concludeOnScanReadError(rt, job, error, log);
+    }
+  }
+
+  const { scan: _carried, ...pollData } = d;
+  try {
+    const report = isGroupScan(d) ? reportGroupScan : reportScan;
+    await report(rt, pollData, tenant, scan, log);
+  } catch (error) {
+    if (await concludeOnServiceError(rt, job, error, log)) return "service-error";
+    throw error;
+  }
+  // Report delay: the service's `completedAt` (else when diffward saw the scan terminal) → check completed.
+  const since = scan.completedAt ? Date.parse(scan.completedAt) : d.terminalAt;
+  rt.metrics?.observeReportDelay((rt.now() - (Number.isFinite(since) ? since : d.terminalAt)) / 1000);
+  return "reported";
+}

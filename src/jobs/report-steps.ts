@@ -1,0 +1,132 @@
+/**
+ * The steps a pull request's report (`./report.ts`) and a merge group's (`./report-group.ts`) share: the
+ * end of a scan that did not complete, reading every finding, the one SARIF upload, and the check run
+ * output of a completed scan. Each report keeps what is its own (review, report state, the group's note).
+ */
+import type { Logger } from "pino";
+import type { ReportFinding } from "../domain/types.js";
+import { applyCodeScanningUpload, planCodeScanningUpload } from "../codescanning/upload.js";
+import type { ReportExtras } from "../report/extras.js";
+import { toReportFinding } from "../report/findings.js";
+import { renderCheckRunOutput, type CheckRunOutput } from "../render/check-run.js";
+import type { CodeScanningInfo } from "../render/code-scanning.js";
+import type { FindingListItem, ScanDetail } from "../scanner/schemas.js";
+import type { ScannerTenant } from "../tenants/index.js";
+import type { Runtime } from "../runtime/runtime.js";
+import { applyWrites } from "../runtime/writes.js";
+import { planScanEnded } from "./decide-report.js";
+import type { PollJobData } from "./types.js";
+
+/**
+ * Concludes the check run of a scan that ended `FAILED` or `CANCELLED` (spec "Scan status": terminal
+ * states) with the message of `planScanEnded`, and marks the scan finished.
+ * @param message - the log line (fixed text) saying which kind of report ended without findings.
+ * @returns `true` when the scan did not complete (nothing more to report), `false` for `COMPLETED`.
+ */
+export async function concludeUnfinished(
+  rt: Runtime,
+  d: PollJobData,
+  scan: ScanDetail,
+  log: Logger,
+  message: string,
+): Promise<boolean> {
+  if (scan.status === "COMPLETED") return false;
+  await applyWrites(
+    rt,
+    d.installationId,
+    planScanEnded(d, scan.status === "CANCELLED" ? "CANCELLED" : "FAILED"),
+  );
+  await rt.state.finishScan(d.installationId, d.scanId);
+  log.info({ status: scan.status }, message);
+  return true;
+}
+
+/**
+ * Every finding of the scan, paging the service's list 100 at a time (spec "GET …/findings": `limit` at
+ * most 100), as report findings (no description: that needs one `GET` per finding).
+ * @throws ScannerApiError when the service refuses a page (the poll job sorts retryable from final).
+ */
+export async function readScanFindings(
+  tenant: ScannerTenant,
+  d: Pick<PollJobData, "projectId" | "scanId">,
+): Promise<ReportFinding[]> {
+  const items: FindingListItem[] = [];
+  for await (const f of tenant.client.iterateFindings(d.projectId, { scanId: d.scanId, limit: 100 }))
+    items.push(f);
+  return items.map(toReportFinding);
+}
+
+/**
+ * The report's ONE upload to GitHub code scanning (issue 14 point 2; `planCodeScanningUpload`, at most one
+ * per scan by `applyCodeScanningUpload`): `ref` = `refs/pull/<number>/head` for a pull request, the group's
+ * `head_ref` for a merge group; `commit_sha` = the scanned head. Off unless `codeScanning.upload`; withheld
+ * under an effective `disclosure: summary`.
+ * @returns what the check run says about code scanning, or `undefined` when the feature is off.
+ */
+export async function uploadReport(
+  rt: Runtime,
+  d: PollJobData,
+  findings: readonly ReportFinding[],
+  log: Logger,
+): Promise<CodeScanningInfo | undefined> {
+  const cfg = d.config;
+  return applyCodeScanningUpload(
+    rt,
+    d.installationId,
+    { owner: d.owner, repo: d.repo, pullNumber: d.pullNumber },
+    d.scanId,
+    planCodeScanningUpload({
+      enabled: cfg.codeScanning?.upload === true, // jobs queued before the option existed lack it
+      disclosure: cfg.disclosure ?? "full",
+      pullNumber: d.pullNumber,
+      ...(d.target?.kind === "merge-group" ? { mergeGroupHeadRef: d.target.headRef } : {}),
+      headSha: d.headSha,
+      scanId: d.scanId,
+      findings,
+      labelPrefix: rt.settings.labelPrefix,
+      ...(d.repoHtmlUrl ? { repoHtmlUrl: d.repoHtmlUrl } : {}),
+    }),
+    log,
+  );
+}
+
+/**
+ * The check run output of a completed scan (`renderCheckRunOutput`): the footer from the scan (preset
+ * name, the budget reserved in credits, commits), the repository's `failOn` and effective disclosure, links
+ * to the service when `SCANNER_PUBLIC_URL` is set, and what the report adds.
+ */
+export function completedOutput(
+  rt: Runtime,
+  d: PollJobData,
+  scan: ScanDetail,
+  findings: readonly ReportFinding[],
+  shown: {
+    /** ids of the findings with a diffward review comment */
+    inlineIds: readonly string[];
+    extras: Pick<ReportExtras, "guidance" | "credits">;
+    warnings: readonly string[];
+    codeScanning: CodeScanningInfo | undefined;
+  },
+): CheckRunOutput {
+  const reserved = scan.creditBudget ?? d.creditBudget;
+  return renderCheckRunOutput({
+    scan: {
+      id: d.scanId,
+      status: scan.status,
+      presetName: scan.presetName ?? d.presetRef,
+      ...(reserved != null ? { creditBudget: reserved } : {}),
+      ...(scan.commitHash ? { commitHash: scan.commitHash } : {}),
+      ...(scan.baseCommit ? { baseCommit: scan.baseCommit } : {}),
+    },
+    findings: [...findings],
+    failOn: d.config.failOn,
+    disclosure: d.config.disclosure ?? "full",
+    labelPrefix: rt.settings.labelPrefix,
+    ...(rt.settings.publicUrl ? { publicUrl: rt.settings.publicUrl, projectId: d.projectId } : {}),
+    inlineIds: [...shown.inlineIds],
+    ...(shown.extras.guidance ? { guidance: shown.extras.guidance } : {}),
+    ...(shown.extras.credits ? { credits: shown.extras.credits } : {}),
+    ...(shown.warnings.length ? { warnings: [...shown.warnings] } : {}),
+    ...(shown.codeScanning ? { codeScanning: shown.codeScanning } : {}),
+  });
+}

@@ -1,0 +1,168 @@
+import type { Job } from "bullmq";
+import type { ReportState } from "../report/state.js";
+import type { PollJobData } from "./types.js";
+import { JOB, jobId, pullKey } from "../runtime/names.js";
+import type { Runtime } from "../runtime/runtime.js";
+import { recomputeCheck } from "../triage/check.js";
+import { readScanSpend, type ScanSpend } from "../policy/credits.js";
+import type { ScannerTenant } from "../tenants/index.js";
+import { decideCoverage, syncNotReported } from "../report/not-reported.js";
+import { capLedgerOf } from "../runtime/cap-ledger.js";
+
+/** A scan whose spend was not settled in the ledger when it was reported (job `settle`). */
+export interface SettleJobData {
+  installationId: number;
+  accountLogin: string;
+  owner: string;
+  repo: string;
+  pullNumber: number;
+  scanId: string;
+  launchedAt: number;
+  tries: number;
+  /**
+   * Set for a merge group's scan (issue 13): only the cap ledger is settled; no pull request's report state
+   * or check run is read or written (`pullNumber` is the pull request the group's ref names, or 0).
+   */
+  mergeGroup?: boolean;
+}
+
+/** How many looks at the ledger at most (every `settleDelayMs`, 30 s by default: 10 minutes). */
+export const SETTLE_MAX_TRIES = 20;
+
+/**
+ * Schedules a later look at the usage ledger for a reported scan whose settlement was not in yet (job
+ * `settle-<scanId>-<tries>`, queue `diffward-scans`, after `delayMs`, `settleDelayMs` by default). A merge
+ * group's scan (`target.kind` `merge-group`) gets a {@link SettleJobData.mergeGroup} job.
+ */
+export async function enqueueSettle(
+  rt: Runtime,
+  d: Pick<
+    PollJobData,
+    "installationId" | "accountLogin" | "owner" | "repo" | "pullNumber" | "scanId" | "launchedAt"
+  > & { target?: PollJobData["target"]; mergeGroup?: boolean },
+  tries: number,
+  delayMs = rt.settings.settleDelayMs,
+): Promise<void> {
+  const data: SettleJobData = {
+    installationId: d.installationId,
+    accountLogin: d.accountLogin,
+    owner: d.owner,
+    repo: d.repo,
+    pullNumber: d.pullNumber,
+    scanId: d.scanId,
+    launchedAt: d.launchedAt,
+    tries,
+    ...(d.mergeGroup || d.target?.kind === "merge-group" ? { mergeGroup: true } : {}),
+  };
+  await rt.queues.scans.add(JOB.settle, data, {
+    jobId: jobId("settle", d.scanId, tries),
+    delay: delayMs,
+    attempts: 3,
+    backoff: { type: "exponential", delay: 5_000 },
+    removeOnComplete: { age: 24 * 3600, count: 10_000 },
+    removeOnFail: { age: 7 * 24 * 3600 },
+  });
+}
+
+/**
+ * When a scan's settlement lands in the usage ledger after its report, puts the credits actually spent
+ * (deductions less refunds) and whether it ran short of budget into the check run summary (issue 5:
+ * "if settlement is not in yet, say so and update the summary when it lands"). Looks again every 30 s,
+ * at most {@link SETTLE_MAX_TRIES} times; a newer report of the pull request ends it. Either way, once settled,
+ * `creditCap.monthly`'s ledger counts the scan's actual spend instead of its budget (issue 10 item 7).
+ * A merge group's scan ({@link SettleJobData.mergeGroup}) settles the cap ledger only: a group has no report
+ * state, and the pull request its ref names keeps its own check run and report untouched.
+ * @returns `settled` once the spend landed, `pending` while not (a next look is scheduled), `stale` when
+ *   the pull request's report moved on or the account has no scanner token.
+ */
+export async function processSettle(
+  rt: Runtime,
+  job: Job<SettleJobData>,
+): Promise<"settled" | "pending" | "stale"> {
+  const d = job.data;
+  if (d.mergeGroup) return settleGroupScan(rt, d);
+  const key = pullKey(d.owner, d.repo, d.pullNumber);
+  const first = await rt.state.getJson<ReportState>("report", key);
+  if (!first || first.scanId !== d.scanId) return "stale";
+  const tenant = await rt.scanner.forAccount(d.accountLogin);
+  if (!tenant) return "stale";
+  const spend = await settleSpend(rt, tenant, d);
+  if (!spend) return "pending";
+  // Read the report again: while the ledger was read, a triage recompute may have posted a fresh check run
+  // (new `checkRunId`, `annotationsDigest`, findings) or a newer report replaced this one. Writing the first
+  // read back would undo them.
+  const report = await rt.state.getJson<ReportState>("report", key);
+  if (!report || report.scanId !== d.scanId) return "stale";
+  const reserved = report.extras?.credits?.reserved ?? report.creditBudget;
+  const ranShort = reserved !== undefined ? spend.spent >= reserved : undefined;
+  const { closeWhenSettled, ...rest } = report;
+  // Only the credits change: every other extra (guidance annotation, code scanning, …) stays as reported, or
+  // the recompute below would drop its section and, the annotations no longer matching the stored digest,
+  // post a fresh check run.
+  await rt.state.putJson("report", key, {
+    ...rest,
+    extras: {
+      ...report.extras,
+      warnings: report.extras?.warnings ?? [],
+      credits: {
+        ...(reserved !== undefined ? { reserved } : {}),
+        spent: spend.spent,
+        settled: true,
+        ...(ranShort !== undefined ? { ranShort } : {}),
+      },
+    },
+  } satisfies ReportState);
+  const octokit = await rt.octokit(d.installationId);
+  const log = rt.log.child({ pull: key, scanId: d.scanId });
+  await recomputeCheck(rt, octokit, tenant, d, log);
+  // The settlement proves full coverage (not short of budget): close the threads of findings no longer reported.
+  if (closeWhenSettled && ranShort !== undefined) {
+    await syncNotReported(
+      octokit,
+      d,
+      {
+        findings: report.findings,
+        coverage: decideCoverage({ ranShort, scopeCovers: true }),
+        scan: { id: report.scanId, headSha: report.headSha },
+        botLogin: await rt.botLogin(),
+      },
+      log,
+    );
+  }
+  return "settled";
+}
+
+/** {@link processSettle} for a merge group's scan: the cap ledger only (issue 13, issue 10 item 7). */
+async function settleGroupScan(rt: Runtime, d: SettleJobData): Promise<"settled" | "pending" | "stale"> {
+  const tenant = await rt.scanner.forAccount(d.accountLogin);
+  if (!tenant) return "stale";
+  const spend = await settleSpend(rt, tenant, d);
+  if (!spend) return "pending";
+  rt.log.info({ scanId: d.scanId, spent: spend.spent }, "merge group scan settled in the cap ledger");
+  return "settled";
+}
+
+/**
+ * One look at the usage ledger for a reported scan ({@link readScanSpend}: `GET …/billing/usage` from the
+ * scan's `launchedAt` less one day). While its settlement is not in, schedules the next look
+ * (`settle-<scanId>-<tries + 1>`, {@link enqueueSettle}) unless {@link SETTLE_MAX_TRIES} looks were made.
+ * Once it is in, `creditCap.monthly`'s ledger counts the scan's actual spend instead of its budget (issue 10
+ * item 7).
+ * @returns the scan's spend (credits, `settled: true`) once settled; `undefined` while not (pending).
+ * @throws what {@link readScanSpend} or the cap ledger throw (scanning-service or Redis errors): the settle
+ *   job is retried by BullMQ.
+ */
+async function settleSpend(
+  rt: Runtime,
+  tenant: ScannerTenant,
+  d: SettleJobData,
+): Promise<ScanSpend | undefined> {
+  const spend = await readScanSpend(tenant, d.scanId, d.launchedAt, rt.now());
+  if (!spend.settled) {
+    if (d.tries + 1 < SETTLE_MAX_TRIES) await enqueueSettle(rt, d, d.tries + 1);
+    return undefined;
+  }
+  // creditCap.monthly: the scan now counts what it spent, no longer its budget (issue 10 item 7).
+  await capLedgerOf(rt.redis, rt.state.prefix).settle(d.scanId, spend.spent);
+  return spend;
+}

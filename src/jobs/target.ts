@@ -1,0 +1,63 @@
+import { groupKey, pullKey } from "../runtime/names.js";
+import type { Runtime } from "../runtime/runtime.js";
+import type { LaunchJobData, PollJobData } from "./types.js";
+
+/**
+ * The scan target's parts of the launch and poll jobs (issue 13): where its state lives and whether its
+ * scan is still wanted. A pull request keeps its state under `pr:<owner/repo#n>`; a merge group under
+ * `mg:<owner/repo@headSha>`. Everything else of launching, polling and reporting is shared.
+ */
+type TargetData = Pick<LaunchJobData, "owner" | "repo" | "pullNumber" | "headSha" | "target">;
+
+/** True for a merge group scan. */
+export function isGroupScan(d: Pick<LaunchJobData, "target">): boolean {
+  return d.target?.kind === "merge-group";
+}
+
+/** The key of the target's state and lock: `owner/repo#n` for a pull request, `owner/repo@sha` for a group. */
+export function targetKey(d: TargetData): string {
+  return isGroupScan(d) ? groupKey(d.owner, d.repo, d.headSha) : pullKey(d.owner, d.repo, d.pullNumber);
+}
+
+/**
+ * Whether a launch is still wanted (called under the target's lock): a pull request that is open, on this
+ * head and with this launch key (explicit requests too: issue 10 items 4 and 5); a merge group not
+ * destroyed and with this launch key.
+ */
+export async function launchWanted(rt: Runtime, d: LaunchJobData): Promise<boolean> {
+  if (isGroupScan(d)) {
+    const g = await rt.state.getGroup(targetKey(d));
+    return Boolean(g && !g.destroyed && g.launchKey === d.launchKey);
+  }
+  const pr = await rt.state.getPull(targetKey(d));
+  return Boolean(pr && !pr.closed && pr.headSha === d.headSha && pr.launchKey === d.launchKey);
+}
+
+/** Records the launched scan in the target's state (when the state still follows this head). */
+export async function rememberScan(
+  rt: Runtime,
+  d: TargetData,
+  scan: { scanId: string; projectId: string },
+): Promise<void> {
+  const key = targetKey(d);
+  if (isGroupScan(d)) {
+    const g = await rt.state.getGroup(key);
+    if (g && !g.destroyed) await rt.state.setGroup(key, { ...g, ...scan });
+    return;
+  }
+  const pr = await rt.state.getPull(key);
+  if (pr && pr.headSha === d.headSha) await rt.state.setPull(key, { ...pr, ...scan });
+}
+
+/**
+ * Whether a poll job still follows its scan: not when the pull request closed or moved to another scan, nor
+ * when the merge group was destroyed or moved to another scan.
+ */
+export async function stillFollowed(rt: Runtime, d: PollJobData): Promise<boolean> {
+  if (isGroupScan(d)) {
+    const g = await rt.state.getGroup(targetKey(d));
+    return !g || (!g.destroyed && (g.scanId === undefined || g.scanId === d.scanId));
+  }
+  const pr = await rt.state.getPull(targetKey(d));
+  return !(pr && (pr.closed || (pr.scanId !== undefined && pr.scanId !== d.scanId)));
+}

@@ -1,0 +1,155 @@
+import type { RepoConfig } from "../config/repo-config.js";
+import type { GuidanceChange } from "../domain/gate.js";
+
+/** The repository and installation a job acts in. */
+export interface RepoContext {
+  installationId: number;
+  /** the installation's account login (organization or user): picks the scanner token */
+  accountLogin: string;
+  owner: string;
+  repo: string;
+  repoPrivate: boolean;
+  defaultBranch: string;
+  /** `repository.html_url`, for links to files at a commit */
+  repoHtmlUrl?: string;
+}
+
+/** The {@link RepoContext} part of any job's data (to hand on to the next job). */
+export function repoContextOf(d: RepoContext): RepoContext {
+  return {
+    installationId: d.installationId,
+    accountLogin: d.accountLogin,
+    owner: d.owner,
+    repo: d.repo,
+    repoPrivate: d.repoPrivate,
+    defaultBranch: d.defaultBranch,
+    ...(d.repoHtmlUrl ? { repoHtmlUrl: d.repoHtmlUrl } : {}),
+  };
+}
+
+/**
+ * What a scan reports on (issue 13): a pull request (its check run, review and report state), or a merge
+ * group of a merge queue (its check run only: a group has no pull request to review). Jobs without a
+ * `target` are pull request scans, so jobs queued before merge groups existed keep working.
+ */
+export type ScanTarget =
+  | { kind: "pull" }
+  | {
+      kind: "merge-group";
+      /** `merge_group.head_ref` */
+      headRef: string;
+      /**
+       * `merge_group.base_sha`, the scan's `baseCommit`; absent in a poll job rebuilt by reconciliation
+       * (`src/jobs/reconcile.ts`: GitHub's REST API does not give a merge group's base; polling and the
+       * group's report do not read it)
+       */
+      baseSha?: string;
+    };
+
+/** A `pull_request` event to act on (job `pull-request`, queue `diffward-events`). */
+export interface PullRequestJobData extends RepoContext {
+  deliveryId: string;
+  action: string;
+  pullNumber: number;
+  headSha: string;
+  headRef: string;
+  baseRef: string;
+  draft: boolean;
+  /** `pull_request.updated_at`, ISO: orders deliveries of the same pull request */
+  updatedAt: string;
+  authorLogin: string;
+  title: string;
+  /** `head.repo.full_name`; differs from `owner/repo` for a pull request from a fork */
+  headRepoFullName?: string;
+  /** `pull_request.html_url`: the check run's details link */
+  pullHtmlUrl?: string;
+  /**
+   * Set for an explicit request (re-run button, rescan command, "Scan anyway"): launches anew.
+   * `approvedBy` (a user whose permission was checked) lets the scan pass the fork and guidance gates.
+   */
+  explicit?: {
+    nonce: string;
+    presetRef?: string;
+    creditBudget?: number;
+    requestedBy?: string;
+    approvedBy?: string;
+  };
+}
+
+/** A scan launch (job `launch`, queue `diffward-launch`). */
+export interface LaunchJobData extends RepoContext {
+  /** the pull request; for a merge group, the one its ref names (0 when none) */
+  pullNumber: number;
+  /** absent: a pull request scan */
+  target?: ScanTarget;
+  headSha: string;
+  headRef: string;
+  mergeBase: string | null;
+  commitMessage?: string;
+  repositoryId: string;
+  presetRef: string;
+  creditBudget?: number;
+  auditAreaKeys?: string[];
+  checkRunId: number;
+  launchKey: string;
+  explicit: boolean;
+  config: RepoConfig;
+  /**
+   * The reservation this launch job holds under `creditCap.monthly` (set by the job itself before its POST):
+   * the cap ledger's hash (`src/runtime/cap-ledger.ts`) and the credits reserved, sent as `creditBudget`.
+   */
+  capHold?: { key: string; credits: number };
+  /** ms since epoch of the first attempt answered `repository_initializing` */
+  initializingSince?: number;
+  /** how many launches were answered `repository_initializing` so far */
+  initializingTries?: number;
+  /** problems of the pull request's own version of `.github/diffward.yml`, when it edits the file */
+  configProblemsInPull?: string[];
+  /** lines the pull request changes in the committed guidance file, when it changes it */
+  guidanceChange?: GuidanceChange;
+  /** the preset refused `baseCommit` (`diff_base_not_allowed`): a whole-repository scan */
+  wholeRepository?: boolean;
+}
+
+/** A scan to follow until it ends, then report (job `poll`, queue `diffward-scans`). */
+export interface PollJobData extends RepoContext {
+  /** the pull request; for a merge group, the one its ref names (0 when none) */
+  pullNumber: number;
+  /** absent: a pull request scan */
+  target?: ScanTarget;
+  headSha: string;
+  mergeBase: string | null;
+  checkRunId: number;
+  scanId: string;
+  projectId: string;
+  creditBudget?: number;
+  presetRef: string;
+  config: RepoConfig;
+  /** ms since epoch when the scan was launched */
+  launchedAt: number;
+  /** last progress shown on the check run */
+  lastPercent?: number;
+  /** number of progress updates written so far (at most 5 per scan) */
+  progressUpdates?: number;
+  /** set once the scan is terminal and only reporting remains */
+  terminalAt?: number;
+  configProblemsInPull?: string[];
+  guidanceChange?: GuidanceChange;
+  wholeRepository?: boolean;
+}
+
+/**
+ * A terminal scan to report (job `report`, queue `diffward-reports`, job id `report-<scanId>`), handed over by
+ * its poll job so that reports waiting on GitHub's write lane never hold the slots that poll running scans
+ * (issue 15 item 1).
+ */
+export interface ReportJobData extends PollJobData {
+  /** ms since epoch when diffward first saw the scan terminal (the report delay counts from it) */
+  terminalAt: number;
+  /**
+   * The terminal scan as the poll read it (spec `GET /projects/{projectId}/scans/{scanId}`, `scan`), so the
+   * report does not read it again; validated with the `ScanDetail` schema when the job runs, and read again
+   * only when absent or invalid.
+   */
+  scan?: unknown;
+}

@@ -1,0 +1,141 @@
+import { DelayedError, Worker, type Job } from "bullmq";
+import { DEFAULT_QUEUE_PREFIX } from "../runtime/connection.js";
+import { releaseFairOnFinish } from "../runtime/fairness.js";
+import { JOB, QUEUE_NAMES } from "../runtime/names.js";
+import type { Runtime } from "../runtime/runtime.js";
+import { LockBusyError } from "../runtime/state.js";
+import type { QueueOptions } from "../runtime/queues.js";
+import { processLaunch } from "./launch.js";
+import { processPoll } from "./poll.js";
+import { processReport } from "./report-job.js";
+import { processPullClosed, processUninstall } from "./lifecycle.js";
+import { processPullRequest } from "./pull-request.js";
+import { processMergeGroup, processMergeGroupDestroyed } from "./merge-group.js";
+import { processCommand } from "./command.js";
+import { processApprove } from "./approve.js";
+import { processSettle } from "./settle.js";
+
+/** Extra processors for job names the process adds (reconciliation, tests). */
+export type ExtraProcessors = Record<string, (rt: Runtime, job: Job, token?: string) => Promise<unknown>>;
+
+/**
+ * BullMQ worker timing (BullMQ docs "Stalled Jobs"): a job whose worker died is moved back to waiting once
+ * its lock (`lockDuration`, ms) has expired and a stalled check (`stalledInterval`, ms) ran. Defaults
+ * 30,000 / 30,000; tests shorten both so a killed worker's job resumes within seconds.
+ */
+export interface WorkerTiming {
+  lockDuration?: number;
+  stalledInterval?: number;
+  maxStalledCount?: number;
+}
+
+/** Concurrency per queue in one process. */
+export interface WorkerConcurrency {
+  events: number;
+  launch: number;
+  /** polls of running scans (and `settle` looks); default 50 (`WORKER_CONCURRENCY`) */
+  scans: number;
+  /**
+   * reports of terminal scans; default {@link DEFAULT_REPORT_CONCURRENCY}. A waiting report is cheap: it
+   * mostly awaits its installation's write lane (a Redis-backed queue, GitHub: one write per second), so
+   * many run at once without CPU cost, and more of them keep every installation's lane busy.
+   */
+  reports: number;
+}
+
+/**
+ * Reports one process runs at once (100). Reports mostly wait on their installation's write lane; 100 in
+ * flight lets up to 100 installations write in parallel per process, while the reads a report makes (findings
+ * pages, pull request files) stay within what one process and the service's per-token limits absorb.
+ */
+export const DEFAULT_REPORT_CONCURRENCY = 100;
+
+/**
+ * Starts one BullMQ worker per queue. Any number of processes on any number of machines may run these
+ * against one Redis: BullMQ hands each job to one worker at a time and moves a stalled job (its worker
+ * died) back to waiting, so no scan is lost.
+ */
+export function startWorkers(
+  rt: Runtime,
+  opts: QueueOptions & {
+    concurrency?: Partial<WorkerConcurrency>;
+    extra?: ExtraProcessors;
+    timing?: WorkerTiming;
+  },
+): Worker[] {
+  const prefix = opts.prefix ?? DEFAULT_QUEUE_PREFIX;
+  const common = { connection: opts.connection, prefix, ...opts.timing };
+  const conc: WorkerConcurrency = {
+    events: 20,
+    launch: 10,
+    scans: 50,
+    reports: DEFAULT_REPORT_CONCURRENCY,
+    ...opts.concurrency,
+  };
+  const extra = opts.extra ?? {};
+  const dispatch = async (job: Job, token?: string): Promise<unknown> => {
+    switch (job.name) {
+      case JOB.pullRequest:
+      case JOB.rerequest:
+        return processPullRequest(rt, job);
+      case JOB.pullClosed:
+        return processPullClosed(rt, job);
+      case JOB.uninstall:
+        return processUninstall(rt, job);
+      case JOB.mergeGroup:
+        return processMergeGroup(rt, job);
+      case JOB.mergeGroupDestroyed:
+        return processMergeGroupDestroyed(rt, job);
+      case JOB.launch:
+        return processLaunch(rt, job, token);
+      case JOB.poll:
+        return processPoll(rt, job, token);
+      case JOB.report:
+        return processReport(rt, job, token);
+      case JOB.command:
+        return processCommand(rt, job, token);
+      case JOB.approve:
+        return processApprove(rt, job);
+      case JOB.settle:
+        return processSettle(rt, job);
+      default: {
+        const fn = extra[job.name];
+        if (!fn) throw new Error(`no processor for job ${job.name}`);
+        return fn(rt, job, token);
+      }
+    }
+  };
+  // An event job that finds its pull request's lock busy waits and tries again without spending one of
+  // its attempts (BullMQ `moveToDelayed` + `DelayedError`): a busy lock is contention, not failure, and a
+  // close event must never be dropped after its attempts ran out on it (issue 10 item 12).
+  const dispatchEvent = async (job: Job, token?: string): Promise<unknown> => {
+    try {
+      return await dispatch(job, token);
+    } catch (error) {
+      if (!(error instanceof LockBusyError) || !token) throw error;
+      await job.moveToDelayed(rt.now() + 250 + Math.floor(Math.random() * 750), token);
+      throw new DelayedError();
+    }
+  };
+  const workers = [
+    new Worker(QUEUE_NAMES.events, dispatchEvent, { ...common, concurrency: conc.events }),
+    new Worker(QUEUE_NAMES.launch, dispatch, { ...common, concurrency: conc.launch }),
+    new Worker(QUEUE_NAMES.scans, dispatch, { ...common, concurrency: conc.scans }),
+    new Worker(QUEUE_NAMES.reports, dispatch, { ...common, concurrency: conc.reports }),
+  ];
+  for (const w of workers)
+    releaseFairOnFinish(rt.redis, w, {
+      name: w.name,
+      opts: { connection: opts.connection, prefix },
+    });
+  for (const w of workers) {
+    w.on("failed", (job, err) => {
+      rt.log.error(
+        { job: job?.id, name: job?.name, attempts: job?.attemptsMade, err: err.message },
+        "job failed",
+      );
+    });
+    w.on("error", (err) => rt.log.error({ err: err.message }, "worker error"));
+  }
+  return workers;
+}

@@ -1,0 +1,193 @@
+import type { Job, Queue, Worker } from "bullmq";
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import type { ResponseInfo } from "../scanner/client.js";
+import type { Logger } from "pino";
+import { JOB } from "./names.js";
+
+/** Job states whose counts {@link DiffwardMetrics} exports as queue depth (BullMQ `getJobCounts`). */
+export const QUEUE_DEPTH_STATES = ["waiting", "active", "delayed", "prioritized", "failed"] as const;
+
+/** The service route diffward polls (spec "Scans": `GET /projects/{projectId}/scans/{scanId}`). */
+const POLL_ROUTE = "/projects/{projectId}/scans/{scanId}";
+
+/** Options of {@link createMetrics}. */
+export interface MetricsOptions {
+  /** the queues whose depth is read at each scrape (`getJobCounts`, one Redis round trip per queue) */
+  queues?: Record<string, Pick<Queue, "getJobCounts">>;
+  /** also export Node's default process metrics (CPU, RSS, event loop lag); default true */
+  defaultMetrics?: boolean;
+}
+
+/**
+ * diffward's Prometheus metrics, one {@link Registry} per process (never prom-client's global one, so
+ * several runtimes in one test process never collide). Names follow Prometheus' naming guide: a
+ * `diffward_` prefix, `_total` for counters, base units (seconds) in the name.
+ */
+export interface DiffwardMetrics {
+  registry: Registry;
+  /** `diffward_launches_total{outcome}`: launch jobs by what they did (`launched`, `found-existing`, …, `error`) */
+  launches: Counter<"outcome">;
+  /** `diffward_polls_total{status}`: scan reads sent to the service (`GET …/scans/{scanId}`) by HTTP status */
+  polls: Counter<"status">;
+  /** `diffward_service_rate_limited_total{method,route}`: 429 answers received from the service */
+  serviceRateLimited: Counter<"method" | "route">;
+  /** `diffward_service_requests_total{method,route,status}`: every answered request to the service */
+  serviceRequests: Counter<"method" | "route" | "status">;
+  /** `diffward_report_delay_seconds`: scan terminal (service `completedAt`) → check run completed */
+  reportDelay: Histogram;
+  /** `diffward_queue_depth{queue,state}`: BullMQ job counts, read at scrape time */
+  queueDepth: Gauge<"queue" | "state">;
+  /** `diffward_job_failures_total{queue,name,final}`: failed job attempts (`final` = no attempt left) */
+  jobFailures: Counter<"queue" | "name" | "final">;
+  /**
+   * `diffward_tokens_file_rejected_total{reason}`: reloads of `SCANNER_TOKENS_FILE` refused (`invalid`,
+   * `empty`), the last good tokens kept
+   */
+  tokensFileRejected: Counter<"reason">;
+  /**
+   * `diffward_unhandled_rejections_total`: promise rejections nothing handled, caught by the process-level
+   * handler ({@link guardProcess}); each is a bug, logged with its stack
+   */
+  unhandledRejections: Counter;
+  /** the scanner client's `onResponse` hook: counts polls, 429s and requests */
+  onScannerResponse(info: ResponseInfo): void;
+  /**
+   * Records one report's delay.
+   * @param seconds from the scan becoming terminal to its check run completed, in seconds (clamped at 0)
+   */
+  observeReportDelay(seconds: number): void;
+  /** counts launch outcomes and failures from the workers' `completed` and `failed` events */
+  instrumentWorkers(workers: Worker[]): void;
+  /** Prometheus text exposition format (version 0.0.4) of every metric */
+  render(): Promise<string>;
+  contentType: string;
+}
+
+/**
+ * Builds the process's metrics. Queue depth is a gauge collected on scrape from BullMQ's
+ * `getJobCounts` (a scrape while Redis is down leaves the last values and never fails the scrape).
+ */
+export function createMetrics(opts: MetricsOptions = {}): DiffwardMetrics {
+  const registry = new Registry();
+  if (opts.defaultMetrics !== false) collectDefaultMetrics({ register: registry, prefix: "diffward_" });
+  const launches = new Counter({
+    name: "diffward_launches_total",
+    help: "Launch jobs by outcome (launched, found-existing, already-launched, superseded, concluded, no-token, error).",
+    labelNames: ["outcome"] as const,
+    registers: [registry],
+  });
+  const polls = new Counter({
+    name: "diffward_polls_total",
+    help: "Scan reads (GET /projects/{projectId}/scans/{scanId}) sent to the scanning service, by HTTP status.",
+    labelNames: ["status"] as const,
+    registers: [registry],
+  });
+  const serviceRateLimited = new Counter({
+    name: "diffward_service_rate_limited_total",
+    help: "429 answers received from the scanning service, by route template.",
+    labelNames: ["method", "route"] as const,
+    registers: [registry],
+  });
+  const serviceRequests = new Counter({
+    name: "diffward_service_requests_total",
+    help: "Answered requests to the scanning service, by method, route template and status.",
+    labelNames: ["method", "route", "status"] as const,
+    registers: [registry],
+  });
+  const reportDelay = new Histogram({
+    name: "diffward_report_delay_seconds",
+    help: "Delay from a scan becoming terminal (service completedAt) to its check run completed, in seconds.",
+    buckets: [0.25, 0.5, 1, 2, 3, 5, 10, 30, 60, 300],
+    registers: [registry],
+  });
+  const queues = opts.queues ?? {};
+  const queueDepth = new Gauge({
+    name: "diffward_queue_depth",
+    help: "Jobs per BullMQ queue and state (waiting, active, delayed, prioritized, failed), read at scrape.",
+    labelNames: ["queue", "state"] as const,
+    registers: [registry],
+    async collect() {
+      await Promise.all(
+        Object.entries(queues).map(async ([name, q]) => {
+          const counts = await q.getJobCounts(...QUEUE_DEPTH_STATES).catch(() => undefined);
+          if (!counts) return;
+          for (const state of QUEUE_DEPTH_STATES) this.set({ queue: name, state }, counts[state] ?? 0);
+        }),
+      );
+    },
+  });
+  const jobFailures = new Counter({
+    name: "diffward_job_failures_total",
+    help: "Failed job attempts by queue and job name; final=true when no attempt is left.",
+    labelNames: ["queue", "name", "final"] as const,
+    registers: [registry],
+  });
+
+  const tokensFileRejected = new Counter({
+    name: "diffward_tokens_file_rejected_total",
+    help: "Reloads of SCANNER_TOKENS_FILE refused (invalid or naming no account); the last good tokens are kept.",
+    labelNames: ["reason"] as const,
+    registers: [registry],
+  });
+
+  const unhandledRejections = new Counter({
+    name: "diffward_unhandled_rejections_total",
+    help: "Promise rejections nothing handled (each one a bug, logged with its stack); the process keeps running.",
+    registers: [registry],
+  });
+
+  return {
+    registry,
+    launches,
+    tokensFileRejected,
+    unhandledRejections,
+    polls,
+    serviceRateLimited,
+    serviceRequests,
+    reportDelay,
+    queueDepth,
+    jobFailures,
+    contentType: registry.contentType,
+    onScannerResponse(info) {
+      serviceRequests.inc({ method: info.method, route: info.route, status: String(info.status) });
+      if (info.method === "GET" && info.route === POLL_ROUTE) polls.inc({ status: String(info.status) });
+      if (info.status === 429) serviceRateLimited.inc({ method: info.method, route: info.route });
+    },
+    observeReportDelay(seconds) {
+      if (Number.isFinite(seconds)) reportDelay.observe(Math.max(0, seconds));
+    },
+    instrumentWorkers(workers) {
+      for (const w of workers) {
+        w.on("completed", (job: Job, result: unknown) => {
+          if (job.name === JOB.launch && typeof result === "string") launches.inc({ outcome: result });
+        });
+        w.on("failed", (job: Job | undefined) => {
+          if (!job) return;
+          const final = job.attemptsMade >= (job.opts.attempts ?? 1);
+          jobFailures.inc({ queue: w.name, name: job.name, final: String(final) });
+          if (job.name === JOB.launch && final) launches.inc({ outcome: "error" });
+        });
+      }
+    },
+    render: () => registry.metrics(),
+  };
+}
+
+/**
+ * Installs the process-level `unhandledRejection` handler: a rejection nothing handled is logged at error
+ * level with its stack (pino's `err` serializer) and counted in
+ * `diffward_unhandled_rejections_total`, and the process keeps running (Node's default since v15 is to
+ * exit: https://nodejs.org/api/process.html#event-unhandledrejection). Errors are handled where they
+ * happen; this only makes sure none is ever silent or fatal. Returns a function that removes the handler.
+ */
+export function guardProcess(
+  log: Pick<Logger, "error">,
+  metrics?: Pick<DiffwardMetrics, "unhandledRejections">,
+): () => void {
+  const onRejection = (reason: unknown) => {
+    metrics?.unhandledRejections.inc();
+    log.error({ err: reason }, "unhandled promise rejection");
+  };
+  process.on("unhandledRejection", onRejection);
+  return () => void process.off("unhandledRejection", onRejection);
+}

@@ -1,0 +1,22 @@
+import { Queue, type ConnectionOptions } from "bullmq";
+import { DEFAULT_QUEUE_PREFIX } from "./connection.js";
+import { QUEUE_NAMES } from "./names.js";
+import type { Runtime } from "./runtime.js";
+
+/** Connection and key prefix of diffward's queues; the prefix defaults to {@link DEFAULT_QUEUE_PREFIX}. */
+export interface QueueOptions {
+  connection: ConnectionOptions;
+  /** BullMQ key prefix; tests use their own. A cluster needs a hash tag in it (`{name}`). */
+  prefix?: string;
+}
+
+/** Opens the four queues ({@link QUEUE_NAMES}). */
+export function createQueues(opts: QueueOptions): Runtime["queues"] {
+  const common = { connection: opts.connection, prefix: opts.prefix ?? DEFAULT_QUEUE_PREFIX };
+  return {
+    events: new Queue(QUEUE_NAMES.events, common),
+    launch: new Queue(QUEUE_NAMES.launch, common),
+    scans: new Queue(QUEUE_NAMES.scans, common),
+    reports: new Queue(QUEUE_NAMES.reports, common),
+  };
+}

@@ -1,0 +1,80 @@
+import type { Queue } from "bullmq";
+import type { RedisConnection } from "./connection.js";
+import type { Logger } from "pino";
+import type { InstallationOctokit } from "../github/types.js";
+import type { ScannerAccess } from "../tenants/index.js";
+import type { StateStore } from "./state.js";
+import type { DiffwardMetrics } from "./metrics.js";
+import type { WriteLane } from "./write-lane.js";
+
+/** App-wide settings the jobs read (from the environment; see `src/config/env.ts`). */
+export interface Settings {
+  /** the diff preset's ref when a repository's config names none (`SCANNER_DIFF_PRESET`) */
+  defaultPreset: string;
+  /** two-letter label prefix shown before finding labels (`SCANNER_LABEL_PREFIX`) */
+  labelPrefix: string;
+  /** path of the committed guidance file (`SCANNER_GUIDANCE_FILE`) */
+  guidanceFile: string;
+  /** public site of the service, for links to findings and published artifacts (`SCANNER_PUBLIC_URL`) */
+  publicUrl?: string;
+  /** added to every `Retry-After` wait for clock differences, in ms (at most 250) */
+  pollMarginMs: number;
+  /** the least time between two progress updates of one check run, in ms (10,000) */
+  progressIntervalMs: number;
+  /** wait before the first poll of a freshly launched scan when no `Retry-After` is known, in ms (≥ 1,000) */
+  firstPollDelayMs: number;
+  /**
+   * the least wait between two reads of one running scan, in ms (1,000). The spec's `Retry-After` is whole
+   * seconds (spec `GET /projects/{projectId}/scans/{scanId}`), so a header of `0` or none waits this floor.
+   * Only tests lower it (with the sandbox's `retryAfterSeconds: 0`), to run many lifecycles quickly.
+   */
+  pollFloorMs: number;
+  /** how long a launch keeps retrying `repository_initializing`, in ms (30 minutes) */
+  initializingWindowMs: number;
+  /** first wait after `repository_initializing`, in ms (15 s; doubles per try, at most 5 minutes) */
+  initializingBaseDelayMs: number;
+  /** wait between two looks at the ledger for a reported scan's settlement, in ms (30 s) */
+  settleDelayMs: number;
+}
+
+/** The default settings: the issue's numbers. */
+export const DEFAULT_SETTINGS: Settings = {
+  defaultPreset: "diff-standard",
+  labelPrefix: "SC",
+  guidanceFile: "SCANNER.md",
+  pollMarginMs: 200,
+  progressIntervalMs: 10_000,
+  firstPollDelayMs: 1_000,
+  pollFloorMs: 1_000,
+  initializingWindowMs: 30 * 60_000,
+  initializingBaseDelayMs: 15_000,
+  settleDelayMs: 30_000,
+};
+
+/** Everything a job needs, built once per process. */
+export interface Runtime {
+  redis: RedisConnection;
+  state: StateStore;
+  queues: { events: Queue; launch: Queue; scans: Queue; reports: Queue };
+  /** an Octokit authenticated as the installation (Probot's `auth(installationId)`) */
+  octokit(installationId: number): Promise<InstallationOctokit>;
+  scanner: ScannerAccess;
+  settings: Settings;
+  log: Logger;
+  /**
+   * diffward's own bot login, `<app slug>[bot]` (`GET /app`, read once per process): only its comments'
+   * finding markers are trusted (issue 10 item 13).
+   */
+  botLogin(): Promise<string>;
+  /** ms since epoch; replaced in tests */
+  now(): number;
+  /**
+   * the installations' write lanes, shared through Redis (`write-lane.ts`); absent in unit tests, where
+   * writes go out directly
+   */
+  lane?: WriteLane;
+  /** the process's Prometheus metrics (`src/runtime/metrics.ts`); absent in unit tests */
+  metrics?: DiffwardMetrics;
+  /** `/healthz` details: the scanning service's reachability (`src/runtime/health.ts`), cached */
+  serviceHealth?: () => Promise<Record<string, unknown>>;
+}

@@ -1,0 +1,126 @@
+import type { CheckRunUpdate } from "../github/checks.js";
+import { sendWrite, type GitHubWrite, type WriteResult } from "../github/writes.js";
+import type { Runtime } from "./runtime.js";
+import type { LanePriority, LaneRequest } from "./write-lane.js";
+
+/** The lane priority of a planned write's purpose (`src/runtime/write-lane.ts`, {@link LANE_PRIORITY}). */
+const PRIORITY_OF: Record<GitHubWrite["purpose"], LanePriority> = {
+  complete: "complete",
+  create: "create",
+  update: "update",
+  review: "review",
+  "code-scanning": "review",
+  progress: "progress",
+};
+
+/**
+ * What the installation's write lane is asked for one planned write: its priority; for a check-run update,
+ * the check run (a pending coalescible update of it is taken over); an update without conclusion and
+ * without annotations (`progress`, `update`) may itself be taken over (GitHub appends annotations, so a
+ * write carrying some is never dropped). Progress has the lowest priority: it goes out only when no other
+ * write of the installation waits (issue 15, item 2), and at most one per check run waits (coalesced).
+ */
+export function laneRequestOf(w: GitHubWrite): LaneRequest {
+  if (w.kind !== "update-check-run") return { priority: PRIORITY_OF[w.purpose] };
+  const coalescible =
+    (w.purpose === "progress" || w.purpose === "update") &&
+    !w.check.conclusion &&
+    !(w.check.output?.annotations?.length ?? 0);
+  return {
+    priority: PRIORITY_OF[w.purpose],
+    checkRunId: w.checkRunId,
+    coalescible,
+    fields: { ...w.check },
+  };
+}
+
+/**
+ * The one apply step of the pull-request, launch, poll and report jobs: sends their planned GitHub writes
+ * for one installation, in the order given, each after the previous one answered. With a write lane
+ * (`rt.lane`, shared by every process through Redis), each write first waits for its slot in the
+ * installation's lane ({@link laneRequestOf}): a write taken over by a later update of the same check run
+ * yields `{ kind: "coalesced" }`; progress is skipped (`{ kind: "skipped" }`) while the hourly budget is tight
+ * ({@link progressOff}). A `bestEffort`
+ * write that fails is logged and yields `{ kind: "failed" }`; the next writes still go out.
+ * @returns one result per write, in order (the ids of created check runs and reviews).
+ * @throws Octokit's `RequestError` of the first other write that failed; later writes are not sent.
+ */
+export async function applyWrites(
+  rt: Runtime,
+  installationId: number,
+  writes: readonly GitHubWrite[],
+): Promise<WriteResult[]> {
+  if (writes.length === 0) return [];
+  const octokit = await rt.octokit(installationId);
+  const results: WriteResult[] = [];
+  for (const w of writes) {
+    try {
+      if (w.purpose === "progress" && (await progressOff(rt, installationId))) {
+        results.push({ kind: "skipped" });
+        continue;
+      }
+      if (!rt.lane) {
+        results.push(await sendWrite(octokit, w));
+        continue;
+      }
+      const r = await rt.lane.run(installationId, laneRequestOf(w), (fields) =>
+        sendWrite(
+          octokit,
+          w.kind === "update-check-run" && fields ? { ...w, check: merged(w.check, fields) } : w,
+        ),
+      );
+      results.push(r);
+    } catch (error) {
+      if (!w.bestEffort) throw error;
+      const message = (error as Error).message;
+      rt.log.warn({ err: message, write: w.kind, installation: installationId }, "GitHub write failed");
+      results.push({ kind: "failed", message });
+    }
+  }
+  return results;
+}
+
+/**
+ * A check-run update with the fields of the pending updates it took over merged under its own; a
+ * concluding update drops a taken-over `status` (GitHub: a conclusion sets the status to `completed`).
+ */
+function merged(check: CheckRunUpdate, fields: Record<string, unknown>): CheckRunUpdate {
+  const out = { ...fields, ...check } as CheckRunUpdate;
+  if (check.conclusion && check.status === undefined) delete out.status;
+  return out;
+}
+
+/**
+ * The installation's hourly write budget now: GitHub's per-hour limit, the writes sent in the last hour plus
+ * those waiting in the lane (every process), and its scans in flight. `undefined` without a lane.
+ */
+export async function writeBudget(
+  rt: Runtime,
+  installationId: number,
+): Promise<{ perHour: number; used: number; inFlight: number } | undefined> {
+  if (!rt.lane) return undefined;
+  const [usage, inFlight] = await Promise.all([
+    rt.lane.usage(installationId),
+    rt.state.inflightScans(installationId),
+  ]);
+  return {
+    perHour: rt.lane.limits.perHour,
+    used: usage.lastHour + usage.waiting,
+    inFlight: inFlight.length,
+  };
+}
+
+/**
+ * Progress is the first thing a tight hourly budget turns off (issue 15, item 3): true when the writes left
+ * this hour could not give every scan in flight its completion and its review.
+ */
+export async function progressOff(rt: Runtime, installationId: number): Promise<boolean> {
+  const b = await writeBudget(rt, installationId);
+  return b !== undefined && b.perHour - b.used < 2 * b.inFlight;
+}
+
+/** The id of the check run a list of results created, if any. */
+export function createdCheckRunId(results: readonly WriteResult[]): number | undefined {
+  for (const r of results) if (r.kind === "create-check-run") return r.checkRunId;
+  return undefined;
+}
