@@ -171,6 +171,35 @@ export function planScanUnreadable(
   ];
 }
 
+/**
+ * The check-run write for a report that could not be built or posted on the job's last attempt, whatever
+ * the error (a rendering bug, a GitHub refusal, a lost connection): `failure` with what happened and what
+ * to do, so no check run stays `in_progress`. GitHub shows **Re-run** on every check run of an App that
+ * handles `check_run.rerequested` ("Checks": https://docs.github.com/en/rest/guides/using-the-rest-api-to-interact-with-checks#check-runs-and-requested-actions),
+ * which starts the scan again. The error's message is shown as code (inert). Pure.
+ */
+export function planReportFailed(
+  d: Pick<PollJobData, "owner" | "repo" | "checkRunId" | "scanId">,
+  error: unknown,
+  attempts: number,
+): GitHubWrite[] {
+  const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return [
+    updateCheck(d, d.checkRunId, {
+      conclusion: "failure",
+      output: {
+        title: "Report could not be posted",
+        summary: [
+          `**What happened:** scan ${inlineCode(d.scanId)} finished, but diffward could not build or post its report.`,
+          `**Why:** an error diffward did not expect, ${attempts} ${attempts === 1 ? "attempt" : "attempts"} in a row.`,
+          "**What next:** use **Re-run** on this check or push again; if it persists, tell whoever runs diffward (the error is in its logs with this scan id).",
+          `The error was:\n\n${codeBlock(message.slice(0, 2_000))}`,
+        ].join("\n\n"),
+      },
+    }),
+  ];
+}
+
 /** The progress write of a running scan: percent and phases on the check run (a `progress` write). Pure. */
 export function planProgress(
   d: Pick<PollJobData, "owner" | "repo" | "checkRunId">,

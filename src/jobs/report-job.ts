@@ -6,18 +6,18 @@ import { JOB, jobId } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { reportScan } from "./report.js";
 import { reportGroupScan } from "./report-group.js";
-import { concludeOnScanReadError, concludeOnServiceError } from "./service-error.js";
+import { concludeOnLastAttempt, concludeOnScanReadError, concludeOnServiceError } from "./service-error.js";
 import { isGroupScan, stillFollowed, targetKey } from "./target.js";
 import type { PollJobData, ReportJobData } from "./types.js";
 
 /** What a report job did. */
-export type ReportOutcome = "reported" | "superseded" | "no-token" | "lost" | "service-error";
+export type ReportOutcome = "reported" | "superseded" | "no-token" | "lost" | "service-error" | "report-error";
 
 /**
  * Hands a terminal scan's report to its own job (job `report`, queue `diffward-reports`, job id
  * `report-<scanId>`), added fairly across installations ({@link addFair}). The poll job calls this before it
  * completes: a poll that dies after the add runs again and adds nothing (BullMQ ignores an add whose job id
- * exists), so the scan is reported once. Attempts and backoff are the poll job's (10, exponential from 1 s).
+ * exists), so the scan is reported once. Attempts and backoff: `Settings.reportAttempts` (10), exponential from `Settings.reportBackoffMs` (1 s).
  * @param scan the terminal scan the poll just read, carried so the report does not read it again.
  */
 export async function enqueueReport(
@@ -28,8 +28,8 @@ export async function enqueueReport(
   const data: ReportJobData = { ...d, terminalAt: d.terminalAt, scan };
   await addFair(rt.redis, rt.queues.reports, JOB.report, data, {
     jobId: jobId("report", d.scanId),
-    attempts: 10,
-    backoff: { type: "exponential", delay: 1_000, jitter: 0.5 },
+    attempts: rt.settings.reportAttempts,
+    backoff: { type: "exponential", delay: rt.settings.reportBackoffMs, jitter: 0.5 },
     removeOnComplete: { age: 24 * 3600, count: 10_000 },
     removeOnFail: { age: 7 * 24 * 3600 },
   });
@@ -42,7 +42,8 @@ export async function enqueueReport(
  * (validated with {@link ScanDetail}); only when it is absent or invalid is it read again (spec
  * `GET /projects/{projectId}/scans/{scanId}`; a 429 waits its `Retry-After` without spending an attempt, a
  * 404 concludes the check run as lost). A service error that retrying cannot fix concludes the check run
- * ({@link concludeOnServiceError}); other errors are retried by BullMQ. Observes the report delay: the
+ * ({@link concludeOnServiceError}); other errors are retried by BullMQ, and on the last attempt any error
+ * concludes it too ({@link concludeOnLastAttempt}), so no check run stays `in_progress`. Observes the report delay: the
  * service's `completedAt` (else `terminalAt`) → now, in seconds.
  */
 export async function processReport(
@@ -82,6 +83,7 @@ export async function processReport(
     await report(rt, pollData, tenant, scan, log);
   } catch (error) {
     if (await concludeOnServiceError(rt, job, error, log)) return "service-error";
+    if (await concludeOnLastAttempt(rt, job, error, log)) return "report-error";
     throw error;
   }
   // Report delay: the service's `completedAt` (else when diffward saw the scan terminal) → check completed.

@@ -2,7 +2,7 @@ import type { Job } from "bullmq";
 import { ScannerApiError, ScannerError } from "../scanner/errors.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { applyWrites } from "../runtime/writes.js";
-import { planScanLost, planScanUnreadable } from "./decide-report.js";
+import { planReportFailed, planScanLost, planScanUnreadable } from "./decide-report.js";
 import type { PollJobData } from "./types.js";
 
 /**
@@ -53,4 +53,26 @@ export async function concludeOnScanReadError(
   }
   if (await concludeOnServiceError(rt, job, error, log)) return "service-error";
   throw error;
+}
+
+/**
+ * Any error on the job's last attempt (BullMQ `attempts`) that {@link concludeOnServiceError} did not take:
+ * concludes the check run `failure` ({@link planReportFailed}) and finishes the scan, so a check run never
+ * stays `in_progress` because its report threw. Earlier attempts are left to BullMQ's retries.
+ * @returns true when the check run was concluded.
+ * @throws when the concluding write itself fails (GitHub unreachable): the job then fails for good and
+ *   reconcile resumes the scan from its unfinished check run.
+ */
+export async function concludeOnLastAttempt(
+  rt: Runtime,
+  job: Job<PollJobData>,
+  error: unknown,
+  log: Runtime["log"],
+): Promise<boolean> {
+  if (job.attemptsMade + 1 < (job.opts.attempts ?? 1)) return false;
+  const d = job.data;
+  log.error({ err: error, attempts: job.attemptsMade + 1 }, "report failed on its last attempt: check run concluded");
+  await applyWrites(rt, d.installationId, planReportFailed(d, error, job.attemptsMade + 1));
+  await rt.state.finishScan(d.installationId, d.scanId);
+  return true;
 }

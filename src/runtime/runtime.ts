@@ -35,6 +35,10 @@ export interface Settings {
   initializingBaseDelayMs: number;
   /** wait between two looks at the ledger for a reported scan's settlement, in ms (30 s) */
   settleDelayMs: number;
+  /** attempts of one report job before its check run is concluded `failure` (10) */
+  reportAttempts: number;
+  /** first wait between report attempts, doubling each time, in ms (1,000: 10 attempts span about 17 minutes) */
+  reportBackoffMs: number;
 }
 
 /** The default settings: the issue's numbers. */
@@ -49,6 +53,8 @@ export const DEFAULT_SETTINGS: Settings = {
   initializingWindowMs: 30 * 60_000,
   initializingBaseDelayMs: 15_000,
   settleDelayMs: 30_000,
+  reportAttempts: 10,
+  reportBackoffMs: 1_000,
 };
 
 /** Everything a job needs, built once per process. */

@@ -132,3 +132,30 @@ describe("following and reporting a scan", () => {
     expect(h.github.state.reviews(pr.owner, pr.repo, pr.number)).toHaveLength(0);
   });
 });
+
+describe("a report that throws on its last attempt", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({
+      sandbox: { scenario: "demo", scanDurationMs: 1_000, retryAfterSeconds: 1, seed: 37 },
+      settings: { reportAttempts: 2, reportBackoffMs: 200 },
+    });
+  });
+  afterAll(async () => h?.close());
+
+  it("concludes the check run failure with what happened and what to do, instead of staying in progress", async () => {
+    // Every review this repository's report posts is refused: not a service error, so only the last-attempt
+    // rule can end the check run.
+    h.github.setFaults({ next5xx: 1_000_000, status: 500, route: /\/repos\/[^/]+\/report-throws\/pulls\/\d+\/reviews$/ });
+    const pr = await openPull(h, { head: sha(251), repo: "report-throws" });
+    const run = await completedRun(h, pr.owner, pr.repo, sha(251), 60_000);
+    h.github.setFaults({});
+    expect(run.conclusion).toBe("failure");
+    expect(run.output.title).toBe("Report could not be posted");
+    expect(run.output.summary).toContain("Re-run");
+    expect(h.github.state.reviews(pr.owner, pr.repo, pr.number)).toHaveLength(0);
+    // the scan is no longer in flight
+    const scanId = await launchedScan(h, sha(251));
+    expect(await h.booted.rt.state.inflightScans(pr.payload.installation.id)).not.toContain(scanId);
+  }, 90_000);
+});
