@@ -41,8 +41,7 @@ import {
   serviceRefusal,
   unavailableAnswer,
 } from "../render/command-answers.js";
-import { parseFindingMarker } from "../render/inline-comment.js";
-import { isOwnComment } from "../github/app-identity.js";
+import { postedFindingComments } from "../report/posted.js";
 import { REPORT_KIND, type ReportState } from "../report/state.js";
 import { ScannerApiError, ScannerError } from "../scanner/errors.js";
 import type { ScannerTenant } from "../tenants/index.js";
@@ -126,10 +125,7 @@ export async function processCommand(rt: Runtime, job: Job, token?: string): Pro
     // Only replies to diffward's own finding comments are commands: the marker is first and the author is
     // diffward's bot login, not any bot or user who copied a marker (issue 10 item 13).
     const parent = d.inReplyToId ? await getReviewComment(octokit, pull, d.inReplyToId) : undefined;
-    threadFindingId =
-      parent && parent.inReplyToId === undefined && isOwnComment(parent, await rt.botLogin())
-        ? parseFindingMarker(parent.body)?.id
-        : undefined;
+    threadFindingId = parent ? postedFindingComments([parent], await rt.botLogin())[0]?.findingId : undefined;
     if (!threadFindingId) {
       log.info("reply is not in a diffward finding thread: ignored");
       return "ignored";

@@ -3,16 +3,16 @@ import { annotationsDigest, reportAnnotations } from "../report/verdict.js";
 import type { CheckAnnotation } from "../github/checks.js";
 import { listPullFiles } from "../github/pulls.js";
 import { listReviewComments } from "../github/reviews.js";
-import { isOwnComment } from "../github/app-identity.js";
 import type { ReportFinding } from "../domain/types.js";
 import { fingerprint, identityOf } from "../domain/identity.js";
-import { parseFindingMarker, renderFindingComment } from "../render/inline-comment.js";
+import { renderFindingComment } from "../render/inline-comment.js";
 import { findingLabel } from "../scanner/labels.js";
 import type { Note, ScanDetail } from "../scanner/schemas.js";
 import { carryApprovals, requestFor } from "../triage/approvals.js";
 import { findingCommentOptions } from "../report/finding-comment.js";
 import type { ScannerTenant } from "../tenants/index.js";
-import { planReport, type PostedFindingComment } from "../report/plan.js";
+import { planReport } from "../report/plan.js";
+import { postedFindingComments } from "../report/posted.js";
 import { applyPullDecisions } from "../triage/decisions.js";
 import { collectReportExtras } from "../report/extras.js";
 import { keepDetails, withKeptDetails } from "../report/details.js";
@@ -72,19 +72,7 @@ export async function reportScan(
   ]);
   // Markers are trusted only in diffward's own comments (issue 10 item 13): a copied one is someone's text.
   const botLogin = await rt.botLogin();
-  const posted: PostedFindingComment[] = [];
-  for (const c of comments) {
-    if (c.inReplyToId !== undefined || !isOwnComment(c, botLogin)) continue;
-    const marker = parseFindingMarker(c.body);
-    if (marker)
-      posted.push({
-        commentId: c.id,
-        findingId: marker.id,
-        fingerprint: marker.fingerprint,
-        ...(marker.shape ? { shape: marker.shape } : {}),
-        version: marker.version,
-      });
-  }
+  const posted = postedFindingComments(comments, botLogin);
 
   const cfg = d.config;
   const plan = planReport({
@@ -178,11 +166,8 @@ export async function reportScan(
   if (writes.review) {
     await applyWrites(rt, d.installationId, [writes.review]);
     // Read back the new comments' ids (one GET) so triage replies can be tied to their finding.
-    for (const c of await listReviewComments(octokit, pull)) {
-      const own = c.inReplyToId === undefined && isOwnComment(c, botLogin);
-      const marker = own ? parseFindingMarker(c.body) : undefined;
-      if (marker && !commentIds.has(marker.id)) commentIds.set(marker.id, c.id);
-    }
+    for (const p of postedFindingComments(await listReviewComments(octokit, pull), botLogin))
+      if (!commentIds.has(p.findingId)) commentIds.set(p.findingId, p.commentId);
   }
 
   const state: ReportState = {

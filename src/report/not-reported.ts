@@ -11,11 +11,10 @@ import type { Logger } from "pino";
 import { classifyFindings } from "../domain/identity.js";
 import { OPEN_RESOLUTIONS } from "../domain/verdict.js";
 import { listReviewComments, updateReviewComment, type ExistingReviewComment } from "../github/reviews.js";
-import { isOwnComment } from "../github/app-identity.js";
 import { listReviewThreads, setReviewThreadResolved } from "../github/threads.js";
 import type { InstallationOctokit, PullRef } from "../github/types.js";
-import { parseFindingMarker } from "../render/inline-comment.js";
 import { parseNotReportedMarker, renderNotReportedComment } from "../render/not-reported.js";
+import { postedFindingComments, type PostedFindingComment } from "./posted.js";
 
 /** What a scan looked at, as far as coverage goes: its preset and its audit areas (empty = everything). */
 export interface ReportScope {
@@ -83,18 +82,6 @@ export function closingCoverage(
   return { coverage: decideCoverage({ ranShort: current.ranShort, scopeCovers: covers }), scopes };
 }
 
-/** A finding comment diffward posted on the pull request (root of its review thread). */
-export interface PostedFindingThread {
-  commentId: number;
-  findingId: string;
-  fingerprint: string;
-  /** the marker's shape key (version 2 markers only, src/render/inline-comment.ts) */
-  shape?: string;
-  /** the marker's version: 1 for comments posted before the version 2 identity */
-  version?: 1 | 2;
-  body: string;
-}
-
 /** A reported scan as {@link planNotReported} reads it: its findings (identity and resolution), coverage and head. */
 export interface ReportedScan {
   findings: ReadonlyArray<{
@@ -123,7 +110,7 @@ export type ThreadWrite =
  *   with a closing resolution keeps its thread resolved.
  */
 export function planNotReported(
-  input: ReportedScan & { posted: readonly PostedFindingThread[] },
+  input: ReportedScan & { posted: readonly PostedFindingComment[] },
 ): ThreadWrite[] {
   const previous = input.posted.map((p) => ({
     id: p.findingId,
@@ -151,32 +138,6 @@ export function planNotReported(
     writes.push({ kind: "reopen", commentId: m.previous.p.commentId, findingId: m.current.id });
   }
   return writes;
-}
-
-/**
- * diffward's finding comments among a pull request's review comments: thread roots written by diffward's own
- * bot login (`botLogin`, `<app slug>[bot]`) whose body starts with a finding marker (`parseFindingMarker`).
- * A marker in anyone else's comment, another bot's included, is ignored (issue 10 item 13).
- */
-export function postedFindingThreads(
-  comments: readonly ExistingReviewComment[],
-  botLogin: string,
-): PostedFindingThread[] {
-  const out: PostedFindingThread[] = [];
-  for (const c of comments) {
-    if (c.inReplyToId !== undefined || !isOwnComment(c, botLogin)) continue;
-    const marker = parseFindingMarker(c.body);
-    if (marker)
-      out.push({
-        commentId: c.id,
-        findingId: marker.id,
-        fingerprint: marker.fingerprint,
-        ...(marker.shape ? { shape: marker.shape } : {}),
-        version: marker.version,
-        body: c.body,
-      });
-  }
-  return out;
 }
 
 /**
@@ -247,7 +208,7 @@ export async function syncNotReported(
 ): Promise<{ closed: number; reopened: number }> {
   const comments = input.comments ?? (await listReviewComments(octokit, pull));
   const writes = planNotReported({
-    posted: postedFindingThreads(comments, input.botLogin),
+    posted: postedFindingComments(comments, input.botLogin),
     findings: input.findings,
     coverage: input.coverage,
     scan: input.scan,

@@ -3,17 +3,10 @@ import { matchFindings, type MatchedBy } from "../domain/identity.js";
 import { parseLocation } from "../domain/location.js";
 import type { Disclosure, FailOn, ReportFinding } from "../domain/types.js";
 import { atLeast, decideConclusion, isRuledOut, sortFindings, type Verdict } from "../domain/verdict.js";
+import type { PostedFindingComment } from "./posted.js";
 
-/** A diffward finding comment already on the pull request (read back from its hidden marker). */
-export interface PostedFindingComment {
-  commentId: number;
-  findingId: string;
-  fingerprint: string;
-  /** the marker's shape key (version 2 markers only) */
-  shape?: string;
-  /** the marker's version: 1 for comments posted before the version 2 identity (src/domain/identity.ts) */
-  version?: 1 | 2;
-}
+/** What the plan reads of a diffward finding comment already on the pull request: its identity. */
+export type PostedFindingIdentity = Omit<PostedFindingComment, "body">;
 
 /** A file of the pull request; no `patch` means GitHub showed no diff for it (binary, too large). */
 export interface PlanFile {
@@ -65,7 +58,7 @@ export interface ReportPlan {
 export function planReport(input: {
   findings: readonly ReportFinding[];
   files: readonly PlanFile[];
-  posted: readonly PostedFindingComment[];
+  posted: readonly PostedFindingIdentity[];
   config: PlanConfig;
 }): ReportPlan {
   const { config } = input;
@@ -96,7 +89,7 @@ export function planReport(input: {
     const fileLines = loc ? lines.get(loc.path) : undefined;
     const line = fileLines ? pickCommentLine(loc, fileLines) : undefined;
     const m = matches.get(f);
-    const match: PostedFindingComment | undefined = m?.previous.p;
+    const match: PostedFindingIdentity | undefined = m?.previous.p;
     const matchedBy: MatchedBy | undefined = m?.by;
     if (match && !used.has(match.commentId) && config.disclosure === "full") {
       used.add(match.commentId);

@@ -12,8 +12,8 @@ import {
   decideCoverage,
   planNotReported,
   scopeCovers,
-  type PostedFindingThread,
 } from "../../src/report/not-reported.js";
+import type { PostedFindingComment } from "../../src/report/posted.js";
 import {
   TRIAGE_SCENARIO,
   checkOf,
@@ -37,7 +37,7 @@ const f = (id: string, title: string) => ({
   category: "injection",
   resolutionStatus: "NOT_STARTED",
 });
-function posted(id: string, title: string, extra = "**finding text**"): PostedFindingThread {
+function posted(id: string, title: string, extra = "**finding text**"): PostedFindingComment {
   const fp = fingerprint(f(id, title));
   return {
     commentId: id.length * 7,
