@@ -509,76 +509,21 @@ export function renderProgress(
   };
 }
 
-/** Details each launch or scan error kind accepts. Service messages are untrusted and quoted exactly. */
-export interface LaunchErrorDetails {
-  repository_initializing: { retryInSeconds?: number };
-  rate_limited: { retryAfterSeconds?: number; message?: string };
-  insufficient_credits: {
-    availableCredits?: number;
-    balanceCredits?: number;
-    requiredCredits?: number;
-    message?: string;
-    billingUrl?: string;
-  };
-  diff_empty: { baseCommit?: string; headSha?: string };
-  diff_base_required: { message?: string; presetName?: string };
-  diff_base_not_allowed: { message?: string; presetName?: string };
-  diff_base_invalid: { message?: string; baseCommit?: string };
-  bad_request: { message: string };
-  unauthorized: { message?: string };
-  forbidden: { message?: string; scope?: string };
-  not_found: { message?: string; repositoryId?: string };
-  internal: { message?: string; retryInSeconds?: number; attempt?: number; maxAttempts?: number };
-  network: { message?: string; retryInSeconds?: number; attempt?: number; maxAttempts?: number };
-  /** `sameHead`: a new explicit request (Re-run, Scan anyway, rescan) of the same commit replaced it */
-  superseded: { bySha: string; sameHead?: boolean };
-  timed_out: { waitedSeconds: number; scanId?: string; lastPercent?: number };
-  scan_failed: { scanId: string; message?: string };
-  scan_cancelled: { scanId: string; message?: string };
-  config_invalid: { path: string; problems: readonly string[] };
-  not_onboarded: { message?: string; setupUrl?: string };
-  no_token: { setupUrl?: string };
+/**
+ * One launch or scan error kind: the details it takes (`D`), those it cannot be explained without (checked
+ * at run time too), and its output.
+ */
+interface LaunchErrorEntry<D extends object> {
+  required?: readonly (keyof D & string)[];
+  render: (details: D) => CheckRunOutput;
 }
-export type LaunchErrorKind = keyof LaunchErrorDetails;
 
-/** Every kind {@link renderLaunchError} renders. */
-export const LAUNCH_ERROR_KINDS: readonly LaunchErrorKind[] = [
-  "repository_initializing",
-  "rate_limited",
-  "insufficient_credits",
-  "diff_empty",
-  "diff_base_required",
-  "diff_base_not_allowed",
-  "diff_base_invalid",
-  "bad_request",
-  "unauthorized",
-  "forbidden",
-  "not_found",
-  "internal",
-  "network",
-  "superseded",
-  "timed_out",
-  "scan_failed",
-  "scan_cancelled",
-  "config_invalid",
-  "not_onboarded",
-  "no_token",
-];
-
-/** Detail fields a kind cannot be explained without (checked at run time too). */
-const REQUIRED_DETAILS: Partial<Record<LaunchErrorKind, readonly string[]>> = {
-  bad_request: ["message"],
-  superseded: ["bySha"],
-  timed_out: ["waitedSeconds"],
-  scan_failed: ["scanId"],
-  scan_cancelled: ["scanId"],
-  config_invalid: ["path", "problems"],
-};
-
-type DetailsArg<K extends LaunchErrorKind> =
-  Record<string, never> extends LaunchErrorDetails[K]
-    ? [details?: LaunchErrorDetails[K]]
-    : [details: LaunchErrorDetails[K]];
+function entry<D extends object>(
+  render: (details: D) => CheckRunOutput,
+  required?: readonly (keyof D & string)[],
+): LaunchErrorEntry<D> {
+  return required ? { render, required } : { render };
+}
 
 function wwn(what: string, why: string, next: string, ...extra: (string | undefined | false)[]): string {
   return sections(`**What happened:** ${what}`, `**Why:** ${why}`, `**What next:** ${next}`, ...extra);
@@ -602,11 +547,57 @@ function attempt(d: { attempt?: number; maxAttempts?: number }): string {
     : "";
 }
 
+/** Details of the launch refusals of spec "Launch rules" 6 (base commit) and of a plain 400. */
+interface RefusedLaunch {
+  message?: string;
+  presetName?: string;
+  baseCommit?: string;
+}
+
+/** A 400 refusal (`diff_base_*`, `bad_request`): the kind, why it was refused, and what to fix. */
+function refusedLaunch(kind: string, why: string, x: RefusedLaunch): CheckRunOutput {
+  return {
+    title: kind === "bad_request" ? "Scan request refused" : "Scan refused: base commit problem",
+    summary: wwn(
+      `The scanning service refused to launch the scan (${inlineCode(kind)}).`,
+      why,
+      kind === "diff_base_invalid"
+        ? "Make sure the base branch is pushed, then comment `/diffward rescan` or push again."
+        : "Check the scan type (`preset`) in `.github/diffward.yml`: pull requests need a diff-scan preset. Then push again.",
+      quoted(x.message),
+    ),
+  };
+}
+
+/** Details of a 5xx or of no answer; diffward retries. */
+interface Unavailable {
+  message?: string;
+  retryInSeconds?: number;
+  attempt?: number;
+  maxAttempts?: number;
+}
+
+function unavailable(kind: "internal" | "network", x: Unavailable): CheckRunOutput {
+  return {
+    title: "Scanning service unavailable, retrying",
+    summary: wwn(
+      kind === "internal"
+        ? "The scanning service answered with a server error."
+        : "diffward could not reach the scanning service.",
+      "This is usually temporary.",
+      `Nothing to do: diffward retries ${seconds(x.retryInSeconds)}${attempt(x)}.`,
+      quoted(x.message, kind === "internal" ? "The service said" : "The error was"),
+    ),
+  };
+}
+
+function presetPart(x: RefusedLaunch): string {
+  return x.presetName ? ` ${inlineCode(x.presetName)}` : "";
+}
+
 /**
- * Output for a scan that could not be launched or did not finish, one per {@link LaunchErrorKind}.
- * Each says what happened, why, and what to do next; the spec section is named per kind below
- * (spec "Errors" table and "Launch rules"). Service messages are quoted in a code block, never
- * interpreted as Markdown.
+ * Every launch or scan error diffward explains on a check run, by kind; the kinds are this catalogue's keys.
+ * Each output says what happened, why, and what to do next. Spec sections ("Errors" table, "Launch rules"):
  *
  * - `repository_initializing`: launch rule 4, 409; diffward retries.
  * - `rate_limited`: launch rule 5 / request rate, 429 with `Retry-After` (seconds).
@@ -620,44 +611,34 @@ function attempt(d: { attempt?: number; maxAttempts?: number }): string {
  * - `config_invalid`: `.github/diffward.yml` problems, quoted exactly.
  * - `not_onboarded` / `no_token`: the repository is not set up for diffward.
  *
- * @throws DomainInputError for an unknown kind, or when a required detail (e.g. `bySha` of
- *   `superseded`, `problems` of `config_invalid`) is missing.
+ * Service messages are untrusted: quoted in a code block, never interpreted as Markdown.
  */
-export function renderLaunchError<K extends LaunchErrorKind>(kind: K, ...args: DetailsArg<K>): StateOutput {
-  const d = (args[0] ?? {}) as Partial<LaunchErrorDetails[LaunchErrorKind]> & Record<string, unknown>;
-  const missing = (REQUIRED_DETAILS[kind as LaunchErrorKind] ?? []).filter((field) => d[field] === undefined);
-  if (missing.length > 0) {
-    throw new DomainInputError(
-      `missing details for launch error ${kind}`,
-      missing.map((field) => `${field}: required`),
-    );
-  }
-  switch (kind as LaunchErrorKind) {
-    case "repository_initializing": {
-      const x = d as LaunchErrorDetails["repository_initializing"];
-      return {
-        title: "Repository is being analyzed for the first time",
-        summary: wwn(
-          "The scanning service refused the scan because it is still analyzing this repository for the first time.",
-          "A newly added repository gets a one-time analysis pass (free of credits); scans are refused until it ends.",
-          `Nothing to do: diffward retries ${seconds(x.retryInSeconds)} and this check updates when the scan starts.`,
-        ),
-      };
-    }
-    case "rate_limited": {
-      const x = d as LaunchErrorDetails["rate_limited"];
-      return {
-        title: "Rate limited by the scanning service",
-        summary: wwn(
-          "The scanning service asked diffward to wait before launching or polling again.",
-          "The service token reached its spend limit for the current period, or sent too many requests.",
-          `diffward retries ${seconds(x.retryAfterSeconds)}${x.retryAfterSeconds !== undefined ? ` (the service's \`Retry-After\` was ${Math.ceil(x.retryAfterSeconds)} s)` : ""}. If this keeps happening, raise the token's spend limit in the service.`,
-          quoted(x.message),
-        ),
-      };
-    }
-    case "insufficient_credits": {
-      const x = d as LaunchErrorDetails["insufficient_credits"];
+const LAUNCH_ERRORS = {
+  repository_initializing: entry((x: { retryInSeconds?: number }) => ({
+    title: "Repository is being analyzed for the first time",
+    summary: wwn(
+      "The scanning service refused the scan because it is still analyzing this repository for the first time.",
+      "A newly added repository gets a one-time analysis pass (free of credits); scans are refused until it ends.",
+      `Nothing to do: diffward retries ${seconds(x.retryInSeconds)} and this check updates when the scan starts.`,
+    ),
+  })),
+  rate_limited: entry((x: { retryAfterSeconds?: number; message?: string }) => ({
+    title: "Rate limited by the scanning service",
+    summary: wwn(
+      "The scanning service asked diffward to wait before launching or polling again.",
+      "The service token reached its spend limit for the current period, or sent too many requests.",
+      `diffward retries ${seconds(x.retryAfterSeconds)}${x.retryAfterSeconds !== undefined ? ` (the service's \`Retry-After\` was ${Math.ceil(x.retryAfterSeconds)} s)` : ""}. If this keeps happening, raise the token's spend limit in the service.`,
+      quoted(x.message),
+    ),
+  })),
+  insufficient_credits: entry(
+    (x: {
+      availableCredits?: number;
+      balanceCredits?: number;
+      requiredCredits?: number;
+      message?: string;
+      billingUrl?: string;
+    }) => {
       const facts = [
         x.requiredCredits !== undefined && `budget needed: **${x.requiredCredits}** credits`,
         x.availableCredits !== undefined && `available: **${x.availableCredits}** credits`,
@@ -672,149 +653,134 @@ export function renderLaunchError<K extends LaunchErrorKind>(kind: K, ...args: D
           quoted(x.message),
         ),
       };
-    }
-    case "diff_empty": {
-      const x = d as LaunchErrorDetails["diff_empty"];
-      const range =
-        x.baseCommit && x.headSha ? ` between ${shortSha(x.baseCommit)} and ${shortSha(x.headSha)}` : "";
-      return {
-        title: "Nothing to audit",
-        summary: wwn(
-          `The scanning service found no change${range} to audit.`,
-          "A diff scan audits only the change from the merge base to the head commit, and this one is empty.",
-          "Nothing to do. Push a change and diffward scans again.",
-        ),
-      };
-    }
-    case "diff_base_required":
-    case "diff_base_not_allowed":
-    case "diff_base_invalid":
-    case "bad_request": {
-      const x = d as { message?: string; presetName?: string; baseCommit?: string };
-      const why: Record<string, string> = {
-        diff_base_required: `The scan type${x.presetName ? ` ${inlineCode(x.presetName)}` : ""} is a diff scan and needs a base commit.`,
-        diff_base_not_allowed: `The scan type${x.presetName ? ` ${inlineCode(x.presetName)}` : ""} scans whole commits and refuses a base commit.`,
-        diff_base_invalid: `The base commit${x.baseCommit ? ` ${inlineCode(x.baseCommit)}` : ""} is malformed or unknown to the service (is it pushed?).`,
-        bad_request: "The service found the launch request invalid.",
-      };
-      return {
-        title: kind === "bad_request" ? "Scan request refused" : "Scan refused: base commit problem",
-        summary: wwn(
-          `The scanning service refused to launch the scan (${inlineCode(kind)}).`,
-          why[kind]!,
-          kind === "diff_base_invalid"
-            ? "Make sure the base branch is pushed, then comment `/diffward rescan` or push again."
-            : "Check the scan type (`preset`) in `.github/diffward.yml`: pull requests need a diff-scan preset. Then push again.",
-          quoted(x.message),
-        ),
-      };
-    }
-    case "unauthorized":
-      return {
-        title: "Scanning service token refused",
-        summary: wwn(
-          "The scanning service did not accept diffward's token.",
-          "The token is missing, malformed, expired or revoked.",
-          "Ask an administrator of this installation to create a new token in the scanning service and update the token diffward uses for this repository.",
-          quoted((d as LaunchErrorDetails["unauthorized"]).message),
-        ),
-      };
-    case "forbidden": {
-      const x = d as LaunchErrorDetails["forbidden"];
-      return {
-        title: "Scanning service token lacks a scope",
-        summary: wwn(
-          "The scanning service refused the request: diffward's token lacks a required scope.",
-          `This operation needs the ${x.scope ? inlineCode(x.scope) : "`scans:launch`"} scope (diffward uses \`read\`, \`scans:launch\` and \`findings:write\`).`,
-          "Give the token the missing scope in the scanning service, or issue a new one with it, then push again.",
-          quoted(x.message),
-        ),
-      };
-    }
-    case "not_found": {
-      const x = d as LaunchErrorDetails["not_found"];
-      return {
-        title: "Repository not found in the scanning service",
-        summary: wwn(
-          `The scanning service does not know this repository${x.repositoryId ? ` (${inlineCode(x.repositoryId)})` : ""} for diffward's token.`,
-          "The repository is not in the token's project, or the token is restricted to other repositories.",
-          "Add the repository to the project in the scanning service, or add it to the token's repository allowlist, and check the repository id diffward is configured with.",
-          quoted(x.message),
-        ),
-      };
-    }
-    case "internal":
-    case "network": {
-      const x = d as LaunchErrorDetails["internal"];
-      return {
-        title: "Scanning service unavailable, retrying",
-        summary: wwn(
-          kind === "internal"
-            ? "The scanning service answered with a server error."
-            : "diffward could not reach the scanning service.",
-          "This is usually temporary.",
-          `Nothing to do: diffward retries ${seconds(x.retryInSeconds)}${attempt(x)}.`,
-          quoted(x.message, kind === "internal" ? "The service said" : "The error was"),
-        ),
-      };
-    }
-    case "superseded": {
-      const x = d as LaunchErrorDetails["superseded"];
-      if (x.sameHead)
-        return {
-          title: "Replaced by a new scan of this commit",
-          summary: wwn(
-            "diffward stopped following this scan.",
-            "A new scan of this commit was requested (Re-run, Scan anyway or `/diffward rescan`); it runs in a new `diffward` check run.",
-            "See the newest `diffward` check run on this commit.",
-          ),
-        };
-      return {
-        title: `Superseded by ${x.bySha.slice(0, 7)}`,
-        summary: wwn(
-          "diffward stopped following this scan.",
-          `A newer commit ${shortSha(x.bySha)} was pushed to the pull request; its scan replaces this one.`,
-          "See the check run on the newer commit.",
-        ),
-      };
-    }
-    case "timed_out": {
-      const x = d as LaunchErrorDetails["timed_out"];
-      return {
-        title: "Scan timed out",
-        summary: wwn(
-          `diffward stopped waiting for scan${x.scanId ? ` ${inlineCode(x.scanId)}` : ""} after ${seconds(x.waitedSeconds).replace(/^in /, "")}${x.lastPercent !== undefined ? `, at ${x.lastPercent}%` : ""}.`,
-          "The scan did not reach a final state in the time diffward allows.",
-          "Comment `/diffward rescan` to try again, or raise the timeout in `.github/diffward.yml`. The scan may still finish in the service.",
-        ),
-      };
-    }
-    case "scan_failed": {
-      const x = d as LaunchErrorDetails["scan_failed"];
-      return {
-        title: "Scan failed",
-        summary: wwn(
-          `Scan ${inlineCode(x.scanId)} stopped on an error in the scanning service (status \`FAILED\`).`,
-          "The service did not say why beyond what is quoted below.",
-          "Comment `/diffward rescan` or push again to retry. Unused credits return to the balance.",
-          quoted(x.message),
-        ),
-      };
-    }
-    case "scan_cancelled": {
-      const x = d as LaunchErrorDetails["scan_cancelled"];
-      return {
-        title: "Scan cancelled",
-        summary: wwn(
-          `Scan ${inlineCode(x.scanId)} was cancelled (status \`CANCELLED\`).`,
-          "Someone cancelled it in the scanning service or with `/diffward cancel`; reserved credits were released.",
-          "Comment `/diffward rescan` or push again to run a new scan.",
-          quoted(x.message),
-        ),
-      };
-    }
-    case "config_invalid": {
-      const x = d as LaunchErrorDetails["config_invalid"];
+    },
+  ),
+  diff_empty: entry((x: { baseCommit?: string; headSha?: string }) => {
+    const range =
+      x.baseCommit && x.headSha ? ` between ${shortSha(x.baseCommit)} and ${shortSha(x.headSha)}` : "";
+    return {
+      title: "Nothing to audit",
+      summary: wwn(
+        `The scanning service found no change${range} to audit.`,
+        "A diff scan audits only the change from the merge base to the head commit, and this one is empty.",
+        "Nothing to do. Push a change and diffward scans again.",
+      ),
+    };
+  }),
+  diff_base_required: entry((x: { message?: string; presetName?: string }) =>
+    refusedLaunch(
+      "diff_base_required",
+      `The scan type${presetPart(x)} is a diff scan and needs a base commit.`,
+      x,
+    ),
+  ),
+  diff_base_not_allowed: entry((x: { message?: string; presetName?: string }) =>
+    refusedLaunch(
+      "diff_base_not_allowed",
+      `The scan type${presetPart(x)} scans whole commits and refuses a base commit.`,
+      x,
+    ),
+  ),
+  diff_base_invalid: entry((x: { message?: string; baseCommit?: string }) =>
+    refusedLaunch(
+      "diff_base_invalid",
+      `The base commit${x.baseCommit ? ` ${inlineCode(x.baseCommit)}` : ""} is malformed or unknown to the service (is it pushed?).`,
+      x,
+    ),
+  ),
+  bad_request: entry(
+    (x: { message: string }) =>
+      refusedLaunch("bad_request", "The service found the launch request invalid.", x),
+    ["message"],
+  ),
+  unauthorized: entry((x: { message?: string }) => ({
+    title: "Scanning service token refused",
+    summary: wwn(
+      "The scanning service did not accept diffward's token.",
+      "The token is missing, malformed, expired or revoked.",
+      "Ask an administrator of this installation to create a new token in the scanning service and update the token diffward uses for this repository.",
+      quoted(x.message),
+    ),
+  })),
+  forbidden: entry((x: { message?: string; scope?: string }) => ({
+    title: "Scanning service token lacks a scope",
+    summary: wwn(
+      "The scanning service refused the request: diffward's token lacks a required scope.",
+      `This operation needs the ${x.scope ? inlineCode(x.scope) : "`scans:launch`"} scope (diffward uses \`read\`, \`scans:launch\` and \`findings:write\`).`,
+      "Give the token the missing scope in the scanning service, or issue a new one with it, then push again.",
+      quoted(x.message),
+    ),
+  })),
+  not_found: entry((x: { message?: string; repositoryId?: string }) => ({
+    title: "Repository not found in the scanning service",
+    summary: wwn(
+      `The scanning service does not know this repository${x.repositoryId ? ` (${inlineCode(x.repositoryId)})` : ""} for diffward's token.`,
+      "The repository is not in the token's project, or the token is restricted to other repositories.",
+      "Add the repository to the project in the scanning service, or add it to the token's repository allowlist, and check the repository id diffward is configured with.",
+      quoted(x.message),
+    ),
+  })),
+  internal: entry((x: Unavailable) => unavailable("internal", x)),
+  network: entry((x: Unavailable) => unavailable("network", x)),
+  superseded: entry(
+    /** `sameHead`: a new explicit request (Re-run, Scan anyway, rescan) of the same commit replaced it */
+    (x: { bySha: string; sameHead?: boolean }) =>
+      x.sameHead
+        ? {
+            title: "Replaced by a new scan of this commit",
+            summary: wwn(
+              "diffward stopped following this scan.",
+              "A new scan of this commit was requested (Re-run, Scan anyway or `/diffward rescan`); it runs in a new `diffward` check run.",
+              "See the newest `diffward` check run on this commit.",
+            ),
+          }
+        : {
+            title: `Superseded by ${x.bySha.slice(0, 7)}`,
+            summary: wwn(
+              "diffward stopped following this scan.",
+              `A newer commit ${shortSha(x.bySha)} was pushed to the pull request; its scan replaces this one.`,
+              "See the check run on the newer commit.",
+            ),
+          },
+    ["bySha"],
+  ),
+  timed_out: entry(
+    (x: { waitedSeconds: number; scanId?: string; lastPercent?: number }) => ({
+      title: "Scan timed out",
+      summary: wwn(
+        `diffward stopped waiting for scan${x.scanId ? ` ${inlineCode(x.scanId)}` : ""} after ${seconds(x.waitedSeconds).replace(/^in /, "")}${x.lastPercent !== undefined ? `, at ${x.lastPercent}%` : ""}.`,
+        "The scan did not reach a final state in the time diffward allows.",
+        "Comment `/diffward rescan` to try again, or raise the timeout in `.github/diffward.yml`. The scan may still finish in the service.",
+      ),
+    }),
+    ["waitedSeconds"],
+  ),
+  scan_failed: entry(
+    (x: { scanId: string; message?: string }) => ({
+      title: "Scan failed",
+      summary: wwn(
+        `Scan ${inlineCode(x.scanId)} stopped on an error in the scanning service (status \`FAILED\`).`,
+        "The service did not say why beyond what is quoted below.",
+        "Comment `/diffward rescan` or push again to retry. Unused credits return to the balance.",
+        quoted(x.message),
+      ),
+    }),
+    ["scanId"],
+  ),
+  scan_cancelled: entry(
+    (x: { scanId: string; message?: string }) => ({
+      title: "Scan cancelled",
+      summary: wwn(
+        `Scan ${inlineCode(x.scanId)} was cancelled (status \`CANCELLED\`).`,
+        "Someone cancelled it in the scanning service or with `/diffward cancel`; reserved credits were released.",
+        "Comment `/diffward rescan` or push again to run a new scan.",
+        quoted(x.message),
+      ),
+    }),
+    ["scanId"],
+  ),
+  config_invalid: entry(
+    (x: { path: string; problems: readonly string[] }) => {
       const problems = x.problems?.length ? x.problems : ["(no detail)"];
       return {
         title: `Invalid ${x.path}`,
@@ -824,33 +790,68 @@ export function renderLaunchError<K extends LaunchErrorKind>(kind: K, ...args: D
           `Fix ${inlineCode(x.path)} in this pull request; diffward scans again on the next push.`,
         ),
       };
-    }
-    case "not_onboarded": {
-      const x = d as LaunchErrorDetails["not_onboarded"];
-      return {
-        title: "Repository not set up for scanning",
-        summary: wwn(
-          "diffward did not scan this pull request.",
-          "This repository is not connected to a project in the scanning service yet.",
-          `Connect it${x.setupUrl ? ` (${link("setup", x.setupUrl)})` : ""}: add the repository to a project in the scanning service and give diffward a token for it.`,
-          quoted(x.message),
-        ),
-      };
-    }
-    case "no_token": {
-      const x = d as LaunchErrorDetails["no_token"];
-      return {
-        title: "No scanning service token",
-        summary: wwn(
-          "diffward did not scan this pull request.",
-          "No scanning service token is configured for this installation or repository.",
-          `Create a token with the \`read\`, \`scans:launch\` and \`findings:write\` scopes in the scanning service and register it with diffward${x.setupUrl ? ` (${link("setup", x.setupUrl)})` : ""}.`,
-        ),
-      };
-    }
-    default:
-      throw new DomainInputError(`unknown launch error kind ${JSON.stringify(kind)}`, [
-        `expected one of ${LAUNCH_ERROR_KINDS.join(", ")}`,
-      ]);
+    },
+    ["path", "problems"],
+  ),
+  not_onboarded: entry((x: { message?: string; setupUrl?: string }) => ({
+    title: "Repository not set up for scanning",
+    summary: wwn(
+      "diffward did not scan this pull request.",
+      "This repository is not connected to a project in the scanning service yet.",
+      `Connect it${x.setupUrl ? ` (${link("setup", x.setupUrl)})` : ""}: add the repository to a project in the scanning service and give diffward a token for it.`,
+      quoted(x.message),
+    ),
+  })),
+  no_token: entry((x: { setupUrl?: string }) => ({
+    title: "No scanning service token",
+    summary: wwn(
+      "diffward did not scan this pull request.",
+      "No scanning service token is configured for this installation or repository.",
+      `Create a token with the \`read\`, \`scans:launch\` and \`findings:write\` scopes in the scanning service and register it with diffward${x.setupUrl ? ` (${link("setup", x.setupUrl)})` : ""}.`,
+    ),
+  })),
+};
+
+/** A launch or scan error diffward explains on a check run: a key of the catalogue above. */
+export type LaunchErrorKind = keyof typeof LAUNCH_ERRORS;
+
+/** Details each launch or scan error kind accepts (the catalogue's parameter types). */
+export type LaunchErrorDetails = {
+  [K in LaunchErrorKind]: Parameters<(typeof LAUNCH_ERRORS)[K]["render"]>[0];
+};
+
+/** Every kind {@link renderLaunchError} renders, in the catalogue's order. */
+export const LAUNCH_ERROR_KINDS = Object.keys(LAUNCH_ERRORS) as readonly LaunchErrorKind[];
+
+type DetailsArg<K extends LaunchErrorKind> =
+  Record<string, never> extends LaunchErrorDetails[K]
+    ? [details?: LaunchErrorDetails[K]]
+    : [details: LaunchErrorDetails[K]];
+
+/**
+ * Output for a scan that could not be launched or did not finish, one per {@link LaunchErrorKind}, from the
+ * catalogue of kinds above (what happened, why, what next, and the spec section of each).
+ *
+ * @throws DomainInputError for an unknown kind, or when a required detail (e.g. `bySha` of
+ *   `superseded`, `problems` of `config_invalid`) is missing.
+ */
+export function renderLaunchError<K extends LaunchErrorKind>(
+  kind: K,
+  ...args: DetailsArg<K>
+): CheckRunOutput {
+  if (!Object.hasOwn(LAUNCH_ERRORS, kind)) {
+    throw new DomainInputError(`unknown launch error kind ${JSON.stringify(kind)}`, [
+      `expected one of ${LAUNCH_ERROR_KINDS.join(", ")}`,
+    ]);
   }
+  const known = LAUNCH_ERRORS[kind] as LaunchErrorEntry<Record<string, unknown>>;
+  const details = (args[0] ?? {}) as Record<string, unknown>;
+  const missing = (known.required ?? []).filter((field) => details[field] === undefined);
+  if (missing.length > 0) {
+    throw new DomainInputError(
+      `missing details for launch error ${kind}`,
+      missing.map((field) => `${field}: required`),
+    );
+  }
+  return known.render(details);
 }
