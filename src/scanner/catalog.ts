@@ -1,10 +1,9 @@
 /**
- * The resolution catalog of the scanning service: which reason codes each resolution status accepts.
- *
- * Source: spec "Endpoints → Findings → PATCH …/resolution", rules 1 to 4 and the reason-code table.
+ * The scanning service's closed sets: statuses, severities and the resolution catalog (which reason codes
+ * each resolution status accepts: spec §Findings, `PATCH …/resolution`, its rules and reason-code table).
  */
 
-/** Resolution states a caller may set (spec "States and transitions → Finding resolutionStatus"). */
+/** Resolution states a caller may set (spec §Finding `resolutionStatus`). */
 export const RESOLUTION_STATUSES = [
   "NOT_STARTED",
   "IN_PROGRESS",
@@ -16,7 +15,7 @@ export const RESOLUTION_STATUSES = [
 ] as const;
 export type ResolutionStatus = (typeof RESOLUTION_STATUSES)[number];
 
-/** The service's own verdicts (read-only for callers). */
+/** The service's own verdicts, read-only for callers (spec §Finding `triageStatus`). */
 export const TRIAGE_STATUSES = [
   "PENDING",
   "NEW",
@@ -28,11 +27,11 @@ export const TRIAGE_STATUSES = [
 ] as const;
 export type TriageStatus = (typeof TRIAGE_STATUSES)[number];
 
-/** Severity levels, most severe first (spec "Finding (list item)"). */
+/** Severity levels, most severe first (spec §Finding (list item)). */
 export const SEVERITIES = ["CRITICAL", "HIGH", "MEDIUM", "LOW", "INFO"] as const;
 export type Severity = (typeof SEVERITIES)[number];
 
-/** Scan states; the last three are terminal (spec "Scan status"). */
+/** Scan states; the last three are terminal (spec §Scan status). */
 export const SCAN_STATUSES = ["QUEUED", "PROCESSING", "COMPLETED", "FAILED", "CANCELLED"] as const;
 export type ScanStatus = (typeof SCAN_STATUSES)[number];
 export const TERMINAL_SCAN_STATUSES: readonly ScanStatus[] = ["COMPLETED", "FAILED", "CANCELLED"];
@@ -43,8 +42,8 @@ export function isTerminalScanStatus(status: string): boolean {
 }
 
 /**
- * Reason codes per resolution status, exactly as the spec's table lists them.
- * `NOT_STARTED` and `IN_PROGRESS` take no reason (rule 2: the service ignores note and reason there).
+ * Reason codes per resolution status, exactly as the spec's table lists them. `NOT_STARTED` and
+ * `IN_PROGRESS` take no reason (spec §Findings, resolution rule 2: the service ignores them there).
  */
 export const REASON_CATALOG = {
   RESOLVED: ["fixed_in_code", "fixed_upstream", "code_removed"],
@@ -67,7 +66,6 @@ export function reasonCodesFor(status: ResolutionStatus): readonly string[] {
   return (REASON_CATALOG as Partial<Record<ResolutionStatus, readonly string[]>>)[status] ?? [];
 }
 
-/** Result of {@link checkReason}. */
 export type ReasonCheck =
   | { ok: true }
   | {
@@ -77,8 +75,8 @@ export type ReasonCheck =
     };
 
 /**
- * Checks a reason code against the catalog of `status` (spec resolution rule 4: a reason from another
- * status's catalog is refused with the valid list).
+ * Checks a reason code against the catalog of `status` (spec §Findings, resolution rule 4: a reason from
+ * another status's catalog is refused with the valid list).
  */
 export function checkReason(status: ResolutionStatus, reason: string): ReasonCheck {
   const valid = reasonCodesFor(status);
@@ -89,5 +87,4 @@ export function checkReason(status: ResolutionStatus, reason: string): ReasonChe
   return belongsTo ? { ok: false, validCodes: valid, belongsTo } : { ok: false, validCodes: valid };
 }
 
-/** Every reason code of every status. */
 export const ALL_REASON_CODES: readonly string[] = Object.values(REASON_CATALOG).flat();

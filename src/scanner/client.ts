@@ -1,5 +1,5 @@
 /**
- * `ScannerClient`: the typed client of the whole scanning-service API (spec "Endpoints"). One method per
+ * `ScannerClient`: the typed client of the whole scanning-service API (spec §Endpoints). One method per
  * endpoint; inputs are checked with zod before any request, answers are parsed with zod at the boundary,
  * and every failure is a typed {@link ScannerError}.
  */
@@ -71,12 +71,11 @@ import {
 
 /** Default per-request timeout, in milliseconds. */
 export const DEFAULT_TIMEOUT_MS = 30_000;
-/** Default `User-Agent` header. */
 export const DEFAULT_USER_AGENT = "diffward-scanner-client";
 /**
- * Default cap on one response body, in bytes (16 MiB). The service's answers are untrusted input (issue
- * 10, item 15): a spec-shaped page of 100 findings is tens of kilobytes, so the cap only stops answers
- * that would otherwise take the process's memory.
+ * Default cap on one response body, in bytes (16 MiB). The service's answers are untrusted input: a
+ * spec-shaped page of 100 findings is tens of kilobytes, so the cap only stops answers that would
+ * otherwise take the process's memory.
  */
 export const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 /** Default cap on the pages one listing follows (`iterateScans`, `iterateFindings`). */
@@ -86,27 +85,23 @@ export const DEFAULT_MAX_ITEMS = 10_000;
 
 /** What {@link ScannerClientOptions.onResponse} receives for every answered request. */
 export interface ResponseInfo {
-  /** HTTP method, e.g. `POST`. */
   method: string;
-  /** Path template, e.g. `/projects/{projectId}/scans` (no ids, safe as a metric label). */
+  /** path template, e.g. `/projects/{projectId}/scans` (no ids, safe as a metric label) */
   route: string;
-  /** HTTP status of the answer. */
   status: number;
-  /** Time from sending to the full body read, in milliseconds. */
+  /** from sending to the full body read, in milliseconds */
   durationMs: number;
 }
 
-/** Options of {@link ScannerClient}. */
 export interface ScannerClientOptions {
-  /** Base address of a deployment; its path must end in `/api/v1` (spec "Versioning"). */
+  /** base address of a deployment; its path must end in `/api/v1` (spec §Versioning) */
   baseUrl: string;
-  /** Bearer token (spec "Authentication"). Kept private; never in errors, logs or `inspect` output. */
+  /** bearer token (spec §Authentication); kept private: never in errors, logs or `inspect` output */
   token: string;
-  /** Per-request timeout in milliseconds, body read included; default 30,000. */
+  /** per-request timeout in milliseconds, body read included; default 30,000 */
   timeoutMs?: number;
-  /** `User-Agent` header; default `diffward-scanner-client`. */
   userAgent?: string;
-  /** `fetch` implementation; default the global (undici) `fetch`. */
+  /** default the global (undici) `fetch` */
   fetch?: typeof fetch;
   /** Called after every answered request (any status), e.g. for metrics. Exceptions it throws are ignored. */
   onResponse?: (info: ResponseInfo) => void;
@@ -118,10 +113,9 @@ export interface ScannerClientOptions {
   maxItems?: number;
 }
 
-/** `getScan` result: the scan and the advisory poll delay of that answer. */
 export interface GetScanResult {
   scan: ScanDetail;
-  /** `Retry-After` of the answer in whole seconds; the service omits it for terminal scans. */
+  /** the answer's advisory `Retry-After`, in whole seconds; the service omits it for terminal scans */
   retryAfterSeconds?: number;
 }
 
@@ -129,11 +123,11 @@ type Query = Record<string, string | number | undefined>;
 
 interface RequestSpec {
   method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
-  /** Path template relative to the base URL, e.g. `/projects/{projectId}/scans/{scanId}`. */
+  /** relative to the base URL, e.g. `/projects/{projectId}/scans/{scanId}` */
   route: string;
   params?: Record<string, string>;
   query?: Query;
-  /** JSON body; `undefined` sends none. */
+  /** JSON body; `undefined` sends none */
   body?: unknown;
 }
 
@@ -147,7 +141,7 @@ interface RawAnswer {
 /**
  * Typed client of the scanning service. Every method:
  * - throws {@link ScannerRequestError} for bad input, before any request (nothing is sent, nothing spent);
- * - throws {@link ScannerApiError} when the service answers non-2xx (spec "Errors": `code`, `status`,
+ * - throws {@link ScannerApiError} when the service answers non-2xx (spec §Errors: `code`, `status`,
  *   `retryAfterSeconds` from `Retry-After`, `retryable`);
  * - throws {@link ScannerNetworkError} / {@link ScannerTimeoutError} when no answer arrives;
  * - throws {@link ScannerResponseError} when a 2xx body does not fit the spec (names the field path);
@@ -155,7 +149,7 @@ interface RawAnswer {
  *   `maxResponseBytes` (read as a stream, aborted at the cap), a listing over `maxPages` or `maxItems`.
  *   Finding text fields are cut at parse time (`FINDING_TEXT_MAX_CHARS` in ./schemas.ts).
  *
- * Path parameters are `encodeURIComponent`ed. Finding ids may be full ids or labels (spec "Finding label").
+ * Path parameters are `encodeURIComponent`ed. Finding ids may be full ids or labels (spec §Finding label).
  */
 export class ScannerClient {
   readonly baseUrl: string;
@@ -167,7 +161,10 @@ export class ScannerClient {
   /** Caps on untrusted answers: bytes per response, pages and items per listing. */
   readonly limits: { maxResponseBytes: number; maxPages: number; maxItems: number };
 
-  /** @throws {ScannerConfigError} when `baseUrl` is not an http(s) URL ending in `/api/v1`, `token` is empty or `timeoutMs` is not a positive integer. */
+  /**
+   * @throws {ScannerConfigError} when `baseUrl` is not an http(s) URL ending in `/api/v1`, `token` is empty
+   * or `timeoutMs` is not a positive integer.
+   */
   constructor(options: ScannerClientOptions) {
     this.baseUrl = checkBaseUrl(options.baseUrl, "baseUrl");
     if (typeof options.token !== "string" || options.token.trim() === "") {
@@ -198,34 +195,31 @@ export class ScannerClient {
     };
   }
 
-  /** A description without the token. */
+  // toString, toJSON and util.inspect never show the token
   toString(): string {
     return `ScannerClient(${this.baseUrl})`;
   }
 
-  /** JSON form without the token. */
   toJSON(): { baseUrl: string; timeoutMs: number; userAgent: string } {
     return { baseUrl: this.baseUrl, timeoutMs: this.timeoutMs, userAgent: this.userAgent };
   }
 
-  /** `util.inspect` / `console.log` form without the token. */
   [inspect.custom](): string {
     return `ScannerClient { baseUrl: '${this.baseUrl}', timeoutMs: ${this.timeoutMs}, token: '[redacted]' }`;
   }
 
-  // ── Token ────────────────────────────────────────────────────────────────────────────────────────
+  // ── spec §Token ──────────────────────────────────────────────────────────────────────────────────
 
-  /** `GET /token` (spec "Token"): the calling token, its project and organization. Any valid token. */
+  /** `GET /token`: the calling token, its project and organization. Any valid token. */
   async getToken(): Promise<Token> {
     return this.#json(Token, { method: "GET", route: "/token" });
   }
 
-  // ── Repositories, guidance, audit areas ─────────────────────────────────────────────────────────
+  // ── spec §Repositories: repositories, guidance, audit areas ──────────────────────────────────────
 
   /**
-   * `GET /projects/{projectId}/repositories` (spec "Repositories"). The envelope is not shown by the
-   * spec; the repositories are found by shape (`normalizeRepositories`). A restricted token sees only
-   * its repositories.
+   * `GET /projects/{projectId}/repositories`. The envelope is not shown by the spec; the repositories
+   * are found by shape (`normalizeRepositories`). A restricted token sees only its repositories.
    */
   async listRepositories(projectId: string): Promise<Repository[]> {
     return this.#normalized(normalizeRepositories, {
@@ -236,8 +230,8 @@ export class ScannerClient {
   }
 
   /**
-   * `GET /projects/{projectId}/repositories/{repositoryId}/guidance` (spec "Guidance"; payload not
-   * shown): the stored guidance, `content: null` when none is stored, plus the raw body.
+   * `GET /projects/{projectId}/repositories/{repositoryId}/guidance` (payload not shown; spec §Guidance):
+   * the stored guidance, `content: null` when none is stored, plus the raw body.
    */
   async getGuidance(projectId: string, repositoryId: string): Promise<Guidance> {
     return this.#normalized(normalizeGuidance, {
@@ -324,7 +318,7 @@ export class ScannerClient {
     });
   }
 
-  // ── Scans ────────────────────────────────────────────────────────────────────────────────────────
+  // ── spec §Scans, §Scan presets ───────────────────────────────────────────────────────────────────
 
   /** `GET /projects/{projectId}/scans`, scope `read`: one page, newest first (`page` ≥ 1, `limit` 1–100). */
   async listScans(projectId: string, options: PageOptions = {}): Promise<ScanPage> {
@@ -333,7 +327,7 @@ export class ScannerClient {
     return this.#json(ScanPage, { method: "GET", route, params: { projectId }, query: v });
   }
 
-  /** Every scan of the project, newest first, fetched page by page with `limit` (1–100, default 100). */
+  /** Every scan of the project, newest first, page by page with `limit` (1–100, default 100). */
   async *iterateScans(projectId: string, options: { limit?: number } = {}): AsyncGenerator<ScanListItem> {
     const limit = options.limit ?? 100;
     checkInput(PageOptions, { limit }, "GET /projects/{projectId}/scans");
@@ -345,7 +339,7 @@ export class ScannerClient {
   }
 
   /**
-   * `POST /projects/{projectId}/scans`, scope `scans:launch` (spec "Launch rules"). Checked first:
+   * `POST /projects/{projectId}/scans`, scope `scans:launch` (and its launch rules). Checked first:
    * `commitHash` 7–40 hex, `creditBudget` integer ≥ 1 (credits), `guidance` ≤ 100,000 characters; the
    * three states of `guidance` (absent / string / null) are kept in the body. Service errors include 402
    * `insufficient_credits`, 409 `repository_initializing`, 429 `rate_limited`, 400 `diff_base_*`, 422
@@ -408,9 +402,11 @@ export class ScannerClient {
     return list.presets;
   }
 
-  // ── Findings ─────────────────────────────────────────────────────────────────────────────────────
+  // ── spec §Findings ───────────────────────────────────────────────────────────────────────────────
 
-  /** `GET /projects/{projectId}/findings`, scope `read`: one page, most severe first, optionally of one scan. */
+  /**
+   * `GET /projects/{projectId}/findings`, scope `read`: one page, most severe first, optionally of one scan.
+   */
   async listFindings(projectId: string, options: FindingListOptions = {}): Promise<FindingPage> {
     const route = "/projects/{projectId}/findings";
     const v = checkInput(FindingListOptions, options, `GET ${route}`);
@@ -474,9 +470,9 @@ export class ScannerClient {
   }
 
   /**
-   * `PATCH /projects/{projectId}/findings/{findingId}/resolution`, scope `findings:write`. `note` wins over
-   * `reason` (rule 1); both are ignored for `NOT_STARTED`/`IN_PROGRESS` (rule 2); a reason of another
-   * status gives 400 `bad_request` with the valid list (rule 4).
+   * `PATCH /projects/{projectId}/findings/{findingId}/resolution`, scope `findings:write`. Its rules:
+   * `note` wins over `reason` (1); both are ignored for `NOT_STARTED`/`IN_PROGRESS` (2); a reason of
+   * another status gives 400 `bad_request` with the valid list (4).
    */
   async setResolution(
     projectId: string,
@@ -504,7 +500,7 @@ export class ScannerClient {
     return this.#json(PublishedArtifact, { method: "POST", route, params: { projectId, findingId }, body });
   }
 
-  // ── Billing (all amounts in credits) ─────────────────────────────────────────────────────────────
+  // ── spec §Billing (all amounts in credits) ───────────────────────────────────────────────────────
 
   /** `GET /projects/{projectId}/billing/balance`, scope `read`: organization-wide balance, in credits. */
   async getBalance(projectId: string): Promise<Balance> {
@@ -732,7 +728,7 @@ function apiError(endpoint: string, status: number, headers: Headers, body: unkn
       ...(retryAfterSeconds !== undefined && { retryAfterSeconds }),
     });
   }
-  // Not the spec's error shape: keep whatever message there is, but never invent a code.
+  // Not spec §Errors' shape: keep whatever message there is, but never invent a code.
   const loose = body as { error?: { message?: unknown } } | undefined;
   const message =
     typeof loose?.error?.message === "string"

@@ -1,11 +1,10 @@
 /**
- * Which deployment of the scanning service to call (spec "Versioning": a staging and a production
+ * Which deployment of the scanning service to call (spec §Versioning: a staging and a production
  * deployment, each with its own base address). The addresses are configuration, never code.
  */
 import { checkBaseUrl } from "./client.js";
 import { ScannerConfigError } from "./errors.js";
 
-/** The deployments the spec names. */
 export const SCANNER_ENVS = ["staging", "production"] as const;
 export type ScannerEnv = (typeof SCANNER_ENVS)[number];
 
@@ -28,8 +27,6 @@ const URL_VARIABLE: Record<ScannerEnv, keyof ScannerEnvVars> = {
  * 2. otherwise `SCANNER_ENV` = `staging` | `production` selects `SCANNER_STAGING_URL` |
  *    `SCANNER_PRODUCTION_URL`.
  * Empty strings count as unset.
- *
- * @param env e.g. `process.env`
  * @throws {ScannerConfigError} naming the variable at fault: neither variable set, an unknown
  *   `SCANNER_ENV`, the selected deployment's URL variable missing, or a URL that is not http(s) or does
  *   not end in `/api/v1`.

@@ -1,10 +1,8 @@
 /**
  * Normalizers for the responses whose envelope the spec leaves unnamed: the repositories list, the
  * audit-area list (with its branch and has-map fields and each area's flag/files/lines), the created
- * audit area and the guidance read. The data is found by its shape, never by a guessed name alone.
- *
- * Each function is pure and returns a {@link Normalized} result; the client turns a failure into a
- * `ScannerResponseError` naming the endpoint and the field path.
+ * audit area and the guidance read (spec §Repositories). The data is found by its shape, never by a
+ * guessed name alone. Pure; the client turns a failure into a `ScannerResponseError` naming the field path.
  */
 import type { z } from "zod";
 import type { ResponseIssue } from "./errors.js";
@@ -17,7 +15,6 @@ import {
   type Guidance,
 } from "./schemas.js";
 
-/** Outcome of a normalizer: the typed value, or the problems found with their field paths. */
 export type Normalized<T> = { ok: true; value: T } | { ok: false; issues: ResponseIssue[] };
 
 type Obj = Record<string, unknown>;
@@ -48,7 +45,7 @@ function fail<T>(path: readonly PropertyKey[], message: string): Normalized<T> {
   return { ok: false, issues: [{ path: formatPath(path), message }] };
 }
 
-/** Where an array of items sits in a body: the array and the object that holds it (for sibling fields). */
+/** `holder`: the object that holds the array, for its sibling fields. */
 interface Located {
   items: unknown[];
   path: PropertyKey[];
@@ -105,8 +102,8 @@ function hasStringFields(...keys: string[]) {
 }
 
 /**
- * Normalizes `GET /projects/{projectId}/repositories` (spec "Repositories": "each item has
- * `readiness`; the rest of the response shape: not shown"). The repositories are the body when it is an
+ * Normalizes `GET /projects/{projectId}/repositories` (spec §Repositories: "each item has
+ * `readiness`. … the rest of the response shape: not shown"). The repositories are the body when it is an
  * array, else the only array whose items carry `id` and `readiness`.
  */
 export function normalizeRepositories(body: unknown): Normalized<Repository[]> {
@@ -125,7 +122,7 @@ const KNOWN_AREA_FIELDS = new Set(["key", "source", "name", "description"]);
 const isIntOrNull = (v: unknown): v is number | null => v === null || Number.isInteger(v);
 
 /**
- * Normalizes one audit area (spec "Audit area"): `key`, `source`, optional `name`/`description`; the
+ * Normalizes one audit area (spec §Audit area): `key`, `source`, optional `name`/`description`; the
  * unnamed flag is the boolean field other than the known ones (when several, the one whose name
  * mentions "map"/"current"); files and lines are the integer-or-null fields whose names contain
  * "file" and "line".
@@ -158,7 +155,7 @@ export function normalizeAuditArea(item: unknown, path: PropertyKey[] = []): Nor
 }
 
 /**
- * Normalizes `GET …/audit-areas` (spec "Audit area", "GET …/audit-areas"). The areas are the array whose
+ * Normalizes `GET …/audit-areas` (spec §Audit area, §Repositories). The areas are the array whose
  * items carry `key` and `source` (or the body itself when it is an array); the branch is the string
  * field whose name contains "branch" and has-map the boolean field whose name mentions "map", both
  * looked up beside the array, then at the top level.
@@ -198,8 +195,9 @@ export function normalizeAuditAreaList(body: unknown): Normalized<AuditAreaList>
 }
 
 /**
- * Normalizes `POST …/audit-areas` (spec: "Response body: not shown beyond a `key` on the created
- * area"): the `key` string at the top level, else on the one object field that carries a `key` string.
+ * Normalizes `POST …/audit-areas` (spec §Repositories: "Response body: not shown beyond a `key` on the
+ * created area"): the `key` string at the top level, else on the one object field that carries a `key`
+ * string.
  */
 export function normalizeCreatedAuditArea(body: unknown): Normalized<CreatedAuditArea> {
   if (!isObj(body)) return fail([], `expected an object, got ${typeName(body)}`);
@@ -214,10 +212,10 @@ const CONTENT_NAMES = /^(content|guidance|text|guidanceText|guidanceContent)$/i;
 const CONTENT_LIKE = /content|guidance|text/i;
 
 /**
- * Normalizes `GET …/guidance` (spec: "Payload: not shown"). The content is the string-or-null field
- * named like content/guidance/text (exact names first, then names containing them), at the top level or
- * inside one nested object (e.g. `{guidance: {content}}`); a bare JSON string or null body is the
- * content itself. A body with no such field is an error, never read as "no guidance".
+ * Normalizes `GET …/guidance` (spec §Repositories: "Payload: not shown"). The content is the string-or-null
+ * field named like content/guidance/text (exact names first, then names containing them), at the top level or
+ * inside one nested object (e.g. `{guidance: {content}}`); a bare JSON string or null body is the content
+ * itself. A body with no such field is an error, never read as "no guidance".
  */
 export function normalizeGuidance(body: unknown): Normalized<Guidance> {
   if (typeof body === "string" || body === null) return { ok: true, value: { content: body, raw: body } };
@@ -253,7 +251,7 @@ export interface GuidanceRevision {
 }
 
 /**
- * The latest revision of the stored guidance from the raw `GET …/guidance` body (spec "Guidance": every
+ * The latest revision of the stored guidance from the raw `GET …/guidance` body (spec §Guidance: every
  * write that changes stored guidance records a revision with an id; the read payload is not shown): a
  * string field named like `revisionId`/`revision`/`latestRevisionId` (or an object `revision` holding an
  * `id`), and a date-time field named like `updatedAt`, at the top or one level down. Pure; `{}` when the

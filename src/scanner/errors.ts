@@ -2,7 +2,7 @@
  * Typed errors of the scanning-service client. Every failure of a {@link ScannerClient} call is one of
  * these; anything else thrown is a bug.
  *
- * - {@link ScannerApiError}: the service answered with a non-2xx status (spec "Errors").
+ * - {@link ScannerApiError}: the service answered with a non-2xx status (spec §Errors).
  * - {@link ScannerNetworkError}: no answer at all (connection refused, reset, DNS failure).
  * - {@link ScannerTimeoutError}: no complete answer within the per-request timeout.
  * - {@link ScannerResponseError}: a 2xx answer whose body does not fit the spec's shape.
@@ -11,7 +11,7 @@
  */
 import { z } from "zod";
 
-/** The 13 error codes of the spec ("Errors": allowed `code` values). */
+/** The allowed `code` values of spec §Errors. */
 export const ERROR_CODES = [
   "unauthorized",
   "forbidden",
@@ -28,22 +28,17 @@ export const ERROR_CODES = [
   "internal",
 ] as const;
 
-/** One of the spec's 13 error codes. */
 export const ErrorCode = z.enum(ERROR_CODES);
 export type ErrorCode = z.infer<typeof ErrorCode>;
 
-/**
- * An error body as the spec defines it: `{error: {code, message}}`, both strings required
- * (spec "Errors"). Unknown extra fields are kept.
- */
+/** spec §Errors: `{error: {code, message}}`, both strings required. Unknown extra fields are kept. */
 export const ErrorBody = z.looseObject({
   error: z.looseObject({ code: ErrorCode, message: z.string() }),
 });
 export type ErrorBody = z.infer<typeof ErrorBody>;
 
-/** Base class of every error the scanner client throws. */
 export abstract class ScannerError extends Error {
-  /** Whether repeating the same request later may succeed. */
+  /** whether repeating the same request later may succeed */
   abstract readonly retryable: boolean;
   /** The endpoint template, e.g. `"POST /projects/{projectId}/scans"`; absent for configuration errors. */
   readonly endpoint: string | undefined;
@@ -55,26 +50,24 @@ export abstract class ScannerError extends Error {
   }
 }
 
-/** Fields of a {@link ScannerApiError}. */
 export interface ScannerApiErrorInit {
-  /** HTTP status code of the answer. */
   status: number;
-  /** The spec's error code, or `"unknown"` when the body is not the spec's error shape. */
+  /** `"unknown"` when the body is not spec §Errors' shape */
   code: ErrorCode | "unknown";
-  /** The service's message, or a generated one when the body carries none. */
+  /** the service's message, or a generated one when the body carries none */
   message: string;
-  /** `Retry-After` of the answer in whole seconds (never negative), when present and parseable. */
+  /** the answer's `Retry-After`, in whole seconds (never negative), when present and parseable */
   retryAfterSeconds?: number;
-  /** Endpoint template, e.g. `"GET /projects/{projectId}/scans/{scanId}"`. */
+  /** e.g. `"GET /projects/{projectId}/scans/{scanId}"` */
   endpoint: string;
 }
 
 /**
- * The service answered with an error status (spec "Errors").
+ * The service answered with an error status (spec §Errors).
  *
  * `retryable` is true for 429 (`rate_limited`), any 5xx and the `internal` code; false for every other
  * 4xx, including 402 `insufficient_credits` (more credits are needed, waiting does not help) and 409
- * `repository_initializing` (the caller decides whether to wait for readiness; spec launch rule 4).
+ * `repository_initializing` (the caller decides whether to wait for readiness; spec §Scans, launch rule 4).
  */
 export class ScannerApiError extends ScannerError {
   readonly status: number;
@@ -101,7 +94,7 @@ export class ScannerApiError extends ScannerError {
 /** No answer: connection refused or reset, DNS failure, socket closed. Always retryable. */
 export class ScannerNetworkError extends ScannerError {
   readonly retryable = true;
-  /** The system error code when known, e.g. `ECONNREFUSED`. */
+  /** e.g. `ECONNREFUSED`, when known */
   readonly systemCode: string | undefined;
 
   constructor(endpoint: string, systemCode: string | undefined, cause: unknown) {
@@ -113,7 +106,7 @@ export class ScannerNetworkError extends ScannerError {
 /** The request did not complete within the client's per-request timeout. Always retryable. */
 export class ScannerTimeoutError extends ScannerError {
   readonly retryable = true;
-  /** The timeout that elapsed, in milliseconds. */
+  /** in milliseconds */
   readonly timeoutMs: number;
 
   constructor(endpoint: string, timeoutMs: number, cause?: unknown) {
@@ -135,11 +128,9 @@ export interface ResponseIssue {
  */
 export class ScannerResponseError extends ScannerError {
   readonly retryable = false;
-  /** HTTP status of the answer. */
   readonly status: number;
-  /** Dotted path of the first offending field; `(body)` for the body itself. */
+  /** dotted path of the first offending field; `(body)` for the body itself */
   readonly path: string;
-  /** Every problem found. */
   readonly issues: readonly ResponseIssue[];
   declare readonly endpoint: string;
 
@@ -154,12 +145,12 @@ export class ScannerResponseError extends ScannerError {
 }
 
 /**
- * The caller's input breaks a rule of the spec ("Limits", endpoint body tables) and was refused before
+ * The caller's input breaks a rule of the spec (§Limits, each endpoint's body table) and was refused before
  * any request was sent. Not retryable. `field` names the input, e.g. `commitHash`.
  */
 export class ScannerRequestError extends ScannerError {
   readonly retryable = false;
-  /** The offending input field, dotted, e.g. `note.content`. */
+  /** dotted, e.g. `note.content` */
   readonly field: string;
   declare readonly endpoint: string;
 
@@ -169,20 +160,19 @@ export class ScannerRequestError extends ScannerError {
   }
 }
 
-/** Which of the client's limits on untrusted answers an answer broke (issue 10, item 15). */
+/** Which of the client's limits on the service's answers (untrusted input) an answer broke. */
 export type ScannerLimit = "response-bytes" | "pages" | "items";
 
 /**
- * An answer bigger than the client accepts from the service (issue 10, item 15): one response body over
+ * An answer bigger than the client accepts from the service (its answers are untrusted input): a body over
  * `maxResponseBytes` (read as a stream and aborted at the cap, or refused from its `Content-Length`), or a
  * listing longer than `maxPages` pages or `maxItems` items. Not retryable: the same request gives the
  * same answer. `limit` is the cap, in bytes for `response-bytes`, else in pages or items.
  */
 export class ScannerLimitError extends ScannerError {
   readonly retryable = false;
-  /** Which limit was passed. */
   readonly kind: ScannerLimit;
-  /** The limit: bytes for `response-bytes`, pages for `pages`, items for `items`. */
+  /** bytes for `response-bytes`, pages for `pages`, items for `items` */
   readonly limit: number;
   declare readonly endpoint: string;
 
@@ -202,7 +192,7 @@ export class ScannerLimitError extends ScannerError {
 /** The client or the deployment selection is misconfigured; `variable` names the setting at fault. */
 export class ScannerConfigError extends ScannerError {
   readonly retryable = false;
-  /** The environment variable or option at fault, e.g. `SCANNER_API_URL`. */
+  /** e.g. `SCANNER_API_URL` */
   readonly variable: string;
 
   constructor(variable: string, problem: string) {

@@ -1,4 +1,3 @@
-/** Public API of the scanning-service client. */
 export * from "./catalog.js";
 export * from "./labels.js";
 export * from "./errors.js";

@@ -1,24 +1,24 @@
 /**
  * zod schemas of what callers hand to {@link ScannerClient}: checked before any request is sent, so a
  * bad value costs no request (and no credits). Objects are strict: an unknown key (a typo such as
- * `commitSha`) is refused rather than silently dropped. Limits come from the spec's "Limits" table and
- * each endpoint's body table.
+ * `commitSha`) is refused rather than silently dropped. Limits come from spec §Limits and each endpoint's
+ * body table.
  */
 import { z } from "zod";
 import { ResolutionStatus, Severity } from "./schemas.js";
 
-/** Guidance text limit, in characters (spec "Limits": `guidance` length). */
+// spec §Limits
+/** `guidance` length, in characters */
 export const MAX_GUIDANCE_CHARS = 100_000;
-/** Largest `limit` of the scans and findings lists (spec "Limits"). */
+/** largest `limit` of the scans and findings lists */
 export const MAX_PAGE_LIMIT = 100;
-/** Largest `limit` of the usage endpoint (spec "Limits"). */
+/** largest `limit` of the usage endpoint */
 export const MAX_USAGE_LIMIT = 1000;
 
-/** A commit id: 7 to 40 hex characters (spec "Limits": `commitHash`). */
+/** A commit id: 7 to 40 hex characters (spec §Limits: `commitHash`). */
 export const CommitHash = z.string().regex(/^[0-9a-fA-F]{7,40}$/, "expected 7 to 40 hex characters");
 export type CommitHash = z.infer<typeof CommitHash>;
 
-/** Guidance text, at most 100,000 characters. */
 export const GuidanceText = z
   .string()
   .max(MAX_GUIDANCE_CHARS, `expected at most ${MAX_GUIDANCE_CHARS.toLocaleString("en-US")} characters`);
@@ -26,7 +26,7 @@ export const GuidanceText = z
 const NonEmpty = z.string().min(1, "expected a non-empty string");
 
 /**
- * Options of `launchScan` (spec "POST /projects/{projectId}/scans"). `creditBudget` is in credits.
+ * Options of `launchScan` (spec §Scans, `POST /projects/{projectId}/scans`). `creditBudget` is in credits.
  * `guidance` has three states kept distinct in the JSON body: omitted (`undefined`) → the repository's
  * stored guidance applies; a string → replaces it for this scan; `null` (or "") → no stored layer.
  */
@@ -43,7 +43,7 @@ export const LaunchScanOptions = z.strictObject({
 });
 export type LaunchScanOptions = z.input<typeof LaunchScanOptions>;
 
-/** Paging of the scans and findings lists: `page` ≥ 1, `limit` 1 to 100 (spec "Limits"). */
+/** Paging of the scans and findings lists: `page` ≥ 1, `limit` 1 to 100 (spec §Limits). */
 export const PageOptions = z.strictObject({
   page: z.number().int("expected an integer").min(1, "expected at least 1").optional(),
   limit: z
@@ -63,14 +63,14 @@ export type FindingListOptions = z.input<typeof FindingListOptions>;
 export const AuditAreaListOptions = z.strictObject({ branch: NonEmpty.optional() });
 export type AuditAreaListOptions = z.input<typeof AuditAreaListOptions>;
 
-/** `createAuditArea` body (spec "POST …/audit-areas"). */
+/** `createAuditArea` body (spec §Repositories, `POST …/audit-areas`). */
 export const CreateAuditAreaInput = z.strictObject({ name: NonEmpty, description: z.string() });
 export type CreateAuditAreaInput = z.input<typeof CreateAuditAreaInput>;
 
 /**
- * `putGuidance` body (spec "PUT …/guidance"). `content: null` clears the guidance. `expectedContent`
- * omitted → last writer wins; a string or `null` (meaning "currently cleared") → compare-and-set, 409
- * `conflict` on mismatch. Omitted and `null` are sent differently.
+ * `putGuidance` body (spec §Repositories, `PUT …/guidance`). `content: null` clears the guidance.
+ * `expectedContent` omitted → last writer wins; a string or `null` (meaning "currently cleared") →
+ * compare-and-set, 409 `conflict` on mismatch. Omitted and `null` are sent differently.
  */
 export const PutGuidanceInput = z.strictObject({
   content: GuidanceText.nullable(),
@@ -86,7 +86,7 @@ export type PublishScanInput = z.input<typeof PublishScanInput>;
 export const PublishFindingInput = z.strictObject({ noteId: NonEmpty.optional(), withPassword: z.boolean() });
 export type PublishFindingInput = z.input<typeof PublishFindingInput>;
 
-/** A note content (Markdown, non-empty). */
+/** Markdown, non-empty. */
 export const NoteContent = NonEmpty;
 
 /** `setSeverity` value: a severity, or `null` to clear the override. */
@@ -94,9 +94,9 @@ export const SeverityOverride = Severity.nullable();
 export type SeverityOverride = z.input<typeof SeverityOverride>;
 
 /**
- * `setResolution` body (spec "PATCH …/resolution"): `note` is either `{content}` (new comment) or
- * `{existingNoteId}`; `reason` a catalog code. The client does not check `reason` against the catalog:
- * the service ignores it for `NOT_STARTED`/`IN_PROGRESS` (rule 2) and answers 400 with the valid list
+ * `setResolution` body (spec §Findings, `PATCH …/resolution`): `note` is either `{content}` (new comment) or
+ * `{existingNoteId}`; `reason` a catalog code. The client does not check `reason` against the catalog: the
+ * service ignores it for `NOT_STARTED`/`IN_PROGRESS` (resolution rule 2) and answers 400 with the valid list
  * otherwise (rule 4); `checkReason` in `catalog.ts` is there for callers who want to check first.
  */
 export const SetResolutionInput = z.strictObject({
@@ -114,7 +114,7 @@ const DateTimeInput = z.union([
   z.iso.datetime({ offset: true }),
 ]);
 
-/** `getUsage` query (spec "GET …/billing/usage"): window `from`/`to`, `limit` 1 to 1000. */
+/** `getUsage` query (spec §Billing, `GET …/billing/usage`): window `from`/`to`, `limit` 1 to 1000. */
 export const UsageOptions = z.strictObject({
   from: DateTimeInput.optional(),
   to: DateTimeInput.optional(),

@@ -1,10 +1,9 @@
 /**
- * Finding labels (spec "Finding label"): the last eight characters of a finding id, optionally preceded
+ * Finding labels (spec §Finding label): the last eight characters of a finding id, optionally preceded
  * by a two-letter prefix named after the service and a hyphen, e.g. `SC-1a2b3c4d`. Every finding
  * endpoint accepts the full id or a label in its `findingId` path parameter.
  */
 
-/** Length of the short label, in characters. */
 export const LABEL_LENGTH = 8;
 
 /**
@@ -19,7 +18,7 @@ export function findingLabel(id: string, prefix: string = DEFAULT_LABEL_PREFIX):
   return prefix ? `${prefix}-${short}` : short;
 }
 
-/** What a user typed to name a finding. */
+/** How a user named a finding. */
 export type FindingRef =
   | {
       kind: "label";

@@ -1,11 +1,11 @@
 /**
  * Addresses of the scanning service's web pages, built from its public base URL (`SCANNER_PUBLIC_URL`).
  *
- * The spec describes the API only and gives no web addresses; diffward assumes the web application
- * mirrors the API's resource paths (`/projects/{projectId}/scans/{scanId}`,
+ * The spec describes the API only and gives no web addresses; diffward assumes the web application mirrors
+ * the API's resource paths (`/projects/{projectId}/scans/{scanId}`,
  * `/projects/{projectId}/findings/{findingId}`, published artifacts at `/public/findings/{publicId}` and
- * `/public/scans/{publicId}`: the spec calls `publicId` "the slug used in the public scan and finding
- * locations"). These functions are the only place that assumption lives.
+ * `/public/scans/{publicId}`: spec §Published artifact calls `publicId` "the slug used in the public scan and
+ * finding locations"). These functions are the only place that assumption lives.
  */
 
 function join(base: string, ...segments: string[]): string {

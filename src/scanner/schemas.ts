@@ -1,41 +1,36 @@
 /**
- * zod schemas of every resource of the scanning service (spec "Resources and their fields" and the
- * response of each endpoint). A schema and its type share one PascalCase name.
- *
- * Decisions:
- * - Response objects are loose (`z.looseObject`): unknown fields are kept, so a new field never
- *   breaks us, and the spec's "not shown" parts survive in the parsed value.
- * - Fields the spec marks "required" are required; the others are optional, and nullable where the
- *   spec says "or null".
- * - Closed sets the spec enumerates are enums: scan `status`, `triageStatus`, `resolutionStatus`,
- *   `severity` (from `catalog.ts`), audit-area `source`, `confirmationEvidence`, ledger `type`, error
- *   `code`. Repository `readiness` stays an open string: the spec says its values "include"
- *   `analyzing` and `ready`. Token scopes stay open strings ("scopes in use").
+ * zod schemas of every resource of the scanning service (spec §Resources and their fields, and each
+ * endpoint's response under spec §Endpoints).
+ * - Response objects are loose (`z.looseObject`): a new field never breaks us, and the spec's "not
+ *   shown" parts survive in the parsed value.
+ * - Fields the spec marks "required" are required; the others optional, nullable where it says "or null".
+ * - Closed sets the spec enumerates are enums. Repository `readiness` stays an open string (the spec:
+ *   its values "include" `analyzing` and `ready`), and so do token scopes (spec §Authentication:
+ *   "scopes in use").
  */
 import { z } from "zod";
 import { RESOLUTION_STATUSES, SCAN_STATUSES, SEVERITIES, TRIAGE_STATUSES } from "./catalog.js";
 
 export { ErrorBody, ErrorCode } from "./errors.js";
 
-/** An RFC 3339 date-time with `Z` or an offset. */
 const DateTime = z.iso.datetime({ offset: true });
 const Int = z.number().int();
 const NonNegInt = Int.min(0);
 
-/** Scan status (spec "Scan status"). */
+/** spec §Scan status */
 export const ScanStatus = z.enum(SCAN_STATUSES);
 export type ScanStatus = z.infer<typeof ScanStatus>;
-/** Effective severity (spec "Finding (list item)"). */
+/** Effective severity (spec §Finding (list item)). */
 export const Severity = z.enum(SEVERITIES);
 export type Severity = z.infer<typeof Severity>;
-/** The service's verdict (spec "Finding triageStatus"). */
+/** The service's verdict (spec §Finding `triageStatus`). */
 export const TriageStatus = z.enum(TRIAGE_STATUSES);
 export type TriageStatus = z.infer<typeof TriageStatus>;
-/** The team's decision (spec "Finding resolutionStatus"). */
+/** The team's decision (spec §Finding `resolutionStatus`). */
 export const ResolutionStatus = z.enum(RESOLUTION_STATUSES);
 export type ResolutionStatus = z.infer<typeof ResolutionStatus>;
 
-/** Progress of a scan (spec "Progress"). `percent` is weighted by budget share, 0 to 100. */
+/** spec §Progress: `percent` is weighted by each phase's budget share, 0 to 100. */
 export const Progress = z.looseObject({
   phasesCompleted: NonNegInt,
   phasesTotal: NonNegInt,
@@ -43,7 +38,7 @@ export const Progress = z.looseObject({
 });
 export type Progress = z.infer<typeof Progress>;
 
-/** A scan as listed (spec "Scan (list item)"). */
+/** spec §Scan (list item) */
 export const ScanListItem = z.looseObject({
   id: z.string(),
   status: ScanStatus,
@@ -60,7 +55,7 @@ export const ScanListItem = z.looseObject({
 });
 export type ScanListItem = z.infer<typeof ScanListItem>;
 
-/** Findings counts of a finished scan (spec "Scan (detail) adds": `findingsSummary`). */
+/** spec §Scan (detail) adds: `findingsSummary`, on a finished scan. */
 export const FindingsSummary = z.looseObject({
   total: NonNegInt,
   /** Severity name → count. Keys are left open so an unexpected severity is counted, not refused. */
@@ -68,7 +63,7 @@ export const FindingsSummary = z.looseObject({
 });
 export type FindingsSummary = z.infer<typeof FindingsSummary>;
 
-/** A scan in detail (spec "Scan (detail) adds"). `creditBudget` is in credits. */
+/** spec §Scan (detail) adds. `creditBudget` is in credits. */
 export const ScanDetail = ScanListItem.extend({
   branch: z.string().nullish(),
   creditBudget: Int.nullish(),
@@ -76,11 +71,11 @@ export const ScanDetail = ScanListItem.extend({
 });
 export type ScanDetail = z.infer<typeof ScanDetail>;
 
-/** `GET /projects/{projectId}/scans/{scanId}` body: `{scan}`. */
+/** spec §Scans, `GET /projects/{projectId}/scans/{scanId}` body. */
 export const ScanEnvelope = z.looseObject({ scan: ScanDetail });
 export type ScanEnvelope = z.infer<typeof ScanEnvelope>;
 
-/** A scan type (spec "Scan preset"). `minCredits` 0 means the default floor applies. */
+/** spec §Scan preset (scan type). `minCredits` 0 means the default floor applies. */
 export const ScanPreset = z.looseObject({
   ref: z.string(),
   name: z.string(),
@@ -90,18 +85,15 @@ export const ScanPreset = z.looseObject({
 });
 export type ScanPreset = z.infer<typeof ScanPreset>;
 
-/** `GET /projects/{projectId}/scan-presets` body. */
+/** spec §Scan presets, `GET /projects/{projectId}/scan-presets` body. */
 export const PresetList = z.looseObject({ presets: z.array(ScanPreset) });
 export type PresetList = z.infer<typeof PresetList>;
 
-/**
- * A repository (spec "Repository"): only `id` and `readiness` are specified; every other field is kept
- * as is. `readiness` is an open string (`analyzing`, `ready`, and values not shown).
- */
+/** spec §Repository: only `id` and `readiness` (an open string) are specified; other fields are kept. */
 export const Repository = z.looseObject({ id: z.string(), readiness: z.string() });
 export type Repository = z.infer<typeof Repository>;
 
-/** Audit area source (spec "Audit area"). */
+/** spec §Audit area */
 export const AuditAreaSource = z.enum(["discovered", "custom"]);
 export type AuditAreaSource = z.infer<typeof AuditAreaSource>;
 
@@ -115,43 +107,40 @@ export const AuditAreaRaw = z.looseObject({
 export type AuditAreaRaw = z.infer<typeof AuditAreaRaw>;
 
 /**
- * An audit area, normalized: the spec leaves the names of the flag, files and lines fields unshown,
- * so they are found by shape (see `envelopes.ts`) and given stable names here.
+ * An audit area, normalized: spec §Audit area leaves the names of the flag, files and lines fields
+ * unshown, so they are found by shape (`envelopes.ts`) and given stable names here.
  */
 export const AuditArea = z.object({
   key: z.string(),
   source: AuditAreaSource,
   name: z.string().optional(),
   description: z.string().optional(),
-  /** Whether the branch's latest map still names the area (the spec's unnamed boolean flag). */
+  /** whether the branch's latest map still names the area (the spec's unnamed boolean flag) */
   inCurrentMap: z.boolean().optional(),
-  /** Files the area covers at that map; null when the map does not name it. */
+  /** files, then lines, the area covers at that map; null when the map does not name it */
   files: NonNegInt.nullable().optional(),
-  /** Lines the area covers at that map; null when the map does not name it. */
   lines: NonNegInt.nullable().optional(),
-  /** The area exactly as received. */
   raw: AuditAreaRaw,
 });
 export type AuditArea = z.infer<typeof AuditArea>;
 
 /**
- * `GET …/audit-areas`, normalized: areas in the service's order (map order first, then areas the map
- * no longer names), the branch the sizes were read from and whether it has a stored map.
+ * spec §Repositories, `GET …/audit-areas`, normalized: areas in the service's order (map order first,
+ * then areas the map no longer names), the branch the sizes were read from and whether it has a map.
  */
 export const AuditAreaList = z.object({
   areas: z.array(AuditArea),
   branch: z.string().optional(),
   hasMap: z.boolean().optional(),
-  /** The body exactly as received. */
   raw: z.unknown(),
 });
 export type AuditAreaList = z.infer<typeof AuditAreaList>;
 
-/** `POST …/audit-areas`, normalized: the `key` of the created area plus the body as received. */
+/** spec §Repositories, `POST …/audit-areas`, normalized: the created area's `key` and the body. */
 export const CreatedAuditArea = z.object({ key: z.string(), raw: z.unknown() });
 export type CreatedAuditArea = z.infer<typeof CreatedAuditArea>;
 
-/** `DELETE …/audit-areas/{areaKey}` body. */
+/** spec §Repositories, `DELETE …/audit-areas/{areaKey}` body. */
 export const DeleteAuditAreaResult = z.looseObject({
   repositoryId: z.string(),
   key: z.string(),
@@ -159,11 +148,11 @@ export const DeleteAuditAreaResult = z.looseObject({
 });
 export type DeleteAuditAreaResult = z.infer<typeof DeleteAuditAreaResult>;
 
-/** `GET …/guidance`, normalized: the stored guidance text, null when none is stored. */
+/** spec §Repositories, `GET …/guidance`, normalized: the stored guidance, null when none is stored. */
 export const Guidance = z.object({ content: z.string().nullable(), raw: z.unknown() });
 export type Guidance = z.infer<typeof Guidance>;
 
-/** `PUT …/guidance` body. `revisionId` is null on a no-op (`unchanged: true`). */
+/** spec §Repositories, `PUT …/guidance` body. `revisionId` is null on a no-op (`unchanged: true`). */
 export const GuidanceWriteResult = z.looseObject({
   repositoryId: z.string(),
   revisionId: z.string().nullable(),
@@ -172,11 +161,12 @@ export const GuidanceWriteResult = z.looseObject({
 export type GuidanceWriteResult = z.infer<typeof GuidanceWriteResult>;
 
 /**
- * Longest finding text diffward keeps, per field, in characters (UTF-16 code units; issue 10, item 15).
- * The spec sets no maximum on these strings; 1,000 findings with 180 KB fields took the process to
- * 2.7 GB. A longer value is cut when the answer is parsed and ends with {@link truncationNote}, so
- * everything downstream (identity, rendering, stored report state) sees the capped text and says so.
- * The finding comment takes at most 65,536 characters in all (GitHub), which bounds the Markdown fields.
+ * Longest finding text diffward keeps, per field, in characters (UTF-16 code units). The service's
+ * answers are untrusted input and the spec sets no maximum on these strings: 1,000 findings with 180 KB
+ * fields took the process to 2.7 GB. A longer value is cut when the answer is parsed and ends with
+ * {@link truncationNote}, so everything downstream (identity, rendering, stored report state) sees the
+ * capped text and says so. A GitHub comment body takes at most 65,536 characters, which bounds the
+ * Markdown fields.
  */
 export const FINDING_TEXT_MAX_CHARS = {
   title: 500,
@@ -206,27 +196,26 @@ export function capText(text: string, max: number): string {
   return text.slice(0, keep) + truncationNote(text.length, keep);
 }
 
-/** A string field cut to `max` characters (see {@link capText}). */
 const capped = (max: number) => z.string().transform((s) => capText(s, max));
 
-/** A finding as listed (spec "Finding (list item)"). Text fields are cut (see {@link FINDING_TEXT_MAX_CHARS}). */
+/** spec §Finding (list item). Text fields are cut (see {@link FINDING_TEXT_MAX_CHARS}). */
 export const FindingListItem = z.looseObject({
   id: z.string(),
   displayId: Int,
   title: capped(FINDING_TEXT_MAX_CHARS.title),
   location: capped(FINDING_TEXT_MAX_CHARS.location),
-  /** Effective severity: the override if set, otherwise the service's own. */
+  /** the override if set, otherwise the service's own */
   severity: Severity,
   category: capped(FINDING_TEXT_MAX_CHARS.category),
   triageStatus: TriageStatus,
-  /** `POC` or `ANALYSIS` for a `CONFIRMED` finding; null otherwise or when not recorded. */
+  /** for a `CONFIRMED` finding; null otherwise or when not recorded */
   confirmationEvidence: z.enum(["POC", "ANALYSIS"]).nullish(),
   resolutionStatus: ResolutionStatus,
   notesCount: NonNegInt,
 });
 export type FindingListItem = z.infer<typeof FindingListItem>;
 
-/** A comment on a finding (spec "Finding (detail) adds": `notes`). */
+/** A comment on a finding (spec §Finding (detail) adds: `notes`). */
 export const Note = z.looseObject({
   id: z.string(),
   body: capped(FINDING_TEXT_MAX_CHARS.noteBody),
@@ -235,7 +224,7 @@ export const Note = z.looseObject({
 });
 export type Note = z.infer<typeof Note>;
 
-/** A finding in detail (spec "Finding (detail) adds"). */
+/** spec §Finding (detail) adds */
 export const FindingDetail = FindingListItem.extend({
   description: capped(FINDING_TEXT_MAX_CHARS.description),
   pocReport: capped(FINDING_TEXT_MAX_CHARS.pocReport).nullish(),
@@ -248,23 +237,23 @@ export const FindingDetail = FindingListItem.extend({
 });
 export type FindingDetail = z.infer<typeof FindingDetail>;
 
-/** `GET …/findings/{findingId}` body: `{finding}`. */
+/** spec §Findings, `GET …/findings/{findingId}` body. */
 export const FindingEnvelope = z.looseObject({ finding: FindingDetail });
 export type FindingEnvelope = z.infer<typeof FindingEnvelope>;
 
-/** `POST …/findings/{findingId}/notes` body. */
+/** spec §Findings, `POST …/findings/{findingId}/notes` body. */
 export const AddNoteResult = z.looseObject({ noteId: z.string(), findingId: z.string() });
 export type AddNoteResult = z.infer<typeof AddNoteResult>;
 
-/** `PATCH …/severity` body: not shown by the spec, so any JSON object is accepted and kept. */
+/** spec §Findings, `PATCH …/severity` body: "not shown", so any JSON object is accepted and kept. */
 export const SeverityResult = z.looseObject({});
 export type SeverityResult = z.infer<typeof SeverityResult>;
 
-/** `PATCH …/resolution` body: "includes `resolutionStatus`". */
+/** spec §Findings, `PATCH …/resolution` body: "includes `resolutionStatus`". */
 export const ResolutionResult = z.looseObject({ resolutionStatus: ResolutionStatus });
 export type ResolutionResult = z.infer<typeof ResolutionResult>;
 
-/** A public artifact (spec "Published artifact"). `accessPassword` is a secret: never log it. */
+/** spec §Published artifact. `accessPassword` is a secret: never log it. */
 export const PublishedArtifact = z.looseObject({
   artifactId: z.string(),
   publicId: z.string(),
@@ -272,16 +261,15 @@ export const PublishedArtifact = z.looseObject({
 });
 export type PublishedArtifact = z.infer<typeof PublishedArtifact>;
 
-/** An organization reference (`id`, `slug`, `name`). */
 export const OrganizationRef = z.looseObject({ id: z.string(), slug: z.string(), name: z.string() });
 export type OrganizationRef = z.infer<typeof OrganizationRef>;
 
-/** The calling token (spec "Token"). `spendLimitCredits` in credits, null for no limit. */
+/** The calling token (spec §Token). `spendLimitCredits` in credits, null for no limit. */
 export const Token = z.looseObject({
   id: z.string(),
   name: z.string(),
   scopes: z.array(z.string()),
-  /** Empty means every repository of the project. */
+  /** empty means every repository of the project */
   repositoryIds: z.array(z.string()),
   expiresAt: DateTime.nullable(),
   spendLimitCredits: Int.nullable(),
@@ -294,7 +282,7 @@ export const Token = z.looseObject({
 });
 export type Token = z.infer<typeof Token>;
 
-/** Credit ledger event types (spec "Credit ledger event"). */
+/** spec §Credit ledger event */
 export const LedgerEventType = z.enum([
   "SCAN_DEDUCTION",
   "SCAN_REFUND",
@@ -304,7 +292,7 @@ export const LedgerEventType = z.enum([
 ]);
 export type LedgerEventType = z.infer<typeof LedgerEventType>;
 
-/** One ledger event; `credits` is a signed delta (negative spent, positive added). */
+/** `credits` is a signed delta (negative spent, positive added). */
 export const LedgerEvent = z.looseObject({
   id: z.string(),
   at: DateTime,
@@ -315,7 +303,7 @@ export const LedgerEvent = z.looseObject({
 });
 export type LedgerEvent = z.infer<typeof LedgerEvent>;
 
-/** `GET …/billing/balance` body; all amounts in credits. */
+/** spec §Billing, `GET …/billing/balance` body; amounts in credits. */
 export const Balance = z.looseObject({
   organization: OrganizationRef,
   balanceCredits: Int,
@@ -324,7 +312,7 @@ export const Balance = z.looseObject({
 });
 export type Balance = z.infer<typeof Balance>;
 
-/** `GET …/billing/usage` body: the window and its events, newest first. */
+/** spec §Billing, `GET …/billing/usage` body: the window and its events, newest first. */
 export const Usage = z.looseObject({
   from: DateTime,
   to: DateTime,
@@ -332,7 +320,7 @@ export const Usage = z.looseObject({
 });
 export type Usage = z.infer<typeof Usage>;
 
-/** One month of `GET …/billing/summary`; `month` is `YYYY-MM` in UTC, amounts in credits. */
+/** One month of spec §Billing, `GET …/billing/summary`: `month` is `YYYY-MM` in UTC, amounts in credits. */
 export const SummaryMonth = z.looseObject({
   month: z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, "expected YYYY-MM"),
   spentCredits: Int,
@@ -340,14 +328,16 @@ export const SummaryMonth = z.looseObject({
 });
 export type SummaryMonth = z.infer<typeof SummaryMonth>;
 
-/** `GET …/billing/summary` body, newest month first. */
+/** spec §Billing, `GET …/billing/summary` body, newest month first. */
 export const Summary = z.looseObject({
   organization: OrganizationRef,
   months: z.array(SummaryMonth),
 });
 export type Summary = z.infer<typeof Summary>;
 
-/** `POST /projects/{projectId}/scans` 202 body; `creditBudget` is the budget actually used, in credits. */
+/**
+ * spec §Scans, `POST /projects/{projectId}/scans` 202 body; `creditBudget` is the budget used, in credits.
+ */
 export const LaunchResult = z.looseObject({
   scanId: z.string(),
   queued: z.boolean(),
@@ -355,7 +345,7 @@ export const LaunchResult = z.looseObject({
 });
 export type LaunchResult = z.infer<typeof LaunchResult>;
 
-/** `POST …/scans/{scanId}/cancel` body. */
+/** spec §Scans, `POST …/scans/{scanId}/cancel` body. */
 export const CancelResult = z.looseObject({
   scanId: z.string(),
   status: z.literal("CANCELLED"),
@@ -363,7 +353,7 @@ export const CancelResult = z.looseObject({
 });
 export type CancelResult = z.infer<typeof CancelResult>;
 
-/** A page of a list endpoint (`GET …/scans`, `GET …/findings`): `items`, `page`, `limit`, `total`. */
+/** A page of spec §Scans `GET …/scans` or spec §Findings `GET …/findings`. */
 export function Page<T extends z.ZodType>(item: T) {
   return z.looseObject({
     items: z.array(item),
@@ -374,9 +364,7 @@ export function Page<T extends z.ZodType>(item: T) {
 }
 export type Page<T> = { items: T[]; page: number; limit: number; total: number; [k: string]: unknown };
 
-/** A page of scans. */
 export const ScanPage = Page(ScanListItem);
 export type ScanPage = z.infer<typeof ScanPage>;
-/** A page of findings. */
 export const FindingPage = Page(FindingListItem);
 export type FindingPage = z.infer<typeof FindingPage>;
