@@ -89,6 +89,8 @@ if crid ~= '' then
   redis.call('HDEL', cr, crid)
 end
 local n = redis.call('INCR', seq)
+-- the order counter outlives every waiter (each refreshed within seconds) by far; idle for a day, it goes
+redis.call('PEXPIRE', seq, 86400000)
 redis.call('ZADD', q, prio * 1e12 + n, ticket)
 redis.call('ZADD', alive, now + ttl, ticket)
 if coal == '1' and crid ~= '' then
