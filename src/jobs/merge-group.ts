@@ -28,7 +28,7 @@ import { CONFIG_PATH, loadRepoConfig, type LoadedConfig } from "../runtime/confi
 import { JOB, groupKey, jobId, launchKey, pullKey } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { GroupState } from "../runtime/state.js";
-import type { ReportState } from "./report.js";
+import type { ReportState } from "../report/state.js";
 import type { LaunchJobData, RepoContext } from "./types.js";
 import { repoContextOf } from "./types.js";
 

@@ -5,8 +5,8 @@ import type { ScanDetail } from "../scanner/schemas.js";
 
 import type { Runtime } from "../runtime/runtime.js";
 import { applyWrites } from "../runtime/writes.js";
-import { planProgress, planScanTimedOut } from "./decide-report.js";
-import { enqueueReport } from "./report-job.js";
+import { planProgress, planScanTimedOut } from "./report/decide.js";
+import { enqueueReport } from "./report/job.js";
 import { concludeOnScanReadError } from "./service-error.js";
 import { stillFollowed, targetKey } from "./target.js";
 import type { PollJobData } from "./types.js";

@@ -7,7 +7,7 @@ import { LockBusyError } from "../runtime/state.js";
 import type { QueueOptions } from "../runtime/queues.js";
 import { processLaunch } from "./launch.js";
 import { processPoll } from "./poll.js";
-import { processReport } from "./report-job.js";
+import { processReport } from "./report/job.js";
 import { processPullClosed, processUninstall } from "./lifecycle.js";
 import { processPullRequest } from "./pull-request.js";
 import { processMergeGroup, processMergeGroupDestroyed } from "./merge-group.js";

@@ -9,7 +9,7 @@ import {
   type PullRequestFacts,
 } from "../../src/jobs/decide-pull-request.js";
 import { decideLaunchError, planLaunched } from "../../src/jobs/decide-launch.js";
-import { decideDegrade, decideReportWrites } from "../../src/jobs/decide-report.js";
+import { decideDegrade, decideReportWrites } from "../../src/jobs/report/decide.js";
 import type { LaunchJobData, PullRequestJobData } from "../../src/jobs/types.js";
 import type { PullState } from "../../src/runtime/state.js";
 import type { ReportFinding } from "../../src/domain/types.js";

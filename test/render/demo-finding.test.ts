@@ -32,7 +32,7 @@ function demoFinding(title: string): ReportFinding {
   };
 }
 
-/** The finding comment exactly as the report job builds it (src/jobs/report.ts `bodyOf`). */
+/** The finding comment exactly as the report job builds it (src/jobs/report/pull-request.ts `bodyOf`). */
 function comment(f: ReportFinding): string {
   return renderFindingComment(f, findingCommentOptions({ labelPrefix: "SC", disclosure: "full", notes: [] }));
 }

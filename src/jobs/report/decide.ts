@@ -1,13 +1,13 @@
-import type { CheckAnnotation, CheckConclusion, CheckOutput } from "../github/checks.js";
-import { renderReviewBody } from "../render/review-body.js";
-import type { ExistingReviewComment } from "../github/reviews.js";
-import { updateCheck, type GitHubWrite } from "../github/writes.js";
-import { batches } from "../render/annotations.js";
-import { renderLaunchError, renderProgress } from "../render/check-run.js";
-import { codeBlock, inlineCode } from "../render/escape.js";
-import type { ReportFinding } from "../domain/types.js";
-import type { ReportPlan } from "../report/plan.js";
-import type { PollJobData } from "./types.js";
+import type { CheckAnnotation, CheckConclusion, CheckOutput } from "../../github/checks.js";
+import { renderReviewBody } from "../../render/review-body.js";
+import type { ExistingReviewComment } from "../../github/reviews.js";
+import { updateCheck, type GitHubWrite } from "../../github/writes.js";
+import { batches } from "../../render/annotations.js";
+import { renderLaunchError, renderProgress } from "../../render/check-run.js";
+import { codeBlock, inlineCode } from "../../render/escape.js";
+import type { ReportFinding } from "../../domain/types.js";
+import type { ReportPlan } from "../../report/plan.js";
+import type { PollJobData } from "../types.js";
 
 /** GitHub's cap on annotations per check-run request ("Update a check run": at most 50; they accumulate). */
 export const ANNOTATIONS_PER_REQUEST = 50;

@@ -1,38 +1,36 @@
 import type { Logger } from "pino";
-import { annotationsDigest, reportAnnotations } from "../report/verdict.js";
-import type { CheckAnnotation } from "../github/checks.js";
-import { listPullFiles } from "../github/pulls.js";
-import { listReviewComments } from "../github/reviews.js";
-import type { ReportFinding } from "../domain/types.js";
-import { fingerprint, identityOf } from "../domain/identity.js";
-import { renderFindingComment } from "../render/inline-comment.js";
-import { findingLabel } from "../scanner/labels.js";
-import type { Note, ScanDetail } from "../scanner/schemas.js";
-import { carryApprovals, requestFor } from "../triage/approvals.js";
-import { findingCommentOptions } from "../report/finding-comment.js";
-import type { ScannerTenant } from "../tenants/index.js";
-import { planReport } from "../report/plan.js";
-import { postedFindingComments } from "../report/posted.js";
-import { applyPullDecisions } from "../triage/decisions.js";
-import { collectReportExtras } from "../report/extras.js";
-import { keepDetails, withKeptDetails } from "../report/details.js";
-import type { ReportState } from "../report/state.js";
-import { enqueueSettle } from "./settle.js";
-import { capLedgerOf } from "../runtime/cap-ledger.js";
-import { closingCoverage, syncNotReported } from "../report/not-reported.js";
-import { pullKey } from "../runtime/names.js";
-import type { Runtime } from "../runtime/runtime.js";
-import { applyWrites, writeBudget } from "../runtime/writes.js";
+import { annotationsDigest, reportAnnotations } from "../../report/verdict.js";
+import type { CheckAnnotation } from "../../github/checks.js";
+import { listPullFiles } from "../../github/pulls.js";
+import { listReviewComments } from "../../github/reviews.js";
+import type { ReportFinding } from "../../domain/types.js";
+import { fingerprint, identityOf } from "../../domain/identity.js";
+import { renderFindingComment } from "../../render/inline-comment.js";
+import { findingLabel } from "../../scanner/labels.js";
+import type { Note, ScanDetail } from "../../scanner/schemas.js";
+import { carryApprovals, requestFor } from "../../triage/approvals.js";
+import { findingCommentOptions } from "../../report/finding-comment.js";
+import type { ScannerTenant } from "../../tenants/index.js";
+import { planReport } from "../../report/plan.js";
+import { postedFindingComments } from "../../report/posted.js";
+import { applyPullDecisions } from "../../triage/decisions.js";
+import { collectReportExtras } from "../../report/extras.js";
+import { keepDetails, withKeptDetails } from "../../report/details.js";
+import type { ReportState } from "../../report/state.js";
+import { enqueueSettle } from "../settle.js";
+import { capLedgerOf } from "../../runtime/cap-ledger.js";
+import { closingCoverage, syncNotReported } from "../../report/not-reported.js";
+import { pullKey } from "../../runtime/names.js";
+import type { Runtime } from "../../runtime/runtime.js";
+import { applyWrites, writeBudget } from "../../runtime/writes.js";
 import {
   ANNOTATIONS_PER_REQUEST,
   decideDegrade,
   decideReportWrites,
   degradeNotice,
-} from "./decide-report.js";
-import type { PollJobData } from "./types.js";
-import { completedOutput, concludeUnfinished, readScanFindings, uploadReport } from "./report-steps.js";
-
-export type { ReportState } from "../report/state.js";
+} from "./decide.js";
+import type { PollJobData } from "../types.js";
+import { completedOutput, concludeUnfinished, readScanFindings, uploadReport } from "./steps.js";
 
 /**
  * Reports a terminal scan (issue "Reporting"): `FAILED` and `CANCELLED` conclude the check with a clear

@@ -1,20 +1,20 @@
 import type { Logger } from "pino";
-import type { CheckAnnotation } from "../github/checks.js";
-import type { ReportFinding } from "../domain/types.js";
-import { toAnnotations } from "../render/annotations.js";
-import { sections } from "../render/markdown.js";
-import type { ScanDetail } from "../scanner/schemas.js";
-import type { ScannerTenant } from "../tenants/index.js";
-import { planReport } from "../report/plan.js";
-import { applyPullDecisions } from "../triage/decisions.js";
-import { collectReportExtras } from "../report/extras.js";
-import type { Runtime } from "../runtime/runtime.js";
-import { applyWrites } from "../runtime/writes.js";
-import { decideReportWrites } from "./decide-report.js";
-import type { PollJobData } from "./types.js";
-import { completedOutput, concludeUnfinished, readScanFindings, uploadReport } from "./report-steps.js";
-import { capLedgerOf } from "../runtime/cap-ledger.js";
-import { enqueueSettle } from "./settle.js";
+import type { CheckAnnotation } from "../../github/checks.js";
+import type { ReportFinding } from "../../domain/types.js";
+import { toAnnotations } from "../../render/annotations.js";
+import { sections } from "../../render/markdown.js";
+import type { ScanDetail } from "../../scanner/schemas.js";
+import type { ScannerTenant } from "../../tenants/index.js";
+import { planReport } from "../../report/plan.js";
+import { applyPullDecisions } from "../../triage/decisions.js";
+import { collectReportExtras } from "../../report/extras.js";
+import type { Runtime } from "../../runtime/runtime.js";
+import { applyWrites } from "../../runtime/writes.js";
+import { decideReportWrites } from "./decide.js";
+import type { PollJobData } from "../types.js";
+import { completedOutput, concludeUnfinished, readScanFindings, uploadReport } from "./steps.js";
+import { capLedgerOf } from "../../runtime/cap-ledger.js";
+import { enqueueSettle } from "../settle.js";
 
 /**
  * Reports a merge group's terminal scan on the group's check run (issue 13): `FAILED` and `CANCELLED`

@@ -4,18 +4,18 @@
  * output of a completed scan. Each report keeps what is its own (review, report state, the group's note).
  */
 import type { Logger } from "pino";
-import type { ReportFinding } from "../domain/types.js";
-import { applyCodeScanningUpload, planCodeScanningUpload } from "../codescanning/upload.js";
-import type { ReportExtras } from "../report/extras.js";
-import { toReportFinding } from "../report/findings.js";
-import { renderCheckRunOutput, type CheckRunOutput } from "../render/check-run.js";
-import type { CodeScanningInfo } from "../render/code-scanning.js";
-import type { FindingListItem, ScanDetail } from "../scanner/schemas.js";
-import type { ScannerTenant } from "../tenants/index.js";
-import type { Runtime } from "../runtime/runtime.js";
-import { applyWrites } from "../runtime/writes.js";
-import { planScanEnded } from "./decide-report.js";
-import type { PollJobData } from "./types.js";
+import type { ReportFinding } from "../../domain/types.js";
+import { applyCodeScanningUpload, planCodeScanningUpload } from "../../codescanning/upload.js";
+import type { ReportExtras } from "../../report/extras.js";
+import { toReportFinding } from "../../report/findings.js";
+import { renderCheckRunOutput, type CheckRunOutput } from "../../render/check-run.js";
+import type { CodeScanningInfo } from "../../render/code-scanning.js";
+import type { FindingListItem, ScanDetail } from "../../scanner/schemas.js";
+import type { ScannerTenant } from "../../tenants/index.js";
+import type { Runtime } from "../../runtime/runtime.js";
+import { applyWrites } from "../../runtime/writes.js";
+import { planScanEnded } from "./decide.js";
+import type { PollJobData } from "../types.js";
 
 /**
  * Concludes the check run of a scan that ended `FAILED` or `CANCELLED` (spec "Scan status": terminal

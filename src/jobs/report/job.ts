@@ -1,14 +1,14 @@
 import { DelayedError, type Job } from "bullmq";
-import { ScannerApiError } from "../scanner/errors.js";
-import { ScanDetail } from "../scanner/schemas.js";
-import { addFair } from "../runtime/fairness.js";
-import { JOB, jobId } from "../runtime/names.js";
-import type { Runtime } from "../runtime/runtime.js";
-import { reportScan } from "./report.js";
-import { reportGroupScan } from "./report-group.js";
-import { concludeOnLastAttempt, concludeOnScanReadError, concludeOnServiceError } from "./service-error.js";
-import { isGroupScan, stillFollowed, targetKey } from "./target.js";
-import type { PollJobData, ReportJobData } from "./types.js";
+import { ScannerApiError } from "../../scanner/errors.js";
+import { ScanDetail } from "../../scanner/schemas.js";
+import { addFair } from "../../runtime/fairness.js";
+import { JOB, jobId } from "../../runtime/names.js";
+import type { Runtime } from "../../runtime/runtime.js";
+import { reportScan } from "./pull-request.js";
+import { reportGroupScan } from "./group.js";
+import { concludeOnLastAttempt, concludeOnScanReadError, concludeOnServiceError } from "../service-error.js";
+import { isGroupScan, stillFollowed, targetKey } from "../target.js";
+import type { PollJobData, ReportJobData } from "../types.js";
 
 /** What a report job did. */
 export type ReportOutcome = "reported" | "superseded" | "no-token" | "lost" | "service-error" | "report-error";
