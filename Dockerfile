@@ -1,8 +1,11 @@
-# syntax=docker/dockerfile:1
 # Multi-stage build: compile TypeScript with dev dependencies, ship only production ones, run as non-root.
-FROM node:20-bookworm-slim AS build
+# No `# syntax=` line: BuildKit's built-in frontend covers this file, and the line would make every build fetch
+# the frontend image from Docker Hub first (impossible offline or behind a registry mirror).
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
-COPY package.json package-lock.json ./
+# .npmrc too: the lock file was made with its legacy-peer-deps=true, and `npm ci` without it finds the lock
+# file out of step (EUSAGE "Missing: … from lock file").
+COPY package.json package-lock.json .npmrc ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
@@ -17,12 +20,12 @@ USER node
 EXPOSE 4010
 CMD ["node", "--import", "tsx", "dev/sandbox/main.ts"]
 
-FROM node:20-bookworm-slim AS runtime
+FROM node:24-bookworm-slim AS runtime
 ENV NODE_ENV=production
 # tini as PID 1: forwards SIGTERM/SIGINT to node and reaps zombies, so `docker stop` runs diffward's drain.
 RUN apt-get update && apt-get install -y --no-install-recommends tini && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
-COPY package.json package-lock.json ./
+COPY package.json package-lock.json .npmrc ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
 COPY app.yml ./
