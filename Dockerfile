@@ -23,7 +23,9 @@ CMD ["node", "--import", "tsx", "dev/sandbox/main.ts"]
 FROM node:24-bookworm-slim AS runtime
 ENV NODE_ENV=production
 # tini as PID 1: forwards SIGTERM/SIGINT to node and reaps zombies, so `docker stop` runs diffward's drain.
-RUN apt-get update && apt-get install -y --no-install-recommends tini && rm -rf /var/lib/apt/lists/*
+RUN apt-get update && apt-get install -y --no-install-recommends tini && rm -rf /var/lib/apt/lists/* \
+  && printf '#!/bin/sh\nexec node /app/dist/src/index.js "$@"\n' > /usr/local/bin/diffward \
+  && chmod 755 /usr/local/bin/diffward
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
@@ -31,9 +33,10 @@ COPY --from=build /app/dist ./dist
 COPY app.yml ./
 USER node
 EXPOSE 3000
-# /healthz answers 200 while the process serves; Redis and service reachability are details in its body.
+# /healthz answers 200 while the process serves; Redis and service reachability are details in its body. It is
+# asked on the operations port when METRICS_PORT is set (a worker's only port), else on the webhook port.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
-  CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"
+  CMD node -e "fetch('http://127.0.0.1:'+(process.env.METRICS_PORT||process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"
 # node itself receives the signals (npm as PID 1 would exit and orphan it): test/process/container.test.ts
 # runs this exact command line, sends SIGTERM and checks that running jobs finish first.
 ENTRYPOINT ["/usr/bin/tini", "--"]

@@ -25,6 +25,7 @@ import {
 } from "./jobs/workers.js";
 import { enqueueReconcile, reconcile, reconcileProcessor, type ReconcileSummary } from "./jobs/reconcile.js";
 import { CODE_SCANNING_PROCESSORS } from "./jobs/code-scanning-alert.js";
+import { VERSION } from "./runtime/version.js";
 
 /** Everything a diffward process needs to start; built from the environment by `src/index.ts`. */
 export interface BootConfig {
@@ -131,7 +132,7 @@ export function boot(config: BootConfig): Booted {
     baseUrl: config.scannerApiUrl,
     ...(config.scannerToken ? { defaultToken: config.scannerToken } : {}),
     ...(config.scannerTokens ? { tokens: config.scannerTokens } : {}),
-    userAgent: "diffward/0.1",
+    userAgent: `diffward/${VERSION}`,
   });
   const rt: Runtime = {
     redis,

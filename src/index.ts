@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 import { run } from "probot";
 import { boot } from "./boot.js";
 import { describeEnv, EnvError, loadDotEnv, loadEnv } from "./config/env.js";
@@ -5,6 +6,7 @@ import { diffwardApp } from "./handlers/index.js";
 import { watchTokensFile, type TokensFileRejection } from "./tenants/tokens-file.js";
 import { createLogger } from "./runtime/logger.js";
 import { guardProcess } from "./runtime/metrics.js";
+import { VERSION } from "./runtime/version.js";
 import { startMetricsServer, startWebServer, type MetricsAccess } from "./web.js";
 
 /**
@@ -14,8 +16,13 @@ import { startMetricsServer, startWebServer, type MetricsAccess } from "./web.js
  * `DIFFWARD_ROLE`: `web` (webhooks), `worker` (queue workers) or `all` (both, the default).
  * Outside production with no `APP_ID`, Probot's setup flow (from `app.yml`) runs instead.
  * SIGTERM/SIGINT: stop taking webhooks, let running jobs finish (BullMQ `worker.close()`), then exit.
+ * `--version` prints diffward's version (package.json) and exits.
  */
 async function main(): Promise<void> {
+  if (process.argv.slice(2).includes("--version")) {
+    console.log(VERSION);
+    return;
+  }
   let env;
   try {
     loadDotEnv();
@@ -34,7 +41,7 @@ async function main(): Promise<void> {
   }
   // Every line (Probot's and Octokit's too) goes through the redacting logger: no URL password, no token.
   const log = createLogger({ level: env.logLevel, name: "diffward" });
-  log.info(describeEnv(env), "starting");
+  log.info({ version: VERSION, node: process.version, ...describeEnv(env) }, "starting");
   let onTokensRejected = (_reason: TokensFileRejection): void => undefined;
   const tokensFile = env.scannerTokensFile
     ? watchTokensFile(env.scannerTokensFile, log, undefined, (reason) => onTokensRejected(reason))
@@ -87,13 +94,15 @@ async function main(): Promise<void> {
   const metricsServer =
     env.metricsPort !== undefined
       ? await startMetricsServer({
-          rt: { log, metrics: booted.metrics },
+          rt: { log, metrics: booted.metrics, redis: booted.rt.redis },
+          workers: () => booted.workers,
           port: env.metricsPort,
           host: env.host ?? "0.0.0.0",
           ...(env.metricsToken ? { token: env.metricsToken } : {}),
         })
       : undefined;
-  if (metricsServer) log.info({ url: metricsServer.url }, "metrics at GET /metrics");
+  if (metricsServer)
+    log.info({ url: metricsServer.url }, "metrics at GET /metrics, probes at /healthz and /readyz");
   else if (web && metricsAccess === "off")
     log.warn("GET /metrics is not served: set METRICS_TOKEN (bearer) or METRICS_PORT (a port of its own)");
   if (env.webhookProxyUrl && !env.isProduction && web)

@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import { createNodeMiddleware, type Probot } from "probot";
 import type { ApplicationFunction } from "probot";
 import type { Runtime } from "./runtime/runtime.js";
+import { VERSION } from "./runtime/version.js";
 
 /**
  * The largest webhook body accepted, in bytes: GitHub caps payloads at 25 MB ("Webhook events and
@@ -134,6 +135,18 @@ async function serveMetrics(
   }
 }
 
+/** Whether Redis answers PING within a second (never throws). */
+async function redisAnswers(redis: Pick<Runtime["redis"], "ping">): Promise<boolean> {
+  try {
+    return (
+      (await Promise.race([redis.ping(), new Promise((r) => setTimeout(() => r("timeout"), 1000))])) ===
+      "PONG"
+    );
+  } catch {
+    return false;
+  }
+}
+
 /** A started web server. */
 export interface WebServer {
   server: Server;
@@ -160,18 +173,7 @@ export async function startWebServer(opts: WebOptions): Promise<WebServer> {
   const json = (res: ServerResponse, status: number, body: unknown) => {
     res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
   };
-  const redisOk = async () => {
-    try {
-      return (
-        (await Promise.race([
-          opts.rt.redis.ping(),
-          new Promise((r) => setTimeout(() => r("timeout"), 1000)),
-        ])) === "PONG"
-      );
-    } catch {
-      return false;
-    }
-  };
+  const redisOk = () => redisAnswers(opts.rt.redis);
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = (req.url ?? "/").split("?")[0];
     if (req.method === "GET" && path === "/readyz") {
@@ -186,7 +188,7 @@ export async function startWebServer(opts: WebOptions): Promise<WebServer> {
         redis: (await redisOk()) ? "ok" : "unreachable",
         ...(await healthDetails?.().catch(() => ({}))),
       };
-      return json(res, 200, { status: "ok", ...details });
+      return json(res, 200, { status: "ok", version: VERSION, ...details });
     }
     if (req.method === "POST" && path === webhookPath) {
       // Cheapest checks first, and no JSON.parse of anything unsigned.
@@ -236,24 +238,49 @@ export async function startWebServer(opts: WebOptions): Promise<WebServer> {
 
 /** Options of {@link startMetricsServer}. */
 export interface MetricsServerOptions {
-  rt: Pick<Runtime, "log"> & Required<Pick<Runtime, "metrics">>;
+  rt: Pick<Runtime, "log" | "redis"> & Required<Pick<Runtime, "metrics">>;
   /** 0 picks a free port */
   port: number;
   host?: string;
-  /** when set, `Authorization: Bearer <token>` is required */
+  /** when set, `Authorization: Bearer <token>` is required for `/metrics` (never for the probes) */
   token?: string;
+  /** this process's queue workers, read at each `/healthz` (none for a web process) */
+  workers?: () => ReadonlyArray<{ isRunning(): boolean }>;
 }
 
 /**
- * Serves only `GET /metrics` on a port of its own (`METRICS_PORT`), so the scrape endpoint can stay inside
- * the network while the webhook port is public. Every other path answers 404.
+ * The operations port (`METRICS_PORT`): `GET /metrics` on a port of its own, so the scrape endpoint can stay
+ * inside the network while the webhook port is public, and the probes of a process that has no webhook port
+ * (a worker): `GET /healthz` (liveness: 200 `{ status: "ok", version, redis, workers: { running, total } }`,
+ * 503 with `status: "workers stopped"` when a started queue worker's loop has ended; Redis is a detail, since
+ * restarting a worker never brings Redis back) and `GET /readyz` (Redis answers: 200, else 503). Every other
+ * path answers 404.
  */
 export async function startMetricsServer(opts: MetricsServerOptions): Promise<WebServer> {
   const access: Exclude<MetricsAccess, "off"> = opts.token ? { token: opts.token } : "open";
+  const json = (res: ServerResponse, status: number, body: unknown) =>
+    void res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+  const health = async (res: ServerResponse) => {
+    const workers = opts.workers?.() ?? [];
+    const running = workers.filter((w) => w.isRunning()).length;
+    const live = running === workers.length;
+    const redis = (await redisAnswers(opts.rt.redis)) ? "ok" : "unreachable";
+    json(res, live ? 200 : 503, {
+      status: live ? "ok" : "workers stopped",
+      version: VERSION,
+      redis,
+      workers: { running, total: workers.length },
+    });
+  };
   const server = createServer((req, res) => {
     const path = (req.url ?? "/").split("?")[0];
     if (req.method === "GET" && path === "/metrics") return void serveMetrics(opts.rt, access, req, res);
-    res.writeHead(404, { "content-type": "application/json" }).end('{"error":"not found"}');
+    if (req.method === "GET" && path === "/healthz") return void health(res);
+    if (req.method === "GET" && path === "/readyz")
+      return void redisAnswers(opts.rt.redis).then((ok) =>
+        json(res, ok ? 200 : 503, { ready: ok, redis: ok ? "ok" : "unreachable" }),
+      );
+    json(res, 404, { error: "not found" });
   });
   return listen(server, opts.port, opts.host);
 }

@@ -179,7 +179,8 @@ export const ProcessEnv = z.object({
     secret: true,
   }),
   METRICS_PORT: documented(opt(intIn(0, 65535)), {
-    description: "Serve /metrics on this port of its own instead of the webhook port.",
+    description:
+      "Operations port: /metrics on a port of its own instead of the webhook port, with the probes /healthz and /readyz (the only HTTP port of a worker process).",
     examples: ["9464"],
   }),
   // Probot's convention; its setup flow writes the variable to `.env`

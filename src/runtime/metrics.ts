@@ -3,6 +3,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom
 import type { ResponseInfo } from "../scanner/client.js";
 import type { Logger } from "pino";
 import { JOB } from "./names.js";
+import { VERSION } from "./version.js";
 
 /** Job states whose counts {@link DiffwardMetrics} exports as queue depth (BullMQ `getJobCounts`). */
 export const QUEUE_DEPTH_STATES = ["waiting", "active", "delayed", "prioritized", "failed"] as const;
@@ -70,6 +71,14 @@ export interface DiffwardMetrics {
 export function createMetrics(opts: MetricsOptions = {}): DiffwardMetrics {
   const registry = new Registry();
   if (opts.defaultMetrics !== false) collectDefaultMetrics({ register: registry, prefix: "diffward_" });
+  // The build's identity as labels of a constant 1 (Prometheus' `*_build_info` convention), so dashboards
+  // and alerts can tell versions apart during a rolling upgrade.
+  new Gauge({
+    name: "diffward_build_info",
+    help: "Always 1; the labels name this process's diffward version and Node.js version.",
+    labelNames: ["version", "node"] as const,
+    registers: [registry],
+  }).set({ version: VERSION, node: process.versions.node }, 1);
   const launches = new Counter({
     name: "diffward_launches_total",
     help: "Launch jobs by outcome (launched, found-existing, already-launched, superseded, concluded, no-token, error).",

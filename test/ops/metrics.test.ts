@@ -1,7 +1,9 @@
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import { serviceReachability } from "../../src/runtime/health.js";
 import { createMetrics, guardProcess } from "../../src/runtime/metrics.js";
+import { startMetricsServer } from "../../src/web.js";
 import { applyFaults } from "../../dev/sandbox/index.js";
 import { expectExactlyOnce, openPull, waitCompleted } from "../faults/helpers.js";
 
@@ -18,6 +20,10 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
   }
   return undefined;
 }
+
+const PACKAGE_VERSION = (
+  JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }
+).version;
 
 describe("/metrics and /healthz (issue 6 item 4)", () => {
   let h: Harness;
@@ -59,6 +65,9 @@ describe("/metrics and /healthz (issue 6 item 4)", () => {
       }),
     ).toBe(3);
     expect(sample(text, "diffward_report_delay_seconds_count")).toBe(1);
+    expect(
+      sample(text, "diffward_build_info", { version: PACKAGE_VERSION, node: process.versions.node }),
+    ).toBe(1);
     const delay = sample(text, "diffward_report_delay_seconds_sum")!;
     expect(delay).toBeGreaterThanOrEqual(0);
     expect(sample(text, "diffward_queue_depth", { queue: "scans", state: "delayed" })).toBe(0);
@@ -94,7 +103,7 @@ describe("/metrics and /healthz (issue 6 item 4)", () => {
     const first = await (await fetch(`${h.web.url}/healthz`)).json();
     const before = tokenReads();
     const second = await (await fetch(`${h.web.url}/healthz`)).json();
-    expect(first).toMatchObject({ status: "ok", redis: "ok", service: "ok" });
+    expect(first).toMatchObject({ status: "ok", redis: "ok", service: "ok", version: PACKAGE_VERSION });
     expect(second).toMatchObject({ status: "ok", redis: "ok", service: "ok" });
     expect(tokenReads()).toBe(before); // cached
     expect(JSON.stringify(first)).not.toContain("sandbox-token");
@@ -118,13 +127,45 @@ describe("/metrics and /healthz (issue 6 item 4)", () => {
     await cached();
     expect((h.sandbox.state.stats.requests["GET /token"]?.["200"] ?? 0) - n0).toBe(2);
   });
+
+  it("the operations port's /healthz fails (503) when a started queue worker's loop has ended", async () => {
+    const workers = [{ isRunning: () => true }, { isRunning: () => true }];
+    const ops = await startMetricsServer({
+      rt: h.booted.rt as Required<typeof h.booted.rt>,
+      port: 0,
+      workers: () => workers,
+    });
+    try {
+      const live = await fetch(`${ops.url}/healthz`);
+      expect(live.status).toBe(200);
+      expect(await live.json()).toMatchObject({
+        status: "ok",
+        redis: "ok",
+        workers: { running: 2, total: 2 },
+      });
+      workers[1] = { isRunning: () => false };
+      const dead = await fetch(`${ops.url}/healthz`);
+      expect(dead.status).toBe(503);
+      expect(await dead.json()).toMatchObject({
+        status: "workers stopped",
+        workers: { running: 1, total: 2 },
+      });
+      expect((await fetch(`${ops.url}/readyz`)).status).toBe(200);
+      expect((await fetch(`${ops.url}/api/github/webhooks`)).status).toBe(404);
+    } finally {
+      await ops.close();
+    }
+  });
 });
 
 describe("guardProcess: no unhandled rejection is silent or fatal", () => {
   it("logs the rejection with its stack and counts it in diffward_unhandled_rejections_total", async () => {
     const metrics = createMetrics({ defaultMetrics: false });
     const logged: Array<{ err: unknown }> = [];
-    const unguard = guardProcess({ error: (obj: { err: unknown }) => void logged.push(obj) } as never, metrics);
+    const unguard = guardProcess(
+      { error: (obj: { err: unknown }) => void logged.push(obj) } as never,
+      metrics,
+    );
     try {
       const bug = new Error("nothing awaited this");
       void Promise.reject(bug);

@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { devPrivateKey } from "../../dev/harness/harness.js";
@@ -13,8 +14,12 @@ function freePort(): Promise<number> {
   });
 }
 
-function start(env: Record<string, string>) {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/index.ts"], {
+const PACKAGE_VERSION = (
+  JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }
+).version;
+
+function start(env: Record<string, string>, args: string[] = []) {
+  const child = spawn(process.execPath, ["--import", "tsx", "src/index.ts", ...args], {
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -38,6 +43,58 @@ describe("the entry point (npm start)", () => {
     for (const v of ["APP_ID", "PRIVATE_KEY", "WEBHOOK_SECRET", "SCANNER_API_URL"])
       expect(p.output()).toContain(v);
   });
+
+  it("--version prints package.json's version and exits 0, with no environment at all", async () => {
+    const p = start({}, ["--version"]);
+    expect(await p.exited).toBe(0);
+    expect(p.output().trim()).toBe(PACKAGE_VERSION);
+  });
+
+  it("DIFFWARD_ROLE=worker answers the probes on METRICS_PORT (workers running), /metrics behind its token", async () => {
+    const port = await freePort();
+    const p = start({
+      NODE_ENV: "production",
+      APP_ID: "1",
+      PRIVATE_KEY: devPrivateKey(),
+      WEBHOOK_SECRET: "s3cret",
+      SCANNER_API_URL: sb.url,
+      SCANNER_TOKEN: "sandbox-token",
+      METRICS_PORT: String(port),
+      METRICS_TOKEN: "scrape",
+      HOST: "127.0.0.1",
+      DIFFWARD_ROLE: "worker",
+      LOG_LEVEL: "info",
+      REDIS_URL: process.env.REDIS_URL ?? "redis://127.0.0.1:6379",
+    });
+    try {
+      const base = `http://127.0.0.1:${port}`;
+      let health: { status?: string; workers?: { running: number; total: number } } | undefined;
+      // a tsx start takes seconds on a loaded machine: allow 30 s for the workers to be running
+      for (
+        let i = 0;
+        i < 300 && !(health?.workers?.total && health.workers.running === health.workers.total);
+        i++
+      ) {
+        health = await fetch(`${base}/healthz`)
+          .then((r) => r.json() as Promise<typeof health>)
+          .catch(() => undefined);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(health).toMatchObject({ status: "ok", version: PACKAGE_VERSION, redis: "ok" });
+      expect(health!.workers!.total).toBeGreaterThan(0);
+      expect(health!.workers!.running).toBe(health!.workers!.total);
+      expect((await fetch(`${base}/readyz`)).status).toBe(200);
+      // the probes need no token; the metrics do
+      expect((await fetch(`${base}/metrics`)).status).toBe(401);
+      const metrics = await fetch(`${base}/metrics`, { headers: { authorization: "Bearer scrape" } });
+      expect(await metrics.text()).toContain(`diffward_build_info{version="${PACKAGE_VERSION}"`);
+      expect((await fetch(`${base}/api/github/webhooks`, { method: "POST", body: "{}" })).status).toBe(404);
+    } finally {
+      p.child.kill("SIGTERM");
+    }
+    expect(await p.exited).toBe(0);
+    expect(p.output()).toContain("queue workers started");
+  }, 60_000);
 
   it("DIFFWARD_ROLE=web serves /readyz and /healthz, and SIGTERM shuts down cleanly", async () => {
     const port = await freePort();
