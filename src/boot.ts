@@ -126,7 +126,12 @@ export function boot(config: BootConfig): Booted {
   // A BullMQ queue without an error listener prints each connection error with its stack (console.error):
   // log them as the connection's, one line per distinct error.
   for (const q of Object.values(queues)) q.on("error", onRedisError);
-  const metrics = createMetrics({ queues });
+  const serviceHealth = serviceReachability({
+    baseUrl: config.scannerApiUrl,
+    ...(config.scannerToken ? { token: config.scannerToken } : {}),
+  });
+  const metrics = createMetrics({ queues, redis, serviceHealth });
+  if (lane) lane.onGrant = (ms, priority) => metrics.writeLaneWait.observe({ priority }, ms / 1000);
   const scanner = createScannerAccess({
     onResponse: (info) => metrics.onScannerResponse(info),
     baseUrl: config.scannerApiUrl,
@@ -147,10 +152,7 @@ export function boot(config: BootConfig): Booted {
     now: () => Date.now(),
     ...(lane ? { lane } : {}),
     metrics,
-    serviceHealth: serviceReachability({
-      baseUrl: config.scannerApiUrl,
-      ...(config.scannerToken ? { token: config.scannerToken } : {}),
-    }),
+    serviceHealth,
   };
   const reconcileDeps = { appOctokit: () => probot.auth() };
   const workers: Worker[] = [];

@@ -191,6 +191,9 @@ export async function startWebServer(opts: WebOptions): Promise<WebServer> {
       return json(res, 200, { status: "ok", version: VERSION, ...details });
     }
     if (req.method === "POST" && path === webhookPath) {
+      // Counted once answered: the event name only once the signature verified (an unsigned header is anyone's).
+      let event = "unverified";
+      res.on("finish", () => opts.rt.metrics?.webhooks.inc({ event, status: String(res.statusCode) }));
       // Cheapest checks first, and no JSON.parse of anything unsigned.
       const signature = req.headers["x-hub-signature-256"];
       if (typeof signature !== "string" || !SIGNATURE_256.test(signature))
@@ -209,6 +212,8 @@ export async function startWebServer(opts: WebOptions): Promise<WebServer> {
       if (raw === undefined) return json(res, 413, { error: "payload too large" });
       const text = await verifiedText(opts.probot.webhooks, raw, signature);
       if (text === undefined) return json(res, 400, { error: "signature does not match" });
+      const name = req.headers["x-github-event"];
+      event = typeof name === "string" && /^[a-z_]{1,64}$/.test(name) ? name : "invalid";
       // GitHub sends every event's payload as a JSON object.
       if (!isJsonObject(text)) return json(res, 400, { error: "payload must be a JSON object" });
       // @octokit/webhooks' middleware reads a string `body` instead of the consumed stream.

@@ -164,5 +164,6 @@ async function settleSpend(
   }
   // creditCap.monthly: the scan now counts what it spent, no longer its budget (issue 10 item 7).
   await capLedgerOf(rt.redis, rt.state.prefix).settle(d.scanId, spend.spent);
+  rt.metrics?.creditsSpent.inc(spend.spent);
   return spend;
 }

@@ -8,6 +8,10 @@ import { VERSION } from "./version.js";
 /** Job states whose counts {@link DiffwardMetrics} exports as queue depth (BullMQ `getJobCounts`). */
 export const QUEUE_DEPTH_STATES = ["waiting", "active", "delayed", "prioritized", "failed"] as const;
 
+/** What the scanning-service probe found (`src/ops/health.ts`); one `diffward_service_probe` series each. */
+export const SERVICE_PROBE_RESULTS = ["ok", "unauthorized", "unreachable", "not-configured"] as const;
+export type ServiceProbeResult = (typeof SERVICE_PROBE_RESULTS)[number];
+
 /** The service route diffward polls (spec "Scans": `GET /projects/{projectId}/scans/{scanId}`). */
 const POLL_ROUTE = "/projects/{projectId}/scans/{scanId}";
 
@@ -15,6 +19,10 @@ const POLL_ROUTE = "/projects/{projectId}/scans/{scanId}";
 export interface MetricsOptions {
   /** the queues whose depth is read at each scrape (`getJobCounts`, one Redis round trip per queue) */
   queues?: Record<string, Pick<Queue, "getJobCounts">>;
+  /** pinged at each scrape for `diffward_redis_up` (1 s timeout); without it the gauge is not exported */
+  redis?: { ping(): Promise<string> };
+  /** the service probe of `/healthz` (`serviceReachability`, cached), read at each scrape for `diffward_service_probe` */
+  serviceHealth?: () => Promise<{ service: ServiceProbeResult }>;
   /** also export Node's default process metrics (CPU, RSS, event loop lag); default true */
   defaultMetrics?: boolean;
 }
@@ -50,6 +58,26 @@ export interface DiffwardMetrics {
    * handler ({@link guardProcess}); each is a bug, logged with its stack
    */
   unhandledRejections: Counter;
+  /**
+   * `diffward_webhooks_total{event,status}`: webhook deliveries answered by the web server, by event (`X-GitHub-Event`
+   * of a delivery whose signature verified, else `unverified`) and HTTP status
+   */
+  webhooks: Counter<"event" | "status">;
+  /** `diffward_jobs_completed_total{queue,name}`: jobs that completed */
+  jobsCompleted: Counter<"queue" | "name">;
+  /**
+   * `diffward_job_wait_seconds{queue}`: from when a job was due (added, plus its delay) to when a worker first
+   * took it
+   */
+  jobWait: Histogram<"queue">;
+  /** `diffward_write_lane_wait_seconds{priority}`: from asking an installation's GitHub write lane to the grant */
+  writeLaneWait: Histogram<"priority">;
+  /**
+   * `diffward_credits_spent_total`: the settled spend of diffward's scans (usage ledger: deductions less
+   * refunds), counted when diffward reads it (at the report, or a later settle look; a retried report may count
+   * a scan again)
+   */
+  creditsSpent: Counter;
   /** the scanner client's `onResponse` hook: counts polls, 429s and requests */
   onScannerResponse(info: ResponseInfo): void;
   /**
@@ -79,6 +107,63 @@ export function createMetrics(opts: MetricsOptions = {}): DiffwardMetrics {
     labelNames: ["version", "node"] as const,
     registers: [registry],
   }).set({ version: VERSION, node: process.versions.node }, 1);
+  const redis = opts.redis;
+  if (redis)
+    new Gauge({
+      name: "diffward_redis_up",
+      help: "1 when Redis answered PING within a second at this scrape, else 0.",
+      registers: [registry],
+      async collect() {
+        const pong = await Promise.race([
+          redis.ping().catch(() => "error"),
+          new Promise<string>((r) => setTimeout(() => r("timeout"), 1000).unref()),
+        ]);
+        this.set(pong === "PONG" ? 1 : 0);
+      },
+    });
+  const serviceHealth = opts.serviceHealth;
+  if (serviceHealth)
+    new Gauge({
+      name: "diffward_service_probe",
+      help: "The scanning-service probe of /healthz (GET /token with SCANNER_TOKEN, cached 5 s): 1 for the current result (ok, unauthorized, unreachable, not-configured), 0 for the others.",
+      labelNames: ["result"] as const,
+      registers: [registry],
+      async collect() {
+        const { service } = await serviceHealth().catch(() => ({ service: "unreachable" as const }));
+        for (const result of SERVICE_PROBE_RESULTS) this.set({ result }, result === service ? 1 : 0);
+      },
+    });
+  const webhooks = new Counter({
+    name: "diffward_webhooks_total",
+    help: "Webhook deliveries answered, by event (unverified when the signature did not verify) and HTTP status.",
+    labelNames: ["event", "status"] as const,
+    registers: [registry],
+  });
+  const jobsCompleted = new Counter({
+    name: "diffward_jobs_completed_total",
+    help: "Jobs completed, by queue and job name.",
+    labelNames: ["queue", "name"] as const,
+    registers: [registry],
+  });
+  const jobWait = new Histogram({
+    name: "diffward_job_wait_seconds",
+    help: "Seconds from when a job was due (added, plus its delay) to when a worker first took it, by queue.",
+    labelNames: ["queue"] as const,
+    buckets: [0.1, 0.5, 1, 5, 15, 30, 60, 300, 900, 3600],
+    registers: [registry],
+  });
+  const writeLaneWait = new Histogram({
+    name: "diffward_write_lane_wait_seconds",
+    help: "Seconds a GitHub write waited for its installation's write lane (1 write/s, 80/min, 500/h), by priority.",
+    labelNames: ["priority"] as const,
+    buckets: [0.1, 0.5, 1, 2, 5, 10, 30, 60, 300, 900],
+    registers: [registry],
+  });
+  const creditsSpent = new Counter({
+    name: "diffward_credits_spent_total",
+    help: "Settled spend of diffward's scans in credits (usage ledger: deductions less refunds), counted when read.",
+    registers: [registry],
+  });
   const launches = new Counter({
     name: "diffward_launches_total",
     help: "Launch jobs by outcome (launched, found-existing, already-launched, superseded, concluded, no-token, error).",
@@ -156,6 +241,11 @@ export function createMetrics(opts: MetricsOptions = {}): DiffwardMetrics {
     reportDelay,
     queueDepth,
     jobFailures,
+    webhooks,
+    jobsCompleted,
+    jobWait,
+    writeLaneWait,
+    creditsSpent,
     contentType: registry.contentType,
     onScannerResponse(info) {
       serviceRequests.inc({ method: info.method, route: info.route, status: String(info.status) });
@@ -167,7 +257,15 @@ export function createMetrics(opts: MetricsOptions = {}): DiffwardMetrics {
     },
     instrumentWorkers(workers) {
       for (const w of workers) {
+        // A job's first run only: a job that waits again (a poll's next read, a retry's backoff) was not
+        // waiting for a worker in the meantime.
+        w.on("active", (job: Job) => {
+          if (job.attemptsStarted > 1) return;
+          const due = job.timestamp + (job.opts.delay ?? 0);
+          jobWait.observe({ queue: w.name }, Math.max(0, ((job.processedOn ?? Date.now()) - due) / 1000));
+        });
         w.on("completed", (job: Job, result: unknown) => {
+          jobsCompleted.inc({ queue: w.name, name: job.name });
           if (job.name === JOB.launch && typeof result === "string") launches.inc({ outcome: result });
         });
         w.on("failed", (job: Job | undefined) => {

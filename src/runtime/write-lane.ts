@@ -182,6 +182,8 @@ const granted = new AsyncLocalStorage<{ installationId: number; used: boolean }>
  * so each script's keys share one Redis Cluster slot.
  */
 export class WriteLane {
+  /** called for each granted write with how long it waited, in ms (metrics: `diffward_write_lane_wait_seconds`) */
+  onGrant?: (waitedMs: number, priority: LanePriority) => void;
   readonly #local = new Map<number, Waiter[]>();
   readonly #running = new Set<number>();
   #closed = false;
@@ -258,8 +260,10 @@ export class WriteLane {
     request: LaneRequest,
     send: (fields: Record<string, unknown> | undefined) => Promise<T>,
   ): Promise<T | Exclude<LaneGrant, { kind: "granted" }>> {
+    const asked = Date.now();
     const g = await this.acquire(installationId, request);
     if (g.kind !== "granted") return g;
+    this.onGrant?.(Date.now() - asked, request.priority);
     return granted.run({ installationId, used: false }, () => send(g.fields));
   }
 

@@ -68,6 +68,21 @@ describe("/metrics and /healthz (issue 6 item 4)", () => {
     expect(
       sample(text, "diffward_build_info", { version: PACKAGE_VERSION, node: process.versions.node }),
     ).toBe(1);
+    expect(sample(text, "diffward_webhooks_total", { event: "pull_request", status: "200" })).toBe(1);
+    expect(
+      sample(text, "diffward_jobs_completed_total", { queue: "diffward-events", name: "pull-request" }),
+    ).toBe(1);
+    expect(sample(text, "diffward_job_wait_seconds_count", { queue: "diffward-launch" })).toBe(1);
+    expect(
+      sample(text, "diffward_write_lane_wait_seconds_count", { priority: "complete" }),
+    ).toBeGreaterThanOrEqual(1);
+    expect(sample(text, "diffward_redis_up")).toBe(1);
+    expect(sample(text, "diffward_service_probe", { result: "ok" })).toBe(1);
+    expect(sample(text, "diffward_service_probe", { result: "unreachable" })).toBe(0);
+    // the scan settled before its report: its spend is counted once
+    expect(sample(text, "diffward_credits_spent_total")).toBeGreaterThan(0);
+    // a poll re-run after each 429 (moved to delayed) waited for the service, not for a worker: first runs only
+    expect(sample(text, "diffward_job_wait_seconds_count", { queue: "diffward-scans" })).toBe(1);
     const delay = sample(text, "diffward_report_delay_seconds_sum")!;
     expect(delay).toBeGreaterThanOrEqual(0);
     expect(sample(text, "diffward_queue_depth", { queue: "scans", state: "delayed" })).toBe(0);
@@ -78,6 +93,37 @@ describe("/metrics and /healthz (issue 6 item 4)", () => {
       /^GET \/projects\/[^/]+\/scans\/[^/]+$/.test(k),
     );
     expect(reads.reduce((n, [, byStatus]) => n + (byStatus["429"] ?? 0), 0)).toBe(3);
+  });
+
+  it("diffward_redis_up and diffward_service_probe follow what Redis and the service answer at scrape", async () => {
+    const m = createMetrics({
+      defaultMetrics: false,
+      redis: { ping: () => Promise.reject(new Error("connect ECONNREFUSED")) },
+      serviceHealth: async () => ({ service: "unauthorized" as const }),
+    });
+    const text = await m.render();
+    expect(sample(text, "diffward_redis_up")).toBe(0);
+    expect(sample(text, "diffward_service_probe", { result: "unauthorized" })).toBe(1);
+    expect(sample(text, "diffward_service_probe", { result: "ok" })).toBe(0);
+    const hung = createMetrics({
+      defaultMetrics: false,
+      redis: { ping: () => new Promise<string>(() => {}) },
+    });
+    expect(sample(await hung.render(), "diffward_redis_up")).toBe(0); // after its 1 s timeout
+  });
+
+  it("an unsigned or wrongly signed webhook is counted without its claimed event name", async () => {
+    const url = `${h.web.url}/api/github/webhooks`;
+    const headers = { "content-type": "application/json", "x-github-event": "made_up" };
+    await fetch(url, { method: "POST", headers, body: "{}" });
+    await fetch(url, {
+      method: "POST",
+      headers: { ...headers, "x-hub-signature-256": `sha256=${"0".repeat(64)}` },
+      body: "{}",
+    });
+    const text = await (await fetch(`${h.web.url}/metrics`)).text();
+    expect(sample(text, "diffward_webhooks_total", { event: "unverified", status: "400" })).toBe(2);
+    expect(text).not.toContain('event="made_up"');
   });
 
   it("queue depth is read at scrape time; job failures are counted per queue and name", async () => {

@@ -56,8 +56,10 @@ export async function reportGroupScan(
   // creditCap.monthly: a settled group scan counts what it spent, no longer its budget (issue 10 item 7);
   // one not settled yet is looked at again later, for the ledger only (the group has no report state)
   if (extras.credits && !extras.credits.settled) await enqueueSettle(rt, d, 0);
-  else if (extras.credits?.spent !== undefined)
+  else if (extras.credits?.spent !== undefined) {
+    rt.metrics?.creditsSpent.inc(extras.credits.spent);
     await capLedgerOf(rt.redis, rt.state.prefix).settle(d.scanId, extras.credits.spent);
+  }
   // One SARIF upload per group report, on the group's ref and head (issue 14 point 2).
   const codeScanning = await uploadReport(rt, d, findings, log);
   const output = completedOutput(rt, d, scan, findings, {

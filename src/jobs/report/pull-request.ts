@@ -225,8 +225,10 @@ export async function reportScan(
     log,
   );
   if (extras.credits && !extras.credits.settled) await enqueueSettle(rt, d, 0);
-  else if (extras.credits?.spent !== undefined)
+  else if (extras.credits?.spent !== undefined) {
+    rt.metrics?.creditsSpent.inc(extras.credits.spent);
     await capLedgerOf(rt.redis, rt.state.prefix).settle(d.scanId, extras.credits.spent); // creditCap.monthly
+  }
   await rt.state.finishScan(d.installationId, d.scanId);
   log.info(
     {
