@@ -80,7 +80,7 @@ describe("the Docker image", () => {
   const stageEnd = lines.findIndex((l, i) => i > stageStart && /^FROM\s/i.test(l));
   const buildStage = lines.slice(stageStart, stageEnd);
 
-  it("the build stage copies only the manifests, the tsconfigs and src, then runs the build", () => {
+  it("the build stage copies only the manifests, .npmrc, the tsconfigs and src, then runs the build", () => {
     expect(stageStart).toBeGreaterThanOrEqual(0);
     const copied = buildStage
       .filter((l) => /^COPY\s/i.test(l))
@@ -91,7 +91,8 @@ describe("the Docker image", () => {
           .slice(0, -1),
       );
     expect(copied.sort()).toEqual(
-      ["package.json", "package-lock.json", "tsconfig.json", "tsconfig.build.json", "src"].sort(),
+      // .npmrc: the lock file was made with its legacy-peer-deps=true, which `npm ci` must see too
+      ["package.json", "package-lock.json", ".npmrc", "tsconfig.json", "tsconfig.build.json", "src"].sort(),
     );
     expect(buildStage).toContain("RUN npm run build");
   });
@@ -105,7 +106,7 @@ describe("the Docker image", () => {
     const runtime = lines.slice(runtimeStart);
     const copies = runtime.filter((l) => /^COPY\s/i.test(l));
     expect(copies).toEqual([
-      "COPY package.json package-lock.json ./",
+      "COPY package.json package-lock.json .npmrc ./",
       "COPY --from=build /app/dist ./dist",
       "COPY app.yml ./",
     ]);
