@@ -294,12 +294,14 @@ function collectDefinitions(node: Nodes, into: Map<string, Definition>): void {
  * parsing the output gives back the same code values (property-tested in test/render/untrusted-markdown.test.ts).
  * Line endings are normalized to `\n` first. Empty or blank text gives "". Never throws for a string, and
  * its time is bounded: text longer than {@link MAX_SOURCE_CHARS} is cut, and text nested deeper than
- * {@link MAX_NESTING} (or that the parser cannot handle) is shown whole as plain text in a code block.
+ * {@link MAX_NESTING}, with more than {@link MAX_MARKUP_CHARACTERS} delimiters, or that the parser cannot
+ * handle is shown whole as plain text in a code block.
  */
 export function safeMarkdown(markdown: string, options: SafeMarkdownOptions = {}): string {
   const source = bounded(String(markdown ?? "").replace(/\r\n?/g, "\n"));
   if (source.trim() === "") return "";
   if (nestingBound(source) > MAX_NESTING) return asPlainText(source, "nested too deeply to render");
+  if (markupCount(source) > MAX_MARKUP_CHARACTERS) return asPlainText(source, "too much markup to render");
   try {
     const tree = parseMarkdown(source);
     if (treeDepth(tree) > MAX_TREE_DEPTH) return asPlainText(source, "nested too deeply to render");
@@ -327,6 +329,24 @@ export const MAX_SOURCE_CHARS = 20_000;
  * finding needs and an attacker can write to exhaust the parser's stack or time, is shown as plain text.
  */
 export const MAX_NESTING = 32;
+
+/**
+ * The most emphasis, link, code-span and autolink delimiters (`*`, `_`, `~`, `[`, `]`, backtick, `<`) one
+ * text may hold to be rendered as Markdown. The parser pairs delimiters in time that grows faster than
+ * linearly with their number (10,000 `*a` took 30 s), and a finding's prose needs a few dozen; a text with
+ * more is shown whole as plain text.
+ */
+export const MAX_MARKUP_CHARACTERS = 2_000;
+
+function markupCount(source: string): number {
+  let n = 0;
+  for (let i = 0; i < source.length; i++) {
+    const c = source.charCodeAt(i);
+    // * _ ~ [ ] ` <
+    if (c === 42 || c === 95 || c === 126 || c === 91 || c === 93 || c === 96 || c === 60) n++;
+  }
+  return n;
+}
 
 /** The deepest mdast tree walked (containers plus inline nesting such as emphasis in links). */
 const MAX_TREE_DEPTH = 200;

@@ -249,3 +249,12 @@ describe("safeMarkdown on hostile nesting and sizes", () => {
     );
   }, propertyTimeout(300_000));
 });
+
+describe("safeMarkdown on text with too much markup", () => {
+  it("10,000 emphasis delimiters (30 s to parse before) are shown whole as plain text", () => {
+    const s = "*a".repeat(10_000);
+    const out = safeMarkdown(s);
+    expect(out).toContain("Shown as plain text: too much markup to render");
+    expect(codeValues(out)).toContain(s);
+  });
+});
