@@ -58,6 +58,8 @@ export async function onPullRequestClosed(
     deliveryId: context.id,
     ...repoContext(payload, installationId),
     pullNumber: payload.pull_request.number,
+    headSha: payload.pull_request.head.sha,
+    updatedAt: payload.pull_request.updated_at,
   };
   await addFair(deps.redis, deps.queues.events, JOB.pullClosed, data, {
     ...EVENT_JOB_OPTIONS,

@@ -47,6 +47,9 @@ export type HeadDecision =
 export function decideHead(d: PullRequestJobData, prev: PullState | undefined): HeadDecision {
   if (!d.explicit && prev && prev.updatedAt && d.updatedAt < prev.updatedAt && prev.headSha !== d.headSha)
     return { kind: "stale-event" };
+  // An event older than the close that ended the pull request (delivered or processed after it) is stale too.
+  if (!d.explicit && prev?.closed && prev.updatedAt && d.updatedAt < prev.updatedAt)
+    return { kind: "stale-event" };
   // An automatic event (push, reopen) for the head already followed is the same request, even when an
   // explicit request (a rescan that read the new head before its push event was processed) follows it.
   const sameRequest =

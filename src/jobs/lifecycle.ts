@@ -9,6 +9,9 @@ import type { RepoContext } from "./types.js";
 export interface PullClosedJobData extends RepoContext {
   deliveryId: string;
   pullNumber: number;
+  /** `pull_request.head.sha` and `pull_request.updated_at` (ISO) of the close; absent in jobs of older versions */
+  headSha?: string;
+  updatedAt?: string;
 }
 
 /**
@@ -23,7 +26,23 @@ export async function processPullClosed(
   const key = pullKey(d.owner, d.repo, d.pullNumber);
   return rt.state.withPullLock(key, async () => {
     const prev = await rt.state.getPull(key);
-    if (!prev || prev.closed) return "idle";
+    // A close processed before the pull request's earlier events (deliveries run concurrently) leaves a
+    // closed state with its `updated_at`, so those events, older than the close, are dropped as stale
+    // instead of launching a scan for a closed pull request.
+    if (!prev) {
+      if (d.headSha && d.updatedAt)
+        await rt.state.setPull(key, {
+          installationId: d.installationId,
+          owner: d.owner,
+          repo: d.repo,
+          pullNumber: d.pullNumber,
+          headSha: d.headSha,
+          updatedAt: d.updatedAt,
+          closed: true,
+        });
+      return "idle";
+    }
+    if (prev.closed) return "idle";
     await stopCurrent(rt, prev, { kind: "closed" }, d.accountLogin);
     // The check run is concluded only when something was under way (a launch waiting or a scan) and it is
     // not completed already: a finished report is never rewritten by a later close or merge (issue 10
@@ -31,7 +50,9 @@ export async function processPullClosed(
     if ((prev.scanId || prev.launchJobId) && !(await checkRunCompleted(rt, prev)))
       await applyWrites(rt, d.installationId, planStopWrites(prev, { kind: "closed" }));
     const { scanId: _s, launchKey: _l, launchJobId: _j, ...rest } = prev;
-    await rt.state.setPull(key, { ...rest, closed: true });
+    const updatedAt =
+      d.updatedAt && (!rest.updatedAt || d.updatedAt > rest.updatedAt) ? d.updatedAt : rest.updatedAt;
+    await rt.state.setPull(key, { ...rest, closed: true, ...(updatedAt ? { updatedAt } : {}) });
     return "cancelled";
   });
 }

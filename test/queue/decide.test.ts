@@ -88,6 +88,12 @@ describe("decideHead: which head is followed", () => {
     expect(decideHead(event, { ...prev, headSha: event.headSha }).kind).toBe("duplicate-delivery");
   });
 
+  it("an event older than the close that ended the pull request is stale, whatever its head; a reopen is not", () => {
+    const closed = { ...prev, headSha: event.headSha, closed: true, updatedAt: "2026-06-01T00:00:00Z" };
+    expect(decideHead({ ...event, updatedAt: "2026-05-31T23:59:59Z" }, closed).kind).toBe("stale-event");
+    expect(decideHead({ ...event, updatedAt: "2026-06-01T00:00:05Z" }, closed).kind).toBe("follow");
+  });
+
   it("a new head stops the old one and concludes its check run; an explicit rescan of the same head concludes it as replaced", () => {
     expect(decideHead(event, prev)).toEqual({
       kind: "follow",
