@@ -12,7 +12,7 @@ import { fingerprint } from "../domain/identity.js";
 import { parseLocation } from "../domain/location.js";
 import type { ReportFinding, SeverityLevel } from "../domain/types.js";
 import { isRuledOut, sortFindings } from "../domain/verdict.js";
-import { neutralize } from "../render/escape.js";
+import { findingTitle, neutralize } from "../render/escape.js";
 import { findingLabel } from "../scanner/labels.js";
 
 /** The tool name of diffward's analyses (`tool_name` of the upload, `tool.driver.name` of the run). */
@@ -113,7 +113,7 @@ export function ruleIdOf(category: string): string {
  * link (SARIF 2.1.0 §3.11.6).
  */
 export function alertMessage(f: Pick<ReportFinding, "id" | "title">, labelPrefix: string): string {
-  const title = neutralize(f.title.replace(/\s+/g, " ").trim()).replace(/[[\]\\]/g, (c) => `\\${c}`);
+  const title = findingTitle(f.title).replace(/[[\]\\]/g, (c) => `\\${c}`);
   return `${findingLabel(f.id, labelPrefix)}: ${title} (diffward finding ${f.id})`;
 }
 

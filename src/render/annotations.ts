@@ -11,7 +11,7 @@ import { findingLabel } from "../scanner/labels.js";
 import { parseLocation } from "../domain/location.js";
 import type { Disclosure, FailOn, ReportFinding } from "../domain/types.js";
 import { isBlocking, isRuledOut, sortFindings } from "../domain/verdict.js";
-import { plainText } from "./escape.js";
+import { findingTitle, plainText } from "./escape.js";
 import { severityWord } from "./markdown.js";
 import { statusName } from "./glossary.js";
 import {
@@ -81,9 +81,9 @@ export function toAnnotations(
       start_line: loc.startLine,
       end_line: loc.endLine ?? loc.startLine,
       annotation_level: level,
-      title: oneLine(`${label} · ${severityWord(f.severity)} · ${plainText(f.title)}`),
+      title: oneLine(`${label} · ${severityWord(f.severity)} · ${findingTitle(f.title, { plain: true })}`),
       message: truncateBytes(
-        `${plainText(f.description?.trim() || f.title)}\n\n${status}`,
+        `${f.description?.trim() ? plainText(f.description) : findingTitle(f.title, { plain: true })}\n\n${status}`,
         ANNOTATION_MESSAGE_MAX_BYTES,
         "… (cut to fit GitHub's annotation size limit)",
       ),

@@ -10,7 +10,7 @@ import { Disclosure, FailOn, ReportFinding, parseInput, DomainInputError } from 
 import { decideConclusion, isBlocking, isRuledOut, sortFindings } from "../domain/verdict.js";
 import type { Verdict } from "../domain/verdict.js";
 import { findingPageUrl, scanPageUrl } from "../scanner/links.js";
-import { codeBlock, inlineCode, neutralize } from "./escape.js";
+import { codeBlock, findingTitle, inlineCode, neutralize } from "./escape.js";
 import {
   countsInWords,
   countsLine,
@@ -31,7 +31,7 @@ import {
   locationMarkdown,
   plural,
 } from "./glossary.js";
-import { CHECK_RUN_SUMMARY_MAX_BYTES, CHECK_RUN_TEXT_MAX_BYTES, titleLine, truncateBytes } from "./limits.js";
+import { CHECK_RUN_SUMMARY_MAX_BYTES, CHECK_RUN_TEXT_MAX_BYTES, truncateBytes } from "./limits.js";
 import { bullets, details, link, sections, severityBadge, table as markdownTable } from "./markdown.js";
 import { safeMarkdown } from "./untrusted-markdown.js";
 
@@ -236,12 +236,6 @@ function verdictSection(verdict: Verdict, failOn: FailOn): string {
   return `${head}\n\n${findingTally(verdict)}\n\n${countsLine(verdict.openBySeverity)}`;
 }
 
-/** Untrusted one-line text for a table cell, cut to `max` characters (`…`) before escaping. */
-function cellText(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return neutralize(flat.length > max ? `${flat.slice(0, max - 1).trimEnd()}…` : flat);
-}
-
 function cellLocation(location: string): string {
   const t = location.trim();
   return locationMarkdown(
@@ -264,7 +258,7 @@ function findingsTable(
       ? [
           label,
           severityBadge(f.severity),
-          cellText(f.title, TABLE_TITLE_MAX_CHARS),
+          findingTitle(f.title, { max: TABLE_TITLE_MAX_CHARS }),
           cellLocation(f.location),
           triageText(f.triageStatus),
           evidenceText(f.confirmationEvidence),
@@ -413,7 +407,7 @@ function findingDetails(
   const description = f.description?.trim() ? f.description : undefined;
   const fix = f.recommendedFix?.trim() ? f.recommendedFix : undefined;
   return sections(
-    `### ${severityBadge(f.severity)} · ${url ? link(label, url) : label} · ${neutralize(titleLine(f.title))}`,
+    `### ${severityBadge(f.severity)} · ${url ? link(label, url) : label} · ${findingTitle(f.title)}`,
     `${locationMarkdown(f.location)} · ${neutralize(f.category)} · triage ${triageText(f.triageStatus)}${f.confirmationEvidence ? ` (${evidenceText(f.confirmationEvidence)})` : ""} · resolution ${resolutionText(f.resolutionStatus)}`,
     description && safeMarkdown(description, { trustedOrigin: publicUrl }),
     fix && `**Recommended fix**\n\n${safeMarkdown(fix, { trustedOrigin: publicUrl })}`,

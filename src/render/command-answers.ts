@@ -3,13 +3,12 @@
  * through `neutralize` or `inlineCode` (src/render/escape.ts); logins are shown in code spans so an
  * answer never pings anyone a second time.
  */
-import { inlineCode, neutralize } from "./escape.js";
+import { findingTitle, inlineCode, neutralize } from "./escape.js";
 import { link } from "./markdown.js";
 import { findingLabel } from "../scanner/labels.js";
 import { publishedScanUrl } from "../scanner/links.js";
 import type { Severity } from "../scanner/catalog.js";
 import { severityName } from "./glossary.js";
-import { titleLine } from "./limits.js";
 import type { ScannerApiError } from "../scanner/errors.js";
 
 /** The user diffward acts for, shown in a code span. */
@@ -66,7 +65,7 @@ export function conflictAnswer(
     return `${head} diffward knows no finding with this label on this pull request.`;
   const lines = candidates.map(
     (c) =>
-      `- ${inlineCode(c.id)} (${findingLabel(c.id, labelPrefix)}, ${severityName(c.severity as Severity)}): ${neutralize(titleLine(c.title))}`,
+      `- ${inlineCode(c.id)} (${findingLabel(c.id, labelPrefix)}, ${severityName(c.severity as Severity)}): ${findingTitle(c.title)}`,
   );
   return [`${head} Findings of this pull request with that label:`, "", ...lines].join("\n");
 }

@@ -7,6 +7,7 @@
  * and "Autolinked references and URLs"
  * https://docs.github.com/en/get-started/writing-on-github/working-with-advanced-formatting/autolinked-references-and-urls
  */
+import { TITLE_LINE_MAX_CHARS, titleLine } from "./limits.js";
 
 /** U+200B ZERO WIDTH SPACE: invisible, but stops GitHub from reading a mention or a reference. */
 export const ZWSP = "\u200B";
@@ -28,25 +29,47 @@ const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/gu;
  * - `@login` and `@org/team` mentions get a zero-width space after `@` (no notification);
  * - `#123`, `GH-123` and `owner/repo#123` references get a zero-width space before the number
  *   (no cross-reference in the linked issue's timeline);
+ * - URLs get a zero-width space inside `://`, and `www.` one before its dot, so GitHub autolinks none
+ *   (a full issue or pull request URL is a reference too: GitHub "Autolinked references and URLs");
  * - runs of three or more backticks or tildes get zero-width spaces between them, so the text
  *   cannot open or close a code fence;
  * - bidirectional control characters become visible `[U+202E]` escapes, other control characters
  *   (except tab and newline) are removed, and `\r\n`/`\r` become `\n`.
  *
  * Output guarantees (tested as a property): no `<` followed by a letter, `!`, `/` or `?`; no `@`
- * followed by a login character (`[A-Za-z0-9_-]`); no run of three backticks or three tildes.
- * Not idempotent: escaping twice shows entities literally. Never throws for a string.
+ * followed by a login character (`[A-Za-z0-9_-]`); no `://`, no `www.`; no run of three backticks or
+ * three tildes. Not idempotent: escaping twice shows entities literally. Never throws for a string.
  */
 export function neutralize(text: string): string {
-  return String(text)
-    .replace(/\r\n?/g, "\n")
-    .replace(BIDI, (c) => `[U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}]`)
-    .replace(CONTROL, "")
-    .replace(/[&<>"]/g, (c) => HTML[c]!)
+  return inert(plainText(text).replace(/[&<>"]/g, (c) => HTML[c]!)).replace(/`{3,}|~{3,}/g, (run) =>
+    [...run].join(ZWSP),
+  );
+}
+
+/**
+ * What GitHub acts on in text, made inert with zero-width spaces: `@mentions`, `#123`, `GH-123`, and
+ * autolinked URLs (`scheme://`, `www.`). The words read the same.
+ */
+function inert(text: string): string {
+  return text
     .replace(/@(?=[A-Za-z0-9_-])/g, `@${ZWSP}`)
     .replace(/#(?=\d)/g, `#${ZWSP}`)
     .replace(/\b(GH)-(?=\d)/gi, `$1-${ZWSP}`)
-    .replace(/`{3,}|~{3,}/g, (run) => [...run].join(ZWSP));
+    .replace(/:\/\//g, `:/${ZWSP}/`)
+    .replace(/\b(www)\./gi, `$1${ZWSP}.`);
+}
+
+/**
+ * A finding's title (untrusted: spec "Finding (list item)", `title`) as one line, the one way every place
+ * that shows a title renders it (check run table and details, review comments, command answers,
+ * annotations, SARIF): whitespace flattened, cut to `max` characters ending in `…` ({@link titleLine};
+ * default {@link TITLE_LINE_MAX_CHARS}), then {@link neutralize}d for Markdown, or with `plain: true`
+ * (annotations, which GitHub shows as plain text) {@link plainText} with mentions, references and URLs
+ * made inert the same way but no HTML entities. Never throws for a string.
+ */
+export function findingTitle(title: string, options: { max?: number; plain?: boolean } = {}): string {
+  const line = titleLine(String(title), options.max ?? TITLE_LINE_MAX_CHARS);
+  return options.plain ? inert(plainText(line)) : neutralize(line);
 }
 
 /**

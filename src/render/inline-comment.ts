@@ -7,10 +7,10 @@
 import { FINGERPRINT_VERSION, identityOf } from "../domain/identity.js";
 import type { ReportFinding } from "../domain/types.js";
 import { DomainInputError } from "../domain/types.js";
-import { inlineCode, neutralize } from "./escape.js";
+import { findingTitle, inlineCode, neutralize } from "./escape.js";
 import { evidenceText, labelCode, matchedByText, resolutionText, triageText } from "./format.js";
 import { locationMarkdown, statusMarkdown } from "./glossary.js";
-import { COMMENT_BODY_MAX_CHARS, titleLine, truncateChars } from "./limits.js";
+import { COMMENT_BODY_MAX_CHARS, truncateChars } from "./limits.js";
 import { sections, severityBadge } from "./markdown.js";
 import { safeMarkdown } from "./untrusted-markdown.js";
 import { renderFindingNotes, type FindingNoteView } from "./finding-notes.js";
@@ -147,7 +147,7 @@ export function renderFindingComment(f: ReportFinding, options: FindingCommentOp
   const body = sections(
     marker,
     header,
-    `**${neutralize(titleLine(f.title))}**`,
+    `**${findingTitle(f.title)}**`,
     f.description?.trim() && safeMarkdown(f.description, trusted),
     f.recommendedFix?.trim() && `**Recommended fix**\n\n${safeMarkdown(f.recommendedFix, trusted)}`,
     status,

@@ -44,6 +44,9 @@ describe("neutralize", () => {
       "\n",
       " ",
       "|",
+      ":",
+      "w",
+      ".",
     );
     const text = fc.oneof(
       fc.string(),
@@ -59,6 +62,8 @@ describe("neutralize", () => {
         expect(out).not.toContain("```");
         expect(out).not.toContain("~~~");
         expect(out).not.toContain("<!--");
+        expect(out).not.toContain("://");
+        expect(out).not.toMatch(/www\./i);
       }),
       propertyOptions(3000),
     );
