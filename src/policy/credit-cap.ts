@@ -1,7 +1,7 @@
 import { sections } from "../render/markdown.js";
 import type { ScannerTenant } from "../tenants/index.js";
 import { monthWindow } from "../domain/month.js";
-import { spendOf } from "./credits.js";
+import { deductionsRead, readUsage, spendOf } from "./credits.js";
 import type { Verdict } from "./preflight.js";
 import type { MonthSeedEntry } from "../runtime/cap-ledger.js";
 
@@ -10,8 +10,8 @@ const TERMINAL = new Set(["COMPLETED", "FAILED", "CANCELLED"]);
 /**
  * Reads what a repository's scans of the current UTC month count against the cap, from the service, for a
  * cap ledger that has none (first use, or Redis lost its data): the repository's scans are found in the scan
- * list (newest first, stopping at the month's start), their spend in the usage ledger (`GET …/billing/usage`
- * from the month's start, at most 1,000 events: spec "billing/usage"). A scan with no `SCAN_DEDUCTION` yet
+ * list (newest first, stopping at the month's start), their spend in the usage ledger (read whole from the
+ * oldest of them on: {@link readUsage}). A scan with no `SCAN_DEDUCTION` yet
  * (running, or its settlement not in) counts its `creditBudget` (`GET …/scans/{scanId}`), the most it can
  * spend (spec "Launch rules": "the scan never spends more than its budget").
  * @throws the service client's errors (the launch job retries them).
@@ -23,15 +23,25 @@ export async function readMonthSeed(
 ): Promise<MonthSeedEntry[]> {
   const { start } = monthWindow(now);
   const scans: Array<{ id: string; terminal: boolean }> = [];
+  let oldest = now;
   for await (const scan of tenant.client.iterateScans(tenant.projectId, { limit: 100 })) {
-    if (Date.parse(scan.createdAt) < start) break;
-    if (scan.repositoryId === repositoryId) scans.push({ id: scan.id, terminal: TERMINAL.has(scan.status) });
+    const createdAt = Date.parse(scan.createdAt);
+    if (createdAt < start) break;
+    if (scan.repositoryId !== repositoryId) continue;
+    scans.push({ id: scan.id, terminal: TERMINAL.has(scan.status) });
+    oldest = Math.min(oldest, createdAt);
   }
   if (scans.length === 0) return [];
-  const usage = await readMonthUsage(tenant, now);
+  // a scan is settled after it was created: its ledger events are not older than the oldest scan
+  const events = await readUsage(tenant, { from: oldest, to: now + 60_000 }, (read) =>
+    deductionsRead(
+      read,
+      scans.map((s) => s.id),
+    ),
+  );
   const entries: MonthSeedEntry[] = [];
   for (const scan of scans) {
-    const spend = spendOf(usage.events, scan.id);
+    const spend = spendOf(events, scan.id);
     if (spend.settled) entries.push({ scanId: scan.id, credits: spend.spent, settled: true });
     else {
       const detail = await tenant.client.getScan(tenant.projectId, scan.id);
@@ -42,8 +52,9 @@ export async function readMonthSeed(
 }
 
 /**
- * The settled spend of those of `scanIds` whose settlement is in the usage ledger (one `GET …/billing/usage`
- * from the month's start of `now`, at most 1,000 events), in credits; scans not settled yet are left out.
+ * The settled spend of those of `scanIds` whose settlement is in the usage ledger of the UTC month of `now`
+ * (ms; read whole, {@link readUsage}, until every scan's deduction is found), in credits; scans not settled
+ * yet are left out.
  * @throws the service client's errors.
  */
 export async function readSettledSpends(
@@ -53,25 +64,14 @@ export async function readSettledSpends(
 ): Promise<Map<string, number>> {
   const out = new Map<string, number>();
   if (scanIds.length === 0) return out;
-  const usage = await readMonthUsage(tenant, now);
+  const events = await readUsage(tenant, { from: monthWindow(now).start, to: now + 60_000 }, (read) =>
+    deductionsRead(read, scanIds),
+  );
   for (const id of scanIds) {
-    const spend = spendOf(usage.events, id);
+    const spend = spendOf(events, id);
     if (spend.settled) out.set(id, spend.spent);
   }
   return out;
-}
-
-/**
- * The project's usage ledger of the UTC month of `now` (ms): one `GET …/billing/usage` from the month's start
- * to a minute past `now`, at most 1,000 events (spec "billing/usage").
- * @throws the service client's errors.
- */
-function readMonthUsage(tenant: ScannerTenant, now: number) {
-  return tenant.client.getUsage(tenant.projectId, {
-    from: new Date(monthWindow(now).start).toISOString(),
-    to: new Date(now + 60_000).toISOString(),
-    limit: 1000,
-  });
 }
 
 /** What the cap ledger counted when it refused a launch, in credits. */
