@@ -156,8 +156,8 @@ export interface CommandIO {
 export interface ApprovalPorts {
   /** every pending request, newest last */
   list(): Promise<ApprovalRequest[]>;
-  /** stores a request, replacing an earlier one of the same finding */
-  store(request: ApprovalRequest): Promise<void>;
+  /** stores a request, replacing an earlier one of the same finding; returns the one replaced, if any */
+  store(request: ApprovalRequest): Promise<ApprovalRequest | undefined>;
   /** claims the finding's request for this command comment (two approvals never both apply one request) */
   claim(finding: FindingIdentity): Promise<ClaimResult>;
   /** releases this command comment's claim (the approval failed before it was applied) */

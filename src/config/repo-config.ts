@@ -76,15 +76,15 @@ export const GuidanceConfig = z
   .describe("The scanning guidance file committed in the repository.");
 
 /**
- * `triage.approval`: two-person dismissals (issue 12). A dismissal (`FALSE_POSITIVE`, `WONT_FIX`,
- * `DUPLICATE`, `MITIGATED`) of a finding at or above `minSeverity` by a user below `approvers` is held as a
- * request until a different user at or above `approvers` approves it; the pattern of GitHub's delegated
+ * `triage.approval`: two-person dismissals (issue 12). A dismissal (any resolution that stops a finding
+ * from blocking: `RESOLVED`, `MITIGATED`, `WONT_FIX`, `FALSE_POSITIVE`, `DUPLICATE`; src/domain/approval.ts)
+ * of a finding at or above `minSeverity` by a user below `approvers` is held as a request until a different user at or above `approvers` approves it; the pattern of GitHub's delegated
  * alert dismissal (https://docs.github.com/en/code-security/code-scanning/managing-your-code-scanning-configuration/enabling-delegated-alert-dismissal-for-code-scanning).
  */
 export const ApprovalConfig = z
   .strictObject({
     minSeverity: SeverityLevel.default("high").describe(
-      "Dismissals (false positive, won't fix, duplicate, mitigated) of findings at or above this severity need a second person's `/approve`.",
+      "Dismissals (resolved, mitigated, won't fix, false positive, duplicate: every resolution that stops a finding from blocking) of findings at or above this severity need a second person's `/approve`.",
     ),
     approvers: MinPermission.default("maintain").describe(
       "Least repository role (read, triage, write, maintain, admin) of the approver; a user at or above it dismisses without approval.",

@@ -1,7 +1,8 @@
 /**
- * Two-person dismissals (issue 12, point 1), the pure rules: with `triage.approval` set, a dismissal of a
- * finding at or above `minSeverity` by a user below `approvers` is held as an approval request instead of
- * being sent to the service; a different user at or above `approvers` approves it (exactly one
+ * Two-person dismissals (issue 12, point 1), the pure rules: with `triage.approval` set, a dismissal (any
+ * resolution that stops a finding from blocking, {@link isDismissal}) of a finding at or above
+ * `minSeverity` by a user below `approvers` is held as an approval request instead of being sent to the
+ * service; a different user at or above `approvers` approves it (exactly one
  * `PATCH …/findings/{findingId}/resolution`) or it is rejected. Requests are keyed to the finding's
  * identity (id, then fingerprint: ./identity.ts) and survive pushes; a severity raise above the request's
  * severity invalidates it. Modelled on GitHub's delegated alert dismissal
@@ -10,16 +11,25 @@
  */
 import { z } from "zod";
 import { MinPermission, permissionAtLeast, type ApprovalConfig } from "../config/repo-config.js";
-import { SEVERITIES, type ResolutionStatus, type Severity } from "../scanner/catalog.js";
+import { RESOLUTION_STATUSES, SEVERITIES, type ResolutionStatus, type Severity } from "../scanner/catalog.js";
 import { identityOf, STORED_IDENTITY_FIELDS, storedIdentity, type FingerprintInput } from "./identity.js";
 import { atLeast, OPEN_RESOLUTIONS, severityRank } from "./verdict.js";
 import { matchFindings } from "./identity.js";
 
-/** The resolution statuses that dismiss a finding and can need approval (issue 12). */
-export const DISMISSAL_STATUSES = ["FALSE_POSITIVE", "WONT_FIX", "DUPLICATE", "MITIGATED"] as const;
-export type DismissalStatus = (typeof DISMISSAL_STATUSES)[number];
+/**
+ * A dismissal: any resolution that stops a finding from blocking, i.e. every status of the spec's catalog
+ * but the open `NOT_STARTED` and `IN_PROGRESS` (`isRuledOut` in ./verdict.ts): `RESOLVED`, `MITIGATED`,
+ * `WONT_FIX`, `FALSE_POSITIVE`, `DUPLICATE`. `RESOLVED` is one too: it clears the check as surely as
+ * `FALSE_POSITIVE`, so it needs the same second person.
+ */
+export type DismissalStatus = Exclude<ResolutionStatus, "NOT_STARTED" | "IN_PROGRESS">;
 
-/** True for a dismissal status. */
+/** The resolution statuses that dismiss a finding and can need approval, in catalog order. */
+export const DISMISSAL_STATUSES = RESOLUTION_STATUSES.filter(
+  (s): s is DismissalStatus => !OPEN_RESOLUTIONS.includes(s),
+) as [DismissalStatus, ...DismissalStatus[]];
+
+/** True for a dismissal status (one that stops a finding from blocking). */
 export function isDismissal(status: string): status is DismissalStatus {
   return (DISMISSAL_STATUSES as readonly string[]).includes(status);
 }
@@ -65,10 +75,10 @@ export const PullApprovals = z.object({ requests: z.array(ApprovalRequest) });
 export type PullApprovals = z.infer<typeof PullApprovals>;
 
 /**
- * Whether a dismissal by a user of role `role` must wait for approval (pure): `triage.approval` is set,
- * the status is a dismissal, the finding's effective severity is at or above `minSeverity`, and the user
- * is below `approvers`. Everything else (reopen, in-progress, resolved, lower severities, approvers
- * themselves) goes through at once.
+ * Whether a resolution set by a user of role `role` must wait for approval (pure): `triage.approval` is
+ * set, the status is a dismissal ({@link isDismissal}: it would stop the finding from blocking), the
+ * finding's effective severity is at or above `minSeverity`, and the user is below `approvers`. Everything
+ * else (reopen, in-progress, lower severities, approvers themselves) goes through at once.
  */
 export function needsApproval(
   approval: ApprovalConfig | undefined,

@@ -63,14 +63,21 @@ export async function updateApprovals<T>(
   }
 }
 
-/** Stores `request`, replacing any earlier request of the same finding identity. */
+/**
+ * Stores `request`, replacing any earlier request of the same finding identity.
+ * @returns the request it replaced, or `undefined` when there was none (the caller says so: a pending
+ *   request is never replaced unannounced).
+ */
 export async function storeApprovalRequest(
   rt: Runtime,
   key: string,
   request: ApprovalRequest,
-): Promise<void> {
+): Promise<ApprovalRequest | undefined> {
   const r = ApprovalRequest.parse(request);
-  await updateApprovals(rt, key, (all) => ({ requests: [...withoutRequest(all, r), r], result: undefined }));
+  return updateApprovals(rt, key, (all) => ({
+    requests: [...withoutRequest(all, r), r],
+    result: requestFor(all, { id: r.findingId, fingerprint: r.fingerprint }),
+  }));
 }
 
 /**
@@ -150,6 +157,11 @@ export async function carryApprovals(
       log.info(
         { finding: x.request.findingId, from: x.request.severity, to: x.severity },
         "approval request invalidated: severity rose",
+      );
+    for (const r of plan.settled)
+      log.info(
+        { finding: r.findingId, status: r.resolutionStatus, requestedBy: r.requestedBy },
+        "approval request dropped: the finding was decided on the service meanwhile",
       );
     return { requests: plan.keep, result: plan.keep };
   });

@@ -195,13 +195,20 @@ describe("two-person dismissal plans (triage.approval)", () => {
     expect(plan.hold.answer).not.toContain("is now");
   });
 
-  it("sent at once: approval off, an approver, a non-dismissal, or a severity below minSeverity", () => {
+  it("sent at once: approval off, an approver, an open state, or a severity below minSeverity", () => {
     const fp = parsed("/diffward fp SC-01234567", "resolution") as ResolutionCommand;
     expect(planResolutionCommand(input(fp), { role: "write" }).kind).toBe("set");
     expect(planResolutionCommand(input(fp, { config: approvalOn() }), { role: "maintain" }).kind).toBe("set");
+    for (const verb of ["in-progress", "reopen"]) {
+      const open = parsed(`/diffward ${verb} SC-01234567`, "resolution") as ResolutionCommand;
+      expect(planResolutionCommand(input(open, { config: approvalOn() }), { role: "write" }).kind).toBe(
+        "set",
+      );
+    }
+    // /resolve stops the finding from blocking as surely as /fp: a writer's is held
     const resolve = parsed("/diffward resolve SC-01234567", "resolution") as ResolutionCommand;
     expect(planResolutionCommand(input(resolve, { config: approvalOn() }), { role: "write" }).kind).toBe(
-      "set",
+      "hold",
     );
     const low = { ...DETAIL, severity: "MEDIUM" } as FindingDetail;
     expect(

@@ -272,14 +272,46 @@ describe("two-person dismissals (triage.approval)", () => {
     ).toHaveLength(1);
   });
 
-  it("a closing resolution set directly by an approver settles the pending request", async () => {
+  it("a closing resolution set directly by an approver settles the pending request, and says so", async () => {
     const pr = await pull();
     await reply(pr, SECRET, "/wontfix risk_accepted");
     expect(await requests(pr)).toHaveLength(1);
     const direct = await reply(pr, SECRET, "/resolve fixed_in_code", MAINTAINER);
     expect(direct.answer).toContain("is now **Resolved**");
+    expect(direct.answer).toContain(`This settles the Won't fix dismissal \`@${WRITER}\` asked for`);
     expect(await requests(pr)).toEqual([]);
     expect(commentOf(pr, SECRET).body).not.toContain("Dismissal awaiting approval");
+  });
+
+  it("a writer's /resolve is held like their /fp: whatever stops a finding from blocking needs the second person", async () => {
+    const pr = await pull();
+    expect(checkOf(h, pr).conclusion).toBe("failure");
+    const before = patches();
+    for (const title of [SQLI, SECRET]) {
+      const fp = await reply(pr, title, "/fp not_reachable");
+      expect(fp.answer).toContain("**Approval requested**");
+    }
+    expect(await requests(pr)).toHaveLength(2);
+    // the same writer marks the same findings resolved: held too, and the pending request is replaced, not lost
+    for (const title of [SQLI, SECRET]) {
+      const resolved = await reply(pr, title, "/resolve");
+      expect(resolved.answer).toContain("**Approval requested**");
+      expect(resolved.answer).toContain("as **Resolved**");
+      expect(resolved.answer).toContain(`It replaces the False positive dismissal \`@${WRITER}\` asked for`);
+      expect(finding(pr, title).resolutionStatus).toBe("NOT_STARTED");
+    }
+    expect(patches()).toBe(before);
+    expect(checkOf(h, pr).conclusion).toBe("failure");
+    expect(await requests(pr)).toMatchObject([
+      { findingId: pr.byTitle.get(SQLI), resolutionStatus: "RESOLVED", requestedBy: WRITER },
+      { findingId: pr.byTitle.get(SECRET), resolutionStatus: "RESOLVED", requestedBy: WRITER },
+    ]);
+    // a maintainer approves one: exactly one PATCH, to Resolved
+    const ok = await reply(pr, SECRET, "/approve", MAINTAINER);
+    expect(ok.answer).toContain("is now **Resolved**");
+    expect(patches()).toBe(before + 1);
+    expect(finding(pr, SECRET).resolutionStatus).toBe("RESOLVED");
+    expect(checkOf(h, pr).conclusion).toBe("failure");
   });
 
   it("a writer cannot lower a HIGH finding below minSeverity (it would skip the second person); an approver can", async () => {

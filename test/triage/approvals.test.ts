@@ -1,8 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { fingerprint, identityOf, shapeKey } from "../../src/domain/identity.js";
 import type { ReportFinding } from "../../src/domain/types.js";
+import { RESOLUTION_STATUSES } from "../../src/scanner/catalog.js";
+import { isBlocking } from "../../src/domain/verdict.js";
 import {
   checkApproval,
+  isDismissal,
   needsApproval,
   planApprovalsForScan,
   requestFor,
@@ -38,17 +41,29 @@ describe("needsApproval", () => {
       role: string,
       cfg: typeof approval | undefined = approval,
     ) => needsApproval(cfg, { status: status as never, severity: severity as never, role });
-    for (const status of ["FALSE_POSITIVE", "WONT_FIX", "DUPLICATE", "MITIGATED"])
+    for (const status of ["FALSE_POSITIVE", "WONT_FIX", "DUPLICATE", "MITIGATED", "RESOLVED"])
       expect(ask(status, "HIGH", "write")).toBe(true);
     expect(ask("FALSE_POSITIVE", "CRITICAL", "triage")).toBe(true);
     expect(ask("FALSE_POSITIVE", "MEDIUM", "write")).toBe(false);
     expect(ask("FALSE_POSITIVE", "HIGH", "maintain")).toBe(false);
     expect(ask("FALSE_POSITIVE", "HIGH", "admin")).toBe(false);
-    for (const status of ["RESOLVED", "IN_PROGRESS", "NOT_STARTED"])
-      expect(ask(status, "CRITICAL", "write")).toBe(false);
+    for (const status of ["IN_PROGRESS", "NOT_STARTED"]) expect(ask(status, "CRITICAL", "write")).toBe(false);
     expect(needsApproval(undefined, { status: "FALSE_POSITIVE", severity: "CRITICAL", role: "write" })).toBe(
       false,
     );
+  });
+
+  it("every resolution that stops a finding from blocking is a dismissal that needs approval, and no other", () => {
+    for (const status of RESOLUTION_STATUSES) {
+      const stopsBlocking = !isBlocking(
+        { severity: "HIGH", triageStatus: "NEW", resolutionStatus: status },
+        "high",
+      );
+      expect(isDismissal(status), status).toBe(stopsBlocking);
+      expect(needsApproval(approval, { status, severity: "HIGH", role: "write" }), status).toBe(
+        stopsBlocking,
+      );
+    }
   });
 });
 

@@ -219,9 +219,9 @@ export interface HoldPlan {
 
 /**
  * Whether a resolution command is sent now or held for approval (pure; rules: `needsApproval` in
- * `src/domain/approval.ts`): held when `triage.approval` is set, the status is a dismissal
- * (`FALSE_POSITIVE`, `WONT_FIX`, `DUPLICATE`, `MITIGATED`), the finding's effective severity is at or above
- * `minSeverity` and the commenter's role is below `approvers`.
+ * `src/domain/approval.ts`): held when `triage.approval` is set, the status is a dismissal (any that stops
+ * the finding from blocking: `RESOLVED`, `MITIGATED`, `WONT_FIX`, `FALSE_POSITIVE`, `DUPLICATE`), the
+ * finding's effective severity is at or above `minSeverity` and the commenter's role is below `approvers`.
  */
 export function planResolutionCommand(
   input: VerbInput<ResolutionCommand>,
@@ -293,13 +293,16 @@ export const resolutionVerb = defineVerb<ResolutionCommand, ResolutionFacts, Res
   },
 });
 
-/** Stores the request, shows it on the finding's comment and answers; the service is not called. */
+/**
+ * Stores the request, shows it on the finding's comment and answers (saying which pending request of the
+ * finding it replaced, if any); the service is not called.
+ */
 async function applyHold(
   io: CommandIO,
   plan: HoldPlan,
   input: VerbInput<ResolutionCommand>,
 ): Promise<CommandOutcome> {
-  await io.approvals.store(plan.request);
+  const replaced = await io.approvals.store(plan.request);
   await io.refreshFindingComment(targetOf(input));
   io.log.info(
     {
@@ -309,8 +312,21 @@ async function applyHold(
     },
     "dismissal held for approval",
   );
-  await io.answer(plan.answer);
+  await io.answer(`${plan.answer}${pendingSentence("replaced", replaced)}`);
   return "approval-requested";
+}
+
+/**
+ * What became of the finding's pending approval request, for the answer (pure): `replaced` by a new
+ * request, or `settled` by a resolution set directly (the request is dropped). "" when there was none:
+ * a pending request never goes unannounced.
+ */
+export function pendingSentence(what: "replaced" | "settled", r: ApprovalRequest | undefined): string {
+  if (!r) return "";
+  const asked = `the ${statusName(r.resolutionStatus)} dismissal ${who(r.requestedBy)} asked for`;
+  return what === "replaced"
+    ? ` It replaces ${asked}, which was awaiting approval.`
+    : ` This settles ${asked}: that request is dropped.`;
 }
 
 /** Sets the resolution on the service and reflects it (comment, thread, alert, check). */
@@ -324,16 +340,18 @@ async function applySet(
   await tenant.client.setResolution(tenant.projectId, plan.findingId, plan.resolution);
   if (plan.note) await tenant.client.addNote(tenant.projectId, plan.findingId, plan.note);
   await io.recordDecision(plan.decision);
-  // A closing resolution set by someone allowed to settles any pending request of the finding.
-  if (!OPEN_RESOLUTIONS.includes(plan.resolution.resolutionStatus))
-    await io.approvals.drop({ id: plan.findingId, fingerprint: plan.decision.fingerprint });
+  // A closing resolution set by someone allowed to settles any pending request of the finding; the
+  // answer names the request it dropped.
+  const settled = OPEN_RESOLUTIONS.includes(plan.resolution.resolutionStatus)
+    ? undefined
+    : await io.approvals.drop({ id: plan.findingId, fingerprint: plan.decision.fingerprint });
   const fresh = await io.refreshFindingComment(target);
   if (plan.thread !== "leave" && target.commentId !== undefined)
     await io.setThreadResolved(target.commentId, plan.thread === "resolve");
   if (plan.alert) await io.syncCodeScanningAlert(plan.decision);
   const verdict = await io.recomputeCheck();
   io.log.info({ finding: plan.findingId, kind: "resolution", severity: fresh?.severity }, "finding triaged");
-  await io.answer(`${plan.summary}${checkSentence(verdict)}`);
+  await io.answer(`${plan.summary}${pendingSentence("settled", settled)}${checkSentence(verdict)}`);
   return "changed";
 }
 
