@@ -18,11 +18,18 @@ export interface CheckAnnotation {
   raw_details?: string;
 }
 
-/** The `output` of a check run; `summary` and `text` are limited to 65,535 bytes each by GitHub. */
-export interface CheckOutput {
+/**
+ * The `output` of a check run, the one type for every output diffward renders or writes (GitHub REST "Update a
+ * check run": https://docs.github.com/en/rest/checks/runs#update-a-check-run).
+ */
+export interface CheckRunOutput {
+  /** short plain-text line shown in the checks list */
   title: string;
+  /** Markdown, at most 65,535 bytes */
   summary: string;
+  /** Markdown details, at most 65,535 bytes; absent when there is nothing more to say */
   text?: string;
+  /** at most 50 per request; GitHub appends them on each update (see src/render/annotations.ts) */
   annotations?: CheckAnnotation[];
 }
 
@@ -37,7 +44,7 @@ export interface CheckAction {
 export interface CheckRunUpdate {
   status?: "queued" | "in_progress" | "completed";
   conclusion?: CheckConclusion;
-  output?: CheckOutput;
+  output?: CheckRunOutput;
   externalId?: string;
   detailsUrl?: string;
   actions?: CheckAction[];

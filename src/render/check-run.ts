@@ -6,6 +6,7 @@
  * and text at most 65,535 bytes): https://docs.github.com/en/rest/checks/runs#update-a-check-run
  */
 import { z } from "zod";
+import type { CheckRunOutput } from "../github/checks.js";
 import { Disclosure, FailOn, ReportFinding, parseInput, DomainInputError } from "../domain/types.js";
 import { decideConclusion, isBlocking, isRuledOut, sortFindings } from "../domain/verdict.js";
 import type { Verdict } from "../domain/verdict.js";
@@ -101,16 +102,6 @@ export const CheckRunModel = z.object({
   codeScanning: CodeScanningInfo.optional(),
 });
 export type CheckRunModel = z.input<typeof CheckRunModel>;
-
-/** A check run `output` (without annotations, which go in batches: see ./annotations.ts). */
-export interface CheckRunOutput {
-  /** short line shown in the checks list */
-  title: string;
-  /** Markdown, at most 65,535 bytes */
-  summary: string;
-  /** Markdown details, at most 65,535 bytes; absent when there is nothing more to say */
-  text?: string;
-}
 
 /** Longest finding title shown in one table cell, in characters (longer ones end in `…`). */
 export const TABLE_TITLE_MAX_CHARS = 120;
@@ -434,12 +425,6 @@ function whereToRead(url: string | undefined, commented: boolean): string {
 // States other than a finished report
 // ---------------------------------------------------------------------------------------------
 
-/** A check run output without details. */
-export interface StateOutput {
-  title: string;
-  summary: string;
-}
-
 /**
  * Output while the scan waits to start (spec "Scan status": `QUEUED`, budget reserved at launch).
  * Without a scan id (the check run is created before the launch request is sent) it says diffward is
@@ -449,7 +434,7 @@ export interface StateOutput {
  */
 export function renderQueued(
   info: { scanId?: string; presetName?: string; creditBudget?: number } = {},
-): StateOutput {
+): CheckRunOutput {
   const facts = [
     info.scanId && `Scan ${inlineCode(info.scanId)}`,
     info.presetName && `preset ${inlineCode(info.presetName)}`,
@@ -483,7 +468,7 @@ export function renderProgress(
   phasesCompleted: number,
   phasesTotal: number,
   status: string,
-): StateOutput {
+): CheckRunOutput {
   const bad = Object.entries({ percent, phasesCompleted, phasesTotal })
     .filter(([, v]) => !Number.isSafeInteger(v) || v < 0)
     .map(([k, v]) => `${k}: expected a non-negative integer, got ${String(v)}`);

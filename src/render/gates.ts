@@ -1,4 +1,4 @@
-import type { CheckAction } from "../github/checks.js";
+import type { CheckAction, CheckRunOutput } from "../github/checks.js";
 import { inlineCode } from "./escape.js";
 import { sections } from "./markdown.js";
 import type { Gate } from "../domain/gate.js";
@@ -14,7 +14,7 @@ export const SCAN_ANYWAY_ACTION: CheckAction = {
 };
 
 /** Output of a pull request that is not scanned (authors.skip, paths.ignore, forks: skip). */
-export function renderGateSkip(gate: Extract<Gate, { kind: "skip" }>): { title: string; summary: string } {
+export function renderGateSkip(gate: Extract<Gate, { kind: "skip" }>): CheckRunOutput {
   const titles = {
     "authors-skip": "Not scanned: author skipped",
     "paths-ignore": "Not scanned: only ignored paths changed",
@@ -35,7 +35,7 @@ export function renderGateApproval(
   gate: Extract<Gate, { kind: "approval" }>,
   minPermission: string,
   guidanceFile: string,
-): { title: string; summary: string } {
+): CheckRunOutput {
   const change = gate.guidanceChange;
   return {
     title:

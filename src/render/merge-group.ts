@@ -1,12 +1,7 @@
+import type { CheckRunOutput } from "../github/checks.js";
 import type { ReusableConclusion } from "../domain/merge-group.js";
 import { inlineCode } from "./escape.js";
 import { sections } from "./markdown.js";
-
-/** A check run output (title and summary). */
-export interface GroupOutput {
-  title: string;
-  summary: string;
-}
 
 /**
  * Output of a merge group whose check reuses its pull request's report (`mergeQueue: reuse`): names the pull
@@ -19,7 +14,7 @@ export function renderGroupReused(r: {
   conclusion: ReusableConclusion;
   /** the pull request's check run on GitHub, when its URL is known */
   checkRunUrl?: string;
-}): GroupOutput {
+}): CheckRunOutput {
   const verdict = { success: "passed", neutral: "was neutral", failure: "failed" }[r.conclusion];
   const scan = inlineCode(r.scanId);
   return {
@@ -36,7 +31,7 @@ export function renderGroupReused(r: {
 }
 
 /** Output of a merge group that is not checked (`mergeQueue: skip`). */
-export function renderGroupSkipped(pullNumber?: number): GroupOutput {
+export function renderGroupSkipped(pullNumber?: number): CheckRunOutput {
   return {
     title: "Merge-queue checks are off",
     summary: sections(
@@ -48,7 +43,7 @@ export function renderGroupSkipped(pullNumber?: number): GroupOutput {
 }
 
 /** Output of a merge group's check that was stopped because GitHub destroyed the group. */
-export function renderGroupCancelled(r: { reason?: string; scanId?: string }): GroupOutput {
+export function renderGroupCancelled(r: { reason?: string; scanId?: string }): CheckRunOutput {
   const why =
     r.reason === "merged"
       ? "the merge group was merged"
@@ -67,7 +62,7 @@ export function renderGroupCancelled(r: { reason?: string; scanId?: string }): G
 }
 
 /** Output of a merge group's check while diffward decides (shown until it concludes or a scan starts). */
-export function renderGroupQueued(r: { baseSha: string; pullNumber?: number }): GroupOutput {
+export function renderGroupQueued(r: { baseSha: string; pullNumber?: number }): CheckRunOutput {
   return {
     title: "Merge group check queued",
     summary: `**What happened:** diffward is checking this merge group${r.pullNumber ? ` (pull request #${r.pullNumber})` : ""}, whose base is ${inlineCode(r.baseSha)}.`,
@@ -75,7 +70,7 @@ export function renderGroupQueued(r: { baseSha: string; pullNumber?: number }): 
 }
 
 /** Output of a merge group whose diff scan is queued for launch (`mergeQueue: scan`, or reuse without a report). */
-export function renderGroupScanQueued(r: { baseSha: string; why: string }): GroupOutput {
+export function renderGroupScanQueued(r: { baseSha: string; why: string }): CheckRunOutput {
   return {
     title: "Merge group scan queued",
     summary: sections(

@@ -8,7 +8,8 @@ import type { CheckAnnotation } from "../github/checks.js";
 import type { ReportFinding } from "../domain/types.js";
 import { toAnnotations } from "../render/annotations.js";
 import { decideConclusion, type Verdict } from "../domain/verdict.js";
-import { renderCheckRunOutput, type CheckRunOutput } from "../render/check-run.js";
+import type { CheckRunOutput } from "../github/checks.js";
+import { renderCheckRunOutput } from "../render/check-run.js";
 import type { ReportState } from "./state.js";
 import { withKeptDetails } from "./details.js";
 

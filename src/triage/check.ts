@@ -4,7 +4,7 @@ import type { InstallationOctokit } from "../github/types.js";
 import type { ReportFinding } from "../domain/types.js";
 import type { Verdict } from "../domain/verdict.js";
 import type { Disclosure } from "../domain/types.js";
-import type { CheckRunOutput } from "../render/check-run.js";
+import type { CheckRunOutput } from "../github/checks.js";
 import { toReportFinding } from "../report/findings.js";
 import { REPORT_KIND, type ReportState } from "../report/state.js";
 import { annotationsDigest, renderPullVerdict, withCurrentFindings } from "../report/verdict.js";

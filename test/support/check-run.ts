@@ -1,6 +1,7 @@
 /** Rendering a completed scan's check run in tests, with the settings most tests share. */
 import type { ReportFinding } from "../../src/domain/types.js";
-import { renderCheckRunOutput, type CheckRunOutput } from "../../src/render/check-run.js";
+import type { CheckRunOutput } from "../../src/github/checks.js";
+import { renderCheckRunOutput } from "../../src/render/check-run.js";
 
 /**
  * The check run output of a completed scan `scanId` with `disclosure: full`, `failOn: high`, label prefix

@@ -1,4 +1,4 @@
-import type { CheckAnnotation, CheckConclusion, CheckOutput } from "../../github/checks.js";
+import type { CheckAnnotation, CheckConclusion, CheckRunOutput } from "../../github/checks.js";
 import { renderReviewBody } from "../../render/review-body.js";
 import type { ExistingReviewComment } from "../../github/reviews.js";
 import { updateCheck, type GitHubWrite } from "../../github/writes.js";
@@ -46,7 +46,7 @@ export interface ReportWritesInput {
   comments: readonly ExistingReviewComment[];
   /** the inline comment body of a finding */
   bodyOf: (f: ReportFinding) => string;
-  output: CheckOutput;
+  output: CheckRunOutput;
   annotations: readonly CheckAnnotation[];
 }
 
