@@ -35,7 +35,7 @@ import { propertyOptions, propertyRuns } from "../support/property.js";
  *
  * Runs `DW_MODEL_RUNS` sequences (default 200 in CI: 200 sequences plus the regression seeds took 121 s, 2 min
  * 4 s wall, on the 2-core machine at load average 3.4–8.7, measured with `REDIS_URL=… npx vitest run
- * test/pipeline/lifecycle.model.test.ts`; by hand, e.g. `DW_MODEL_RUNS=1000`: 1,000 sequences passed in 373 s at
+ * test/e2e/lifecycle.model.test.ts`; by hand, e.g. `DW_MODEL_RUNS=1000`: 1,000 sequences passed in 373 s at
  * load average 1.4–3.7), generated from the fixed seed of `test/support/property.ts`; `npm run test:explore`
  * runs ten times as many from a random seed. One harness serves every sequence, each on a fresh repository;
  * the sandbox answers `Retry-After: 0` and diffward's `pollFloorMs` is 100 ms, so a sequence waits for real

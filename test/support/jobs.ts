@@ -1,0 +1,42 @@
+import { parseRepoConfig, type RepoConfig } from "../../src/config/repo-config.js";
+import type { LaunchJobData, PullRequestJobData } from "../../src/jobs/types.js";
+
+/** A parsed repository config for repository `repo_1`, with `extra` fields over the defaults; throws if invalid. */
+export function repoConfig(extra: Record<string, unknown> = {}): RepoConfig {
+  const parsed = parseRepoConfig({ repositoryId: "repo_1", ...extra });
+  if (!parsed.ok) throw new Error(parsed.problems.join("; "));
+  return parsed.config;
+}
+
+/** A pull-request job for acme/web#3 (opened, head `b…b`, private repository, installation 7). */
+export const pullRequestEvent: PullRequestJobData = {
+  deliveryId: "d-1",
+  action: "opened",
+  installationId: 7,
+  accountLogin: "acme",
+  owner: "acme",
+  repo: "web",
+  repoPrivate: true,
+  defaultBranch: "main",
+  pullNumber: 3,
+  headSha: "b".repeat(40),
+  headRef: "feature",
+  baseRef: "main",
+  draft: false,
+  updatedAt: "2026-01-02T00:00:00Z",
+  authorLogin: "alice",
+  title: "Add login",
+  headRepoFullName: "acme/web",
+};
+
+/** A launch job for {@link pullRequestEvent}'s head with the default config (check run 21, launch key `lk`). */
+export const launchJob: LaunchJobData = {
+  ...pullRequestEvent,
+  mergeBase: "c".repeat(40),
+  repositoryId: "repo_1",
+  presetRef: "diff-standard",
+  checkRunId: 21,
+  launchKey: "lk",
+  explicit: false,
+  config: repoConfig(),
+};
