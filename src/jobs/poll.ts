@@ -9,6 +9,7 @@ import { planProgress, planScanTimedOut } from "./report/decide.js";
 import { enqueueReport } from "./report/job.js";
 import { concludeOnScanReadError } from "./service-error.js";
 import { stillFollowed, targetKey } from "./target.js";
+import { tenantOrWait } from "./token-wait.js";
 import type { PollJobData } from "./types.js";
 
 /** What a poll job did when it stopped rescheduling itself. */
@@ -35,8 +36,8 @@ export const MAX_PROGRESS_UPDATES = 5;
  * (spec `GET /projects/{projectId}/scans/{scanId}`), and while it is not terminal waits exactly its
  * `Retry-After` plus `pollMarginMs` (at least `pollFloorMs`, 1 s, when the header is absent or `0`) before the next read, using
  * `job.moveToDelayed`, so the wait survives process death and costs no attempt. A 429 waits its own
- * `Retry-After`. Shows percent and phases on the check run at most once per `progressIntervalMs` and at most
- * {@link MAX_PROGRESS_UPDATES} times. A scan still running after `scanTimeoutMinutes` is cancelled and its
+ * `Retry-After`; a missing scanner token is waited for ({@link tenantOrWait}). Shows percent and phases on
+ * the check run at most once per `progressIntervalMs` and at most {@link MAX_PROGRESS_UPDATES} times. A scan still running after `scanTimeoutMinutes` is cancelled and its
  * check concluded `timed_out`. A terminal scan's report is handed to its own job ({@link enqueueReport}, queue
  * `diffward-reports`) with the scan just read, and the poll completes: a report waits for the installation's
  * write lane (GitHub: one write per second), and the poll slots must stay free for running scans (issue 15
@@ -53,8 +54,8 @@ export async function processPoll(rt: Runtime, job: Job<PollJobData>, token?: st
     log.info("scan no longer followed (superseded)");
     return "superseded";
   }
-  const tenant = await rt.scanner.forAccount(d.accountLogin);
-  if (!tenant) return "no-token";
+  const tenant = await tenantOrWait(rt, job, token, log);
+  if (tenant === "no-token") return tenant;
 
   let scan: ScanDetail;
   let retryAfterSeconds: number | undefined;
@@ -98,7 +99,7 @@ export async function processPoll(rt: Runtime, job: Job<PollJobData>, token?: st
         if (pendingProgress.get(d.scanId) === write) pendingProgress.delete(d.scanId);
         pendingByInstallation.set(d.installationId, Math.max(0, pendingProgressOf(d.installationId) - 1));
       });
-      await job.updateData({ ...d, lastPercent: percent, progressUpdates: updates + 1 });
+      await job.updateData({ ...job.data, lastPercent: percent, progressUpdates: updates + 1 });
     }
     const waitMs =
       Math.max(rt.settings.pollFloorMs, (retryAfterSeconds ?? 0) * 1000) + rt.settings.pollMarginMs;

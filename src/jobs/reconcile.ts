@@ -1,7 +1,7 @@
 import type { Job } from "bullmq";
 import type { ProbotOctokit } from "probot";
 import { effectiveDisclosure } from "../config/repo-config.js";
-import { listCheckRunsForRef, type FoundCheckRun } from "../github/checks.js";
+import { getCheckRun, listCheckRunsForRef, type FoundCheckRun } from "../github/checks.js";
 import { getMergeBase, listOpenPulls } from "../github/pulls.js";
 import { MERGE_QUEUE_REF_PREFIX, listMatchingRefs, type GitRef } from "../github/refs.js";
 import type { InstallationOctokit } from "../github/types.js";
@@ -272,7 +272,7 @@ interface Resumable {
  * The steps the pull request and merge-group paths of reconciliation share for one head commit: finds
  * diffward's check run on `headSha` (GitHub REST `GET /repos/{owner}/{repo}/commits/{ref}/check-runs`) that
  * is not `completed` and carries a scan id in `external_id`; when the `poll-<scanId>` job still exists, hands
- * it to {@link followExisting}; else loads the repository's config once into `cache` ({@link effectiveConfig})
+ * it to {@link followExisting}; else (or when those jobs no longer follow the scan) loads the repository's config once into `cache` ({@link effectiveConfig})
  * and the account's scanner tenant.
  * @param where.bindings the child logger's target binding (`{ pull: key }` or `{ group: key }`), between
  *   `installation` and `scanId`.
@@ -298,10 +298,7 @@ async function findResumable(
   const log = rt.log.child({ installation: r.installationId, ...where.bindings, scanId });
 
   const existing = await rt.queues.scans.getJob(jobId("poll", scanId));
-  if (existing) {
-    await followExisting(existing, rt, scanId, summary, log);
-    return "next";
-  }
+  if (existing && (await followExisting(existing, rt, { octokit, repo: r, run }, summary, log))) return "next";
 
   if (!cache.config) {
     cache.config = await effectiveConfig(octokit, r, log);
@@ -437,32 +434,48 @@ async function reconcileMergeGroups(
 /**
  * An in-flight scan whose `poll-<scanId>` job still exists: a failed poll job is retried; a completed one
  * handed its report to `report-<scanId>` (queue `diffward-reports`, added before the poll completed), and
- * a failed report job is retried. Anything else is still followed: nothing is done.
+ * a failed report job is retried. A completed poll whose report job is gone or completed while GitHub still
+ * shows the check run unfinished (read again now, after the jobs: a report completes its check run before
+ * its job completes) follows nothing: an earlier poll ended without concluding (a missing token did so).
+ * Its finished jobs are removed, so the caller resumes the scan. Anything else is still followed.
+ * @returns true when handled here (followed or retried); false when the caller is to resume the scan.
  */
 async function followExisting(
   poll: Job,
   rt: Runtime,
-  scanId: string,
+  at: { octokit: InstallationOctokit; repo: RepoPart; run: FoundCheckRun },
   summary: ReconcileSummary,
   log: Runtime["log"],
-): Promise<void> {
+): Promise<boolean> {
+  const scanId = at.run.externalId!;
   const state = await poll.getState();
   if (state === "failed") {
     await poll.retry("failed");
     summary.resumed.push(scanId);
     log.warn("reconcile: failed poll job retried");
-    return;
+    return true;
   }
   if (state === "completed") {
     const report = await rt.queues.reports.getJob(jobId("report", scanId));
-    if (report && (await report.getState()) === "failed") {
+    const reportState = report ? await report.getState() : undefined;
+    if (report && reportState === "failed") {
       await report.retry("failed");
       summary.resumed.push(scanId);
       log.warn("reconcile: failed report job retried");
-      return;
+      return true;
+    }
+    if (
+      (reportState === undefined || reportState === "completed") &&
+      (await getCheckRun(at.octokit, at.repo, at.run.id)).status !== "completed"
+    ) {
+      log.warn({ poll: poll.returnvalue as unknown }, "reconcile: scan no longer followed by its jobs");
+      await report?.remove();
+      await poll.remove();
+      return false;
     }
   }
   summary.alreadyFollowed.push(scanId);
+  return true;
 }
 
 /** {@link StateStore.withPullLock}, waiting up to {@link LOCK_WAIT_MS} while another holder has the lock. */

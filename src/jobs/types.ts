@@ -133,6 +133,8 @@ export interface PollJobData extends RepoContext {
   progressUpdates?: number;
   /** set once the scan is terminal and only reporting remains */
   terminalAt?: number;
+  /** ms since epoch when the account's scanner token was first found missing; cleared when it is back */
+  tokenMissingSince?: number;
   configProblemsInPull?: string[];
   guidanceChange?: GuidanceChange;
   wholeRepository?: boolean;

@@ -39,6 +39,11 @@ export interface Settings {
   reportAttempts: number;
   /** first wait between report attempts, doubling each time, in ms (1,000: 10 attempts span about 17 minutes) */
   reportBackoffMs: number;
+  /**
+   * how long a poll or report job waits for its account's scanner token to come back (a tokens file being
+   * rewritten, an entry removed for a moment) before it concludes the check run, in ms (10 minutes)
+   */
+  tokenGapWaitMs: number;
 }
 
 /** The default settings: the numbers. */
@@ -55,6 +60,7 @@ export const DEFAULT_SETTINGS: Settings = {
   settleDelayMs: 30_000,
   reportAttempts: 10,
   reportBackoffMs: 1_000,
+  tokenGapWaitMs: 10 * 60_000,
 };
 
 /** Everything a job needs, built once per process. */

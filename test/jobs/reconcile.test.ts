@@ -1,7 +1,10 @@
+import { Worker } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import { expectExactlyOnce, openPull, waitCompleted } from "../faults/helpers.js";
 import { flushPrefix } from "../support/flush.js";
+import { checkRuns, completedRun, launchedScan, openPull as sendOpened, sha } from "../support/pr.js";
+import { jobId } from "../../src/runtime/names.js";
 
 describe("reconciliation after a Redis flush (issue 6 item 3)", () => {
   let h: Harness;
@@ -65,5 +68,54 @@ describe("reconciliation after a Redis flush (issue 6 item 3)", () => {
     expect(summary.resumed).toEqual([]);
     const jobs = await h.booted.rt.queues.events.getJobs(["completed", "waiting", "active", "delayed"]);
     expect(jobs.filter((j) => j.name === "reconcile")).toHaveLength(1);
+  });
+});
+
+/**
+ * A poll job that completed without handing its scan to a report (as the poll of a scan whose token was
+ * missing did): its check run is unfinished and nothing follows the scan, so reconciliation resumes it
+ * instead of counting it as followed.
+ */
+describe("reconciliation: a completed poll job whose check run is unfinished", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ sandbox: { scenario: "demo", scanDurationMs: 3_000, retryAfterSeconds: 1 } });
+  });
+  afterAll(async () => h?.close());
+
+  it("is not counted as followed: the scan is polled again and reported", { timeout: 60_000 }, async () => {
+    const head = sha(0x4b1);
+    const pr = await sendOpened(h, { head, repo: "stale-poll" });
+    const scanId = await launchedScan(h, head);
+    const scans = h.booted.rt.queues.scans;
+    const poll = await h.waitFor(() => scans.getJob(jobId("poll", scanId)), 10_000, "poll job");
+    const worker = h.booted.workers.find((w) => w.name === scans.name)!;
+    await worker.pause(); // waits for its running jobs and ends its blocking fetch
+    // the poll job ends "no-token" without concluding the check run (what an earlier poll did)
+    const data = poll.data as Record<string, unknown>;
+    await poll.remove();
+    await scans.add(poll.name, data, { ...poll.opts, delay: 0 });
+    const manual = new Worker(scans.name, null, { connection: h.booted.rt.redis, prefix: h.prefix });
+    try {
+      const job = await h.waitFor(() => manual.getNextJob("manual"), 5_000, "the poll job");
+      expect(job.id).toBe(jobId("poll", scanId));
+      await job.moveToCompleted("no-token", "manual", false);
+    } finally {
+      await manual.close();
+    }
+    worker.resume();
+    const unfinished = await h.waitFor(
+      () => checkRuns(h, pr.owner, pr.repo, head).find((c) => c.externalId === scanId),
+      10_000,
+      "the scan id on the check run",
+    );
+    expect(unfinished.status).not.toBe("completed");
+
+    const summary = await h.booted.reconcile();
+    expect(summary.alreadyFollowed).not.toContain(scanId);
+    expect(summary.resumed).toContain(scanId);
+    const done = await completedRun(h, pr.owner, pr.repo, head, 30_000);
+    expect(done.conclusion).toBe("failure");
+    expect(h.github.state.reviews(pr.owner, pr.repo, pr.number)).toHaveLength(1);
   });
 });

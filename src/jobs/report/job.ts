@@ -8,6 +8,7 @@ import { reportScan } from "./pull-request.js";
 import { reportGroupScan } from "./group.js";
 import { concludeOnLastAttempt, concludeOnScanReadError, concludeOnServiceError } from "../service-error.js";
 import { isGroupScan, stillFollowed, targetKey } from "../target.js";
+import { tenantOrWait } from "../token-wait.js";
 import type { PollJobData, ReportJobData } from "../types.js";
 
 /** What a report job did. */
@@ -38,7 +39,8 @@ export async function enqueueReport(
 /**
  * Reports a terminal scan (job `report`): skipped when the target no longer follows this scan (a newer push,
  * a closed pull request, a destroyed merge group: {@link stillFollowed}, as the poll checks), else
- * {@link reportScan} or, for a merge group, {@link reportGroupScan}. The scan is the one the poll carried
+ * {@link reportScan} or, for a merge group, {@link reportGroupScan}; a missing scanner token is waited for
+ * ({@link tenantOrWait}). The scan is the one the poll carried
  * (validated with {@link ScanDetail}); only when it is absent or invalid is it read again (spec
  * `GET /projects/{projectId}/scans/{scanId}`; a 429 waits its `Retry-After` without spending an attempt, a
  * 404 concludes the check run as lost). A service error that retrying cannot fix concludes the check run
@@ -57,8 +59,8 @@ export async function processReport(
     log.info("scan no longer followed (superseded): not reported");
     return "superseded";
   }
-  const tenant = await rt.scanner.forAccount(d.accountLogin);
-  if (!tenant) return "no-token";
+  const tenant = await tenantOrWait(rt, job, token, log);
+  if (tenant === "no-token") return tenant;
 
   const carried = ScanDetail.safeParse(d.scan);
   let scan: ScanDetail;
@@ -77,7 +79,7 @@ export async function processReport(
     }
   }
 
-  const { scan: _carried, ...pollData } = d;
+  const { scan: _carried, ...pollData } = job.data;
   try {
     const report = isGroupScan(d) ? reportGroupScan : reportScan;
     await report(rt, pollData, tenant, scan, log);

@@ -1,0 +1,79 @@
+import { DelayedError, type Job } from "bullmq";
+import { updateCheck, type GitHubWrite } from "../github/writes.js";
+import { inlineCode } from "../render/escape.js";
+import type { Runtime } from "../runtime/runtime.js";
+import { applyWrites } from "../runtime/writes.js";
+import type { ScannerTenant } from "../tenants/index.js";
+import type { PollJobData } from "./types.js";
+
+/** How often a job waiting for its account's token looks again, in ms (at most; less near the end). */
+export const TOKEN_RECHECK_MS = 5_000;
+
+/**
+ * The account's scanner tenant for a job that follows a launched scan (poll, report). The scan is paid and
+ * runs on whether or not diffward has the account's token, so a token missing from the settings
+ * (`SCANNER_TOKEN`, the tokens file: being rewritten, an entry removed for a moment) does not end the job:
+ * it looks again every {@link TOKEN_RECHECK_MS} (`job.moveToDelayed`, which spends no attempt) until
+ * `settings.tokenGapWaitMs` have passed since the token was first missed (`tokenMissingSince` in the job's
+ * data, cleared once the token is back). Past that, the check run is concluded `failure` with the reason
+ * ({@link planTokenMissing}) and the scan leaves the installation's scans in flight; it is not cancelled
+ * (that needs the token), its result stays in the service.
+ * @returns the tenant, or `no-token` once the check run was concluded.
+ * @throws DelayedError while the job waits for the token (BullMQ's signal for a job moved to delayed).
+ */
+export async function tenantOrWait(
+  rt: Runtime,
+  job: Job<PollJobData>,
+  token: string | undefined,
+  log: Runtime["log"],
+): Promise<ScannerTenant | "no-token"> {
+  const d = job.data;
+  const tenant = await rt.scanner.forAccount(d.accountLogin);
+  if (tenant) {
+    if (d.tokenMissingSince !== undefined) {
+      const { tokenMissingSince: _gone, ...rest } = job.data;
+      await job.updateData(rest);
+      log.info("scanner token back: following the scan again");
+    }
+    return tenant;
+  }
+  const now = rt.now();
+  const since = d.tokenMissingSince ?? now;
+  const left = since + rt.settings.tokenGapWaitMs - now;
+  if (left > 0) {
+    if (d.tokenMissingSince === undefined) {
+      await job.updateData({ ...job.data, tokenMissingSince: since });
+      log.warn({ account: d.accountLogin }, "no scanner token for the account: waiting for it");
+    }
+    await job.moveToDelayed(now + Math.min(TOKEN_RECHECK_MS, left), token);
+    throw new DelayedError();
+  }
+  await applyWrites(rt, d.installationId, planTokenMissing(d, now - since));
+  await rt.state.finishScan(d.installationId, d.scanId);
+  log.warn({ account: d.accountLogin, waitedMs: now - since }, "no scanner token: check run concluded");
+  return "no-token";
+}
+
+/**
+ * The check-run write for a scan diffward could not follow to its end because the account's scanner token
+ * stayed missing for `waitedMs`: `failure`, with what happened, why and what to do. Pure.
+ */
+export function planTokenMissing(
+  d: Pick<PollJobData, "owner" | "repo" | "checkRunId" | "scanId" | "accountLogin">,
+  waitedMs: number,
+): GitHubWrite[] {
+  const minutes = Math.max(1, Math.round(waitedMs / 60_000));
+  return [
+    updateCheck(d, d.checkRunId, {
+      conclusion: "failure",
+      output: {
+        title: "Scanning service token missing",
+        summary: [
+          `**What happened:** scan ${inlineCode(d.scanId)} was launched, but diffward has had no scanning service token for ${inlineCode(d.accountLogin)} for ${minutes} minute${minutes === 1 ? "" : "s"} while following it, so it cannot read the result.`,
+          "**Why:** the account's token is no longer in diffward's settings (`SCANNER_TOKEN` or the tokens file).",
+          "**What next:** restore the token, then comment `/diffward rescan` or push again. The scan was not cancelled; its result stays in the scanning service.",
+        ].join("\n\n"),
+      },
+    }),
+  ];
+}
