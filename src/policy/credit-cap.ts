@@ -1,8 +1,8 @@
-import { sections } from "../render/markdown.js";
+import { renderCapReached } from "../render/launch-refusals.js";
 import type { ScannerTenant } from "../tenants/index.js";
 import { monthWindow } from "../domain/month.js";
 import { deductionsRead, readUsage, spendOf } from "./credits.js";
-import type { Verdict } from "./preflight.js";
+import type { LaunchRefusal } from "./preflight.js";
 import type { MonthSeedEntry } from "../runtime/cap-ledger.js";
 
 const TERMINAL = new Set(["COMPLETED", "FAILED", "CANCELLED"]);
@@ -92,17 +92,8 @@ export interface CapRefusalInput {
  * held by scans in flight, the budget this launch needed, when the cap resets (first day of the next UTC
  * month) and what to do. Pure.
  */
-export function capRefusal(input: CapRefusalInput): Verdict {
-  const resets = new Date(monthWindow(input.now).next).toISOString().slice(0, 10);
-  const spent = input.counted - input.held;
-  return {
-    conclusion: "action_required",
-    title: `Monthly credit cap reached (${input.counted} of ${input.cap} credits spent or reserved)`,
-    summary: sections(
-      `**What happened:** scans of this repository spent ${spent} credits this month (UTC)` +
-        (input.held > 0 ? ` and scans in flight hold ${input.held} more` : "") +
-        `, and \`creditCap.monthly\` is ${input.cap}; this scan needs a budget of ${input.wanted} credits, which would pass it. No scan was launched and no credits were reserved.`,
-      `**What next:** the cap resets on ${resets} (UTC). Scans in flight give back what they do not spend when they settle. An admin can raise \`creditCap.monthly\` (or lower \`creditBudget\`) in \`.github/diffward.yml\`, then re-run this check.`,
-    ),
-  };
+export function capRefusal(input: CapRefusalInput): LaunchRefusal {
+  const resetsOn = new Date(monthWindow(input.now).next).toISOString().slice(0, 10);
+  const { title, summary } = renderCapReached({ ...input, resetsOn });
+  return { conclusion: "action_required", title, summary };
 }

@@ -1,10 +1,16 @@
-import { inlineCode, neutralize } from "../render/escape.js";
-import { bullets, sections } from "../render/markdown.js";
+import {
+  renderBudgetBelowMinimum,
+  renderUnknownAuditAreas,
+  renderUnknownPreset,
+} from "../render/launch-refusals.js";
 import { presetsOf } from "../tenants/presets.js";
 import type { ScannerTenant } from "../tenants/index.js";
 
-/** A check-run output diffward writes itself. */
-export interface Verdict {
+/**
+ * A launch diffward refuses itself before any credit is reserved: the check run's conclusion and its output
+ * (title and Markdown summary, from src/render/launch-refusals.ts).
+ */
+export interface LaunchRefusal {
   conclusion: "failure" | "action_required";
   title: string;
   summary: string;
@@ -23,7 +29,7 @@ export interface PreflightInput {
 
 /** Passed checks carry what the launch needs to know. */
 export type PreflightResult =
-  { ok: true; presetName?: string; minCredits?: number } | ({ ok: false } & Verdict);
+  { ok: true; presetName?: string; minCredits?: number } | ({ ok: false } & LaunchRefusal);
 
 /**
  * Checks, before any credit is reserved, what the service would refuse or what diffward must hold back
@@ -36,41 +42,12 @@ export type PreflightResult =
  * ledger (`src/runtime/cap-ledger.ts`, refusal text from `capRefusal` in `credit-cap.ts`) right before its POST.
  * Service errors propagate (the job retries them).
  */
-export async function preflight(
-  tenant: ScannerTenant,
-  input: PreflightInput,
-): Promise<PreflightResult> {
+export async function preflight(tenant: ScannerTenant, input: PreflightInput): Promise<PreflightResult> {
   const presets = await presetsOf(tenant);
   const preset = presets.find((p) => p.ref === input.presetRef);
-  const choices = bullets(
-    presets.map(
-      (p) =>
-        `${inlineCode(p.ref)} — ${neutralize(p.name)}${p.minCredits > 0 ? ` (at least ${p.minCredits} credits)` : ""}`,
-    ),
-  );
-  if (!preset) {
-    return {
-      ok: false,
-      conclusion: "failure",
-      title: `Unknown preset ${input.presetRef}`,
-      summary: sections(
-        `**What happened:** the preset ${inlineCode(input.presetRef)} is not one of the service's presets, so no scan was launched and no credits were reserved.`,
-        "**What next:** set `preset` in `.github/diffward.yml` (or the app's `SCANNER_DIFF_PRESET`) to one of:",
-        choices,
-      ),
-    };
-  }
+  if (!preset) return refused(renderUnknownPreset(input.presetRef, presets));
   if (input.creditBudget !== undefined && preset.minCredits > 0 && input.creditBudget < preset.minCredits) {
-    return {
-      ok: false,
-      conclusion: "failure",
-      title: `Credit budget below the preset's minimum (${preset.minCredits})`,
-      summary: sections(
-        `**What happened:** \`creditBudget: ${input.creditBudget}\` is below the ${preset.minCredits} credits the preset ${inlineCode(preset.ref)} needs, so the service would refuse the scan; nothing was reserved.`,
-        `**What next:** raise \`creditBudget\` to at least ${preset.minCredits}, remove it to use the service's recommended budget, or choose another preset:`,
-        choices,
-      ),
-    };
+    return refused(renderBudgetBelowMinimum(input.creditBudget, preset, presets));
   }
   if (input.auditAreaKeys && input.auditAreaKeys.length > 0) {
     const list = await tenant.client.listAuditAreas(tenant.projectId, input.repositoryId, {
@@ -79,18 +56,12 @@ export async function preflight(
     const current = list.areas.filter((a) => a.inCurrentMap !== false).map((a) => a.key);
     const unknown = input.auditAreaKeys.filter((k) => !current.includes(k));
     if (unknown.length > 0) {
-      return {
-        ok: false,
-        conclusion: "failure",
-        title: `Unknown audit area${unknown.length === 1 ? "" : "s"}: ${unknown.join(", ")}`.slice(0, 200),
-        summary: sections(
-          `**What happened:** \`auditAreas\` names ${unknown.map(inlineCode).join(", ")}, which the current map of ${inlineCode(list.branch ?? input.defaultBranch)} no longer names. The service refuses such a launch (keys are never silently dropped), so nothing was launched or reserved.`,
-          current.length > 0
-            ? `**What next:** use current keys in \`.github/diffward.yml\`:\n\n${bullets(current.map(inlineCode))}`
-            : "**What next:** the repository has no current audit areas: remove `auditAreas` to scan the whole change.",
-        ),
-      };
+      return refused(renderUnknownAuditAreas(unknown, current, list.branch ?? input.defaultBranch));
     }
   }
   return { ok: true, presetName: preset.name, minCredits: preset.minCredits };
+}
+
+function refused(output: { title: string; summary: string }): PreflightResult {
+  return { ok: false, conclusion: "failure", title: output.title, summary: output.summary };
 }
