@@ -189,7 +189,7 @@ export const ProcessEnv = z.object({
       "Development only: smee.io channel that forwards GitHub's webhooks to this machine (npm run proxy). Written by Probot's setup flow.",
     examples: ["https://smee.io/your-channel"],
   }),
-  // spec "Authentication": "{base_url}, whose path ends in /api/v1"
+  // spec §Versioning: the version segment `/api/v1` ends the base path
   SCANNER_API_URL: documented(
     opt(
       httpUrl
@@ -205,7 +205,7 @@ export const ProcessEnv = z.object({
       requiredInProduction: { message: "is required (the service's base URL ending in /api/v1)" },
     },
   ),
-  // spec "Authentication": a bearer token
+  // spec §Authentication: a bearer token
   SCANNER_TOKEN: documented(opt(token), {
     description: "Bearer token of the scanning service (or SCANNER_TOKENS_FILE). Secret.",
     requiredInProduction: {
@@ -222,7 +222,7 @@ export const ProcessEnv = z.object({
     opt(z.string().regex(/^\S{1,200}$/, "must be a preset ref without spaces")).default("diff-standard"),
     { description: "Preset ref for pull request scans when .github/diffward.yml names none." },
   ),
-  // spec "Guidance": a file named after the service, `.md`; the spec does not give the service's name
+  // spec §Guidance: a file named after the service, `.md`; the spec does not give the service's name
   SCANNER_GUIDANCE_FILE: documented(
     opt(
       z
@@ -239,7 +239,7 @@ export const ProcessEnv = z.object({
       "Base URL of the service's web interface. The check run links each finding label to {url}/projects/{projectId}/findings/{findingId} and the scan to {url}/projects/{projectId}/scans/{scanId} (with disclosure: summary these links are the only way to a finding's details); links to it in finding text stay links. Unset: labels are shown without links.",
     examples: ["https://scanner.example.com"],
   }),
-  // spec "Finding label"
+  // spec §Finding label
   SCANNER_LABEL_PREFIX: documented(
     opt(
       z

@@ -6,16 +6,15 @@
 import { z } from "zod";
 import { parseDocument, LineCounter } from "yaml";
 
-/** Where the configuration lives in a repository. */
 export const REPO_CONFIG_PATH = ".github/diffward.yml";
 /** Largest configuration file diffward reads, in bytes (UTF-8). */
 export const MAX_REPO_CONFIG_BYTES = 64 * 1024;
 
-/** Severity thresholds: the service's levels (spec "Finding (list item)") in lower case, plus `none`. */
+/** Severity thresholds: the service's levels (spec §Finding (list item)) in lower case, plus `none`. */
 export const FailOn = z.enum(["critical", "high", "medium", "low", "info", "none"]);
 export type FailOn = z.infer<typeof FailOn>;
 
-/** A lower-case severity level (spec "Finding (list item)": CRITICAL, HIGH, MEDIUM, LOW, INFO). */
+/** A lower-case severity level (spec §Finding (list item): CRITICAL, HIGH, MEDIUM, LOW, INFO). */
 export const SeverityLevel = z.enum(["critical", "high", "medium", "low", "info"]);
 export type SeverityLevel = z.infer<typeof SeverityLevel>;
 
@@ -33,7 +32,6 @@ export type MinPermission = z.infer<typeof MinPermission>;
 
 const GITHUB_LOGIN = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?$/;
 
-/** The `comments` section. */
 export const CommentsConfig = z
   .strictObject({
     maxInline: z
@@ -51,7 +49,6 @@ export const CommentsConfig = z
   })
   .describe("Inline review comments.");
 
-/** The `commands` section. */
 export const CommandsConfig = z
   .strictObject({
     minPermission: MinPermission.default("write").describe(
@@ -63,7 +60,6 @@ export const CommandsConfig = z
   })
   .describe("Slash commands in pull request comments.");
 
-/** The `guidance` section. */
 export const GuidanceConfig = z
   .strictObject({
     onChange: z
@@ -76,10 +72,11 @@ export const GuidanceConfig = z
   .describe("The scanning guidance file committed in the repository.");
 
 /**
- * `triage.approval`: two-person dismissals (issue 12). A dismissal (any resolution that stops a finding
- * from blocking: `RESOLVED`, `MITIGATED`, `WONT_FIX`, `FALSE_POSITIVE`, `DUPLICATE`; src/domain/approval.ts)
- * of a finding at or above `minSeverity` by a user below `approvers` is held as a request until a different user at or above `approvers` approves it; the pattern of GitHub's delegated
- * alert dismissal (https://docs.github.com/en/code-security/code-scanning/managing-your-code-scanning-configuration/enabling-delegated-alert-dismissal-for-code-scanning).
+ * `triage.approval`: two-person dismissals. A dismissal (any resolution that stops a finding from blocking:
+ * `RESOLVED`, `MITIGATED`, `WONT_FIX`, `FALSE_POSITIVE`, `DUPLICATE`; src/domain/approval.ts) of a finding at
+ * or above `minSeverity` by a user below `approvers` is held as a request until a different user at or above
+ * `approvers` approves it; the pattern of GitHub's delegated alert dismissal
+ * (https://docs.github.com/en/code-security/code-scanning/managing-your-code-scanning-configuration/enabling-delegated-alert-dismissal-for-code-scanning).
  */
 export const ApprovalConfig = z
   .strictObject({
@@ -93,14 +90,12 @@ export const ApprovalConfig = z
   .describe("Two-person dismissals; off when absent.");
 export type ApprovalConfig = z.infer<typeof ApprovalConfig>;
 
-/** The `triage` section. */
 export const TriageConfig = z
   .strictObject({
     approval: ApprovalConfig.optional(),
   })
   .describe("Triage from the pull request.");
 
-/** The `paths` section. */
 export const PathsConfig = z
   .strictObject({
     ignore: z
@@ -113,7 +108,6 @@ export const PathsConfig = z
   })
   .describe("Paths that need no scan.");
 
-/** The `authors` section. */
 export const AuthorsConfig = z
   .strictObject({
     skip: z
@@ -124,7 +118,6 @@ export const AuthorsConfig = z
   })
   .describe("Pull request authors.");
 
-/** The `creditCap` section. */
 export const CreditCapConfig = z
   .strictObject({
     monthly: z
@@ -137,7 +130,6 @@ export const CreditCapConfig = z
   })
   .describe("Spending caps, in credits.");
 
-/** The `codeScanning` section (GitHub code scanning, SARIF uploads). */
 export const CodeScanningConfig = z
   .strictObject({
     // never with disclosure `summary`: code scanning alerts are visible to everyone with read access
@@ -156,7 +148,7 @@ export const CodeScanningConfig = z
  */
 export const RepoConfig = z
   .strictObject({
-    // spec "POST …/scans": `repositoryId`
+    // spec §Scans, `POST /projects/{projectId}/scans`: `repositoryId`
     repositoryId: z
       .string()
       .min(1)
@@ -164,7 +156,7 @@ export const RepoConfig = z
       .describe(
         "The scanning service's id of this repository (the `repositoryId` of scan launches). Required.",
       ),
-    // spec "Scan preset": `ref`
+    // spec §Scan preset (scan type): `ref`
     preset: z
       .string()
       .min(1)
@@ -173,13 +165,13 @@ export const RepoConfig = z
       .describe(
         "Scan preset ref used for pull request scans; a diff preset. Defaults to the app's SCANNER_DIFF_PRESET.",
       ),
-    // spec launch rule 1
+    // spec §Scans, launch rule 1
     creditBudget: z
       .int()
       .min(1)
       .optional()
       .describe("Most credits one scan may spend. When omitted the service picks its recommended budget."),
-    // spec "Audit area"
+    // spec §Audit area
     auditAreas: z
       .array(z.string().min(1).max(200))
       .max(100)
@@ -242,7 +234,6 @@ export type RepoConfig = z.infer<typeof RepoConfig>;
 /** The config as written, before defaults (what the JSON Schema describes). */
 export type RepoConfigInput = z.input<typeof RepoConfig>;
 
-/** One problem found in a config, with where it is. */
 export interface ConfigProblem {
   /** dotted path, e.g. `comments.maxInline`, `paths.ignore[2]`; "" for the whole file */
   path: string;
@@ -254,7 +245,6 @@ export interface ConfigProblem {
   message: string;
 }
 
-/** Result of {@link parseRepoConfig} and {@link parseRepoConfigYaml}. */
 export type RepoConfigResult =
   | { ok: true; config: RepoConfig }
   | {

@@ -31,7 +31,7 @@ export function botLoginOnce(appOctokit: () => Promise<ProbotOctokit>): () => Pr
 
 /**
  * Whether a comment was written by diffward itself (its author is `botLogin`; GitHub logins compare without
- * case). Only such comments' hidden finding markers are trusted (issue 10 item 13): anyone can paste a marker
+ * case). Only such comments' hidden finding markers are trusted: anyone can paste a marker
  * into a comment, and any other bot can post one.
  */
 export function isOwnComment(c: { userLogin?: string | undefined }, botLogin: string): boolean {

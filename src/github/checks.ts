@@ -1,6 +1,5 @@
 import type { InstallationOctokit, RepoRef } from "./types.js";
 
-/** The name of diffward's check run on every commit it scans. */
 export const CHECK_NAME = "diffward";
 
 /** Conclusions a completed check run can have (GitHub REST "Create a check run", `conclusion`). */
@@ -40,7 +39,6 @@ export interface CheckAction {
   identifier: string;
 }
 
-/** Fields diffward sets when it creates or updates its check run. */
 export interface CheckRunUpdate {
   status?: "queued" | "in_progress" | "completed";
   conclusion?: CheckConclusion;
@@ -105,10 +103,7 @@ export interface FoundCheckRun {
   headSha: string;
 }
 
-/**
- * Reads one check run (GitHub REST `GET /repos/{owner}/{repo}/check-runs/{check_run_id}`).
- * @returns its status, conclusion, external id and head SHA.
- */
+/** Reads one check run (GitHub REST `GET /repos/{owner}/{repo}/check-runs/{check_run_id}`). */
 export async function getCheckRun(
   octokit: InstallationOctokit,
   repo: RepoRef,
