@@ -54,7 +54,7 @@ export interface AnnotationOptions {
  * title when there is none) plus the triage status, `raw_details` the recommended fix. Disclosure
  * `summary`: no annotation at all, since an annotation marks the finding's file and lines for anyone who
  * can read the pull request, and the location is what summary disclosure withholds (the same reason
- * nothing is uploaded to code scanning, issue 14 point 1).
+ * nothing is uploaded to code scanning: README "GitHub code scanning").
  * Annotation text is plain text on GitHub, so it is not HTML-escaped, only stripped of control
  * characters; title cut to 255 characters, message and details to 64 KB.
  */

@@ -36,7 +36,7 @@ import { CHECK_RUN_SUMMARY_MAX_BYTES, CHECK_RUN_TEXT_MAX_BYTES, truncateBytes } 
 import { bullets, details, link, sections, severityBadge, table as markdownTable } from "./markdown.js";
 import { safeMarkdown } from "./untrusted-markdown.js";
 
-/** Guidance file facts for the summary (spec "Guidance": the committed file always applies). */
+/** Guidance file facts for the summary (spec §Guidance: the committed file always applies). */
 export const GuidanceInfo = z.object({
   /** repository path of the guidance file */
   path: z.string().min(1),
@@ -44,7 +44,7 @@ export const GuidanceInfo = z.object({
   present: z.boolean(),
   /** link to the file on GitHub */
   url: z.string().optional(),
-  /** length in characters; the service takes at most 100,000 (spec "Limits") */
+  /** length in characters; the service takes at most 100,000 (spec §Limits) */
   sizeChars: z.number().int().nonnegative().optional(),
   /** lines added and deleted by this pull request, when it edits the file */
   changedInPr: z
@@ -53,7 +53,7 @@ export const GuidanceInfo = z.object({
 });
 export type GuidanceInfo = z.infer<typeof GuidanceInfo>;
 
-/** Credits of the scan, in credits (spec "What the service does", "Scan (detail) adds"). */
+/** Credits of the scan, in credits (spec §What the service does, §Scan (detail) adds). */
 export const CreditInfo = z.object({
   /** budget reserved at launch */
   reserved: z.number().int().nonnegative().optional(),
@@ -263,7 +263,10 @@ function findingsTable(
   return markdownTable(headers, rows);
 }
 
-/** The resolution, and how a carried decision found this finding when not by id (issue 10, item 10). */
+/**
+ * The resolution, and how a carried decision found this finding when not by id (by fingerprint or shape:
+ * src/domain/identity.ts).
+ */
 function resolutionCell(f: ReportFinding, prefix: string): string {
   const text = resolutionText(f.resolutionStatus);
   return f.matchedTo ? `${text} (${matchedByText(f.matchedTo, prefix)})` : text;
@@ -426,7 +429,7 @@ function whereToRead(url: string | undefined, commented: boolean): string {
 // ---------------------------------------------------------------------------------------------
 
 /**
- * Output while the scan waits to start (spec "Scan status": `QUEUED`, budget reserved at launch).
+ * Output while the scan waits to start (spec §Scan status: `QUEUED`, budget reserved at launch).
  * Without a scan id (the check run is created before the launch request is sent) it says diffward is
  * preparing the scan, never that the service accepted it.
  *
@@ -453,7 +456,7 @@ export function renderQueued(
 }
 
 /**
- * Output while the scan runs (spec "Progress"). `percent` is the service's weighted completion (each
+ * Output while the scan runs (spec §Progress). `percent` is the service's weighted completion (each
  * phase counts by its share of the budget), so it is not `phasesCompleted / phasesTotal`; the spec
  * gives no time estimate, so none is shown.
  *
@@ -526,7 +529,7 @@ function attempt(d: { attempt?: number; maxAttempts?: number }): string {
     : "";
 }
 
-/** Details of the launch refusals of spec "Launch rules" 6 (base commit) and of a plain 400. */
+/** Details of the launch refusals of spec §Scans, launch rule 6 (base commit) and of a plain 400. */
 interface RefusedLaunch {
   message?: string;
   presetName?: string;
@@ -576,17 +579,18 @@ function presetPart(x: RefusedLaunch): string {
 
 /**
  * Every launch or scan error diffward explains on a check run, by kind; the kinds are this catalogue's keys.
- * Each output says what happened, why, and what to do next. Spec sections ("Errors" table, "Launch rules"):
+ * Each output says what happened, why, and what to do next. Spec sections (the table of spec §Errors, the
+ * launch rules of spec §Scans):
  *
  * - `repository_initializing`: launch rule 4, 409; diffward retries.
  * - `rate_limited`: launch rule 5 / request rate, 429 with `Retry-After` (seconds).
  * - `insufficient_credits`: launch rule 3, 402; balances in credits.
  * - `diff_empty`: launch rule 7, 422.
  * - `diff_base_*`: launch rule 6, 400; `bad_request`: 400 with the service's message.
- * - `unauthorized` / `forbidden` / `not_found`: spec "Authentication" rules 4 to 6.
+ * - `unauthorized` / `forbidden` / `not_found`: spec §Authentication rules 4 to 6.
  * - `internal` / `network`: 5xx or no answer; diffward retries.
  * - `superseded`: a newer push replaced this scan; `timed_out`: diffward stopped waiting.
- * - `scan_failed` / `scan_cancelled`: spec "Scan status" terminal states.
+ * - `scan_failed` / `scan_cancelled`: spec §Scan status, terminal states.
  * - `config_invalid`: `.github/diffward.yml` problems, quoted exactly.
  * - `not_onboarded` / `no_token`: the repository is not set up for diffward.
  *

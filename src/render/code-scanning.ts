@@ -1,6 +1,6 @@
 /**
- * The check run's "Code scanning" section (issue 14, points 1 and 5): where the report's findings went
- * in GitHub code scanning, or why nothing was uploaded.
+ * The check run's "Code scanning" section: where the report's findings went in GitHub code scanning, or
+ * why nothing was uploaded (README "GitHub code scanning").
  */
 import { z } from "zod";
 import { neutralize } from "./escape.js";

@@ -1,6 +1,6 @@
 /**
- * The service's discussion of a finding, shown in diffward's finding comment (issue 12, point 4): the
- * notes written in the scanning service (spec "Finding (detail) adds": `notes`, each with `body`,
+ * The service's discussion of a finding, shown in diffward's finding comment: the notes written in the
+ * scanning service (spec §Finding (detail) adds: `notes`, each with `body`,
  * `createdAt` and `author`), under a collapsed block. Only with `disclosure: full` (the caller decides).
  * Note bodies and author names are untrusted: bodies go through the render module's sanitizer for
  * untrusted Markdown (`safeMarkdown`, mdast allowlist; code kept exact), names through `neutralize`,

@@ -40,7 +40,7 @@ export function resolutionText(resolutionStatus: string): string {
 }
 
 /**
- * Confirmation evidence in words (spec "Finding (list item)": `POC` a proof of concept ran,
+ * Confirmation evidence in words (spec §Finding (list item): `POC` a proof of concept ran,
  * `ANALYSIS` code analysis alone); `—` when null or absent.
  */
 export function evidenceText(evidence: string | null | undefined): string {

@@ -3,7 +3,7 @@
  * review body, finding comments, command answers) uses for status names, severities, config keys,
  * counts and locations, so the same finding reads the same way everywhere.
  *
- * Status codes are the spec's ("States and transitions": finding `triageStatus` and `resolutionStatus`);
+ * Status codes are the spec's (spec §Finding `triageStatus`, §Finding `resolutionStatus`);
  * config keys are the `.github/diffward.yml` field names exactly as the schema spells them
  * (src/config/repo-config.ts), never a snake_case variant.
  */
@@ -49,7 +49,6 @@ export function statusMarkdown(code: string): string {
   return STATUS_NAMES[code] ?? neutralize(statusName(code));
 }
 
-/** Words per severity. */
 export const SEVERITY_NAMES: Readonly<Record<Severity, string>> = {
   CRITICAL: "Critical",
   HIGH: "High",

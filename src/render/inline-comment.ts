@@ -15,9 +15,8 @@ import { sections, severityBadge } from "./markdown.js";
 import { safeMarkdown } from "./untrusted-markdown.js";
 import { renderFindingNotes, type FindingNoteView } from "./finding-notes.js";
 
-/** A team decision shown under the finding (spec "PATCH …/resolution"). */
+/** A team decision shown under the finding (spec §Findings, `PATCH …/resolution`). */
 export interface FindingDecision {
-  /** the resolution status set */
   resolutionStatus: string;
   /** the catalog reason code, when one was given */
   reason?: string;
@@ -31,7 +30,6 @@ export interface FindingDecision {
   at: string;
 }
 
-/** Options of {@link renderFindingComment}. */
 export interface FindingCommentOptions {
   /** two-letter label prefix, or "" for bare labels */
   labelPrefix: string;
@@ -56,7 +54,6 @@ export interface PendingApprovalView {
   approvers: string;
 }
 
-/** The parsed hidden marker. */
 export interface FindingMarker {
   id: string;
   /**
@@ -66,7 +63,7 @@ export interface FindingMarker {
   fingerprint: string;
   /** the shape key (`shapeKey` in src/domain/identity.ts); version 2 markers only */
   shape?: string;
-  /** 1: `fp=` only (written before issue 10, item 10); 2: `v=2 fp= shape=` */
+  /** 1: `fp=` only (the first fingerprint rule, before shapes); 2: `v=2 fp= shape=` */
   version: 1 | 2;
 }
 

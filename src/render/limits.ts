@@ -19,7 +19,7 @@ export const COMMENT_BODY_MAX_CHARS = 65_536;
  * Longest finding title diffward renders on one line outside the findings table (a review comment's
  * title line, a details heading, a command answer), in characters. The client already cuts titles at 500
  * characters when it reads them (src/scanner/schemas.ts); this bound holds for any text a builder gets,
- * so one title can never crowd out the rest of a comment or summary (issue 10, item 15).
+ * so one title (untrusted input) can never crowd out the rest of a comment or summary.
  */
 export const TITLE_LINE_MAX_CHARS = 300;
 
@@ -33,13 +33,11 @@ export function titleLine(title: string, max: number = TITLE_LINE_MAX_CHARS): st
   return `${flat.slice(0, keep).trimEnd()}…`;
 }
 
-/** Where the check run limits are documented. */
 export const CHECK_RUNS_DOCS_URL = "https://docs.github.com/en/rest/checks/runs#update-a-check-run";
 /** Where the comment body limit is documented (issue comments; review comments share it). */
 export const COMMENT_LIMIT_DOCS_URL =
   "https://docs.github.com/en/rest/issues/comments#create-an-issue-comment";
 
-/** The default note appended after a cut. */
 export const DEFAULT_TRUNCATION_NOTE = "_… truncated to fit GitHub's size limit._";
 
 /** Thrown when a limit is too small to hold even the truncation note. */

@@ -70,7 +70,7 @@ export function link(text: string, url: string): string {
   return `[${text.replace(/[[\]]/g, (c) => `\\${c}`)}](${safeUrl})`;
 }
 
-/** Joins Markdown sections with blank lines, dropping empty ones. */
+/** Joined with blank lines; empty parts dropped. */
 export function sections(...parts: readonly (string | undefined | false | null)[]): string {
   return parts.filter((p): p is string => typeof p === "string" && p.trim() !== "").join("\n\n");
 }

@@ -1,8 +1,8 @@
 /**
- * The body of a finding comment whose finding a later scan no longer reports (issue 12, point 2): the
- * hidden finding marker stays first (so the comment is still diffward's and can be matched again), a
- * second hidden marker says which scan no longer reported it, then the sentence "Not reported by the scan
- * of <sha>" and the finding as last reported, collapsed.
+ * The body of a finding comment whose finding a later scan no longer reports (src/report/not-reported.ts):
+ * the hidden finding marker stays first (so the comment is still diffward's and can be matched again), a
+ * second hidden marker says which scan no longer reported it, then the sentence "Not reported by the scan of
+ * <sha>" and the finding as last reported, collapsed.
  */
 import { inlineCode } from "./escape.js";
 import { COMMENT_BODY_MAX_CHARS, truncateChars } from "./limits.js";

@@ -5,8 +5,9 @@ import type { AuditAreaList, Balance, Summary } from "../scanner/schemas.js";
 import { monthWindow } from "../domain/month.js";
 
 /**
- * `/diffward credits`: the organization's balance, available and reserved credits (spec "billing/balance"),
- * this project's net spend and purchases for the last months (spec "billing/summary", newest first), and
+ * `/diffward credits`: the organization's balance, available and reserved credits, this project's net
+ * spend and purchases for the last months, newest first (spec §Billing, `GET …/billing/balance` and
+ * `GET …/billing/summary`), and
  * this repository's spend this month against `creditCap.monthly` when one is set.
  */
 export function renderCreditsAnswer(input: {
@@ -49,10 +50,10 @@ export function renderCreditsAnswer(input: {
 }
 
 /**
- * `/diffward areas`: the repository's audit areas with whatever size fields the list carries (their names
- * are not in the spec: see `src/scanner/envelopes.ts`), the branch they were read from, and which keys
+ * `/diffward areas`: the repository's audit areas with whatever size fields the list carries (their names are
+ * not in spec §Audit area: see `src/scanner/envelopes.ts`), the branch they were read from, and which keys
  * `.github/diffward.yml` uses; areas the current map no longer names are marked (a launch naming them is
- * refused, launch rule 2).
+ * refused, spec §Scans, launch rule 2).
  */
 export function renderAreasAnswer(list: AuditAreaList, configured: readonly string[] = []): string {
   if (list.areas.length === 0) return "**Audit areas**: none yet for this repository.";
