@@ -13,22 +13,22 @@
  *    ```
  * 3. **service-recognised, same shape** (`by: "recurring"`): the later finding's `triageStatus` is
  *    `RECURRING` or `DUPLICATE` (the service's own verdict that it has seen this finding before; spec
- *    "States and transitions" → "Finding `triageStatus`"), and its shape key
+ *    §Finding `triageStatus`), and its shape key
  *    ```
  *    shape = sha256_hex( "shape|" + path + "|" + category + "|" + normalizedTitle )
  *    ```
  *    equals the shape of exactly one unpaired earlier finding, and no other unpaired recognised later
  *    finding has that shape. Ambiguous shapes pair nothing.
  *
- * The parts (spec "Resources and their fields" → "Finding (list item)": `title`, `location`, `category`
+ * The parts (spec §Finding (list item): `title`, `location`, `category`
  * are required strings; the spec fixes no location format):
  * - `path` is the path of `parseLocation(location)` (so `./src/a.ts:12` and `src/a.ts#L12` share
  *   `src/a.ts`), or the trimmed raw location when it cannot be parsed;
  * - `category` is the finding's category exactly as the service sends it;
  * - `normalizedTitle` is the **whole** title after Unicode NFKC, lower-cased, runs of whitespace
  *   collapsed to one space, trimmed. Digits, quotes and punctuation are kept: "Hard-coded AWS key on
- *   line 8" and "Hard-coded 'AWS' key on line 240" are two findings (issue 10, item 10: the old rule
- *   dropped digits and quotes and let one false positive close a finding nobody had looked at);
+ *   line 8" and "Hard-coded 'AWS' key on line 240" are two findings (the first rule dropped digits and
+ *   quotes and let one false positive close a finding nobody had looked at);
  * - `anchor` is `L<startLine>` from the location (`src/a.ts:12-20` → `L12`), or empty when the
  *   location names no line.
  *
@@ -67,8 +67,8 @@ export type FingerprintInput = Pick<ReportFinding, "location" | "category" | "ti
 export const FINGERPRINT_VERSION = 2;
 
 /**
- * The `triageStatus` values by which the service says it has seen a finding before (spec "Finding
- * `triageStatus`": `RECURRING`, `DUPLICATE`); only such a finding can pair by shape (step 3).
+ * The `triageStatus` values by which the service says it has seen a finding before (spec §Finding
+ * `triageStatus`: `RECURRING`, `DUPLICATE`); only such a finding can pair by shape (step 3).
  */
 export const RECOGNISED_TRIAGE: readonly string[] = ["RECURRING", "DUPLICATE"];
 

@@ -1,5 +1,5 @@
 /**
- * Finding locations (spec "Finding (list item)": `location` is a required string whose format the
+ * Finding locations (spec §Finding (list item): `location` is a required string whose format the
  * spec does not fix). diffward understands the common shapes and leaves anything else unplaced.
  */
 import type { Location } from "./types.js";

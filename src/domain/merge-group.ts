@@ -57,7 +57,6 @@ export interface ReuseInput {
   }>;
 }
 
-/** The decision of {@link decideReuse}. */
 export type ReuseDecision =
   | {
       kind: "reuse";
@@ -70,10 +69,10 @@ export type ReuseDecision =
   | { kind: "scan"; why: "no-report" | "head-moved" | "newer-check-run" | "not-completed" | "not-reusable" };
 
 /**
- * Whether the pull request's report stands for its merge group (issue 13, `mergeQueue: reuse`): only when
- * diffward reported a completed scan on the pull request's **current** head (as GitHub says now), that
- * report's check run is the newest `diffward` check run on the head (a later re-run or rescan replaces it),
- * it is completed, and its conclusion is `success`, `neutral` or `failure` (the current one, so triage
+ * Whether the pull request's report stands for its merge group (`mergeQueue: reuse`, README "Merge queues"):
+ * only when diffward reported a completed scan on the pull request's **current** head (as GitHub says now),
+ * that report's check run is the newest `diffward` check run on the head (a later re-run or rescan replaces
+ * it), it is completed, and its conclusion is `success`, `neutral` or `failure` (the current one, so triage
  * decisions count). Anything else (no report, head moved, an error, a cancel, a wait for approval, a run
  * still in progress) means the group is scanned instead.
  */

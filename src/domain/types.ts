@@ -1,15 +1,15 @@
 /**
  * Input shapes of the pure rules in `src/domain/` and the builders in `src/render/`.
  *
- * They are structurally compatible with the scanner's schemas (spec "Finding (list item)" and
- * "Finding (detail) adds") but defined here on purpose: domain and render know nothing of the HTTP
+ * They are structurally compatible with the scanner's schemas (spec §Finding (list item) and
+ * §Finding (detail) adds) but defined here on purpose: domain and render know nothing of the HTTP
  * client. Each schema and its type share one name; callers holding data of unknown shape parse it
  * with `ReportFinding.parse(value)` (or {@link parseInput}) and get a {@link DomainInputError}.
  */
 import { z } from "zod";
 import { SEVERITIES } from "../scanner/catalog.js";
 
-/** A severity level, most severe first: `CRITICAL`, `HIGH`, `MEDIUM`, `LOW`, `INFO` (spec "Finding (list item)"). */
+/** Most severe first (spec §Finding (list item)). */
 export const SeverityLevel = z.enum(SEVERITIES);
 export type SeverityLevel = z.infer<typeof SeverityLevel>;
 

@@ -2,8 +2,8 @@
  * Blocking rules and the check run conclusion.
  *
  * A finding blocks a pull request when it is still open and at or above the repository's `fail_on`
- * threshold. "Open" follows the spec's two statuses ("Finding `triageStatus`", "Finding
- * `resolutionStatus`"): the service has not ruled it out (`FALSE_POSITIVE`, `DUPLICATE`) and the team
+ * threshold. "Open" follows the spec's two statuses (spec §Finding `triageStatus`, §Finding
+ * `resolutionStatus`): the service has not ruled it out (`FALSE_POSITIVE`, `DUPLICATE`) and the team
  * has not decided it (`NOT_STARTED`, `IN_PROGRESS` are the undecided states).
  */
 import { SEVERITIES } from "../scanner/catalog.js";
@@ -16,15 +16,15 @@ export type { FailOn } from "./types.js";
 /** `failOn` values, most severe first; `none` never blocks. */
 export const FAIL_ON_VALUES: readonly FailOn[] = ["critical", "high", "medium", "low", "info", "none"];
 
-/** Resolution states that leave a finding undecided (spec "Finding `resolutionStatus`"). */
+/** Resolution states that leave a finding undecided (spec §Finding `resolutionStatus`). */
 export const OPEN_RESOLUTIONS: readonly string[] = ["NOT_STARTED", "IN_PROGRESS"];
 
-/** Triage verdicts by which the service itself rules a finding out (spec "Finding `triageStatus`"). */
+/** Triage verdicts by which the service itself rules a finding out (spec §Finding `triageStatus`). */
 export const RULED_OUT_TRIAGE: readonly string[] = ["FALSE_POSITIVE", "DUPLICATE"];
 
 /**
  * Rank of a severity: `CRITICAL` 4, `HIGH` 3, `MEDIUM` 2, `LOW` 1, `INFO` 0 (higher is more severe;
- * spec "Finding (list item)": severity levels).
+ * spec §Finding (list item): severity levels).
  *
  * @throws DomainInputError for a value that is not one of the five levels.
  */
