@@ -20,9 +20,9 @@ export interface HelpOptions {
 }
 
 /**
- * Renders the command list as Markdown for `form`: one line per verb with its syntax and purpose,
- * then the reason codes each resolution status accepts (spec "PATCH …/resolution" reason-code table,
- * read from `REASON_CATALOG`).
+ * Renders the command list as Markdown for `form`: one line per verb with its syntax and purpose, then the
+ * reason codes each resolution status accepts (spec §Findings, `PATCH …/resolution` reason-code table, read
+ * from `REASON_CATALOG`).
  *
  * @param form - `reply` (inside a finding's review thread) or `conversation` (`/diffward …`).
  * @returns Markdown, well under GitHub's 65,536-character comment limit.

@@ -1,8 +1,8 @@
 /**
  * The slash-command parser: a total, pure function from a comment body to a {@link ParsedCommand}.
  * It decides nothing about permissions or the service; it only says what the comment asks for, with the
- * exact fields of the request that follows (spec "Endpoints → Findings": notes, severity, resolution,
- * publish; "Endpoints → Scans": launch, cancel). Which words are verbs comes from the verb table
+ * exact fields of the request that follows (spec §Findings: notes, severity, resolution, publish; spec
+ * §Scans: launch, cancel). Which words are verbs comes from the verb table
  * (`./table.ts`); each verb's arguments are parsed by its module (`./verbs/*.ts`).
  */
 import { z } from "zod";

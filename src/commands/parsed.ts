@@ -81,7 +81,7 @@ export const ErrorCommand = z.object({
 });
 export type ErrorCommand = z.infer<typeof ErrorCommand>;
 /**
- * A reason code from another status's catalog (spec resolution rule 4). Nothing must be changed;
+ * A reason code from another status's catalog (spec §Findings, resolution rule 4). Nothing must be changed;
  * answer with `validCodes`, the codes of `status`.
  */
 export const RefusalCommand = z.object({

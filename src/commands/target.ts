@@ -39,10 +39,9 @@ export type FindingChoice =
   | { kind: "missing" };
 
 /**
- * Chooses the finding a command acts on (pure): the one named by label or id when the command names one,
- * even inside another finding's thread (the label wins: `/diffward wontfix SC-<B>` under finding A's
- * comment acts on B, never on A; issue 10, item 3); else, inside a finding thread, the thread's finding;
- * nothing named → `missing`.
+ * Chooses the finding a command acts on (pure): the one named by label or id when the command names one, even
+ * inside another finding's thread (the label wins: `/diffward wontfix SC-<B>` under finding A's comment acts
+ * on B, never on A); else, inside a finding thread, the thread's finding; nothing named → `missing`.
  */
 export function chooseFinding(input: TargetInput): FindingChoice {
   if (input.ref) return { kind: "ref", ref: input.ref };

@@ -130,15 +130,15 @@ export interface CommandIO {
    * `write`, `triage`, `read` or `none`), read once per command
    */
   senderPermission(): Promise<string>;
-  /** the pull request's pending two-person dismissal requests (issue 12; rules in `domain/approval.ts`) */
+  /** the pull request's pending two-person dismissal requests (rules in `domain/approval.ts`) */
   approvals: ApprovalPorts;
   /** re-renders diffward's comment of the finding with its current state and decision */
   refreshFindingComment(target: FindingTarget): Promise<ReportFinding | undefined>;
   /** resolves (`true`) or reopens (`false`) the review thread of a comment; never fatal */
   setThreadResolved(commentId: number, resolved: boolean): Promise<void>;
   /**
-   * dismisses or reopens the finding's GitHub code scanning alert to match a decision (issue 14); never
-   * fatal (the resolution is set either way)
+   * dismisses or reopens the finding's GitHub code scanning alert to match a decision; never fatal (the
+   * resolution is set either way)
    */
   syncCodeScanningAlert(decision: Decision): Promise<void>;
   /** re-renders the check run from the service's current findings (`undefined`: no report yet) */

@@ -1,11 +1,11 @@
 /**
- * `/approve` and `/reject`: the second person of a two-person dismissal (issue 12, point 1;
- * `triage.approval` in `.github/diffward.yml`; rules in `src/domain/approval.ts`).
+ * `/approve` and `/reject`: the second person of a two-person dismissal (`triage.approval` in
+ * `.github/diffward.yml`; rules in `src/domain/approval.ts`; README "Triage from the pull request").
  *
- * - `/approve [text]` (reply in the finding's thread, or `/diffward approve <label>`): a user other than the
- *   requester, at or above `approvers` (the stricter of the role recorded in the request and the one
- *   configured now), applies the held dismissal: exactly one `PATCH …/findings/{findingId}/resolution`
- *   (spec) with the requested status and its reason code or note, and a note naming both people; then the
+ * - `/approve [text]` (reply in the finding's thread, or `/diffward approve <label>`): a user other than
+ *   the requester, at or above `approvers` (the stricter of the role recorded in the request and the one
+ *   configured now), applies the held dismissal: exactly one `PATCH …/findings/{findingId}/resolution` (spec
+ *   §Findings) with the requested status and its reason code or note, and a note naming both people; then the
  *   decision is remembered, the comment, thread, code scanning alert and check run follow, as for a direct
  *   dismissal. A severity raise above the request's severity invalidates it (it is dropped, nothing set).
  * - `/reject` drops the request; nothing is sent to the service. Who may reject: the requester (withdrawing
@@ -86,7 +86,7 @@ export interface ApprovePlan {
   /** the note naming both people (`POST …/notes`) when the resolution carries none */
   note?: string;
   decision: Decision;
-  /** `codeScanning.upload` is on: the finding's alert is dismissed too (issue 14, point 4) */
+  /** `codeScanning.upload` is on: the finding's alert is dismissed too (README "GitHub code scanning") */
   alert: boolean;
   summary: string;
 }

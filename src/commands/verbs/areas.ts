@@ -1,7 +1,7 @@
 /**
- * `/diffward areas add <name>: <description>` and `/diffward areas remove <key>` (issue 12, point 5): a
- * repository's custom audit areas, from the pull request (spec "POST …/repositories/{repositoryId}/
- * audit-areas" and "DELETE …/audit-areas/{areaKey}", both scope `guidance:write`). The listing is
+ * `/diffward areas add <name>: <description>` and `/diffward areas remove <key>`: a repository's custom
+ * audit areas, from the pull request (spec §Repositories, `POST …/repositories/{repositoryId}/audit-areas`
+ * and `DELETE …/audit-areas/{areaKey}`, both scope `guidance:write`). The listing is
  * `/diffward areas` (`./info.ts`).
  *
  * Floor: `commands.minPermission`, like every verb that changes something in the service. The service
@@ -23,7 +23,7 @@ import {
   type VerbInput,
 } from "../verb.js";
 
-/** The token scope both writes need (spec "Endpoints → Repositories"). */
+/** The token scope both writes need (spec §Repositories). */
 export const AREAS_WRITE_SCOPE = "guidance:write";
 /** Longest area name diffward sends, in characters (the spec gives none; a name is a short title). */
 export const MAX_AREA_NAME = 200;

@@ -156,7 +156,7 @@ export interface GuidanceFacts {
 }
 
 /**
- * The `guidance` answer (pure): the layers of the spec's "Guidance", bottom up, and which apply to this
+ * The `guidance` answer (pure): the layers of spec §Guidance, bottom up, and which apply to this
  * pull request's scans: the committed guidance file (always applies when present; read from the last
  * report's commit), the repository's stored guidance (its size and latest revision), and per-scan
  * guidance (diffward never sends one, so the stored layer is never replaced).

@@ -1,4 +1,6 @@
-/** `/note <markdown>`: adds a signed note to a finding in the service (spec "POST …/findings/{findingId}/notes"). */
+/**
+ * `/note <markdown>`: adds a signed note to a finding (spec §Findings, `POST …/findings/{findingId}/notes`).
+ */
 import { z } from "zod";
 import { attributed, who } from "../../render/command-answers.js";
 import { inlineCode } from "../../render/escape.js";

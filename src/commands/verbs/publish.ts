@@ -1,7 +1,7 @@
 /**
- * `/publish`: publishes a finding as a public artifact in the service (spec "POST
- * …/findings/{findingId}/publish"), without a password; `/diffward publish scan` publishes the pull
- * request's last reported scan (spec "POST …/scans/{scanId}/publish"). Irreversible and public.
+ * `/publish`: publishes a finding as a public artifact in the service (spec §Findings, `POST
+ * …/findings/{findingId}/publish`), without a password; `/diffward publish scan` publishes the pull
+ * request's last reported scan (spec §Scans, `POST …/scans/{scanId}/publish`). Irreversible and public.
  */
 import { z } from "zod";
 import { publishedAnswer, publishedScanAnswer } from "../../render/command-answers.js";
@@ -79,7 +79,7 @@ export type PublishScanPlan =
 
 /**
  * Plans a whole-scan publication (pure): the scan of the pull request's last report (a completed scan:
- * the spec lets only a `COMPLETED` scan be published), never with an access password.
+ * spec §Scans lets only a `COMPLETED` scan be published), never with an access password.
  */
 export function planPublishScan(
   _input: VerbInput<PublishScanCommand>,
@@ -95,8 +95,8 @@ export function planPublishScan(
 }
 
 /**
- * `/diffward publish scan` (issue 12, point 5): publishes the pull request's last reported scan as a
- * public artifact (spec "POST …/scans/{scanId}/publish", scope `publish`) and answers with its public
+ * `/diffward publish scan`: publishes the pull request's last reported scan as a public artifact (spec
+ * §Scans, `POST …/scans/{scanId}/publish`, scope `publish`) and answers with its public
  * address. Floor: `commands.publishPermission`, as for `/publish` (off on public repositories unless set).
  * A 409 (the scan is not completed) is explained; the access password is never requested nor posted.
  */

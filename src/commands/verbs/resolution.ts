@@ -1,7 +1,7 @@
 /**
  * The resolution verbs (`/resolve`, `/mitigate`, `/wontfix`, `/false-positive`, `/duplicate`,
- * `/in-progress`, `/reopen`): set a finding's `resolutionStatus` in the service (spec "PATCH
- * …/findings/{findingId}/resolution"), remember the decision for later scans of the pull request, reflect
+ * `/in-progress`, `/reopen`): set a finding's `resolutionStatus` in the service (spec §Findings, `PATCH
+ * …/findings/{findingId}/resolution`), remember the decision for later scans of the pull request, reflect
  * it on the finding's comment, review thread and (with `codeScanning.upload`) code scanning alert, and
  * recompute the check run.
  */
@@ -28,9 +28,8 @@ import {
 import { isDismissal, needsApproval, type ApprovalRequest } from "../../domain/approval.js";
 
 /**
- * Resolution verbs and the `resolutionStatus` each sets (spec "States and transitions → Finding
- * resolutionStatus"). `/reopen` sets `NOT_STARTED`. A new resolution verb is a key here plus a row in
- * `VERB_TABLE`.
+ * Resolution verbs and the `resolutionStatus` each sets (spec §Finding `resolutionStatus`). `/reopen` sets
+ * `NOT_STARTED`. A new resolution verb is a key here plus a row in `VERB_TABLE`.
  */
 export const RESOLUTION_VERBS = {
   resolve: "RESOLVED",
@@ -70,8 +69,8 @@ export const ResolutionCommand = z.object({
 export type ResolutionCommand = z.infer<typeof ResolutionCommand>;
 
 /**
- * Resolution text: a lone reason code of the status's catalog → `reason`; a code of another status's
- * catalog (alone, or written with `_` and followed by text) → refusal (spec resolution rule 4); a valid
+ * Resolution text: a lone reason code of the status's catalog → `reason`; a code of another status's catalog
+ * (alone, or written with `_` and followed by text) → refusal (spec §Findings, resolution rule 4); a valid
  * code followed by text → `note` "Reason: `code`. text" and `reasonCode`; any other text → `note`.
  * `NOT_STARTED`/`IN_PROGRESS` never carry `reason` or `note` (rule 2): their text is `extraNote`.
  */
@@ -207,7 +206,7 @@ export interface ResolutionFacts {
 
 /**
  * A resolution command's plan: `set` sends it to the service now; `hold` keeps a dismissal that needs a
- * second person as an approval request (issue 12, `triage.approval`) and sends NOTHING to the service.
+ * second person as an approval request (`triage.approval`) and sends NOTHING to the service.
  */
 export type ResolutionVerbPlan = { kind: "set"; set: ResolutionPlan } | { kind: "hold"; hold: HoldPlan };
 

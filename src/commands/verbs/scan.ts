@@ -1,7 +1,7 @@
 /**
  * The scan verbs of a pull request: `/diffward rescan [preset=<ref>] [budget=<credits>]` enqueues a new
  * diff scan of the head (one per command comment), `/diffward cancel` cancels the running scan (spec
- * "POST …/scans/{scanId}/cancel"; unused credits return to the balance).
+ * §Scans, `POST …/scans/{scanId}/cancel`; unused credits return to the balance).
  */
 import { z } from "zod";
 import { who } from "../../render/command-answers.js";
@@ -85,8 +85,8 @@ export function planRescan(input: VerbInput<RescanCommand>, pr: PullNow): Rescan
   const config = configOf(input);
   if (pr.state !== "open")
     return { answer: "This pull request is closed, so diffward does not scan it again." };
-  // `creditBudget` is the most one scan of the repository may spend: an override never goes above it
-  // (issue 10, item 11), and a `preset=` override still runs with it.
+  // `creditBudget` is the most one scan of the repository may spend: an override never goes above it,
+  // and a `preset=` override still runs with it.
   const cap = config.creditBudget;
   if (cap !== undefined && cmd.budget !== undefined && cmd.budget > cap) {
     return {

@@ -1,6 +1,6 @@
 /**
- * `/severity <level>|reset [text]`: overrides a finding's severity in the service (spec "PATCH
- * …/findings/{findingId}/severity"; `null` clears the override), leaves one signed note, refreshes the
+ * `/severity <level>|reset [text]`: overrides a finding's severity in the service (spec §Findings, `PATCH
+ * …/findings/{findingId}/severity`; `null` clears the override), leaves one signed note, refreshes the
  * finding's comment and recomputes the check run. With `triage.approval`, only a user at or above
  * `approvers` may take a finding below `minSeverity` (else a lowered severity would skip the second person).
  */
@@ -18,7 +18,7 @@ import { checkSentence } from "./resolution.js";
 import { atLeast } from "../../domain/verdict.js";
 import { permissionAtLeast } from "../../config/repo-config.js";
 
-/** The words `/severity` takes; `reset` clears the override (spec: severity `null`). */
+/** The words `/severity` takes; `reset` clears the override (sends severity `null`). */
 export const SEVERITY_WORDS = ["critical", "high", "medium", "low", "info", "reset"] as const;
 
 const SeverityValue = z.enum(SEVERITIES);
@@ -75,7 +75,7 @@ export interface SeverityPlan {
   severity: Severity | null;
   /** the signed note that records the change (or carries the user's text) */
   note: string;
-  /** what is remembered so later scans of the pull request get the same override (issue 12) */
+  /** what is remembered so later scans of the pull request get the same override */
   remember: SeverityOverrideEntry;
   summary: string;
 }
@@ -128,7 +128,7 @@ function lowersBelowApproval(input: VerbInput<SeverityCommand>): boolean {
 /**
  * Plans `/severity` (pure). With `triage.approval` set, a user below `approvers` may not take a finding at
  * or above `minSeverity` below it (nor `reset` it): that would let their own dismissal skip the second
- * person (issue 12, point 1). Anything else is {@link planSeverity}.
+ * person. Anything else is {@link planSeverity}.
  */
 export function planSeverityCommand(
   input: VerbInput<SeverityCommand>,
@@ -175,7 +175,7 @@ export const severityVerb = defineVerb<SeverityCommand, SeverityFacts, SeverityV
     const plan = verbPlan.set;
     const tenant = tenantOf(input);
     await tenant.client.setSeverity(tenant.projectId, plan.findingId, plan.severity);
-    // Severity overrides survive pushes like resolutions (issue 12, point 3).
+    // Severity overrides survive pushes like resolutions.
     await io.recordSeverityOverride(plan.remember);
     await tenant.client.addNote(tenant.projectId, plan.findingId, plan.note);
     const fresh = await io.refreshFindingComment(targetOf(input));
