@@ -100,7 +100,7 @@ export function boot(config: BootConfig): Booted {
   const onRedisError = (e: Error) => {
     if (e.message === redisError) return;
     redisError = e.message;
-    config.log.warn({ err: e.message }, "Redis connection error; retrying");
+    config.log.warn({ err: e }, "Redis connection error; retrying");
   };
   redis.on("error", onRedisError);
   redis.on("ready", () => {
@@ -177,9 +177,7 @@ export function boot(config: BootConfig): Booted {
       metrics.instrumentWorkers(started);
       workers.push(...started);
       if (config.reconcileOnStart)
-        void enqueueReconcile(rt).catch((e: Error) =>
-          config.log.warn({ err: e.message }, "reconcile not enqueued"),
-        );
+        void enqueueReconcile(rt).catch((e: Error) => config.log.warn({ err: e }, "reconcile not enqueued"));
       return started;
     },
     reconcile: () => reconcile(rt, reconcileDeps),

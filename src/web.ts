@@ -129,7 +129,7 @@ async function serveMetrics(
     const text = await rt.metrics!.render();
     res.writeHead(200, { "content-type": rt.metrics!.contentType }).end(text);
   } catch (error) {
-    rt.log.warn({ err: (error as Error).message }, "metrics could not be collected");
+    rt.log.warn({ err: error }, "metrics could not be collected");
     if (!res.headersSent)
       res.writeHead(500, { "content-type": "application/json" }).end('{"error":"metrics unavailable"}');
   }

@@ -70,7 +70,7 @@ export async function syncAlertWithResolution(
     return "dismissed";
   } catch (error) {
     log.warn(
-      { status: (error as { status?: number }).status, err: (error as Error).message },
+      { status: (error as { status?: number }).status, err: error },
       "code scanning alert not updated",
     );
     return "unavailable";

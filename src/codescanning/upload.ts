@@ -192,7 +192,7 @@ export async function applyCodeScanningUpload(
     );
   } else {
     const message = result?.kind === "failed" ? result.message : "no answer";
-    log.warn({ err: message }, "SARIF upload failed");
+    log.warn({ reason: message }, "SARIF upload failed");
     info = {
       status: "failed",
       reason:

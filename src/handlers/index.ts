@@ -24,7 +24,7 @@ function guarded<C extends { id: string; name: string }>(
     } catch (error) {
       if (!(error instanceof TypeError)) throw error;
       deps.log?.warn(
-        { delivery: context.id, event: context.name, err: error.message },
+        { delivery: context.id, event: context.name, err: error },
         "malformed webhook payload ignored",
       );
     }

@@ -10,7 +10,7 @@ export type CommandFloor =
   | { kind: "off"; reason: "publish-off-on-public-repository" };
 
 /**
- * The permission floor of a verb (issue 10, item 11):
+ * The permission floor of a verb:
  * - `command`: `commands.minPermission` (default `write`);
  * - `publish`: `commands.publishPermission`, never below `commands.minPermission`; when it is not set,
  *   `admin` on a private repository and off on a public one (a published finding is public and cannot be

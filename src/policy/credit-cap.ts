@@ -13,7 +13,7 @@ const TERMINAL = new Set(["COMPLETED", "FAILED", "CANCELLED"]);
  * list (newest first, stopping at the month's start), their spend in the usage ledger (read whole from the
  * oldest of them on: {@link readUsage}). A scan with no `SCAN_DEDUCTION` yet
  * (running, or its settlement not in) counts its `creditBudget` (`GET …/scans/{scanId}`), the most it can
- * spend (spec "Launch rules": "the scan never spends more than its budget").
+ * spend (spec §What the service does: "the scan never spends more than its budget").
  * @throws the service client's errors (the launch job retries them).
  */
 export async function readMonthSeed(

@@ -2,7 +2,7 @@ import type { LedgerEvent } from "../scanner/schemas.js";
 import type { ScannerTenant } from "../tenants/index.js";
 import { monthWindow } from "../domain/month.js";
 
-/** Credits a scan actually spent, from the usage ledger (spec "Credit ledger event", "billing/usage"). */
+/** Credits a scan actually spent, from the usage ledger (spec §Credit ledger event, §Billing). */
 export interface ScanSpend {
   /** deductions less refunds, in credits (≥ 0) */
   spent: number;

@@ -40,8 +40,8 @@ export function headIsFork(headRepoFullName: string | null | undefined, baseFull
 }
 
 /**
- * Decides, without I/O, whether a pull request may spend credits now (issue "Guidance, audit areas,
- * presets, spend controls"), in this order:
+ * Decides, without I/O, whether a pull request may spend credits now (README "Guidance, spend and
+ * approvals"), in this order:
  * 1. `authors.skip` lists the author → skip;
  * 2. every changed file matches `paths.ignore` (picomatch globs, dotfiles included) → skip;
  * 3. a fork whose author is below `commands.minPermission`: `forks: skip` → skip, `approve` → wait for a

@@ -33,10 +33,10 @@ export type PreflightResult =
 
 /**
  * Checks, before any credit is reserved, what the service would refuse or what diffward must hold back
- * (issue "Guidance, audit areas, presets, spend controls"):
+ * (README "Guidance, spend and approvals"):
  * - the preset ref exists in `GET …/scan-presets`, and `creditBudget` is at least its `minCredits`
- *   when that is above 0 (spec "Limits") → else `failure` listing the valid presets;
- * - every `auditAreas` key is named by the default branch's current map (launch rule 2 refuses the
+ *   when that is above 0 (spec §Limits) → else `failure` listing the valid presets;
+ * - every `auditAreas` key is named by the default branch's current map (spec §Scans, launch rule 2 refuses the
  *   others: keys are never silently dropped) → else `failure` naming the key and the current keys.
  * `creditCap.monthly` is not checked here: the launch job reserves the scan's budget atomically in the cap
  * ledger (`src/runtime/cap-ledger.ts`, refusal text from `capRefusal` in `credit-cap.ts`) right before its POST.

@@ -1,6 +1,6 @@
 import type { Token } from "../scanner/schemas.js";
 
-/** Scopes diffward's features need (spec "Authentication" table). */
+/** Scopes diffward's features need (the table of spec §Authentication). */
 export const REQUIRED_SCOPES = ["read", "scans:launch", "findings:write", "publish"] as const;
 
 /** Days before `expiresAt` from which diffward warns. */
@@ -9,7 +9,7 @@ export const EXPIRY_WARNING_DAYS = 14;
 /**
  * What is wrong with the scanner token for a repository, as user-facing sentences (empty when nothing):
  * missing scopes that features need, an expiry within 14 days, a repository allowlist that excludes the
- * configured `repositoryId` (spec "Token": empty `repositoryIds` means every repository). Pure.
+ * configured `repositoryId` (spec §Token: empty `repositoryIds` means every repository). Pure.
  */
 export function tokenProblems(token: Token, opts: { repositoryId?: string; now?: number }): string[] {
   const now = opts.now ?? Date.now();

@@ -21,7 +21,8 @@ export interface MonthSeedEntry {
 }
 
 /**
- * The Redis ledger of `creditCap.monthly` (issue 10 item 7): per service project, repository and UTC month,
+ * The Redis ledger of `creditCap.monthly` (README "Guidance, spend and approvals": concurrent pull requests
+ * never pass the cap together): per service project, repository and UTC month,
  * one hash holding what every launch reserved and every scan spent, changed only by Lua scripts so that a
  * check and its reservation are one atomic step (Redis "EVAL": a script runs with no other command in
  * between). One hash is one key, so every script touches one key, under the state prefix's hash tag

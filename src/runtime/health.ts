@@ -26,10 +26,11 @@ export type ServiceHealth = {
 };
 
 /**
- * A `/healthz` detail: whether the scanning service answers `GET /token` (spec "Token", any scope) within
+ * A `/healthz` detail: whether the scanning service answers `GET /token` (spec §Token, any scope) within
  * `timeoutMs`, cached `cacheMs` so a probe every second costs the service one request per 5 s. Concurrent
  * probes share one request. The detail is informative only: it never fails the probe (a service outage
- * must not take diffward's webhook endpoint out of rotation; issue 6 "Observability").
+ * must not take diffward's webhook endpoint out of rotation: GitHub never redelivers a webhook on its own;
+ * README "Deployment").
  */
 export function serviceReachability(opts: ServiceHealthOptions): () => Promise<ServiceHealth> {
   const now = opts.now ?? Date.now;

@@ -33,18 +33,13 @@ export function redactText(text: string): string {
 
 /**
  * A copy of `value` whose strings are passed through {@link redactText}, down to `depth` levels (objects,
- * arrays, `Error`s by their message and stack). Values that need no change are kept as they are. Pure.
+ * arrays, `Error`s by their message, stack, `cause` and own fields). Values that need no change are kept
+ * as they are. Pure.
  */
 export function redactDeep(value: unknown, depth = 6): unknown {
   if (typeof value === "string") return redactText(value);
   if (depth <= 0 || value === null || typeof value !== "object") return value;
-  if (value instanceof Error) {
-    const copy = new Error(redactText(value.message));
-    copy.name = value.name;
-    if (value.stack) copy.stack = redactText(value.stack);
-    for (const [k, v] of Object.entries(value)) (copy as unknown as Record<string, unknown>)[k] = redactDeep(v, depth - 1);
-    return copy;
-  }
+  if (value instanceof Error) return redactError(value, depth);
   if (Array.isArray(value)) return value.map((v) => redactDeep(v, depth - 1));
   if (value instanceof URL) return redactText(value.toString());
   if (Object.getPrototypeOf(value) !== Object.prototype && Object.getPrototypeOf(value) !== null) return value;
@@ -54,12 +49,13 @@ export function redactDeep(value: unknown, depth = 6): unknown {
 }
 
 /**
- * diffward's pino logger (issue 10 item 9: secrets out of logs). Every line, Probot's and Octokit's
- * included (they log through it):
+ * diffward's pino logger: no secret ever reaches a log line. Every line, Probot's and Octokit's included
+ * (they log through it):
  * - known secret fields ({@link SECRET_FIELDS}) are replaced by `[redacted]` (pino `redact`);
  * - the userinfo of any URL in any string value, the message, child bindings and `err` included, is
  *   replaced by `[redacted]` (`formatters.log` and `formatters.bindings` passes, a `logMethod` hook and
- *   children whose bindings are redacted: {@link redactText}).
+ *   children whose bindings are redacted: {@link redactText});
+ * - an error logged as `{ err }` keeps its class (`type`), stack and causes, redacted the same way.
  * @param destination where lines go (stdout by default; tests pass a stream to read them back).
  */
 export function createLogger(options: LoggerOptions = {}, destination?: DestinationStream): Logger {
@@ -92,4 +88,20 @@ function redactingChildren(log: Logger): Logger {
     redactingChildren(child(redactDeep(bindings) as Bindings, options));
   log.child = wrapped as unknown as Logger["child"];
   return log;
+}
+
+/**
+ * A redacted copy of an error with the same prototype, so pino's `err` serializer still logs its class as
+ * `type`, its stack, and its `cause` chain (pino-std-serializers appends each cause's message and stack).
+ */
+function redactError(error: Error, depth: number): Error {
+  const copy = Object.create(Object.getPrototypeOf(error) as object) as Error & Record<string, unknown>;
+  const own = (k: string, v: unknown) =>
+    Object.defineProperty(copy, k, { value: v, writable: true, configurable: true, enumerable: false });
+  own("message", redactText(error.message));
+  if (Object.hasOwn(error, "name")) own("name", error.name);
+  if (error.stack) own("stack", redactText(error.stack));
+  if (error.cause !== undefined) own("cause", redactDeep(error.cause, depth - 1));
+  for (const [k, v] of Object.entries(error)) copy[k] = redactDeep(v, depth - 1);
+  return copy;
 }

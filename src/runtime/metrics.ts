@@ -12,7 +12,7 @@ export const QUEUE_DEPTH_STATES = ["waiting", "active", "delayed", "prioritized"
 export const SERVICE_PROBE_RESULTS = ["ok", "unauthorized", "unreachable", "not-configured"] as const;
 export type ServiceProbeResult = (typeof SERVICE_PROBE_RESULTS)[number];
 
-/** The service route diffward polls (spec "Scans": `GET /projects/{projectId}/scans/{scanId}`). */
+/** The service route diffward polls (spec §Scans, `GET /projects/{projectId}/scans/{scanId}`). */
 const POLL_ROUTE = "/projects/{projectId}/scans/{scanId}";
 
 /** Options of {@link createMetrics}. */

@@ -3,8 +3,8 @@ import type { JobsOptions } from "bullmq";
 
 /**
  * BullMQ queues. Launches, polls and reports each have their own queue, so a burst of launches never delays a
- * report, and reports waiting for GitHub's write lane never hold the slots that poll running scans (issue 15
- * item 1).
+ * report, and reports waiting for GitHub's write lane never hold the slots that poll running scans
+ * (docs/benchmarks.md measures both).
  */
 export const QUEUE_NAMES = {
   events: "diffward-events",
@@ -25,7 +25,8 @@ export const EVENT_JOB_OPTIONS: JobsOptions = {
  * Options of a scan's poll job (`poll-<scanId>` on `diffward-scans`), the same wherever it is added (launch,
  * reconcile): one job per scan (the id dedupes), first read after `delayMs` (`Settings.firstPollDelayMs`),
  * up to 10 attempts with jittered exponential backoff from 1 s; each later read is scheduled by the job
- * itself from the scan's `Retry-After` (spec, "Polling"), not by these options.
+ * itself from the scan's `Retry-After` (spec §Scans, `GET /projects/{projectId}/scans/{scanId}`), not by
+ * these options.
  */
 export function pollJobOptions(scanId: string, delayMs: number): JobsOptions {
   return {
@@ -77,9 +78,9 @@ export function groupKey(owner: string, repo: string, headSha: string): string {
 }
 
 /**
- * The identity of an automatic launch (issue "Never pay twice"): the same service repository, head SHA,
- * merge base and preset always collapse into one scan. An explicit request adds a `nonce` (the check run
- * it was asked from) and so launches anew.
+ * The identity of an automatic launch: the same service repository, head SHA, merge base and preset always
+ * collapse into one scan, so a scan is never paid twice (README "Operations"). An explicit request adds a
+ * `nonce` (the check run it was asked from) and so launches anew.
  */
 export function launchKey(parts: {
   repositoryId: string;

@@ -25,8 +25,8 @@ export interface Settings {
   firstPollDelayMs: number;
   /**
    * the least wait between two reads of one running scan, in ms (1,000). The spec's `Retry-After` is whole
-   * seconds (spec `GET /projects/{projectId}/scans/{scanId}`), so a header of `0` or none waits this floor.
-   * Only tests lower it (with the sandbox's `retryAfterSeconds: 0`), to run many lifecycles quickly.
+   * seconds (spec §Scans, `GET /projects/{projectId}/scans/{scanId}`), so a header of `0` or none waits this
+   * floor. Only tests lower it (with the sandbox's `retryAfterSeconds: 0`), to run many lifecycles quickly.
    */
   pollFloorMs: number;
   /** how long a launch keeps retrying `repository_initializing`, in ms (30 minutes) */
@@ -46,7 +46,7 @@ export interface Settings {
   tokenGapWaitMs: number;
 }
 
-/** The default settings: the issue's numbers. */
+/** The defaults each {@link Settings} field names. */
 export const DEFAULT_SETTINGS: Settings = {
   defaultPreset: "diff-standard",
   labelPrefix: "SC",
@@ -75,7 +75,7 @@ export interface Runtime {
   log: Logger;
   /**
    * diffward's own bot login, `<app slug>[bot]` (`GET /app`, read once per process): only its comments'
-   * finding markers are trusted (issue 10 item 13).
+   * finding markers are trusted (anyone can paste a marker into a comment).
    */
   botLogin(): Promise<string>;
   /** ms since epoch; replaced in tests */

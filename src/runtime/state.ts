@@ -127,7 +127,7 @@ export class StateStore {
    * same pull request at once. Throws {@link LockBusyError} when another holder has it; the job retries.
    * While `fn` runs, the lock is renewed every third of `ttlMs` (only while it is still ours), so a holder
    * that waits longer than `ttlMs` (a write waiting its turn in the installation's write lane, a slow
-   * service) keeps it, and a dead holder's lock still expires after `ttlMs` (issue 15, item 4).
+   * service) keeps it, and a dead holder's lock still expires after `ttlMs`.
    * @param ttlMs how long the lock survives a dead holder, in ms.
    */
   async withPullLock<T>(key: string, fn: () => Promise<T>, ttlMs = this.lockTtlMs): Promise<T> {

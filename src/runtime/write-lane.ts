@@ -22,9 +22,9 @@ export interface LaneLimits {
 export const GITHUB_WRITE_LIMITS: LaneLimits = { minGapMs: 1_000, perMinute: 80, perHour: 500 };
 
 /**
- * The order in which one installation's waiting writes are granted (lower first), issue 15: completing a
- * check run, creating the check run of a pull request that has none, other check-run changes, reviews and
- * comments, progress.
+ * The order in which one installation's waiting writes are granted (lower first): completing a check run,
+ * creating the check run of a pull request that has none, other check-run changes, reviews and comments,
+ * progress (the reasons: `WRITE_PRIORITY` in src/github/writes.ts).
  */
 export const LANE_PRIORITY = { complete: 0, create: 1, update: 2, review: 3, progress: 4 } as const;
 export type LanePriority = keyof typeof LANE_PRIORITY;
@@ -170,13 +170,15 @@ interface Waiter {
 const granted = new AsyncLocalStorage<{ installationId: number; used: boolean }>();
 
 /**
- * One write lane per installation, shared by every diffward process through Redis (issue 15, item 3).
+ * One write lane per installation, shared by every diffward process through Redis, because GitHub's secondary
+ * rate limits count per installation, not per process
+ * (https://docs.github.com/en/rest/using-the-rest-api/rate-limits-for-the-rest-api#about-secondary-rate-limits).
  * Writes wait in a Redis sorted set ordered by {@link LANE_PRIORITY}, then arrival; a write is granted only
  * when it heads that set and the installation's last write was at least `minGapMs` ago, with fewer than
  * `perMinute` writes in the last minute and `perHour` in the last hour ({@link GITHUB_WRITE_LIMITS}); each
  * check is one Lua script, so two processes never both take a slot. A pending coalescible update of a check
- * run is taken over by a later update of the same check run (its fields merged under the later one's).
- * A waiter whose process stops refreshing it (crash) is forgotten after `ttlMs`.
+ * run is taken over by a later update of the same check run (its fields merged under the later one's). A
+ * waiter whose process stops refreshing it (crash) is forgotten after `ttlMs`.
  *
  * Every key of an installation's lane starts with `prefix` (diffward's state prefix, a cluster hash tag),
  * so each script's keys share one Redis Cluster slot.

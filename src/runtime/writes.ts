@@ -18,7 +18,7 @@ const PRIORITY_OF: Record<GitHubWrite["purpose"], LanePriority> = {
  * the check run (a pending coalescible update of it is taken over); an update without conclusion and
  * without annotations (`progress`, `update`) may itself be taken over (GitHub appends annotations, so a
  * write carrying some is never dropped). Progress has the lowest priority: it goes out only when no other
- * write of the installation waits (issue 15, item 2), and at most one per check run waits (coalesced).
+ * write of the installation waits, and at most one per check run waits (coalesced).
  */
 export function laneRequestOf(w: GitHubWrite): LaneRequest {
   if (w.kind !== "update-check-run") return { priority: PRIORITY_OF[w.purpose] };
@@ -73,7 +73,7 @@ export async function applyWrites(
     } catch (error) {
       if (!w.bestEffort) throw error;
       const message = (error as Error).message;
-      rt.log.warn({ err: message, write: w.kind, installation: installationId }, "GitHub write failed");
+      rt.log.warn({ err: error, write: w.kind, installation: installationId }, "GitHub write failed");
       results.push({ kind: "failed", message });
     }
   }
@@ -111,7 +111,7 @@ export async function writeBudget(
 }
 
 /**
- * Progress is the first thing a tight hourly budget turns off (issue 15, item 3): true when the writes left
+ * Progress is the first thing a tight hourly budget turns off: true when the writes left
  * this hour could not give every scan in flight its completion and its review.
  */
 export async function progressOff(rt: Runtime, installationId: number): Promise<boolean> {

@@ -5,7 +5,7 @@ import { isRetryable } from "../scanner/errors.js";
 /** A scanner client bound to one token, with the project that token belongs to. */
 export interface ScannerTenant {
   client: ScannerClient;
-  /** `token.project.id` from `GET /token` (spec "Token") */
+  /** `token.project.id` from `GET /token` (spec §Token) */
   projectId: string;
   token: Token;
 }
@@ -37,7 +37,7 @@ export interface ScannerAccessOptions {
 
 /**
  * Builds a {@link ScannerAccess} that caches one client and its `GET /token` answer per token
- * (project ids are cached per token, issue "One app, many organizations"), read again every `refreshMs`
+ * (one token per organization or user: `SCANNER_TOKENS_FILE`), read again every `refreshMs`
  * so a token's new scopes, expiry or allowlist show in the next check runs.
  */
 export function createScannerAccess(options: ScannerAccessOptions): ScannerAccess {

@@ -5,8 +5,9 @@ const TTL_MS = 10 * 60_000;
 const cache = new Map<string, { at: number; presets: Promise<ScanPreset[]> }>();
 
 /**
- * The project's scan presets (spec `GET /projects/{projectId}/scan-presets`), cached for 10 minutes per
- * project: the launch needs the preset's `name` to find its own scan in the scan list after a crash.
+ * The project's scan presets (spec §Scan presets, `GET /projects/{projectId}/scan-presets`), cached for 10
+ * minutes per project: the launch needs the preset's `name` to find its own scan in the scan list after a
+ * crash.
  */
 export function presetsOf(tenant: ScannerTenant, now = Date.now()): Promise<ScanPreset[]> {
   const hit = cache.get(tenant.projectId);

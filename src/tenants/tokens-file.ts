@@ -12,7 +12,7 @@ export type TokensFileRejection = "invalid" | "empty";
 
 /**
  * A tokens file that cannot be used. The message names the file, and for a syntax error the YAML error
- * code, line and column, never the text of the line (it holds a token: issue 10 item 9).
+ * code, line and column, never the text of the line: it holds a token, and tokens never reach logs or errors.
  */
 export class TokensFileError extends Error {
   constructor(
@@ -79,7 +79,7 @@ export function watchTokensFile(
     current = readTokensFile(path);
   } catch (error) {
     if (!(error instanceof TokensFileError) || error.reason !== "empty") throw error;
-    log.warn({ err: error.message }, "scanner tokens file names no account: no installation has a token");
+    log.warn({ err: error }, "scanner tokens file names no account: no installation has a token");
     current = {};
   }
   const reload = () => {
@@ -90,7 +90,7 @@ export function watchTokensFile(
       const reason = error instanceof TokensFileError ? error.reason : "invalid";
       onRejected(reason);
       log.warn(
-        { err: (error as Error).message, reason, accounts: Object.keys(current).length },
+        { err: error, reason, accounts: Object.keys(current).length },
         "scanner tokens file not usable: keeping the last good tokens",
       );
     }

@@ -334,9 +334,7 @@ export async function applyPullDecisions(
     });
     await tenant.client
       .addNote(pull.projectId, c.finding.id, severityCarryNote(c, prefix))
-      .catch((error: Error) =>
-        log.warn({ finding: c.finding.id, err: error.message }, "override note not added"),
-      );
+      .catch((error: Error) => log.warn({ finding: c.finding.id, err: error }, "override note not added"));
   }
   findings = findings.map((f) => (severities.has(f.id) ? { ...f, severity: severities.get(f.id)! } : f));
 

@@ -117,6 +117,6 @@ export async function setThreadResolved(
     }
     if (thread.isResolved !== resolved) await setReviewThreadResolved(octokit, thread.id, resolved);
   } catch (error) {
-    log.warn({ err: (error as Error).message, resolved }, "could not change the review thread: ignored");
+    log.warn({ err: error, resolved }, "could not change the review thread: ignored");
   }
 }

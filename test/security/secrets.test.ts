@@ -48,6 +48,29 @@ describe("the redacting logger", () => {
     expect(text()).toContain('"job":7');
   });
 
+  it("an error logged as { err } keeps its class, stack, cause and fields, with URL credentials redacted", async () => {
+    class UpstreamError extends Error {
+      readonly status = 502;
+    }
+    const { log, lines } = capture();
+    const cause = new Error("connect ECONNRESET https://ghs_causeToken8@github.example/repos");
+    const err = new UpstreamError("fetch https://ghs_msgToken9@github.example/x failed", { cause });
+    log.child({ job: 3 }).warn({ err }, "GitHub write failed");
+    await tick();
+    const record = JSON.parse(lines.at(-1)!) as { msg: string; err: Record<string, unknown> };
+    expect(record.msg).toBe("GitHub write failed");
+    expect(record.err.type).toBe("UpstreamError");
+    expect(record.err.status).toBe(502);
+    expect(record.err.message).toBe(
+      "fetch https://[redacted]@github.example/x failed: connect ECONNRESET https://[redacted]@github.example/repos",
+    );
+    const stack = String(record.err.stack);
+    expect(stack).toMatch(/^Error: fetch https:\/\/\[redacted\]@github\.example\/x failed\n\s+at /);
+    expect(stack).toContain("secrets.test.ts");
+    expect(stack).toContain("caused by: Error: connect ECONNRESET https://[redacted]@github.example/repos");
+    expect(lines.join("\n")).not.toMatch(/causeToken8|msgToken9/);
+  });
+
   it("replaces known secret fields at any of the first three levels", async () => {
     const { log, text } = capture();
     log.info({
