@@ -2,8 +2,8 @@
  * Two-person dismissals (README "Triage from the pull request"), the pure rules: with `triage.approval` set,
  * a dismissal (any resolution that stops a finding from blocking, {@link isDismissal}) of a finding at or
  * above `minSeverity` by a user below `approvers` is held as an approval request instead of being sent to the
- * service; a different user at or above `approvers` approves it (exactly one `PATCH
- * …/findings/{findingId}/resolution`) or it is rejected. Requests are keyed to the finding's identity (id,
+ * service; a different user at or above `approvers` approves it (exactly one
+ * `PATCH …/findings/{findingId}/resolution`) or it is rejected. Requests are keyed to the finding's identity (id,
  * then fingerprint: ./identity.ts) and survive pushes; a severity raise above the request's severity
  * invalidates it. Modelled on GitHub's delegated alert dismissal
  * (https://docs.github.com/en/code-security/code-scanning/managing-your-code-scanning-configuration/enabling-delegated-alert-dismissal-for-code-scanning).
