@@ -1,5 +1,5 @@
 /**
- * The two directions of "triage kept in step" (issue 14), as pure decisions:
+ * The two directions of "triage kept in step" (README "GitHub code scanning"), as pure decisions:
  * GitHub alert dismissal/reopening → the finding's resolution on the service, and a resolution set from
  * the pull request → the alert's state on GitHub.
  */
@@ -16,9 +16,9 @@ export interface MappedResolution {
 }
 
 /**
- * The resolution a GitHub dismissal reason maps to (issue 14): `false positive` → `FALSE_POSITIVE`,
+ * The resolution a GitHub dismissal reason maps to: `false positive` → `FALSE_POSITIVE`,
  * `won't fix` → `WONT_FIX`, `used in tests` → `WONT_FIX` with reason `out_of_scope` (a code of the
- * spec's `WONT_FIX` catalog). Any other value (none, or one GitHub adds later) maps to nothing.
+ * `WONT_FIX` catalog, spec §Findings). Any other value (none, or one GitHub adds later) maps to nothing.
  */
 export function resolutionForDismissal(reason: string | null | undefined): MappedResolution | undefined {
   switch (reason) {
@@ -59,8 +59,8 @@ export const DIFFWARD_COMMENT_PREFIX = "diffward:";
 /**
  * What to do with an alert when a resolution was set from the pull request (pure):
  * - a closing resolution dismisses an `open` alert with {@link dismissalReasonFor} and a comment naming
- *   the resolution, its reason and who set it, and who approved it for a two-person dismissal (issue 12;
- *   no `@`: logins are written as text);
+ *   the resolution, its reason and who set it, and who approved it for a two-person dismissal (no `@`:
+ *   logins are written as text);
  * - `NOT_STARTED` (`/reopen`) reopens a `dismissed` alert;
  * - anything else (`IN_PROGRESS`, an alert already in the target state, a `fixed` alert) changes nothing,
  *   so a repeated command dismisses the alert once.

@@ -20,7 +20,7 @@ export const TOOL_NAME = "diffward";
 
 /**
  * The `partialFingerprints` key holding diffward's finding fingerprint (src/domain/identity.ts). `v2`
- * since the fingerprint keeps the whole title and the start line (issue 10, item 10): a new key rather
+ * since the fingerprint keeps the whole title and the start line: a new key rather
  * than new values under the old one, so GitHub never compares fingerprints of the two rules.
  */
 export const FINGERPRINT_KEY = "diffwardFindingIdentity/v2";

@@ -1,6 +1,6 @@
 /**
- * Service → GitHub (issue 14, point 4): a resolution set from the pull request dismisses the finding's
- * code scanning alert, or reopens it on `/reopen`.
+ * Service → GitHub (README "GitHub code scanning"): a resolution set from the pull request dismisses the
+ * finding's code scanning alert, or reopens it on `/reopen`.
  */
 import type { Logger } from "pino";
 import {

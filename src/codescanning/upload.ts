@@ -1,5 +1,5 @@
 /**
- * Report → GitHub code scanning (issue 14, points 1, 2 and 5): whether a completed report is uploaded
+ * Report → GitHub code scanning (README "GitHub code scanning"): whether a completed report is uploaded
  * (a pure plan), and the upload itself (one `POST …/code-scanning/sarifs` per report).
  */
 import type { Logger } from "pino";

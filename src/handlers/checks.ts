@@ -15,7 +15,8 @@ interface PullRef {
 
 /**
  * `check_run.rerequested` and `check_suite.rerequested` (the "Re-run" buttons): an explicit request,
- * so a fresh scan is launched for that head even when one already ran (issue "Never pay twice").
+ * so a fresh scan is launched for that head even when one already ran (only automatic triggers collapse
+ * into one scan: `launchKey` in src/runtime/names.ts).
  * GitHub sends these only to the app that created the check run or suite.
  */
 export async function onRerequested(

@@ -10,9 +10,9 @@ import { isBot } from "./comments.js";
 
 /**
  * `code_scanning_alert.closed_by_user` and `.reopened_by_user` on an alert of tool `diffward`, by a person:
- * one `code-scanning-alert` job (issue 14). Bots (diffward's own dismissals) and other tools' alerts are
- * dropped here; the job checks the sender's permission and finds the finding. The delivery id makes the
- * job id, so a redelivered webhook collapses into the same job.
+ * one `code-scanning-alert` job (README "GitHub code scanning"). Bots (diffward's own dismissals) and other
+ * tools' alerts are dropped here; the job checks the sender's permission and finds the finding. The delivery
+ * id makes the job id, so a redelivered webhook collapses into the same job.
  */
 export async function onCodeScanningAlert(
   deps: HandlerDeps,

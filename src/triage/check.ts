@@ -30,10 +30,9 @@ export function inPlaceOutput(output: CheckRunOutput, disclosure: Disclosure): C
 }
 
 /**
- * The check run follows the decisions (issue 4, point 5; issue 11, deliverable 2): re-reads every finding
- * of the pull request's last reported scan from the service (`GET …/findings?scanId=…`, pages of 100) and
- * renders the current verdict, summary and annotations with `renderPullVerdict` (`src/report/verdict.ts`,
- * the builders the report uses). Then:
+ * The check run follows the decisions: re-reads every finding of the pull request's last reported scan from
+ * the service (`GET …/findings?scanId=…`, pages of 100) and renders the current verdict, summary and
+ * annotations with `renderPullVerdict` (`src/report/verdict.ts`, the builders the report uses). Then:
  *
  * - when the annotations are the ones the current check run already carries (same digest), the run is
  *   updated in place (GitHub REST "Update a check run");
@@ -64,7 +63,7 @@ export async function recomputeCheck(
     limit: 100,
   }))
     findings.push(toReportFinding(f));
-  // decisions carried by fingerprint or shape keep saying so (issue 10, item 10)
+  // decisions carried by fingerprint or shape keep saying so (src/domain/identity.ts)
   const matchedTo = matchedToOf(await readPullDecisions(rt, key, log));
   for (const [i, f] of findings.entries()) {
     const m = matchedTo.get(f.id);

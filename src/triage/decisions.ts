@@ -1,9 +1,9 @@
 /**
- * Decisions per pull request, and "decisions survive pushes" (issue 4, point 6; issue 12, point 3): when a
- * later scan of the same pull request reports a finding with the same identity (equal id, equal fingerprint,
- * or the same shape for a finding the service triaged `RECURRING`/`DUPLICATE`: src/domain/identity.ts), the last severity override on it is applied to the new finding (spec
- * "PATCH …/findings/{findingId}/severity"), then the last resolution (spec "PATCH …/resolution"), each
- * unless the finding's severity rose since the team looked at it.
+ * Decisions per pull request, and "decisions survive pushes": when a later scan of the same pull request
+ * reports a finding with the same identity (equal id, equal fingerprint, or the same shape for a finding the
+ * service triaged `RECURRING`/`DUPLICATE`: src/domain/identity.ts), the last severity override on it is
+ * applied to the new finding (spec §Findings, `PATCH …/severity`), then the last resolution
+ * (`PATCH …/resolution`), each unless the finding's severity rose since the team looked at it.
  */
 import type { Logger } from "pino";
 import { identityOf, matchFindings, storedIdentity, type MatchedBy } from "../domain/identity.js";

@@ -16,7 +16,7 @@ import { findingCommentOptions } from "../report/finding-comment.js";
 
 type PullRef = { owner: string; repo: string; pullNumber: number };
 
-/** A finding's detail (spec "Finding (detail)") as the comment renderer sees it. */
+/** A finding's detail (spec §Finding (detail) adds) as the comment renderer sees it. */
 export function detailToReportFinding(detail: FindingDetail): ReportFinding {
   return {
     id: detail.id,
@@ -35,7 +35,7 @@ export function detailToReportFinding(detail: FindingDetail): ReportFinding {
   };
 }
 
-/** What a refreshed finding comment shows beyond the finding (issue 12). */
+/** What a refreshed finding comment shows beyond the finding. */
 export interface CommentContext {
   /** the effective disclosure: the service's notes are shown with `full` only */
   disclosure: "full" | "summary";
@@ -65,7 +65,7 @@ export async function refreshFindingComment(
   const plain = detailToReportFinding(detail);
   if (target.commentId === undefined) return plain;
   const decision = (await decisions()).find((x) => x.findingId === plain.id);
-  // a decision carried by fingerprint or shape says so on the finding (issue 10, item 10)
+  // a decision carried by fingerprint or shape says so on the finding (src/domain/identity.ts)
   const f: ReportFinding =
     decision?.carriedFrom && (decision.carriedBy === "fingerprint" || decision.carriedBy === "recurring")
       ? { ...plain, matchedTo: { findingId: decision.carriedFrom, by: decision.carriedBy } }

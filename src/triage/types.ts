@@ -25,8 +25,8 @@ export const Decision = z.object({
 export type Decision = z.infer<typeof Decision>;
 
 /**
- * A severity override set from the pull request (spec "PATCH …/findings/{findingId}/severity"),
- * remembered so later scans of the same pull request get it too (issue 12, point 3).
+ * A severity override set from the pull request (spec §Findings, `PATCH …/findings/{findingId}/severity`),
+ * remembered so later scans of the same pull request get it too.
  */
 export const SeverityDecision = z.object({
   /** `findingId`, `fingerprint`, `shape` (src/domain/identity.ts) */
