@@ -1,6 +1,6 @@
 /**
- * The bound of issue 15, item 5: the best first feedback and report delay an ideal scheduler could give the
- * same pull requests under the same GitHub limits. From each pull request's webhook time and its scan's
+ * The bound of `docs/benchmarks.md`: the best first feedback and report delay an ideal scheduler could give
+ * the same pull requests under the same GitHub limits. From each pull request's webhook time and its scan's
  * completion time (both measured in the run), it simulates one installation's write slots (at least
  * `minGapMs` apart, at most `perMinute` in any minute and `perHour` in any hour; a write takes no time) and
  * spends each slot on, in order: completing the check run of a finished scan (oldest finish first), then

@@ -17,8 +17,8 @@
  * `Retry-After`, seconds; default 2), `--limits-workers N` (diffward's workers in N child processes and its web
  * server in one more, webhooks sent there, with peak RSS per process; default 0: all in this process),
  * `--limits-timeout S` (give up after S seconds; default 1800).
- * Issue 15's 1,000-PR run: `--limits-prs 1000 --limits-installations 10 --limits-scan-min 20
- * --limits-scan-max 60 --limits-retry-after 5 --limits-workers 2` (see `docs/benchmarks.md`).
+ * The 1,000-PR run of `docs/benchmarks.md`: `--limits-prs 1000 --limits-installations 10 --limits-scan-min 20
+ * --limits-scan-max 60 --limits-retry-after 5 --limits-workers 2`.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { z } from "zod";
@@ -192,10 +192,10 @@ function serialize(r: PipelineResult) {
 
 /**
  * The ideal scheduler's bound (`bench/bound.ts`) from the run's own webhook and scan-completion times, next
- * to diffward's first feedback and report delay, with the ratio; target: p99 ≤ 1.2 × bound + (Retry-After +
- * 2 s) (issue 15). Unfinished pull requests count as ∞. GitHub's limits are per installation, so the bound is
- * simulated for each installation's pull requests (`installationOf`: key → installation id) on its own and
- * the per-pull-request figures merged before taking percentiles.
+ * to diffward's first feedback and report delay, with the ratio; target (docs/benchmarks.md): p99 ≤
+ * 1.2 × bound + (Retry-After + 2 s). Unfinished pull requests count as ∞. GitHub's limits are per
+ * installation, so the bound is simulated for each installation's pull requests (`installationOf`: key →
+ * installation id) on its own and the per-pull-request figures merged before taking percentiles.
  */
 function boundRows(
   group: string,

@@ -108,7 +108,7 @@ try {
     "the second scan to be reported",
   );
   say(`second scan ${done.externalId} reported: ${done.conclusion} — ${done.output.title}`);
-  // The completing check-run write goes first and the review after it (issue 15, deliverable 2).
+  // The completing check-run write goes first and the review after it (`WRITE_PRIORITY`).
   await h.waitFor(
     () => h.github.state.reviews(owner, repo, number).length > 0,
     30_000,

@@ -14,9 +14,9 @@ export interface MergeQueueShown {
 }
 
 /**
- * The demo's merge-queue step (issue 13): puts a reported pull request into the merge queue (a merge group on
- * `headSha` over `baseSha` in the GitHub stand-in), sends the real `merge_group.checks_requested` payload,
- * and waits for the group's completed `diffward` check run.
+ * The demo's merge-queue step (README "Merge queues"): puts a reported pull request into the merge queue (a
+ * merge group on `headSha` over `baseSha` in the GitHub stand-in), sends the real
+ * `merge_group.checks_requested` payload, and waits for the group's completed `diffward` check run.
  * @throws Error when the check run does not complete within `timeoutMs`.
  */
 export async function demoMergeQueue(

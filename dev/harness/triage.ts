@@ -175,7 +175,7 @@ export async function demoReplyCommand(
   };
 }
 
-/** The `triage.approval` block the demo turns on (issue 12: two-person dismissals). */
+/** The `triage.approval` block the demo turns on (two-person dismissals). */
 export const DEMO_APPROVAL_CONFIG = "triage:\n  approval:\n    minSeverity: high\n    approvers: maintain";
 
 /** What {@link demoApproval} showed. */
