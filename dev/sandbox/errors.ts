@@ -1,8 +1,8 @@
 /**
- * Errors the sandbox answers with. The body shape is the spec's "Errors" part: `{error: {code, message}}`.
+ * Errors the sandbox answers with. The body shape is spec §Errors': `{error: {code, message}}`.
  */
 
-// One list of the spec's 13 codes (spec "Errors"), shared with the client.
+// One list of the spec's 13 codes (spec §Errors), shared with the client.
 import { ERROR_CODES, type ErrorCode } from "../../src/scanner/errors.js";
 
 export { ERROR_CODES, type ErrorCode };

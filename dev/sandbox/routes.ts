@@ -44,7 +44,7 @@ export interface RouteResult {
   body: unknown;
   headers?: Record<string, string>;
 }
-/** One row of the route table. `scope` null means any valid token (spec "Authentication" rule 7). */
+/** One row of the route table. `scope` null means any valid token (spec §Authentication rule 7). */
 export interface Route {
   method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
   pattern: string;
@@ -176,7 +176,7 @@ function resolveBase(state: SandboxState, base: string, commit: string): { merge
 }
 
 /**
- * Launch (spec "Scans → POST …/scans", launch rules 1–8). Checks in this order: body validation →
+ * Launch (spec §Scans, `POST …/scans`, launch rules 1–8). Checks in this order: body validation →
  * preset/budget floor → repository (404, inactive 400) → readiness (409) → audit areas (rule 2, 400) →
  * diff rules (rule 6) → `diff_empty` (rule 7, 422) → token spend limit (rule 5, 429) → credits (rule 3, 402).
  */
@@ -316,7 +316,7 @@ function resolveFinding(ctx: RouteContext): FindingRecord {
   return ctx.state.visibleFinding(ctx.token, ctx.params["findingId"] ?? "");
 }
 
-/** Resolution (spec resolution rules 1–4). */
+/** Resolution (spec §Findings, resolution rules 1–4). */
 function setResolution(ctx: RouteContext): RouteResult {
   const f = resolveFinding(ctx);
   const body = parseInput(ResolutionBody, ctx.body ?? {}, "resolution body");

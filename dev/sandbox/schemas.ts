@@ -1,14 +1,14 @@
 /**
- * zod schemas of everything that enters the sandbox: request bodies and query strings (spec "Endpoints"),
+ * zod schemas of everything that enters the sandbox: request bodies and query strings (spec §Endpoints),
  * scenario files (see README "Scenario files") and fault-injection settings.
  */
 import { z } from "zod";
 import { RESOLUTION_STATUSES, SEVERITIES, TRIAGE_STATUSES } from "../../src/scanner/catalog.js";
 
-/** Maximum guidance length, in characters (spec "Limits"). */
+/** Maximum guidance length, in characters (spec §Limits). */
 export const GUIDANCE_MAX_CHARS = 100_000;
 
-/** Scopes in use (spec "Authentication" rule 3). */
+/** Scopes in use (spec §Authentication rule 3). */
 export const SCOPES = ["read", "scans:launch", "findings:write", "guidance:write", "publish"] as const;
 export const Scope = z.enum(SCOPES);
 export type Scope = z.infer<typeof Scope>;
@@ -16,7 +16,7 @@ export type Scope = z.infer<typeof Scope>;
 export const Severity = z.enum(SEVERITIES);
 export type Severity = z.infer<typeof Severity>;
 
-/** Body of `POST /projects/{projectId}/scans` (spec "Scans → launch"). `baseCommit` is checked by rule 6. */
+/** Body of `POST /projects/{projectId}/scans` (spec §Scans). `baseCommit` is checked by launch rule 6. */
 export const LaunchScanBody = z.object({
   repositoryId: z.string().min(1),
   creditBudget: z.number().int().min(1).optional(),
@@ -63,7 +63,7 @@ export type CreateNoteBody = z.infer<typeof CreateNoteBody>;
 export const SeverityBody = z.object({ severity: Severity.nullable() });
 export type SeverityBody = z.infer<typeof SeverityBody>;
 
-/** Body of `PATCH …/resolution` (spec resolution rules 1–4). */
+/** Body of `PATCH …/resolution` (spec §Findings, resolution rules 1–4). */
 export const ResolutionBody = z.object({
   resolutionStatus: z.enum(RESOLUTION_STATUSES),
   note: z
@@ -84,7 +84,7 @@ export const PublishFindingBody = z.object({
 });
 export type PublishFindingBody = z.infer<typeof PublishFindingBody>;
 
-/** `page`/`limit` query of the scan and finding lists (spec "Limits"). */
+/** `page`/`limit` query of the scan and finding lists (spec §Limits). */
 export const PageQuery = z.object({
   page: z.coerce.number().int().min(1).default(1),
   limit: z.coerce.number().int().min(1).max(100).default(50),

@@ -247,7 +247,7 @@ const DEEP_PHASES = [
   { name: "verify", timeShare: 0.1, weight: 10 },
 ];
 
-/** The presets every project gets (spec "Scan preset"); the first is the launch default. */
+/** The presets every project gets (spec §Scan preset (scan type)); the first is the launch default. */
 export const DEFAULT_PRESETS: readonly PresetRecord[] = [
   {
     ref: "full-standard",
@@ -679,7 +679,7 @@ export class SandboxState {
 
   /**
    * Resolves a `findingId` path parameter: a full id, or a label (eight characters, optionally preceded by
-   * any two letters and a hyphen; spec "Finding label").
+   * any two letters and a hyphen; spec §Finding label).
    * @throws SandboxApiError 404 `not_found` when nothing matches; 409 `conflict` when a label matches several.
    */
   visibleFinding(token: TokenRecord, ref: string): FindingRecord {
@@ -953,7 +953,7 @@ export class SandboxState {
   }
 
   /**
-   * Cancels a `QUEUED` or `PROCESSING` scan (spec "Scan status" table): spend so far is settled, the rest
+   * Cancels a `QUEUED` or `PROCESSING` scan (spec §Scan status table): spend so far is settled, the rest
    * released. Returns the number of in-flight jobs signalled (phases not finished; 0 while queued).
    * @throws SandboxApiError 400 `bad_request` for a `COMPLETED` or `FAILED` scan.
    */
