@@ -456,8 +456,9 @@ async function unfinishedFromGitHub(
 }
 
 /**
- * Stops the group's work: removes its launch job while it waits (nothing spent), removes its poll job, and
- * cancels its scan when the service reports it not terminal. Errors are logged, never thrown.
+ * Stops the group's work: removes its launch job while it waits (nothing spent), removes its poll job,
+ * cancels its scan when the service reports it not terminal, and takes the scan out of the installation's
+ * scans in flight in every case. Errors of the service are logged, never thrown.
  * @returns the id of the scan cancelled, if one was.
  */
 async function stopGroupScan(
@@ -490,10 +491,13 @@ async function stopGroupScan(
       .catch(() => undefined);
     if (status !== undefined && isTerminalScanStatus(status)) return undefined;
     await tenant.client.cancelScan(projectId, g.scanId);
-    await rt.state.finishScan(g.installationId, g.scanId);
     return g.scanId;
   } catch (error) {
     log.warn({ err: (error as Error).message, scanId: g.scanId }, "could not cancel the merge group's scan");
     return undefined;
+  } finally {
+    // The group is gone: nothing reports its scan any more, whether it was cancelled, had ended or could not
+    // be cancelled, so it is no longer in flight.
+    await rt.state.finishScan(g.installationId, g.scanId);
   }
 }

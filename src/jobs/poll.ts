@@ -52,6 +52,8 @@ export async function processPoll(rt: Runtime, job: Job<PollJobData>, token?: st
   });
   if (!(await stillFollowed(rt, d))) {
     log.info("scan no longer followed (superseded)");
+    // nothing reports it any more: no longer in flight (also when the stop that left it crashed before that)
+    await rt.state.finishScan(d.installationId, d.scanId);
     return "superseded";
   }
   const tenant = await tenantOrWait(rt, job, token, log);

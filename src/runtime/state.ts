@@ -82,6 +82,43 @@ export interface ScanLink {
 }
 
 /**
+ * How long a scan counts as in flight at most after it was linked, in ms (26 hours): its longest run
+ * (`scanTimeoutMinutes` is at most 1,440; the poll cancels it then) and two hours for its report. Every path
+ * that stops following a scan finishes it ({@link StateStore.finishScan}); the deadline ends the ones a
+ * crash left behind, so they do not count against the installation's hourly write budget for ever.
+ */
+export const INFLIGHT_LEASE_MS = 26 * 3600_000;
+
+/**
+ * The installation's scans in flight, `{prefix}:inflight:<installationId>`: a sorted set of scan ids scored by
+ * their deadline (ms since the epoch, Redis's clock), whose key expires with its latest deadline. A plain set
+ * left by an earlier version is first converted (each member gets a full lease from now), then members past
+ * their deadline are dropped. ARGV: `add` | `remove` | `list` | `count`, the lease (ms), the scan id (add,
+ * remove). Returns the scan ids in flight, or their number (`count`).
+ */
+const INFLIGHT_SCRIPT = `
+local k, op, lease, id = KEYS[1], ARGV[1], tonumber(ARGV[2]), ARGV[3]
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+if redis.call('TYPE', k).ok == 'set' then
+  local old = redis.call('SMEMBERS', k)
+  redis.call('DEL', k)
+  for _, m in ipairs(old) do redis.call('ZADD', k, now + lease, m) end
+  redis.call('PEXPIRE', k, lease)
+end
+redis.call('ZREMRANGEBYSCORE', k, '-inf', now)
+if op == 'add' then
+  redis.call('ZADD', k, now + lease, id)
+  redis.call('PEXPIRE', k, lease)
+elseif op == 'remove' then
+  redis.call('ZREM', k, id)
+elseif op == 'count' then
+  return redis.call('ZCARD', k)
+end
+return redis.call('ZRANGE', k, 0, -1)
+`;
+
+/**
  * diffward's Redis state beside BullMQ's own keys. Every key starts with `prefix` so tests (and several
  * deployments on one Redis) never collide. The default prefix is a cluster hash tag (`{dw}`), so every key
  * of this store is in one Redis Cluster slot and its multi-key operations (the MULTI of `linkScan`) are
@@ -93,6 +130,8 @@ export class StateStore {
     readonly prefix = DEFAULT_STATE_PREFIX,
     /** how long a pull request's lock outlives a dead holder, in ms (tests shorten it with worker timing) */
     readonly lockTtlMs = 60_000,
+    /** how long a linked scan counts as in flight at most, in ms ({@link INFLIGHT_LEASE_MS}; tests shorten it) */
+    readonly inflightLeaseMs = INFLIGHT_LEASE_MS,
   ) {}
 
   #k(...parts: Array<string | number>): string {
@@ -207,11 +246,22 @@ export class StateStore {
       .exec();
   }
 
+  /**
+   * Records where a scan is reported (the scan link, kept 30 days) and adds it to the installation's scans in
+   * flight, until {@link finishScan} or its deadline ({@link INFLIGHT_LEASE_MS} from now), in one MULTI.
+   */
   async linkScan(link: ScanLink): Promise<void> {
     await this.redis
       .multi()
       .set(this.#k("scan", link.scanId), JSON.stringify(link), "EX", 60 * 60 * 24 * 30)
-      .sadd(this.#k("inflight", link.installationId), link.scanId)
+      .eval(
+        INFLIGHT_SCRIPT,
+        1,
+        this.#k("inflight", link.installationId),
+        "add",
+        this.inflightLeaseMs,
+        link.scanId,
+      )
       .exec();
   }
 
@@ -221,15 +271,46 @@ export class StateStore {
   }
 
   /**
-   * Forgets a scan in flight (reported, cancelled, superseded, lost): removes it from the installation's set
-   * of scans in flight.
+   * Forgets a scan in flight (reported, cancelled, superseded, lost, no longer followed): removes it from the
+   * installation's scans in flight.
    */
   async finishScan(installationId: number, scanId: string): Promise<void> {
-    await this.redis.srem(this.#k("inflight", installationId), scanId);
+    await this.redis.eval(
+      INFLIGHT_SCRIPT,
+      1,
+      this.#k("inflight", installationId),
+      "remove",
+      this.inflightLeaseMs,
+      scanId,
+    );
   }
 
+  /**
+   * The installation's scans in flight (every process): linked and neither finished nor past their deadline.
+   * The uninstall job cancels them; their number ({@link inflightCount}) sizes the hourly write budget
+   * (`src/runtime/writes.ts`).
+   */
   async inflightScans(installationId: number): Promise<string[]> {
-    return this.redis.smembers(this.#k("inflight", installationId));
+    return (await this.redis.eval(
+      INFLIGHT_SCRIPT,
+      1,
+      this.#k("inflight", installationId),
+      "list",
+      this.inflightLeaseMs,
+    )) as string[];
+  }
+
+  /** How many scans the installation has in flight ({@link inflightScans} without reading them). */
+  async inflightCount(installationId: number): Promise<number> {
+    return Number(
+      await this.redis.eval(
+        INFLIGHT_SCRIPT,
+        1,
+        this.#k("inflight", installationId),
+        "count",
+        this.inflightLeaseMs,
+      ),
+    );
   }
 
   /** Stores a JSON document under `kind:key` (report state, decisions). */

@@ -101,13 +101,9 @@ export async function writeBudget(
   if (!rt.lane) return undefined;
   const [usage, inFlight] = await Promise.all([
     rt.lane.usage(installationId),
-    rt.state.inflightScans(installationId),
+    rt.state.inflightCount(installationId),
   ]);
-  return {
-    perHour: rt.lane.limits.perHour,
-    used: usage.lastHour + usage.waiting,
-    inFlight: inFlight.length,
-  };
+  return { perHour: rt.lane.limits.perHour, used: usage.lastHour + usage.waiting, inFlight };
 }
 
 /**

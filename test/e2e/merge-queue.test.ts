@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import { mergeGroupPayload, sarifSchemaErrors } from "../../dev/github-standin/index.js";
 import { demoConfig } from "../../dev/harness/demo-repo.js";
-import { checkRuns, completedRun, openPull, sha } from "../support/pr.js";
+import { checkRuns, completedRun, openPull, reportEnded, sha } from "../support/pr.js";
+import { jobId } from "../../src/runtime/names.js";
 import { repositoryMonthSpend } from "../../src/policy/credits.js";
 import { capLedgerOf } from "../../src/runtime/cap-ledger.js";
 import { demoMergeQueue } from "../../dev/harness/merge-queue.js";
@@ -337,7 +338,11 @@ describe("merge queue: the diffward check on merge groups", () => {
     // the cap ledger counts the group scan's settled spend, no longer its budget (issue 10 item 7)
     const ledger = capLedgerOf(h.booted.rt.redis, h.booted.rt.state.prefix);
     const capKey = ledger.keyOf({ projectId: tenant.projectId, repositoryId: "repo_mq_cap" }, Date.now());
-    await h.waitFor(async () => (await ledger.snapshot(capKey)).settled === spent || undefined, 10_000, "cap settled");
+    await h.waitFor(
+      async () => (await ledger.snapshot(capKey)).settled === spent || undefined,
+      10_000,
+      "cap settled",
+    );
     expect(await ledger.snapshot(capKey)).toMatchObject({ settled: spent, inFlight: 0, reserved: 0 });
 
     const second = await enqueue(pr, sha(0x1394), sha(0x1393));
@@ -393,5 +398,57 @@ describe("merge queue: destroyed groups leave no running scan and no unfinished 
     await new Promise((r) => setTimeout(r, 1_500));
     expect(checkRuns(h, pr.owner, pr.repo, group.headSha)).toHaveLength(1);
     expect([...h.sandbox.state.scans.values()].filter((x) => x.commitHash === group.headSha)).toHaveLength(1);
+  });
+});
+
+describe("merge queue: a group dequeued after its scan completed", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    // Retry-After 4 s: the group is destroyed between the scan's completion and the poll's next read
+    h = await startHarness({ sandbox: { scenario: "demo", scanDurationMs: 60_000, retryAfterSeconds: 4 } });
+  });
+  afterAll(async () => h?.close());
+
+  it("the completed scan is not cancelled, the check is concluded, and the scan leaves the in-flight set", async () => {
+    const pr = await openPull(h, {
+      head: sha(0x7a1),
+      repo: "mq-dequeued-done",
+      config: demoConfig("mergeQueue: scan"),
+      send: false,
+    });
+    const group = h.github.state.addMergeGroup({
+      owner: pr.owner,
+      repo: pr.repo,
+      pullNumber: pr.number,
+      headSha: sha(0x7a2),
+      baseSha: sha(0x7a0),
+    });
+    await h.send("merge_group", mergeGroupPayload(h.github.state, group, "checks_requested"));
+    const key = `${pr.owner}/${pr.repo}@${group.headSha}`;
+    const scanId = await h.waitFor(
+      async () => (await h.booted.rt.state.getGroup(key))?.scanId,
+      15_000,
+      "scan",
+    );
+    const installationId = pr.payload.installation.id as number;
+    expect(await h.booted.rt.state.inflightScans(installationId)).toContain(scanId);
+
+    h.sandbox.state.completeNow(scanId);
+    h.github.state.destroyMergeGroup(pr.owner, pr.repo, group.headSha, "dequeued");
+    await h.send("merge_group", mergeGroupPayload(h.github.state, group, "destroyed"));
+    const run = await completedRun(h, pr.owner, pr.repo, group.headSha, 15_000);
+    expect(run.conclusion).toBe("cancelled");
+    expect(h.sandbox.state.scans.get(scanId)!.final?.status).toBe("COMPLETED"); // never cancelled
+    // the destroyed job removes the poll job while it waits; one that was running ends on its own
+    await h.waitFor(
+      async () => {
+        const poll = await h.booted.rt.queues.scans.getJob(jobId("poll", scanId));
+        return !poll || Boolean(poll.finishedOn);
+      },
+      15_000,
+      "the poll job's end",
+    );
+    await reportEnded(h, scanId);
+    expect(await h.booted.rt.state.inflightScans(installationId)).not.toContain(scanId);
   });
 });

@@ -57,6 +57,8 @@ export async function processReport(
   const log = rt.log.child({ pull: targetKey(d), scanId: d.scanId, installation: d.installationId });
   if (!(await stillFollowed(rt, d))) {
     log.info("scan no longer followed (superseded): not reported");
+    // nothing reports it any more: no longer in flight (also when the stop that left it crashed before that)
+    await rt.state.finishScan(d.installationId, d.scanId);
     return "superseded";
   }
   const tenant = await tenantOrWait(rt, job, token, log);
