@@ -8,11 +8,12 @@ import type { GitHubWrite } from "../github/writes.js";
 import type { PullRef, RepoRef } from "../github/types.js";
 import { applyWrites } from "../runtime/writes.js";
 import type { Runtime } from "../runtime/runtime.js";
+import { VERSION } from "../runtime/version.js";
 import type { CodeScanningInfo } from "../render/code-scanning.js";
 import { encodeSarif, SarifTooLargeError, TOOL_NAME, type EncodedSarif } from "./sarif.js";
 
-/** diffward's version, written as the SARIF run's `tool.driver.version`. */
-export const TOOL_VERSION = "0.1.0";
+/** diffward's version (package.json), written as the SARIF run's `tool.driver.version`. */
+export const TOOL_VERSION = VERSION;
 
 /** What {@link planCodeScanningUpload} needs. */
 export interface UploadPlanInput {
