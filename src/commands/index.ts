@@ -4,8 +4,8 @@
  * diffward's state only through the `CommandIO` ports the command job gives them.
  */
 export * from "./form.js";
-export * from "./parsed.js";
-export * from "./verb.js";
+export * from "./verb-parts.js";
+export * from "./verb-module.js";
 export * from "./table.js";
 export * from "./parse.js";
 export * from "./help.js";

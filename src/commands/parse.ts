@@ -19,14 +19,14 @@ import {
   echo,
   helpCommand,
   MAX_ECHO_LENGTH,
-} from "./parsed.js";
+} from "./verb-parts.js";
 import { canonicalVerb, isFindingVerb, verbAllowedIn, verbRow, verbSyntax, VERB_MODULES } from "./table.js";
 import type { Verb, VERB_TABLE } from "./table.js";
-import type { CommandOf } from "./verb.js";
+import type { CommandOf } from "./verb-module.js";
 import { SEVERITY_WORDS } from "./verbs/severity.js";
 
-export { MAX_NOTE_LENGTH, CommandFindingRef, CommandErrorCode } from "./parsed.js";
-export { IgnoreCommand, HelpCommand, ErrorCommand, RefusalCommand } from "./parsed.js";
+export { MAX_NOTE_LENGTH, CommandFindingRef, CommandErrorCode } from "./verb-parts.js";
+export { IgnoreCommand, HelpCommand, ErrorCommand, RefusalCommand } from "./verb-parts.js";
 export { ResolutionCommand } from "./verbs/resolution.js";
 export { ApprovalCommand } from "./verbs/approval.js";
 export { SeverityCommand, SEVERITY_WORDS } from "./verbs/severity.js";

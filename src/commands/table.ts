@@ -6,8 +6,8 @@
 import { z } from "zod";
 import type { CommandForm } from "./form.js";
 import { CONVERSATION_PREFIX } from "./form.js";
-import { MAX_NOTE_LENGTH } from "./parsed.js";
-import type { AnyVerbModule } from "./verb.js";
+import { MAX_NOTE_LENGTH } from "./verb-parts.js";
+import type { AnyVerbModule } from "./verb-module.js";
 import { resolutionVerb } from "./verbs/resolution.js";
 import { approvalVerb } from "./verbs/approval.js";
 import { severityVerb } from "./verbs/severity.js";

@@ -9,7 +9,7 @@ import { inlineCode } from "../render/escape.js";
 import { ScannerApiError } from "../scanner/errors.js";
 import { findingLabel, findingRefParam, refMatchesId, type FindingRef } from "../scanner/labels.js";
 import type { ScannerTenant } from "../tenants/index.js";
-import type { CommandIO, FindingTarget } from "./verb.js";
+import type { CommandIO, FindingTarget } from "./verb-module.js";
 
 /**
  * The first line of the answer to a command that named another finding than the thread's: says which

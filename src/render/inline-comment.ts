@@ -113,7 +113,7 @@ export function parseFindingMarker(body: string | null | undefined): FindingMark
   }
 }
 
-/** The reply commands, listed once in the review body (see ./review-body.ts and src/commands/verbs.ts). */
+/** The reply commands, listed once in the review body (see ./review-body.ts and src/commands/table.ts). */
 export const REPLY_COMMANDS_HINT =
   "Reply to this comment with `/resolve`, `/fp`, `/wontfix`, `/mitigate`, `/duplicate`, `/in-progress` or " +
   "`/reopen` (optionally followed by a reason code or a note), `/severity <level>`, `/note <text>`, or `/help`.";

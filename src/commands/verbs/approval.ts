@@ -32,8 +32,8 @@ import {
   noteText,
   unexpected,
   type VerbArgs,
-} from "../parsed.js";
-import type { ErrorCommand } from "../parsed.js";
+} from "../verb-parts.js";
+import type { ErrorCommand } from "../verb-parts.js";
 import {
   defineVerb,
   targetOf,
@@ -42,7 +42,7 @@ import {
   type CommandOutcome,
   type FindingIdentity,
   type VerbInput,
-} from "../verb.js";
+} from "../verb-module.js";
 import { checkSentence } from "./resolution.js";
 
 /** `/approve [text]` or `/reject` of a finding's pending dismissal request. */

@@ -12,8 +12,8 @@
 import { z } from "zod";
 import { inlineCode, neutralize } from "../../render/escape.js";
 import { ScannerApiError } from "../../scanner/errors.js";
-import { commandError, echo, needsPermission, unexpected, type VerbArgs } from "../parsed.js";
-import type { ErrorCommand } from "../parsed.js";
+import { commandError, echo, needsPermission, unexpected, type VerbArgs } from "../verb-parts.js";
+import type { ErrorCommand } from "../verb-parts.js";
 import {
   configOf,
   defineVerb,
@@ -21,7 +21,7 @@ import {
   type CommandIO,
   type CommandOutcome,
   type VerbInput,
-} from "../verb.js";
+} from "../verb-module.js";
 
 /** The token scope both writes need (spec §Repositories). */
 export const AREAS_WRITE_SCOPE = "guidance:write";

@@ -12,7 +12,7 @@ import { storedVerdict } from "../../report/verdict.js";
 import type { AuditAreaList, Balance, Summary } from "../../scanner/schemas.js";
 import { guidanceRevision, type GuidanceRevision } from "../../scanner/envelopes.js";
 import type { GuidanceInfo } from "../../render/check-run.js";
-import { HelpCommand, helpCommand, needsPermission, noArgs } from "../parsed.js";
+import { HelpCommand, helpCommand, needsPermission, noArgs } from "../verb-parts.js";
 import {
   answerOnly,
   configOf,
@@ -21,7 +21,7 @@ import {
   type AnswerPlan,
   type PullScan,
   type VerbInput,
-} from "../verb.js";
+} from "../verb-module.js";
 
 /** Report the pull request's scan state (anyone may ask). */
 export const StatusCommand = z.object({

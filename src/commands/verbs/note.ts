@@ -13,9 +13,9 @@ import {
   needsPermission,
   noteText,
   type VerbArgs,
-} from "../parsed.js";
-import type { ErrorCommand } from "../parsed.js";
-import { defineVerb, targetOf, tenantOf, type VerbInput } from "../verb.js";
+} from "../verb-parts.js";
+import type { ErrorCommand } from "../verb-parts.js";
+import { defineVerb, targetOf, tenantOf, type VerbInput } from "../verb-module.js";
 
 /** `POST …/notes` with `content`. */
 export const NoteCommand = z.object({

@@ -9,9 +9,9 @@ import { inlineCode } from "../../render/escape.js";
 import type { ReportState } from "../../report/state.js";
 import { ScannerApiError } from "../../scanner/errors.js";
 import { findingLabel } from "../../scanner/labels.js";
-import { finding, needsPermission, noArgs, unexpected, type VerbArgs } from "../parsed.js";
-import type { ErrorCommand } from "../parsed.js";
-import { defineVerb, targetOf, tenantOf, type VerbInput } from "../verb.js";
+import { finding, needsPermission, noArgs, unexpected, type VerbArgs } from "../verb-parts.js";
+import type { ErrorCommand } from "../verb-parts.js";
+import { defineVerb, targetOf, tenantOf, type VerbInput } from "../verb-module.js";
 
 /** `POST …/findings/{findingId}/publish`. */
 export const PublishCommand = z.object({

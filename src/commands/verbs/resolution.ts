@@ -15,8 +15,8 @@ import { checkReason, RESOLUTION_STATUSES } from "../../scanner/catalog.js";
 import type { ResolutionStatus } from "../../scanner/catalog.js";
 import { findingLabel } from "../../scanner/labels.js";
 import type { Decision } from "../../triage/types.js";
-import { capped, finding, needsPermission, noteText, type VerbArgs } from "../parsed.js";
-import type { RefusalCommand, ErrorCommand } from "../parsed.js";
+import { capped, finding, needsPermission, noteText, type VerbArgs } from "../verb-parts.js";
+import type { RefusalCommand, ErrorCommand } from "../verb-parts.js";
 import {
   defineVerb,
   targetOf,
@@ -24,7 +24,7 @@ import {
   type CommandIO,
   type CommandOutcome,
   type VerbInput,
-} from "../verb.js";
+} from "../verb-module.js";
 import { isDismissal, needsApproval, type ApprovalRequest } from "../../domain/approval.js";
 
 /**

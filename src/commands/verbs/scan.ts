@@ -7,8 +7,8 @@ import { z } from "zod";
 import { who } from "../../render/command-answers.js";
 import { inlineCode } from "../../render/escape.js";
 import { ScannerApiError } from "../../scanner/errors.js";
-import { commandError, echo, needsPermission, noArgs, unexpected, type VerbArgs } from "../parsed.js";
-import type { ErrorCommand } from "../parsed.js";
+import { commandError, echo, needsPermission, noArgs, unexpected, type VerbArgs } from "../verb-parts.js";
+import type { ErrorCommand } from "../verb-parts.js";
 import {
   answerOnly,
   configOf,
@@ -19,7 +19,7 @@ import {
   type PullScan,
   type RescanRequest,
   type VerbInput,
-} from "../verb.js";
+} from "../verb-module.js";
 import type { ReportState } from "../../report/state.js";
 
 /** Largest `budget=` accepted by `/diffward rescan`, in credits. */

@@ -10,9 +10,23 @@ import { inlineCode } from "../../render/escape.js";
 import { severityName } from "../../render/glossary.js";
 import { SEVERITIES, type Severity } from "../../scanner/catalog.js";
 import { findingLabel } from "../../scanner/labels.js";
-import { capped, commandError, echo, finding, needsPermission, noteText, type VerbArgs } from "../parsed.js";
-import type { ErrorCommand } from "../parsed.js";
-import { defineVerb, targetOf, tenantOf, type SeverityOverrideEntry, type VerbInput } from "../verb.js";
+import {
+  capped,
+  commandError,
+  echo,
+  finding,
+  needsPermission,
+  noteText,
+  type VerbArgs,
+} from "../verb-parts.js";
+import type { ErrorCommand } from "../verb-parts.js";
+import {
+  defineVerb,
+  targetOf,
+  tenantOf,
+  type SeverityOverrideEntry,
+  type VerbInput,
+} from "../verb-module.js";
 import { identityOf } from "../../domain/identity.js";
 import { checkSentence } from "./resolution.js";
 import { atLeast } from "../../domain/verdict.js";

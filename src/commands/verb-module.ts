@@ -24,7 +24,7 @@ import type { ScannerTenant } from "../tenants/index.js";
 import type { Decision } from "../triage/types.js";
 import type { ApprovalRequest, ClaimResult } from "../domain/approval.js";
 import type { CommandForm } from "./form.js";
-import type { ErrorCommand, RefusalCommand, VerbArgs } from "./parsed.js";
+import type { ErrorCommand, RefusalCommand, VerbArgs } from "./verb-parts.js";
 
 /** What the command job did; returned as the job's result (visible in BullMQ and in tests). */
 export type CommandOutcome =
