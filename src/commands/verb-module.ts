@@ -112,6 +112,16 @@ export interface CommandIO {
   log: Logger;
   /** posts the answer where the command was written (the thread, or the conversation) */
   answer(body: string): Promise<void>;
+  /**
+   * Sends one of the command's service writes once, whatever the job's retries: every service write of a
+   * verb goes through it. The service records each write it gets (a second `PATCH …/resolution` or
+   * `POST …/notes` is a second entry: spec §Findings), and a command job runs again from the top after a
+   * busy lock, a 5xx or a 429 on a later step. `step` names the write within the command (`resolution`,
+   * `note`, …); a run of the same command comment that finds it recorded skips it and returns the recorded
+   * result (JSON: keep it small, never a secret). Recorded once the write succeeded, so a crash between the
+   * two can repeat that one write once.
+   */
+  once<T>(step: string, write: () => Promise<T>): Promise<T>;
   /** the pull request's scan state (`undefined`: never scanned) */
   readPullScan(): Promise<PullScan | undefined>;
   /** the pull request's last report (`undefined`: none yet) */

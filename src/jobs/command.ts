@@ -284,6 +284,7 @@ function commandIO(c: Ctx, tenant: ScannerTenant | undefined): CommandIO {
   return {
     log: c.log,
     answer: c.answer,
+    once: (step, write) => sendOnce(c, step, write),
     readPullScan: () => rt.state.getPull(c.key),
     readReport: () => rt.state.getJson<ReportState>(REPORT_KIND, c.key),
     readDecisions: decisions,
@@ -398,6 +399,28 @@ function describe(cmd: ParsedCommand): string {
   if (cmd.kind === "ignore" || cmd.kind === "error" || cmd.kind === "refusal")
     return `run \`${"verb" in cmd ? cmd.verb : "the command"}\``;
   return moduleFor(cmd.kind).describe(cmd);
+}
+
+/**
+ * One service write of a command, once per command comment (`CommandIO.once`): the results of the writes
+ * already sent are a Redis hash `<prefix>:cmdsent:<owner>/<repo>:<form>:<commentId>` (field: the step,
+ * value: `{"v": result}` as JSON), kept as long as the comment's claim.
+ */
+async function sendOnce<T>(c: Ctx, step: string, write: () => Promise<T>): Promise<T> {
+  const { rt, d } = c;
+  const k = `${rt.state.prefix}:cmdsent:${d.owner}/${d.repo}:${d.form}:${d.commentId}`;
+  const sent = await rt.redis.hget(k, step);
+  if (sent !== null) {
+    c.log.info({ step }, "command retried: service write already sent, not sent again");
+    return (JSON.parse(sent) as { v: T }).v;
+  }
+  const result = await write();
+  await rt.redis
+    .multi()
+    .hset(k, step, JSON.stringify({ v: result }))
+    .expire(k, COMMAND_CLAIM_TTL_SECONDS)
+    .exec();
+  return result;
 }
 
 /**

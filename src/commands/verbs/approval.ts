@@ -233,8 +233,9 @@ export const approvalVerb = defineVerb<ApprovalCommand, ApprovalFacts, ApprovalP
 });
 
 /**
- * Claims the request for this comment, sends the ONE `PATCH …/resolution` (skipped when a retry finds the
- * status already set) and the note naming both people, then reflects the decision like a direct dismissal.
+ * Claims the request for this comment, sends the ONE `PATCH …/resolution` (skipped when the finding already
+ * has the status) and the note naming both people, each once whatever the job's retries (`CommandIO.once`),
+ * then reflects the decision like a direct dismissal.
  * A failure before the service accepted the change releases the claim (another approval may try).
  */
 async function applyApproval(
@@ -269,10 +270,16 @@ async function applyApproval(
     return "answered";
   }
   try {
-    if (target.detail.resolutionStatus !== plan.resolution.resolutionStatus) {
-      await tenant.client.setResolution(tenant.projectId, plan.identity.id, plan.resolution);
-      if (plan.note) await tenant.client.addNote(tenant.projectId, plan.identity.id, plan.note);
-    }
+    // each write once (`once`), so a run after a busy lock or a 5xx neither repeats nor loses one
+    if (target.detail.resolutionStatus !== plan.resolution.resolutionStatus)
+      await io.once("resolution", async () => {
+        await tenant.client.setResolution(tenant.projectId, plan.identity.id, plan.resolution);
+      });
+    const note = plan.note;
+    if (note)
+      await io.once("note", async () => {
+        await tenant.client.addNote(tenant.projectId, plan.identity.id, note);
+      });
   } catch (error) {
     await io.approvals.release(plan.identity);
     throw error;

@@ -156,9 +156,12 @@ async function applyAreasWrite(
   const tenant = tenantOf(input);
   try {
     if (plan.kind === "add") {
-      const created = await tenant.client.createAuditArea(tenant.projectId, plan.repositoryId, {
-        name: plan.name,
-        description: plan.description,
+      const created = await io.once("areas-add", async () => {
+        const area = await tenant.client.createAuditArea(tenant.projectId, plan.repositoryId, {
+          name: plan.name,
+          description: plan.description,
+        });
+        return { key: area.key };
       });
       io.log.info({ repositoryId: plan.repositoryId, key: created.key }, "audit area added");
       await io.answer(
@@ -167,7 +170,9 @@ async function applyAreasWrite(
           "`.github/diffward.yml` (or scan the whole repository as before); `/diffward areas` lists every area.",
       );
     } else {
-      await tenant.client.deleteAuditArea(tenant.projectId, plan.repositoryId, plan.key);
+      await io.once("areas-remove", async () => {
+        await tenant.client.deleteAuditArea(tenant.projectId, plan.repositoryId, plan.key);
+      });
       io.log.info({ repositoryId: plan.repositoryId, key: plan.key }, "audit area removed");
       await io.answer(
         `Removed the custom audit area ${inlineCode(plan.key)} from repository ${inlineCode(plan.repositoryId)}. ` +

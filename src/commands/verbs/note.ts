@@ -69,7 +69,9 @@ export const noteVerb = defineVerb<NoteCommand, undefined, NotePlan>({
   plan: planNote,
   async apply(io, plan, input) {
     const tenant = tenantOf(input);
-    await tenant.client.addNote(tenant.projectId, plan.findingId, plan.note);
+    await io.once("note", async () => {
+      await tenant.client.addNote(tenant.projectId, plan.findingId, plan.note);
+    });
     await io.refreshFindingComment(targetOf(input));
     await io.answer(plan.answer);
     return "changed";

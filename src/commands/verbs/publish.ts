@@ -51,8 +51,12 @@ export const publishVerb = defineVerb<PublishCommand, undefined, PublishPlan>({
   plan: planPublish,
   async apply(io, plan, input) {
     const tenant = tenantOf(input);
-    const art = await tenant.client.publishFinding(tenant.projectId, plan.findingId, {
-      withPassword: plan.withPassword,
+    // only the public id is kept for a retry: never the access password
+    const art = await io.once("publish", async () => {
+      const published = await tenant.client.publishFinding(tenant.projectId, plan.findingId, {
+        withPassword: plan.withPassword,
+      });
+      return { publicId: published.publicId };
     });
     io.log.info({ finding: plan.findingId, publicId: art.publicId }, "finding published");
     await io.answer(publishedAnswer(plan.label, art.publicId, input.settings.publicUrl));
@@ -120,8 +124,11 @@ export const publishScanVerb = defineVerb<
     const tenant = tenantOf(input);
     let art;
     try {
-      art = await tenant.client.publishScan(tenant.projectId, plan.scanId, {
-        withPassword: plan.withPassword,
+      art = await io.once("publish-scan", async () => {
+        const published = await tenant.client.publishScan(tenant.projectId, plan.scanId, {
+          withPassword: plan.withPassword,
+        });
+        return { publicId: published.publicId };
       });
     } catch (error) {
       if (error instanceof ScannerApiError && error.status === 409) {

@@ -336,8 +336,14 @@ async function applySet(
 ): Promise<CommandOutcome> {
   const tenant = tenantOf(input);
   const target = targetOf(input);
-  await tenant.client.setResolution(tenant.projectId, plan.findingId, plan.resolution);
-  if (plan.note) await tenant.client.addNote(tenant.projectId, plan.findingId, plan.note);
+  await io.once("resolution", async () => {
+    await tenant.client.setResolution(tenant.projectId, plan.findingId, plan.resolution);
+  });
+  const note = plan.note;
+  if (note)
+    await io.once("note", async () => {
+      await tenant.client.addNote(tenant.projectId, plan.findingId, note);
+    });
   await io.recordDecision(plan.decision);
   // A closing resolution set by someone allowed to settles any pending request of the finding; the
   // answer names the request it dropped.

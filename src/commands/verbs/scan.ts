@@ -167,7 +167,11 @@ export const cancelVerb = defineVerb<
     if (!plan.cancel) return answerOnly(io, plan);
     const tenant = tenantOf(input);
     try {
-      const res = await tenant.client.cancelScan(plan.cancel.projectId, plan.cancel.scanId);
+      const { projectId, scanId } = plan.cancel;
+      const res = await io.once("cancel", async () => {
+        const r = await tenant.client.cancelScan(projectId, scanId);
+        return { scanId: r.scanId, cancelledJobs: r.cancelledJobs };
+      });
       await io.answer(
         `Cancelled scan ${inlineCode(res.scanId)} for ${who(plan.by)} (${res.cancelledJobs} running job(s) stopped); unused credits return to the balance.`,
       );

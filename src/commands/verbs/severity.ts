@@ -188,10 +188,14 @@ export const severityVerb = defineVerb<SeverityCommand, SeverityFacts, SeverityV
     }
     const plan = verbPlan.set;
     const tenant = tenantOf(input);
-    await tenant.client.setSeverity(tenant.projectId, plan.findingId, plan.severity);
+    await io.once("severity", async () => {
+      await tenant.client.setSeverity(tenant.projectId, plan.findingId, plan.severity);
+    });
     // Severity overrides survive pushes like resolutions.
     await io.recordSeverityOverride(plan.remember);
-    await tenant.client.addNote(tenant.projectId, plan.findingId, plan.note);
+    await io.once("note", async () => {
+      await tenant.client.addNote(tenant.projectId, plan.findingId, plan.note);
+    });
     const fresh = await io.refreshFindingComment(targetOf(input));
     const verdict = await io.recomputeCheck();
     io.log.info({ finding: plan.findingId, kind: "severity", severity: fresh?.severity }, "finding triaged");
