@@ -25,6 +25,8 @@ import { recordDecisions } from "../triage/decisions.js";
 import { recomputeCheck } from "../triage/check.js";
 import { planAlertEvent } from "../codescanning/mapping.js";
 import { findingIdFromMessage } from "../codescanning/sarif.js";
+import { heldDismissalNote } from "../render/code-scanning.js";
+import { parseMergeGroupRef } from "../domain/merge-group.js";
 
 /** The job's name in the `diffward-events` queue. */
 export const CODE_SCANNING_ALERT_JOB = "code-scanning-alert";
@@ -160,7 +162,18 @@ export async function processAlertEvent(rt: Runtime, job: Job): Promise<AlertJob
       detail.resolutionStatus !== target.resolutionStatus &&
       needsApproval(approval, { status: target.resolutionStatus, severity: detail.severity, role: actual })
     ) {
-      await holdAlertDismissal(rt, d, ref, detail, target, plan.note, approval.approvers, log, octokit);
+      await holdAlertDismissal(
+        rt,
+        d,
+        ref,
+        detail,
+        target,
+        plan.note,
+        approval.approvers,
+        log,
+        octokit,
+        tenant,
+      );
       return "approval-requested";
     }
     if (detail.resolutionStatus === target.resolutionStatus) {
@@ -234,7 +247,11 @@ async function followPull(
  * ignored) so GitHub shows what the service has, and when the alert is on a pull request's ref an
  * approval request is stored for that pull request and announced in its conversation (once per
  * requester and status, so a redelivery posts nothing more). `/approve` then sets the resolution and
- * dismisses the alert again (`syncAlertWithResolution`). Never sets anything on the service.
+ * dismisses the alert again (`syncAlertWithResolution`). On any other ref (a merge group's branch) no
+ * request can be held, and GitHub gives an alert no comment thread, so the trace is a note on the finding
+ * ({@link heldDismissalNote}: who, why it was not applied, how to dismiss it; not added again while it is the
+ * finding's latest note, so a redelivery adds nothing) and a warning in the log. Never sets a resolution on
+ * the service.
  */
 async function holdAlertDismissal(
   rt: Runtime,
@@ -246,6 +263,7 @@ async function holdAlertDismissal(
   approvers: MinPermission,
   log: Logger,
   octokit: Awaited<ReturnType<Runtime["octokit"]>>,
+  tenant: NonNullable<Awaited<ReturnType<Runtime["scanner"]["forAccount"]>>>,
 ): Promise<void> {
   const repo = { owner: d.owner, repo: d.repo };
   await updateCodeScanningAlert(octokit, repo, d.alertNumber, { state: "open" });
@@ -253,8 +271,36 @@ async function holdAlertDismissal(
     { finding: detail.id, status: target.resolutionStatus, severity: detail.severity },
     "dismissal on GitHub held for approval: alert reopened",
   );
+  if (!isDismissal(target.resolutionStatus)) return;
   const m = ref ? PULL_REF.exec(ref) : null;
-  if (!m || !isDismissal(target.resolutionStatus)) return;
+  if (!m) {
+    const content = heldDismissalNote({
+      dismissed: note,
+      alertNumber: d.alertNumber,
+      ref,
+      label: findingLabel(detail.id, rt.settings.labelPrefix),
+      severity: detail.severity,
+      status: target.resolutionStatus,
+      approvers,
+      ...(ref && parseMergeGroupRef(ref) ? { pullNumber: parseMergeGroupRef(ref)!.pullNumber } : {}),
+    });
+    const latest = detail.notes.reduce<(typeof detail.notes)[number] | undefined>(
+      (a, b) => (a && a.createdAt > b.createdAt ? a : b),
+      undefined,
+    )?.body;
+    if (latest?.trim() !== content.trim()) await tenant.client.addNote(tenant.projectId, detail.id, content);
+    log.warn(
+      {
+        finding: detail.id,
+        status: target.resolutionStatus,
+        severity: detail.severity,
+        ref,
+        by: d.senderLogin,
+      },
+      "dismissal on GitHub held for approval on a ref without a pull request: alert reopened, note left on the finding",
+    );
+    return;
+  }
   const pull = { ...repo, pullNumber: Number(m[1]) };
   const key = pullKey(d.owner, d.repo, pull.pullNumber);
   const identity = { id: detail.id, ...identityOf(detail) };

@@ -5,7 +5,7 @@ import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import { alertPayload, dismissAlertAs, reopenAlertAs } from "../../dev/harness/code-scanning.js";
 import { writeConversationComment, writeReviewReply } from "../../dev/harness/triage.js";
 import { demoConfig } from "../../dev/harness/demo-repo.js";
-import { sarifSchemaErrors } from "../../dev/github-standin/index.js";
+import { mergeGroupPayload, sarifSchemaErrors } from "../../dev/github-standin/index.js";
 import { CODE_SCANNING_ALERT_JOB } from "../../src/jobs/code-scanning-alert.js";
 import { jobId, pullKey } from "../../src/runtime/names.js";
 import { readDecisions } from "../../src/triage/decisions.js";
@@ -421,6 +421,78 @@ describe("code scanning: triage kept in step", () => {
     ).toContain("not reachable");
     await h.waitFor(() => alertOf(pr, SECRET).state === "dismissed" || undefined, 20_000, "alert dismissed");
     expect(alertOf(pr, SECRET).dismissedComment).toContain(`approved by GitHub user ${MAINTAINER}`);
+    expect(h.github.violations()).toEqual([]);
+  });
+  it("with triage.approval, a writer's dismissal of a merge group's alert (no pull request ref) is reopened with a note on the finding saying why and how, once", async () => {
+    n += 1;
+    const MAINTAINER = "octo-maintainer";
+    const base = sha(0x5e00 + n * 4);
+    const opened = await openPull(h, {
+      head: sha(0x5e01 + n * 4),
+      repo: `cs-${n}`,
+      private: true,
+      config:
+        privateConfig().replace(UPLOAD_ON, `${UPLOAD_ON}\nmergeQueue: scan`) +
+        "\ntriage:\n  approval:\n    minSeverity: high\n    approvers: maintain\n",
+      permissions: { [WRITER]: "write", [MAINTAINER]: "maintain" },
+      send: false,
+    });
+    const group = h.github.state.addMergeGroup({
+      owner: opened.owner,
+      repo: opened.repo,
+      pullNumber: opened.number,
+      headSha: sha(0x5e02 + n * 4),
+      baseSha: base,
+    });
+    await h.send("merge_group", mergeGroupPayload(h.github.state, group, "checks_requested"));
+    await completedRun(h, opened.owner, opened.repo, group.headSha, 30_000);
+    const secretId = [...h.sandbox.state.findings.values()].find(
+      (f) => f.commitHash === group.headSha && f.title === SECRET,
+    )!.id;
+    const alert = await h.waitFor(
+      () => alerts(opened as unknown as Pull).find((a) => a.mostRecent.message.includes(secretId)),
+      10_000,
+      "the merge group's alert",
+    );
+    expect(alert.mostRecent.ref).toBe(group.headRef);
+    const target = { owner: opened.owner, repo: opened.repo, alertNumber: alert.number };
+    const secret = () => h.sandbox.state.findings.get(secretId)!;
+    const botComments = () =>
+      h.github.state.issueComments(opened.owner, opened.repo).filter((c) => c.user.type === "Bot");
+
+    const payload = dismissAlertAs(h, {
+      ...target,
+      login: WRITER,
+      reason: "false positive",
+      comment: "not reachable",
+    });
+    expect(await deliver(payload)).toBe("approval-requested");
+    expect(alert.state).toBe("open");
+    expect(secret().resolutionStatus).toBe("NOT_STARTED");
+    // the trace: a note on the finding (the service is where the finding's history is kept)
+    const label = `SC-${secretId.slice(-8)}`;
+    expect(secret().notes).toHaveLength(1);
+    const note = secret().notes[0]!.body;
+    expect(note).toContain(`\`${WRITER}\``);
+    expect(note).toContain(`alert #${alert.number}`);
+    expect(note).toContain(group.headRef);
+    expect(note).toContain("False positive");
+    expect(note).toContain("not reachable");
+    expect(note).toMatch(/approval/i);
+    expect(note).toContain("`maintain`");
+    expect(note).toContain(label);
+    expect(note).toContain(`pull request #${opened.number}`); // the pull request the merge group's ref names
+    expect(note).toContain("`/fp`");
+    expect(note).toMatch(/reopened/i);
+    expect(botComments()).toEqual([]); // no pull request ref: nothing posted in a conversation
+    // the same event delivered again: no second note
+    expect(await deliver(payload)).toBe("approval-requested");
+    expect(secret().notes).toHaveLength(1);
+    // a maintainer's own dismissal needs no approval and goes through
+    expect(await deliver(dismissAlertAs(h, { ...target, login: MAINTAINER, reason: "false positive" }))).toBe(
+      "set",
+    );
+    expect(secret().resolutionStatus).toBe("FALSE_POSITIVE");
     expect(h.github.violations()).toEqual([]);
   });
 });
