@@ -101,6 +101,8 @@ export interface FoundCheckRun {
   conclusion: string | null;
   externalId: string | null;
   headSha: string;
+  /** `started_at` (ISO 8601): GitHub sets it when the check run is created, and diffward never changes it */
+  startedAt: string | null;
 }
 
 /** Reads one check run (GitHub REST `GET /repos/{owner}/{repo}/check-runs/{check_run_id}`). */
@@ -120,6 +122,7 @@ export async function getCheckRun(
     conclusion: r.conclusion ?? null,
     externalId: r.external_id ?? null,
     headSha: r.head_sha,
+    startedAt: r.started_at ?? null,
   };
 }
 
@@ -145,5 +148,6 @@ export async function listCheckRunsForRef(
     conclusion: r.conclusion ?? null,
     externalId: r.external_id ?? null,
     headSha: r.head_sha,
+    startedAt: r.started_at ?? null,
   }));
 }

@@ -137,6 +137,10 @@ export async function listOpenPulls(octokit: InstallationOctokit, repo: RepoRef)
     headRef: p.head.ref,
     baseRef: p.base.ref,
     authorLogin: p.user?.login ?? "",
+    ...(p.head.repo ? { headRepoFullName: p.head.repo.full_name } : {}),
+    htmlUrl: p.html_url,
+    title: p.title,
+    updatedAt: p.updated_at,
   }));
 }
 

@@ -6,8 +6,10 @@ import type { LaunchJobData } from "./types.js";
 /**
  * The check-run write that tells GitHub a scan runs: `in_progress`, its scan id as `external_id` (how
  * reconciliation finds the scan of a check run again), preset and reserved credits in the output.
- * A `progress` write: the report's completion carries the same `external_id`, so when this one has not
- * gone out yet the scan id still reaches GitHub with the first write that does. Pure.
+ * A `progress` write in the write lane's order: the report's completion carries the same `external_id`, so
+ * when this one has not gone out yet the scan id still reaches GitHub with the first write that does. The
+ * hourly budget never leaves it out (`src/runtime/writes.ts`: a write carrying `external_id` is not
+ * skippable). Pure.
  */
 export function planLaunched(
   d: Pick<LaunchJobData, "owner" | "repo" | "checkRunId" | "presetRef">,

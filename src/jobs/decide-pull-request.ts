@@ -4,11 +4,11 @@ import { createCheck, updateCheck, type GitHubWrite } from "../github/writes.js"
 import type { Gate } from "../domain/gate.js";
 import { decideGate, headIsFork, type GateFile } from "../policy/gates.js";
 import { renderLaunchError, renderQueued } from "../render/check-run.js";
-import { SCAN_ANYWAY_ACTION, renderGateApproval, renderGateSkip } from "../render/gates.js";
+import { SCAN_ANYWAY_ACTION, renderDraftSkip, renderGateApproval, renderGateSkip } from "../render/gates.js";
 import { CONFIG_PATH } from "../runtime/config-loader.js";
 import { jobId, launchKey } from "../runtime/names.js";
 import type { PullState } from "../runtime/state.js";
-import type { StopReason } from "./supersede.js";
+import { planStopWrites, type StopReason } from "./supersede.js";
 import type { LaunchJobData, PullRequestJobData } from "./types.js";
 import { repoContextOf } from "./types.js";
 
@@ -68,12 +68,38 @@ export function decideHead(d: PullRequestJobData, prev: PullState | undefined): 
         ? { reason: { ...reason, sameHead: true }, concludeCheckRun: true }
         : undefined;
   const generation = sameRequest ? (prev.generation ?? 1) : (prev?.generation ?? 0) + 1;
+  // Reconciliation's request carries the check run it resumes: the decision is made on that one.
+  const resumeCheckRunId =
+    d.resume?.checkRunId ?? (sameRequest && prev.checkRunId !== undefined ? prev.checkRunId : undefined);
   return {
     kind: "follow",
     generation,
-    ...(sameRequest && prev.checkRunId !== undefined ? { resumeCheckRunId: prev.checkRunId } : {}),
+    ...(resumeCheckRunId !== undefined ? { resumeCheckRunId } : {}),
     ...(stop ? { stop } : {}),
   };
+}
+
+/**
+ * The writes that end a check run reconciliation resumed ({@link PullRequestJobData.resume}) when the state
+ * follows something else: `cancelled` as closed (the pull request was closed meanwhile), or as superseded by
+ * the head followed (another check run of the same head, when it is the same head). Nothing when the state
+ * follows that very check run. Best effort, like every stop write. Pure.
+ */
+export function planResumedStop(d: PullRequestJobData, prev: PullState | undefined): GitHubWrite[] {
+  if (!d.resume || !prev || prev.checkRunId === d.resume.checkRunId) return [];
+  // the resumed check run shows no scan: the stop names none
+  const run: PullState = { ...prev, checkRunId: d.resume.checkRunId };
+  delete run.scanId;
+  return planStopWrites(
+    run,
+    prev.closed
+      ? { kind: "closed" }
+      : {
+          kind: "superseded",
+          bySha: prev.headSha,
+          ...(prev.headSha === d.headSha ? { sameHead: true } : {}),
+        },
+  );
 }
 
 /** The scanner token's answer for the installation's account (`GET /token`, spec "Authentication"). */
@@ -224,7 +250,9 @@ export function decidePullRequest(f: PullRequestFacts): PullRequestPlan {
   }
   const config = f.config.config;
   if (d.draft && config.drafts === "skip" && !d.explicit)
-    return { outcome: "draft-skipped", writes: [], keepsCheckRun: false, state: base };
+    return existing !== undefined
+      ? concluded("draft-skipped", { conclusion: "skipped", output: renderDraftSkip() }, base)
+      : { outcome: "draft-skipped", writes: [], keepsCheckRun: false, state: base };
 
   const token = f.token!;
   if (token.kind === "refused")
@@ -272,7 +300,13 @@ export function decidePullRequest(f: PullRequestFacts): PullRequestPlan {
   });
   // The generation makes a head that comes back (reopen, force-push back) a new BullMQ job: the completed
   // job of its first launch keeps its id, and an add with that id would be ignored (check stuck `queued`).
-  const launchJobId = jobId("launch", lk, `g${f.head.generation}`);
+  // A resumed check run's launch gets its own job id too: a completed launch job of the lost state may remain.
+  const launchJobId = jobId(
+    "launch",
+    lk,
+    `g${f.head.generation}`,
+    ...(d.resume ? [`r${d.resume.checkRunId}`] : []),
+  );
   const data: Omit<LaunchJobData, "checkRunId"> = {
     ...repoContextOf(d),
     pullNumber: d.pullNumber,
@@ -289,6 +323,7 @@ export function decidePullRequest(f: PullRequestFacts): PullRequestPlan {
     config: { ...config, disclosure: effectiveDisclosure(config, { private: d.repoPrivate }) },
     ...(problemsInPr.length ? { configProblemsInPull: problemsInPr } : {}),
     ...(gate.guidanceChange ? { guidanceChange: gate.guidanceChange } : {}),
+    ...(d.resume ? { lookupSince: d.resume.since } : {}),
   };
   return {
     outcome: "launch-enqueued",
@@ -298,7 +333,12 @@ export function decidePullRequest(f: PullRequestFacts): PullRequestPlan {
     ...(existing !== undefined ? { checkRunId: existing } : {}),
     keepsCheckRun: true,
     state: { ...base, mergeBase, launchKey: lk, launchJobId, ...nonce },
-    launch: { data, jobId: launchJobId, delayMs: d.explicit ? 0 : config.debounceSeconds * 1000 },
+    // A resumed check run waited out its debounce window before the state was lost.
+    launch: {
+      data,
+      jobId: launchJobId,
+      delayMs: d.explicit || d.resume ? 0 : config.debounceSeconds * 1000,
+    },
     why: { mergeBase, presetRef, debounceSeconds: config.debounceSeconds },
   };
 }

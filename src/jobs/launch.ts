@@ -32,7 +32,9 @@ const LOOKUP_SKEW_MS = 60_000;
  * 1. a key that already has a scan id is done;
  * 2. a key with an earlier attempt of unknown outcome (crash, timeout, 5xx) is first looked up in the
  *    service's scan list (newest first: same `commitHash`, `baseCommit` and `presetName`, created after the
- *    attempt began), and only sent again when nothing matches;
+ *    attempt began), and only sent again when nothing matches; a launch for a check run reconciliation
+ *    resumed after a state loss (`lookupSince`) follows any scan of the repository and head created since
+ *    the check run (an explicit request's preset or budget were lost with the state);
  * 3. otherwise the attempt is marked in Redis, then `POST /projects/{projectId}/scans` is sent.
  * Errors follow {@link classifyLaunchError}. Waits (`Retry-After`, initializing) use `moveToDelayed`,
  * which does not count as an attempt.
@@ -98,8 +100,15 @@ async function launchLocked(
     await afterLaunch(rt, d, tenant, record.scanId, record.creditBudget);
     return "already-launched";
   }
-  if (record.attemptStartedAt !== undefined) {
-    const found = await findLaunchedScan(tenant, d, record.attemptStartedAt);
+  // An earlier attempt of unknown outcome, or a check run resumed after a state loss: look the scan up first.
+  const lookup =
+    record.attemptStartedAt !== undefined
+      ? { since: record.attemptStartedAt, anyOfHead: false }
+      : d.lookupSince !== undefined
+        ? { since: d.lookupSince, anyOfHead: true }
+        : undefined;
+  if (lookup) {
+    const found = await findLaunchedScan(tenant, d, lookup.since, lookup.anyOfHead);
     if (found) {
       log.warn({ scanId: found.id }, "earlier launch attempt had reached the service: following its scan");
       await rt.state.recordLaunch(d.launchKey, { scanId: found.id, projectId: tenant.projectId });
@@ -307,18 +316,26 @@ async function reserveUnderCap(
   }
 }
 
-/** Finds the scan an earlier attempt created, in the service's scan list (newest first). */
+/**
+ * Finds the scan an earlier attempt created, in the service's scan list (spec §Scans, `GET
+ * /projects/{projectId}/scans`, newest first; the service offers no idempotency key and no filter by commit,
+ * so the list is read until its scans are older than `since`, less {@link LOOKUP_SKEW_MS}).
+ * @param anyOfHead match any scan of the repository and head commit (a check run resumed after a state loss,
+ *   whose launch parameters may have been an explicit request's); otherwise the same merge base and preset too.
+ */
 async function findLaunchedScan(
   tenant: ScannerTenant,
   d: LaunchJobData,
-  attemptStartedAt: number,
+  since: number,
+  anyOfHead: boolean,
 ): Promise<ScanListItem | undefined> {
-  const presets = await presetsOf(tenant).catch(() => []);
+  const presets = anyOfHead ? [] : await presetsOf(tenant).catch(() => []);
   const presetName = presets.find((p) => p.ref === d.presetRef)?.name;
   for await (const scan of tenant.client.iterateScans(tenant.projectId, { limit: 100 })) {
-    if (Date.parse(scan.createdAt) < attemptStartedAt - LOOKUP_SKEW_MS) return undefined;
+    if (Date.parse(scan.createdAt) < since - LOOKUP_SKEW_MS) return undefined;
     if (scan.repositoryId !== d.repositoryId) continue;
     if (!scan.commitHash || !d.headSha.startsWith(scan.commitHash)) continue;
+    if (anyOfHead) return scan;
     if ((scan.baseCommit ?? null) !== d.mergeBase) continue;
     if (presetName !== undefined && scan.presetName !== presetName) continue;
     return scan;

@@ -10,11 +10,14 @@ import { CONFIG_PATH, loadRepoConfig } from "../runtime/config-loader.js";
 import { JOB, pullKey } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { applyWrites, createdCheckRunId } from "../runtime/writes.js";
+import { updateCheck } from "../github/writes.js";
+import { renderLaunchError } from "../render/check-run.js";
 import {
   decideHead,
   decidePullRequest,
   isFromFork,
   nextFactNeeded,
+  planResumedStop,
   type PullRequestFact,
   type PullRequestFacts,
   type PullRequestOutcome,
@@ -54,18 +57,30 @@ export async function processPullRequest(
   const loaded = await loadRepoConfig(octokit, d.owner, d.repo);
   if (loaded.kind === "absent") {
     log.info("repository has no .github/diffward.yml: not onboarded, nothing done");
+    // a check run reconciliation resumed was created while the repository had the file: it ends here
+    if (d.resume)
+      await applyWrites(rt, d.installationId, [
+        updateCheck(d, d.resume.checkRunId, {
+          conclusion: "neutral",
+          output: renderLaunchError("not_onboarded", {
+            message: `${CONFIG_PATH} is no longer on the default branch.`,
+          }),
+        }),
+      ]);
     return "not-onboarded";
   }
 
   return rt.state.withPullLock(key, async () => {
     const prev = await rt.state.getPull(key);
     const head = decideHead(d, prev);
-    if (head.kind === "stale-event") {
-      log.info({ current: prev?.headSha }, "older delivery than the head already followed: ignored");
-      return head.kind;
-    }
-    if (head.kind === "duplicate-delivery") {
-      log.info("head already followed: duplicate delivery ignored");
+    if (head.kind !== "follow") {
+      // A check run reconciliation resumed that the state does not follow ends here.
+      const stops = planResumedStop(d, prev);
+      if (stops.length > 0 && !(await checkRunCompleted(rt, { ...d, checkRunId: d.resume!.checkRunId })))
+        await applyWrites(rt, d.installationId, stops);
+      if (head.kind === "stale-event")
+        log.info({ current: prev?.headSha }, "older delivery than the head already followed: ignored");
+      else log.info("head already followed: duplicate delivery ignored");
       return head.kind;
     }
     // Stopping the previous head releases its credits now; its check run is concluded with this head's writes.

@@ -2,13 +2,21 @@ import type { Job } from "bullmq";
 import type { ProbotOctokit } from "probot";
 import { effectiveDisclosure } from "../config/repo-config.js";
 import { getCheckRun, listCheckRunsForRef, type FoundCheckRun } from "../github/checks.js";
-import { getMergeBase, listOpenPulls } from "../github/pulls.js";
+import { getMergeBase, listOpenPulls, type PullHead } from "../github/pulls.js";
 import { MERGE_QUEUE_REF_PREFIX, listMatchingRefs, type GitRef } from "../github/refs.js";
 import type { InstallationOctokit } from "../github/types.js";
 import { loadRepoConfig } from "../runtime/config-loader.js";
-import type { PollJobData } from "./types.js";
+import type { PollJobData, PullRequestJobData } from "./types.js";
 import { parseMergeGroupRef } from "../domain/merge-group.js";
-import { JOB, groupKey, jobId, launchKey, pollJobOptions, pullKey } from "../runtime/names.js";
+import {
+  EVENT_JOB_OPTIONS,
+  JOB,
+  groupKey,
+  jobId,
+  launchKey,
+  pollJobOptions,
+  pullKey,
+} from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { LockBusyError } from "../runtime/state.js";
 import type { ScannerTenant } from "../tenants/index.js";
@@ -27,6 +35,12 @@ export interface ReconcileSummary {
   resumed: string[];
   /** in-flight scans whose poll job was still there: nothing done */
   alreadyFollowed: string[];
+  /**
+   * diffward's unfinished check runs without a scan id that nothing followed, whose head's launch is decided
+   * again (a `pull-request` job with `resume`): launched once, the scan found in the service followed, or
+   * the check run concluded
+   */
+  redecided: number[];
   /** installations or repositories that could not be read (suspended, 5xx after Octokit's retries) */
   errors: number;
 }
@@ -35,6 +49,8 @@ export interface ReconcileSummary {
 export interface ReconcileDeps {
   appOctokit(): Promise<ProbotOctokit>;
 }
+
+const DAY_MS = 24 * 3600_000;
 
 /** Requests of a reconciliation within one window of this many ms collapse into one job. */
 export const RECONCILE_WINDOW_MS = 10_000;
@@ -80,9 +96,11 @@ export function reconcileProcessor(deps: ReconcileDeps) {
  *   reads the scan after `firstPollDelayMs` and honours its `Retry-After` from then on.
  * Merge groups (issue 13) the same way, from each of the repository's merge-queue branches that exist now
  * ({@link reconcileMergeGroups}).
- * A check run without `external_id` (a launch that never got its scan id written back) is left alone: the
- * launch may or may not have reached the service, and only the launch job's scan-list lookup can tell.
- * `launchedAt` restarts at reconciliation, so `scanTimeoutMinutes` counts from then.
+ * A pull request's unfinished check run on its head without `external_id` (its launch waited out
+ * `debounceSeconds`, or the scan-id write had not reached GitHub) that diffward's state does not follow is
+ * handed to a `pull-request` job that decides the head's launch again ({@link redecideUnlinked}); its launch
+ * job reads the service's scan list first, so a launch that had reached the service is followed, never paid
+ * twice. `launchedAt` restarts at reconciliation, so `scanTimeoutMinutes` counts from then.
  */
 export async function reconcile(rt: Runtime, deps: ReconcileDeps): Promise<ReconcileSummary> {
   const log = rt.log.child({ job: "reconcile" });
@@ -93,6 +111,7 @@ export async function reconcile(rt: Runtime, deps: ReconcileDeps): Promise<Recon
     mergeGroups: 0,
     resumed: [],
     alreadyFollowed: [],
+    redecided: [],
     errors: 0,
   };
   const app = await deps.appOctokit();
@@ -138,6 +157,7 @@ export async function reconcile(rt: Runtime, deps: ReconcileDeps): Promise<Recon
       mergeGroups: summary.mergeGroups,
       resumed: summary.resumed.length,
       alreadyFollowed: summary.alreadyFollowed.length,
+      redecided: summary.redecided.length,
       errors: summary.errors,
     },
     "reconciliation done",
@@ -181,12 +201,16 @@ async function reconcilePulls(
   for (const pr of pulls) {
     summary.pulls += 1;
     const key = pullKey(r.owner, r.repo, pr.number);
+    const runs = await listCheckRunsForRef(octokit, r, pr.headSha);
     const found = await findResumable(rt, octokit, summary, r, cache, {
       headSha: pr.headSha,
+      runs,
       bindings: { pull: key },
       noTenantMessage: "reconcile: no scanner token for the account, scan not resumed",
     });
     if (found === "stop-repository") return;
+    const unlinked = runs.find((c) => c.status !== "completed" && !c.externalId && c.headSha === pr.headSha);
+    if (unlinked) await redecideUnlinked(rt, summary, r, pr, unlinked);
     if (found === "next") continue;
     const { run, scanId, log: plog, config, tenant } = found;
     const { mergeBase } = await getMergeBase(octokit, r, pr.baseRef, pr.headSha);
@@ -269,9 +293,9 @@ interface Resumable {
 }
 
 /**
- * The steps the pull request and merge-group paths of reconciliation share for one head commit: finds
- * diffward's check run on `headSha` (GitHub REST `GET /repos/{owner}/{repo}/commits/{ref}/check-runs`) that
- * is not `completed` and carries a scan id in `external_id`; when the `poll-<scanId>` job still exists, hands
+ * The steps the pull request and merge-group paths of reconciliation share for one head commit: finds, among
+ * diffward's check runs on `headSha` (GitHub REST `GET /repos/{owner}/{repo}/commits/{ref}/check-runs`), one
+ * that is not `completed` and carries a scan id in `external_id`; when the `poll-<scanId>` job still exists, hands
  * it to {@link followExisting}; else (or when those jobs no longer follow the scan) loads the repository's config once into `cache` ({@link effectiveConfig})
  * and the account's scanner tenant.
  * @param where.bindings the child logger's target binding (`{ pull: key }` or `{ group: key }`), between
@@ -288,17 +312,23 @@ async function findResumable(
   summary: ReconcileSummary,
   r: RepoPart,
   cache: ConfigCache,
-  where: { headSha: string; bindings: { pull: string } | { group: string }; noTenantMessage: string },
+  where: {
+    headSha: string;
+    /** diffward's check runs on `headSha`, newest first ({@link listCheckRunsForRef}) */
+    runs: readonly FoundCheckRun[];
+    bindings: { pull: string } | { group: string };
+    noTenantMessage: string;
+  },
 ): Promise<"next" | "stop-repository" | Resumable> {
   const { headSha } = where;
-  const runs = await listCheckRunsForRef(octokit, r, headSha);
-  const run = runs.find((c) => c.status !== "completed" && c.externalId && c.headSha === headSha);
+  const run = where.runs.find((c) => c.status !== "completed" && c.externalId && c.headSha === headSha);
   if (!run?.externalId) return "next";
   const scanId = run.externalId;
   const log = rt.log.child({ installation: r.installationId, ...where.bindings, scanId });
 
   const existing = await rt.queues.scans.getJob(jobId("poll", scanId));
-  if (existing && (await followExisting(existing, rt, { octokit, repo: r, run }, summary, log))) return "next";
+  if (existing && (await followExisting(existing, rt, { octokit, repo: r, run }, summary, log)))
+    return "next";
 
   if (!cache.config) {
     cache.config = await effectiveConfig(octokit, r, log);
@@ -372,6 +402,7 @@ async function reconcileMergeGroups(
     const key = groupKey(r.owner, r.repo, headSha);
     const found = await findResumable(rt, octokit, summary, r, cache, {
       headSha,
+      runs: await listCheckRunsForRef(octokit, r, headSha),
       bindings: { group: key },
       noTenantMessage: "reconcile: no scanner token for the account, merge group scan not resumed",
     });
@@ -429,6 +460,63 @@ async function reconcileMergeGroups(
       glog.info({ checkRunId: run.id }, "reconcile: in-flight merge group scan resumed");
     } else glog.info({ why: outcome }, "reconcile: merge group scan not resumed");
   }
+}
+
+/**
+ * A pull request's unfinished check run on its head without a scan id (`run`). When diffward's state follows
+ * it (the pull request's state is on this head with this check run: its launch, poll or report job carries
+ * it on) nothing is done. Otherwise (the state was lost) a `pull-request` job is enqueued with
+ * `resume` (job id `resume-<pull>-<checkRunId>`, so reconciliations racing add one; a failed one is retried,
+ * a completed one whose check run is still unfinished is replaced): it decides the launch of the head again
+ * on this check run, as the lost event did, with the pull request as GitHub shows it now (REST "List pull
+ * requests"). Its launch looks the service's scan list up first (`lookupSince`, the check run's
+ * `started_at`), so a scan that had been launched for it is followed and never launched again; a head that
+ * is no longer the one followed when the job runs (a newer push, a close) has the check run concluded.
+ */
+async function redecideUnlinked(
+  rt: Runtime,
+  summary: ReconcileSummary,
+  r: RepoPart,
+  pr: PullHead,
+  run: FoundCheckRun,
+): Promise<void> {
+  const key = pullKey(r.owner, r.repo, pr.number);
+  const log = rt.log.child({ installation: r.installationId, pull: key, checkRunId: run.id });
+  const id = jobId("resume", key, run.id);
+  const data: PullRequestJobData = {
+    deliveryId: id,
+    action: "reconcile",
+    ...r,
+    pullNumber: pr.number,
+    headSha: pr.headSha,
+    headRef: pr.headRef,
+    baseRef: pr.baseRef,
+    draft: pr.draft,
+    updatedAt: pr.updatedAt ?? new Date(rt.now()).toISOString(),
+    authorLogin: pr.authorLogin,
+    title: pr.title ?? "",
+    ...(pr.headRepoFullName ? { headRepoFullName: pr.headRepoFullName } : {}),
+    ...(pr.htmlUrl ? { pullHtmlUrl: pr.htmlUrl } : {}),
+    // GitHub sets `started_at` at creation; without it, every scan of the launch records' life is looked at
+    resume: { checkRunId: run.id, since: run.startedAt ? Date.parse(run.startedAt) : rt.now() - 30 * DAY_MS },
+  };
+  const added = await withLockWaiting(rt, key, async () => {
+    const prev = await rt.state.getPull(key);
+    if (prev && !prev.closed && prev.headSha === pr.headSha && prev.checkRunId === run.id) return false;
+    const job = await rt.queues.events.getJob(id);
+    const state = job ? await job.getState() : undefined;
+    if (job && state === "failed") {
+      await job.retry("failed");
+      return true;
+    }
+    if (job && state !== "completed") return false; // on its way
+    await job?.remove();
+    await rt.queues.events.add(JOB.pullRequest, data, { ...EVENT_JOB_OPTIONS, jobId: id });
+    return true;
+  });
+  if (!added) return;
+  summary.redecided.push(run.id);
+  log.info("reconcile: check run without a scan id, its launch decided again");
 }
 
 /**

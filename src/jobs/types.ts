@@ -74,6 +74,17 @@ export interface PullRequestJobData extends RepoContext {
     requestedBy?: string;
     approvedBy?: string;
   };
+  /**
+   * Set by reconciliation (`src/jobs/reconcile.ts`) after diffward's Redis state was lost: diffward's
+   * unfinished check run of this head that has no scan id yet (its launch waited out `debounceSeconds`, or
+   * its scan-id write had not reached GitHub). The job decides the head's launch again on that check run,
+   * and concludes it when the head is no longer the one to follow.
+   */
+  resume?: {
+    checkRunId: number;
+    /** the check run's `started_at`, ms since epoch: no launch for it can have reached the service before */
+    since: number;
+  };
 }
 
 /** A scan launch (job `launch`, queue `diffward-launch`). */
@@ -109,6 +120,12 @@ export interface LaunchJobData extends RepoContext {
   guidanceChange?: GuidanceChange;
   /** the preset refused `baseCommit` (`diff_base_not_allowed`): a whole-repository scan */
   wholeRepository?: boolean;
+  /**
+   * ms since epoch: a launch for this check run may have reached the service since then, its outcome lost
+   * with diffward's Redis state (set when reconciliation resumes a check run without a scan id). The launch
+   * first looks the scan list up and follows any scan of this repository and head created since.
+   */
+  lookupSince?: number;
 }
 
 /** A scan to follow until it ends, then report (job `poll`, queue `diffward-scans`). */

@@ -30,6 +30,21 @@ export function renderGateSkip(gate: Extract<Gate, { kind: "skip" }>): CheckRunO
   };
 }
 
+/**
+ * Output of a check run left from before the pull request became a draft, when `drafts: skip` says drafts
+ * are not scanned.
+ */
+export function renderDraftSkip(): CheckRunOutput {
+  return {
+    title: "Not scanned: draft pull request",
+    summary: sections(
+      "**What happened:** diffward did not scan this commit: the pull request is a draft. No credits were spent.",
+      "**Why:** `.github/diffward.yml` on the default branch says `drafts: skip`.",
+      "**What next:** mark the pull request ready for review to scan it, or comment `/diffward rescan`.",
+    ),
+  };
+}
+
 /** Output of a scan that waits for a permitted user's "Scan anyway" (forks: approve, guidance.onChange). */
 export function renderGateApproval(
   gate: Extract<Gate, { kind: "approval" }>,

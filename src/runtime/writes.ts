@@ -40,7 +40,7 @@ export function laneRequestOf(w: GitHubWrite): LaneRequest {
  * (`rt.lane`, shared by every process through Redis), each write first waits for its slot in the
  * installation's lane ({@link laneRequestOf}): a write taken over by a later update of the same check run
  * yields `{ kind: "coalesced" }`; progress is skipped (`{ kind: "skipped" }`) while the hourly budget is tight
- * ({@link progressOff}). A `bestEffort`
+ * ({@link progressOff}), except a write that links a check run to its scan ({@link skippable}). A `bestEffort`
  * write that fails is logged and yields `{ kind: "failed" }`; the next writes still go out.
  * @returns one result per write, in order (the ids of created check runs and reviews).
  * @throws Octokit's `RequestError` of the first other write that failed; later writes are not sent.
@@ -55,7 +55,7 @@ export async function applyWrites(
   const results: WriteResult[] = [];
   for (const w of writes) {
     try {
-      if (w.purpose === "progress" && (await progressOff(rt, installationId))) {
+      if (skippable(w) && (await progressOff(rt, installationId))) {
         results.push({ kind: "skipped" });
         continue;
       }
@@ -78,6 +78,15 @@ export async function applyWrites(
     }
   }
   return results;
+}
+
+/**
+ * Whether the hourly budget may leave a write out: progress only, and never a write that sets a check run's
+ * `external_id`. That write links the check run to its paid scan; after diffward's Redis state is lost,
+ * reconciliation finds the scan by it (`src/jobs/reconcile.ts`).
+ */
+function skippable(w: GitHubWrite): boolean {
+  return w.purpose === "progress" && !(w.kind === "update-check-run" && w.check.externalId !== undefined);
 }
 
 /**

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHarness, type Harness } from "../../dev/harness/harness.js";
-import { completedRun, openPull, sha } from "../support/pr.js";
+import { progressOff } from "../../src/runtime/writes.js";
+import { flushPrefix } from "../support/flush.js";
+import { checkRuns, completedRun, launchedScan, openPull, sha } from "../support/pr.js";
 
 /**
  * GitHub's hourly write budget (issue 15, item 3), with the lane's per-hour limit set to 3 so that one pull
@@ -29,3 +31,55 @@ describe("the hourly write budget degrades in its stated order and says so", () 
     expect(run.externalId).toMatch(/\S/); // the scan id reached GitHub all the same
   });
 });
+
+/**
+ * The write that links a check run to its scan (`external_id`) is what reconciliation finds a paid scan by
+ * after diffward's Redis state is lost: a tight hourly budget (here, many scans in flight) turns progress
+ * off, never that write.
+ */
+describe("a tight hourly budget never drops the scan id from the check run", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ sandbox: { scenario: "demo", scanDurationMs: 4_000, retryAfterSeconds: 1 } });
+  });
+  afterAll(async () => h?.close());
+
+  it("progress off: the scan id reaches the check run while the scan runs, and a flush then loses nothing", async () => {
+    const installationId = 80_421;
+    const head = sha(0x90a);
+    // 260 scans in flight: 500 writes an hour cannot give each its completion and review, so progress is off
+    for (let i = 0; i < 260; i += 1)
+      await h.booted.rt.state.linkScan({
+        scanId: `ghost-${i}`,
+        projectId: "proj_demo",
+        installationId,
+        accountLogin: "Codertocat",
+        owner: "Codertocat",
+        repo: "ghosts",
+        pullNumber: i + 1,
+        headSha: sha(0x90b),
+        checkRunId: i + 1,
+      });
+    expect(await progressOff(h.booted.rt, installationId)).toBe(true);
+
+    const pr = await openPull(h, { head, repo: "budget-link", installationId });
+    const scanId = await launchedScan(h, head);
+    const linked = await h.waitFor(
+      () => checkRuns(h, pr.owner, pr.repo, head).find((c) => c.externalId === scanId),
+      10_000,
+      "the scan id on the check run",
+    );
+    expect(linked.status).toBe("in_progress");
+    expect(TERMINAL).not.toContain(h.sandbox.state.statusOf(h.sandbox.state.scans.get(scanId)!));
+
+    expect(await flushPrefix(h.prefix)).toBeGreaterThan(0);
+    const summary = await h.booted.reconcile();
+    expect(summary.resumed).toEqual([scanId]);
+    const done = await completedRun(h, pr.owner, pr.repo, head, 30_000);
+    expect(done.externalId).toBe(scanId);
+    expect(done.conclusion).toBe("failure");
+    expect([...h.sandbox.state.scans.values()].filter((s) => s.commitHash === head)).toHaveLength(1);
+  });
+});
+
+const TERMINAL = ["COMPLETED", "FAILED", "CANCELLED"];

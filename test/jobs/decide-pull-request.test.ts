@@ -4,6 +4,7 @@ import {
   decideHead,
   decidePullRequest,
   nextFactNeeded,
+  planResumedStop,
   type PullRequestFact,
   type PullRequestFacts,
 } from "../../src/jobs/decide-pull-request.js";
@@ -91,6 +92,27 @@ describe("decideHead: which head is followed", () => {
     expect(first.launch?.data.launchKey).toBe(back.launch?.data.launchKey); // same scan identity
     expect(first.launch?.jobId).not.toBe(back.launch?.jobId); // but a job BullMQ will not ignore
     expect(back.state.generation).toBe(4);
+  });
+});
+
+describe("planResumedStop: a resumed check run the state does not follow ends", () => {
+  const resume = { checkRunId: 21, since: 0 };
+  it("closed meanwhile: cancelled as closed; a newer head: superseded by it; the same check run: nothing", () => {
+    const closed = planResumedStop({ ...event, resume }, { ...prev, closed: true });
+    expect(closed).toEqual([
+      expect.objectContaining({
+        checkRunId: 21,
+        check: expect.objectContaining({ conclusion: "cancelled" }),
+      }),
+    ]);
+    expect(JSON.stringify(closed)).toContain("The pull request was closed.");
+    const newer = planResumedStop({ ...event, resume }, prev);
+    expect(newer[0]).toMatchObject({
+      checkRunId: 21,
+      check: { output: { title: `Superseded by ${prev.headSha.slice(0, 7)}` } },
+    });
+    expect(planResumedStop({ ...event, resume }, { ...prev, checkRunId: 21 })).toEqual([]);
+    expect(planResumedStop(event, prev)).toEqual([]);
   });
 });
 
@@ -186,6 +208,29 @@ describe("decidePullRequest: reads only what it needs, then plans one check-run 
     expect(adopted.asked).toEqual(["adoption", "token"]);
     expect(decidePullRequest(adopted.f).writes).toEqual([
       expect.objectContaining({ kind: "update-check-run", checkRunId: 12, purpose: "complete" }),
+    ]);
+  });
+
+  it("a check run reconciliation resumed: decided on that check run, launched at once after a scan-list lookup; a draft concludes it", () => {
+    const resume = { checkRunId: 21, since: 1_700_000_000_000 };
+    const head = decideHead({ ...event, resume }, undefined);
+    expect(head).toEqual({ kind: "follow", generation: 1, resumeCheckRunId: 21 });
+    const plan = decidePullRequest(
+      facts({ event: { ...event, resume }, head: head as PullRequestFacts["head"] }).f,
+    );
+    expect(plan).toMatchObject({ outcome: "launch-enqueued", writes: [], checkRunId: 21 });
+    expect(plan.launch).toMatchObject({ delayMs: 0, data: { lookupSince: resume.since } });
+    expect(plan.launch!.jobId).toMatch(/-r21$/);
+    const draft = decidePullRequest(
+      facts({ event: { ...event, draft: true, resume }, head: head as PullRequestFacts["head"] }).f,
+    );
+    expect(draft.outcome).toBe("draft-skipped");
+    expect(draft.writes).toEqual([
+      expect.objectContaining({
+        kind: "update-check-run",
+        checkRunId: 21,
+        check: expect.objectContaining({ conclusion: "skipped" }),
+      }),
     ]);
   });
 

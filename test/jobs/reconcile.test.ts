@@ -5,6 +5,7 @@ import { expectExactlyOnce, openPull, waitCompleted } from "../faults/helpers.js
 import { flushPrefix } from "../support/flush.js";
 import { checkRuns, completedRun, launchedScan, openPull as sendOpened, sha } from "../support/pr.js";
 import { jobId } from "../../src/runtime/names.js";
+import { demoConfig } from "../../dev/harness/demo-repo.js";
 
 describe("reconciliation after a Redis flush (issue 6 item 3)", () => {
   let h: Harness;
@@ -118,4 +119,95 @@ describe("reconciliation: a completed poll job whose check run is unfinished", (
     expect(done.conclusion).toBe("failure");
     expect(h.github.state.reviews(pr.owner, pr.repo, pr.number)).toHaveLength(1);
   });
+});
+
+/**
+ * A check run created before its scan id was written (the launch waits out `debounceSeconds`, or the scan-id
+ * write waits in the write lane): Redis is lost, and reconciliation decides the head's launch again from
+ * GitHub and the service, launching once when the service has no scan of the head and following the scan it
+ * has otherwise.
+ */
+describe("reconciliation: a check run without a scan id after a Redis flush", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ sandbox: { scenario: "demo", scanDurationMs: 3_000, retryAfterSeconds: 1 } });
+  });
+  afterAll(async () => h?.close());
+
+  const scansOf = (head: string) => [...h.sandbox.state.scans.values()].filter((s) => s.commitHash === head);
+
+  it(
+    "flush inside the debounce window: the head is launched once and reported",
+    { timeout: 60_000 },
+    async () => {
+      const head = sha(0x4d1);
+      const pr = await sendOpened(h, {
+        head,
+        repo: "debounce-flush",
+        config: demoConfig().replace("debounceSeconds: 0", "debounceSeconds: 600"),
+      });
+      const queued = await h.waitFor(
+        () => checkRuns(h, pr.owner, pr.repo, head).find((c) => c.status === "queued"),
+        10_000,
+        "the queued check run",
+      );
+      expect(queued.externalId).toBeFalsy();
+      await h.waitFor(
+        async () => ((await h.booted.rt.queues.launch.getJobCounts("delayed")).delayed ?? 0) > 0,
+        10_000,
+        "the delayed launch",
+      );
+      expect(await flushPrefix(h.prefix)).toBeGreaterThan(0);
+
+      const summary = await h.booted.reconcile();
+      expect(summary.errors).toBe(0);
+      expect(summary.redecided).toEqual([queued.id]);
+      const done = await completedRun(h, pr.owner, pr.repo, head, 30_000);
+      expect(done.id).toBe(queued.id);
+      expect(done.conclusion).toBe("failure");
+      expect(scansOf(head)).toHaveLength(1);
+      expect(done.externalId).toBe(scansOf(head)[0]!.id);
+      expect(h.github.state.reviews(pr.owner, pr.repo, pr.number)).toHaveLength(1);
+
+      const after = await h.booted.reconcile();
+      expect(after.redecided).toEqual([]);
+      expect(after.resumed).toEqual([]);
+      expect(scansOf(head)).toHaveLength(1);
+    },
+  );
+
+  it(
+    "scan launched, its scan id not yet on the check run: the scan is followed, never launched again",
+    { timeout: 60_000 },
+    async () => {
+      const head = sha(0x4d2);
+      const scans = h.booted.rt.queues.scans;
+      const worker = h.booted.workers.find((w) => w.name === scans.name)!;
+      const pr = await sendOpened(h, { head, repo: "unlinked-flush" });
+      const scanId = await launchedScan(h, head);
+      const run = await h.waitFor(
+        () => checkRuns(h, pr.owner, pr.repo, head).find((c) => c.externalId === scanId),
+        10_000,
+        "the scan id on the check run",
+      );
+      await worker.pause(); // nothing reports the scan before the flush
+      try {
+        expect(run.status).not.toBe("completed");
+        // as if the scan-id write had not reached GitHub (waiting in the lane, or lost with the process)
+        run.externalId = null;
+        expect(await flushPrefix(h.prefix)).toBeGreaterThan(0);
+      } finally {
+        worker.resume();
+      }
+      const summary = await h.booted.reconcile();
+      expect(summary.errors).toBe(0);
+      expect(summary.redecided).toEqual([run.id]);
+      const done = await completedRun(h, pr.owner, pr.repo, head, 30_000);
+      expect(done.id).toBe(run.id);
+      expect(done.externalId).toBe(scanId);
+      expect(done.conclusion).toBe("failure");
+      expect(scansOf(head)).toHaveLength(1);
+      expect(h.github.state.reviews(pr.owner, pr.repo, pr.number)).toHaveLength(1);
+    },
+  );
 });
