@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { parseDocument, LineCounter } from "yaml";
+import { SCHEDULE_PATTERN, scheduleProblem } from "./schedule.js";
 
 export const REPO_CONFIG_PATH = ".github/diffward.yml";
 /** Largest configuration file diffward reads, in bytes (UTF-8). */
@@ -143,6 +144,66 @@ export const CodeScanningConfig = z
   .describe("GitHub code scanning.");
 
 /**
+ * `baseline`: scans of the default branch's commits with a whole-repository (non-diff) preset, reported
+ * on the commit and, with `codeScanning.upload`, uploaded for `refs/heads/<default branch>` so GitHub can
+ * compare pull requests with the base branch. `preset` is required unless `on: off`; whether it is a diff
+ * preset is checked against the service when a baseline starts (spec §Scan preset (scan type)).
+ */
+const SCHEDULE_REGEX = new RegExp(SCHEDULE_PATTERN);
+
+export const BaselineConfig = z
+  .strictObject({
+    on: z
+      .enum(["push", "schedule", "off"])
+      .default("off")
+      .describe(
+        "When the default branch gets a baseline scan: `push` (each push to it, debounced by `debounceSeconds`; a newer push cancels the running baseline of an older commit), `schedule` (by `baseline.schedule`, skipped when the branch head already has one), or `off`.",
+      ),
+    schedule: z
+      .string()
+      .regex(SCHEDULE_REGEX, "must be daily, weekly or a 5-field cron expression")
+      .default("weekly")
+      .describe(
+        "With `on: schedule`: `daily`, `weekly` (each at a time picked per repository) or a 5-field cron expression (minute hour day-of-month month day-of-week), all in UTC.",
+      ),
+    // spec §Scan preset (scan type): `ref`; a diff preset needs `baseCommit`, which a baseline has not
+    preset: z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe(
+        "Scan preset ref of baseline scans: a whole-repository (non-diff) preset from the service's presets list. Required unless `on: off`.",
+      ),
+    // spec §Scans, launch rule 1
+    creditBudget: z
+      .int()
+      .min(1)
+      .optional()
+      .describe(
+        "Most credits one baseline scan may spend. When omitted the service picks its recommended budget.",
+      ),
+  })
+  .superRefine((b, ctx) => {
+    if (b.on !== "off" && b.preset === undefined)
+      ctx.addIssue({
+        code: "custom",
+        path: ["preset"],
+        message: `is required with \`on: ${b.on}\` (a whole-repository preset ref from the service's presets list)`,
+      });
+    // a schedule of the wrong shape already has its issue (the pattern): the ranges are checked on the rest
+    const problem = SCHEDULE_REGEX.test(b.schedule) ? scheduleProblem(b.schedule) : undefined;
+    if (problem) ctx.addIssue({ code: "custom", path: ["schedule"], message: problem });
+  })
+  // the same rule for editors: `preset` is required unless `on: off`
+  .meta({
+    if: { properties: { on: { enum: ["push", "schedule"] } }, required: ["on"] },
+    then: { required: ["preset"] },
+  })
+  .describe("Default-branch baseline scans; off when absent.");
+export type BaselineConfig = z.infer<typeof BaselineConfig>;
+
+/**
  * The whole `.github/diffward.yml`. Strict at every level: an unknown key is an error naming it, so a
  * typo never passes silently.
  */
@@ -210,6 +271,7 @@ export const RepoConfig = z
     authors: AuthorsConfig.prefault({}),
     creditCap: CreditCapConfig.prefault({}),
     codeScanning: CodeScanningConfig.prefault({}),
+    baseline: BaselineConfig.prefault({}),
     lowBalanceThreshold: z
       .int()
       .min(0)
@@ -497,6 +559,9 @@ function describeIssueAt(issue: z.core.$ZodIssue, raw: unknown): ConfigProblem[]
     }
     case "invalid_format":
       return [{ path, message: `${issue.message} (got ${show(got)})` }];
+    case "custom":
+      // a rule across fields (src/config/repo-config.ts refinements): a missing field has nothing to show
+      return [{ path, message: got === undefined ? issue.message : `${issue.message} (got ${show(got)})` }];
     default:
       return [{ path, message: `${issue.message} (got ${show(got)})` }];
   }

@@ -27,6 +27,7 @@ const DEFAULTS = {
   creditCap: {},
   mergeQueue: "reuse",
   codeScanning: { upload: false },
+  baseline: { on: "off", schedule: "weekly" },
   scanTimeoutMinutes: 120,
 };
 
@@ -60,6 +61,7 @@ describe("parseRepoConfig", () => {
       authors: { skip: ["dependabot[bot]", "octo-cat"] },
       creditCap: { monthly: 5000 },
       codeScanning: { upload: true },
+      baseline: { on: "schedule", schedule: "30 4 * * 1-5", preset: "full-standard", creditBudget: 400 },
       lowBalanceThreshold: 100,
       mergeQueue: "scan",
       scanTimeoutMinutes: 1440,
@@ -226,6 +228,48 @@ describe("parseRepoConfigYaml", () => {
         expect(typeof parseRepoConfigYaml(text).ok).toBe("boolean");
       }),
       propertyOptions(500),
+    );
+  });
+});
+
+describe("baseline", () => {
+  it("is off by default, and `on: push` or `on: schedule` needs a preset", () => {
+    expect(parseRepoConfig({ repositoryId: "r", baseline: {} })).toMatchObject({
+      ok: true,
+      config: { baseline: { on: "off", schedule: "weekly" } },
+    });
+    expect(problemsOf({ repositoryId: "r", baseline: { on: "push" } })).toEqual([
+      "baseline.preset: is required with `on: push` (a whole-repository preset ref from the service's presets list)",
+    ]);
+    expect(problemsOf({ repositoryId: "r", baseline: { on: "schedule" } })[0]).toMatch(
+      /^baseline\.preset: is required with `on: schedule`/,
+    );
+    expect(parseRepoConfig({ repositoryId: "r", baseline: { on: "push", preset: "full" } }).ok).toBe(true);
+  });
+
+  it("takes daily, weekly or a 5-field cron, and says what is wrong with any other schedule", () => {
+    const withSchedule = (schedule: string) =>
+      parseRepoConfigYaml(
+        `repositoryId: r\nbaseline:\n  on: schedule\n  preset: full\n  schedule: "${schedule}"\n`,
+      );
+    for (const ok of ["daily", "weekly", "0 3 * * 1", "*/15 0-6 1,15 * 0"])
+      expect(withSchedule(ok).ok, ok).toBe(true);
+    expect(withSchedule("61 * * * *")).toMatchObject({
+      ok: false,
+      problems: ['baseline.schedule (line 5): the minute field "61" has 61, outside 0-59 (got "61 * * * *")'],
+    });
+    expect(withSchedule("hourly")).toMatchObject({
+      ok: false,
+      problems: [
+        expect.stringContaining("baseline.schedule (line 5): must be daily, weekly or a 5-field cron"),
+      ],
+    });
+    expect(withSchedule("0 3 * *").ok).toBe(false);
+  });
+
+  it("names a misspelt key of baseline", () => {
+    expect(problemsOf({ repositoryId: "r", baseline: { On: "push", preset: "full" } })[0]).toMatch(
+      /^baseline\.On: unknown key "On" \(did you mean "on"\?\)/,
     );
   });
 });
