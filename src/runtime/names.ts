@@ -103,3 +103,59 @@ export function launchKey(parts: {
   );
   return h.digest("hex").slice(0, 32);
 }
+
+/**
+ * Every Redis key diffward writes itself, by kind: `prefix` says which key prefix it sits under (`state`:
+ * diffward's state prefix, `{dw}` by default; `queue`: BullMQ's queue prefix, `{diffward}` by default, for a key a
+ * script must read beside BullMQ's job hashes) and `pattern` the rest of the key, `<…>` standing for a variable
+ * part. Each has an owner and an end: a TTL, or its deletion when the flow that wrote it ends (docs/architecture.md
+ * "Redis keys" says which, and test/e2e/key-lifetimes.test.ts checks every key after real flows against this
+ * list). BullMQ's own keys are not listed: their end is each job's `removeOnComplete`/`removeOnFail`.
+ */
+export const REDIS_KEYS = {
+  pull: { prefix: "state", pattern: "pr:<owner>/<repo>#<number>" },
+  group: { prefix: "state", pattern: "mg:<owner>/<repo>@<headSha>" },
+  pullLock: { prefix: "state", pattern: "lock:<owner>/<repo>#<number>" },
+  groupLock: { prefix: "state", pattern: "lock:<owner>/<repo>@<headSha>" },
+  launch: { prefix: "state", pattern: "launch:<launchKey>" },
+  scanLink: { prefix: "state", pattern: "scan:<scanId>" },
+  inflight: { prefix: "state", pattern: "inflight:<installationId>" },
+  report: { prefix: "state", pattern: "report:<owner>/<repo>#<number>" },
+  completed: { prefix: "state", pattern: "completed:<scanId>" },
+  sarif: { prefix: "state", pattern: "sarif:<owner>/<repo>@<scanId>" },
+  decisions: { prefix: "state", pattern: "decisions:<owner>/<repo>#<number>" },
+  approvals: { prefix: "state", pattern: "approvals:<owner>/<repo>#<number>" },
+  checkRunOwner: { prefix: "state", pattern: "checkrun:<owner>/<repo>/<checkRunId>" },
+  once: { prefix: "state", pattern: "once:<kind>:<key>" },
+  uninstalled: { prefix: "state", pattern: "uninstalled:<installationId>" },
+  throttle: { prefix: "state", pattern: "throttle:<key>" },
+  commandClaim: { prefix: "state", pattern: "cmd:<owner>/<repo>:<form>:<commentId>" },
+  commandSent: { prefix: "state", pattern: "cmdsent:<owner>/<repo>:<form>:<commentId>" },
+  capMonth: { prefix: "state", pattern: "cap:<projectId>:<repositoryId>:<YYYY-MM>" },
+  capScan: { prefix: "state", pattern: "capscan:<scanId>" },
+  laneQueue: { prefix: "state", pattern: "lane:<installationId>:q" },
+  laneAlive: { prefix: "state", pattern: "lane:<installationId>:alive" },
+  laneSeq: { prefix: "state", pattern: "lane:<installationId>:seq" },
+  laneFate: { prefix: "state", pattern: "lane:<installationId>:fate" },
+  laneCheckRun: { prefix: "state", pattern: "lane:<installationId>:cr" },
+  lanePayload: { prefix: "state", pattern: "lane:<installationId>:payload" },
+  laneCheckRunOf: { prefix: "state", pattern: "lane:<installationId>:crof" },
+  laneSent: { prefix: "state", pattern: "lane:<installationId>:sent" },
+  fairPending: { prefix: "queue", pattern: "<queue>:fairq:<installationId>" },
+} as const satisfies Record<string, { prefix: "state" | "queue"; pattern: string }>;
+
+/** A key kind of {@link REDIS_KEYS}. */
+export type RedisKeyKind = keyof typeof REDIS_KEYS;
+
+/**
+ * A regular expression matching the keys of a {@link REDIS_KEYS} pattern under `prefix` (each `<…>` matches one
+ * or more characters).
+ */
+export function redisKeyRegExp(prefix: string, pattern: string): RegExp {
+  const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const body = pattern
+    .split(/<[^>]+>/)
+    .map(esc)
+    .join(".+");
+  return new RegExp(`^${esc(prefix)}:${body}$`);
+}

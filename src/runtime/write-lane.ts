@@ -68,12 +68,23 @@ for _, d in ipairs(dead) do
   redis.call('HDEL', payload, d)
 end`;
 
+/**
+ * Lua shared by {@link ENQUEUE} and {@link ACQUIRE}: the waiting writes' keys end with the last waiter. Every
+ * call refreshes their expiry to twice the waiters' ttl (each waiting process calls {@link ACQUIRE} at least
+ * once a second), so a lane whose processes all died with writes waiting is gone by itself, even when nothing
+ * is ever written for the installation again; `fate` is read back within the hour.
+ */
+const KEEP_WAITING_KEYS = `-- the waiting writes' keys outlive the last waiter by one ttl at most
+for _, k in ipairs({q, alive, cr, payload, crof}) do redis.call('PEXPIRE', k, 2 * ttl) end
+redis.call('PEXPIRE', fate, 3600000)`;
+
 const ENQUEUE = `
 local q, alive, seq, fate, cr, payload, crof = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
 local ticket, prio, ttl, crid, coal, fields, idle = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4], ARGV[5], ARGV[6], ARGV[7]
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 ${FORGET_DEAD_WAITERS}
+${KEEP_WAITING_KEYS}
 if idle == '1' and redis.call('ZCARD', q) > 0 then return {'skipped', ''} end
 local old = ''
 if crid ~= '' then
@@ -103,7 +114,7 @@ if coal == '1' and crid ~= '' then
   end
   redis.call('HSET', cr, crid, ticket); redis.call('HSET', crof, ticket, crid); redis.call('HSET', payload, ticket, merged)
 end
-redis.call('PEXPIRE', fate, 3600000)
+${KEEP_WAITING_KEYS}
 return {'queued', old, tostring(prio * 1e12 + n)}
 `;
 
@@ -124,6 +135,7 @@ for i = 6, #ARGV do
   end
 end
 ${FORGET_DEAD_WAITERS}
+${KEEP_WAITING_KEYS}
 local head = redis.call('ZRANGE', q, 0, 0)[1]
 if head ~= ticket then return {'wait', '50', unpack(gone)} end
 redis.call('ZREMRANGEBYSCORE', sent, '-inf', now - 3600000)

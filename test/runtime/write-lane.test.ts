@@ -190,4 +190,31 @@ describe("write lane (real Redis)", () => {
     expect((await live.acquire(inst, { priority: "review" })).kind).toBe("granted");
     expect(Date.now() - t0).toBeLessThan(3_000);
   });
+  it("a crashed process's waiting write leaves no key without an end, even when nobody writes again", async () => {
+    const ttlMs = 300;
+    const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
+    connections.push(redis);
+    const dead = new WriteLane(redis, prefix, { minGapMs: 60_000, perMinute: 80, perHour: 500 }, ttlMs);
+    const inst = INSTALLATION + 7;
+    await dead.acquire(inst, { priority: "update" }); // the slot is taken for a minute: the next write waits
+    void dead
+      .acquire(inst, {
+        priority: "update",
+        checkRunId: 9,
+        coalescible: true,
+        fields: { status: "in_progress" },
+      })
+      .catch(() => undefined);
+    const laneKeys = async () => (await redis.keys(`${prefix}:lane:${inst}:*`)).sort();
+    const waiting = ["q", "alive", "cr", "payload", "crof"].map((part) => `${prefix}:lane:${inst}:${part}`);
+    await expect.poll(laneKeys).toEqual(expect.arrayContaining(waiting));
+    dead.close(); // the process dies with its write waiting; no other process ever writes for this installation
+    for (const k of await laneKeys())
+      expect({ k, pttl: await redis.pttl(k) }).toMatchObject({
+        k,
+        pttl: expect.toSatisfy((t: number) => t > 0),
+      });
+    // the waiting write's keys end with its last refresh, not after the counters' longer lives
+    for (const k of waiting) expect(await redis.pttl(k)).toBeLessThanOrEqual(2 * ttlMs);
+  });
 });
