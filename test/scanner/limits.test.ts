@@ -113,8 +113,8 @@ describe("pages and items per listing (nock)", () => {
       .get("/api/v1/projects/p/findings")
       .query(true)
       .times(3)
-      .reply(200, (uri) => {
-        const page = Number(new URL(uri, ORIGIN).searchParams.get("page"));
+      .reply(200, (request: Request) => {
+        const page = Number(new URL(request.url).searchParams.get("page"));
         return { items: [item(page * 2), item(page * 2 + 1)], page, limit: 2, total: 1_000_000 };
       });
     const c = new ScannerClient({ baseUrl: `${ORIGIN}/api/v1`, token: TOKEN, maxPages: 3 });
