@@ -165,6 +165,48 @@ describe("Redis keys after real flows: each has a TTL, is BullMQ's under job ret
     const failed = await completedRun(h, failing.owner, failing.repo, sha(0x2121));
     expect(failed.conclusion).toBe("failure");
 
+    // 4. A fork's pull request waiting for approval, approved with "Scan anyway" (a one-time claim), reported.
+    const forkHead = sha(0x2131);
+    const fork = await openPull(h, {
+      head: forkHead,
+      repo: "keys-fork",
+      send: false,
+      permissions: { outsider: "read", maintainer: "maintain" },
+    });
+    fork.payload.pull_request.user = { ...fork.payload.pull_request.user, login: "outsider" };
+    fork.payload.pull_request.head.repo = {
+      ...fork.payload.pull_request.head.repo,
+      id: 987_654,
+      full_name: "outsider/fork",
+      fork: true,
+    };
+    await h.send("pull_request", fork.payload);
+    const waiting = await completedRun(h, fork.owner, fork.repo, forkHead);
+    expect(waiting.conclusion).toBe("action_required");
+    const click: Payload = webhookExample("check_run", "requested_action");
+    click.repository = fork.payload.repository;
+    click.installation = fork.payload.installation;
+    click.check_run.id = waiting.id;
+    click.check_run.head_sha = forkHead;
+    click.check_run.pull_requests = [];
+    click.requested_action = { identifier: "scan-anyway" };
+    click.sender = { ...click.sender, login: "maintainer", type: "User" };
+    await h.send("check_run", click);
+    await h.waitFor(
+      () =>
+        h.github.state
+          .checkRuns(fork.owner, fork.repo)
+          .find((c) => c.headSha === forkHead && c.id !== waiting.id && c.status === "completed"),
+      30_000,
+      "the approved scan's report",
+    );
+
+    // 5. Another installation removes the app.
+    const removed: Payload = webhookExample("installation", "deleted");
+    removed.installation = { ...removed.installation, id: 424_242 };
+    await h.send("installation", removed);
+    await h.waitFor(() => h.booted.rt.state.isInstallationRemoved(424_242), 10_000, "uninstall recorded");
+
     await waitIdle();
 
     // Every key of the harness (its queues and its state share the prefix).
@@ -232,6 +274,8 @@ describe("Redis keys after real flows: each has a TTL, is BullMQ's under job ret
       "commandSent",
       "capMonth",
       "laneSent",
+      "once",
+      "uninstalled",
     ])
       expect(kinds).toContain(kind);
     expect(keys.length).toBeGreaterThan(20);
