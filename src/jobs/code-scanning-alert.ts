@@ -2,6 +2,7 @@
  * GitHub → service (issue 14, point 3): the `code-scanning-alert` job. A person dismissing or reopening
  * one of diffward's code scanning alerts sets the finding's resolution on the service, once.
  */
+import { createHash } from "node:crypto";
 import type { Job } from "bullmq";
 import type { Logger } from "pino";
 import { z } from "zod";
@@ -248,10 +249,7 @@ async function followPull(
  * approval request is stored for that pull request and announced in its conversation (once per
  * requester and status, so a redelivery posts nothing more). `/approve` then sets the resolution and
  * dismisses the alert again (`syncAlertWithResolution`). On any other ref (a merge group's branch) no
- * request can be held, and GitHub gives an alert no comment thread, so the trace is a note on the finding
- * ({@link heldDismissalNote}: who, why it was not applied, how to dismiss it; not added again while it is the
- * finding's latest note, so a redelivery adds nothing) and a warning in the log. Never sets a resolution on
- * the service.
+ * request can be held: {@link traceHeldDismissal} says so. Never sets a resolution on the service.
  */
 async function holdAlertDismissal(
   rt: Runtime,
@@ -274,30 +272,12 @@ async function holdAlertDismissal(
   if (!isDismissal(target.resolutionStatus)) return;
   const m = ref ? PULL_REF.exec(ref) : null;
   if (!m) {
-    const content = heldDismissalNote({
-      dismissed: note,
-      alertNumber: d.alertNumber,
-      ref,
-      label: findingLabel(detail.id, rt.settings.labelPrefix),
-      severity: detail.severity,
-      status: target.resolutionStatus,
-      approvers,
-      ...(ref && parseMergeGroupRef(ref) ? { pullNumber: parseMergeGroupRef(ref)!.pullNumber } : {}),
-    });
-    const latest = detail.notes.reduce<(typeof detail.notes)[number] | undefined>(
-      (a, b) => (a && a.createdAt > b.createdAt ? a : b),
-      undefined,
-    )?.body;
-    if (latest?.trim() !== content.trim()) await tenant.client.addNote(tenant.projectId, detail.id, content);
-    log.warn(
-      {
-        finding: detail.id,
-        status: target.resolutionStatus,
-        severity: detail.severity,
-        ref,
-        by: d.senderLogin,
-      },
-      "dismissal on GitHub held for approval on a ref without a pull request: alert reopened, note left on the finding",
+    await traceHeldDismissal(
+      rt,
+      { d, ref, detail, status: target.resolutionStatus, note, approvers },
+      log,
+      octokit,
+      tenant,
     );
     return;
   }
@@ -333,6 +313,70 @@ async function holdAlertDismissal(
       `or above, who writes \`/diffward approve ${label}\` (or \`/diffward reject ${label}\`). The alert was reopened ` +
       "and nothing was changed on the scanning service until then.",
   );
+}
+
+/**
+ * The trace of a dismissal held on a ref that is no pull request's (a merge group's branch), where no approval
+ * request can be held and GitHub gives an alert no comment thread: a note on the finding on the service
+ * ({@link heldDismissalNote}: who dismissed what, why it was not applied, how to dismiss it), not added again
+ * while it is the finding's latest note; the same text in the conversation of the pull request a merge
+ * group's ref names, once per event (a one-time claim per alert and text, held by the delivery, so a retry of
+ * the job posts it when it failed and a second delivery does not); and a warning in the log. A definite
+ * refusal of the comment (4xx: the pull request gone) is logged, and the note stays the record; service errors
+ * and GitHub's 429, 5xx and network errors are thrown (the job retries).
+ */
+async function traceHeldDismissal(
+  rt: Runtime,
+  held: {
+    d: AlertJobData;
+    ref: string | null;
+    detail: FindingDetail;
+    status: string;
+    note: string;
+    approvers: MinPermission;
+  },
+  log: Logger,
+  octokit: Awaited<ReturnType<Runtime["octokit"]>>,
+  tenant: NonNullable<Awaited<ReturnType<Runtime["scanner"]["forAccount"]>>>,
+): Promise<void> {
+  const { d, ref, detail } = held;
+  const pullNumber = ref ? parseMergeGroupRef(ref)?.pullNumber : undefined;
+  const content = heldDismissalNote({
+    dismissed: held.note,
+    alertNumber: d.alertNumber,
+    ref,
+    label: findingLabel(detail.id, rt.settings.labelPrefix),
+    severity: detail.severity,
+    status: held.status,
+    approvers: held.approvers,
+    ...(pullNumber ? { pullNumber } : {}),
+  });
+  const latest = detail.notes.reduce<(typeof detail.notes)[number] | undefined>(
+    (a, b) => (a && a.createdAt > b.createdAt ? a : b),
+    undefined,
+  )?.body;
+  if (latest?.trim() !== content.trim()) await tenant.client.addNote(tenant.projectId, detail.id, content);
+  log.warn(
+    { finding: detail.id, status: held.status, severity: detail.severity, ref, by: d.senderLogin },
+    "dismissal on GitHub held for approval on a ref without a pull request: alert reopened, note left on the finding",
+  );
+  if (!pullNumber) return;
+  const text = createHash("sha256").update(content).digest("hex").slice(0, 16);
+  if (
+    !(await rt.state.claimOnce("held-alert", `${d.owner}/${d.repo}/${d.alertNumber}/${text}`, d.deliveryId))
+  )
+    return;
+  try {
+    await createIssueComment(octokit, { owner: d.owner, repo: d.repo, pullNumber }, content);
+  } catch (error) {
+    // GitHub's definite refusals (the pull request gone, no access) end here; 429, 5xx and network errors retry
+    const status = (error as { status?: number }).status;
+    if (status === undefined || status === 429 || status >= 500) throw error;
+    log.warn(
+      { pull: pullNumber, err: error },
+      "held dismissal not announced on the merge group's pull request",
+    );
+  }
 }
 
 /** The job kinds code scanning adds to the workers (`boot`): the `code-scanning-alert` job. */

@@ -423,7 +423,7 @@ describe("code scanning: triage kept in step", () => {
     expect(alertOf(pr, SECRET).dismissedComment).toContain(`approved by GitHub user ${MAINTAINER}`);
     expect(h.github.violations()).toEqual([]);
   });
-  it("with triage.approval, a writer's dismissal of a merge group's alert (no pull request ref) is reopened with a note on the finding saying why and how, once", async () => {
+  it("with triage.approval, a writer's dismissal of a merge group's alert (no pull request ref) is reopened with a note on the finding saying why and how, and the same on the pull request its ref names, once", async () => {
     n += 1;
     const MAINTAINER = "octo-maintainer";
     const base = sha(0x5e00 + n * 4);
@@ -484,10 +484,12 @@ describe("code scanning: triage kept in step", () => {
     expect(note).toContain(`pull request #${opened.number}`); // the pull request the merge group's ref names
     expect(note).toContain("`/fp`");
     expect(note).toMatch(/reopened/i);
-    expect(botComments()).toEqual([]); // no pull request ref: nothing posted in a conversation
+    // and the same text in the conversation of the pull request the merge group's ref names
+    expect(botComments().map((c) => [c.issueNumber, c.body])).toEqual([[opened.number, note]]);
     // the same event delivered again: no second note
     expect(await deliver(payload)).toBe("approval-requested");
     expect(secret().notes).toHaveLength(1);
+    expect(botComments()).toHaveLength(1);
     // a maintainer's own dismissal needs no approval and goes through
     expect(await deliver(dismissAlertAs(h, { ...target, login: MAINTAINER, reason: "false positive" }))).toBe(
       "set",
