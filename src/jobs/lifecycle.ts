@@ -2,6 +2,7 @@ import type { Job } from "bullmq";
 import { groupKey, pullKey } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { applyWrites } from "../runtime/writes.js";
+import { cancelUnlessEnded } from "./cancel-scan.js";
 import { checkRunCompleted, planStopWrites, stopCurrent } from "./supersede.js";
 import type { RepoContext } from "./types.js";
 
@@ -65,8 +66,9 @@ export interface UninstallJobData {
 }
 
 /**
- * Cancels every scan diffward follows for an installation that uninstalled the app (spec
- * `POST …/scans/{scanId}/cancel`: reserved credits are released). GitHub can no longer be written to.
+ * Cancels every scan diffward follows for an installation that uninstalled the app, unless it has ended
+ * ({@link cancelUnlessEnded}; spec `POST …/scans/{scanId}/cancel`: reserved credits are released). GitHub can
+ * no longer be written to.
  * @returns the number of scans cancelled.
  */
 export async function processUninstall(rt: Runtime, job: Job<UninstallJobData>): Promise<number> {
@@ -76,11 +78,13 @@ export async function processUninstall(rt: Runtime, job: Job<UninstallJobData>):
   const tenant = await rt.scanner.forAccount(d.accountLogin);
   let cancelled = 0;
   for (const scanId of await rt.state.inflightScans(d.installationId)) {
+    // first: a poll or report of the scan running meanwhile writes nothing from now on
+    await rt.state.recordScanStop(scanId, { kind: "uninstalled" });
     const link = await rt.state.getScanLink(scanId);
     if (tenant) {
       try {
-        await tenant.client.cancelScan(link?.projectId ?? tenant.projectId, scanId);
-        cancelled += 1;
+        const projectId = link?.projectId ?? tenant.projectId;
+        if ((await cancelUnlessEnded(rt, tenant.client, projectId, scanId)) === "cancelled") cancelled += 1;
       } catch (error) {
         rt.log.warn(
           { scanId, err: (error as Error).message },

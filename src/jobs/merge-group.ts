@@ -23,7 +23,7 @@ import {
   renderGroupScanQueued,
   renderGroupSkipped,
 } from "../render/merge-group.js";
-import { isTerminalScanStatus } from "../scanner/catalog.js";
+import { cancelUnlessEnded } from "./cancel-scan.js";
 import { CONFIG_PATH, loadRepoConfig, type LoadedConfig } from "../runtime/config-loader.js";
 import { JOB, groupKey, jobId, launchKey, pullKey } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
@@ -383,8 +383,8 @@ export type GroupDestroyedOutcome = "cancelled" | "already-completed" | "idle";
 /**
  * Acts on `merge_group` `destroyed` (merged, dequeued or invalidated; GitHub "Webhook events and payloads",
  * `merge_group.reason`): marks the group destroyed (a `checks_requested` delivered late then does nothing),
- * removes a launch still waiting, cancels the group's scan only while the service says it is not terminal
- * (spec `POST …/scans/{scanId}/cancel`; a completed scan is never cancelled), and concludes the group's
+ * removes a launch still waiting, cancels the group's scan unless it has ended ({@link cancelUnlessEnded};
+ * spec `POST …/scans/{scanId}/cancel`: a completed scan is never cancelled), and concludes the group's
  * check run `cancelled` unless GitHub shows it completed. When diffward has no state of the group (lost with
  * Redis), the check run and scan are read from GitHub ({@link unfinishedFromGitHub}), so the group's check
  * run never stays unfinished and its scan does not run on for a group that is gone. Holds the group's lock.
@@ -457,7 +457,7 @@ async function unfinishedFromGitHub(
 
 /**
  * Stops the group's work: removes its launch job while it waits (nothing spent), removes its poll job,
- * cancels its scan when the service reports it not terminal, and takes the scan out of the installation's
+ * cancels its scan unless it has ended ({@link cancelUnlessEnded}), and takes the scan out of the installation's
  * scans in flight in every case. Errors of the service are logged, never thrown.
  * @returns the id of the scan cancelled, if one was.
  */
@@ -482,16 +482,8 @@ async function stopGroupScan(
     const tenant = await rt.scanner.forAccount(accountLogin);
     if (!tenant) return undefined;
     const projectId = g.projectId ?? tenant.projectId;
-    // A read refused (429 before Retry-After, 5xx) does not stop the cancel: the service itself refuses to
-    // cancel a terminal scan (spec "Scan lifecycle": cancel of COMPLETED or FAILED answers 400), so a completed
-    // scan is never cancelled either way.
-    const status = await tenant.client
-      .getScan(projectId, g.scanId)
-      .then(({ scan }) => scan.status)
-      .catch(() => undefined);
-    if (status !== undefined && isTerminalScanStatus(status)) return undefined;
-    await tenant.client.cancelScan(projectId, g.scanId);
-    return g.scanId;
+    const done = await cancelUnlessEnded(rt, tenant.client, projectId, g.scanId);
+    return done === "cancelled" ? g.scanId : undefined;
   } catch (error) {
     log.warn({ err: (error as Error).message, scanId: g.scanId }, "could not cancel the merge group's scan");
     return undefined;

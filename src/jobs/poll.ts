@@ -4,11 +4,12 @@ import { isTerminalScanStatus } from "../scanner/catalog.js";
 import type { ScanDetail } from "../scanner/schemas.js";
 
 import type { Runtime } from "../runtime/runtime.js";
-import { applyWrites } from "../runtime/writes.js";
+import { WritesWithdrawnError, applyWrites } from "../runtime/writes.js";
+import type { EndedScanStatus } from "../runtime/state.js";
 import { planProgress, planScanTimedOut } from "./report/decide.js";
 import { enqueueReport } from "./report/job.js";
 import { concludeOnScanReadError } from "./service-error.js";
-import { stillFollowed, targetKey } from "./target.js";
+import { followedOnly, stillFollowed, targetKey } from "./target.js";
 import { tenantOrWait } from "./token-wait.js";
 import type { PollJobData } from "./types.js";
 
@@ -50,12 +51,31 @@ export async function processPoll(rt: Runtime, job: Job<PollJobData>, token?: st
     scanId: d.scanId,
     installation: d.installationId,
   });
-  if (!(await stillFollowed(rt, d))) {
-    log.info("scan no longer followed (superseded)");
-    // nothing reports it any more: no longer in flight (also when the stop that left it crashed before that)
-    await rt.state.finishScan(d.installationId, d.scanId);
-    return "superseded";
+  if (!(await stillFollowed(rt, d))) return notFollowed(rt, d, log);
+  try {
+    return await pollFollowed(followedOnly(rt, d), job, token, log);
+  } catch (error) {
+    // stopped while this poll ran (a newer head, a close): its writes were withdrawn
+    if (error instanceof WritesWithdrawnError) return notFollowed(rt, d, log);
+    throw error;
   }
+}
+
+async function notFollowed(rt: Runtime, d: PollJobData, log: Runtime["log"]): Promise<"superseded"> {
+  log.info("scan no longer followed (superseded)");
+  // nothing reports it any more: no longer in flight (also when the stop that left it crashed before that)
+  await rt.state.finishScan(d.installationId, d.scanId);
+  return "superseded";
+}
+
+/** {@link processPoll} for a scan still followed; `rt`'s writes each check that it still is. */
+async function pollFollowed(
+  rt: Runtime,
+  job: Job<PollJobData>,
+  token: string | undefined,
+  log: Runtime["log"],
+): Promise<PollOutcome> {
+  const d = job.data;
   const tenant = await tenantOrWait(rt, job, token, log);
   if (tenant === "no-token") return tenant;
 
@@ -108,6 +128,9 @@ export async function processPoll(rt: Runtime, job: Job<PollJobData>, token?: st
     return delay(rt, job, token, waitMs);
   }
 
+  // Known ended: a later stop (a push, a close) never cancels it (spec §Scan status: cancel of a terminal
+  // scan answers 400).
+  await rt.state.recordScanEnded(d.scanId, scan.status as EndedScanStatus);
   // A progress write still waiting in the installation's write lane is taken over by the completing write
   // (the lane coalesces updates of one check run, whatever process queued them), so the report does not wait
   // for it. Without a lane, a progress write still queued in this process lands before the report is handed

@@ -1,21 +1,23 @@
+import type { Job } from "bullmq";
 import { renderLaunchError } from "../render/check-run.js";
 import { getCheckRun } from "../github/checks.js";
 import { updateCheck, type GitHubWrite } from "../github/writes.js";
 import { jobId } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
-import type { PullState } from "../runtime/state.js";
+import type { PullState, ScanStop } from "../runtime/state.js";
+import { cancelUnlessEnded } from "./cancel-scan.js";
 
-/** Why a pull request's current scan stops. */
-/** `sameHead`: an explicit request (Re-run, Scan anyway, rescan) of the same commit replaces the scan. */
-export type StopReason =
-  { kind: "superseded"; bySha: string; sameHead?: boolean } | { kind: "closed" } | { kind: "uninstalled" };
+/** Why a pull request's current scan stops ({@link ScanStop}). */
+export type StopReason = ScanStop;
 
 /**
- * Stops what diffward was doing for `prev`'s head, outside GitHub: removes a launch still waiting in its
- * debounce window (nothing spent), cancels a launched scan (spec `POST …/scans/{scanId}/cancel`: reserved
- * credits are released), removes its poll job and forgets its launch key. The check run's conclusion is
- * planned apart ({@link planStopWrites}). Errors while cancelling are logged, never thrown: the new head
- * must not wait on the old one.
+ * Stops what diffward was doing for `prev`'s head, outside GitHub. First records the stop on the scan
+ * (`StateStore.recordScanStop`): a poll or report of the scan that runs meanwhile, or later, writes nothing
+ * from then on (each checks it right before each of its writes). Then removes a launch still waiting in its
+ * debounce window (nothing spent) and the scan's poll and report jobs while they wait, cancels a launched scan
+ * unless it has ended ({@link cancelUnlessEnded}; spec `POST …/scans/{scanId}/cancel`: reserved credits are
+ * released) and forgets its launch key. The check run's conclusion is planned apart ({@link planStopWrites}).
+ * Errors while cancelling are logged, never thrown: the new head must not wait on the old one.
  */
 export async function stopCurrent(
   rt: Runtime,
@@ -24,26 +26,42 @@ export async function stopCurrent(
   accountLogin: string,
 ): Promise<void> {
   const log = rt.log.child({ pull: `${prev.owner}/${prev.repo}#${prev.pullNumber}`, scanId: prev.scanId });
+  if (prev.scanId) await rt.state.recordScanStop(prev.scanId, reason);
   if (prev.launchJobId) {
     const job = await rt.queues.launch.getJob(prev.launchJobId);
     if (job && (await job.isDelayed().catch(() => false))) await job.remove().catch(() => undefined);
   }
   if (prev.scanId) {
-    const poll = await rt.queues.scans.getJob(jobId("poll", prev.scanId));
-    if (poll && (await poll.isDelayed().catch(() => false))) await poll.remove().catch(() => undefined);
+    await removeWaiting(await rt.queues.scans.getJob(jobId("poll", prev.scanId)));
+    await removeWaiting(await rt.queues.reports.getJob(jobId("report", prev.scanId)));
     try {
       const tenant = await rt.scanner.forAccount(accountLogin);
       if (tenant) {
-        await tenant.client.cancelScan(prev.projectId ?? tenant.projectId, prev.scanId);
-        log.info({ reason: reason.kind }, "cancelled scan");
+        const done = await cancelUnlessEnded(
+          rt,
+          tenant.client,
+          prev.projectId ?? tenant.projectId,
+          prev.scanId,
+        );
+        log.info({ reason: reason.kind, done }, done === "cancelled" ? "cancelled scan" : "scan had ended");
       }
     } catch (error) {
-      // 400 when the scan already completed or failed: nothing to release.
       log.warn({ err: (error as Error).message }, "could not cancel scan");
     }
     await rt.state.finishScan(prev.installationId, prev.scanId);
   }
   if (prev.launchKey) await rt.state.deleteLaunch(prev.launchKey);
+}
+
+/**
+ * Removes a job that waits (delayed, waiting or prioritized); a running one is left to find the stop itself.
+ * Errors are ignored (the job may have just started or ended).
+ */
+async function removeWaiting(job: Job | undefined): Promise<void> {
+  if (!job) return;
+  const state = await job.getState().catch(() => "unknown");
+  if (state === "delayed" || state === "waiting" || state === "prioritized")
+    await job.remove().catch(() => undefined);
 }
 
 /**

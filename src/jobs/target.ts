@@ -1,5 +1,6 @@
 import { groupKey, pullKey } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
+import { WritesWithdrawnError } from "../runtime/writes.js";
 import type { LaunchJobData, PollJobData } from "./types.js";
 
 /**
@@ -50,14 +51,33 @@ export async function rememberScan(
 }
 
 /**
- * Whether a poll job still follows its scan: not when the pull request closed or moved to another scan, nor
- * when the merge group was destroyed or moved to another scan.
+ * Whether a poll or report job still follows its scan: not once diffward recorded a stop of the scan
+ * (`StateStore.recordScanStop`: a newer head, a close, an uninstall), nor when the pull request closed or
+ * moved to another scan, nor when the merge group was destroyed or moved to another scan. With no state of
+ * the target (lost with Redis), the scan is followed.
  */
 export async function stillFollowed(rt: Runtime, d: PollJobData): Promise<boolean> {
+  if ((await rt.state.getScanEnd(d.scanId)).stop) return false;
   if (isGroupScan(d)) {
     const g = await rt.state.getGroup(targetKey(d));
     return !g || (!g.destroyed && (g.scanId === undefined || g.scanId === d.scanId));
   }
   const pr = await rt.state.getPull(targetKey(d));
   return !(pr && (pr.closed || (pr.scanId !== undefined && pr.scanId !== d.scanId)));
+}
+
+/**
+ * `rt` for a poll or report job's writes: before each GitHub write is sent (`Runtime.writeGuard`), the scan
+ * must still be followed ({@link stillFollowed}), else `WritesWithdrawnError` stops the job's writes. So a
+ * head superseded, closed or uninstalled while its report waits for the write lane gets no write after the
+ * stop (its check run stays as the stop concluded it, no review is posted on it).
+ */
+export function followedOnly(rt: Runtime, d: PollJobData): Runtime {
+  return {
+    ...rt,
+    writeGuard: async () => {
+      if (!(await stillFollowed(rt, d)))
+        throw new WritesWithdrawnError(`scan ${d.scanId} is no longer followed: its writes are withdrawn`);
+    },
+  };
 }

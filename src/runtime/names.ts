@@ -119,6 +119,7 @@ export const REDIS_KEYS = {
   groupLock: { prefix: "state", pattern: "lock:<owner>/<repo>@<headSha>" },
   launch: { prefix: "state", pattern: "launch:<launchKey>" },
   scanLink: { prefix: "state", pattern: "scan:<scanId>" },
+  scanEnd: { prefix: "state", pattern: "scanend:<scanId>" },
   inflight: { prefix: "state", pattern: "inflight:<installationId>" },
   report: { prefix: "state", pattern: "report:<owner>/<repo>#<number>" },
   completed: { prefix: "state", pattern: "completed:<scanId>" },

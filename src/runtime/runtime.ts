@@ -85,6 +85,13 @@ export interface Runtime {
    * writes go out directly
    */
   lane?: WriteLane;
+  /**
+   * Called by `applyWrites` (`src/runtime/writes.ts`) right before each GitHub write is sent (inside its
+   * write-lane slot); throws `WritesWithdrawnError` when the writes' subject is no longer wanted (the report
+   * of a head diffward stopped following), so that write and every later one are not sent. Set on a copy of
+   * the runtime by the job whose writes it guards.
+   */
+  writeGuard?: () => Promise<void>;
   /** the process's Prometheus metrics (`src/runtime/metrics.ts`); absent in unit tests */
   metrics?: DiffwardMetrics;
   /** `/healthz` details: the scanning service's reachability (`src/runtime/health.ts`), cached */

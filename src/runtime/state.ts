@@ -57,6 +57,41 @@ export interface GroupState {
   destroyed?: boolean;
 }
 
+/**
+ * Why diffward stopped following a scan: a newer head (`bySha`; `sameHead` for an explicit request of the
+ * same commit, Re-run, Scan anyway or rescan, which replaces the scan), the pull request closed, or the app
+ * uninstalled.
+ */
+export type ScanStop =
+  { kind: "superseded"; bySha: string; sameHead?: boolean } | { kind: "closed" } | { kind: "uninstalled" };
+
+/** A scan status that never changes again (spec §Scan status: `COMPLETED`, `FAILED` and `CANCELLED`). */
+export type EndedScanStatus = "COMPLETED" | "FAILED" | "CANCELLED";
+
+/**
+ * What diffward knows of a scan's end (Redis hash `scanend:<scanId>`, kept {@link SCAN_END_TTL_SECONDS}):
+ * the terminal status it read from the service, and why diffward stopped following it. Either may be
+ * absent; both may be set (a scan that completed, then its head was superseded before the report).
+ */
+export interface ScanEnd {
+  status?: EndedScanStatus;
+  stop?: ScanStop;
+}
+
+/** How long a scan's end record is kept, in seconds: as long as a pull request's state may name the scan (90 days). */
+export const SCAN_END_TTL_SECONDS = 60 * 60 * 24 * 90;
+
+/**
+ * Stores the report state of a pull request unless its scan was stopped (KEYS[1] the scan's end record,
+ * KEYS[2] the report state; ARGV the JSON and its TTL in seconds): the check and the write are one step, so
+ * a stop recorded before it always wins. Returns 1 when stored.
+ */
+const PUT_REPORT_SCRIPT = `
+if redis.call('HEXISTS', KEYS[1], 'stop') == 1 then return 0 end
+redis.call('SET', KEYS[2], ARGV[1], 'EX', tonumber(ARGV[2]))
+return 1
+`;
+
 /** The launch record of one launch key: the guard against paying twice. */
 export interface LaunchRecord {
   /** ms since epoch when a launch POST was first attempted; set before the POST is sent */
@@ -311,6 +346,48 @@ export class StateStore {
         this.inflightLeaseMs,
       ),
     );
+  }
+
+  /**
+   * Records that diffward stopped following a scan, and why ({@link ScanEnd}): from then on its poll and
+   * report jobs write nothing (`src/jobs/target.ts` `stillFollowed`). Recorded before anything else of the
+   * stop, so a report running meanwhile sees it before its next write.
+   */
+  async recordScanStop(scanId: string, stop: ScanStop): Promise<void> {
+    const k = this.#k("scanend", scanId);
+    await this.redis.multi().hset(k, "stop", JSON.stringify(stop)).expire(k, SCAN_END_TTL_SECONDS).exec();
+  }
+
+  /** Records the terminal status diffward read for a scan (spec §Scan status): it is never cancelled again. */
+  async recordScanEnded(scanId: string, status: EndedScanStatus): Promise<void> {
+    const k = this.#k("scanend", scanId);
+    await this.redis.multi().hset(k, "status", status).expire(k, SCAN_END_TTL_SECONDS).exec();
+  }
+
+  /** What diffward knows of a scan's end ({@link ScanEnd}); `{}` when nothing is known. */
+  async getScanEnd(scanId: string): Promise<ScanEnd> {
+    const h = await this.redis.hgetall(this.#k("scanend", scanId));
+    return {
+      ...(h.status ? { status: h.status as EndedScanStatus } : {}),
+      ...(h.stop ? { stop: JSON.parse(h.stop) as ScanStop } : {}),
+    };
+  }
+
+  /**
+   * Stores a pull request's report state (`report:<key>`, kept 90 days) in one step with the check that
+   * its scan was not stopped ({@link recordScanStop}): the report of a superseded head never replaces it.
+   * @returns false when the scan was stopped (nothing stored).
+   */
+  async putReportUnlessStopped(key: string, scanId: string, state: unknown): Promise<boolean> {
+    const stored = await this.redis.eval(
+      PUT_REPORT_SCRIPT,
+      2,
+      this.#k("scanend", scanId),
+      this.#k("report", key),
+      JSON.stringify(state),
+      String(60 * 60 * 24 * 90),
+    );
+    return Number(stored) === 1;
   }
 
   /** Stores a JSON document under `kind:key` (report state, decisions). */

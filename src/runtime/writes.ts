@@ -35,15 +35,28 @@ export function laneRequestOf(w: GitHubWrite): LaneRequest {
 }
 
 /**
+ * Thrown by a runtime's write guard (`Runtime.writeGuard`) when the writes' subject is no longer wanted (a
+ * report of a head diffward stopped following): the write is not sent, nor any later one, `bestEffort` or not.
+ */
+export class WritesWithdrawnError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "WritesWithdrawnError";
+  }
+}
+
+/**
  * The one apply step of the pull-request, launch, poll and report jobs: sends their planned GitHub writes
  * for one installation, in the order given, each after the previous one answered. With a write lane
  * (`rt.lane`, shared by every process through Redis), each write first waits for its slot in the
  * installation's lane ({@link laneRequestOf}): a write taken over by a later update of the same check run
  * yields `{ kind: "coalesced" }`; progress is skipped (`{ kind: "skipped" }`) while the hourly budget is tight
  * ({@link progressOff}), except a write that links a check run to its scan ({@link skippable}). A `bestEffort`
- * write that fails is logged and yields `{ kind: "failed" }`; the next writes still go out.
+ * write that fails is logged and yields `{ kind: "failed" }`; the next writes still go out. The runtime's
+ * write guard (`Runtime.writeGuard`), when set, runs right before each write is sent.
  * @returns one result per write, in order (the ids of created check runs and reviews).
- * @throws Octokit's `RequestError` of the first other write that failed; later writes are not sent.
+ * @throws Octokit's `RequestError` of the first other write that failed, or the write guard's
+ *   {@link WritesWithdrawnError}; later writes are not sent.
  */
 export async function applyWrites(
   rt: Runtime,
@@ -60,18 +73,20 @@ export async function applyWrites(
         continue;
       }
       if (!rt.lane) {
+        await rt.writeGuard?.();
         results.push(await sendWrite(octokit, w));
         continue;
       }
-      const r = await rt.lane.run(installationId, laneRequestOf(w), (fields) =>
-        sendWrite(
+      const r = await rt.lane.run(installationId, laneRequestOf(w), async (fields) => {
+        await rt.writeGuard?.();
+        return sendWrite(
           octokit,
           w.kind === "update-check-run" && fields ? { ...w, check: merged(w.check, fields) } : w,
-        ),
-      );
+        );
+      });
       results.push(r);
     } catch (error) {
-      if (!w.bestEffort) throw error;
+      if (!w.bestEffort || error instanceof WritesWithdrawnError) throw error;
       const message = (error as Error).message;
       rt.log.warn({ err: error, write: w.kind, installation: installationId }, "GitHub write failed");
       results.push({ kind: "failed", message });

@@ -4,10 +4,11 @@ import { ScanDetail } from "../../scanner/schemas.js";
 import { addFair } from "../../runtime/fairness.js";
 import { JOB, jobId } from "../../runtime/names.js";
 import type { Runtime } from "../../runtime/runtime.js";
+import { WritesWithdrawnError } from "../../runtime/writes.js";
 import { reportScan } from "./pull-request.js";
 import { reportGroupScan } from "./group.js";
 import { concludeOnLastAttempt, concludeOnScanReadError, concludeOnServiceError } from "../service-error.js";
-import { isGroupScan, stillFollowed, targetKey } from "../target.js";
+import { followedOnly, isGroupScan, stillFollowed, targetKey } from "../target.js";
 import { tenantOrWait } from "../token-wait.js";
 import type { PollJobData, ReportJobData } from "../types.js";
 
@@ -38,7 +39,9 @@ export async function enqueueReport(
 
 /**
  * Reports a terminal scan (job `report`): skipped when the target no longer follows this scan (a newer push,
- * a closed pull request, a destroyed merge group: {@link stillFollowed}, as the poll checks), else
+ * a closed pull request, a destroyed merge group: {@link stillFollowed}, as the poll checks), and that check
+ * is made again right before each of its writes ({@link followedOnly}): a head superseded while its report
+ * runs or waits for the write lane gets no write after the stop (`superseded`). Else
  * {@link reportScan} or, for a merge group, {@link reportGroupScan}; a missing scanner token is waited for
  * ({@link tenantOrWait}). The scan is the one the poll carried
  * (validated with {@link ScanDetail}); only when it is absent or invalid is it read again (spec
@@ -55,12 +58,31 @@ export async function processReport(
 ): Promise<ReportOutcome> {
   const d = job.data;
   const log = rt.log.child({ pull: targetKey(d), scanId: d.scanId, installation: d.installationId });
-  if (!(await stillFollowed(rt, d))) {
-    log.info("scan no longer followed (superseded): not reported");
-    // nothing reports it any more: no longer in flight (also when the stop that left it crashed before that)
-    await rt.state.finishScan(d.installationId, d.scanId);
-    return "superseded";
+  if (!(await stillFollowed(rt, d))) return notFollowed(rt, d, log);
+  try {
+    return await reportFollowed(followedOnly(rt, d), job, token, log);
+  } catch (error) {
+    // the head was superseded (or closed) while the report ran: none of its later writes was sent
+    if (error instanceof WritesWithdrawnError) return notFollowed(rt, d, log);
+    throw error;
   }
+}
+
+async function notFollowed(rt: Runtime, d: ReportJobData, log: Runtime["log"]): Promise<"superseded"> {
+  log.info("scan no longer followed (superseded): not reported");
+  // nothing reports it any more: no longer in flight (also when the stop that left it crashed before that)
+  await rt.state.finishScan(d.installationId, d.scanId);
+  return "superseded";
+}
+
+/** {@link processReport} for a scan still followed; `rt`'s writes each check that it still is. */
+async function reportFollowed(
+  rt: Runtime,
+  job: Job<ReportJobData>,
+  token: string | undefined,
+  log: Runtime["log"],
+): Promise<ReportOutcome> {
+  const d = job.data;
   const tenant = await tenantOrWait(rt, job, token, log);
   if (tenant === "no-token") return tenant;
 
@@ -86,6 +108,7 @@ export async function processReport(
     const report = isGroupScan(d) ? reportGroupScan : reportScan;
     await report(rt, pollData, tenant, scan, log);
   } catch (error) {
+    if (error instanceof WritesWithdrawnError) throw error;
     if (await concludeOnServiceError(rt, job, error, log)) return "service-error";
     if (await concludeOnLastAttempt(rt, job, error, log)) return "report-error";
     throw error;

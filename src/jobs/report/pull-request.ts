@@ -22,7 +22,7 @@ import { capLedgerOf } from "../../runtime/cap-ledger.js";
 import { closingCoverage, syncNotReported } from "../../report/not-reported.js";
 import { pullKey } from "../../runtime/names.js";
 import type { Runtime } from "../../runtime/runtime.js";
-import { applyWrites, writeBudget } from "../../runtime/writes.js";
+import { WritesWithdrawnError, applyWrites, writeBudget } from "../../runtime/writes.js";
 import {
   ANNOTATIONS_PER_REQUEST,
   decideDegrade,
@@ -211,7 +211,11 @@ export async function reportScan(
   });
   state.scopes = closing.scopes;
   if (!closing.coverage.complete && closing.coverage.why === "not-settled") state.closeWhenSettled = true;
-  await rt.state.putJson("report", key, state);
+  // The report state is stored in one step with the check that the scan was not stopped: a superseded
+  // head's report never replaces the pull request's (`/fp` recomputes and merge-queue reuse read it).
+  if (!(await rt.state.putReportUnlessStopped(key, d.scanId, state)))
+    throw new WritesWithdrawnError(`scan ${d.scanId} was stopped: its report state is not stored`);
+  await rt.writeGuard?.();
   await syncNotReported(
     octokit,
     pull,
