@@ -323,9 +323,9 @@ async function reserveUnderCap(
  * @param anyOfHead match any scan of the repository and head commit (a check run resumed after a state loss,
  *   whose launch parameters may have been an explicit request's); otherwise the same merge base and preset too.
  */
-async function findLaunchedScan(
+export async function findLaunchedScan(
   tenant: ScannerTenant,
-  d: LaunchJobData,
+  d: Pick<LaunchJobData, "repositoryId" | "headSha" | "mergeBase" | "presetRef">,
   since: number,
   anyOfHead: boolean,
 ): Promise<ScanListItem | undefined> {

@@ -20,6 +20,9 @@ import {
 import type { Runtime } from "../runtime/runtime.js";
 import { LockBusyError } from "../runtime/state.js";
 import type { ScannerTenant } from "../tenants/index.js";
+import { applyWrites } from "../runtime/writes.js";
+import { planLaunched } from "./decide-launch.js";
+import { findLaunchedScan } from "./launch.js";
 
 /** How long reconciliation waits for a pull request's lock held by a job or another reconciliation, in ms. */
 const LOCK_WAIT_MS = 5_000;
@@ -97,10 +100,12 @@ export function reconcileProcessor(deps: ReconcileDeps) {
  * Merge groups (issue 13) the same way, from each of the repository's merge-queue branches that exist now
  * ({@link reconcileMergeGroups}).
  * A pull request's unfinished check run on its head without `external_id` (its launch waited out
- * `debounceSeconds`, or the scan-id write had not reached GitHub) that diffward's state does not follow is
- * handed to a `pull-request` job that decides the head's launch again ({@link redecideUnlinked}); its launch
- * job reads the service's scan list first, so a launch that had reached the service is followed, never paid
- * twice. `launchedAt` restarts at reconciliation, so `scanTimeoutMinutes` counts from then.
+ * `debounceSeconds`, or the scan-id write had not reached GitHub) that diffward's state does not follow: when
+ * the service has a scan of the head created since the check run ({@link findUnlinkedScan}), that scan is
+ * resumed as above and its id written on the check run; otherwise a `pull-request` job decides the head's
+ * launch again ({@link redecideUnlinked}), launched once (its launch job reads the scan list first too), or
+ * the check run concluded. Never a second paid scan for a launch that reached the service.
+ * `launchedAt` restarts at reconciliation, so `scanTimeoutMinutes` counts from then.
  */
 export async function reconcile(rt: Runtime, deps: ReconcileDeps): Promise<ReconcileSummary> {
   const log = rt.log.child({ job: "reconcile" });
@@ -209,10 +214,17 @@ async function reconcilePulls(
       noTenantMessage: "reconcile: no scanner token for the account, scan not resumed",
     });
     if (found === "stop-repository") return;
+    let resumable = found === "next" ? undefined : found;
     const unlinked = runs.find((c) => c.status !== "completed" && !c.externalId && c.headSha === pr.headSha);
-    if (unlinked) await redecideUnlinked(rt, summary, r, pr, unlinked);
-    if (found === "next") continue;
-    const { run, scanId, log: plog, config, tenant } = found;
+    if (!resumable && unlinked && !(await followsRun(rt, key, pr.headSha, unlinked.id))) {
+      const scan = await findUnlinkedScan(rt, octokit, r, cache, pr.headSha, unlinked);
+      if (scan === "stop-repository") return;
+      if (scan === "no-tenant") continue;
+      if (scan) resumable = scan;
+      else await redecideUnlinked(rt, summary, r, pr, unlinked);
+    }
+    if (!resumable) continue;
+    const { run, scanId, log: plog, config, tenant } = resumable;
     const { mergeBase } = await getMergeBase(octokit, r, pr.baseRef, pr.headSha);
     const presetRef = config.preset ?? rt.settings.defaultPreset;
     const lk = launchKey({
@@ -275,6 +287,14 @@ async function reconcilePulls(
     }
     summary.resumed.push(scanId);
     plog.info({ checkRunId: run.id }, "reconcile: in-flight scan resumed");
+    // A check run whose scan was found in the service gets its scan id now that its poll job exists, so a
+    // later state loss finds the scan by it.
+    if (!run.externalId)
+      await applyWrites(
+        rt,
+        r.installationId,
+        planLaunched({ ...r, checkRunId: run.id, presetRef }, scanId, undefined),
+      );
   }
 }
 
@@ -463,6 +483,59 @@ async function reconcileMergeGroups(
 }
 
 /**
+ * Whether diffward's state follows `checkRunId`: the pull request's state is open, on `headSha`, with this
+ * check run (its launch, poll or report job carries it on).
+ */
+async function followsRun(rt: Runtime, key: string, headSha: string, checkRunId: number): Promise<boolean> {
+  const prev = await rt.state.getPull(key);
+  return Boolean(prev && !prev.closed && prev.headSha === headSha && prev.checkRunId === checkRunId);
+}
+
+/**
+ * The scan a check run without a scan id (`run`, on `headSha`) already has in the service: the newest scan
+ * of the repository's service repository and this head created since the check run's `started_at` (spec
+ * §Scans, `GET /projects/{projectId}/scans`, newest first; the service has no idempotency key, so the list
+ * is how a launch whose outcome was lost is found). Loads the repository's config into `cache`.
+ * @returns the scan to resume on `run`; `undefined` when the service has none (the launch is decided again);
+ *   `no-tenant` when the account has no scanner token (nothing can be known: left for a later
+ *   reconciliation); `stop-repository` when the repository's config is absent or invalid.
+ * @throws the service's and GitHub's errors as they come (the repository counts as an error).
+ */
+async function findUnlinkedScan(
+  rt: Runtime,
+  octokit: InstallationOctokit,
+  r: RepoPart,
+  cache: ConfigCache,
+  headSha: string,
+  run: FoundCheckRun,
+): Promise<Resumable | "no-tenant" | "stop-repository" | undefined> {
+  const log = rt.log.child({ installation: r.installationId, checkRunId: run.id });
+  if (!cache.config) {
+    cache.config = await effectiveConfig(octokit, r, log);
+    if (!cache.config) return "stop-repository";
+  }
+  const tenant = await rt.scanner.forAccount(r.accountLogin);
+  if (!tenant) {
+    log.warn("reconcile: no scanner token for the account, check run without a scan id left as it is");
+    return "no-tenant";
+  }
+  const scan = await findLaunchedScan(
+    tenant,
+    { repositoryId: cache.config.repositoryId, headSha, mergeBase: null, presetRef: "" },
+    sinceOf(rt, run),
+    true,
+  );
+  if (!scan) return undefined;
+  log.warn({ scanId: scan.id }, "reconcile: check run without a scan id has a scan in the service");
+  return { run, scanId: scan.id, log: log.child({ scanId: scan.id }), config: cache.config, tenant };
+}
+
+/** The check run's `started_at` in ms; GitHub sets it at creation (absent: the launch records' 30 days). */
+function sinceOf(rt: Runtime, run: FoundCheckRun): number {
+  return run.startedAt ? Date.parse(run.startedAt) : rt.now() - 30 * DAY_MS;
+}
+
+/**
  * A pull request's unfinished check run on its head without a scan id (`run`). When diffward's state follows
  * it (the pull request's state is on this head with this check run: its launch, poll or report job carries
  * it on) nothing is done. Otherwise (the state was lost) a `pull-request` job is enqueued with
@@ -497,12 +570,10 @@ async function redecideUnlinked(
     title: pr.title ?? "",
     ...(pr.headRepoFullName ? { headRepoFullName: pr.headRepoFullName } : {}),
     ...(pr.htmlUrl ? { pullHtmlUrl: pr.htmlUrl } : {}),
-    // GitHub sets `started_at` at creation; without it, every scan of the launch records' life is looked at
-    resume: { checkRunId: run.id, since: run.startedAt ? Date.parse(run.startedAt) : rt.now() - 30 * DAY_MS },
+    resume: { checkRunId: run.id, since: sinceOf(rt, run) },
   };
   const added = await withLockWaiting(rt, key, async () => {
-    const prev = await rt.state.getPull(key);
-    if (prev && !prev.closed && prev.headSha === pr.headSha && prev.checkRunId === run.id) return false;
+    if (await followsRun(rt, key, pr.headSha, run.id)) return false;
     const job = await rt.queues.events.getJob(id);
     const state = job ? await job.getState() : undefined;
     if (job && state === "failed") {

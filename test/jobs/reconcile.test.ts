@@ -123,9 +123,8 @@ describe("reconciliation: a completed poll job whose check run is unfinished", (
 
 /**
  * A check run created before its scan id was written (the launch waits out `debounceSeconds`, or the scan-id
- * write waits in the write lane): Redis is lost, and reconciliation decides the head's launch again from
- * GitHub and the service, launching once when the service has no scan of the head and following the scan it
- * has otherwise.
+ * write waits in the write lane): Redis is lost, and reconciliation follows the scan the service has for the
+ * head since the check run was created, or, when it has none, decides the head's launch again (launched once).
  */
 describe("reconciliation: a check run without a scan id after a Redis flush", () => {
   let h: Harness;
@@ -201,7 +200,10 @@ describe("reconciliation: a check run without a scan id after a Redis flush", ()
       }
       const summary = await h.booted.reconcile();
       expect(summary.errors).toBe(0);
-      expect(summary.redecided).toEqual([run.id]);
+      expect(summary.resumed).toEqual([scanId]);
+      expect(summary.redecided).toEqual([]);
+      // the scan id is on the check run again before the report
+      await h.waitFor(() => run.externalId === scanId, 10_000, "the scan id written back");
       const done = await completedRun(h, pr.owner, pr.repo, head, 30_000);
       expect(done.id).toBe(run.id);
       expect(done.externalId).toBe(scanId);
