@@ -299,6 +299,7 @@ export class StandInStateError extends Error {
  */
 export class StandInState {
   private readonly installations = new Map<number, Installation>();
+  private readonly uninstalled = new Set<number>();
   private readonly repos = new Map<string, RepoData>();
   private readonly tokens = new Map<string, { installationId: number; expiresAt: number }>();
   private readonly users = new Map<string, number>();
@@ -344,7 +345,18 @@ export class StandInState {
   }
 
   listInstallations(): Installation[] {
-    return [...this.installations.values()].sort((a, b) => a.id - b.id);
+    return [...this.installations.values()]
+      .filter((i) => !this.uninstalled.has(i.id))
+      .sort((a, b) => a.id - b.id);
+  }
+
+  /**
+   * The app was uninstalled from the installation: GitHub no longer lists it (REST "List installations for
+   * the authenticated app"). Its id still mints tokens here, so a test can still send the deliveries that
+   * were under way when it was removed.
+   */
+  uninstall(id: number): void {
+    this.uninstalled.add(id);
   }
 
   /** @throws StandInStateError when the installation is unknown. */
