@@ -23,6 +23,8 @@ export const OPERATIONS: ReadonlyArray<readonly [string, string]> = [
   ["POST", "/app/installations/{installation_id}/access_tokens"],
   ["GET", "/app"],
   ["GET", "/app/installations"],
+  ["GET", "/app/hook/deliveries"],
+  ["POST", "/app/hook/deliveries/{delivery_id}/attempts"],
   ["GET", "/installation/repositories"],
   ["GET", "/repos/{owner}/{repo}"],
   ["GET", "/repos/{owner}/{repo}/contents/{path}"],

@@ -9,6 +9,7 @@ import { ContentCreationLimiter, Faults, SECONDARY_RATE_LIMIT_MESSAGE, StandInLi
 import { OpenApiSubset, OpenApiValidator } from "./openapi.js";
 import { ROUTES } from "./routes.js";
 import { CODE_SCANNING_ROUTES } from "./code-scanning.js";
+import { DELIVERY_ROUTES, type DeliveryResult, type WebhookTarget } from "./deliveries.js";
 import { StandInState } from "./state.js";
 
 export { StandInState, StandInStateError, blobSha } from "./state.js";
@@ -41,6 +42,13 @@ export { parsePatch, type PatchLines } from "./diff.js";
 export { seedFromPullRequestEvent, SeedExtra, type SeededPullRequest } from "./seed.js";
 export { mergeGroupPayload } from "./merge-group.js";
 export { sendWebhook, SendWebhookOptions, type SendWebhookResult } from "./webhooks.js";
+export {
+  WebhookDeliveries,
+  DELIVERY_TIMEOUT_MS,
+  type DeliveryResult,
+  type WebhookDeliveryRecord,
+  type WebhookTarget,
+} from "./deliveries.js";
 
 /** One request the stand-in received. `openapiErrors` is empty for a request GitHub would accept. */
 export const RecordedRequest = z.object({
@@ -90,6 +98,14 @@ export interface GitHubStandIn {
   faults(): Faults;
   /** Replaces the faults; counters (`next5xx`, `next429`) count down as they fire. @throws ZodError */
   setFaults(faults: Faults): void;
+  /** Sets where webhooks go: the App's webhook URL and secret. */
+  setWebhookTarget(target: WebhookTarget): void;
+  /**
+   * Sends a webhook to the target and records the delivery (`state.deliveries`), as GitHub does; a
+   * delivery to an app that is down is recorded as failed (status 0 here), not thrown.
+   * @throws Error when no target is set.
+   */
+  deliver(name: string, payload: Record<string, unknown>, guid?: string): Promise<DeliveryResult>;
   /** Writes (POST/PATCH/PUT/DELETE, GraphQL mutations) accepted for an installation. */
   writes(installationId: number): number;
   close(): Promise<void>;
@@ -296,7 +312,8 @@ export async function startGitHubStandIn(options: GitHubStandInOptions = {}): Pr
         if (result.unsupported !== undefined) record.openapiErrors.push(result.unsupported);
         return reply(result.reply);
       }
-      const handler = ROUTES[op.operationId] ?? CODE_SCANNING_ROUTES[op.operationId];
+      const handler =
+        ROUTES[op.operationId] ?? CODE_SCANNING_ROUTES[op.operationId] ?? DELIVERY_ROUTES[op.operationId];
       if (handler === undefined) {
         record.openapiErrors.push(`stand-in has no handler for ${op.operationId}`);
         return reply(
@@ -339,6 +356,10 @@ export async function startGitHubStandIn(options: GitHubStandInOptions = {}): Pr
       faults = Faults.parse(next);
     },
     writes: (id) => state.writes(id),
+    setWebhookTarget: (target) => {
+      state.deliveries.target = { ...target };
+    },
+    deliver: (name, payload, guid) => state.deliveries.deliver(name, payload, guid ? { guid } : {}),
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.close((err) => (err ? reject(err) : resolve()));

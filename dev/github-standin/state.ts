@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { z } from "zod";
+import { WebhookDeliveries } from "./deliveries.js";
 
 /** A GitHub account (`User`, `Organization` or `Bot`). */
 export const Account = z.object({
@@ -298,6 +299,8 @@ export class StandInStateError extends Error {
  * `issueComments()`, `reactions()` and `threads()`. Names compare case-insensitively, like GitHub.
  */
 export class StandInState {
+  /** The App's webhook deliveries: what the stand-in sent to the app, and how each went. */
+  readonly deliveries = new WebhookDeliveries();
   private readonly installations = new Map<number, Installation>();
   private readonly uninstalled = new Set<number>();
   private readonly repos = new Map<string, RepoData>();

@@ -5,12 +5,11 @@ import { diffwardApp } from "../../src/handlers/index.js";
 import type { Settings } from "../../src/runtime/runtime.js";
 import { startSandbox, type Sandbox, type SandboxOptions } from "../sandbox/index.js";
 import {
-  sendWebhook,
   seedFromPullRequestEvent,
   startGitHubStandIn,
   type GitHubStandIn,
+  type DeliveryResult,
   type GitHubStandInOptions,
-  type SendWebhookResult,
 } from "../github-standin/index.js";
 import { startWebServer, type WebServer } from "../../src/web.js";
 import { createLogger } from "../../src/runtime/logger.js";
@@ -42,8 +41,15 @@ export interface Harness {
   webhookSecret: string;
   /** the Redis key prefix of this harness (BullMQ and diffward state) */
   prefix: string;
-  /** sends a signed webhook delivery to diffward */
-  send(name: string, payload: Record<string, unknown>, id?: string): Promise<SendWebhookResult>;
+  /**
+   * sends a signed webhook delivery to diffward through the GitHub stand-in, which records it in its
+   * deliveries (`github.state.deliveries`); while the web server is stopped the delivery fails (status 0)
+   */
+  send(name: string, payload: Record<string, unknown>, id?: string): Promise<DeliveryResult>;
+  /** stops diffward's web server (an outage of the webhook endpoint): deliveries fail until {@link startWeb} */
+  stopWeb(): Promise<void>;
+  /** starts diffward's web server again on the same port */
+  startWeb(): Promise<void>;
   /** seeds the stand-in from a `pull_request` payload (installation, repository, pull request) */
   seed: typeof seedFromPullRequestEvent extends (s: never, ...rest: infer R) => infer T
     ? (...rest: R) => T
@@ -57,7 +63,7 @@ export interface Harness {
  * A harness started with `web: false`: no web server in this process, so no `web` and no `send` (post
  * deliveries with `sendWebhook` of the GitHub stand-in to your own web server, signed with `webhookSecret`).
  */
-export type HeadlessHarness = Omit<Harness, "web" | "send">;
+export type HeadlessHarness = Omit<Harness, "web" | "send" | "stopWeb" | "startWeb">;
 
 /** An RSA key in PEM (PKCS#1, like the ones GitHub issues) for the App's JWTs against the stand-in. */
 export function devPrivateKey(): string {
@@ -97,15 +103,14 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     settings: { firstPollDelayMs: 1_000, ...options.settings },
     ...options.boot,
   });
-  const web =
-    options.web === false
-      ? undefined
-      : await startWebServer({
-          probot: booted.probot,
-          app: diffwardApp({ queues: booted.rt.queues, redis: booted.rt.redis, log }),
-          rt: booted.rt,
-          port: 0,
-        });
+  const serveWebhooks = (port: number) =>
+    startWebServer({
+      probot: booted.probot,
+      app: diffwardApp({ queues: booted.rt.queues, redis: booted.rt.redis, log }),
+      rt: booted.rt,
+      port,
+    });
+  let web = options.web === false ? undefined : await serveWebhooks(0);
   if (options.workers !== false) booted.startWorkers();
   const headless: HeadlessHarness = {
     sandbox,
@@ -139,11 +144,27 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   };
   if (!web) return headless;
   const webhookUrl = `${web.url}/api/github/webhooks`;
+  const port = Number(new URL(web.url).port);
+  github.setWebhookTarget({ url: webhookUrl, secret: webhookSecret });
+  let running = true;
   return {
     ...headless,
-    web,
-    send: (name, payload, id) =>
-      sendWebhook({ url: webhookUrl, secret: webhookSecret, name, payload, id: id ?? randomUUID() }),
+    get web() {
+      return web!;
+    },
+    send: (name, payload, id) => github.deliver(name, payload, id ?? randomUUID()),
+    async stopWeb() {
+      if (running) await web!.close();
+      running = false;
+    },
+    async startWeb() {
+      if (!running) web = await serveWebhooks(port);
+      running = true;
+    },
+    async close() {
+      if (!running) web = undefined;
+      await headless.close();
+    },
   };
 }
 
