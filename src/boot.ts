@@ -25,6 +25,12 @@ import {
 } from "./jobs/workers.js";
 import { enqueueReconcile, reconcile, reconcileProcessor, type ReconcileSummary } from "./jobs/reconcile.js";
 import { CODE_SCANNING_PROCESSORS } from "./jobs/code-scanning-alert.js";
+import {
+  recoverDeliveries,
+  recoverDeliveriesProcessor,
+  scheduleDeliveryRecovery,
+  type RecoverySummary,
+} from "./jobs/recover-deliveries.js";
 import { VERSION } from "./runtime/version.js";
 
 /** Everything a diffward process needs to start; built from the environment by `src/index.ts`. */
@@ -63,6 +69,11 @@ export interface BootConfig {
   writeLimits?: Partial<LaneLimits> | false;
   /** enqueue a reconciliation (`src/jobs/reconcile.ts`) when workers start; default false */
   reconcileOnStart?: boolean;
+  /**
+   * when workers start: register the recurring recovery of missed webhook deliveries and run it once now
+   * (`src/jobs/recover-deliveries.ts`, every `settings.redeliveryIntervalMs`); default false
+   */
+  recoverDeliveries?: boolean;
 }
 
 /** A started runtime and how to stop it. */
@@ -77,6 +88,8 @@ export interface Booted {
   startWorkers(): Worker[];
   /** runs a reconciliation now, in this process (`src/jobs/reconcile.ts`) */
   reconcile(): Promise<ReconcileSummary>;
+  /** runs a recovery of missed webhook deliveries now, in this process (`src/jobs/recover-deliveries.ts`) */
+  recoverDeliveries(): Promise<RecoverySummary>;
   /** closes workers (letting running jobs finish), queues and Redis connections */
   close(): Promise<void>;
 }
@@ -169,6 +182,7 @@ export function boot(config: BootConfig): Booted {
         ...(config.concurrency ? { concurrency: config.concurrency } : {}),
         extra: {
           [JOB.reconcile]: reconcileProcessor(reconcileDeps),
+          [JOB.recoverDeliveries]: recoverDeliveriesProcessor(reconcileDeps),
           ...CODE_SCANNING_PROCESSORS,
           ...config.extraProcessors,
         },
@@ -178,9 +192,14 @@ export function boot(config: BootConfig): Booted {
       workers.push(...started);
       if (config.reconcileOnStart)
         void enqueueReconcile(rt).catch((e: Error) => config.log.warn({ err: e }, "reconcile not enqueued"));
+      if (config.recoverDeliveries)
+        void scheduleDeliveryRecovery(rt).catch((e: Error) =>
+          config.log.warn({ err: e }, "recovery of missed deliveries not scheduled"),
+        );
       return started;
     },
     reconcile: () => reconcile(rt, reconcileDeps),
+    recoverDeliveries: () => recoverDeliveries(rt, reconcileDeps),
     async close() {
       await Promise.all(workers.map((w) => w.close()));
       lane?.close();

@@ -61,10 +61,16 @@ async function main(): Promise<void> {
       guidanceFile: env.scannerGuidanceFile,
       labelPrefix: env.scannerLabelPrefix,
       ...(env.scannerPublicUrl ? { publicUrl: env.scannerPublicUrl } : {}),
+      redeliveryIntervalMs: env.diffwardRedeliveryIntervalSeconds * 1000,
+      redeliveryWindowMs: env.diffwardRedeliveryWindowHours * 3_600_000,
+      redeliveryMaxPerRun: env.diffwardRedeliveryMaxPerRun,
+      redeliveryMaxPages: env.diffwardRedeliveryMaxPages,
     },
     concurrency: { scans: env.workerConcurrency },
     // after a Redis flush or a long outage, rebuild in-flight scans from GitHub's check runs
     reconcileOnStart: true,
+    // events GitHub could not deliver while no process ran are redelivered (GitHub never does on its own)
+    recoverDeliveries: true,
     log,
   });
   onTokensRejected = (reason) => booted.metrics.tokensFileRejected.inc({ reason });

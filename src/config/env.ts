@@ -259,6 +259,24 @@ export const ProcessEnv = z.object({
   WORKER_CONCURRENCY: documented(opt(intIn(1, 1000)).default(50), {
     description: "Jobs each worker runs at once (1 to 1000).",
   }),
+  // GitHub never redelivers a failed delivery on its own (docs: "Handling failed webhook deliveries")
+  DIFFWARD_REDELIVERY_INTERVAL_SECONDS: documented(opt(intIn(0, 86_400)).default(300), {
+    description:
+      "How often workers check the App's webhook deliveries for events diffward missed (down, restarting) and ask GitHub to redeliver them, in seconds; also once at start-up. 0 turns the recovery off.",
+  }),
+  // GitHub redelivers deliveries of the past 3 days only (docs: "Redelivering webhooks")
+  DIFFWARD_REDELIVERY_WINDOW_HOURS: documented(opt(intIn(1, 72)).default(72), {
+    description:
+      "How far back missed deliveries are looked for and redelivered, in hours (at most 72, GitHub's redelivery window).",
+  }),
+  DIFFWARD_REDELIVERY_MAX_PER_RUN: documented(opt(intIn(1, 1000)).default(50), {
+    description:
+      "Redeliveries one check asks GitHub for at most (one a second); the rest wait for the next check.",
+  }),
+  DIFFWARD_REDELIVERY_MAX_PAGES: documented(opt(intIn(1, 1000)).default(20), {
+    description:
+      "Pages of 100 deliveries one check lists at most (GitHub API requests as the App); the next check goes on where it stopped.",
+  }),
 });
 export type ProcessEnv = z.infer<typeof ProcessEnv>;
 

@@ -78,6 +78,19 @@ export interface DiffwardMetrics {
    * a scan again)
    */
   creditsSpent: Counter;
+  /**
+   * `diffward_deliveries_failed_found_total`: webhook events found with only failed deliveries (GitHub's
+   * deliveries of the App's webhook), each counted once when first found
+   */
+  deliveriesFailedFound: Counter;
+  /** `diffward_deliveries_redelivered_total`: redeliveries diffward asked GitHub for (answered 202) */
+  deliveriesRedelivered: Counter;
+  /**
+   * `diffward_deliveries_given_up_total{reason}`: events diffward stopped redelivering without a successful
+   * delivery: `attempts` (redelivered as often as allowed), `window` (older than GitHub's redelivery window),
+   * `refused` (GitHub refused the redelivery)
+   */
+  deliveriesGivenUp: Counter<"reason">;
   /** the scanner client's `onResponse` hook: counts polls, 429s and requests */
   onScannerResponse(info: ResponseInfo): void;
   /**
@@ -164,6 +177,22 @@ export function createMetrics(opts: MetricsOptions = {}): DiffwardMetrics {
     help: "Settled spend of diffward's scans in credits (usage ledger: deductions less refunds), counted when read.",
     registers: [registry],
   });
+  const deliveriesFailedFound = new Counter({
+    name: "diffward_deliveries_failed_found_total",
+    help: "Webhook events found with only failed deliveries to diffward (GitHub's App webhook deliveries), counted once each.",
+    registers: [registry],
+  });
+  const deliveriesRedelivered = new Counter({
+    name: "diffward_deliveries_redelivered_total",
+    help: "Redeliveries of missed webhook events diffward asked GitHub for (answered 202).",
+    registers: [registry],
+  });
+  const deliveriesGivenUp = new Counter({
+    name: "diffward_deliveries_given_up_total",
+    help: "Missed webhook events diffward stopped redelivering without a successful delivery, by reason (attempts, window, refused).",
+    labelNames: ["reason"] as const,
+    registers: [registry],
+  });
   const launches = new Counter({
     name: "diffward_launches_total",
     help: "Launch jobs by outcome (launched, found-existing, already-launched, superseded, concluded, no-token, error).",
@@ -246,6 +275,9 @@ export function createMetrics(opts: MetricsOptions = {}): DiffwardMetrics {
     jobWait,
     writeLaneWait,
     creditsSpent,
+    deliveriesFailedFound,
+    deliveriesRedelivered,
+    deliveriesGivenUp,
     contentType: registry.contentType,
     onScannerResponse(info) {
       serviceRequests.inc({ method: info.method, route: info.route, status: String(info.status) });

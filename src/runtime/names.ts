@@ -50,6 +50,7 @@ export const JOB = {
   poll: "poll",
   report: "report",
   reconcile: "reconcile",
+  recoverDeliveries: "recover-deliveries",
   approve: "approve",
   settle: "settle",
   mergeGroup: "merge-group",
@@ -143,6 +144,11 @@ export const REDIS_KEYS = {
   laneCheckRunOf: { prefix: "state", pattern: "lane:<installationId>:crof" },
   laneSent: { prefix: "state", pattern: "lane:<installationId>:sent" },
   fairPending: { prefix: "queue", pattern: "<queue>:fairq:<installationId>" },
+  deliveriesRun: { prefix: "state", pattern: "deliveries:run" },
+  deliveriesScan: { prefix: "state", pattern: "deliveries:scan" },
+  deliveriesTracked: { prefix: "state", pattern: "deliveries:tracked" },
+  deliveriesSettled: { prefix: "state", pattern: "deliveries:settled:<guid>" },
+  deliveriesPending: { prefix: "state", pattern: "deliveries:pending:<guid>" },
 } as const satisfies Record<string, { prefix: "state" | "queue"; pattern: string }>;
 
 /** A key kind of {@link REDIS_KEYS}. */

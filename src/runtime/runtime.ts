@@ -44,6 +44,26 @@ export interface Settings {
    * rewritten, an entry removed for a moment) before it concludes the check run, in ms (10 minutes)
    */
   tokenGapWaitMs: number;
+  /**
+   * how often the App's webhook deliveries are checked for missed ones, in ms (5 minutes,
+   * `DIFFWARD_REDELIVERY_INTERVAL_SECONDS`; 0: never, not even at start-up)
+   */
+  redeliveryIntervalMs: number;
+  /**
+   * how far back deliveries are listed and redelivered at most, in ms (3 days, GitHub's redelivery window:
+   * docs "Redelivering webhooks"; `DIFFWARD_REDELIVERY_WINDOW_HOURS`)
+   */
+  redeliveryWindowMs: number;
+  /** redeliveries one run asks for at most (50, `DIFFWARD_REDELIVERY_MAX_PER_RUN`) */
+  redeliveryMaxPerRun: number;
+  /** pages of 100 deliveries one run lists at most (20, `DIFFWARD_REDELIVERY_MAX_PAGES`); the next run goes on */
+  redeliveryMaxPages: number;
+  /** redeliveries of one event before diffward gives up on it (3) */
+  redeliveryAttempts: number;
+  /** how long a redelivery asked for counts as pending: the event is not redelivered again meanwhile, in ms (10 minutes) */
+  redeliveryPendingMs: number;
+  /** the least time between two redelivery requests, in ms (1,000: GitHub's pace for mutative requests) */
+  redeliveryPaceMs: number;
 }
 
 /** The defaults each {@link Settings} field names. */
@@ -61,6 +81,13 @@ export const DEFAULT_SETTINGS: Settings = {
   reportAttempts: 10,
   reportBackoffMs: 1_000,
   tokenGapWaitMs: 10 * 60_000,
+  redeliveryIntervalMs: 5 * 60_000,
+  redeliveryWindowMs: 72 * 3_600_000,
+  redeliveryMaxPerRun: 50,
+  redeliveryMaxPages: 20,
+  redeliveryAttempts: 3,
+  redeliveryPendingMs: 10 * 60_000,
+  redeliveryPaceMs: 1_000,
 };
 
 /** Everything a job needs, built once per process. */

@@ -68,7 +68,22 @@ describe("loadEnv", () => {
       scannerLabelPrefix: "SC",
       role: "all",
       workerConcurrency: 50,
+      diffwardRedeliveryIntervalSeconds: 300,
+      diffwardRedeliveryWindowHours: 72,
+      diffwardRedeliveryMaxPerRun: 50,
+      diffwardRedeliveryMaxPages: 20,
     });
+  });
+
+  it("bounds the recovery of missed deliveries by GitHub's redelivery window (72 hours)", () => {
+    const env = loadEnv({
+      DIFFWARD_REDELIVERY_INTERVAL_SECONDS: "0",
+      DIFFWARD_REDELIVERY_WINDOW_HOURS: "24",
+    });
+    expect([env.diffwardRedeliveryIntervalSeconds, env.diffwardRedeliveryWindowHours]).toEqual([0, 24]);
+    expect(() => loadEnv({ DIFFWARD_REDELIVERY_WINDOW_HOURS: "73" })).toThrow(
+      /DIFFWARD_REDELIVERY_WINDOW_HOURS: must be from 1 to 72/,
+    );
   });
 
   it("returns a ready environment in production", () => {

@@ -1,0 +1,230 @@
+import { randomUUID } from "node:crypto";
+import type { Job } from "bullmq";
+import type { ProbotOctokit } from "probot";
+import { setTimeout as sleep } from "node:timers/promises";
+import { listDeliveriesPage, redeliver, type HookDelivery } from "../github/deliveries.js";
+import { DeliveryLedger, type DeliveryScan } from "../runtime/delivery-ledger.js";
+import { JOB, jobId } from "../runtime/names.js";
+import type { Runtime } from "../runtime/runtime.js";
+import { decideRedeliveries, type GiveUpReason } from "./decide-redelivery.js";
+
+/** The job scheduler's id (BullMQ `upsertJobScheduler`): one for every process, so one recurring job. */
+export const RECOVERY_SCHEDULER_ID = "recover-deliveries";
+
+/**
+ * The listing's overlap with the previous pass, in ms: `delivered_at` has whole seconds and deliveries
+ * finishing at once may be recorded out of order, so each pass reads the last minute again (re-reading a
+ * delivery changes nothing: a settled or pending GUID is never redelivered).
+ */
+export const LISTING_OVERLAP_MS = 60_000;
+
+/** How long a run holds the lock at most, in ms: a run that died leaves it to the next one after this. */
+const RUN_LOCK_MS = 10 * 60_000;
+
+/** What one recovery run did; the job's result. */
+export interface RecoverySummary {
+  /** another run held the lock: this one did nothing */
+  busy: boolean;
+  /** pages and deliveries listed */
+  pages: number;
+  listed: number;
+  /** the listing reached the last point seen (or the window's start); false: the page bound cut it short */
+  complete: boolean;
+  /** GUIDs newly found with only failed deliveries */
+  foundFailed: number;
+  /** redeliveries asked for (GitHub answered 202) */
+  redelivered: string[];
+  /** GUIDs given up on, with why */
+  givenUp: Array<{ guid: string; reason: GiveUpReason }>;
+}
+
+/** How the recovery authenticates as the App itself (`probot.auth()` without an installation id: its JWT). */
+export interface RecoveryDeps {
+  appOctokit(): Promise<ProbotOctokit>;
+}
+
+/**
+ * Registers the recurring recovery on the events queue (BullMQ job scheduler, every
+ * `Settings.redeliveryIntervalMs`; upserting the same scheduler id from every process keeps one scheduler,
+ * whose next job is produced when the current one starts) and adds one run for this start-up (whatever was
+ * delivered while no process ran). Runs never overlap: each takes the ledger's lock, and one that finds it
+ * taken does nothing. An interval of 0 removes the scheduler and adds nothing.
+ */
+export async function scheduleDeliveryRecovery(rt: Pick<Runtime, "queues" | "settings">): Promise<void> {
+  const queue = rt.queues.events;
+  const every = rt.settings.redeliveryIntervalMs;
+  if (every <= 0) {
+    await queue.removeJobScheduler(RECOVERY_SCHEDULER_ID);
+    return;
+  }
+  const opts = { removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } };
+  await queue.upsertJobScheduler(RECOVERY_SCHEDULER_ID, { every }, { name: JOB.recoverDeliveries, opts });
+  await queue.add(
+    JOB.recoverDeliveries,
+    {},
+    { jobId: jobId("recover-deliveries-start", randomUUID()), ...opts },
+  );
+}
+
+/** The `recover-deliveries` job's processor (registered by `boot`). */
+export function recoverDeliveriesProcessor(deps: RecoveryDeps) {
+  return (rt: Runtime, _job: Job): Promise<RecoverySummary> => recoverDeliveries(rt, deps);
+}
+
+/**
+ * Recovers webhook deliveries diffward missed (GitHub never redelivers a failed delivery on its own: docs,
+ * "Handling failed webhook deliveries"). One run, under a lock so one runs at a time across every process:
+ * 1. lists the App's deliveries newest first ({@link listDeliveries}) back to the last point seen, at most
+ *    `Settings.redeliveryWindowMs` back and `Settings.redeliveryMaxPages` pages a run;
+ * 2. decides ({@link decideRedeliveries}): never a GUID with a successful delivery, never one with a
+ *    redelivery pending;
+ * 3. asks GitHub to redeliver, at most `Settings.redeliveryMaxPerRun` a run, `Settings.redeliveryPaceMs`
+ *    apart (GitHub asks for mutative requests at least a second apart: docs, "Best practices for using the
+ *    REST API"), each GUID then pending for `Settings.redeliveryPendingMs`.
+ * A redelivery carries the same GUID (`X-GitHub-Delivery`), and every handler derives its job id from it,
+ * so an event that did reach diffward after all is not acted on twice.
+ * @throws Octokit's RequestError when listing fails (the next run starts where this one started).
+ */
+export async function recoverDeliveries(rt: Runtime, deps: RecoveryDeps): Promise<RecoverySummary> {
+  const s = rt.settings;
+  const log = rt.log.child({ job: "recover-deliveries" });
+  const ledger = new DeliveryLedger(rt.redis, rt.state.prefix, s.redeliveryWindowMs + 3_600_000);
+  const summary: RecoverySummary = {
+    busy: false,
+    pages: 0,
+    listed: 0,
+    complete: false,
+    foundFailed: 0,
+    redelivered: [],
+    givenUp: [],
+  };
+  const release = await ledger.lock(RUN_LOCK_MS);
+  if (release === undefined) return { ...summary, busy: true };
+  try {
+    const app = await deps.appOctokit();
+    const now = rt.now();
+    const floorMs = now - s.redeliveryWindowMs;
+    const scan = await ledger.scan();
+    const listing = await listDeliveries(app, scan, floorMs, s.redeliveryMaxPages);
+    Object.assign(summary, { pages: listing.pages, listed: listing.deliveries.length });
+    summary.complete = listing.scan.resume === undefined;
+
+    const tracked = await ledger.tracked();
+    const guids = [...new Set([...listing.deliveries.map((d) => d.guid), ...tracked.keys()])];
+    const [settled, pending] = await Promise.all([ledger.settled(guids), ledger.pending(guids)]);
+    const plan = decideRedeliveries({
+      listed: listing.deliveries,
+      tracked,
+      settled: new Map(guids.flatMap((g, i) => (settled[i] ? [[g, settled[i]] as const] : []))),
+      pending: new Set(guids.filter((_, i) => pending[i])),
+      floorMs,
+      maxAttempts: s.redeliveryAttempts,
+      maxPerRun: s.redeliveryMaxPerRun,
+    });
+    await ledger.settle(plan.delivered, "ok");
+    summary.foundFailed = plan.found.length;
+    rt.metrics?.deliveriesFailedFound.inc(plan.found.length);
+
+    const track = new Map(plan.track);
+    const givenUp = [...plan.giveUp];
+    for (const [i, r] of plan.redeliver.entries()) {
+      if (i > 0 && s.redeliveryPaceMs > 0) await sleep(s.redeliveryPaceMs);
+      try {
+        await redeliver(app, r.id);
+      } catch (error) {
+        const status = (error as { status?: number }).status ?? 0;
+        log.warn({ delivery: r.guid, deliveryId: r.id, status, err: error }, "redelivery refused");
+        // GitHub refused this one (404, 422): give up on it; a 5xx or a rate limit: the next run tries again
+        if (status >= 400 && status < 500 && status !== 403 && status !== 429)
+          givenUp.push({ guid: r.guid, reason: "refused" });
+        else break;
+        continue;
+      }
+      await ledger.markPending(r.guid, s.redeliveryPendingMs);
+      const t = track.get(r.guid) ?? tracked.get(r.guid)!;
+      track.set(r.guid, { ...t, attempts: t.attempts + 1 });
+      summary.redelivered.push(r.guid);
+      rt.metrics?.deliveriesRedelivered.inc();
+      log.info({ delivery: r.guid, deliveryId: r.id, attempt: t.attempts + 1 }, "redelivery asked for");
+    }
+    for (const g of givenUp) {
+      rt.metrics?.deliveriesGivenUp.inc({ reason: g.reason });
+      log.warn({ delivery: g.guid, reason: g.reason }, "missed delivery given up");
+    }
+    summary.givenUp = givenUp;
+    for (const g of givenUp) track.delete(g.guid);
+    await ledger.settle(
+      givenUp.map((g) => g.guid),
+      "given-up",
+    );
+    await ledger.updateTracked(track, [...plan.resolved, ...givenUp.map((g) => g.guid)]);
+    await ledger.saveScan(listing.scan);
+    log.info(
+      {
+        pages: summary.pages,
+        listed: summary.listed,
+        complete: summary.complete,
+        foundFailed: summary.foundFailed,
+        redelivered: summary.redelivered.length,
+        givenUp: summary.givenUp.length,
+      },
+      "webhook deliveries checked",
+    );
+    return summary;
+  } finally {
+    await release();
+  }
+}
+
+/** What {@link listDeliveries} read, and where the listing stands after it. */
+export interface Listing {
+  deliveries: HookDelivery[];
+  pages: number;
+  scan: DeliveryScan;
+}
+
+/**
+ * Lists deliveries newest first, one pass: a pass cut short earlier goes on from its cursor, else a new one
+ * starts at the newest delivery; either reads down to its floor (the last point seen less
+ * {@link LISTING_OVERLAP_MS}, never older than `floorMs`) or `maxPages` pages, whichever comes first.
+ * @returns the deliveries read and the listing's next {@link DeliveryScan}: `head` moves to the pass's
+ *   newest delivery once a pass is complete; an unfinished pass is kept in `resume`.
+ */
+export async function listDeliveries(
+  app: ProbotOctokit,
+  scan: DeliveryScan,
+  floorMs: number,
+  maxPages: number,
+): Promise<Listing> {
+  const floor = Math.max(
+    floorMs,
+    scan.resume?.floor ?? (scan.head === undefined ? floorMs : scan.head - LISTING_OVERLAP_MS),
+  );
+  let cursor = scan.resume?.cursor;
+  let top = scan.resume?.top;
+  const deliveries: HookDelivery[] = [];
+  for (let pages = 1; ; pages += 1) {
+    const page = await listDeliveriesPage(app, cursor);
+    for (const d of page.deliveries) {
+      const at = Date.parse(d.delivered_at);
+      top = Math.max(top ?? at, at);
+      if (at < floor) return { deliveries, pages, scan: done(scan, top) };
+      deliveries.push(d);
+    }
+    if (page.next === undefined) return { deliveries, pages, scan: done(scan, top) };
+    if (pages >= maxPages) {
+      return {
+        deliveries,
+        pages,
+        scan: { ...done(scan, undefined), resume: { cursor: page.next, floor, top: top ?? floor } },
+      };
+    }
+    cursor = page.next;
+  }
+}
+
+/** The scan once a pass is complete: `head` at the pass's newest delivery (unchanged when it saw none). */
+function done(scan: DeliveryScan, top: number | undefined): DeliveryScan {
+  const head = top ?? scan.head;
+  return head === undefined ? {} : { head };
+}

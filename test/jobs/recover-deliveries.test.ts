@@ -1,0 +1,183 @@
+/**
+ * The recovery of missed webhook deliveries (`src/jobs/recover-deliveries.ts`) against the GitHub stand-in's
+ * deliveries API (newest first, cursor paging, redeliveries with the same GUID) and a real Redis.
+ */
+import { randomUUID } from "node:crypto";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { startHarness, type Harness } from "../../dev/harness/harness.js";
+import type { WebhookDeliveryRecord } from "../../dev/github-standin/index.js";
+import { DEFAULT_SETTINGS } from "../../src/runtime/runtime.js";
+
+let h: Harness;
+beforeEach(async () => {
+  h = await startHarness({ workers: false, settings: { redeliveryPaceMs: 0 } });
+});
+afterEach(async () => {
+  await h?.close();
+});
+
+const HOUR = 3_600_000;
+const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
+
+/** Records a delivery of a `ping` the app never answered, `agoMs` ago (or a redelivery of `guid`). */
+function missed(agoMs: number, over: Partial<WebhookDeliveryRecord> = {}): WebhookDeliveryRecord {
+  return h.github.state.deliveries.record({
+    guid: randomUUID(),
+    deliveredAt: iso(Date.now() - agoMs),
+    redelivery: false,
+    duration: 0.01,
+    status: "failed to connect to host",
+    statusCode: 0,
+    event: "ping",
+    action: null,
+    installationId: null,
+    repositoryId: null,
+    payload: { zen: "Keep it logically awesome.", hook_id: 1 },
+    ...over,
+  });
+}
+
+/** The ids of the deliveries diffward asked GitHub to redeliver, in order. */
+const redeliveryRequests = () =>
+  h.github.requests
+    .filter((r) => r.operationId === "apps/redeliver-webhook-delivery")
+    .map((r) => Number(r.path.split("/")[4]));
+const listRequests = () => h.github.requests.filter((r) => r.operationId === "apps/list-webhook-deliveries");
+const recordsOf = (guid: string) => h.github.state.deliveries.list().filter((d) => d.guid === guid);
+const pendingKey = (guid: string) => `${h.booted.rt.state.prefix}:deliveries:pending:${guid}`;
+const metric = async (name: string, labels = "") =>
+  Number(
+    new RegExp(`^${name}${labels.replace(/[{}]/g, "\\$&")} (\\S+)$`, "m").exec(
+      await h.booted.metrics.render(),
+    )?.[1] ?? 0,
+  );
+
+describe("recovering missed webhook deliveries", () => {
+  it("redelivers a failed event once; never one whose GUID has a successful delivery", async () => {
+    const ok = await h.send("ping", { zen: "delivered" });
+    expect(ok.delivery.status).toBe("OK");
+    // someone redelivered that successful event while diffward was down: still never redelivered
+    missed(0, { guid: ok.id, redelivery: true });
+    // an event that failed, then someone redelivered it by hand and it succeeded
+    const byHand = missed(120_000);
+    missed(0, { guid: byHand.guid, redelivery: true, status: "OK", statusCode: 200 });
+    const lost = missed(60_000);
+
+    const first = await h.booted.recoverDeliveries();
+    expect(first).toMatchObject({ busy: false, pages: 1, listed: 5, complete: true, foundFailed: 1 });
+    expect(first.redelivered).toEqual([lost.guid]);
+    expect(redeliveryRequests()).toEqual([lost.id]);
+    // GitHub delivers it again: the same GUID, redelivery: true, and the app answered
+    const again = await h.waitFor(() => recordsOf(lost.guid).find((d) => d.redelivery), 5_000, "redelivery");
+    expect(again).toMatchObject({ status: "OK", statusCode: 200, event: "ping" });
+    expect(await metric("diffward_deliveries_failed_found_total")).toBe(1);
+    expect(await metric("diffward_deliveries_redelivered_total")).toBe(1);
+
+    const second = await h.booted.recoverDeliveries();
+    expect(second.redelivered).toEqual([]);
+    expect(second.foundFailed).toBe(0);
+    expect(redeliveryRequests()).toEqual([lost.id]);
+    expect(h.github.violations()).toEqual([]);
+  });
+
+  it("never redelivers a GUID twice while its redelivery is pending; gives up after the attempts allowed", async () => {
+    await h.stopWeb();
+    const down = await h.send("ping", { zen: "nobody home" });
+    expect(down.delivery.status).toBe("failed to connect to host");
+
+    const first = await h.booted.recoverDeliveries();
+    expect(first.redelivered).toEqual([down.id]);
+    const failedAgain = await h.waitFor(
+      () => recordsOf(down.id).find((d) => d.redelivery),
+      5_000,
+      "the redelivery (failed: the app is still down)",
+    );
+    expect(failedAgain.status).toBe("failed to connect to host");
+    // pending: the failed redelivery is listed, yet nothing is asked for again
+    const pttl = await h.booted.rt.redis.pttl(pendingKey(down.id));
+    expect(pttl).toBeGreaterThan(0);
+    expect(pttl).toBeLessThanOrEqual(DEFAULT_SETTINGS.redeliveryPendingMs);
+    expect((await h.booted.recoverDeliveries()).redelivered).toEqual([]);
+    expect(redeliveryRequests()).toEqual([down.delivery.id]);
+
+    // once no longer pending, its newest failed delivery is redelivered, until the attempts run out
+    const attempts = h.booted.rt.settings.redeliveryAttempts;
+    for (let attempt = 2; attempt <= attempts; attempt++) {
+      await h.booted.rt.redis.del(pendingKey(down.id));
+      const newest = recordsOf(down.id)[0]!;
+      expect((await h.booted.recoverDeliveries()).redelivered).toEqual([down.id]);
+      expect(redeliveryRequests().at(-1)).toBe(newest.id);
+      await h.waitFor(() => recordsOf(down.id).length === attempt + 1, 5_000, `redelivery ${attempt}`);
+    }
+    await h.booted.rt.redis.del(pendingKey(down.id));
+    const last = await h.booted.recoverDeliveries();
+    expect(last.redelivered).toEqual([]);
+    expect(last.givenUp).toEqual([{ guid: down.id, reason: "attempts" }]);
+    expect(await metric("diffward_deliveries_given_up_total", '{reason="attempts"}')).toBe(1);
+    expect(redeliveryRequests()).toHaveLength(attempts);
+
+    // given up stays given up, even once the app is back
+    await h.startWeb();
+    const after = await h.booted.recoverDeliveries();
+    expect(after.redelivered).toEqual([]);
+    expect(after.givenUp).toEqual([]);
+  });
+
+  it("pages across several pages with the Link header's cursor, each failed event redelivered once", async () => {
+    const lost = Array.from({ length: 230 }, (_, i) => missed(HOUR - i * 1000));
+    h.booted.rt.settings.redeliveryMaxPerRun = 1_000;
+
+    const run = await h.booted.recoverDeliveries();
+    expect(run).toMatchObject({ pages: 3, listed: 230, complete: true, foundFailed: 230 });
+    expect(listRequests().map((r) => r.query)).toEqual([
+      { per_page: "100" },
+      { per_page: "100", cursor: `v1_${lost[130]!.id}` },
+      { per_page: "100", cursor: `v1_${lost[30]!.id}` },
+    ]);
+    // oldest first
+    expect(redeliveryRequests()).toEqual(lost.map((d) => d.id));
+    expect(h.github.violations()).toEqual([]);
+  });
+
+  it("bounds a run's pages and redeliveries; the next runs go on where it stopped", async () => {
+    const lost = Array.from({ length: 150 }, (_, i) => missed(HOUR - i * 1000));
+    h.booted.rt.settings.redeliveryMaxPages = 1;
+    h.booted.rt.settings.redeliveryMaxPerRun = 60;
+
+    const first = await h.booted.recoverDeliveries();
+    expect(first).toMatchObject({ pages: 1, listed: 100, complete: false });
+    // the newest page's events, oldest first, 60 of them
+    expect(redeliveryRequests()).toEqual(lost.slice(50, 110).map((d) => d.id));
+
+    const second = await h.booted.recoverDeliveries();
+    expect(second).toMatchObject({ pages: 1, listed: 50, complete: true });
+    expect(listRequests().at(-1)!.query).toEqual({ per_page: "100", cursor: `v1_${lost[50]!.id}` });
+    // the older page's 50 and 10 of the first page's rest
+    expect(redeliveryRequests().slice(60)).toEqual([
+      ...lost.slice(0, 50).map((d) => d.id),
+      ...lost.slice(110, 120).map((d) => d.id),
+    ]);
+
+    const third = await h.booted.recoverDeliveries();
+    expect(third.redelivered).toHaveLength(30);
+    // every event redelivered once
+    expect(new Set(redeliveryRequests())).toEqual(new Set(lost.map((d) => d.id)));
+    expect(redeliveryRequests()).toHaveLength(150);
+    // the pass cut short finishes; nothing is redelivered again
+    const fourth = await h.booted.recoverDeliveries();
+    expect(fourth.complete).toBe(true);
+    expect(fourth.redelivered).toEqual([]);
+  });
+
+  it("lists back to GitHub's redelivery window at most (3 days)", async () => {
+    const tooOld = missed(3 * 24 * HOUR + HOUR);
+    const recent = missed(24 * HOUR);
+    const fresh = missed(0);
+
+    const run = await h.booted.recoverDeliveries();
+    expect(run.listed).toBe(2);
+    expect(run.foundFailed).toBe(2);
+    expect(redeliveryRequests()).toEqual([recent.id, fresh.id]);
+    expect(redeliveryRequests()).not.toContain(tooOld.id);
+  });
+});
