@@ -18,8 +18,13 @@ export const RECOVERY_SCHEDULER_ID = "recover-deliveries";
  */
 export const LISTING_OVERLAP_MS = 60_000;
 
-/** How long a run holds the lock at most, in ms: a run that died leaves it to the next one after this. */
-const RUN_LOCK_MS = 10 * 60_000;
+/**
+ * How long a run holds the lock at most, in ms: 10 minutes for the listing, plus the paced redeliveries; a run
+ * that died leaves the lock to the next one after this.
+ */
+export function runLockMs(s: Pick<Runtime["settings"], "redeliveryMaxPerRun" | "redeliveryPaceMs">): number {
+  return 10 * 60_000 + s.redeliveryMaxPerRun * s.redeliveryPaceMs;
+}
 
 /** What one recovery run did; the job's result. */
 export interface RecoverySummary {
@@ -98,7 +103,7 @@ export async function recoverDeliveries(rt: Runtime, deps: RecoveryDeps): Promis
     redelivered: [],
     givenUp: [],
   };
-  const release = await ledger.lock(RUN_LOCK_MS);
+  const release = await ledger.lock(runLockMs(s));
   if (release === undefined) return { ...summary, busy: true };
   try {
     const app = await deps.appOctokit();
@@ -186,7 +191,8 @@ export interface Listing {
 /**
  * Lists deliveries newest first, one pass: a pass cut short earlier goes on from its cursor, else a new one
  * starts at the newest delivery; either reads down to its floor (the last point seen less
- * {@link LISTING_OVERLAP_MS}, never older than `floorMs`) or `maxPages` pages, whichever comes first.
+ * {@link LISTING_OVERLAP_MS}, never older than `floorMs`) or `maxPages` pages, whichever comes first. A cut
+ * pass whose cursor GitHub refuses (4xx) starts over from the newest delivery.
  * @returns the deliveries read and the listing's next {@link DeliveryScan}: `head` moves to the pass's
  *   newest delivery once a pass is complete; an unfinished pass is kept in `resume`.
  */
@@ -204,7 +210,23 @@ export async function listDeliveries(
   let top = scan.resume?.top;
   const deliveries: HookDelivery[] = [];
   for (let pages = 1; ; pages += 1) {
-    const page = await listDeliveriesPage(app, cursor);
+    let page;
+    try {
+      page = await listDeliveriesPage(app, cursor);
+    } catch (error) {
+      // a cursor GitHub no longer takes (400, 422): the pass cut short starts over from the newest delivery
+      const status = (error as { status?: number }).status ?? 0;
+      if (
+        pages > 1 ||
+        scan.resume === undefined ||
+        status < 400 ||
+        status >= 500 ||
+        status === 403 ||
+        status === 429
+      )
+        throw error;
+      return listDeliveries(app, scan.head === undefined ? {} : { head: scan.head }, floorMs, maxPages);
+    }
     for (const d of page.deliveries) {
       const at = Date.parse(d.delivered_at);
       top = Math.max(top ?? at, at);
@@ -223,8 +245,8 @@ export async function listDeliveries(
   }
 }
 
-/** The scan once a pass is complete: `head` at the pass's newest delivery (unchanged when it saw none). */
+/** The scan once a pass is complete: `head` at the pass's newest delivery, never moving back. */
 function done(scan: DeliveryScan, top: number | undefined): DeliveryScan {
-  const head = top ?? scan.head;
+  const head = top === undefined ? scan.head : Math.max(top, scan.head ?? top);
   return head === undefined ? {} : { head };
 }

@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import type { WebhookDeliveryRecord } from "../../dev/github-standin/index.js";
 import { DEFAULT_SETTINGS } from "../../src/runtime/runtime.js";
+import { DeliveryLedger } from "../../src/runtime/delivery-ledger.js";
 
 let h: Harness;
 beforeEach(async () => {
@@ -167,6 +168,20 @@ describe("recovering missed webhook deliveries", () => {
     const fourth = await h.booted.recoverDeliveries();
     expect(fourth.complete).toBe(true);
     expect(fourth.redelivered).toEqual([]);
+  });
+
+  it("starts a cut pass over when GitHub no longer takes its cursor", async () => {
+    const lost = [missed(2 * HOUR), missed(HOUR)];
+    const ledger = new DeliveryLedger(h.booted.rt.redis, h.booted.rt.state.prefix, HOUR);
+    await ledger.saveScan({ resume: { cursor: "expired", floor: Date.now() - 3 * HOUR, top: Date.now() } });
+
+    const run = await h.booted.recoverDeliveries();
+    expect(run).toMatchObject({ listed: 2, complete: true });
+    expect(listRequests().map((r) => [r.query.cursor, r.status])).toEqual([
+      ["expired", 400],
+      [undefined, 200],
+    ]);
+    expect(redeliveryRequests()).toEqual(lost.map((d) => d.id));
   });
 
   it("lists back to GitHub's redelivery window at most (3 days)", async () => {
