@@ -28,7 +28,7 @@ import { CONFIG_PATH, loadRepoConfig, type LoadedConfig } from "../runtime/confi
 import { JOB, groupKey, jobId, launchKey, pullKey } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { GroupState } from "../runtime/state.js";
-import type { ReportState } from "../report/state.js";
+import { REPORT_KIND, type ReportState } from "../report/state.js";
 import type { LaunchJobData, RepoContext } from "./types.js";
 import { repoContextOf } from "./types.js";
 
@@ -335,7 +335,7 @@ async function readReuse(
     if ((error as { status?: number }).status === 404) return { kind: "scan", why: "no-report" };
     throw error;
   }
-  const report = await rt.state.getJson<ReportState>("report", pullKey(d.owner, d.repo, pullNumber));
+  const report = await rt.state.getJson<ReportState>(REPORT_KIND, pullKey(d.owner, d.repo, pullNumber));
   const runs =
     report && report.headSha === pull.headSha ? await listCheckRunsForRef(octokit, d, pull.headSha) : [];
   return decideReuse({

@@ -1,5 +1,5 @@
 import type { Job } from "bullmq";
-import type { ReportState } from "../report/state.js";
+import { REPORT_KIND, withSettledCredits, type ReportState } from "../report/state.js";
 import type { PollJobData } from "./types.js";
 import { JOB, jobId, pullKey } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
@@ -82,7 +82,7 @@ export async function processSettle(
   const d = job.data;
   if (d.mergeGroup) return settleGroupScan(rt, d);
   const key = pullKey(d.owner, d.repo, d.pullNumber);
-  const first = await rt.state.getJson<ReportState>("report", key);
+  const first = await rt.state.getJson<ReportState>(REPORT_KIND, key);
   if (!first || first.scanId !== d.scanId) return "stale";
   const tenant = await rt.scanner.forAccount(d.accountLogin);
   if (!tenant) return "stale";
@@ -91,32 +91,19 @@ export async function processSettle(
   // Read the report again: while the ledger was read, a triage recompute may have posted a fresh check run
   // (new `checkRunId`, `annotationsDigest`, findings) or a newer report replaced this one. Writing the first
   // read back would undo them.
-  const report = await rt.state.getJson<ReportState>("report", key);
+  const report = await rt.state.getJson<ReportState>(REPORT_KIND, key);
   if (!report || report.scanId !== d.scanId) return "stale";
-  const reserved = report.extras?.credits?.reserved ?? report.creditBudget;
-  const ranShort = reserved !== undefined ? spend.spent >= reserved : undefined;
-  const { closeWhenSettled, ...rest } = report;
   // Only the credits change: every other extra (guidance annotation, code scanning, …) stays as reported, or
   // the recompute below would drop its section and, the annotations no longer matching the stored digest,
   // post a fresh check run.
-  await rt.state.putJson("report", key, {
-    ...rest,
-    extras: {
-      ...report.extras,
-      warnings: report.extras?.warnings ?? [],
-      credits: {
-        ...(reserved !== undefined ? { reserved } : {}),
-        spent: spend.spent,
-        settled: true,
-        ...(ranShort !== undefined ? { ranShort } : {}),
-      },
-    },
-  } satisfies ReportState);
+  const settled = withSettledCredits(report, spend.spent);
+  await rt.state.putJson(REPORT_KIND, key, settled);
+  const ranShort = settled.extras?.credits?.ranShort;
   const octokit = await rt.octokit(d.installationId);
   const log = rt.log.child({ pull: key, scanId: d.scanId });
   await recomputeCheck(rt, octokit, tenant, d, log);
   // The settlement proves full coverage (not short of budget): close the threads of findings no longer reported.
-  if (closeWhenSettled && ranShort !== undefined) {
+  if (report.closeWhenSettled && ranShort !== undefined) {
     await syncNotReported(
       octokit,
       d,

@@ -6,7 +6,7 @@ import type { Verdict } from "../domain/verdict.js";
 import type { Disclosure } from "../domain/types.js";
 import type { CheckRunOutput } from "../github/checks.js";
 import { toReportFinding } from "../report/findings.js";
-import { REPORT_KIND, type ReportState } from "../report/state.js";
+import { REPORT_KIND, withRecomputedCheck, type ReportState } from "../report/state.js";
 import { annotationsDigest, renderPullVerdict, withCurrentFindings } from "../report/verdict.js";
 import { batches } from "../render/annotations.js";
 import type { ScannerTenant } from "../tenants/index.js";
@@ -98,11 +98,11 @@ export async function recomputeCheck(
   // Keep the stored report in step, unless a newer report replaced it meanwhile.
   const latest = await rt.state.getJson<ReportState>(REPORT_KIND, key);
   if (latest && latest.scanId === report.scanId) {
-    await rt.state.putJson(REPORT_KIND, key, {
-      ...withCurrentFindings(latest, findings),
-      checkRunId,
-      annotationsDigest: digest,
-    });
+    await rt.state.putJson(
+      REPORT_KIND,
+      key,
+      withRecomputedCheck(withCurrentFindings(latest, findings), { checkRunId, annotationsDigest: digest }),
+    );
   }
   const { verdict } = rendered;
   log.info(

@@ -3,11 +3,22 @@ import { renderReviewBody } from "../../render/review-body.js";
 import type { ExistingReviewComment } from "../../github/reviews.js";
 import { updateCheck, type GitHubWrite } from "../../github/writes.js";
 import { batches } from "../../render/annotations.js";
-import { renderLaunchError, renderProgress } from "../../render/check-run.js";
+import { renderCheckRunOutput, renderLaunchError, renderProgress } from "../../render/check-run.js";
 import { codeBlock, inlineCode } from "../../render/escape.js";
 import type { ReportFinding } from "../../domain/types.js";
 import type { ReportPlan } from "../../report/plan.js";
 import type { PollJobData } from "../types.js";
+import type { ApprovalRequest } from "../../domain/approval.js";
+import { requestFor } from "../../domain/approval.js";
+import { fingerprint } from "../../domain/identity.js";
+import { renderFindingComment } from "../../render/inline-comment.js";
+import { keepDetails, withKeptDetails, type KeptDetail } from "../../report/details.js";
+import type { ReportExtras } from "../../report/extras.js";
+import { findingCommentOptions } from "../../report/finding-comment.js";
+import { reportAnnotations } from "../../report/verdict.js";
+import type { CodeScanningInfo } from "../../render/code-scanning.js";
+import type { Note, ScanDetail } from "../../scanner/schemas.js";
+import type { Settings } from "../../runtime/runtime.js";
 
 /** GitHub's cap on annotations per check-run request ("Update a check run": at most 50; they accumulate). */
 export const ANNOTATIONS_PER_REQUEST = 50;
@@ -261,4 +272,156 @@ export function degradeNotice(level: 1 | 2, budget: HourlyBudget): string {
   return level === 2
     ? `${why} Progress updates are off, and this report's inline comments were not posted as a review: the findings are in this check run's summary and annotations.`
     : `${why} Progress updates are off.`;
+}
+
+/** What a pull request's report read before deciding ({@link decidePullReport}). */
+export interface PullReportFacts {
+  /** every finding of the scan, the pull request's decisions applied */
+  findings: ReportFinding[];
+  /** the pending two-person dismissals, carried to this scan's findings */
+  pending: readonly ApprovalRequest[];
+  /** the pull request's review comments before the report */
+  comments: readonly ExistingReviewComment[];
+  plan: ReportPlan;
+  /** finding id → the finding with its description and fix, for the findings shown inline */
+  details: ReadonlyMap<string, ReportFinding>;
+  /** finding id → the service's notes, for the findings shown inline */
+  notes: ReadonlyMap<string, readonly Note[]>;
+  extras: ReportExtras;
+  /** the report's upload to GitHub code scanning (`undefined`: the feature is off) */
+  codeScanning: CodeScanningInfo | undefined;
+  /** the installation's hourly write budget (`undefined`: no write lane) */
+  budget: HourlyBudget | undefined;
+}
+
+/** What a pull request's report writes and keeps, decided by {@link decidePullReport}. */
+export interface PullReportDecision {
+  writes: ReportWrites & { conclusion: CheckConclusion };
+  /** the plan as shown: without inline comments when the review is folded into the check run */
+  shownPlan: ReportPlan;
+  annotations: CheckAnnotation[];
+  /** the warnings the check run shows and the report state keeps (the budget notice aside) */
+  warnings: string[];
+  /** the details kept for recomputes (full disclosure only) */
+  kept: Record<string, KeptDetail>;
+  /** how far the report degraded under the hourly budget (0: not at all) */
+  degradeLevel: 0 | 1 | 2;
+}
+
+/**
+ * Decides, without I/O, a completed scan's report on a pull request: the warnings (the pull request's own
+ * invalid `.github/diffward.yml` first), the annotations, how far the hourly budget degrades it
+ * ({@link decideDegrade}, said in the check run), the check run output, and the writes
+ * ({@link decideReportWrites}) with each inline comment's body (details, notes, a pending approval).
+ */
+export function decidePullReport(
+  f: PullReportFacts,
+  d: PollJobData,
+  scan: ScanDetail,
+  settings: Pick<Settings, "labelPrefix" | "publicUrl">,
+): PullReportDecision {
+  const cfg = d.config;
+  // The check run's details show what was fetched, bounded; the report state keeps the same for recomputes.
+  const kept = (cfg.disclosure ?? "full") === "full" ? keepDetails(f.details) : {};
+  const warnings = [
+    ...(d.configProblemsInPull?.length
+      ? [`This pull request's \`.github/diffward.yml\` is invalid: ${d.configProblemsInPull.join("; ")}`]
+      : []),
+    ...f.extras.warnings,
+  ];
+  const annotations = reportAnnotations(
+    f.findings,
+    { config: cfg, extras: { warnings, guidanceAnnotation: f.extras.guidanceAnnotation } },
+    settings.labelPrefix,
+  );
+  // GitHub's hourly write budget: progress off first, then the review folded into the check run, said there.
+  const degrade = decideDegrade(
+    f.budget,
+    Math.max(1, Math.ceil(annotations.length / ANNOTATIONS_PER_REQUEST)),
+  );
+  const wantsReview = f.plan.post.length + f.plan.update.length > 0;
+  const shownPlan = degrade.review ? f.plan : { ...f.plan, post: [], update: [] };
+  const notices =
+    f.budget && degrade.level > 0 && (degrade.level === 1 || wantsReview)
+      ? [degradeNotice(degrade.level === 2 ? 2 : 1, f.budget)]
+      : [];
+  const output = completedOutput(settings, d, scan, withKeptDetails(f.findings, kept), {
+    // the findings that have a review comment once the review is posted (new and refreshed ones)
+    inlineIds: [...shownPlan.post, ...shownPlan.update].map((p) => p.finding.id),
+    extras: f.extras,
+    warnings: [...warnings, ...notices],
+    codeScanning: f.codeScanning,
+  });
+  const bodyOf = (finding: ReportFinding) => findingBody(f, finding, cfg.disclosure ?? "full", settings);
+  const writes = decideReportWrites({
+    d,
+    plan: shownPlan,
+    comments: f.comments,
+    bodyOf,
+    output,
+    annotations,
+  });
+  return { writes, shownPlan, annotations, warnings, kept, degradeLevel: degrade.level };
+}
+
+/** The inline comment body of a finding: its details and notes when fetched, its pending approval. Pure. */
+function findingBody(
+  f: Pick<PullReportFacts, "pending" | "details" | "notes">,
+  finding: ReportFinding,
+  disclosure: "full" | "summary",
+  settings: Pick<Settings, "labelPrefix" | "publicUrl">,
+): string {
+  const waiting = requestFor(f.pending, { id: finding.id, fingerprint: fingerprint(finding) });
+  const notes = f.notes.get(finding.id);
+  return renderFindingComment(
+    f.details.get(finding.id) ?? finding,
+    findingCommentOptions({
+      labelPrefix: settings.labelPrefix,
+      publicUrl: settings.publicUrl,
+      disclosure,
+      ...(notes ? { notes } : {}),
+      ...(waiting ? { pending: waiting } : {}),
+    }),
+  );
+}
+
+/**
+ * The check run output of a completed scan (`renderCheckRunOutput`): the footer from the scan (preset
+ * name, the budget reserved in credits, commits), the repository's `failOn` and effective disclosure, links
+ * to the service when `SCANNER_PUBLIC_URL` is set, and what the report adds.
+ */
+export function completedOutput(
+  settings: Pick<Settings, "labelPrefix" | "publicUrl">,
+  d: PollJobData,
+  scan: ScanDetail,
+  findings: readonly ReportFinding[],
+  shown: {
+    /** ids of the findings with a diffward review comment */
+    inlineIds: readonly string[];
+    extras: Pick<ReportExtras, "guidance" | "credits">;
+    warnings: readonly string[];
+    codeScanning: CodeScanningInfo | undefined;
+  },
+): CheckRunOutput {
+  const reserved = scan.creditBudget ?? d.creditBudget;
+  return renderCheckRunOutput({
+    scan: {
+      id: d.scanId,
+      status: scan.status,
+      presetName: scan.presetName ?? d.presetRef,
+      ...(reserved != null ? { creditBudget: reserved } : {}),
+      ...(scan.commitHash ? { commitHash: scan.commitHash } : {}),
+      ...(scan.baseCommit ? { baseCommit: scan.baseCommit } : {}),
+    },
+    findings: [...findings],
+    failOn: d.config.failOn,
+    disclosure: d.config.disclosure ?? "full",
+    labelPrefix: settings.labelPrefix,
+    ...(settings.publicUrl ? { publicUrl: settings.publicUrl, projectId: d.projectId } : {}),
+    inlineIds: [...shown.inlineIds],
+    ...(shown.extras.guidance ? { guidance: shown.extras.guidance } : {}),
+    ...(shown.extras.credits ? { credits: shown.extras.credits } : {}),
+    ...(shown.warnings.length ? { warnings: [...shown.warnings] } : {}),
+    ...(shown.codeScanning ? { codeScanning: shown.codeScanning } : {}),
+  });
 }

@@ -10,11 +10,9 @@ import { applyPullDecisions } from "../../triage/decisions.js";
 import { collectReportExtras } from "../../report/extras.js";
 import type { Runtime } from "../../runtime/runtime.js";
 import { applyWrites } from "../../runtime/writes.js";
-import { decideReportWrites } from "./decide.js";
+import { completedOutput, decideReportWrites } from "./decide.js";
 import type { PollJobData } from "../types.js";
-import { completedOutput, concludeUnfinished, readScanFindings, uploadReport } from "./steps.js";
-import { capLedgerOf } from "../../runtime/cap-ledger.js";
-import { enqueueSettle } from "../settle.js";
+import { concludeUnfinished, readScanFindings, settleReportedSpend, uploadReport } from "./steps.js";
 
 /**
  * Reports a merge group's terminal scan on the group's check run (issue 13): `FAILED` and `CANCELLED`
@@ -55,14 +53,10 @@ export async function reportGroupScan(
   const extras = await collectReportExtras(rt, octokit, tenant, d, reserved ?? undefined, log);
   // creditCap.monthly: a settled group scan counts what it spent, no longer its budget (issue 10 item 7);
   // one not settled yet is looked at again later, for the ledger only (the group has no report state)
-  if (extras.credits && !extras.credits.settled) await enqueueSettle(rt, d, 0);
-  else if (extras.credits?.spent !== undefined) {
-    rt.metrics?.creditsSpent.inc(extras.credits.spent);
-    await capLedgerOf(rt.redis, rt.state.prefix).settle(d.scanId, extras.credits.spent);
-  }
+  await settleReportedSpend(rt, d, extras.credits);
   // One SARIF upload per group report, on the group's ref and head (issue 14 point 2).
   const codeScanning = await uploadReport(rt, d, findings, log);
-  const output = completedOutput(rt, d, scan, findings, {
+  const output = completedOutput(rt.settings, d, scan, findings, {
     inlineIds: [], // a merge group has no review comments
     extras,
     warnings: extras.warnings,

@@ -13,7 +13,8 @@ import { tenantOrWait } from "../token-wait.js";
 import type { PollJobData, ReportJobData } from "../types.js";
 
 /** What a report job did. */
-export type ReportOutcome = "reported" | "superseded" | "no-token" | "lost" | "service-error" | "report-error";
+export type ReportOutcome =
+  "reported" | "superseded" | "no-token" | "lost" | "service-error" | "report-error";
 
 /**
  * Hands a terminal scan's report to its own job (job `report`, queue `diffward-reports`, job id

@@ -1,45 +1,39 @@
 import type { Logger } from "pino";
-import { annotationsDigest, reportAnnotations } from "../../report/verdict.js";
-import type { CheckAnnotation } from "../../github/checks.js";
 import { listPullFiles } from "../../github/pulls.js";
 import { listReviewComments } from "../../github/reviews.js";
+import type { InstallationOctokit } from "../../github/types.js";
 import type { ReportFinding } from "../../domain/types.js";
-import { fingerprint, identityOf } from "../../domain/identity.js";
-import { renderFindingComment } from "../../render/inline-comment.js";
-import { findingLabel } from "../../scanner/labels.js";
 import type { Note, ScanDetail } from "../../scanner/schemas.js";
-import { carryApprovals, requestFor } from "../../triage/approvals.js";
-import { findingCommentOptions } from "../../report/finding-comment.js";
+import { carryApprovals } from "../../triage/approvals.js";
 import type { ScannerTenant } from "../../tenants/index.js";
-import { planReport } from "../../report/plan.js";
+import { planReport, type ReportPlan } from "../../report/plan.js";
 import { postedFindingComments } from "../../report/posted.js";
 import { applyPullDecisions } from "../../triage/decisions.js";
 import { collectReportExtras } from "../../report/extras.js";
-import { keepDetails, withKeptDetails } from "../../report/details.js";
-import type { ReportState } from "../../report/state.js";
-import { enqueueSettle } from "../settle.js";
-import { capLedgerOf } from "../../runtime/cap-ledger.js";
+import { REPORT_KIND, buildReportState, type ReportState } from "../../report/state.js";
 import { closingCoverage, syncNotReported } from "../../report/not-reported.js";
+import { annotationsDigest } from "../../report/verdict.js";
 import { pullKey } from "../../runtime/names.js";
 import type { Runtime } from "../../runtime/runtime.js";
 import { WritesWithdrawnError, applyWrites, writeBudget } from "../../runtime/writes.js";
-import {
-  ANNOTATIONS_PER_REQUEST,
-  decideDegrade,
-  decideReportWrites,
-  degradeNotice,
-} from "./decide.js";
+import { decidePullReport, type PullReportDecision, type PullReportFacts } from "./decide.js";
 import type { PollJobData } from "../types.js";
-import { completedOutput, concludeUnfinished, readScanFindings, uploadReport } from "./steps.js";
+import { concludeUnfinished, readScanFindings, settleReportedSpend, uploadReport } from "./steps.js";
 
 /**
- * Reports a terminal scan (issue "Reporting"): `FAILED` and `CANCELLED` conclude the check with a clear
- * message; `COMPLETED` pages through every finding (limit 100), plans the report ({@link planReport}),
- * completes the check run with the summary and the annotations in batches of 50 (GitHub "Update a check
- * run": at most 50 annotations per request; they accumulate), then refreshes existing comments of the same
- * finding identity and posts ONE review (event `COMMENT`) with the new inline comments (issue 15, item 2:
- * complete first, review after). A crash in between is retried: a Redis marker per scan keeps the retry
- * from completing twice, and the comment markers already on the pull request from posting twice.
+ * Reports a terminal scan on its pull request, in the pull-request job's shape: `FAILED` and `CANCELLED`
+ * conclude the check with a clear message; `COMPLETED` is
+ * 1. read ({@link readPullReport}): every finding (pages of 100) with the pull request's decisions, the
+ *    pending approvals, files and review comments, the plan ({@link planReport}), the details of the
+ *    findings shown inline, the extras, the one SARIF upload and the hourly write budget;
+ * 2. decided ({@link decidePullReport}, pure): output, annotations, degrade, writes;
+ * 3. written ({@link writePullReport}): the check run completed with the summary and the annotations in
+ *    batches of 50 (GitHub "Update a check run": at most 50 annotations per request; they accumulate),
+ *    then existing comments of the same finding identity refreshed and ONE review (event `COMMENT`) with
+ *    the new inline comments (complete first, review after);
+ * 4. remembered ({@link saveReport}): the report state, threads of findings no longer reported, the spend.
+ * A crash in between is retried: a Redis marker per scan keeps the retry from completing twice, and the
+ * comment markers already on the pull request from posting twice.
  */
 export async function reportScan(
   rt: Runtime,
@@ -49,34 +43,52 @@ export async function reportScan(
   log: Logger,
 ): Promise<void> {
   const octokit = await rt.octokit(d.installationId);
-  const pull = { owner: d.owner, repo: d.repo, pullNumber: d.pullNumber };
   if (await concludeUnfinished(rt, d, scan, log, "scan ended without findings report")) return;
-
-  // Decisions survive pushes: the PR's last decisions apply to matching findings of this scan (issue 4).
-  const findings: ReportFinding[] = await applyPullDecisions(
-    rt,
-    tenant,
-    d,
-    await readScanFindings(tenant, d),
-    log,
+  const facts = await readPullReport(rt, octokit, tenant, d, scan, log);
+  const decision = decidePullReport(facts, d, scan, rt.settings);
+  const commentIds = await writePullReport(rt, octokit, d, facts, decision);
+  await saveReport(rt, octokit, d, scan, { facts, decision, commentIds }, log);
+  log.info(
+    {
+      conclusion: decision.writes.conclusion,
+      findings: facts.findings.length,
+      inline: decision.shownPlan.post.length,
+      updated: decision.shownPlan.update.length,
+      degrade: decision.degradeLevel,
+      annotations: decision.annotations.length,
+    },
+    "scan reported",
   );
-  const key = pullKey(d.owner, d.repo, d.pullNumber);
-  // Pending two-person dismissals follow their finding; a severity raise above one invalidates it (issue 12).
-  const pending = await carryApprovals(rt, key, findings, log);
+}
 
+/**
+ * Reads what a completed scan's report decides on. Decisions survive pushes: the pull request's last
+ * decisions apply to matching findings of this scan; pending two-person dismissals follow their finding
+ * (a severity raise above one invalidates it). Finding markers are trusted only in diffward's own
+ * comments: a copied one is someone's text. The one SARIF upload goes out here, before the check run
+ * links to it.
+ */
+async function readPullReport(
+  rt: Runtime,
+  octokit: InstallationOctokit,
+  tenant: ScannerTenant,
+  d: PollJobData,
+  scan: ScanDetail,
+  log: Logger,
+): Promise<PullReportFacts & { botLogin: string }> {
+  const pull = { owner: d.owner, repo: d.repo, pullNumber: d.pullNumber };
+  const findings = await applyPullDecisions(rt, tenant, d, await readScanFindings(tenant, d), log);
+  const pending = await carryApprovals(rt, pullKey(d.owner, d.repo, d.pullNumber), findings, log);
   const [files, comments] = await Promise.all([
     listPullFiles(octokit, pull),
     listReviewComments(octokit, pull),
   ]);
-  // Markers are trusted only in diffward's own comments (issue 10 item 13): a copied one is someone's text.
   const botLogin = await rt.botLogin();
-  const posted = postedFindingComments(comments, botLogin);
-
   const cfg = d.config;
   const plan = planReport({
     findings,
     files,
-    posted,
+    posted: postedFindingComments(comments, botLogin),
     config: {
       failOn: cfg.failOn,
       disclosure: cfg.disclosure ?? "full",
@@ -84,13 +96,24 @@ export async function reportScan(
       minSeverity: cfg.comments.minSeverity,
     },
   });
+  const { details, notes } = await readDetails(tenant, d, plan);
+  const reserved = scan.creditBudget ?? d.creditBudget;
+  const extras = await collectReportExtras(rt, octokit, tenant, d, reserved ?? undefined, log);
+  const codeScanning = await uploadReport(rt, d, findings, log);
+  const budget = await writeBudget(rt, d.installationId);
+  return { findings, pending, comments, botLogin, plan, details, notes, extras, codeScanning, budget };
+}
 
-  // Details (description, recommended fix) only for the findings shown inline.
-  const shown = [...plan.post, ...plan.update];
+/** Details (description, recommended fix, notes) only for the findings shown inline: one `GET` each. */
+async function readDetails(
+  tenant: ScannerTenant,
+  d: PollJobData,
+  plan: ReportPlan,
+): Promise<{ details: Map<string, ReportFinding>; notes: Map<string, Note[]> }> {
   const details = new Map<string, ReportFinding>();
   const notes = new Map<string, Note[]>();
   await Promise.all(
-    shown.map(async (p) => {
+    [...plan.post, ...plan.update].map(async (p) => {
       const detail = await tenant.client.getFinding(d.projectId, p.finding.id);
       details.set(p.finding.id, {
         ...p.finding,
@@ -101,121 +124,93 @@ export async function reportScan(
       notes.set(p.finding.id, detail.notes);
     }),
   );
-  // The check run's details show what was fetched, bounded; the report state keeps the same for recomputes.
-  const kept = (cfg.disclosure ?? "full") === "full" ? keepDetails(details) : {};
-  const bodyOf = (f: ReportFinding) => {
-    const waiting = requestFor(pending, { id: f.id, fingerprint: fingerprint(f) });
-    return renderFindingComment(
-      details.get(f.id) ?? f,
-      findingCommentOptions({
-        labelPrefix: rt.settings.labelPrefix,
-        publicUrl: rt.settings.publicUrl,
-        disclosure: cfg.disclosure ?? "full",
-        ...(notes.has(f.id) ? { notes: notes.get(f.id)! } : {}),
-        ...(waiting ? { pending: waiting } : {}),
-      }),
-    );
-  };
+  return { details, notes };
+}
 
-  const reserved = scan.creditBudget ?? d.creditBudget;
-  const extras = await collectReportExtras(rt, octokit, tenant, d, reserved ?? undefined, log);
-  const warnings = [
-    ...(d.configProblemsInPull?.length
-      ? [`This pull request's \`.github/diffward.yml\` is invalid: ${d.configProblemsInPull.join("; ")}`]
-      : []),
-    ...extras.warnings,
-  ];
-  // One SARIF upload per completed report, before the check run links to it (issue 14).
-  const codeScanning = await uploadReport(rt, d, findings, log);
-  const annotations: CheckAnnotation[] = reportAnnotations(
-    findings,
-    { config: cfg, extras: { warnings, guidanceAnnotation: extras.guidanceAnnotation } },
-    rt.settings.labelPrefix,
-  );
-  // GitHub's hourly write budget (issue 15, item 3): progress off first, then the review folded into the
-  // check run, said in the check run.
-  const budget = await writeBudget(rt, d.installationId);
-  const degrade = decideDegrade(budget, Math.max(1, Math.ceil(annotations.length / ANNOTATIONS_PER_REQUEST)));
-  const wantsReview = plan.post.length + plan.update.length > 0;
-  const shownPlan = degrade.review ? plan : { ...plan, post: [], update: [] };
-  const notices =
-    budget && degrade.level > 0 && (degrade.level === 1 || wantsReview)
-      ? [degradeNotice(degrade.level === 2 ? 2 : 1, budget)]
-      : [];
-  const output = completedOutput(rt, d, scan, withKeptDetails(findings, kept), {
-    // the findings that have a review comment once the review below is posted (new and refreshed ones)
-    inlineIds: [...shownPlan.post, ...shownPlan.update].map((p) => p.finding.id),
-    extras,
-    warnings: [...warnings, ...notices],
-    codeScanning,
-  });
-  const writes = decideReportWrites({ d, plan: shownPlan, comments, bodyOf, output, annotations });
-  const conclusion = writes.conclusion;
-
-  // Complete first, review after (issue 15, item 2): the completing write (conclusion, summary, first 50
-  // annotations) ends the wait people watch, and it goes first in the installation's write lane. A retry
-  // after a crash between the two does not complete again (GitHub would append the annotations twice).
+/**
+ * Writes a decided report. Complete first, review after: the completing write (conclusion, summary, first
+ * 50 annotations) ends the wait people watch, and it goes first in the installation's write lane. A retry
+ * after a crash between the two does not complete again (GitHub would append the annotations twice).
+ * @returns finding id → diffward's review comment of it (refreshed ones, and the new ones read back).
+ */
+async function writePullReport(
+  rt: Runtime,
+  octokit: InstallationOctokit,
+  d: PollJobData,
+  facts: Pick<PullReportFacts, "plan"> & { botLogin: string },
+  decision: PullReportDecision,
+): Promise<Map<string, number>> {
+  const { writes } = decision;
   if (!(await rt.state.getJson<{ at: number }>("completed", d.scanId))) {
     await applyWrites(rt, d.installationId, writes.completion);
     await rt.state.putJson("completed", d.scanId, { at: rt.now() }, 60 * 60 * 24 * 7);
   }
-  const commentIds = new Map<string, number>(plan.update.map((u) => [u.finding.id, u.existingCommentId!]));
+  const commentIds = new Map<string, number>(
+    facts.plan.update.map((u) => [u.finding.id, u.existingCommentId!]),
+  );
   await applyWrites(rt, d.installationId, writes.commentUpdates);
   if (writes.review) {
     await applyWrites(rt, d.installationId, [writes.review]);
     // Read back the new comments' ids (one GET) so triage replies can be tied to their finding.
-    for (const p of postedFindingComments(await listReviewComments(octokit, pull), botLogin))
+    const pull = { owner: d.owner, repo: d.repo, pullNumber: d.pullNumber };
+    for (const p of postedFindingComments(await listReviewComments(octokit, pull), facts.botLogin))
       if (!commentIds.has(p.findingId)) commentIds.set(p.findingId, p.commentId);
   }
+  return commentIds;
+}
 
-  const state: ReportState = {
-    scanId: d.scanId,
-    projectId: d.projectId,
-    checkRunId: d.checkRunId,
-    headSha: d.headSha,
-    installationId: d.installationId,
-    accountLogin: d.accountLogin,
-    config: cfg,
-    ...(reserved != null ? { creditBudget: reserved } : {}),
-    presetRef: d.presetRef,
-    ...(scan.presetName ? { presetName: scan.presetName } : {}),
-    ...(scan.baseCommit ? { baseCommit: scan.baseCommit } : {}),
-    extras: {
-      ...(extras.guidance ? { guidance: extras.guidance } : {}),
-      ...(extras.credits ? { credits: extras.credits } : {}),
-      ...(extras.guidanceAnnotation ? { guidanceAnnotation: extras.guidanceAnnotation } : {}),
-      warnings,
-      ...(codeScanning ? { codeScanning } : {}),
-    },
-    annotationsDigest: annotationsDigest(annotations),
-    ...(d.configProblemsInPull?.length ? { configInvalidInPull: true } : {}),
-    findings: findings.map((f) => ({
-      id: f.id,
-      label: findingLabel(f.id, rt.settings.labelPrefix),
-      ...identityOf(f),
-      severity: f.severity,
-      title: f.title,
-      location: f.location,
-      category: f.category,
-      triageStatus: f.triageStatus,
-      resolutionStatus: f.resolutionStatus,
-      ...(commentIds.has(f.id) ? { commentId: commentIds.get(f.id)! } : {}),
-    })),
-    ...(Object.keys(kept).length > 0 ? { details: kept } : {}),
-    reportedAt: rt.now(),
-  };
-  // Findings that close themselves (issue 12): decided from the previous report's scopes, before it is replaced.
-  const closing = closingCoverage(await rt.state.getJson<ReportState>("report", key), {
-    scope: { presetRef: d.presetRef, auditAreas: cfg.auditAreas ?? [] },
-    ranShort: extras.credits?.ranShort,
+/**
+ * Remembers the report: the report state ({@link buildReportState}) with the scopes reported so far;
+ * findings that close themselves are decided from the previous report's scopes before it is replaced
+ * ({@link closingCoverage}; a coverage still waiting on the settlement closes once it lands). Then the
+ * threads of findings no longer reported, the spend in the cap ledger, and the scan no longer in flight.
+ */
+async function saveReport(
+  rt: Runtime,
+  octokit: InstallationOctokit,
+  d: PollJobData,
+  scan: ScanDetail,
+  done: {
+    facts: PullReportFacts & { botLogin: string };
+    decision: PullReportDecision;
+    commentIds: Map<string, number>;
+  },
+  log: Logger,
+): Promise<void> {
+  const { facts, decision } = done;
+  const key = pullKey(d.owner, d.repo, d.pullNumber);
+  const reportedAt = rt.now();
+  const closing = closingCoverage(await rt.state.getJson<ReportState>(REPORT_KIND, key), {
+    scope: { presetRef: d.presetRef, auditAreas: d.config.auditAreas ?? [] },
+    ranShort: facts.extras.credits?.ranShort,
   });
-  state.scopes = closing.scopes;
-  if (!closing.coverage.complete && closing.coverage.why === "not-settled") state.closeWhenSettled = true;
+  const state = buildReportState({
+    scan: {
+      ...d,
+      creditBudget: scan.creditBudget ?? d.creditBudget,
+      presetName: scan.presetName,
+      baseCommit: scan.baseCommit,
+    },
+    extras: facts.extras,
+    warnings: decision.warnings,
+    codeScanning: facts.codeScanning,
+    annotationsDigest: annotationsDigest(decision.annotations),
+    findings: facts.findings,
+    commentIds: done.commentIds,
+    details: decision.kept,
+    labelPrefix: rt.settings.labelPrefix,
+    reportedAt,
+    closing: {
+      scopes: closing.scopes,
+      closeWhenSettled: !closing.coverage.complete && closing.coverage.why === "not-settled",
+    },
+  });
   // The report state is stored in one step with the check that the scan was not stopped: a superseded
   // head's report never replaces the pull request's (`/fp` recomputes and merge-queue reuse read it).
   if (!(await rt.state.putReportUnlessStopped(key, d.scanId, state)))
     throw new WritesWithdrawnError(`scan ${d.scanId} was stopped: its report state is not stored`);
   await rt.writeGuard?.();
+  const pull = { owner: d.owner, repo: d.repo, pullNumber: d.pullNumber };
   await syncNotReported(
     octokit,
     pull,
@@ -223,26 +218,11 @@ export async function reportScan(
       findings: state.findings,
       coverage: closing.coverage,
       scan: { id: d.scanId, headSha: d.headSha },
-      comments,
-      botLogin,
+      comments: facts.comments,
+      botLogin: facts.botLogin,
     },
     log,
   );
-  if (extras.credits && !extras.credits.settled) await enqueueSettle(rt, d, 0);
-  else if (extras.credits?.spent !== undefined) {
-    rt.metrics?.creditsSpent.inc(extras.credits.spent);
-    await capLedgerOf(rt.redis, rt.state.prefix).settle(d.scanId, extras.credits.spent); // creditCap.monthly
-  }
+  await settleReportedSpend(rt, d, facts.extras.credits);
   await rt.state.finishScan(d.installationId, d.scanId);
-  log.info(
-    {
-      conclusion,
-      findings: findings.length,
-      inline: shownPlan.post.length,
-      updated: shownPlan.update.length,
-      degrade: degrade.level,
-      annotations: annotations.length,
-    },
-    "scan reported",
-  );
 }

@@ -1,21 +1,21 @@
 /**
- * The steps a pull request's report (`./report.ts`) and a merge group's (`./report-group.ts`) share: the
- * end of a scan that did not complete, reading every finding, the one SARIF upload, and the check run
- * output of a completed scan. Each report keeps what is its own (review, report state, the group's note).
+ * The I/O steps a pull request's report (`./pull-request.ts`) and a merge group's (`./group.ts`) share: the
+ * end of a scan that did not complete, reading every finding, the one SARIF upload, and counting the spend
+ * in the cap ledger. Each report keeps what is its own (review, report state, the group's note).
  */
 import type { Logger } from "pino";
 import type { ReportFinding } from "../../domain/types.js";
 import { applyCodeScanningUpload, planCodeScanningUpload } from "../../codescanning/upload.js";
 import type { ReportExtras } from "../../report/extras.js";
 import { toReportFinding } from "../../report/findings.js";
-import type { CheckRunOutput } from "../../github/checks.js";
-import { renderCheckRunOutput } from "../../render/check-run.js";
 import type { CodeScanningInfo } from "../../render/code-scanning.js";
 import type { FindingListItem, ScanDetail } from "../../scanner/schemas.js";
 import type { ScannerTenant } from "../../tenants/index.js";
 import type { Runtime } from "../../runtime/runtime.js";
 import { applyWrites } from "../../runtime/writes.js";
 import { planScanEnded } from "./decide.js";
+import { capLedgerOf } from "../../runtime/cap-ledger.js";
+import { enqueueSettle } from "../settle.js";
 import type { PollJobData } from "../types.js";
 
 /**
@@ -92,42 +92,18 @@ export async function uploadReport(
 }
 
 /**
- * The check run output of a completed scan (`renderCheckRunOutput`): the footer from the scan (preset
- * name, the budget reserved in credits, commits), the repository's `failOn` and effective disclosure, links
- * to the service when `SCANNER_PUBLIC_URL` is set, and what the report adds.
+ * Counts a reported scan's spend in `creditCap.monthly`'s ledger: once settled, the scan counts what it
+ * spent instead of its budget; a spend not settled yet gets a `settle` job that looks again later
+ * (`../settle.ts`).
  */
-export function completedOutput(
+export async function settleReportedSpend(
   rt: Runtime,
   d: PollJobData,
-  scan: ScanDetail,
-  findings: readonly ReportFinding[],
-  shown: {
-    /** ids of the findings with a diffward review comment */
-    inlineIds: readonly string[];
-    extras: Pick<ReportExtras, "guidance" | "credits">;
-    warnings: readonly string[];
-    codeScanning: CodeScanningInfo | undefined;
-  },
-): CheckRunOutput {
-  const reserved = scan.creditBudget ?? d.creditBudget;
-  return renderCheckRunOutput({
-    scan: {
-      id: d.scanId,
-      status: scan.status,
-      presetName: scan.presetName ?? d.presetRef,
-      ...(reserved != null ? { creditBudget: reserved } : {}),
-      ...(scan.commitHash ? { commitHash: scan.commitHash } : {}),
-      ...(scan.baseCommit ? { baseCommit: scan.baseCommit } : {}),
-    },
-    findings: [...findings],
-    failOn: d.config.failOn,
-    disclosure: d.config.disclosure ?? "full",
-    labelPrefix: rt.settings.labelPrefix,
-    ...(rt.settings.publicUrl ? { publicUrl: rt.settings.publicUrl, projectId: d.projectId } : {}),
-    inlineIds: [...shown.inlineIds],
-    ...(shown.extras.guidance ? { guidance: shown.extras.guidance } : {}),
-    ...(shown.extras.credits ? { credits: shown.extras.credits } : {}),
-    ...(shown.warnings.length ? { warnings: [...shown.warnings] } : {}),
-    ...(shown.codeScanning ? { codeScanning: shown.codeScanning } : {}),
-  });
+  credits: ReportExtras["credits"],
+): Promise<void> {
+  if (credits && !credits.settled) await enqueueSettle(rt, d, 0);
+  else if (credits?.spent !== undefined) {
+    rt.metrics?.creditsSpent.inc(credits.spent);
+    await capLedgerOf(rt.redis, rt.state.prefix).settle(d.scanId, credits.spent);
+  }
 }
