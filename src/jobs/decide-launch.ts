@@ -2,6 +2,89 @@ import { updateCheck, type GitHubWrite } from "../github/writes.js";
 import { renderLaunchError, renderQueued, type LaunchErrorKind } from "../render/check-run.js";
 import type { LaunchErrorAction } from "./launch-errors.js";
 import type { LaunchJobData } from "./types.js";
+import type { LaunchRefusal } from "../policy/preflight.js";
+import type { LaunchRecord } from "../runtime/state.js";
+
+/**
+ * What the launch job reads first, in this order; reading stops at the first fact that ends the launch, so
+ * a field is absent when an earlier one decided.
+ */
+export interface LaunchStartFacts {
+  /** the target still follows this launch (`launchWanted` in `./target.ts`) */
+  wanted: boolean;
+  /** the installation was removed while the launch waited */
+  removed?: boolean;
+  /** the account has a scanner token */
+  tokenFound?: boolean;
+  /** the launch key's record: an earlier attempt's start, or the scan it launched */
+  record?: LaunchRecord;
+}
+
+/** How a launch starts, decided by {@link decideLaunchStart}. */
+export type LaunchStart =
+  | { kind: "superseded"; why: "unwanted" | "removed" }
+  | { kind: "no-token" }
+  | { kind: "already-launched"; scanId: string; creditBudget: number | undefined }
+  /** look the scan up in the service's list before sending again: `since` in ms since epoch */
+  | { kind: "look-up"; since: number; anyOfHead: boolean }
+  | { kind: "launch" };
+
+/**
+ * Decides, without I/O, how a launch starts, at most once per launch key: nothing is spent for a launch its
+ * target no longer follows (a newer head, closed, destroyed or replaced) or whose installation was removed;
+ * no token concludes `neutral`; a key that already has a scan id is done; an earlier attempt of unknown
+ * outcome (crash, timeout, 5xx) is first looked up among the service's scans of the same merge base and
+ * preset, and a check run resumed after a state loss (`lookupSince`) among any scan of its head (an
+ * explicit request's preset or budget were lost with the state); otherwise the scan is launched.
+ */
+export function decideLaunchStart(d: Pick<LaunchJobData, "lookupSince">, f: LaunchStartFacts): LaunchStart {
+  if (!f.wanted) return { kind: "superseded", why: "unwanted" };
+  if (f.removed) return { kind: "superseded", why: "removed" };
+  if (!f.tokenFound) return { kind: "no-token" };
+  const record = f.record ?? {};
+  if (record.scanId)
+    return { kind: "already-launched", scanId: record.scanId, creditBudget: record.creditBudget };
+  if (record.attemptStartedAt !== undefined)
+    return { kind: "look-up", since: record.attemptStartedAt, anyOfHead: false };
+  if (d.lookupSince !== undefined) return { kind: "look-up", since: d.lookupSince, anyOfHead: true };
+  return { kind: "launch" };
+}
+
+/** The check-run write of a launch refused before anything was spent (preflight, `creditCap.monthly`). Pure. */
+export function planLaunchRefused(
+  d: Pick<LaunchJobData, "owner" | "repo" | "checkRunId">,
+  refusal: LaunchRefusal,
+): GitHubWrite[] {
+  return [
+    updateCheck(d, d.checkRunId, {
+      conclusion: refusal.conclusion,
+      output: { title: refusal.title, summary: refusal.summary },
+    }),
+  ];
+}
+
+/** The check-run write of a launch whose account has no scanner token (`neutral`). Pure. */
+export function planNoToken(d: Pick<LaunchJobData, "owner" | "repo" | "checkRunId">): GitHubWrite[] {
+  return [updateCheck(d, d.checkRunId, { conclusion: "neutral", output: renderLaunchError("no_token") })];
+}
+
+/**
+ * The body of `POST /projects/{projectId}/scans` (spec §Scans) for a launch: the head as `commitHash`, the
+ * merge base as `baseCommit` (`null`: a whole-repository scan), the commit message cut to 1,000
+ * characters, the audit areas when any, and the budget when one is set or reserved under the cap. Pure.
+ */
+export function launchRequest(d: LaunchJobData, creditBudget: number | undefined) {
+  return {
+    repositoryId: d.repositoryId,
+    presetRef: d.presetRef,
+    commitHash: d.headSha,
+    baseCommit: d.mergeBase,
+    branch: d.headRef,
+    ...(d.commitMessage ? { commitMessage: d.commitMessage.slice(0, 1000) } : {}),
+    ...(d.auditAreaKeys?.length ? { auditAreaKeys: d.auditAreaKeys } : {}),
+    ...(creditBudget !== undefined ? { creditBudget } : {}),
+  };
+}
 
 /**
  * The check-run write that tells GitHub a scan runs: `in_progress`, its scan id as `external_id` (how
@@ -60,7 +143,7 @@ export interface LaunchErrorFacts {
  * - ambiguous (5xx, network, timeout): retried with backoff (the next attempt looks the scan up first); the
  *   last attempt concludes `failure` (`internal`);
  * - `diff_base_not_allowed` with a merge base: relaunched at once as a whole-repository scan (presets carry
- *   no diff flag: one that refuses `baseCommit` scans the whole repository, issue 5);
+ *   no diff flag: one that refuses `baseCommit` scans the whole repository);
  * - `repository_initializing`: waits (the first wait says so on the check run) until
  *   `initializingWindowMs`, then `failure` (`timed_out`);
  * - `rate_limited`: waits its `Retry-After`, saying so on the check run past 60 s;

@@ -1,7 +1,5 @@
 import { DelayedError, UnrecoverableError, type Job } from "bullmq";
 import { addFair } from "../runtime/fairness.js";
-import { updateCheck } from "../github/writes.js";
-import { renderLaunchError } from "../render/check-run.js";
 import type { ScanListItem } from "../scanner/schemas.js";
 import type { ScannerTenant } from "../tenants/index.js";
 import { classifyLaunchError, initializingDelay } from "./launch-errors.js";
@@ -13,7 +11,15 @@ import { presetsOf } from "../tenants/presets.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { LockBusyError } from "../runtime/state.js";
 import { applyWrites } from "../runtime/writes.js";
-import { decideLaunchError, planLaunched } from "./decide-launch.js";
+import {
+  decideLaunchError,
+  decideLaunchStart,
+  launchRequest,
+  planLaunchRefused,
+  planLaunched,
+  planNoToken,
+  type LaunchStartFacts,
+} from "./decide-launch.js";
 import type { LaunchJobData, PollJobData } from "./types.js";
 import { repoContextOf } from "./types.js";
 import { isGroupScan, launchWanted, rememberScan, targetKey } from "./target.js";
@@ -28,7 +34,7 @@ export type LaunchOutcome =
 const LOOKUP_SKEW_MS = 60_000;
 
 /**
- * Launches the diff scan of one head, at most once per launch key (issue "Never pay twice"):
+ * Launches the diff scan of one head, at most once per launch key (a scan is never paid twice):
  * 1. a key that already has a scan id is done;
  * 2. a key with an earlier attempt of unknown outcome (crash, timeout, 5xx) is first looked up in the
  *    service's scan list (newest first: same `commitHash`, `baseCommit` and `presetName`, created after the
@@ -68,63 +74,91 @@ class WaitSignal extends Error {
   }
 }
 
+/** Read → decide ({@link decideLaunchStart}, pure) → write: how the launch starts, then the launch itself. */
 async function launchLocked(
   rt: Runtime,
   job: Job<LaunchJobData>,
   log: Runtime["log"],
 ): Promise<LaunchOutcome> {
   const d = job.data;
-  // Every launch, automatic or explicit (Re-run, Scan anyway, rescan), is still wanted only while its target
-  // follows it (jobs/target.ts: a pull request's head, open, this launch; a merge group not destroyed, this
-  // launch), and the installation was not removed meanwhile (issue 10 items 4 and 5): otherwise nothing is spent.
-  if (!(await launchWanted(rt, d))) {
-    log.info("launch no longer wanted (newer head, closed, destroyed or replaced): nothing spent");
+  const { facts, tenant } = await readLaunchStart(rt, d);
+  const start = decideLaunchStart(d, facts);
+  if (start.kind === "superseded") {
+    if (start.why === "unwanted")
+      log.info("launch no longer wanted (newer head, closed, destroyed or replaced): nothing spent");
+    else log.info("installation removed while the launch waited: nothing spent");
     await releaseCap(rt, job);
     return "superseded";
   }
-  if (await rt.state.isInstallationRemoved(d.installationId)) {
-    log.info("installation removed while the launch waited: nothing spent");
-    await releaseCap(rt, job);
-    return "superseded";
-  }
-  const tenant = await rt.scanner.forAccount(d.accountLogin);
-  if (!tenant) {
-    await applyWrites(rt, d.installationId, [
-      updateCheck(d, d.checkRunId, { conclusion: "neutral", output: renderLaunchError("no_token") }),
-    ]);
+  if (start.kind === "no-token" || !tenant) {
+    await applyWrites(rt, d.installationId, planNoToken(d));
     return "no-token";
   }
-
-  const record = await rt.state.getLaunch(d.launchKey);
-  if (record.scanId) {
-    await afterLaunch(rt, d, tenant, record.scanId, record.creditBudget);
+  if (start.kind === "already-launched") {
+    await afterLaunch(rt, d, tenant, start.scanId, start.creditBudget);
     return "already-launched";
   }
-  // An earlier attempt of unknown outcome, or a check run resumed after a state loss: look the scan up first.
-  const lookup =
-    record.attemptStartedAt !== undefined
-      ? { since: record.attemptStartedAt, anyOfHead: false }
-      : d.lookupSince !== undefined
-        ? { since: d.lookupSince, anyOfHead: true }
-        : undefined;
-  if (lookup) {
-    const found = await findLaunchedScan(tenant, d, lookup.since, lookup.anyOfHead);
-    if (found) {
-      log.warn({ scanId: found.id }, "earlier launch attempt had reached the service: following its scan");
-      await rt.state.recordLaunch(d.launchKey, { scanId: found.id, projectId: tenant.projectId });
-      if (job.data.capHold)
-        await capLedgerOf(rt.redis, rt.state.prefix).bind(
-          job.data.capHold.key,
-          capHoldId(job),
-          found.id,
-          job.data.capHold.credits,
-        );
-      await afterLaunch(rt, d, tenant, found.id, undefined);
-      return "found-existing";
-    }
-  }
+  if (start.kind === "look-up" && (await followEarlierLaunch(rt, job, tenant, start, log)))
+    return "found-existing";
+  const held = await holdLaunch(rt, job, tenant, log);
+  if (!held.ok) return "concluded";
+  return sendLaunch(rt, job, tenant, held.creditBudget, log);
+}
 
-  // Refuse before any credit is reserved what the service would refuse or the repository caps.
+/**
+ * Reads, in order, what {@link decideLaunchStart} needs: whether the target still follows the launch
+ * (a pull request's head, open, this launch; a merge group not destroyed, this launch), whether the
+ * installation was removed meanwhile, the account's scanner token and the launch key's record. Stops at
+ * the first fact that ends the launch.
+ */
+async function readLaunchStart(
+  rt: Runtime,
+  d: LaunchJobData,
+): Promise<{ facts: LaunchStartFacts; tenant: ScannerTenant | undefined }> {
+  if (!(await launchWanted(rt, d))) return { facts: { wanted: false }, tenant: undefined };
+  if (await rt.state.isInstallationRemoved(d.installationId))
+    return { facts: { wanted: true, removed: true }, tenant: undefined };
+  const tenant = (await rt.scanner.forAccount(d.accountLogin)) ?? undefined;
+  if (!tenant) return { facts: { wanted: true, removed: false, tokenFound: false }, tenant };
+  const record = await rt.state.getLaunch(d.launchKey);
+  return { facts: { wanted: true, removed: false, tokenFound: true, record }, tenant };
+}
+
+/**
+ * Follows the scan an earlier attempt of unknown outcome created, or any scan of the head since a check run
+ * resumed after a state loss, when the service's scan list has one ({@link findLaunchedScan}).
+ * @returns whether a scan was found and is now followed.
+ */
+async function followEarlierLaunch(
+  rt: Runtime,
+  job: Job<LaunchJobData>,
+  tenant: ScannerTenant,
+  lookup: { since: number; anyOfHead: boolean },
+  log: Runtime["log"],
+): Promise<boolean> {
+  const d = job.data;
+  const found = await findLaunchedScan(tenant, d, lookup.since, lookup.anyOfHead);
+  if (!found) return false;
+  log.warn({ scanId: found.id }, "earlier launch attempt had reached the service: following its scan");
+  await rt.state.recordLaunch(d.launchKey, { scanId: found.id, projectId: tenant.projectId });
+  await bindCap(rt, job, found.id, job.data.capHold?.credits);
+  await afterLaunch(rt, d, tenant, found.id, undefined);
+  return true;
+}
+
+/**
+ * Holds the launch back before any credit is reserved when the service would refuse it or the repository
+ * caps it ({@link preflight}), then reserves its maximum spend under `creditCap.monthly` atomically before
+ * the POST ({@link reserveUnderCap}). A refusal concludes the check run.
+ * @returns the budget to send (the one reserved under the cap, else the job's), or `ok: false` when refused.
+ */
+async function holdLaunch(
+  rt: Runtime,
+  job: Job<LaunchJobData>,
+  tenant: ScannerTenant,
+  log: Runtime["log"],
+): Promise<{ ok: true; creditBudget: number | undefined } | { ok: false }> {
+  const d = job.data;
   const pre = await preflight(tenant, {
     repositoryId: d.repositoryId,
     presetRef: d.presetRef,
@@ -133,109 +167,121 @@ async function launchLocked(
     defaultBranch: d.defaultBranch,
   });
   if (!pre.ok) {
-    await applyWrites(rt, d.installationId, [
-      updateCheck(d, d.checkRunId, {
-        conclusion: pre.conclusion,
-        output: { title: pre.title, summary: pre.summary },
-      }),
-    ]);
+    await applyWrites(rt, d.installationId, planLaunchRefused(d, pre));
     log.info({ title: pre.title }, "launch refused before reserving credits");
     await releaseCap(rt, job);
-    return "concluded";
+    return { ok: false };
   }
-
-  // `creditCap.monthly`: the launch's maximum spend is reserved atomically before the POST (issue 10 item 7).
-  let creditBudget = d.creditBudget;
   const cap = d.config.creditCap.monthly;
-  if (cap !== undefined) {
-    const held = await reserveUnderCap(rt, job, tenant, cap, pre.minCredits ?? 0);
-    if (!held.ok) {
-      await applyWrites(rt, d.installationId, [
-        updateCheck(d, d.checkRunId, {
-          conclusion: held.verdict.conclusion,
-          output: { title: held.verdict.title, summary: held.verdict.summary },
-        }),
-      ]);
-      log.info({ cap, title: held.verdict.title }, "launch refused by creditCap.monthly: nothing reserved");
-      return "concluded";
-    }
-    creditBudget = held.credits;
+  if (cap === undefined) return { ok: true, creditBudget: d.creditBudget };
+  const held = await reserveUnderCap(rt, job, tenant, cap, pre.minCredits ?? 0);
+  if (!held.ok) {
+    await applyWrites(rt, d.installationId, planLaunchRefused(d, held.verdict));
+    log.info({ cap, title: held.verdict.title }, "launch refused by creditCap.monthly: nothing reserved");
+    return { ok: false };
   }
+  return { ok: true, creditBudget: held.credits };
+}
 
+/**
+ * Marks the attempt in Redis, then sends `POST /projects/{projectId}/scans` ({@link launchRequest}),
+ * remembers the scan and follows it. An error goes to {@link onLaunchError}.
+ */
+async function sendLaunch(
+  rt: Runtime,
+  job: Job<LaunchJobData>,
+  tenant: ScannerTenant,
+  creditBudget: number | undefined,
+  log: Runtime["log"],
+): Promise<LaunchOutcome> {
+  const d = job.data;
   await rt.state.markLaunchAttempt(d.launchKey, rt.now());
   try {
-    const res = await tenant.client.launchScan(tenant.projectId, {
-      repositoryId: d.repositoryId,
-      presetRef: d.presetRef,
-      commitHash: d.headSha,
-      baseCommit: d.mergeBase,
-      branch: d.headRef,
-      ...(d.commitMessage ? { commitMessage: d.commitMessage.slice(0, 1000) } : {}),
-      ...(d.auditAreaKeys?.length ? { auditAreaKeys: d.auditAreaKeys } : {}),
-      ...(creditBudget !== undefined ? { creditBudget } : {}),
-    });
+    const res = await tenant.client.launchScan(tenant.projectId, launchRequest(d, creditBudget));
     await rt.state.recordLaunch(d.launchKey, {
       scanId: res.scanId,
       projectId: tenant.projectId,
       creditBudget: res.creditBudget,
     });
-    if (job.data.capHold)
-      await capLedgerOf(rt.redis, rt.state.prefix).bind(
-        job.data.capHold.key,
-        capHoldId(job),
-        res.scanId,
-        res.creditBudget,
-      );
+    await bindCap(rt, job, res.scanId, res.creditBudget);
     log.info({ scanId: res.scanId, creditBudget: res.creditBudget }, "scan launched");
     await afterLaunch(rt, d, tenant, res.scanId, res.creditBudget);
     return "launched";
   } catch (error) {
-    const tries = d.initializingTries ?? 0;
-    const action = classifyLaunchError(error, initializingDelay(tries, rt.settings.initializingBaseDelayMs));
-    if (action.kind === "ambiguous")
-      log.warn(
-        { err: action.message, attempt: job.attemptsMade + 1 },
-        "launch outcome unknown: will look up, then retry",
-      );
-    else await rt.state.clearLaunchAttempt(d.launchKey);
-    const balance =
-      action.kind === "conclude" && action.code === "insufficient_credits"
-        ? await tenant.client.getBalance(tenant.projectId).catch(() => undefined)
-        : undefined;
-    const plan = decideLaunchError(action, {
-      d,
-      attempt: job.attemptsMade + 1,
-      maxAttempts: job.opts.attempts ?? 1,
-      now: rt.now(),
-      initializingWindowMs: rt.settings.initializingWindowMs,
-      ...(balance ? { balance } : {}),
-    });
-    await applyWrites(rt, d.installationId, plan.writes);
-    switch (plan.next.kind) {
-      case "retry":
-        throw error;
-      case "wait":
-        // job.data, not d: it carries the cap reservation made by this run
-        if (plan.next.data) await job.updateData({ ...job.data, ...plan.next.data });
-        if (plan.next.data?.wholeRepository)
-          log.info("preset refuses baseCommit: relaunching as a whole-repository scan");
-        else
-          log.info(
-            { delayMs: plan.next.delayMs, why: action.kind === "wait" ? action.why : undefined },
-            "launch waits, then retries",
-          );
-        throw new WaitSignal(plan.next.delayMs);
-      case "concluded":
-        // A definite refusal created no scan (an unknown outcome retries, never concludes): the reservation
-        // goes back. A wait or a retry keeps it; the next run finds it again (idempotent per launch job).
-        await releaseCap(rt, job);
-        log.warn(
-          { code: action.kind === "conclude" ? action.code : action.kind },
-          "launch refused by the service",
-        );
-        return "concluded";
-    }
+    return onLaunchError(rt, job, tenant, error, log);
   }
+}
+
+/**
+ * What a launch error leads to ({@link classifyLaunchError}, then {@link decideLaunchError}): its writes,
+ * then a retry (the error thrown again), a wait ({@link WaitSignal}: `moveToDelayed`, which does not count
+ * as an attempt) or the launch concluded. Only an unknown outcome keeps the attempt's mark (the next
+ * attempt looks the scan up first).
+ */
+async function onLaunchError(
+  rt: Runtime,
+  job: Job<LaunchJobData>,
+  tenant: ScannerTenant,
+  error: unknown,
+  log: Runtime["log"],
+): Promise<LaunchOutcome> {
+  const d = job.data;
+  const tries = d.initializingTries ?? 0;
+  const action = classifyLaunchError(error, initializingDelay(tries, rt.settings.initializingBaseDelayMs));
+  if (action.kind === "ambiguous")
+    log.warn(
+      { err: action.message, attempt: job.attemptsMade + 1 },
+      "launch outcome unknown: will look up, then retry",
+    );
+  else await rt.state.clearLaunchAttempt(d.launchKey);
+  const balance =
+    action.kind === "conclude" && action.code === "insufficient_credits"
+      ? await tenant.client.getBalance(tenant.projectId).catch(() => undefined)
+      : undefined;
+  const plan = decideLaunchError(action, {
+    d,
+    attempt: job.attemptsMade + 1,
+    maxAttempts: job.opts.attempts ?? 1,
+    now: rt.now(),
+    initializingWindowMs: rt.settings.initializingWindowMs,
+    ...(balance ? { balance } : {}),
+  });
+  await applyWrites(rt, d.installationId, plan.writes);
+  switch (plan.next.kind) {
+    case "retry":
+      throw error;
+    case "wait":
+      // job.data, not d: it carries the cap reservation made by this run
+      if (plan.next.data) await job.updateData({ ...job.data, ...plan.next.data });
+      if (plan.next.data?.wholeRepository)
+        log.info("preset refuses baseCommit: relaunching as a whole-repository scan");
+      else
+        log.info(
+          { delayMs: plan.next.delayMs, why: action.kind === "wait" ? action.why : undefined },
+          "launch waits, then retries",
+        );
+      throw new WaitSignal(plan.next.delayMs);
+    case "concluded":
+      // A definite refusal created no scan (an unknown outcome retries, never concludes): the reservation
+      // goes back. A wait or a retry keeps it; the next run finds it again (idempotent per launch job).
+      await releaseCap(rt, job);
+      log.warn(
+        { code: action.kind === "conclude" ? action.code : action.kind },
+        "launch refused by the service",
+      );
+      return "concluded";
+  }
+}
+
+/** Binds this launch job's cap reservation, if it made one, to the scan it became. */
+async function bindCap(
+  rt: Runtime,
+  job: Job<LaunchJobData>,
+  scanId: string,
+  credits: number | undefined,
+): Promise<void> {
+  const hold = job.data.capHold;
+  if (hold) await capLedgerOf(rt.redis, rt.state.prefix).bind(hold.key, capHoldId(job), scanId, credits);
 }
 
 /** The cap ledger's name of this launch's reservation: one per launch job (a retry is the same job). */
@@ -250,7 +296,7 @@ async function releaseCap(rt: Runtime, job: Job<LaunchJobData>): Promise<void> {
 }
 
 /**
- * Reserves this launch's maximum spend under `creditCap.monthly` (issue 10 item 7), atomically, in the cap
+ * Reserves this launch's maximum spend under `creditCap.monthly`, atomically, in the cap
  * ledger of the service repository and UTC month (`src/runtime/cap-ledger.ts`):
  * - the amount is the launch's `creditBudget`; without one, what is left of the cap (at least the preset's
  *   `minCredits`, at least 1), which the launch then sends as its `creditBudget`, so the service's
@@ -346,7 +392,7 @@ export async function findLaunchedScan(
 /**
  * Remembers the scan (Redis: the pull request's state and the scan link), starts following it (the poll
  * job, `poll-<scanId>`), then writes the scan id on the check run (`external_id`). The poll never waits on
- * that write (issue 15): a scan is polled on time whatever the installation's write lane is doing, and a
+ * that write: a scan is polled on time whatever the installation's write lane is doing, and a
  * check run that shows a scan id always has its poll job (reconciliation relies on it). A scan launched while
  * its installation was being removed is cancelled at once instead (spec `POST …/scans/{scanId}/cancel`).
  * With a write lane the scan-id write is not awaited (a progress write, see the body).
@@ -374,7 +420,7 @@ async function afterLaunch(
   // The uninstall job marks the installation removed, then cancels the scans it finds in flight. A launch
   // that passed its own look at the mark just before can still reach the service after the uninstall job
   // read the scans in flight; looked at again now that this scan is in flight, one of the two always
-  // cancels it (issue 10 item 5).
+  // cancels it.
   if (await rt.state.isInstallationRemoved(d.installationId)) {
     await tenant.client
       .cancelScan(tenant.projectId, scanId)
@@ -412,7 +458,7 @@ async function afterLaunch(
   const launched = applyWrites(rt, d.installationId, planLaunched(d, scanId, creditBudget));
   // With a write lane, the scan id is a progress write: it waits at the lane's lowest priority and a later
   // update of the check run (the completion carries the scan id too) may take it over, so the launch (and
-  // the pull request's lock) does not wait for it (issue 15, items 1 and 4).
+  // the pull request's lock) does not wait for it.
   if (rt.lane)
     void launched.catch((e: Error) =>
       rt.log.warn({ err: e.message, scanId, installation: d.installationId }, "scan id write failed"),

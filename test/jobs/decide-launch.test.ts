@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { decideLaunchError, planLaunched } from "../../src/jobs/decide-launch.js";
+import {
+  decideLaunchError,
+  decideLaunchStart,
+  launchRequest,
+  planLaunchRefused,
+  planLaunched,
+  planNoToken,
+} from "../../src/jobs/decide-launch.js";
 import { launchJob as launch } from "../support/jobs.js";
 
 const at = { d: launch, attempt: 1, maxAttempts: 8, now: 1_000_000, initializingWindowMs: 60_000 };
@@ -59,3 +66,66 @@ describe("decideLaunchError: what a refused or failed launch leads to", () => {
   });
 });
 
+describe("decideLaunchStart: how a launch starts, at most once per launch key", () => {
+  const ready = { wanted: true, removed: false, tokenFound: true, record: {} };
+
+  it("spends nothing for a launch no longer wanted or whose installation was removed", () => {
+    expect(decideLaunchStart(launch, { wanted: false })).toEqual({ kind: "superseded", why: "unwanted" });
+    expect(decideLaunchStart(launch, { wanted: true, removed: true })).toEqual({
+      kind: "superseded",
+      why: "removed",
+    });
+  });
+
+  it("concludes without a token, and follows the scan a launch key already has", () => {
+    expect(decideLaunchStart(launch, { wanted: true, removed: false, tokenFound: false })).toEqual({
+      kind: "no-token",
+    });
+    expect(decideLaunchStart(launch, { ...ready, record: { scanId: "s1", creditBudget: 40 } })).toEqual({
+      kind: "already-launched",
+      scanId: "s1",
+      creditBudget: 40,
+    });
+  });
+
+  it("looks an earlier attempt up first (same base and preset), a resumed check run's head (any scan)", () => {
+    expect(decideLaunchStart(launch, { ...ready, record: { attemptStartedAt: 5 } })).toEqual({
+      kind: "look-up",
+      since: 5,
+      anyOfHead: false,
+    });
+    expect(decideLaunchStart({ lookupSince: 9 }, ready)).toEqual({
+      kind: "look-up",
+      since: 9,
+      anyOfHead: true,
+    });
+    expect(decideLaunchStart(launch, ready)).toEqual({ kind: "launch" });
+  });
+});
+
+describe("the launch's writes and request", () => {
+  it("a refusal concludes the check run with its conclusion, title and summary; no token is neutral", () => {
+    expect(
+      planLaunchRefused(launch, { conclusion: "action_required", title: "Cap", summary: "why" }),
+    ).toEqual([
+      expect.objectContaining({
+        check: { conclusion: "action_required", output: { title: "Cap", summary: "why" } },
+      }),
+    ]);
+    expect(planNoToken(launch)[0]).toMatchObject({ check: { conclusion: "neutral" } });
+  });
+
+  it("the POST body: head, merge base, the commit message cut to 1,000 characters, the budget when set", () => {
+    const body = launchRequest({ ...launch, commitMessage: "m".repeat(1_500), auditAreaKeys: [] }, 30);
+    expect(body).toEqual({
+      repositoryId: launch.repositoryId,
+      presetRef: launch.presetRef,
+      commitHash: launch.headSha,
+      baseCommit: launch.mergeBase,
+      branch: launch.headRef,
+      commitMessage: "m".repeat(1_000),
+      creditBudget: 30,
+    });
+    expect(launchRequest(launch, undefined)).not.toHaveProperty("creditBudget");
+  });
+});
