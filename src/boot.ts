@@ -103,38 +103,12 @@ export function boot(config: BootConfig): Booted {
   const queuePrefix = config.queuePrefix ?? DEFAULT_QUEUE_PREFIX;
   const statePrefix = config.statePrefix ?? DEFAULT_STATE_PREFIX;
   assertClusterPrefixes(cluster, { "queue prefix": queuePrefix, "state prefix": statePrefix });
-  const redis = createRedis({
-    url: config.redisUrl,
-    ...(cluster ? { clusterNodes: config.redisClusterNodes } : {}),
-  });
-  // One line per distinct connection error (a Redis restart, an unreachable node), none of ioredis's
-  // "Unhandled error event" stack traces; and one line when the connection is back.
-  let redisError: string | undefined;
-  const onRedisError = (e: Error) => {
-    if (e.message === redisError) return;
-    redisError = e.message;
-    config.log.warn({ err: e }, "Redis connection error; retrying");
-  };
-  redis.on("error", onRedisError);
-  redis.on("ready", () => {
-    if (redisError !== undefined) config.log.info("Redis connection restored");
-    redisError = undefined;
-  });
+  const { redis, onRedisError } = connectRedis(config, cluster);
   const lane =
     config.writeLimits === false
       ? undefined
       : new WriteLane(redis, statePrefix, { ...GITHUB_WRITE_LIMITS, ...config.writeLimits });
-  const Octokit = config.Octokit ?? DiffwardOctokit;
-  const probotOptions = {
-    ...(config.appId !== undefined ? { appId: config.appId } : {}),
-    ...(config.privateKey ? { privateKey: config.privateKey } : {}),
-    secret: config.webhookSecret,
-    ...(config.githubBaseUrl ? { baseUrl: config.githubBaseUrl } : {}),
-    log: config.log,
-    Octokit: lane ? withWriteLane(Octokit, lane) : Octokit,
-  };
-  const ProbotClass = Probot.defaults(probotOptions) as typeof Probot;
-  const probot = new ProbotClass();
+  const { probot, ProbotClass } = createProbot(config, lane);
   const queues = createQueues({ connection: redis, prefix: queuePrefix });
   // A BullMQ queue without an error listener prints each connection error with its stack (console.error):
   // log them as the connection's, one line per distinct error.
@@ -208,4 +182,50 @@ export function boot(config: BootConfig): Booted {
     },
   };
   return booted;
+}
+
+/**
+ * The Redis connection (one node, or a cluster), logging one line per distinct connection error (a Redis
+ * restart, an unreachable node) instead of ioredis's "Unhandled error event" stack traces, and one line
+ * when the connection is back. `onRedisError` serves the queues' connections too.
+ */
+function connectRedis(
+  config: BootConfig,
+  cluster: boolean,
+): { redis: ReturnType<typeof createRedis>; onRedisError: (e: Error) => void } {
+  const redis = createRedis({
+    url: config.redisUrl,
+    ...(cluster ? { clusterNodes: config.redisClusterNodes } : {}),
+  });
+  let redisError: string | undefined;
+  const onRedisError = (e: Error) => {
+    if (e.message === redisError) return;
+    redisError = e.message;
+    config.log.warn({ err: e }, "Redis connection error; retrying");
+  };
+  redis.on("error", onRedisError);
+  redis.on("ready", () => {
+    if (redisError !== undefined) config.log.info("Redis connection restored");
+    redisError = undefined;
+  });
+  return { redis, onRedisError };
+}
+
+/** The Probot app class and instance, its Octokit sending writes through the write lane when there is one. */
+function createProbot(
+  config: BootConfig,
+  lane: WriteLane | undefined,
+): { probot: Probot; ProbotClass: typeof Probot } {
+  const Octokit = config.Octokit ?? DiffwardOctokit;
+  const probotOptions = {
+    ...(config.appId !== undefined ? { appId: config.appId } : {}),
+    ...(config.privateKey ? { privateKey: config.privateKey } : {}),
+    secret: config.webhookSecret,
+    ...(config.githubBaseUrl ? { baseUrl: config.githubBaseUrl } : {}),
+    log: config.log,
+    Octokit: lane ? withWriteLane(Octokit, lane) : Octokit,
+  };
+  const ProbotClass = Probot.defaults(probotOptions) as typeof Probot;
+  const probot = new ProbotClass();
+  return { probot, ProbotClass };
 }

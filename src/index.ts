@@ -1,13 +1,13 @@
 #!/usr/bin/env node
 import { run } from "probot";
-import { boot } from "./boot.js";
-import { describeEnv, EnvError, loadDotEnv, loadEnv } from "./config/env.js";
+import { boot, type Booted } from "./boot.js";
+import { describeEnv, EnvError, loadDotEnv, loadEnv, type AppEnv } from "./config/env.js";
 import { diffwardApp } from "./handlers/index.js";
 import { watchTokensFile, type TokensFileRejection } from "./tenants/tokens-file.js";
 import { createLogger } from "./runtime/logger.js";
 import { guardProcess } from "./runtime/metrics.js";
 import { VERSION } from "./runtime/version.js";
-import { startMetricsServer, startWebServer, type MetricsAccess } from "./web.js";
+import { startMetricsServer, startWebServer, type MetricsAccess, type WebServer } from "./web.js";
 
 /**
  * diffward's entry: reads `.env` from the working directory when there is one (variables already in the
@@ -23,17 +23,7 @@ async function main(): Promise<void> {
     console.log(VERSION);
     return;
   }
-  let env;
-  try {
-    loadDotEnv();
-    env = loadEnv();
-  } catch (error) {
-    if (error instanceof EnvError) {
-      console.error(error.message);
-      process.exit(1);
-    }
-    throw error;
-  }
+  const env = readEnv();
   if (env.setupMode) {
     console.log("No APP_ID: starting Probot's GitHub App setup flow (app.yml). Open the printed URL.");
     await run(() => undefined);
@@ -46,7 +36,52 @@ async function main(): Promise<void> {
   const tokensFile = env.scannerTokensFile
     ? watchTokensFile(env.scannerTokensFile, log, undefined, (reason) => onTokensRejected(reason))
     : undefined;
-  const booted = boot({
+  const booted = bootFromEnv(env, log, tokensFile);
+  onTokensRejected = (reason) => booted.metrics.tokensFileRejected.inc({ reason });
+  guardProcess(log, booted.metrics);
+  const { web, metricsServer } = await startServers(env, booted, log);
+  if (env.role !== "web") {
+    booted.startWorkers();
+    log.info("queue workers started");
+  }
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, "shutting down: no new webhooks, letting running jobs finish");
+    await web?.close();
+    await metricsServer?.close();
+    tokensFile?.close();
+    await booted.close();
+    log.info("stopped");
+    process.exit(0);
+  };
+  process.on("SIGTERM", () => void stop("SIGTERM"));
+  process.on("SIGINT", () => void stop("SIGINT"));
+}
+
+/** The environment, `.env` read first; an invalid one prints every problem and exits 1. */
+function readEnv(): AppEnv {
+  try {
+    loadDotEnv();
+    return loadEnv();
+  } catch (error) {
+    if (error instanceof EnvError) {
+      console.error(error.message);
+      process.exit(1);
+    }
+    throw error;
+  }
+}
+
+/** Boots the runtime from the environment (settings, Redis, the service, GitHub Enterprise's API). */
+function bootFromEnv(
+  env: Extract<AppEnv, { setupMode: false }>,
+  log: ReturnType<typeof createLogger>,
+  tokensFile: ReturnType<typeof watchTokensFile> | undefined,
+): Booted {
+  return boot({
     appId: env.appId,
     privateKey: env.privateKey,
     webhookSecret: env.webhookSecret,
@@ -73,10 +108,18 @@ async function main(): Promise<void> {
     recoverDeliveries: true,
     log,
   });
-  onTokensRejected = (reason) => booted.metrics.tokensFileRejected.inc({ reason });
-  guardProcess(log, booted.metrics);
-  // /metrics: on its own port (METRICS_PORT), or on the webhook port behind METRICS_TOKEN; in production
-  // never open on the public webhook port.
+}
+
+/**
+ * Starts the webhook server (unless the role is `worker`) and the metrics server (with METRICS_PORT).
+ * /metrics: on its own port (METRICS_PORT), or on the webhook port behind METRICS_TOKEN; in production
+ * never open on the public webhook port.
+ */
+async function startServers(
+  env: Extract<AppEnv, { setupMode: false }>,
+  booted: Booted,
+  log: ReturnType<typeof createLogger>,
+): Promise<{ web: WebServer | undefined; metricsServer: WebServer | undefined }> {
   const metricsAccess: MetricsAccess =
     env.metricsPort !== undefined
       ? "off"
@@ -116,25 +159,7 @@ async function main(): Promise<void> {
       { proxy: env.webhookProxyUrl },
       "WEBHOOK_PROXY_URL is set: forward GitHub's deliveries here with `npm run proxy` in another terminal",
     );
-  if (env.role !== "web") {
-    booted.startWorkers();
-    log.info("queue workers started");
-  }
-
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log.info({ signal }, "shutting down: no new webhooks, letting running jobs finish");
-    await web?.close();
-    await metricsServer?.close();
-    tokensFile?.close();
-    await booted.close();
-    log.info("stopped");
-    process.exit(0);
-  };
-  process.on("SIGTERM", () => void stop("SIGTERM"));
-  process.on("SIGINT", () => void stop("SIGINT"));
+  return { web, metricsServer };
 }
 
 await main();

@@ -441,40 +441,7 @@ export function loadEnv(
   const isProduction = e.NODE_ENV === "production";
   const setupMode = !isProduction && e.APP_ID === undefined && !bad.has("APP_ID");
 
-  let privateKey: string | undefined;
-  if (e.PRIVATE_KEY !== undefined && e.PRIVATE_KEY_PATH !== undefined) {
-    problems.push({
-      variable: "PRIVATE_KEY_PATH",
-      message: "set either PRIVATE_KEY or PRIVATE_KEY_PATH, not both",
-    });
-  } else if (e.PRIVATE_KEY !== undefined) {
-    privateKey = e.PRIVATE_KEY.replace(/\\n/g, "\n");
-    if (!PEM.test(privateKey)) {
-      problems.push({
-        variable: "PRIVATE_KEY",
-        message:
-          "must be PEM text (-----BEGIN … PRIVATE KEY----- … -----END … PRIVATE KEY-----); the value is not shown",
-      });
-      privateKey = undefined;
-    }
-  } else if (e.PRIVATE_KEY_PATH !== undefined) {
-    try {
-      privateKey = (options.readFile ?? ((p: string) => readFileSync(p, "utf8")))(e.PRIVATE_KEY_PATH);
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      problems.push({
-        variable: "PRIVATE_KEY_PATH",
-        message: `cannot read "${e.PRIVATE_KEY_PATH}" (${code ?? "read error"})`,
-      });
-    }
-    if (privateKey !== undefined && !PEM.test(privateKey)) {
-      problems.push({
-        variable: "PRIVATE_KEY_PATH",
-        message: `"${e.PRIVATE_KEY_PATH}" does not hold a PEM private key`,
-      });
-      privateKey = undefined;
-    }
-  }
+  const privateKey = readPrivateKey(e, options, problems);
 
   if (!setupMode) {
     const raw = e as Partial<Record<EnvName, unknown>>;
@@ -514,6 +481,53 @@ export function loadEnv(
     webhookSecret: d.WEBHOOK_SECRET!,
     scannerApiUrl: d.SCANNER_API_URL!,
   };
+}
+
+/**
+ * The app's private key: PRIVATE_KEY (with `\\n` for newlines) or the file at PRIVATE_KEY_PATH (read
+ * synchronously, at startup), never both; it must be PEM text. Each problem is pushed to `problems` by
+ * variable, and the key is then `undefined`. The value is never quoted.
+ */
+function readPrivateKey(
+  e: { PRIVATE_KEY?: string | undefined; PRIVATE_KEY_PATH?: string | undefined },
+  options: LoadEnvOptions,
+  problems: EnvProblem[],
+): string | undefined {
+  let privateKey: string | undefined;
+  if (e.PRIVATE_KEY !== undefined && e.PRIVATE_KEY_PATH !== undefined) {
+    problems.push({
+      variable: "PRIVATE_KEY_PATH",
+      message: "set either PRIVATE_KEY or PRIVATE_KEY_PATH, not both",
+    });
+  } else if (e.PRIVATE_KEY !== undefined) {
+    privateKey = e.PRIVATE_KEY.replace(/\\n/g, "\n");
+    if (!PEM.test(privateKey)) {
+      problems.push({
+        variable: "PRIVATE_KEY",
+        message:
+          "must be PEM text (-----BEGIN … PRIVATE KEY----- … -----END … PRIVATE KEY-----); the value is not shown",
+      });
+      privateKey = undefined;
+    }
+  } else if (e.PRIVATE_KEY_PATH !== undefined) {
+    try {
+      privateKey = (options.readFile ?? ((p: string) => readFileSync(p, "utf8")))(e.PRIVATE_KEY_PATH);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      problems.push({
+        variable: "PRIVATE_KEY_PATH",
+        message: `cannot read "${e.PRIVATE_KEY_PATH}" (${code ?? "read error"})`,
+      });
+    }
+    if (privateKey !== undefined && !PEM.test(privateKey)) {
+      problems.push({
+        variable: "PRIVATE_KEY_PATH",
+        message: `"${e.PRIVATE_KEY_PATH}" does not hold a PEM private key`,
+      });
+      privateKey = undefined;
+    }
+  }
+  return privateKey;
 }
 
 /**
