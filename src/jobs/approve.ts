@@ -50,13 +50,15 @@ export async function processApprove(
     log.info({ sender: d.sender, permission }, "scan-anyway refused: below the permission floor");
     return "refused";
   }
-  // One approval per check run and head, whatever the clicks and redeliveries (issue 10 item 4).
-  if (!(await rt.state.claimOnce("approve", `${d.owner}/${d.repo}/${d.checkRunId}/${d.headSha}`, d.deliveryId))) {
+  // One approval per check run and head, whatever the clicks and redeliveries.
+  if (
+    !(await rt.state.claimOnce("approve", `${d.owner}/${d.repo}/${d.checkRunId}/${d.headSha}`, d.deliveryId))
+  ) {
     log.info({ sender: d.sender }, "scan-anyway already approved for this check run: nothing launched");
     return "duplicate";
   }
   // The pull request is the one diffward recorded for its check run; GitHub's `check_run.pull_requests`
-  // is empty when the head is in a fork (GitHub REST "Check runs") (issue 10 item 2).
+  // is empty when the head is in a fork (GitHub REST "Check runs").
   const recorded = await rt.state.getCheckRunOwner(d.owner, d.repo, d.checkRunId);
   const pullNumbers = [...new Set([...(recorded ? [recorded.pullNumber] : []), ...d.pullNumbers])];
   let launched = 0;

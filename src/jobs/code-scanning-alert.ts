@@ -1,5 +1,5 @@
 /**
- * GitHub → service (issue 14, point 3): the `code-scanning-alert` job. A person dismissing or reopening
+ * GitHub → service: the `code-scanning-alert` job. A person dismissing or reopening
  * one of diffward's code scanning alerts sets the finding's resolution on the service, once.
  */
 import { createHash } from "node:crypto";
@@ -156,7 +156,7 @@ export async function processAlertEvent(rt: Runtime, job: Job): Promise<AlertJob
       return "other-repository";
     }
     const target = plan.target;
-    // Two-person dismissals (issue 12): a dismissal on GitHub by a user below `approvers` is held too.
+    // Two-person dismissals: a dismissal on GitHub by a user below `approvers` is held too.
     const approval = config.triage.approval;
     if (
       approval &&
@@ -208,7 +208,7 @@ export async function processAlertEvent(rt: Runtime, job: Job): Promise<AlertJob
 }
 
 /**
- * When the alert lives on a pull request's ref: records the decision (so later pushes carry it, issue 4;
+ * When the alert lives on a pull request's ref: records the decision (so later pushes carry it;
  * idempotent, it replaces the decision of the same identity) and recomputes the check run. A failure
  * (the pull request's lock busy, GitHub 5xx) is thrown so BullMQ retries the job; the retry finds the
  * finding already at its resolution and only does this step again.
@@ -242,7 +242,7 @@ async function followPull(
 }
 
 /**
- * A dismissal on GitHub that `triage.approval` holds (issue 12, point 1; GitHub's delegated alert
+ * A dismissal on GitHub that `triage.approval` holds (GitHub's delegated alert
  * dismissal works the same way: the alert stays open until a reviewer approves): the alert is reopened
  * ("Update a code scanning alert", `state: open`; its webhook echo has diffward's bot as sender and is
  * ignored) so GitHub shows what the service has, and when the alert is on a pull request's ref an

@@ -1,5 +1,5 @@
 /**
- * The `command` job (issue 4): one slash command from a pull request, as a thin pipeline over the verb
+ * The `command` job: one slash command from a pull request, as a thin pipeline over the verb
  * table (`src/commands/`):
  *
  * 1. **claim** the comment (runs once, whatever the redeliveries);
@@ -123,7 +123,7 @@ export async function processCommand(rt: Runtime, job: Job, token?: string): Pro
   let threadFindingId: string | undefined;
   if (d.form === "reply") {
     // Only replies to diffward's own finding comments are commands: the marker is first and the author is
-    // diffward's bot login, not any bot or user who copied a marker (issue 10 item 13).
+    // diffward's bot login, not any bot or user who copied a marker.
     const parent = d.inReplyToId ? await getReviewComment(octokit, pull, d.inReplyToId) : undefined;
     threadFindingId = parent ? postedFindingComments([parent], await rt.botLogin())[0]?.findingId : undefined;
     if (!threadFindingId) {
@@ -211,7 +211,7 @@ async function run(
     }
     target = found.target;
     if (target.threadFindingId !== undefined) {
-      // The label wins over the thread: say so first in the answer (issue 10, item 3).
+      // The label wins over the thread: say so first in the answer.
       const notice = namedElsewhereNotice(
         target.detail.id,
         target.threadFindingId,

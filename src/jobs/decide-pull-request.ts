@@ -39,7 +39,7 @@ export type HeadDecision =
     };
 
 /**
- * Decides, without I/O, whether an event's head is followed (issue "Never pay twice"): an older delivery
+ * Decides, without I/O, whether an event's head is followed: an older delivery
  * (`updated_at` before the followed head's) of another head is stale; the same head and the same explicit
  * request already followed is a duplicate delivery; another head, or an explicit request for the same
  * head, stops the current one (its check run concluded `cancelled` when the head changed).

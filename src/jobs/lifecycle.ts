@@ -46,8 +46,8 @@ export async function processPullClosed(
     if (prev.closed) return "idle";
     await stopCurrent(rt, prev, { kind: "closed" }, d.accountLogin);
     // The check run is concluded only when something was under way (a launch waiting or a scan) and it is
-    // not completed already: a finished report is never rewritten by a later close or merge (issue 10
-    // item 8). GitHub's check run is the truth, not diffward's memory of it.
+    // not completed already: a finished report is never rewritten by a later close or merge.
+    // GitHub's check run is the truth, not diffward's memory of it.
     if ((prev.scanId || prev.launchJobId) && !(await checkRunCompleted(rt, prev)))
       await applyWrites(rt, d.installationId, planStopWrites(prev, { kind: "closed" }));
     const { scanId: _s, launchKey: _l, launchJobId: _j, ...rest } = prev;
@@ -73,7 +73,7 @@ export interface UninstallJobData {
  */
 export async function processUninstall(rt: Runtime, job: Job<UninstallJobData>): Promise<number> {
   const d = job.data;
-  // First, so a launch still waiting in its debounce window is dropped before it spends (issue 10 item 5).
+  // First, so a launch still waiting in its debounce window is dropped before it spends.
   await rt.state.setInstallationRemoved(d.installationId, true);
   const tenant = await rt.scanner.forAccount(d.accountLogin);
   let cancelled = 0;

@@ -73,7 +73,7 @@ type GroupPlan =
   | { kind: "scan"; why: string };
 
 /**
- * Acts on `merge_group` `checks_requested` (issue 13): creates the `diffward` check run on
+ * Acts on `merge_group` `checks_requested`: creates the `diffward` check run on
  * `merge_group.head_sha` at once, then by `.github/diffward.yml` `mergeQueue`:
  * - `skip`: concludes `neutral` ("merge-queue checks are off");
  * - `reuse` (default): reads the pull request named in `head_ref` from GitHub (never a cached head) and,
@@ -139,7 +139,7 @@ export async function processMergeGroup(
 }
 
 /**
- * Starts the group's diff scan (issue 13, `scan`): a token for the account (none → `neutral`, refused →
+ * Starts the group's diff scan (`mergeQueue: scan`): a token for the account (none → `neutral`, refused →
  * `failure`, like a pull request), the spend gates on the group's changes (`authors.skip` for the named
  * pull request's author, `paths.ignore` on the files between `base_sha` and `head_sha`; the fork and
  * guidance approvals count as given, since only users allowed to merge can queue), then one `launch` job

@@ -29,7 +29,7 @@ const pendingProgressOf = (installationId: number) => pendingByInstallation.get(
  */
 export const MAX_PENDING_PROGRESS_PER_INSTALLATION = 3;
 
-/** The most progress updates one scan writes to its check run (issue 6: ≤ 5 per scan). */
+/** The most progress updates one scan writes to its check run (GitHub's write budget goes to completions). */
 export const MAX_PROGRESS_UPDATES = 5;
 
 /**
@@ -41,8 +41,7 @@ export const MAX_PROGRESS_UPDATES = 5;
  * the check run at most once per `progressIntervalMs` and at most {@link MAX_PROGRESS_UPDATES} times. A scan still running after `scanTimeoutMinutes` is cancelled and its
  * check concluded `timed_out`. A terminal scan's report is handed to its own job ({@link enqueueReport}, queue
  * `diffward-reports`) with the scan just read, and the poll completes: a report waits for the installation's
- * write lane (GitHub: one write per second), and the poll slots must stay free for running scans (issue 15
- * item 1).
+ * write lane (GitHub: one write per second), and the poll slots must stay free for running scans.
  */
 export async function processPoll(rt: Runtime, job: Job<PollJobData>, token?: string): Promise<PollOutcome> {
   const d = job.data;

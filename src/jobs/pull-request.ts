@@ -108,7 +108,7 @@ export async function processPullRequest(
     const results = await applyWrites(rt, d.installationId, writes);
     const checkRunId = plan.checkRunId ?? createdCheckRunId(results);
     // diffward records the pull request of its check run: GitHub leaves `check_run.pull_requests` empty for
-    // heads in forks, so "Scan anyway" and re-runs find it here (issue 10 item 2).
+    // heads in forks, so "Scan anyway" and re-runs find it here.
     if (checkRunId !== undefined)
       await rt.state.recordCheckRunOwner(d.owner, d.repo, checkRunId, {
         pullNumber: d.pullNumber,

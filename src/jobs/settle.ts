@@ -20,7 +20,7 @@ export interface SettleJobData {
   launchedAt: number;
   tries: number;
   /**
-   * Set for a merge group's scan (issue 13): only the cap ledger is settled; no pull request's report state
+   * Set for a merge group's scan: only the cap ledger is settled; no pull request's report state
    * or check run is read or written (`pullNumber` is the pull request the group's ref names, or 0).
    */
   mergeGroup?: boolean;
@@ -66,10 +66,10 @@ export async function enqueueSettle(
 
 /**
  * When a scan's settlement lands in the usage ledger after its report, puts the credits actually spent
- * (deductions less refunds) and whether it ran short of budget into the check run summary (issue 5:
- * "if settlement is not in yet, say so and update the summary when it lands"). Looks again every 30 s,
+ * (deductions less refunds) and whether it ran short of budget into the check run summary
+ * (while the settlement is not in, the summary says so; it is updated when it lands). Looks again every 30 s,
  * at most {@link SETTLE_MAX_TRIES} times; a newer report of the pull request ends it. Either way, once settled,
- * `creditCap.monthly`'s ledger counts the scan's actual spend instead of its budget (issue 10 item 7).
+ * `creditCap.monthly`'s ledger counts the scan's actual spend instead of its budget.
  * A merge group's scan ({@link SettleJobData.mergeGroup}) settles the cap ledger only: a group has no report
  * state, and the pull request its ref names keeps its own check run and report untouched.
  * @returns `settled` once the spend landed, `pending` while not (a next look is scheduled), `stale` when
@@ -119,7 +119,7 @@ export async function processSettle(
   return "settled";
 }
 
-/** {@link processSettle} for a merge group's scan: the cap ledger only (issue 13, issue 10 item 7). */
+/** {@link processSettle} for a merge group's scan: the cap ledger only. */
 async function settleGroupScan(rt: Runtime, d: SettleJobData): Promise<"settled" | "pending" | "stale"> {
   const tenant = await rt.scanner.forAccount(d.accountLogin);
   if (!tenant) return "stale";
@@ -133,8 +133,7 @@ async function settleGroupScan(rt: Runtime, d: SettleJobData): Promise<"settled"
  * One look at the usage ledger for a reported scan ({@link readScanSpend}: `GET …/billing/usage` from the
  * scan's `launchedAt` less one day). While its settlement is not in, schedules the next look
  * (`settle-<scanId>-<tries + 1>`, {@link enqueueSettle}) unless {@link SETTLE_MAX_TRIES} looks were made.
- * Once it is in, `creditCap.monthly`'s ledger counts the scan's actual spend instead of its budget (issue 10
- * item 7).
+ * Once it is in, `creditCap.monthly`'s ledger counts the scan's actual spend instead of its budget.
  * @returns the scan's spend (credits, `settled: true`) once settled; `undefined` while not (pending).
  * @throws what {@link readScanSpend} or the cap ledger throw (scanning-service or Redis errors): the settle
  *   job is retried by BullMQ.
@@ -149,7 +148,7 @@ async function settleSpend(
     if (d.tries + 1 < SETTLE_MAX_TRIES) await enqueueSettle(rt, d, d.tries + 1);
     return undefined;
   }
-  // creditCap.monthly: the scan now counts what it spent, no longer its budget (issue 10 item 7).
+  // creditCap.monthly: the scan now counts what it spent, no longer its budget.
   await capLedgerOf(rt.redis, rt.state.prefix).settle(d.scanId, spend.spent);
   rt.metrics?.creditsSpent.inc(spend.spent);
   return spend;

@@ -4,7 +4,7 @@ import { WritesWithdrawnError } from "../runtime/writes.js";
 import type { LaunchJobData, PollJobData } from "./types.js";
 
 /**
- * The scan target's parts of the launch and poll jobs (issue 13): where its state lives and whether its
+ * The scan target's parts of the launch and poll jobs: where its state lives and whether its
  * scan is still wanted. A pull request keeps its state under `pr:<owner/repo#n>`; a merge group under
  * `mg:<owner/repo@headSha>`. Everything else of launching, polling and reporting is shared.
  */
@@ -22,7 +22,7 @@ export function targetKey(d: TargetData): string {
 
 /**
  * Whether a launch is still wanted (called under the target's lock): a pull request that is open, on this
- * head and with this launch key (explicit requests too: issue 10 items 4 and 5); a merge group not
+ * head and with this launch key (explicit requests too); a merge group not
  * destroyed and with this launch key.
  */
 export async function launchWanted(rt: Runtime, d: LaunchJobData): Promise<boolean> {

@@ -28,7 +28,7 @@ export function repoContextOf(d: RepoContext): RepoContext {
 }
 
 /**
- * What a scan reports on (issue 13): a pull request (its check run, review and report state), or a merge
+ * What a scan reports on: a pull request (its check run, review and report state), or a merge
  * group of a merge queue (its check run only: a group has no pull request to review). Jobs without a
  * `target` are pull request scans, so jobs queued before merge groups existed keep working.
  */
@@ -160,7 +160,7 @@ export interface PollJobData extends RepoContext {
 /**
  * A terminal scan to report (job `report`, queue `diffward-reports`, job id `report-<scanId>`), handed over by
  * its poll job so that reports waiting on GitHub's write lane never hold the slots that poll running scans
- * (issue 15 item 1).
+ *.
  */
 export interface ReportJobData extends PollJobData {
   /** ms since epoch when diffward first saw the scan terminal (the report delay counts from it) */

@@ -107,7 +107,7 @@ export function startWorkers(
   };
   // An event job that finds its pull request's lock busy waits and tries again without spending one of
   // its attempts (BullMQ `moveToDelayed` + `DelayedError`): a busy lock is contention, not failure, and a
-  // close event must never be dropped after its attempts ran out on it (issue 10 item 12).
+  // close event must never be dropped after its attempts ran out on it.
   const dispatchEvent = async (job: Job, token?: string): Promise<unknown> => {
     try {
       return await dispatch(job, token);

@@ -14,7 +14,7 @@ import { tokenProblems } from "../policy/token-health.js";
 /** The service's limit on guidance text, in characters (spec "Guidance", "Limits"). */
 export const GUIDANCE_MAX_CHARS = 100_000;
 
-/** What a report shows beside the findings (issue 5): guidance, credits and warnings. */
+/** What a report shows beside the findings: guidance, credits and warnings. */
 export interface ReportExtras extends ShownExtras {
   /** an annotation on the guidance file when the pull request changes it */
   guidanceAnnotation?: CheckAnnotation | undefined;

@@ -3,7 +3,7 @@ import type { Note } from "../scanner/schemas.js";
 import type { ApprovalRequest } from "../domain/approval.js";
 
 /**
- * What a finding comment shows beyond the finding (issue 12), for the report and the command job alike:
+ * What a finding comment shows beyond the finding, for the report and the command job alike:
  * the service's notes only with `disclosure: full` (author name and date, never the e-mail), and the
  * pending approval request of the finding, if any. Pure.
  */

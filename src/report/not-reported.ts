@@ -1,5 +1,5 @@
 /**
- * Findings that close themselves on GitHub (issue 12, point 2). After a scan that completed with full
+ * Findings that close themselves on GitHub. After a scan that completed with full
  * coverage, a finding diffward commented on and that the scan no longer reports gets its comment edited
  * to "Not reported by the scan of <sha>" and its review thread resolved; when a later scan reports it
  * again, the thread is reopened (and the report refreshes the comment). diffward never sets `RESOLVED` on

@@ -45,7 +45,7 @@ export interface ReportPlan {
 }
 
 /**
- * Plans a finished scan's report (issue "Reporting"):
+ * Plans a finished scan's report:
  * - the verdict: {@link decideConclusion} with `failOn`;
  * - inline comments only with `disclosure: full`, only for open findings at or above `minSeverity` whose
  *   location's line is on the RIGHT side of its file's patch (so GitHub never answers 422), most severe

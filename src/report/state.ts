@@ -23,7 +23,7 @@ export interface ShownExtras {
   guidance?: GuidanceInfo;
   credits?: CreditInfo;
   warnings: string[];
-  /** the report's upload to GitHub code scanning (issue 14), when `codeScanning.upload` is on */
+  /** the report's upload to GitHub code scanning, when `codeScanning.upload` is on */
   codeScanning?: CodeScanningInfo;
 }
 
@@ -68,7 +68,7 @@ export interface ReportState {
   extras?: ShownExtras;
   /** the pull request's own `.github/diffward.yml` is invalid: the check fails whatever the findings */
   configInvalidInPull?: boolean;
-  /** every distinct scope (preset, audit areas) the pull request's reports had, oldest first (issue 12) */
+  /** every distinct scope (preset, audit areas) the pull request's reports had, oldest first */
   scopes?: ReportScope[];
   /** the scope covers earlier ones but the spend was not settled: close not-reported threads when it is */
   closeWhenSettled?: boolean;

@@ -34,8 +34,8 @@ export interface PullVerdict {
 }
 
 /**
- * Renders the check run of a reported scan from its findings as the service has them now (issue 4,
- * point 5: "the check run follows the decisions"): the conclusion by `decideConclusion` (the repository's
+ * Renders the check run of a reported scan from its findings as the service has them now (the check
+ * run follows the decisions): the conclusion by `decideConclusion` (the repository's
  * `failOn`), the summary by `renderCheckRunOutput` with the stored extras (guidance, credits, warnings, code scanning),
  * the details (`output.text`) with the stored description and fix of each finding the report fetched one for
  * (`report.details`), and the stored report updated with each finding's current severity and resolution status.

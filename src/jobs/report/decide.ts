@@ -62,7 +62,7 @@ export interface ReportWritesInput {
 }
 
 /**
- * Decides, without I/O, a completed scan's GitHub writes (issue "Reporting"): the conclusion (`failure`
+ * Decides, without I/O, a completed scan's GitHub writes: the conclusion (`failure`
  * whatever the findings when the pull request's own `.github/diffward.yml` is invalid, else the plan's
  * verdict); an update of each existing finding comment whose body changed (none when it is the same);
  * one review with the new inline comments; the completing check-run update with the first 50
@@ -98,7 +98,7 @@ export function decideReportWrites(input: ReportWritesInput): ReportWrites & { c
   const conclusion: CheckConclusion = d.configProblemsInPull?.length ? "failure" : plan.verdict.conclusion;
   const completion: GitHubWrite[] = [
     // the scan id rides on the completing write too: the progress write that carried it may have been
-    // skipped or taken over under load (issue 15, item 1)
+    // skipped or taken over under load
     updateCheck(d, d.checkRunId, {
       conclusion,
       ...(d.scanId ? { externalId: d.scanId } : {}),
@@ -160,7 +160,7 @@ export function planScanUnreadable(
   error: { message: string; retryable: boolean; kind?: string },
   attempts: number,
 ): GitHubWrite[] {
-  // a ScannerLimitError (issue 10, item 15): the answer was bigger than diffward reads from the service
+  // a ScannerLimitError: the answer was bigger than diffward reads from the service
   const tooLarge = error.kind === "response-bytes" || error.kind === "pages" || error.kind === "items";
   return [
     updateCheck(d, d.checkRunId, {
@@ -244,7 +244,7 @@ export interface HourlyBudget {
 }
 
 /**
- * How far a report degrades to stay within GitHub's hourly budget (issue 15, item 3; GitHub "Rate limits
+ * How far a report degrades to stay within GitHub's hourly budget (GitHub "Rate limits
  * for the REST API": at most 500 content-creating requests an hour), in this stated order:
  * 1. progress off: when the writes left could not give every scan in flight its completion and its review;
  * 2. the review folded into the check run: when, after this report's completion, the writes left could not

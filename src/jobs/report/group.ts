@@ -15,13 +15,13 @@ import type { PollJobData } from "../types.js";
 import { concludeUnfinished, readScanFindings, settleReportedSpend, uploadReport } from "./steps.js";
 
 /**
- * Reports a merge group's terminal scan on the group's check run (issue 13): `FAILED` and `CANCELLED`
+ * Reports a merge group's terminal scan on the group's check run: `FAILED` and `CANCELLED`
  * conclude it with the same messages as a pull request's; `COMPLETED` pages through every finding (limit
  * 100), carries the triage decisions of the pull request the group names (the same findings, decided once),
  * and completes the check run with the conclusion ({@link planReport}'s verdict under `failOn`), the summary
  * (findings, guidance, credits reserved and spent, code scanning) and the annotations in batches of 50
  * (GitHub "Update a check run"). With `codeScanning.upload` and full disclosure, one SARIF upload with
- * `ref` = the group's `head_ref` and `commit_sha` = the group's head (issue 14 point 2). No review and no
+ * `ref` = the group's `head_ref` and `commit_sha` = the group's head. No review and no
  * report state: a merge group has no pull request to comment on, and the pull request's own report must
  * stay the one its triage commands and reuse read. Credits not settled at report time get a `settle` job
  * that settles `creditCap.monthly`'s ledger once they land (`./settle.ts`; the group's check run keeps
@@ -51,10 +51,10 @@ export async function reportGroupScan(
   });
   const reserved = scan.creditBudget ?? d.creditBudget;
   const extras = await collectReportExtras(rt, octokit, tenant, d, reserved ?? undefined, log);
-  // creditCap.monthly: a settled group scan counts what it spent, no longer its budget (issue 10 item 7);
+  // creditCap.monthly: a settled group scan counts what it spent, no longer its budget;
   // one not settled yet is looked at again later, for the ledger only (the group has no report state)
   await settleReportedSpend(rt, d, extras.credits);
-  // One SARIF upload per group report, on the group's ref and head (issue 14 point 2).
+  // One SARIF upload per group report, on the group's ref and head.
   const codeScanning = await uploadReport(rt, d, findings, log);
   const output = completedOutput(rt.settings, d, scan, findings, {
     inlineIds: [], // a merge group has no review comments

@@ -58,7 +58,7 @@ export async function readScanFindings(
 }
 
 /**
- * The report's ONE upload to GitHub code scanning (issue 14 point 2; `planCodeScanningUpload`, at most one
+ * The report's ONE upload to GitHub code scanning (README "GitHub code scanning"; `planCodeScanningUpload`, at most one
  * per scan by `applyCodeScanningUpload`): `ref` = `refs/pull/<number>/head` for a pull request, the group's
  * `head_ref` for a merge group; `commit_sha` = the scanned head. Off unless `codeScanning.upload`; withheld
  * under an effective `disclosure: summary`.
