@@ -29,8 +29,8 @@ import { propertyOptions, propertyRuns } from "../support/property.js";
  *   and no scan is still counted in the installation's scans in flight;
  * - no scan of the pull request is still queued or running on the service;
  * - every scan was either reported on a check run or cancelled by diffward (none ran for nothing, e.g. for
- *   a closed pull request or a superseded head), or was a merge group's that had ended when GitHub dequeued
- *   the group;
+ *   a closed pull request or a superseded head), or had ended by itself (`COMPLETED`, `FAILED`: no cancel is
+ *   due) when diffward stopped following it or GitHub dequeued its merge group;
  * - launches of one (head, merge base, preset) are at most the times that head was asked for (open, push,
  *   force-push back, reopen, re-run, Scan anyway; a rescan scans whatever head the pull request has when the
  *   command is processed, so it may count for any head), and all launches at most all requests: at most one
@@ -64,6 +64,16 @@ const REGRESSIONS: Array<() => Array<fc.AsyncCommand<Model, Real>>> = [
   // restart, /rescan: the write lane's order counter was left with no expiry
   () => [new RestartWorkers(), new Say("rescan")],
   () => [new Close(false), new FlushRedis()],
+  // a scan that completed before the close stopped it is not cancelled (spec §Scan status) nor reported: the
+  // model counted it as paid for nothing until it read diffward's stop records
+  () => [
+    new Say("rescan"),
+    new FlushRedis(),
+    new Say("rescan"),
+    new RestartWorkers(),
+    new DequeueAfterScan(),
+    new Close(false),
+  ],
 ];
 
 /** Sequences per run: the CI default fits a few minutes on a small machine; `DW_MODEL_RUNS` for long runs. */
@@ -109,6 +119,8 @@ interface Real {
   uninstallDoneAt?: number;
   /** scans that had ended when GitHub removed their merge group from the queue (nothing left to report on) */
   endedBeforeDequeue: Set<string>;
+  /** scans diffward recorded a stop for (`scanend:<scanId>`), read before each Redis flush and at the end */
+  stopped: Set<string>;
 }
 
 const follow = (m: Model, head: string) => {
@@ -319,6 +331,7 @@ class FlushRedis implements fc.AsyncCommand<Model, Real> {
     if (m.uninstalled) m.forgotten = true;
     const old = r.h.booted.workers.splice(0);
     await Promise.all(old.map((w) => w.close()));
+    await readStops(r.h, r.stopped);
     await deleteKeys(r.h, "*");
     r.h.booted.startWorkers();
     await r.h.booted.reconcile();
@@ -392,6 +405,14 @@ const commands = [
   fc.constant(new FlushRedis()),
   fc.constant(new DequeueAfterScan()),
 ];
+
+/** Adds to `into` the scans diffward recorded a stop for (`scanend:<scanId>` with a `stop`). */
+async function readStops(h: Harness, into: Set<string>): Promise<void> {
+  for (const key of await stateKeys(h, "scanend:*")) {
+    const scanId = key.slice(`${h.prefix}:scanend:`.length);
+    if ((await h.booted.rt.state.getScanEnd(scanId)).stop) into.add(scanId);
+  }
+}
 
 /** Deletes the harness's keys matching `pattern` after its prefix. */
 async function deleteKeys(h: Harness, pattern: string): Promise<void> {
@@ -507,6 +528,7 @@ describe("pull-request lifecycle, model-based (issue 10 deliverable 4)", () => {
       nextHead,
       kept: new Map(),
       endedBeforeDequeue: new Set(),
+      stopped: new Set(),
     };
     await h.send("pull_request", pr.payload, real.lastEvent.delivery);
     await fc.asyncModelRun(() => ({ model, real }), cmds);
@@ -561,14 +583,19 @@ describe("pull-request lifecycle, model-based (issue 10 deliverable 4)", () => {
       if ((await h.booted.rt.redis.pttl(key)) === -1) endless.push(key.slice(h.prefix.length + 1));
     }
     expect(endless, `${what}: diffward keys with no expiry`).toEqual([]);
-    // Every scan was reported on a check run or cancelled by diffward: none ran for nothing. A merge group's
-    // scan that had ended when GitHub dequeued the group may go unreported: the group is gone.
+    // Every scan was reported on a check run or cancelled by diffward: none ran for nothing. A scan that ended
+    // by itself (COMPLETED or FAILED: it can no longer be cancelled, spec §Scan status) may go unreported
+    // when diffward stopped following it (a newer head, a close) or GitHub dequeued its merge group.
+    await readStops(h, real.stopped);
     for (const s of scans) {
       const reported = runs.some(
         (c) => c.externalId === s.id && c.status === "completed" && c.conclusion !== "cancelled",
       );
+      const endedUnfollowed =
+        ["COMPLETED", "FAILED"].includes(status(s)) &&
+        (real.stopped.has(s.id) || real.endedBeforeDequeue.has(s.id));
       expect(
-        reported || s.cancelRequests > 0 || real.endedBeforeDequeue.has(s.id),
+        reported || s.cancelRequests > 0 || endedUnfollowed,
         `${what}: scan ${s.id} of ${s.commitHash.slice(0, 8)} ended ${status(s)}, neither reported nor cancelled`,
       ).toBe(true);
       // the merge base GitHub reported is the one every scan used
