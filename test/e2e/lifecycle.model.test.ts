@@ -19,7 +19,8 @@ import { propertyOptions, propertyRuns } from "../support/property.js";
  * `/diffward rescan` and `/diffward cancel` from a maintainer, uninstalls, redeliveries, merge groups (the
  * pull request queued with `mergeQueue: scan`, dequeued after the group's scan completed) are sent as real
  * signed webhooks (payloads from `@octokit/webhooks-examples`) to the real app (Redis, the sandbox over HTTP,
- * the GitHub stand-in), between worker restarts and Redis flushes (every key gone, then reconcile, as after
+ * the GitHub stand-in), between worker restarts, gaps in the tokens file (the organization's scanner token
+ * missing for 0.1 to 1.5 s while the jobs under way run) and Redis flushes (every key gone, then reconcile, as after
  * state loss; no delivery is sent after a flush that followed an uninstall: GitHub sends a removed
  * installation nothing, and diffward no longer knows it was removed). Each sequence has its own repository
  * and installation. After each sequence settles (no job waiting, every check run completed unless the app
@@ -74,6 +75,9 @@ const REGRESSIONS: Array<() => Array<fc.AsyncCommand<Model, Real>>> = [
     new DequeueAfterScan(),
     new Close(false),
   ],
+  // a flush, then a merge while the organization's token was missing: the close could send no cancel (no
+  // token) and the scan, ended by then, was counted as paid for nothing
+  () => [new FlushRedis(), new Close(true), new TokenGap(100)],
 ];
 
 /** Sequences per run: the CI default fits a few minutes on a small machine; `DW_MODEL_RUNS` for long runs. */
@@ -345,6 +349,23 @@ class FlushRedis implements fc.AsyncCommand<Model, Real> {
  */
 const tokenGaps = new Set<string>();
 
+class TokenGap implements fc.AsyncCommand<Model, Real> {
+  constructor(readonly ms: number) {}
+  check = () => true;
+  async run(_m: Model, r: Real) {
+    // The organization's entry leaves the tokens file for a moment (the file rewritten by hand or by a
+    // deploy): whatever runs meanwhile (the deliveries sent so far, their launches, polls and reports) finds
+    // no token, then the entry is back.
+    tokenGaps.add(r.pr.owner);
+    try {
+      await new Promise((resolve) => setTimeout(resolve, this.ms));
+    } finally {
+      tokenGaps.delete(r.pr.owner);
+    }
+  }
+  toString = () => `tokenGap(${this.ms}ms)`;
+}
+
 class DequeueAfterScan implements fc.AsyncCommand<Model, Real> {
   check = (m: Readonly<Model>) => !m.forgotten && !m.uninstalled && !m.closed;
   async run(m: Model, r: Real) {
@@ -403,6 +424,7 @@ const commands = [
   fc.constant(new RestartWorkers()),
   fc.constant(new Redeliver()),
   fc.constant(new FlushRedis()),
+  fc.constantFrom(100, 600, 1_500).map((ms) => new TokenGap(ms)),
   fc.constant(new DequeueAfterScan()),
 ];
 
