@@ -41,6 +41,7 @@ export { OpenApiValidator, OpenApiSubset, loadOpenApiSubset } from "./openapi.js
 export { parsePatch, type PatchLines } from "./diff.js";
 export { seedFromPullRequestEvent, SeedExtra, type SeededPullRequest } from "./seed.js";
 export { mergeGroupPayload } from "./merge-group.js";
+export { pushPayload, type PushInput } from "./push.js";
 export { sendWebhook, SendWebhookOptions, type SendWebhookResult } from "./webhooks.js";
 export {
   WebhookDeliveries,

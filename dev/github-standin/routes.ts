@@ -426,7 +426,8 @@ const repos: Record<string, Handler> = {
    * GitHub REST "List matching references" (`git/list-matching-refs`): the refs that start with
    * `refs/<ref>` (`heads/<branch>` for branches), sorted by name, as an array of `git-ref` objects
    * (`ref`, `node_id`, `url`, `object: { type, sha, url }`); an empty array when none match. The stand-in
-   * knows two kinds of branch: each open pull request's head branch and each merge group's
+   * knows three kinds of branch: the branches pushes set (`setBranchHead`), each open pull request's head
+   * branch and each merge group's
    * `gh-readonly-queue/…` branch, which GitHub deletes when the group is destroyed (merged, dequeued,
    * invalidated).
    */
@@ -434,6 +435,7 @@ const repos: Record<string, Handler> = {
     const repo = repoOf(ctx);
     const prefix = `refs/${ctx.params["ref"] ?? ""}`;
     const refs = new Map<string, string>();
+    for (const [branch, sha] of repo.branches) refs.set(`refs/heads/${branch}`, sha);
     for (const p of ctx.state.pullRequests(repo.owner, repo.name))
       if (p.state === "open") refs.set(`refs/heads/${p.head.ref}`, p.head.sha);
     for (const g of ctx.state.mergeGroups(repo.owner, repo.name))

@@ -117,6 +117,8 @@ export interface Repository {
   private: boolean;
   defaultBranch: string;
   files: Map<string, Map<string, string>>;
+  /** branch name → head commit, for branches set by pushes ({@link StandInState.setBranchHead}) */
+  branches: Map<string, string>;
 }
 export interface PullRequest {
   id: number;
@@ -379,6 +381,7 @@ export class StandInState {
       private: r.private,
       defaultBranch: r.defaultBranch,
       files: new Map(Object.entries(r.files).map(([ref, files]) => [ref, new Map(Object.entries(files))])),
+      branches: new Map(),
     };
     this.repos.set(key(r.owner, r.name), {
       repo,
@@ -411,6 +414,16 @@ export class StandInState {
     if (d === undefined)
       throw new StandInStateError(`unknown repository ${owner}/${repo}; addRepository first`);
     return d;
+  }
+
+  /**
+   * Points `branch` at `sha` (a push), or deletes it (`sha` undefined). List matching references shows it.
+   * @throws StandInStateError for an unknown repository.
+   */
+  setBranchHead(owner: string, repo: string, branch: string, sha: string | undefined): void {
+    const branches = this.data(owner, repo).repo.branches;
+    if (sha === undefined) branches.delete(branch);
+    else branches.set(branch, sha);
   }
 
   /** Sets a file at `ref` (branch name or sha). @throws StandInStateError for an unknown repository. */

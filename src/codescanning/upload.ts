@@ -28,6 +28,11 @@ export interface UploadPlanInput {
    * upload's `ref` instead of `refs/pull/<number>/head`, and the results link filters by its branch
    */
   mergeGroupHeadRef?: string;
+  /**
+   * a default-branch baseline's branch: the upload's `ref` is `refs/heads/<branch>`, the analysis GitHub
+   * compares pull requests into the branch with, and the results link filters by the branch
+   */
+  baselineBranch?: string;
   /** the scanned head commit (a merge group's `head_sha`) */
   headSha: string;
   scanId: string;
@@ -48,7 +53,7 @@ export type UploadPlan =
       encoded: EncodedSarif;
       resultsUrl?: string;
       /** what was scanned, as the check run names it */
-      of: "pull request" | "merge group";
+      of: "pull request" | "merge group" | "default branch";
     }
   | { kind: "too-large"; info: CodeScanningInfo };
 
@@ -75,7 +80,8 @@ export function codeScanningBranchResultsUrl(repoHtmlUrl: string, branchRef: str
  * `disclosure: summary` (code scanning alerts are readable by everyone with read access, and public
  * repositories default to `summary`), with the reason for the check run; else the SARIF log of the
  * report's open findings ({@link encodeSarif}: within GitHub's limits) for `commit_sha` = the scanned
- * head and `ref` = `refs/pull/<number>/head`, or a merge group's `head_ref` (REST "Upload an analysis as
+ * head and `ref` = `refs/pull/<number>/head`, a merge group's `head_ref`, or `refs/heads/<branch>` for a
+ * default-branch baseline (REST "Upload an analysis as
  * SARIF data": `ref` is `refs/heads/<branch>` or `refs/pull/<number>/head`).
  */
 export function planCodeScanningUpload(input: UploadPlanInput): UploadPlan {
@@ -99,17 +105,19 @@ export function planCodeScanningUpload(input: UploadPlanInput): UploadPlan {
       scanId: input.scanId,
       ...(input.repoHtmlUrl ? { repositoryUri: input.repoHtmlUrl } : {}),
     });
-    const group = input.mergeGroupHeadRef;
+    const branchRef =
+      input.mergeGroupHeadRef ??
+      (input.baselineBranch !== undefined ? `refs/heads/${input.baselineBranch}` : undefined);
     return {
       kind: "upload",
       commitSha: input.headSha,
-      ref: group ?? `refs/pull/${input.pullNumber}/head`,
-      of: group ? "merge group" : "pull request",
+      ref: branchRef ?? `refs/pull/${input.pullNumber}/head`,
+      of: input.mergeGroupHeadRef ? "merge group" : branchRef ? "default branch" : "pull request",
       encoded,
       ...(input.repoHtmlUrl
         ? {
-            resultsUrl: group
-              ? codeScanningBranchResultsUrl(input.repoHtmlUrl, group)
+            resultsUrl: branchRef
+              ? codeScanningBranchResultsUrl(input.repoHtmlUrl, branchRef)
               : codeScanningResultsUrl(input.repoHtmlUrl, input.pullNumber),
           }
         : {}),
@@ -180,7 +188,7 @@ export async function applyCodeScanningUpload(
       leftOut: plan.encoded.overLimit,
       unplaceable: plan.encoded.unplaceable.length,
       ...(plan.resultsUrl ? { url: plan.resultsUrl } : {}),
-      ...(plan.of === "merge group" ? { of: plan.of } : {}),
+      ...(plan.of !== "pull request" ? { of: plan.of } : {}),
     };
     log.info(
       {

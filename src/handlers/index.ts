@@ -6,6 +6,7 @@ import { onIssueCommentCreated, onReviewCommentCreated } from "./comments.js";
 import { onInstallationDeleted } from "./installation.js";
 import { onMergeGroup } from "./merge-group.js";
 import { onPullRequest, onPullRequestClosed } from "./pull-request.js";
+import { onPush } from "./push.js";
 
 export type { HandlerDeps } from "./deps.js";
 
@@ -82,6 +83,10 @@ export function diffwardApp(deps: HandlerDeps) {
     app.on(
       ["code_scanning_alert.closed_by_user", "code_scanning_alert.reopened_by_user"],
       guarded(deps, (context) => onCodeScanningAlert(deps, context)),
+    );
+    app.on(
+      "push",
+      guarded(deps, (context) => onPush(deps, context)),
     );
   };
 }

@@ -1,5 +1,6 @@
 import { updateCheck, type GitHubWrite } from "../github/writes.js";
 import { renderLaunchError, renderQueued, type LaunchErrorKind } from "../render/check-run.js";
+import { baselineServiceError } from "./decide-baseline.js";
 import type { LaunchErrorAction } from "./launch-errors.js";
 import type { LaunchJobData } from "./types.js";
 import type { LaunchRefusal } from "../policy/preflight.js";
@@ -147,7 +148,8 @@ export interface LaunchErrorFacts {
  * - `repository_initializing`: waits (the first wait says so on the check run) until
  *   `initializingWindowMs`, then `failure` (`timed_out`);
  * - `rate_limited`: waits its `Retry-After`, saying so on the check run past 60 s;
- * - anything else concludes with the service's message ({@link renderServiceError}).
+ * - anything else concludes with the service's message ({@link renderServiceError}); a baseline's 402 and
+ *   `diff_base_required` conclude as {@link baselineServiceError} says (neutral; a configuration error).
  */
 export function decideLaunchError(action: LaunchErrorAction, f: LaunchErrorFacts): LaunchErrorPlan {
   const { d } = f;
@@ -227,12 +229,20 @@ export function decideLaunchError(action: LaunchErrorAction, f: LaunchErrorFacts
       next: { kind: "wait", delayMs: action.delayMs },
     };
   }
+  const baseline =
+    d.target?.kind === "baseline"
+      ? baselineServiceError(action.code, action.message, d, f.balance)
+      : undefined;
   return {
     writes: [
-      updateCheck(d, d.checkRunId, {
-        conclusion: action.conclusion,
-        output: renderServiceError(action.code, action.message, d, f.balance),
-      }),
+      updateCheck(
+        d,
+        d.checkRunId,
+        baseline ?? {
+          conclusion: action.conclusion,
+          output: renderServiceError(action.code, action.message, d, f.balance),
+        },
+      ),
     ],
     next: { kind: "concluded" },
   };

@@ -22,7 +22,7 @@ import {
 } from "./decide-launch.js";
 import type { LaunchJobData, PollJobData } from "./types.js";
 import { repoContextOf } from "./types.js";
-import { isGroupScan, launchWanted, rememberScan, targetKey } from "./target.js";
+import { isBaselineScan, isGroupScan, launchWanted, rememberScan, targetKey } from "./target.js";
 
 export { renderServiceError } from "./decide-launch.js";
 
@@ -416,6 +416,7 @@ async function afterLaunch(
     headSha: d.headSha,
     checkRunId: d.checkRunId,
     ...(isGroupScan(d) ? { mergeGroup: true } : {}),
+    ...(isBaselineScan(d) ? { baseline: true } : {}),
   });
   // The uninstall job marks the installation removed, then cancels the scans it finds in flight. A launch
   // that passed its own look at the mark just before can still reach the service after the uninstall job

@@ -92,7 +92,9 @@ export async function processUninstall(rt: Runtime, job: Job<UninstallJobData>):
         );
       }
     }
-    if (link?.mergeGroup) {
+    if (link?.baseline) {
+      // a baseline has no pull request or group state: forgetting its scan here is enough
+    } else if (link?.mergeGroup) {
       const key = groupKey(link.owner, link.repo, link.headSha);
       const g = await rt.state.getGroup(key);
       if (g) await rt.state.setGroup(key, { ...g, destroyed: true });

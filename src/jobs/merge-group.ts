@@ -456,14 +456,14 @@ async function unfinishedFromGitHub(
 }
 
 /**
- * Stops the group's work: removes its launch job while it waits (nothing spent), removes its poll job,
+ * Stops the group's work (or a superseded baseline's, `./baseline.ts`: the same fields): removes its launch job while it waits (nothing spent), removes its poll job,
  * cancels its scan unless it has ended ({@link cancelUnlessEnded}), and takes the scan out of the installation's
  * scans in flight in every case. Errors of the service are logged, never thrown.
  * @returns the id of the scan cancelled, if one was.
  */
-async function stopGroupScan(
+export async function stopGroupScan(
   rt: Runtime,
-  g: GroupState,
+  g: Pick<GroupState, "installationId" | "launchJobId" | "scanId" | "projectId">,
   accountLogin: string,
   log: Runtime["log"],
 ): Promise<string | undefined> {

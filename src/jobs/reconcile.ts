@@ -6,6 +6,7 @@ import { getMergeBase, listOpenPulls, type PullHead } from "../github/pulls.js";
 import { MERGE_QUEUE_REF_PREFIX, listMatchingRefs, type GitRef } from "../github/refs.js";
 import type { InstallationOctokit } from "../github/types.js";
 import { loadRepoConfig } from "../runtime/config-loader.js";
+import { loadedConfig, syncBaselineSchedule } from "./baseline.js";
 import type { PollJobData, PullRequestJobData } from "./types.js";
 import { parseMergeGroupRef } from "../domain/merge-group.js";
 import {
@@ -192,6 +193,8 @@ async function reconcileRepository(
 ): Promise<void> {
   await reconcilePulls(rt, octokit, summary, r);
   await reconcileMergeGroups(rt, octokit, summary, r);
+  // the repository's baseline job scheduler, rebuilt from its config (lost with Redis, or never set)
+  await syncBaselineSchedule(rt, r, await loadedConfig(octokit, r));
 }
 
 async function reconcilePulls(

@@ -52,7 +52,10 @@ export async function enqueueSettle(
     scanId: d.scanId,
     launchedAt: d.launchedAt,
     tries,
-    ...(d.mergeGroup || d.target?.kind === "merge-group" ? { mergeGroup: true } : {}),
+    // a merge group's or a baseline's scan: the ledger only (no pull request report to update)
+    ...(d.mergeGroup || d.target?.kind === "merge-group" || d.target?.kind === "baseline"
+      ? { mergeGroup: true }
+      : {}),
   };
   await rt.queues.scans.add(JOB.settle, data, {
     jobId: jobId("settle", d.scanId, tries),

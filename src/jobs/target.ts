@@ -1,4 +1,5 @@
-import { groupKey, pullKey } from "../runtime/names.js";
+import { getBaseline, setBaseline } from "../runtime/baseline-state.js";
+import { baselineKey, groupKey, pullKey } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { WritesWithdrawnError } from "../runtime/writes.js";
 import type { LaunchJobData, PollJobData } from "./types.js";
@@ -6,7 +7,8 @@ import type { LaunchJobData, PollJobData } from "./types.js";
 /**
  * The scan target's parts of the launch and poll jobs: where its state lives and whether its
  * scan is still wanted. A pull request keeps its state under `pr:<owner/repo#n>`; a merge group under
- * `mg:<owner/repo@headSha>`. Everything else of launching, polling and reporting is shared.
+ * `mg:<owner/repo@headSha>`; a default-branch baseline under `bl:<owner/repo^baseline>`. Everything else of
+ * launching, polling and reporting is shared.
  */
 type TargetData = Pick<LaunchJobData, "owner" | "repo" | "pullNumber" | "headSha" | "target">;
 
@@ -15,17 +17,30 @@ export function isGroupScan(d: Pick<LaunchJobData, "target">): boolean {
   return d.target?.kind === "merge-group";
 }
 
-/** The key of the target's state and lock: `owner/repo#n` for a pull request, `owner/repo@sha` for a group. */
+/** True for a default-branch baseline scan. */
+export function isBaselineScan(d: Pick<LaunchJobData, "target">): boolean {
+  return d.target?.kind === "baseline";
+}
+
+/**
+ * The key of the target's state and lock: `owner/repo#n` for a pull request, `owner/repo@sha` for a group,
+ * `owner/repo^baseline` for a baseline.
+ */
 export function targetKey(d: TargetData): string {
+  if (isBaselineScan(d)) return baselineKey(d.owner, d.repo);
   return isGroupScan(d) ? groupKey(d.owner, d.repo, d.headSha) : pullKey(d.owner, d.repo, d.pullNumber);
 }
 
 /**
  * Whether a launch is still wanted (called under the target's lock): a pull request that is open, on this
  * head and with this launch key (explicit requests too); a merge group not
- * destroyed and with this launch key.
+ * destroyed and with this launch key; a baseline still on this commit and launch key (a newer push moved it).
  */
 export async function launchWanted(rt: Runtime, d: LaunchJobData): Promise<boolean> {
+  if (isBaselineScan(d)) {
+    const b = await getBaseline(rt.state, targetKey(d));
+    return Boolean(b && b.headSha === d.headSha && b.launchKey === d.launchKey);
+  }
   if (isGroupScan(d)) {
     const g = await rt.state.getGroup(targetKey(d));
     return Boolean(g && !g.destroyed && g.launchKey === d.launchKey);
@@ -41,6 +56,11 @@ export async function rememberScan(
   scan: { scanId: string; projectId: string },
 ): Promise<void> {
   const key = targetKey(d);
+  if (isBaselineScan(d)) {
+    const b = await getBaseline(rt.state, key);
+    if (b && b.headSha === d.headSha) await setBaseline(rt.state, key, { ...b, ...scan });
+    return;
+  }
   if (isGroupScan(d)) {
     const g = await rt.state.getGroup(key);
     if (g && !g.destroyed) await rt.state.setGroup(key, { ...g, ...scan });
@@ -53,11 +73,16 @@ export async function rememberScan(
 /**
  * Whether a poll or report job still follows its scan: not once diffward recorded a stop of the scan
  * (`StateStore.recordScanStop`: a newer head, a close, an uninstall), nor when the pull request closed or
- * moved to another scan, nor when the merge group was destroyed or moved to another scan. With no state of
+ * moved to another scan, nor when the merge group was destroyed or moved to another scan, nor when the baseline moved to another
+ * commit or scan. With no state of
  * the target (lost with Redis), the scan is followed.
  */
 export async function stillFollowed(rt: Runtime, d: PollJobData): Promise<boolean> {
   if ((await rt.state.getScanEnd(d.scanId)).stop) return false;
+  if (isBaselineScan(d)) {
+    const b = await getBaseline(rt.state, targetKey(d));
+    return !b || (b.headSha === d.headSha && (b.scanId === undefined || b.scanId === d.scanId));
+  }
   if (isGroupScan(d)) {
     const g = await rt.state.getGroup(targetKey(d));
     return !g || (!g.destroyed && (g.scanId === undefined || g.scanId === d.scanId));

@@ -44,6 +44,12 @@ export type ScanTarget =
        * group's report do not read it)
        */
       baseSha?: string;
+    }
+  | {
+      /** the default branch's commit, scanned whole (a non-diff preset, no `baseCommit`): its baseline */
+      kind: "baseline";
+      /** the default branch (`refs/heads/<branch>` is the SARIF upload's ref) */
+      branch: string;
     };
 
 /** A `pull_request` event to act on (job `pull-request`, queue `diffward-events`). */

@@ -14,6 +14,7 @@ import { processMergeGroup, processMergeGroupDestroyed } from "./merge-group.js"
 import { processCommand } from "./command.js";
 import { processApprove } from "./approve.js";
 import { processSettle } from "./settle.js";
+import { processBaseline } from "./baseline.js";
 
 /** Extra processors for job names the process adds (reconciliation, tests). */
 export type ExtraProcessors = Record<string, (rt: Runtime, job: Job, token?: string) => Promise<unknown>>;
@@ -98,6 +99,9 @@ export function startWorkers(
         return processApprove(rt, job);
       case JOB.settle:
         return processSettle(rt, job);
+      case JOB.baselinePush:
+      case JOB.baselineSchedule:
+        return processBaseline(rt, job);
       default: {
         const fn = extra[job.name];
         if (!fn) throw new Error(`no processor for job ${job.name}`);

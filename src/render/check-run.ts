@@ -100,6 +100,11 @@ export const CheckRunModel = z.object({
   warnings: z.array(z.string()).optional(),
   /** the report's upload to GitHub code scanning, when `codeScanning.upload` is on */
   codeScanning: CodeScanningInfo.optional(),
+  /**
+   * what the findings block: a pull request (default), or a commit of the default branch (a baseline: no
+   * diff, so no review comment placement either)
+   */
+  subject: z.enum(["pull request", "commit"]).optional(),
 });
 export type CheckRunModel = z.input<typeof CheckRunModel>;
 
@@ -163,19 +168,18 @@ export function renderCheckRunOutput(model: CheckRunModel): CheckRunOutput {
   const table = (list: readonly ReportFinding[]) =>
     findingsTable(list, m.failOn, m.labelPrefix, full, findingUrl);
   const inline = new Set(m.inlineIds);
+  const subject = m.subject ?? "pull request";
 
   const summary = sections(
     m.warnings?.length ? bullets(m.warnings.map((w) => `⚠️ ${neutralize(w)}`)) : undefined,
-    verdictSection(verdict, m.failOn),
+    verdictSection(verdict, m.failOn, subject),
     m.scan.status !== "COMPLETED" &&
       `⚠️ The scan ended as ${inlineCode(m.scan.status)}, not \`COMPLETED\`: these results may be partial.`,
     !full && m.findings.length > 0 && withheldNote(Boolean(m.publicUrl && m.projectId)),
     open.length > 0 &&
       `### Findings\n\n${table(open)}` +
-        (verdict.blocking > 0
-          ? `\n\n⛔ blocks this pull request (${configSetting("failOn", m.failOn)})`
-          : ""),
-    full && placementSection(open, inline, m.labelPrefix),
+        (verdict.blocking > 0 ? `\n\n⛔ blocks this ${subject} (${configSetting("failOn", m.failOn)})` : ""),
+    full && subject === "pull request" && placementSection(open, inline, m.labelPrefix),
     ruledOut.length > 0 &&
       details(
         `${plural(ruledOut.length, "finding")} ruled out`,
@@ -217,12 +221,12 @@ function withheldNote(linked: boolean): string {
   );
 }
 
-function verdictSection(verdict: Verdict, failOn: FailOn): string {
+function verdictSection(verdict: Verdict, failOn: FailOn, subject: string): string {
   const head =
     verdict.blocking > 0
-      ? `## ❌ ${plural(verdict.blocking, "finding")} at or above \`${failOn}\` ${verdict.blocking === 1 ? "blocks" : "block"} this pull request`
+      ? `## ❌ ${plural(verdict.blocking, "finding")} at or above \`${failOn}\` ${verdict.blocking === 1 ? "blocks" : "block"} this ${subject}`
       : failOn === "none"
-        ? `## ✅ No finding blocks this pull request (${configSetting("failOn", "none")})`
+        ? `## ✅ No finding blocks this ${subject} (${configSetting("failOn", "none")})`
         : `## ✅ No open finding at or above \`${failOn}\``;
   return `${head}\n\n${findingTally(verdict)}\n\n${countsLine(verdict.openBySeverity)}`;
 }

@@ -22,7 +22,7 @@ export const CodeScanningInfo = z.discriminatedUnion("status", [
     /** the pull request's code scanning results (the merge group's branch's for a merge group) */
     url: z.string().optional(),
     /** what was scanned; absent: a pull request */
-    of: z.enum(["pull request", "merge group"]).optional(),
+    of: z.enum(["pull request", "merge group", "default branch"]).optional(),
   }),
   /** `withheld`: on, but nothing uploaded by rule (summary disclosure); `failed`: GitHub refused it */
   z.object({ status: z.enum(["withheld", "failed"]), reason: z.string() }),

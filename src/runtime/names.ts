@@ -55,6 +55,10 @@ export const JOB = {
   settle: "settle",
   mergeGroup: "merge-group",
   mergeGroupDestroyed: "merge-group-destroyed",
+  /** a push to the default branch (`push` webhook), on the events queue */
+  baselinePush: "baseline-push",
+  /** a baseline due by `baseline.schedule`, added by the repository's job scheduler on the events queue */
+  baselineSchedule: "baseline-schedule",
 } as const;
 
 /**
@@ -76,6 +80,22 @@ export function pullKey(owner: string, repo: string, pullNumber: number): string
  */
 export function groupKey(owner: string, repo: string, headSha: string): string {
   return `${owner}/${repo}@${headSha}`;
+}
+
+/**
+ * `owner/repo^baseline`: the key of a repository's default-branch baseline in diffward's Redis state and its
+ * lock (one baseline in flight per repository: a newer commit supersedes an older one).
+ */
+export function baselineKey(owner: string, repo: string): string {
+  return `${owner}/${repo}^baseline`;
+}
+
+/**
+ * The id of the BullMQ job scheduler of a repository's scheduled baseline (`baseline.on: schedule`): one per
+ * repository, so an upsert replaces its pattern and a removal ends it (BullMQ "Job Schedulers").
+ */
+export function baselineSchedulerId(owner: string, repo: string): string {
+  return jobId("baseline", `${owner}/${repo}`);
 }
 
 /**
@@ -116,6 +136,9 @@ export function launchKey(parts: {
 export const REDIS_KEYS = {
   pull: { prefix: "state", pattern: "pr:<owner>/<repo>#<number>" },
   group: { prefix: "state", pattern: "mg:<owner>/<repo>@<headSha>" },
+  baseline: { prefix: "state", pattern: "bl:<owner>/<repo>^baseline" },
+  baselineLock: { prefix: "state", pattern: "lock:<owner>/<repo>^baseline" },
+  baselineReport: { prefix: "state", pattern: "baseline-report:<owner>/<repo>" },
   pullLock: { prefix: "state", pattern: "lock:<owner>/<repo>#<number>" },
   groupLock: { prefix: "state", pattern: "lock:<owner>/<repo>@<headSha>" },
   launch: { prefix: "state", pattern: "launch:<launchKey>" },

@@ -114,6 +114,8 @@ export interface ScanLink {
   checkRunId: number;
   /** set when the scan is a merge group's (its `headSha` is the group's): no pull request state to touch */
   mergeGroup?: boolean;
+  /** set when the scan is a default-branch baseline (`pullNumber` 0): no pull request state to touch */
+  baseline?: boolean;
 }
 
 /**

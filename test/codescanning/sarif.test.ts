@@ -219,6 +219,23 @@ describe("planCodeScanningUpload", () => {
       "withheld",
     );
   });
+  it("a default-branch baseline uploads to refs/heads/<branch> at the commit, with the same fingerprints as a pull request's", () => {
+    const plan = planCodeScanningUpload({ ...input, pullNumber: 0, baselineBranch: "main" });
+    expect(plan).toMatchObject({
+      kind: "upload",
+      ref: "refs/heads/main",
+      commitSha: HEAD,
+      of: "default branch",
+    });
+    if (plan.kind !== "upload") return;
+    expect(plan.resultsUrl).toBe(
+      `https://github.com/o/r/security/code-scanning?query=${encodeURIComponent("branch:main tool:diffward is:open")}`,
+    );
+    const pull = planCodeScanningUpload(input);
+    if (pull.kind !== "upload") throw new Error("expected an upload");
+    const results = (p: typeof plan) => p.encoded.sarif;
+    expect(results(plan)).toBe(results(pull));
+  });
   it("withholds everything under summary disclosure and says why; off means nothing at all", () => {
     const withheld = planCodeScanningUpload({ ...input, disclosure: "summary" });
     expect(withheld.kind).toBe("withheld");

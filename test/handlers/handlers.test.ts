@@ -157,6 +157,34 @@ describe("handlers: guards and one job per delivery, no GitHub call on the webho
     expect(gone[0]!.data).toMatchObject({ headSha: payload.merge_group.head_sha, reason: "merged" });
   });
 
+  it("push to the default branch (real example payload) enqueues one baseline-push job; other branches, tags and deletions enqueue nothing", async () => {
+    const branch = (e: Record<string, unknown>) => String(e.ref).startsWith("refs/heads/");
+    const payload: Payload = webhookExample("push", undefined, branch);
+    expect(payload.ref).toBe(`refs/heads/${payload.repository.default_branch}`);
+    await app.receive({ id: "delivery-push-1", name: "push", payload });
+    await app.receive({ id: "delivery-push-1", name: "push", payload }); // redelivery
+    const elsewhere: Payload = { ...structuredClone(payload), ref: "refs/heads/feature" };
+    await app.receive({ id: "delivery-push-2", name: "push", payload: elsewhere });
+    const tag: Payload = webhookExample("push", undefined, (e) => String(e.ref).startsWith("refs/tags/"));
+    await app.receive({ id: "delivery-push-3", name: "push", payload: tag });
+    const deletion: Payload = { ...structuredClone(payload), deleted: true, after: "0".repeat(40) };
+    await app.receive({ id: "delivery-push-4", name: "push", payload: deletion });
+    const jobs = await queues.events.getJobs(["waiting", "delayed", "active"]);
+    const pushes = jobs.filter((j) => String(j.data.deliveryId).startsWith("delivery-push-"));
+    expect(pushes).toHaveLength(1);
+    expect(pushes[0]!.name).toBe(JOB.baselinePush);
+    expect(pushes[0]!.data).toMatchObject({
+      deliveryId: "delivery-push-1",
+      trigger: "push",
+      installationId: payload.installation.id,
+      owner: "Codertocat",
+      repo: "Hello-World",
+      defaultBranch: "master",
+      headSha: payload.after,
+      pushedAt: payload.repository.pushed_at,
+    });
+  });
+
   it("merge_group without an installation (not sent to an app) is ignored", async () => {
     const payload: Payload = webhookExample("merge_group", "checks_requested");
     delete payload.installation;
@@ -223,6 +251,25 @@ describe("config loading (Probot's octokit.config, nock)", () => {
       repositoryId: "repo_2",
       failOn: "medium",
       drafts: "scan",
+    });
+    scope.done();
+  });
+
+  it("baseline comes from the organization's shared file like every key, and the repository's file overrides it", async () => {
+    const scope = nock(api)
+      .get("/repos/acme/app/contents/.github%2Fdiffward.yml")
+      .reply(200, "_extends: .github\nrepositoryId: repo_3\n", {
+        "content-type": "text/plain; charset=utf-8",
+      })
+      .get("/repos/acme/.github/contents/.github%2Fdiffward.yml")
+      .reply(200, "baseline:\n  on: schedule\n  schedule: daily\n  preset: full-standard\n", {
+        "content-type": "text/plain; charset=utf-8",
+      });
+    const loaded = await loadRepoConfig(octokit, "acme", "app");
+    expect(loaded.kind === "ok" && loaded.config.baseline).toEqual({
+      on: "schedule",
+      schedule: "daily",
+      preset: "full-standard",
     });
     scope.done();
   });

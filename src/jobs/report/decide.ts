@@ -401,6 +401,8 @@ export function completedOutput(
     extras: Pick<ReportExtras, "guidance" | "credits">;
     warnings: readonly string[];
     codeScanning: CodeScanningInfo | undefined;
+    /** what the findings block (default: a pull request) */
+    subject?: "pull request" | "commit";
   },
 ): CheckRunOutput {
   const reserved = scan.creditBudget ?? d.creditBudget;
@@ -423,5 +425,6 @@ export function completedOutput(
     ...(shown.extras.credits ? { credits: shown.extras.credits } : {}),
     ...(shown.warnings.length ? { warnings: [...shown.warnings] } : {}),
     ...(shown.codeScanning ? { codeScanning: shown.codeScanning } : {}),
+    ...(shown.subject ? { subject: shown.subject } : {}),
   });
 }

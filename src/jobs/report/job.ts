@@ -7,8 +7,9 @@ import type { Runtime } from "../../runtime/runtime.js";
 import { WritesWithdrawnError } from "../../runtime/writes.js";
 import { reportScan } from "./pull-request.js";
 import { reportGroupScan } from "./group.js";
+import { reportBaselineScan } from "./baseline.js";
 import { concludeOnLastAttempt, concludeOnScanReadError, concludeOnServiceError } from "../service-error.js";
-import { followedOnly, isGroupScan, stillFollowed, targetKey } from "../target.js";
+import { followedOnly, isBaselineScan, isGroupScan, stillFollowed, targetKey } from "../target.js";
 import { tenantOrWait } from "../token-wait.js";
 import type { PollJobData, ReportJobData } from "../types.js";
 
@@ -43,8 +44,8 @@ export async function enqueueReport(
  * a closed pull request, a destroyed merge group: {@link stillFollowed}, as the poll checks), and that check
  * is made again right before each of its writes ({@link followedOnly}): a head superseded while its report
  * runs or waits for the write lane gets no write after the stop (`superseded`). Else
- * {@link reportScan} or, for a merge group, {@link reportGroupScan}; a missing scanner token is waited for
- * ({@link tenantOrWait}). The scan is the one the poll carried
+ * {@link reportScan} or, for a merge group, {@link reportGroupScan}, for a baseline {@link reportBaselineScan}; a
+ * missing scanner token is waited for ({@link tenantOrWait}). The scan is the one the poll carried
  * (validated with {@link ScanDetail}); only when it is absent or invalid is it read again (spec
  * `GET /projects/{projectId}/scans/{scanId}`; a 429 waits its `Retry-After` without spending an attempt, a
  * 404 concludes the check run as lost). A service error that retrying cannot fix concludes the check run
@@ -106,7 +107,7 @@ async function reportFollowed(
 
   const { scan: _carried, ...pollData } = job.data;
   try {
-    const report = isGroupScan(d) ? reportGroupScan : reportScan;
+    const report = isGroupScan(d) ? reportGroupScan : isBaselineScan(d) ? reportBaselineScan : reportScan;
     await report(rt, pollData, tenant, scan, log);
   } catch (error) {
     if (error instanceof WritesWithdrawnError) throw error;

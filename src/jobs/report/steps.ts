@@ -60,7 +60,7 @@ export async function readScanFindings(
 /**
  * The report's ONE upload to GitHub code scanning (README "GitHub code scanning"; `planCodeScanningUpload`, at most one
  * per scan by `applyCodeScanningUpload`): `ref` = `refs/pull/<number>/head` for a pull request, the group's
- * `head_ref` for a merge group; `commit_sha` = the scanned head. Off unless `codeScanning.upload`; withheld
+ * `head_ref` for a merge group, `refs/heads/<default branch>` for a baseline; `commit_sha` = the scanned head. Off unless `codeScanning.upload`; withheld
  * under an effective `disclosure: summary`.
  * @returns what the check run says about code scanning, or `undefined` when the feature is off.
  */
@@ -81,6 +81,7 @@ export async function uploadReport(
       disclosure: cfg.disclosure ?? "full",
       pullNumber: d.pullNumber,
       ...(d.target?.kind === "merge-group" ? { mergeGroupHeadRef: d.target.headRef } : {}),
+      ...(d.target?.kind === "baseline" ? { baselineBranch: d.target.branch } : {}),
       headSha: d.headSha,
       scanId: d.scanId,
       findings,

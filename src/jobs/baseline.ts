@@ -1,0 +1,292 @@
+import type { Job } from "bullmq";
+import type { RepoConfig } from "../config/repo-config.js";
+import { cronPatternOf } from "../config/schedule.js";
+import { getCheckRun, listCheckRunsForRef } from "../github/checks.js";
+import { listMatchingRefs } from "../github/refs.js";
+import type { InstallationOctokit } from "../github/types.js";
+import { createCheck, updateCheck } from "../github/writes.js";
+import { renderBaselineSuperseded } from "../render/baseline.js";
+import { isRetryable, ScannerApiError } from "../scanner/errors.js";
+import { presetsOf } from "../tenants/presets.js";
+import {
+  getBaseline,
+  getBaselineReport,
+  setBaseline,
+  type BaselineState,
+} from "../runtime/baseline-state.js";
+import { loadRepoConfig } from "../runtime/config-loader.js";
+import { addFair } from "../runtime/fairness.js";
+import { JOB, baselineKey, baselineSchedulerId } from "../runtime/names.js";
+import type { Runtime } from "../runtime/runtime.js";
+import { applyWrites, createdCheckRunId } from "../runtime/writes.js";
+import {
+  decideBaseline,
+  followsCommit,
+  isStalePush,
+  type BaselineFacts,
+  type BaselineJobData,
+  type BaselineOutcome,
+} from "./decide-baseline.js";
+import type { TokenFact } from "./decide-pull-request.js";
+import { stopGroupScan } from "./merge-group.js";
+import { repoContextOf, type RepoContext } from "./types.js";
+
+export type { BaselineJobData, BaselineOutcome } from "./decide-baseline.js";
+
+/**
+ * Starts a default-branch baseline (jobs `baseline-push` and `baseline-schedule`):
+ * 1. read `.github/diffward.yml` (absent: nothing; invalid: nothing, pull requests show it) and, for a push,
+ *    keep the repository's baseline job scheduler in step with it ({@link syncBaselineSchedule});
+ * 2. stop unless `baseline.on` is this trigger (a schedule left behind removes itself);
+ * 3. a scheduled run reads the default branch's head and stops when that commit already has a completed
+ *    baseline or one in flight;
+ * 4. under the baseline's lock: drop a push older than the one followed, and a start of the commit already
+ *    followed; stop the baseline of an older commit (its waiting launch removed, its scan cancelled unless
+ *    terminal, its check run concluded `cancelled` unless completed);
+ * 5. read the token and the presets, decide ({@link decideBaseline}), write the check run on the commit, then
+ *    enqueue the launch (the shared launch job: preflight, `creditCap.monthly`, never paying twice).
+ */
+export async function processBaseline(rt: Runtime, job: Job<BaselineJobData>): Promise<BaselineOutcome> {
+  const d = job.data;
+  const key = baselineKey(d.owner, d.repo);
+  const log = rt.log.child({
+    baseline: key,
+    installation: d.installationId,
+    trigger: d.trigger,
+    job: job.id,
+  });
+  if (await rt.state.isInstallationRemoved(d.installationId)) {
+    // the app was uninstalled: a schedule left behind ends here
+    await rt.queues.events.removeJobScheduler(baselineSchedulerId(d.owner, d.repo));
+    log.info("installation removed: no baseline");
+    return "off";
+  }
+  const octokit = await rt.octokit(d.installationId);
+  const loaded = await loadRepoConfig(octokit, d.owner, d.repo);
+  if (loaded.kind === "invalid") {
+    log.info({ problems: loaded.problems }, "invalid repository config: no baseline");
+    return "invalid-config";
+  }
+  const config = loaded.kind === "ok" ? loaded.config : undefined;
+  if (d.trigger === "push" || config?.baseline.on !== "schedule") await syncBaselineSchedule(rt, d, config);
+  if (!config) return "not-onboarded";
+  if (config.baseline.on !== d.trigger) return "off";
+
+  const headSha = d.headSha ?? (await defaultBranchHead(octokit, d));
+  if (!headSha) {
+    log.info({ branch: d.defaultBranch }, "the default branch has no commit: no baseline");
+    return "no-branch";
+  }
+  if (d.trigger === "schedule") {
+    const done = await getBaselineReport(rt.state, d.owner, d.repo);
+    const current = await getBaseline(rt.state, key);
+    if (done?.headSha === headSha || (current?.headSha === headSha && !current.concluded)) {
+      log.info({ sha: headSha }, "the default branch's head already has a baseline: nothing launched");
+      return "already-has-baseline";
+    }
+  }
+  const event = { ...d, headSha };
+  return rt.state.withPullLock(key, async () => {
+    const prev = await getBaseline(rt.state, key);
+    if (isStalePush(prev, event)) {
+      log.info({ current: prev?.headSha }, "push older than the one followed: ignored");
+      return "stale-push";
+    }
+    if (followsCommit(prev, headSha)) {
+      log.info({ sha: headSha }, "commit already followed: duplicate start ignored");
+      return "duplicate";
+    }
+    if (prev) await stopBaseline(rt, prev, headSha, d.accountLogin, log);
+
+    const facts: BaselineFacts = {
+      event,
+      config,
+      pullPreset: config.preset ?? rt.settings.defaultPreset,
+      token: await readToken(rt, d.accountLogin, log),
+      nonce: d.deliveryId ?? String(job.id),
+    };
+    if (facts.token.kind === "found") {
+      const tenant = await rt.scanner.forAccount(d.accountLogin);
+      if (tenant) facts.presets = await presetsOf(tenant);
+    }
+    const plan = decideBaseline(facts);
+    const checkRunId = await adoptOrCreate(rt, octokit, event, job.attemptsStarted, plan.check);
+    const state: BaselineState = {
+      installationId: d.installationId,
+      owner: d.owner,
+      repo: d.repo,
+      branch: d.defaultBranch,
+      headSha,
+      ...(d.pushedAt !== undefined ? { pushedAt: d.pushedAt } : {}),
+      checkRunId,
+      ...(plan.launch ? { launchKey: plan.launch.data.launchKey, launchJobId: plan.launch.jobId } : {}),
+      ...(plan.launch ? {} : { concluded: true }),
+    };
+    // The state names the launch before it is added: the launch job runs only for the key the state names.
+    await setBaseline(rt.state, key, state);
+    if (plan.launch)
+      await addFair(
+        rt.redis,
+        rt.queues.launch,
+        JOB.launch,
+        { ...plan.launch.data, checkRunId },
+        {
+          jobId: plan.launch.jobId,
+          delay: plan.launch.delayMs,
+          attempts: 8,
+          backoff: { type: "exponential", delay: 2_000, jitter: 0.5 },
+          removeOnComplete: { age: 24 * 3600, count: 10_000 },
+          removeOnFail: { age: 7 * 24 * 3600 },
+        },
+      );
+    log.info(
+      { sha: headSha, checkRunId, outcome: plan.outcome, preset: config.baseline.preset },
+      "baseline started",
+    );
+    return plan.outcome;
+  });
+}
+
+/** The scanner token's answer for the account, as a fact: a retryable error is thrown (the job retries). */
+async function readToken(rt: Runtime, accountLogin: string, log: Runtime["log"]): Promise<TokenFact> {
+  try {
+    return (await rt.scanner.forAccount(accountLogin)) ? { kind: "found" } : { kind: "absent" };
+  } catch (error) {
+    if (isRetryable(error)) throw error;
+    log.warn({ err: error }, "scanner token refused by the service");
+    return {
+      kind: "refused",
+      message: error instanceof ScannerApiError ? error.message : String((error as Error).message),
+    };
+  }
+}
+
+/**
+ * The head commit of the repository's default branch (GitHub REST "List matching references",
+ * `heads/<branch>`, the exact ref kept), or `undefined` for a repository without it (409: empty).
+ */
+async function defaultBranchHead(octokit: InstallationOctokit, d: RepoContext): Promise<string | undefined> {
+  try {
+    const refs = await listMatchingRefs(octokit, d, `heads/${d.defaultBranch}`);
+    return refs.find((r) => r.ref === `refs/heads/${d.defaultBranch}`)?.sha;
+  } catch (error) {
+    if ((error as { status?: number }).status === 409) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * Stops the baseline of an older commit: its launch still waiting is removed (nothing spent), its scan
+ * cancelled only while the service says it is not terminal (a finished scan is never cancelled), and its
+ * check run concluded `cancelled` unless already completed (best effort: the newer commit never waits on it).
+ */
+async function stopBaseline(
+  rt: Runtime,
+  prev: BaselineState,
+  bySha: string,
+  accountLogin: string,
+  log: Runtime["log"],
+): Promise<void> {
+  const cancelled = await stopGroupScan(rt, prev, accountLogin, log);
+  if (prev.launchKey) await rt.state.deleteLaunch(prev.launchKey);
+  if (!prev.checkRunId || prev.concluded || prev.reported) return;
+  try {
+    const octokit = await rt.octokit(prev.installationId);
+    if ((await getCheckRun(octokit, prev, prev.checkRunId)).status === "completed") return;
+    await applyWrites(rt, prev.installationId, [
+      {
+        ...updateCheck(prev, prev.checkRunId, {
+          conclusion: "cancelled",
+          output: renderBaselineSuperseded({ bySha, branch: prev.branch }),
+        }),
+        bestEffort: true,
+      },
+    ]);
+    log.info({ superseded: prev.headSha, scanId: cancelled }, "older baseline superseded");
+  } catch (error) {
+    log.warn({ err: error, checkRun: prev.checkRunId }, "could not conclude the superseded baseline");
+  }
+}
+
+/**
+ * The baseline's check run on the commit, created with its first state: on a retry of a job whose worker
+ * died between creating it and saving the state (`attemptsStarted > 1`), diffward's unfinished run on the
+ * commit without a scan id is adopted and updated instead of a second one created.
+ */
+async function adoptOrCreate(
+  rt: Runtime,
+  octokit: InstallationOctokit,
+  d: RepoContext & { headSha: string },
+  attemptsStarted: number,
+  check: Parameters<typeof createCheck>[2],
+): Promise<number> {
+  if (attemptsStarted > 1) {
+    const found = (await listCheckRunsForRef(octokit, d, d.headSha)).find(
+      (c) => c.status !== "completed" && !c.externalId && c.headSha === d.headSha,
+    );
+    if (found) {
+      await applyWrites(rt, d.installationId, [updateCheck(d, found.id, check)]);
+      return found.id;
+    }
+  }
+  const created = createdCheckRunId(
+    await applyWrites(rt, d.installationId, [createCheck(d, d.headSha, check)]),
+  );
+  if (created === undefined) throw new Error("GitHub returned no check run id");
+  return created;
+}
+
+/**
+ * The repository's config when it parses, for {@link syncBaselineSchedule}: `undefined` when absent; an
+ * invalid one leaves the scheduler as it is (`"keep"`), since pull requests already show its problems.
+ */
+export async function loadedConfig(
+  octokit: InstallationOctokit,
+  repo: RepoContext,
+): Promise<RepoConfig | undefined | "keep"> {
+  const loaded = await loadRepoConfig(octokit, repo.owner, repo.repo);
+  return loaded.kind === "ok" ? loaded.config : loaded.kind === "absent" ? undefined : "keep";
+}
+
+/** Options of the jobs a baseline scheduler adds (one per due time; the id BullMQ gives names the run). */
+const SCHEDULED_JOB_OPTIONS = {
+  attempts: 5,
+  backoff: { type: "exponential", delay: 5_000, jitter: 0.5 },
+  removeOnComplete: { age: 7 * 24 * 3600, count: 10_000 },
+  removeOnFail: { age: 7 * 24 * 3600 },
+} as const;
+
+/**
+ * Keeps the repository's BullMQ job scheduler (id {@link baselineSchedulerId}, queue `diffward-events`) in
+ * step with its config: with `baseline.on: schedule`, one scheduler whose cron pattern is
+ * `cronPatternOf(baseline.schedule)` in UTC, adding a `baseline-schedule` job each period (BullMQ "Job
+ * Schedulers": the scheduler and its next job live in Redis, so they survive restarts; an upsert replaces the
+ * pattern); otherwise none (removed). Left untouched when already current, or when the config is `"keep"`
+ * (it does not parse).
+ * @returns whether the repository has a scheduler now.
+ */
+export async function syncBaselineSchedule(
+  rt: Runtime,
+  repo: RepoContext,
+  config: RepoConfig | undefined | "keep",
+): Promise<boolean> {
+  const id = baselineSchedulerId(repo.owner, repo.repo);
+  const queue = rt.queues.events;
+  if (config === "keep") return (await queue.getJobScheduler(id)) !== undefined;
+  if (config?.baseline.on !== "schedule") {
+    await queue.removeJobScheduler(id);
+    return false;
+  }
+  const pattern = cronPatternOf(config.baseline.schedule, config.repositoryId);
+  const data: BaselineJobData = { ...repoContextOf(repo), trigger: "schedule" };
+  const existing = await queue.getJobScheduler(id);
+  if (existing?.pattern === pattern && JSON.stringify(existing.template?.data) === JSON.stringify(data))
+    return true;
+  await queue.upsertJobScheduler(
+    id,
+    { pattern, tz: "UTC" },
+    { name: JOB.baselineSchedule, data, opts: SCHEDULED_JOB_OPTIONS },
+  );
+  rt.log.info({ repository: `${repo.owner}/${repo.repo}`, pattern }, "baseline schedule set");
+  return true;
+}

@@ -1,0 +1,213 @@
+import { effectiveDisclosure, type RepoConfig } from "../config/repo-config.js";
+import type { CheckRunUpdate } from "../github/checks.js";
+import {
+  diffPresetProblem,
+  renderBaselineConfigError,
+  renderBaselineNoCredits,
+  renderBaselineNoToken,
+  renderBaselineQueued,
+  unknownPresetProblem,
+  type BaselineTrigger,
+} from "../render/baseline.js";
+import { renderLaunchError } from "../render/check-run.js";
+import type { BaselineState } from "../runtime/baseline-state.js";
+import { jobId, launchKey } from "../runtime/names.js";
+import type { ScanPreset } from "../scanner/schemas.js";
+import type { TokenFact } from "./decide-pull-request.js";
+import type { LaunchJobData, RepoContext } from "./types.js";
+import { repoContextOf } from "./types.js";
+
+/**
+ * A baseline to start (jobs `baseline-push` and `baseline-schedule`, queue `diffward-events`): the
+ * repository and, for a push, the pushed commit.
+ */
+export interface BaselineJobData extends RepoContext {
+  /** the push's delivery id, or the scheduled job's id: names this start (its launch job and key) */
+  deliveryId?: string;
+  trigger: BaselineTrigger;
+  /** the pushed commit (`push.after`); a scheduled baseline reads the default branch's head */
+  headSha?: string;
+  /** `repository.pushed_at` of the push, s since epoch */
+  pushedAt?: number;
+  /** `push.head_commit.message` */
+  commitMessage?: string;
+}
+
+/** What a baseline start did; the job's result. */
+export type BaselineOutcome =
+  | "not-onboarded"
+  | "invalid-config"
+  | "off"
+  | "stale-push"
+  | "duplicate"
+  | "already-has-baseline"
+  | "no-branch"
+  | "no-token"
+  | "config-error"
+  | "launch-enqueued";
+
+/** What the start decides with once the baseline is on and the commit is followed. */
+export interface BaselineFacts {
+  event: BaselineJobData & { headSha: string };
+  config: RepoConfig;
+  /** the preset of pull request scans (`preset`, else `SCANNER_DIFF_PRESET`): a diff preset by definition */
+  pullPreset: string;
+  token: TokenFact;
+  /** the service's presets (spec §Scan presets), read once the token is found */
+  presets?: readonly ScanPreset[];
+  /** a name for this start, unique per push delivery or scheduled run (the launch key's nonce) */
+  nonce: string;
+}
+
+/** The start's plan: the check run to create on the commit, and the launch to enqueue with its id. */
+export interface BaselinePlan {
+  outcome: Extract<BaselineOutcome, "no-token" | "config-error" | "launch-enqueued">;
+  check: CheckRunUpdate;
+  launch?: { data: Omit<LaunchJobData, "checkRunId">; jobId: string; delayMs: number };
+}
+
+/**
+ * Why `presetRef` cannot scan a baseline, or `undefined` when it can: not in the service's presets list, or a
+ * diff preset. The service's preset record has no diff flag (spec §Scan preset (scan type)); diffward knows
+ * a preset is a diff preset when it is the pull requests' preset, which is one by definition (a pull
+ * request scan sends `baseCommit`). A diff preset it cannot tell from the list is refused by the service at
+ * launch (400 `diff_base_required`), which concludes the same way ({@link baselineServiceError}).
+ */
+export function baselinePresetProblem(
+  presetRef: string,
+  presets: readonly ScanPreset[],
+  pullPreset: string,
+): string | undefined {
+  if (!presets.some((p) => p.ref === presetRef)) return unknownPresetProblem(presetRef, presets);
+  if (presetRef === pullPreset)
+    return diffPresetProblem(presetRef, "it is this repository's pull request preset");
+  return undefined;
+}
+
+/**
+ * Decides a baseline start without I/O: no token concludes `neutral` (absent) or `failure` (refused); a
+ * preset that cannot scan a baseline ({@link baselinePresetProblem}) concludes `failure` as a configuration
+ * error, launching nothing; otherwise a `queued` check run and one launch of the commit with the baseline
+ * preset, no `baseCommit` and `branch` = the default branch, after `debounceSeconds` for a push (a newer push
+ * in the window removes it: nothing spent) and at once for a schedule. The launch key carries this start's
+ * nonce, so each start launches at most once whatever its retries.
+ * @throws Error when the baseline is off or the presets were not read with a token found (a caller's bug).
+ */
+export function decideBaseline(f: BaselineFacts): BaselinePlan {
+  const { event: d, config } = f;
+  const b = config.baseline;
+  if (b.on === "off" || b.preset === undefined) throw new Error("decideBaseline: the baseline is off");
+  if (f.token.kind === "absent")
+    return { outcome: "no-token", check: { conclusion: "neutral", output: renderBaselineNoToken() } };
+  if (f.token.kind === "refused")
+    return {
+      outcome: "no-token",
+      check: {
+        conclusion: "failure",
+        output: renderLaunchError("unauthorized", { message: f.token.message }),
+      },
+    };
+  if (!f.presets) throw new Error("decideBaseline: the presets were not read");
+  const problem = baselinePresetProblem(b.preset, f.presets, f.pullPreset);
+  if (problem)
+    return {
+      outcome: "config-error",
+      check: { conclusion: "failure", output: renderBaselineConfigError([problem]) },
+    };
+  const lk = launchKey({
+    repositoryId: config.repositoryId,
+    headSha: d.headSha,
+    mergeBase: null,
+    presetRef: b.preset,
+    ...(config.auditAreas ? { auditAreaKeys: config.auditAreas } : {}),
+    nonce: f.nonce,
+  });
+  const data: Omit<LaunchJobData, "checkRunId"> = {
+    ...repoContextOf(d),
+    pullNumber: 0,
+    target: { kind: "baseline", branch: d.defaultBranch },
+    headSha: d.headSha,
+    headRef: d.defaultBranch,
+    mergeBase: null,
+    ...(d.commitMessage ? { commitMessage: d.commitMessage } : {}),
+    repositoryId: config.repositoryId,
+    presetRef: b.preset,
+    ...(b.creditBudget !== undefined ? { creditBudget: b.creditBudget } : {}),
+    ...(config.auditAreas?.length ? { auditAreaKeys: config.auditAreas } : {}),
+    launchKey: lk,
+    explicit: false,
+    config: { ...config, disclosure: effectiveDisclosure(config, { private: d.repoPrivate }) },
+  };
+  const delayMs = d.trigger === "push" ? config.debounceSeconds * 1000 : 0;
+  return {
+    outcome: "launch-enqueued",
+    check: {
+      status: "queued",
+      output: renderBaselineQueued({
+        branch: d.defaultBranch,
+        headSha: d.headSha,
+        presetRef: b.preset,
+        trigger: d.trigger,
+        debounceSeconds: d.trigger === "push" ? config.debounceSeconds : 0,
+      }),
+    },
+    launch: { data, jobId: jobId("launch", lk), delayMs },
+  };
+}
+
+/**
+ * Whether a start for `headSha` is a repeat of the baseline followed now (same commit, still running or
+ * reported, or concluded by a refusal): then nothing is created or launched again. A baseline of the commit
+ * that was superseded and came back (a force-push back) is started anew.
+ */
+export function followsCommit(prev: BaselineState | undefined, headSha: string): boolean {
+  return Boolean(prev && prev.headSha === headSha && prev.checkRunId !== undefined);
+}
+
+/**
+ * A push delivered after a newer one of the same branch was followed (`repository.pushed_at` older than
+ * the followed push's): it must not replace the newer commit's baseline.
+ */
+export function isStalePush(prev: BaselineState | undefined, d: BaselineJobData): boolean {
+  return (
+    d.trigger === "push" &&
+    prev?.pushedAt !== undefined &&
+    d.pushedAt !== undefined &&
+    d.pushedAt < prev.pushedAt &&
+    prev.headSha !== d.headSha
+  );
+}
+
+/**
+ * The check run of a baseline launch the service refused, when a baseline says it differently from a pull
+ * request (spec §Scans, launch rules 3 and 6): 402 `insufficient_credits` concludes `neutral` saying why,
+ * never retried (a baseline blocks nobody); 400 `diff_base_required` is a configuration error
+ * (`baseline.preset` is a diff preset). `undefined` for every other error: the pull request's handling
+ * applies.
+ */
+export function baselineServiceError(
+  code: string,
+  message: string,
+  d: Pick<LaunchJobData, "presetRef" | "creditBudget">,
+  balance?: { balanceCredits: number; availableCredits: number },
+): CheckRunUpdate | undefined {
+  if (code === "insufficient_credits")
+    return {
+      conclusion: "neutral",
+      output: renderBaselineNoCredits({
+        message,
+        ...(balance
+          ? { availableCredits: balance.availableCredits, balanceCredits: balance.balanceCredits }
+          : {}),
+        ...(d.creditBudget !== undefined ? { requiredCredits: d.creditBudget } : {}),
+      }),
+    };
+  if (code === "diff_base_required")
+    return {
+      conclusion: "failure",
+      output: renderBaselineConfigError([
+        diffPresetProblem(d.presetRef, "the service refused it without a base commit"),
+      ]),
+    };
+  return undefined;
+}

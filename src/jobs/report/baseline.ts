@@ -1,0 +1,112 @@
+import type { Logger } from "pino";
+import type { CheckAnnotation } from "../../github/checks.js";
+import { fingerprint } from "../../domain/identity.js";
+import { isRuledOut } from "../../domain/verdict.js";
+import { toAnnotations } from "../../render/annotations.js";
+import { renderBaselineNote } from "../../render/baseline.js";
+import { sections } from "../../render/markdown.js";
+import type { ScanDetail } from "../../scanner/schemas.js";
+import type { ScannerTenant } from "../../tenants/index.js";
+import { planReport } from "../../report/plan.js";
+import { collectReportExtras } from "../../report/extras.js";
+import { getBaseline, setBaseline, setBaselineReport } from "../../runtime/baseline-state.js";
+import { baselineKey } from "../../runtime/names.js";
+import type { Runtime } from "../../runtime/runtime.js";
+import { applyWrites } from "../../runtime/writes.js";
+import type { PollJobData } from "../types.js";
+import { completedOutput, decideReportWrites } from "./decide.js";
+import { concludeUnfinished, readScanFindings, settleReportedSpend, uploadReport } from "./steps.js";
+
+/** The GitHub limit of a check run summary, in bytes (REST "Update a check run": `output.summary`). */
+const SUMMARY_MAX_BYTES = 65_535;
+
+/**
+ * Reports a default-branch baseline's terminal scan on the commit's check run: `FAILED` and `CANCELLED`
+ * conclude it as for a pull request; `COMPLETED` pages through every finding, and completes the check run
+ * with the conclusion under `failOn` ({@link planReport}'s verdict), the summary (a baseline note, the
+ * counts by severity, credits reserved and spent, code scanning) and the annotations in batches of 50. No
+ * review and no comments: a commit on the default branch has no pull request. With `codeScanning.upload`
+ * and full disclosure, one SARIF upload with `ref` = `refs/heads/<default branch>` and `commit_sha` = the
+ * commit, with the tool name, category and fingerprints of pull request uploads, so GitHub compares pull
+ * requests with this analysis and closes alerts that a later baseline no longer reports. The open findings'
+ * fingerprints are kept as the branch's baseline, which pull request reports compare with. Credits not
+ * settled yet get a `settle` job for `creditCap.monthly`'s ledger (as a merge group's).
+ */
+export async function reportBaselineScan(
+  rt: Runtime,
+  d: PollJobData,
+  tenant: ScannerTenant,
+  scan: ScanDetail,
+  log: Logger,
+): Promise<void> {
+  const octokit = await rt.octokit(d.installationId);
+  if (await concludeUnfinished(rt, d, scan, log, "baseline scan ended without findings report")) {
+    await markReported(rt, d);
+    return;
+  }
+  const findings = await readScanFindings(tenant, d);
+  const cfg = d.config;
+  const disclosure = cfg.disclosure ?? "full";
+  const plan = planReport({
+    findings,
+    files: [],
+    posted: [],
+    config: { failOn: cfg.failOn, disclosure, maxInline: 0, minSeverity: cfg.comments.minSeverity },
+  });
+  const reserved = scan.creditBudget ?? d.creditBudget;
+  const extras = await collectReportExtras(rt, octokit, tenant, d, reserved ?? undefined, log);
+  // creditCap.monthly: the ledger counts what the scan spent once settled (a later look when not yet)
+  await settleReportedSpend(rt, d, extras.credits);
+  const codeScanning = await uploadReport(rt, d, findings, log);
+  const output = completedOutput(rt.settings, d, scan, findings, {
+    inlineIds: [],
+    extras,
+    warnings: extras.warnings,
+    codeScanning,
+    subject: "commit",
+  });
+  const branch = d.target?.kind === "baseline" ? d.target.branch : d.defaultBranch;
+  const withNote = sections(
+    renderBaselineNote({ branch, headSha: d.headSha, presetName: scan.presetName ?? d.presetRef }),
+    output.summary,
+  );
+  const summary = Buffer.byteLength(withNote, "utf8") <= SUMMARY_MAX_BYTES ? withNote : output.summary;
+  const annotations: CheckAnnotation[] = toAnnotations(findings, disclosure, {
+    failOn: cfg.failOn,
+    labelPrefix: rt.settings.labelPrefix,
+  });
+  const { completion, conclusion } = decideReportWrites({
+    d,
+    plan,
+    comments: [],
+    bodyOf: () => "",
+    output: { ...output, summary },
+    annotations,
+  });
+  // A retry after a crash past the completing write does not complete again (GitHub appends annotations).
+  if (!(await rt.state.getJson<{ at: number }>("completed", d.scanId))) {
+    await applyWrites(rt, d.installationId, completion);
+    await rt.state.putJson("completed", d.scanId, { at: rt.now() }, 60 * 60 * 24 * 7);
+  }
+  await setBaselineReport(rt.state, d.owner, d.repo, {
+    branch,
+    headSha: d.headSha,
+    scanId: d.scanId,
+    reportedAt: rt.now(),
+    openFingerprints: [...new Set(findings.filter((f) => !isRuledOut(f)).map((f) => fingerprint(f)))],
+  });
+  await markReported(rt, d);
+  await rt.state.finishScan(d.installationId, d.scanId);
+  log.info(
+    { conclusion, findings: findings.length, annotations: annotations.length, branch },
+    "baseline scan reported",
+  );
+}
+
+/** Marks the baseline followed now reported, when it is still this scan's. */
+async function markReported(rt: Runtime, d: PollJobData): Promise<void> {
+  const key = baselineKey(d.owner, d.repo);
+  const b = await getBaseline(rt.state, key);
+  if (b && b.headSha === d.headSha && (b.scanId === undefined || b.scanId === d.scanId))
+    await setBaseline(rt.state, key, { ...b, scanId: d.scanId, reported: true });
+}

@@ -1,0 +1,116 @@
+/**
+ * The check run outputs of a default-branch baseline (`baseline:` in `.github/diffward.yml`): queued, refused
+ * by its configuration, not scanned for want of a token or credits, superseded by a newer push, and the note
+ * above a completed baseline's report. Each says what happened, why and what to do next.
+ */
+import type { CheckRunOutput } from "../github/checks.js";
+import type { ScanPreset } from "../scanner/schemas.js";
+import { codeBlock, inlineCode } from "./escape.js";
+import { shortSha } from "./format.js";
+import { bullets, sections } from "./markdown.js";
+
+/** What started a baseline. */
+export type BaselineTrigger = "push" | "schedule";
+
+/** The path and key a baseline's configuration errors name. */
+const WHERE = "`baseline` in `.github/diffward.yml`";
+
+/** Output of a baseline waiting for its launch (the debounce window of a push, or the launch queue). */
+export function renderBaselineQueued(x: {
+  branch: string;
+  headSha: string;
+  presetRef: string;
+  trigger: BaselineTrigger;
+  debounceSeconds: number;
+}): CheckRunOutput {
+  const why =
+    x.trigger === "push"
+      ? `A push to ${inlineCode(x.branch)} (\`baseline.on: push\`).${x.debounceSeconds > 0 ? ` The scan launches in ${x.debounceSeconds} s unless a newer push replaces this commit.` : ""}`
+      : `The scheduled baseline of ${inlineCode(x.branch)} (\`baseline.on: schedule\`).`;
+  return {
+    title: `Baseline of ${x.branch} queued`,
+    summary: sections(
+      `**Baseline scan** of ${shortSha(x.headSha)} on ${inlineCode(x.branch)}: the whole repository with the preset ${inlineCode(x.presetRef)}, so pull requests can tell findings already open on ${inlineCode(x.branch)} from new ones.`,
+      why,
+    ),
+  };
+}
+
+/**
+ * Output of a baseline refused by its configuration, before anything is launched or reserved: `problems`
+ * quoted exactly, then what to fix.
+ */
+export function renderBaselineConfigError(problems: readonly string[]): CheckRunOutput {
+  return {
+    title: "Invalid baseline configuration",
+    summary: sections(
+      `**What happened:** diffward did not scan this commit: ${WHERE} cannot be used. No scan was launched and no credits were reserved.`,
+      `**Why:**\n\n${codeBlock(problems.join("\n"))}`,
+      `**What next:** fix ${WHERE} on the default branch; the next push (or the next scheduled baseline) uses it.`,
+    ),
+  };
+}
+
+/** The problem of a baseline preset that is a diff preset (it needs `baseCommit`, which a baseline has not). */
+export function diffPresetProblem(presetRef: string, why: string): string {
+  return `baseline.preset: "${presetRef}" is a diff preset (${why}); a baseline scans the whole repository at a commit, with no base to compare with, so it needs a whole-repository preset`;
+}
+
+/** The problem of a baseline preset the service does not list, with the refs it does. */
+export function unknownPresetProblem(presetRef: string, presets: readonly Pick<ScanPreset, "ref">[]): string {
+  return `baseline.preset: "${presetRef}" is not one of the service's presets (${presets.map((p) => p.ref).join(", ") || "none listed"})`;
+}
+
+/** Output of a baseline that needs a scanner token the installation does not have (neutral). */
+export function renderBaselineNoToken(): CheckRunOutput {
+  return {
+    title: "Baseline not scanned: no scanning service token",
+    summary: sections(
+      "**What happened:** diffward did not scan this commit.",
+      "**Why:** no scanning service token is configured for this installation.",
+      "**What next:** create a token with the `read`, `scans:launch` and `findings:write` scopes in the scanning service and register it with diffward; the next push or scheduled baseline scans.",
+    ),
+  };
+}
+
+/**
+ * Output of a baseline the service refused for want of credits (spec §Scans, launch rule 3: 402
+ * `insufficient_credits`), concluded `neutral`: a baseline blocks nobody, and it is not retried.
+ */
+export function renderBaselineNoCredits(x: {
+  message?: string;
+  availableCredits?: number;
+  balanceCredits?: number;
+  requiredCredits?: number;
+}): CheckRunOutput {
+  const facts = [
+    x.requiredCredits !== undefined && `budget asked: **${x.requiredCredits}** credits`,
+    x.availableCredits !== undefined && `available: **${x.availableCredits}** credits`,
+    x.balanceCredits !== undefined && `balance: **${x.balanceCredits}** credits`,
+  ].filter((f): f is string => typeof f === "string");
+  return {
+    title: "Baseline not scanned: not enough credits",
+    summary: sections(
+      "**What happened:** the scanning service refused this baseline scan: the organization's prepaid credits cannot cover its budget. Nothing was spent.",
+      facts.length ? bullets(facts) : undefined,
+      x.message ? `The service said:\n\n${codeBlock(x.message)}` : undefined,
+      "**What next:** buy credits, or set a lower `baseline.creditBudget` or a cheaper `baseline.preset`. diffward does not retry this commit; the next push or scheduled baseline tries again.",
+    ),
+  };
+}
+
+/** Output of a baseline whose commit a newer push to the branch replaced (concluded `cancelled`). */
+export function renderBaselineSuperseded(x: { bySha: string; branch: string }): CheckRunOutput {
+  return {
+    title: `Superseded by ${x.bySha.slice(0, 7)}`,
+    summary: sections(
+      `**What happened:** a newer push to ${inlineCode(x.branch)} (${shortSha(x.bySha)}) replaced this commit's baseline before it ended; its scan, if launched, was cancelled and its unused credits released.`,
+      "**What next:** nothing: the newer commit's baseline is the one that counts.",
+    ),
+  };
+}
+
+/** The note above a completed baseline's report (the findings section follows it). */
+export function renderBaselineNote(x: { branch: string; headSha: string; presetName: string }): string {
+  return `**Baseline** of ${inlineCode(x.branch)} at ${shortSha(x.headSha)}: a whole-repository scan (${inlineCode(x.presetName)}), so the findings below are every finding open at this commit. No review is posted; pull requests into ${inlineCode(x.branch)} compare their findings with these.`;
+}

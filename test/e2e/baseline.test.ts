@@ -1,0 +1,335 @@
+import type { Job } from "bullmq";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startHarness, type Harness } from "../../dev/harness/harness.js";
+import { pushPayload, sarifSchemaErrors, type PushInput } from "../../dev/github-standin/index.js";
+import { demoConfig } from "../../dev/harness/demo-repo.js";
+import { isRuledOut } from "../../src/domain/verdict.js";
+import { parseLocation } from "../../src/domain/location.js";
+import { JOB, baselineKey, baselineSchedulerId } from "../../src/runtime/names.js";
+import { getBaseline, getBaselineReport } from "../../src/runtime/baseline-state.js";
+import { checkRuns, completedRun, openPull, reportEnded, sha } from "../support/pr.js";
+
+/**
+ * Default-branch baselines end to end: real `push` payloads (`@octokit/webhooks-examples`, filled from the
+ * GitHub stand-in's state), the scanning-service sandbox over HTTP, a real Redis.
+ */
+/** A commit whose baseline scan runs long, so a newer push finds it running. */
+const SLOW_HEAD = sha(0x2442);
+
+describe("baseline: scans of the default branch", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({
+      sandbox: {
+        scenario: "demo",
+        scanDurationMs: (scan) => (scan.commitHash === SLOW_HEAD ? 120_000 : 1_500),
+        retryAfterSeconds: 1,
+      },
+    });
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  /** A repository with `.github/diffward.yml` on its default branch (seeded through a pull request, not sent). */
+  async function repoWith(repo: string, config: string, n: number) {
+    const pr = await openPull(h, { head: sha(n), repo, config, private: true, send: false });
+    const branch = h.github.state.repository(pr.owner, pr.repo)!.defaultBranch;
+    return { owner: pr.owner, repo: pr.repo, branch };
+  }
+
+  async function push(
+    r: { owner: string; repo: string },
+    input: Omit<PushInput, "owner" | "repo">,
+    id?: string,
+  ) {
+    const ack = await h.send(
+      "push",
+      pushPayload(h.github.state, { owner: r.owner, repo: r.repo, ...input }),
+      id,
+    );
+    expect(ack.status).toBe(200);
+  }
+
+  /** Launches the sandbox received for a commit. */
+  const launchesOf = (commit: string) =>
+    [...h.sandbox.state.scans.values()].filter((x) => x.commitHash === commit);
+
+  /** Waits until the jobs of the events queue are all done (the handler's job ran). */
+  async function eventsIdle() {
+    await h.waitFor(
+      async () => (await h.booted.rt.queues.events.getJobCounts("waiting", "active", "delayed")).active === 0,
+      10_000,
+      "events idle",
+    );
+    await new Promise((r) => setTimeout(r, 500));
+  }
+
+  const baselineConfig = (extra = "") =>
+    demoConfig(`baseline:\n  on: push\n  preset: full-standard\ncodeScanning:\n  upload: true\n${extra}`);
+
+  it("a push to the default branch: one launch with the baseline preset and no base, a completed check run on the commit, one valid SARIF upload on refs/heads/<default branch>; no review", async () => {
+    const r = await repoWith("bl-push", baselineConfig(), 0x2400);
+    const head = sha(0x2401);
+    await push(r, { after: head, before: sha(0x2400), message: "Merge pull request #1" }, "bl-push-1");
+    await push(r, { after: head, before: sha(0x2400) }, "bl-push-1"); // a redelivery
+    const run = await completedRun(h, r.owner, r.repo, head, 30_000);
+
+    const launches = launchesOf(head);
+    expect(launches).toHaveLength(1);
+    expect(launches[0]).toMatchObject({ presetRef: "full-standard", baseCommit: null, branch: r.branch });
+    expect(checkRuns(h, r.owner, r.repo, head)).toHaveLength(1);
+    expect(run.name).toBe("diffward");
+    expect(["success", "failure"]).toContain(run.conclusion);
+    expect(run.output.summary).toContain(`**Baseline** of \`${r.branch}\``);
+    expect(run.output.summary).toMatch(/credits/i);
+
+    await h.waitFor(() => h.github.state.sarifUploads(r.owner, r.repo).length > 0, 10_000, "SARIF upload");
+    const uploads = h.github.state.sarifUploads(r.owner, r.repo);
+    expect(uploads).toHaveLength(1);
+    expect(uploads[0]).toMatchObject({
+      ref: `refs/heads/${r.branch}`,
+      commitSha: head,
+      toolName: "diffward",
+    });
+    expect(sarifSchemaErrors(uploads[0]!.log)).toEqual([]);
+    const log = uploads[0]!.log as {
+      runs: Array<{ automationDetails: { id: string }; results: Array<{ partialFingerprints: object }> }>;
+    };
+    // the category of pull request uploads, so GitHub compares pull requests with this analysis
+    expect(log.runs[0]!.automationDetails.id).toBe("diffward/pull-request/");
+    const open = [...h.sandbox.state.findings.values()].filter(
+      (f) => f.commitHash === head && !isRuledOut(f) && parseLocation(f.location) !== undefined,
+    );
+    expect(open.length).toBeGreaterThan(0);
+    expect(log.runs[0]!.results).toHaveLength(open.length);
+    for (const res of log.runs[0]!.results)
+      expect(res.partialFingerprints).toHaveProperty(["diffwardFindingIdentity/v2"]);
+    expect(run.output.summary).toContain("this default branch's code scanning results");
+
+    expect(h.github.state.reviews(r.owner, r.repo)).toEqual([]);
+    const report = await getBaselineReport(h.booted.rt.state, r.owner, r.repo);
+    expect(report).toMatchObject({ branch: r.branch, headSha: head, scanId: launches[0]!.id });
+    expect(h.github.violations()).toEqual([]);
+  });
+
+  it("pushes to another branch, tag pushes and branch deletions launch nothing and create no check run", async () => {
+    const r = await repoWith("bl-elsewhere", baselineConfig(), 0x2410);
+    await push(r, { ref: "refs/heads/feature", after: sha(0x2411) });
+    await push(r, { ref: "refs/tags/v1.0.0", after: sha(0x2412) });
+    await push(r, { ref: `refs/heads/${r.branch}`, deleted: true, before: sha(0x2410) });
+    await eventsIdle();
+    for (const s of [sha(0x2411), sha(0x2412)]) {
+      expect(checkRuns(h, r.owner, r.repo, s)).toEqual([]);
+      expect(launchesOf(s)).toEqual([]);
+    }
+    expect(checkRuns(h, r.owner, r.repo)).toEqual([]);
+  });
+
+  it("a repository without baseline, or with baseline off, gets nothing on push", async () => {
+    const r = await repoWith("bl-off", demoConfig(), 0x2420);
+    await push(r, { after: sha(0x2421) });
+    await eventsIdle();
+    expect(checkRuns(h, r.owner, r.repo, sha(0x2421))).toEqual([]);
+    expect(launchesOf(sha(0x2421))).toEqual([]);
+  });
+
+  it("two quick pushes: one launch, of the newer commit; the older commit's check is cancelled as superseded", async () => {
+    const r = await repoWith(
+      "bl-debounce",
+      baselineConfig().replace("debounceSeconds: 0", "debounceSeconds: 2"),
+      0x2430,
+    );
+    await push(r, { after: sha(0x2431), before: sha(0x2430) });
+    await h.waitFor(() => checkRuns(h, r.owner, r.repo, sha(0x2431)).length > 0, 10_000, "first check run");
+    await push(r, { after: sha(0x2432), before: sha(0x2431) });
+    await completedRun(h, r.owner, r.repo, sha(0x2432), 30_000);
+    expect(launchesOf(sha(0x2431))).toEqual([]);
+    expect(launchesOf(sha(0x2432))).toHaveLength(1);
+    const older = checkRuns(h, r.owner, r.repo, sha(0x2431));
+    expect(older).toHaveLength(1);
+    expect(older[0]).toMatchObject({ status: "completed", conclusion: "cancelled" });
+    expect(older[0]!.output.title).toBe(`Superseded by ${sha(0x2432).slice(0, 7)}`);
+  });
+
+  it("a newer push cancels the running baseline scan of the older commit, never a finished one", async () => {
+    const r = await repoWith("bl-cancel", baselineConfig(), 0x2440);
+    // a finished baseline first: it must stay COMPLETED when newer commits come
+    await push(r, { after: sha(0x2441), before: sha(0x2440) });
+    await completedRun(h, r.owner, r.repo, sha(0x2441), 30_000);
+    const finished = launchesOf(sha(0x2441))[0]!;
+
+    await push(r, { after: SLOW_HEAD, before: sha(0x2441) });
+    const running = await h.waitFor(() => launchesOf(SLOW_HEAD)[0], 10_000, "second launch");
+    await push(r, { after: sha(0x2443), before: SLOW_HEAD });
+    await h.waitFor(() => launchesOf(sha(0x2443))[0], 10_000, "third launch");
+    await h.waitFor(() => h.sandbox.state.statusOf(running) === "CANCELLED", 10_000, "older scan cancelled");
+    expect(h.sandbox.state.statusOf(finished)).toBe("COMPLETED");
+    await h.waitFor(
+      () => checkRuns(h, r.owner, r.repo, SLOW_HEAD)[0]?.conclusion === "cancelled",
+      10_000,
+      "older check cancelled",
+    );
+    expect(checkRuns(h, r.owner, r.repo, sha(0x2441))[0]!.conclusion).not.toBe("cancelled");
+    await completedRun(h, r.owner, r.repo, sha(0x2443), 30_000);
+  });
+
+  it("a diff preset in baseline.preset: a configuration error on the commit's check, and no launch", async () => {
+    const r = await repoWith(
+      "bl-diff-preset",
+      demoConfig("baseline:\n  on: push\n  preset: diff-standard"),
+      0x2450,
+    );
+    await push(r, { after: sha(0x2451) });
+    const run = await completedRun(h, r.owner, r.repo, sha(0x2451), 10_000);
+    expect(run.conclusion).toBe("failure");
+    expect(run.output.title).toBe("Invalid baseline configuration");
+    expect(run.output.summary).toContain('baseline.preset: "diff-standard" is a diff preset');
+    expect(launchesOf(sha(0x2451))).toEqual([]);
+  });
+
+  it("creditCap.monthly refuses a baseline over budget before anything is reserved", async () => {
+    const r = await repoWith(
+      "bl-cap",
+      demoConfig(
+        "baseline:\n  on: push\n  preset: full-standard\n  creditBudget: 80\ncreditCap:\n  monthly: 30",
+      ),
+      0x2460,
+    );
+    await push(r, { after: sha(0x2461) });
+    const run = await completedRun(h, r.owner, r.repo, sha(0x2461), 10_000);
+    expect(run.conclusion).toBe("action_required");
+    expect(run.output.summary).toContain("creditCap.monthly");
+    expect(launchesOf(sha(0x2461))).toEqual([]);
+  });
+
+  it("no credits: a neutral check saying why, and no retry of the 402", async () => {
+    const r = await repoWith("bl-no-credits", baselineConfig(), 0x2470);
+    const balance = h.sandbox.state.balanceOf(h.sandbox.state.organizationOf("prj_demo").id);
+    h.sandbox.state.setBalance(0);
+    try {
+      await push(r, { after: sha(0x2471) });
+      const run = await completedRun(h, r.owner, r.repo, sha(0x2471), 10_000);
+      expect(run.conclusion).toBe("neutral");
+      expect(run.output.title).toBe("Baseline not scanned: not enough credits");
+      expect(run.output.summary).toMatch(/does not retry/);
+      await new Promise((res) => setTimeout(res, 1_500));
+      expect(launchesOf(sha(0x2471))).toEqual([]);
+      const launchJob = (
+        await h.booted.rt.queues.launch.getJobs(["completed", "failed", "delayed", "waiting"])
+      ).find((j) => j.data.headSha === sha(0x2471));
+      expect(launchJob?.attemptsMade ?? 0).toBeLessThanOrEqual(1);
+      expect(await launchJob?.getState()).toBe("completed");
+    } finally {
+      h.sandbox.state.setBalance(balance);
+    }
+  });
+
+  it("on: schedule: one job scheduler per repository (UTC), firing once per period, skipped when the head already has a baseline, surviving a restart; removed when the config turns it off", async () => {
+    const config = demoConfig("baseline:\n  on: schedule\n  schedule: weekly\n  preset: full-standard");
+    const r = await repoWith("bl-schedule", config, 0x2480);
+    const head = sha(0x2481);
+    // a push to the default branch keeps the schedule in step with the config (and launches nothing itself)
+    await push(r, { after: head, before: sha(0x2480) });
+    const events = h.booted.rt.queues.events;
+    const id = baselineSchedulerId(r.owner, r.repo);
+    const scheduler = await h.waitFor(() => events.getJobScheduler(id), 10_000, "job scheduler");
+    expect(scheduler.pattern).toMatch(/^\d{1,2} \d{1,2} \* \* [0-6]$/);
+    expect(scheduler.tz).toBe("UTC");
+    await eventsIdle();
+    expect(launchesOf(head)).toEqual([]);
+
+    const due = async (): Promise<Job[]> =>
+      (await events.getDelayed()).filter((j) => j.name === JOB.baselineSchedule && j.data.repo === r.repo);
+    const [next] = await h.waitFor(async () => ((await due()).length === 1 ? await due() : undefined), 5_000);
+    expect(next!.timestamp + (next!.opts.delay ?? 0)).toBeGreaterThan(Date.now());
+
+    // the period comes (promoted instead of waited for): one baseline of the branch's head
+    await next!.promote();
+    const run = await completedRun(h, r.owner, r.repo, head, 30_000);
+    expect(run.output.summary).toContain(`**Baseline** of \`${r.branch}\``);
+    expect(launchesOf(head)).toHaveLength(1);
+    // the scheduler queued the next period's run, one
+    const after = await h.waitFor(async () => ((await due()).length === 1 ? await due() : undefined), 5_000);
+    expect(after[0]!.id).not.toBe(next!.id);
+
+    // a restart: this process's workers stop; a new process (its own connections and workers) takes over
+    await Promise.all(h.booted.workers.map((w) => w.close()));
+    const { boot } = await import("../../src/boot.js");
+    const { devPrivateKey } = await import("../../dev/harness/harness.js");
+    const second = boot({
+      appId: 1,
+      privateKey: devPrivateKey(),
+      webhookSecret: h.webhookSecret,
+      githubBaseUrl: h.github.url,
+      redisUrl: process.env.REDIS_URL ?? "redis://127.0.0.1:6379",
+      queuePrefix: h.prefix,
+      statePrefix: h.prefix,
+      scannerApiUrl: h.sandbox.url,
+      scannerToken: "sandbox-token",
+      log: h.booted.rt.log,
+      settings: { firstPollDelayMs: 1_000 },
+    });
+    try {
+      expect(await second.rt.queues.events.getJobScheduler(id)).toMatchObject({ pattern: scheduler.pattern });
+      second.startWorkers();
+      // the next period on the same head: nothing launched, the head already has its baseline
+      const [again] = (await second.rt.queues.events.getDelayed()).filter(
+        (j) => j.name === JOB.baselineSchedule && j.data.repo === r.repo,
+      );
+      await again!.promote();
+      await h.waitFor(async () => (await again!.getState()) === "completed", 10_000, "scheduled run done");
+      expect(again!.returnvalue ?? (await second.rt.queues.events.getJob(again!.id!))?.returnvalue).toBe(
+        "already-has-baseline",
+      );
+      expect(launchesOf(head)).toHaveLength(1);
+      // a new head, and the period after: the new head gets its baseline, from the new process
+      h.github.state.setBranchHead(r.owner, r.repo, r.branch, sha(0x2482));
+      const [third] = await h.waitFor(async () => {
+        const d = (await second.rt.queues.events.getDelayed()).filter(
+          (j) => j.name === JOB.baselineSchedule && j.data.repo === r.repo,
+        );
+        return d.length === 1 ? d : undefined;
+      }, 5_000);
+      await third!.promote();
+      await h.waitFor(() => launchesOf(sha(0x2482))[0], 10_000, "baseline of the new head");
+      await reportEnded(h, launchesOf(sha(0x2482))[0]!.id, 30_000).catch(() => undefined);
+
+      // the config turns the schedule off: the next push removes the scheduler
+      h.github.state.setFile(r.owner, r.repo, r.branch, ".github/diffward.yml", demoConfig());
+      const ack = await h.send(
+        "push",
+        pushPayload(h.github.state, {
+          owner: r.owner,
+          repo: r.repo,
+          after: sha(0x2483),
+          before: sha(0x2482),
+        }),
+      );
+      expect(ack.status).toBe(200);
+      await h.waitFor(
+        async () => !(await second.rt.queues.events.getJobScheduler(id)),
+        10_000,
+        "scheduler removed",
+      );
+      expect((await getBaseline(second.rt.state, baselineKey(r.owner, r.repo)))?.headSha).toBe(sha(0x2482));
+    } finally {
+      await second.close();
+      h.booted.startWorkers();
+    }
+  });
+  it("reconciliation rebuilds the job scheduler of a repository with on: schedule (lost with Redis, or never set by a push)", async () => {
+    const r = await repoWith(
+      "bl-reconcile",
+      demoConfig("baseline:\n  on: schedule\n  schedule: daily\n  preset: full-standard"),
+      0x2490,
+    );
+    const id = baselineSchedulerId(r.owner, r.repo);
+    expect(await h.booted.rt.queues.events.getJobScheduler(id)).toBeUndefined();
+    await h.booted.reconcile();
+    const scheduler = await h.booted.rt.queues.events.getJobScheduler(id);
+    expect(scheduler?.pattern).toMatch(/^\d{1,2} \d{1,2} \* \* \*$/);
+    expect(scheduler?.tz).toBe("UTC");
+    await h.booted.rt.queues.events.removeJobScheduler(id);
+  });
+});

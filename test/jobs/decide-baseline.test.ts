@@ -1,0 +1,173 @@
+import { describe, expect, it } from "vitest";
+import {
+  baselinePresetProblem,
+  baselineServiceError,
+  decideBaseline,
+  followsCommit,
+  isStalePush,
+  type BaselineFacts,
+} from "../../src/jobs/decide-baseline.js";
+import { decideLaunchError } from "../../src/jobs/decide-launch.js";
+import type { ScanPreset } from "../../src/scanner/schemas.js";
+import { launchJob, repoConfig } from "../support/jobs.js";
+
+const PRESETS: ScanPreset[] = [
+  { ref: "full-standard", name: "Full scan", minCredits: 50, modelTier: "standard" },
+  { ref: "diff-standard", name: "Diff scan", minCredits: 10, modelTier: "standard" },
+];
+
+const HEAD = "a".repeat(40);
+
+function facts(extra: Partial<BaselineFacts> = {}, baseline: Record<string, unknown> = {}): BaselineFacts {
+  return {
+    event: {
+      deliveryId: "d-push-1",
+      trigger: "push",
+      installationId: 7,
+      accountLogin: "acme",
+      owner: "acme",
+      repo: "web",
+      repoPrivate: true,
+      defaultBranch: "main",
+      headSha: HEAD,
+      pushedAt: 1_700_000_000,
+      commitMessage: "Merge pull request #3",
+    },
+    config: repoConfig({
+      debounceSeconds: 5,
+      baseline: { on: "push", preset: "full-standard", ...baseline },
+    }),
+    pullPreset: "diff-standard",
+    token: { kind: "found" },
+    presets: PRESETS,
+    nonce: "d-push-1",
+    ...extra,
+  };
+}
+
+describe("decideBaseline", () => {
+  it("a push: a queued check and one launch of the commit with the baseline preset, no base, the branch, after the debounce", () => {
+    const plan = decideBaseline(facts({}, { creditBudget: 120 }));
+    expect(plan.outcome).toBe("launch-enqueued");
+    expect(plan.check).toMatchObject({ status: "queued", output: { title: "Baseline of main queued" } });
+    expect(plan.launch?.delayMs).toBe(5_000);
+    expect(plan.launch?.data).toMatchObject({
+      target: { kind: "baseline", branch: "main" },
+      headSha: HEAD,
+      headRef: "main",
+      mergeBase: null,
+      presetRef: "full-standard",
+      creditBudget: 120,
+      pullNumber: 0,
+      commitMessage: "Merge pull request #3",
+      config: { disclosure: "full" },
+    });
+    expect(plan.launch?.jobId).toBe(`launch-${plan.launch?.data.launchKey}`);
+  });
+
+  it("a schedule launches at once; each start has its own launch key, a retry of one the same", () => {
+    const scheduled = decideBaseline(facts({ event: { ...facts().event, trigger: "schedule" } }));
+    expect(scheduled.launch?.delayMs).toBe(0);
+    expect(scheduled.check.output?.summary).toContain("scheduled baseline");
+    const a = decideBaseline(facts()).launch!.data.launchKey;
+    expect(decideBaseline(facts()).launch!.data.launchKey).toBe(a);
+    expect(decideBaseline(facts({ nonce: "d-push-2" })).launch!.data.launchKey).not.toBe(a);
+  });
+
+  it("a diff preset or an unknown one is a configuration error: failure, no launch", () => {
+    const diff = decideBaseline(facts({}, { preset: "diff-standard" }));
+    expect(diff.outcome).toBe("config-error");
+    expect(diff.launch).toBeUndefined();
+    expect(diff.check).toMatchObject({
+      conclusion: "failure",
+      output: { title: "Invalid baseline configuration" },
+    });
+    expect(diff.check.output?.summary).toContain('baseline.preset: "diff-standard" is a diff preset');
+    const unknown = decideBaseline(facts({}, { preset: "full-huge" }));
+    expect(unknown.outcome).toBe("config-error");
+    expect(unknown.check.output?.summary).toContain("full-standard, diff-standard");
+  });
+
+  it("no token: neutral; a refused token: failure; neither launches", () => {
+    expect(decideBaseline(facts({ token: { kind: "absent" } }))).toMatchObject({
+      outcome: "no-token",
+      check: { conclusion: "neutral" },
+    });
+    expect(decideBaseline(facts({ token: { kind: "refused", message: "revoked" } }))).toMatchObject({
+      outcome: "no-token",
+      check: { conclusion: "failure" },
+    });
+  });
+});
+
+describe("baselinePresetProblem", () => {
+  it("refuses the pull requests' preset and presets the service does not list", () => {
+    expect(baselinePresetProblem("full-standard", PRESETS, "diff-standard")).toBeUndefined();
+    expect(baselinePresetProblem("diff-standard", PRESETS, "diff-standard")).toMatch(/is a diff preset/);
+    expect(baselinePresetProblem("nope", PRESETS, "diff-standard")).toMatch(
+      /is not one of the service's presets/,
+    );
+  });
+});
+
+describe("which pushes start a baseline", () => {
+  const prev = {
+    installationId: 7,
+    owner: "acme",
+    repo: "web",
+    branch: "main",
+    headSha: HEAD,
+    pushedAt: 100,
+    checkRunId: 5,
+  };
+  it("a push older than the followed one is stale; the same commit is a duplicate", () => {
+    const d = { ...facts().event, headSha: "b".repeat(40) };
+    expect(isStalePush(prev, { ...d, pushedAt: 99 })).toBe(true);
+    expect(isStalePush(prev, { ...d, pushedAt: 100 })).toBe(false);
+    expect(isStalePush(prev, { ...d, trigger: "schedule", pushedAt: 99 })).toBe(false);
+    expect(followsCommit(prev, HEAD)).toBe(true);
+    expect(followsCommit(prev, "b".repeat(40))).toBe(false);
+    expect(followsCommit({ ...prev, checkRunId: undefined }, HEAD)).toBe(false);
+  });
+});
+
+describe("a baseline's launch refused by the service", () => {
+  const baselineLaunch = {
+    ...launchJob,
+    pullNumber: 0,
+    mergeBase: null,
+    presetRef: "full-standard",
+    target: { kind: "baseline" as const, branch: "main" },
+  };
+  it("402 concludes neutral saying why, and is never retried", () => {
+    const plan = decideLaunchError(
+      { kind: "conclude", conclusion: "action_required", code: "insufficient_credits", message: "balance 0" },
+      {
+        d: baselineLaunch,
+        attempt: 1,
+        maxAttempts: 8,
+        now: 0,
+        initializingWindowMs: 1,
+        balance: { balanceCredits: 0, availableCredits: 0 },
+      },
+    );
+    expect(plan.next).toEqual({ kind: "concluded" });
+    expect(plan.writes).toHaveLength(1);
+    expect(plan.writes[0]).toMatchObject({
+      check: { conclusion: "neutral", output: { title: "Baseline not scanned: not enough credits" } },
+    });
+  });
+  it("diff_base_required is a configuration error; other errors read as for a pull request", () => {
+    expect(baselineServiceError("diff_base_required", "needs base", baselineLaunch)).toMatchObject({
+      conclusion: "failure",
+      output: { title: "Invalid baseline configuration" },
+    });
+    expect(baselineServiceError("not_found", "x", baselineLaunch)).toBeUndefined();
+    // a pull request's 402 stays action_required
+    const pr = decideLaunchError(
+      { kind: "conclude", conclusion: "action_required", code: "insufficient_credits", message: "balance 0" },
+      { d: launchJob, attempt: 1, maxAttempts: 8, now: 0, initializingWindowMs: 1 },
+    );
+    expect(pr.writes[0]).toMatchObject({ check: { conclusion: "action_required" } });
+  });
+});
