@@ -102,6 +102,8 @@ export interface PullScan {
   headSha: string;
   scanId?: string;
   projectId?: string;
+  /** the scan's terminal status as diffward read it (spec §Scan status), once it has ended */
+  endedStatus?: "COMPLETED" | "FAILED" | "CANCELLED";
 }
 
 /**

@@ -285,7 +285,11 @@ function commandIO(c: Ctx, tenant: ScannerTenant | undefined): CommandIO {
     log: c.log,
     answer: c.answer,
     once: (step, write) => sendOnce(c, step, write),
-    readPullScan: () => rt.state.getPull(c.key),
+    readPullScan: async () => {
+      const pr = await rt.state.getPull(c.key);
+      const ended = pr?.scanId ? (await rt.state.getScanEnd(pr.scanId)).status : undefined;
+      return pr && { ...pr, ...(ended ? { endedStatus: ended } : {}) };
+    },
     readReport: () => rt.state.getJson<ReportState>(REPORT_KIND, c.key),
     readDecisions: decisions,
     senderPermission: () => senderPermission(c),

@@ -368,6 +368,16 @@ describe("rescan and cancel plans", () => {
       by: "octo-writer",
     });
   });
+
+  it("cancel: a scan diffward read as ended (its report still to come) is not cancelled", () => {
+    const cmd = parsed("/diffward cancel", "cancel") as CancelCommand;
+    for (const endedStatus of ["COMPLETED", "FAILED", "CANCELLED"] as const) {
+      const scan = { headSha: "x", scanId: "scan_2", projectId: "p", endedStatus };
+      expect(planCancel(input(cmd), { scan, report })).toEqual({
+        answer: "Scan `scan_2` has already finished, so there is nothing to cancel.",
+      });
+    }
+  });
 });
 
 describe("read-only plans", () => {

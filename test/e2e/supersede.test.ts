@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import { webhookExample } from "../../dev/harness/examples.js";
+import { writeConversationComment } from "../../dev/harness/triage.js";
 import { jobId, pullKey } from "../../src/runtime/names.js";
 import type { ReportState } from "../../src/report/state.js";
 import {
@@ -223,6 +224,40 @@ describe("a head diffward stops following", () => {
     h.sandbox.state.completeNow(nextScan);
     await completedRun(h, pr.owner, pr.repo, next);
   }, 90_000);
+
+  it("/diffward cancel of a scan that ended while its report waits cancels nothing and says it finished", async () => {
+    const head = sha(0x219a);
+    const pr = await openPull(h, { head, repo: repo(), permissions: { maintainer: "maintain" } });
+    const scanId = await launchedScan(h, head);
+    const { reports } = h.booted.rt.queues;
+    await reports.pause();
+    try {
+      h.sandbox.state.completeNow(scanId);
+      await h.waitFor(() => reports.getJob(jobId("report", scanId)), 15_000, "the report job waiting");
+      const p = writeConversationComment(h, {
+        owner: pr.owner,
+        repo: pr.repo,
+        pullNumber: pr.number,
+        login: "maintainer",
+        body: "/diffward cancel",
+      });
+      await h.send("issue_comment", p);
+      const answer = await h.waitFor(
+        () =>
+          h.github.state
+            .issueComments(pr.owner, pr.repo, pr.number)
+            .find((c) => c.body.includes("nothing to cancel") || c.body.includes("Cancelled scan")),
+        15_000,
+        "the answer to /diffward cancel",
+      );
+      expect(answer.body).toContain(`Scan \`${scanId}\` has already finished`);
+      expect(h.sandbox.state.scans.get(scanId)!.cancelRequests).toBe(0);
+    } finally {
+      await reports.resume();
+    }
+    const run = await completedRun(h, pr.owner, pr.repo, head);
+    expect(run.conclusion).toBe("failure"); // reported as usual
+  }, 60_000);
 
   it("closing (merging) a pull request whose report is complete cancels nothing: its scan has ended", async () => {
     const head = sha(0x2191);

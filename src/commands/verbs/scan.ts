@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { who } from "../../render/command-answers.js";
 import { inlineCode } from "../../render/escape.js";
+import { isTerminalScanStatus } from "../../scanner/catalog.js";
 import { ScannerApiError } from "../../scanner/errors.js";
 import { commandError, echo, needsPermission, noArgs, unexpected, type VerbArgs } from "../verb-parts.js";
 import type { ErrorCommand } from "../verb-parts.js";
@@ -136,7 +137,10 @@ export const rescanVerb = defineVerb<RescanCommand, PullNow, RescanPlan>({
 export type CancelPlan =
   (AnswerPlan & { cancel?: undefined }) | { cancel: { projectId: string; scanId: string }; by: string };
 
-/** Plans a cancel from diffward's state (pure): only a scan that is running and not yet reported. */
+/**
+ * Plans a cancel from diffward's state (pure): only a scan that is running, not yet reported and not known to
+ * have ended (spec §Scan status: only `QUEUED` and `PROCESSING` scans can be cancelled).
+ */
 export function planCancel(
   input: VerbInput<CancelCommand>,
   facts: { scan: PullScan | undefined; report: ReportState | undefined },
@@ -144,8 +148,12 @@ export function planCancel(
   const { scan, report } = facts;
   if (!scan?.scanId || !scan.projectId || report?.scanId === scan.scanId)
     return { answer: "No scan of this pull request is running, so there is nothing to cancel." };
+  if (scan.endedStatus) return { answer: finishedAnswer(scan.scanId) };
   return { cancel: { projectId: scan.projectId, scanId: scan.scanId }, by: input.sender };
 }
+
+const finishedAnswer = (scanId: string) =>
+  `Scan ${inlineCode(scanId)} has already finished, so there is nothing to cancel.`;
 
 /** `/diffward cancel`. */
 export const cancelVerb = defineVerb<
@@ -169,18 +177,27 @@ export const cancelVerb = defineVerb<
     try {
       const { projectId, scanId } = plan.cancel;
       const res = await io.once("cancel", async () => {
+        // The service's word on the status first: a scan that ended meanwhile is never cancelled (spec
+        // `GET /projects/{projectId}/scans/{scanId}`; a refused read leaves it to the cancel's own answer).
+        const status = await tenant.client
+          .getScan(projectId, scanId)
+          .then(({ scan }) => scan.status)
+          .catch(() => undefined);
+        if (status !== undefined && isTerminalScanStatus(status)) return { ended: true as const };
         const r = await tenant.client.cancelScan(projectId, scanId);
         return { scanId: r.scanId, cancelledJobs: r.cancelledJobs };
       });
+      if ("ended" in res) {
+        await io.answer(finishedAnswer(scanId));
+        return "answered";
+      }
       await io.answer(
         `Cancelled scan ${inlineCode(res.scanId)} for ${who(plan.by)} (${res.cancelledJobs} running job(s) stopped); unused credits return to the balance.`,
       );
       return "changed";
     } catch (error) {
       if (error instanceof ScannerApiError && error.status === 400) {
-        await io.answer(
-          `Scan ${inlineCode(plan.cancel.scanId)} has already finished, so there is nothing to cancel.`,
-        );
+        await io.answer(finishedAnswer(plan.cancel.scanId));
         return "answered";
       }
       throw error;
