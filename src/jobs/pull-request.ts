@@ -9,6 +9,7 @@ import { ScannerApiError, isRetryable } from "../scanner/errors.js";
 import { CONFIG_PATH, loadRepoConfig } from "../runtime/config-loader.js";
 import { JOB, pullKey } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
+import type { PullState } from "../runtime/state.js";
 import { applyWrites, createdCheckRunId } from "../runtime/writes.js";
 import { updateCheck } from "../github/writes.js";
 import { renderLaunchError } from "../render/check-run.js";
@@ -97,7 +98,7 @@ export async function processPullRequest(
       settings: { guidanceFile: rt.settings.guidanceFile, defaultPreset: rt.settings.defaultPreset },
     };
     for (let fact = nextFactNeeded(facts); fact; fact = nextFactNeeded(facts))
-      await readFact(rt, octokit, facts, fact, log);
+      await readFact(rt, octokit, facts, fact, log, prev);
     const plan = decidePullRequest(facts);
 
     const stopsRun = Boolean(head.stop?.concludeCheckRun && prev && !(await checkRunCompleted(rt, prev)));
@@ -146,14 +147,18 @@ async function readFact(
   facts: PullRequestFacts,
   fact: PullRequestFact,
   log: Runtime["log"],
+  prev: PullState | undefined,
 ): Promise<void> {
   const d = facts.event;
   switch (fact) {
     case "adoption": {
       // A re-run of this job after its worker died between creating the check run and saving the state
-      // adopts that check run instead of leaving it `queued` forever beside a new one.
+      // adopts that check run instead of leaving it `queued` forever beside a new one. The check run of the
+      // state saved before this job is never one this job created: it is the one this job stops (a rescan of
+      // the same commit whose first attempt met a busy lock), never adopted.
       const found = (await listCheckRunsForRef(octokit, d, d.headSha)).find(
-        (c) => c.status !== "completed" && !c.externalId && c.headSha === d.headSha,
+        (c) =>
+          c.status !== "completed" && !c.externalId && c.headSha === d.headSha && c.id !== prev?.checkRunId,
       );
       facts.adoption = { checkRunId: found?.id };
       return;

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import { webhookExample } from "../../dev/harness/examples.js";
 import { writeConversationComment } from "../../dev/harness/triage.js";
-import { jobId, pullKey } from "../../src/runtime/names.js";
+import { JOB, jobId, pullKey } from "../../src/runtime/names.js";
 import type { ReportState } from "../../src/report/state.js";
 import {
   type Payload,
@@ -12,6 +12,7 @@ import {
   launchedScan,
   openPull,
   pushPull,
+  reportEnded,
   sha,
 } from "../support/pr.js";
 
@@ -257,6 +258,84 @@ describe("a head diffward stops following", () => {
     }
     const run = await completedRun(h, pr.owner, pr.repo, head);
     expect(run.conclusion).toBe("failure"); // reported as usual
+  }, 60_000);
+
+  it("a rescan retried after a busy lock replaces the queued check run with its own, never adopting it", async () => {
+    const head = sha(0x21a1);
+    const { launch, events } = h.booted.rt.queues;
+    // the first check run stays queued without a scan id: its launch waits
+    await launch.pause();
+    try {
+      const pr = await openPull(h, { head, repo: repo(), permissions: { maintainer: "maintain" } });
+      const first = await h.waitFor(
+        () => checkRuns(h, pr.owner, pr.repo, head)[0],
+        15_000,
+        "the first check run",
+      );
+      // Another job holds the pull request's lock when the rescan's job first runs: it runs again (attempt 2).
+      let release!: () => void;
+      const held = new Promise<void>((r) => (release = r));
+      let holding: Promise<void> | undefined;
+      await h.waitFor(
+        async () => {
+          const attempt = h.booted.rt.state.withPullLock(pullKey(pr.owner, pr.repo, pr.number), () => held);
+          const got = await Promise.race([
+            attempt.then(
+              () => false,
+              () => false, // busy: the opening's own job still holds it
+            ),
+            new Promise<boolean>((ok) => setTimeout(() => ok(true), 100)),
+          ]);
+          if (got) holding = attempt;
+          return got;
+        },
+        10_000,
+        "the pull request's lock",
+      );
+      try {
+        await h.send(
+          "issue_comment",
+          writeConversationComment(h, {
+            owner: pr.owner,
+            repo: pr.repo,
+            pullNumber: pr.number,
+            login: "maintainer",
+            body: "/diffward rescan",
+          }),
+        );
+        await h.waitFor(
+          async () => (await events.getJobs(["delayed"])).some((j) => j.name === JOB.rerequest),
+          15_000,
+          "the rescan's job waiting for the lock",
+        );
+      } finally {
+        release();
+        await holding;
+      }
+      const replaced = await h.waitFor(
+        () => checkRuns(h, pr.owner, pr.repo, head).find((c) => c.id !== first.id),
+        15_000,
+        "the rescan's own check run",
+      );
+      expect(first.status).toBe("completed");
+      expect({ conclusion: first.conclusion, title: first.output.title }).toEqual({
+        conclusion: "cancelled",
+        title: "Replaced by a new scan of this commit",
+      });
+      await launch.resume();
+      const scanId = await launchedScan(h, head, 15_000);
+      h.sandbox.state.completeNow(scanId);
+      await h.waitFor(() => replaced.status === "completed", 15_000, "the rescan's check run completed");
+      await reportEnded(h, scanId);
+      expect(replaced.externalId).toBe(scanId);
+      expect(replaced.conclusion).toBe("failure"); // the demo scenario's confirmed critical finding
+      expect({ conclusion: first.conclusion, title: first.output.title }).toEqual({
+        conclusion: "cancelled",
+        title: "Replaced by a new scan of this commit",
+      });
+    } finally {
+      await launch.resume();
+    }
   }, 60_000);
 
   it("closing (merging) a pull request whose report is complete cancels nothing: its scan has ended", async () => {
