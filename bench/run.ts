@@ -17,6 +17,11 @@
  * `Retry-After`, seconds; default 2), `--limits-workers N` (diffward's workers in N child processes and its web
  * server in one more, webhooks sent there, with peak RSS per process; default 0: all in this process),
  * `--limits-timeout S` (give up after S seconds; default 1800).
+ * `--reconcile` adds the restart run (`bench/reconcile.ts`): `--reconcile-installations N` (default 20),
+ * `--reconcile-repositories N` (per installation, default 200), `--reconcile-pulls N` (open pull requests per
+ * repository, default 3), `--reconcile-inflight N` (scans in flight, default 10), `--reconcile-configured F`
+ * (share of repositories with their own `.github/diffward.yml`, default 1).
+ *
  * The 1,000-PR run of `docs/benchmarks.md`: `--limits-prs 1000 --limits-installations 10 --limits-scan-min 20
  * --limits-scan-max 60 --limits-retry-after 5 --limits-workers 2`.
  */
@@ -27,6 +32,7 @@ import { runPipeline, type PipelineResult, type SideFigures } from "./pipeline.j
 import { ackPhase, inflightPhase, throughputPhase } from "./phases.js";
 import { escapeHtml } from "./html.js";
 import { idealBoundByInstallation } from "./bound.js";
+import { reconcilePhase } from "./reconcile.js";
 import { GITHUB_WRITE_LIMITS } from "../src/runtime/write-lane.js";
 
 const Args = z.object({
@@ -46,6 +52,12 @@ const Args = z.object({
   limitsWorkers: z.coerce.number().int().min(0).default(0),
   limitsTimeout: z.coerce.number().int().min(10).default(1800),
   mainTimeout: z.coerce.number().int().min(10).default(150),
+  reconcile: z.boolean().default(false),
+  reconcileInstallations: z.coerce.number().int().min(1).default(20),
+  reconcileRepositories: z.coerce.number().int().min(0).default(200),
+  reconcilePulls: z.coerce.number().int().min(0).default(3),
+  reconcileInflight: z.coerce.number().int().min(0).default(10),
+  reconcileConfigured: z.coerce.number().min(0).max(1).default(1),
   seed: z.coerce.number().int().default(1),
 });
 
@@ -55,7 +67,7 @@ function parseArgs(argv: string[]): z.infer<typeof Args> {
     const a = argv[i]!;
     if (!a.startsWith("--")) throw new Error(`unexpected argument ${a}`);
     const name = a.slice(2).replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
-    if (name === "githubLimits") raw[name] = true;
+    if (name === "githubLimits" || name === "reconcile") raw[name] = true;
     else raw[name] = argv[++i];
   }
   const strict = Args.strict()
@@ -489,6 +501,43 @@ async function main() {
       writesByInstallation: lim.writesByInstallation,
       processes: lim.processes,
     };
+  }
+
+  if (args.reconcile) {
+    log(
+      `\nrestart: ${args.reconcileInstallations} installations × ${args.reconcileRepositories} repositories × ${args.reconcilePulls} open pull requests, ${args.reconcileInflight} scans in flight …`,
+    );
+    const r = await reconcilePhase({
+      installations: args.reconcileInstallations,
+      repositories: args.reconcileRepositories,
+      pulls: args.reconcilePulls,
+      inflight: args.reconcileInflight,
+      configured: args.reconcileConfigured,
+    });
+    const target = 2 * args.reconcileInflight + args.reconcileInstallations;
+    for (const [label, f] of [
+      ["state intact", r.intact],
+      ["state lost", r.lost],
+    ] as const) {
+      const all = f.followed === args.reconcileInflight;
+      rows.push({
+        group: "reconcile",
+        figure: `${label}: GitHub requests (of which installation tokens) until every in-flight scan is followed`,
+        target: label === "state intact" ? `≤ ${target} (2 per scan in flight + 1 per installation)` : "–",
+        diffward: `${f.requests} (${f.tokens})${all ? "" : ` — only ${f.followed}/${args.reconcileInflight} followed`}`,
+        peer: "–",
+        met: label === "state intact" ? all && f.requests <= target : all ? null : false,
+      });
+      rows.push({
+        group: "reconcile",
+        figure: `${label}: seconds until every in-flight scan is followed`,
+        target: "–",
+        diffward: `${fmt(f.seconds, 1)} s`,
+        peer: "–",
+        met: null,
+      });
+    }
+    json.reconcile = r;
   }
 
   json.rows = rows;

@@ -5,7 +5,13 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { z } from "zod";
 import { GraphqlBody, handleGraphql } from "./graphql.js";
 import { HttpError, type RouteContext, type RouteReply } from "./http.js";
-import { ContentCreationLimiter, Faults, SECONDARY_RATE_LIMIT_MESSAGE, StandInLimits } from "./limits.js";
+import {
+  ContentCreationLimiter,
+  Faults,
+  PrimaryLimiter,
+  SECONDARY_RATE_LIMIT_MESSAGE,
+  StandInLimits,
+} from "./limits.js";
 import { OpenApiSubset, OpenApiValidator } from "./openapi.js";
 import { ROUTES } from "./routes.js";
 import { CODE_SCANNING_ROUTES } from "./code-scanning.js";
@@ -39,7 +45,13 @@ export type {
 export { Faults, StandInLimits, ContentCreationLimit, SECONDARY_RATE_LIMIT_MESSAGE } from "./limits.js";
 export { OpenApiValidator, OpenApiSubset, loadOpenApiSubset } from "./openapi.js";
 export { parsePatch, type PatchLines } from "./diff.js";
-export { seedFromPullRequestEvent, SeedExtra, type SeededPullRequest } from "./seed.js";
+export {
+  seedFromPullRequestEvent,
+  seedOrganization,
+  SeedExtra,
+  SeedOrganizationInput,
+  type SeededPullRequest,
+} from "./seed.js";
 export { mergeGroupPayload } from "./merge-group.js";
 export { pushPayload, type PushInput } from "./push.js";
 export { sendWebhook, SendWebhookOptions, type SendWebhookResult } from "./webhooks.js";
@@ -130,7 +142,7 @@ function send(res: ServerResponse, reply: RouteReply): void {
     "x-ratelimit-limit": "5000",
     "x-ratelimit-remaining": "4999",
     "x-ratelimit-reset": String(Math.floor(Date.now() / 1000) + 3600),
-    ...(reply.headers ?? {}),
+    ...reply.headers,
   };
   if (reply.raw !== undefined) {
     res.writeHead(reply.status, {
@@ -159,7 +171,12 @@ function send(res: ServerResponse, reply: RouteReply): void {
  * and see only that installation's repositories (404 otherwise, as GitHub hides them). Unauthenticated
  * reads of public repositories are allowed.
  *
- * Order: route → faults (latency, 429, 5xx) → auth → OpenAPI validation → secondary rate limit → handler.
+ * Primary rate limit (`limits.primary`): each request made with an installation's token counts in its window;
+ * every answer carries `x-ratelimit-limit`, `-remaining`, `-used`, `-reset` and `-resource`, and a request over
+ * the limit answers 403 "API rate limit exceeded".
+ *
+ * Order: route → faults (latency, 429, 5xx) → auth → primary rate limit → OpenAPI validation → secondary rate
+ * limit → handler.
  * @throws ZodError for invalid options.
  */
 export async function startGitHubStandIn(options: GitHubStandInOptions = {}): Promise<GitHubStandIn> {
@@ -167,6 +184,7 @@ export async function startGitHubStandIn(options: GitHubStandInOptions = {}): Pr
   const state = opts.state ?? new StandInState();
   const validator = new OpenApiValidator(opts.subset);
   const limiter = new ContentCreationLimiter(opts.limits.contentCreation);
+  const primary = new PrimaryLimiter(opts.limits.primary);
   const requests: RecordedRequest[] = [];
   let faults: Faults = { ...opts.faults };
   let baseUrl = "";
@@ -210,9 +228,10 @@ export async function startGitHubStandIn(options: GitHubStandInOptions = {}): Pr
       openapiErrors: [],
     };
     requests.push(record);
+    let rateHeaders: Record<string, string> = {};
     const reply = (r: RouteReply): void => {
       record.status = r.status;
-      send(res, r);
+      send(res, { ...r, headers: { ...rateHeaders, ...r.headers } });
     };
     if (match === undefined) {
       record.openapiErrors.push(`unknown route: ${method} ${path} is not an operation the stand-in knows`);
@@ -259,6 +278,15 @@ export async function startGitHubStandIn(options: GitHubStandInOptions = {}): Pr
       return reply(new HttpError(401, "Requires authentication").toReply());
     }
     if (installationId !== undefined) record.installationId = installationId;
+
+    // ---- primary rate limit (requests made with an installation's token)
+    const rate = primary.take(isAppRoute ? undefined : installationId, Date.now());
+    rateHeaders = rate.headers;
+    if (rate.over) {
+      return reply(
+        new HttpError(403, `API rate limit exceeded for installation ID ${installationId}.`).toReply(),
+      );
+    }
 
     // ---- OpenAPI validation
     if (badJson) {

@@ -11,8 +11,23 @@ export const ContentCreationLimit = z.object({
 });
 export type ContentCreationLimit = z.infer<typeof ContentCreationLimit>;
 
+/**
+ * GitHub's primary rate limit of an installation: `limit` requests per window (5,000 an hour by default), every
+ * request made with the installation's token counting (docs: REST API "Rate limits for the REST API" →
+ * "Primary rate limit for GitHub App installations"). The window starts with the installation's first request
+ * and resets `windowSeconds` later, as `x-ratelimit-reset` says.
+ */
+export const PrimaryLimit = z.object({
+  limit: z.number().int().positive().default(5_000),
+  windowSeconds: z.number().int().positive().default(3_600),
+});
+export type PrimaryLimit = z.infer<typeof PrimaryLimit>;
+
 /** `limits` option of the stand-in. No limit is enforced unless given. */
-export const StandInLimits = z.object({ contentCreation: ContentCreationLimit.optional() });
+export const StandInLimits = z.object({
+  contentCreation: ContentCreationLimit.optional(),
+  primary: PrimaryLimit.optional(),
+});
 export type StandInLimits = z.input<typeof StandInLimits>;
 
 /**
@@ -63,5 +78,48 @@ export class ContentCreationLimiter {
     stamps.push(now);
     this.stamps.set(installationId, stamps);
     return { ok: true };
+  }
+}
+
+/**
+ * Primary rate-limit windows per installation. Without a limit, every answer says 4,999 of 5,000 remain, as
+ * before; with one, each request of an installation's token counts, the headers say what remains, and a
+ * request over the limit is refused (GitHub answers 403 with `x-ratelimit-remaining: 0`; docs: "Rate limits for
+ * the REST API" → "Exceeding the rate limit").
+ */
+export class PrimaryLimiter {
+  private readonly windows = new Map<number, { start: number; used: number }>();
+
+  constructor(private readonly limit: PrimaryLimit | undefined) {}
+
+  /**
+   * Counts a request of `installationId` at `now` (ms) when `installationId` is given.
+   * @returns the rate-limit headers of the answer and whether the request is over the limit.
+   */
+  take(installationId: number | undefined, now: number): { headers: Record<string, string>; over: boolean } {
+    const unlimited = {
+      "x-ratelimit-limit": "5000",
+      "x-ratelimit-remaining": "4999",
+      "x-ratelimit-reset": String(Math.floor(now / 1000) + 3600),
+    };
+    if (this.limit === undefined || installationId === undefined) return { headers: unlimited, over: false };
+    const windowMs = this.limit.windowSeconds * 1000;
+    let w = this.windows.get(installationId);
+    if (w === undefined || now >= w.start + windowMs) {
+      w = { start: now, used: 0 };
+      this.windows.set(installationId, w);
+    }
+    const over = w.used >= this.limit.limit;
+    if (!over) w.used += 1;
+    return {
+      over,
+      headers: {
+        "x-ratelimit-limit": String(this.limit.limit),
+        "x-ratelimit-remaining": String(this.limit.limit - w.used),
+        "x-ratelimit-used": String(w.used),
+        "x-ratelimit-reset": String(Math.ceil((w.start + windowMs) / 1000)),
+        "x-ratelimit-resource": "core",
+      },
+    };
   }
 }

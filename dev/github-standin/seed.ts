@@ -102,3 +102,64 @@ export function seedFromPullRequestEvent(
   });
   return { installation, repository, pullRequest };
 }
+
+/** `seedOrganization()` input: one installation on an organization, its repositories and open pull requests. */
+export const SeedOrganizationInput = z.object({
+  installationId: z.number().int().positive(),
+  login: z.string().min(1),
+  repositories: z.number().int().nonnegative(),
+  pullsPerRepository: z.number().int().nonnegative().default(0),
+  /** `.github/diffward.yml` of the default branch per repository index; `null`: none */
+  config: z.custom<(index: number) => string | null>((v) => typeof v === "function").optional(),
+  /** `.github/diffward.yml` of the organization's `.github` repository (inherited by repositories without one) */
+  organizationConfig: z.string().optional(),
+  /** repository names: `<prefix><index>` */
+  repositoryPrefix: z.string().default("repo-"),
+});
+export type SeedOrganizationInput = z.input<typeof SeedOrganizationInput>;
+
+/**
+ * Seeds an organization the way a large installation looks: `repositories` repositories (`main` default
+ * branch, each with the config `config(i)` returns), `pullsPerRepository` open pull requests in each (heads
+ * `<i>`-derived SHAs, no check runs), and the organization's `.github` repository when `organizationConfig` is
+ * given. Used by reconciliation's tests and the bench's `--reconcile` run.
+ * @returns the repositories created, in index order (without `.github`).
+ * @throws ZodError for invalid input.
+ */
+export function seedOrganization(state: StandInState, input: SeedOrganizationInput): Repository[] {
+  const o = SeedOrganizationInput.parse(input);
+  const account = { login: o.login, type: "Organization" as const };
+  if (!state.installation(o.installationId)) state.addInstallation({ id: o.installationId, account });
+  if (o.organizationConfig !== undefined)
+    state.addRepository({
+      owner: o.login,
+      name: ".github",
+      installationId: o.installationId,
+      files: { main: { ".github/diffward.yml": o.organizationConfig } },
+    });
+  const out: Repository[] = [];
+  const hex = (n: number, width: number) => n.toString(16).padStart(width, "0");
+  for (let i = 0; i < o.repositories; i++) {
+    const config = o.config?.(i) ?? null;
+    const repo = state.addRepository({
+      owner: o.login,
+      name: `${o.repositoryPrefix}${i}`,
+      installationId: o.installationId,
+      files: config === null ? {} : { main: { ".github/diffward.yml": config } },
+    });
+    out.push(repo);
+    for (let n = 1; n <= o.pullsPerRepository; n++) {
+      const tag = `${hex(o.installationId, 8)}${hex(i, 8)}${hex(n, 8)}`;
+      state.addPullRequest({
+        owner: o.login,
+        repo: repo.name,
+        number: n,
+        head: { sha: `a${tag}`.padEnd(40, "0"), ref: `feature-${n}` },
+        base: { sha: `b${tag}`.padEnd(40, "0"), ref: "main" },
+        mergeBaseSha: `b${tag}`.padEnd(40, "0"),
+        user: { login: "octocat", type: "User" },
+      });
+    }
+  }
+  return out;
+}

@@ -4,8 +4,9 @@ import { effectiveDisclosure } from "../config/repo-config.js";
 import { getCheckRun, listCheckRunsForRef, type FoundCheckRun } from "../github/checks.js";
 import { getMergeBase, listOpenPulls, type PullHead } from "../github/pulls.js";
 import { MERGE_QUEUE_REF_PREFIX, listMatchingRefs, type GitRef } from "../github/refs.js";
-import type { InstallationOctokit } from "../github/types.js";
-import { loadRepoConfig } from "../runtime/config-loader.js";
+import type { InstallationOctokit, RepoRef } from "../github/types.js";
+import { OwnerConfigProbe, loadRepoConfig } from "../runtime/config-loader.js";
+import { RatePacer, type RatePacerOptions } from "../github/rate-pacer.js";
 import { loadedConfig, syncBaselineSchedule } from "./baseline.js";
 import type { PollJobData, PullRequestJobData } from "./types.js";
 import { parseMergeGroupRef } from "../domain/merge-group.js";
@@ -19,7 +20,7 @@ import {
   pullKey,
 } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
-import { LockBusyError } from "../runtime/state.js";
+import { LockBusyError, type ScanLink } from "../runtime/state.js";
 import type { ScannerTenant } from "../tenants/index.js";
 import { applyWrites } from "../runtime/writes.js";
 import { planLaunched } from "./decide-launch.js";
@@ -30,8 +31,17 @@ const LOCK_WAIT_MS = 5_000;
 
 /** What one reconciliation found and did; the job's result. */
 export interface ReconcileSummary {
+  /**
+   * `in-flight`: diffward's state was intact (its marker found) and only what it says is in flight was looked
+   * at; `full-sweep`: the marker was gone and every installation's repositories were swept
+   */
+  mode: "in-flight" | "full-sweep";
+  /** installations swept, or (in-flight) installations with scans in flight */
   installations: number;
+  /** repositories swept (with a config), in either mode */
   repositories: number;
+  /** repositories of the full sweep skipped: no `.github/diffward.yml` of their own nor their owner's */
+  skippedWithoutConfig: number;
   pulls: number;
   /** merge groups found in a merge queue (GitHub's `gh-readonly-queue/…` branches that exist now) */
   mergeGroups: number;
@@ -45,6 +55,11 @@ export interface ReconcileSummary {
    * the check run concluded
    */
   redecided: number[];
+  /** scans diffward's state counted in flight whose check run GitHub shows completed: no longer counted */
+  finished: string[];
+  /** waits of the full sweep for an installation's rate-limit reset, and their total in ms */
+  rateWaits: number;
+  rateWaitedMs: number;
   /** installations or repositories that could not be read (suspended, 5xx after Octokit's retries) */
   errors: number;
 }
@@ -52,6 +67,8 @@ export interface ReconcileSummary {
 /** How reconciliation authenticates as the App itself (`probot.auth()` without an installation id). */
 export interface ReconcileDeps {
   appOctokit(): Promise<ProbotOctokit>;
+  /** the full sweep's rate pacing per installation ({@link RatePacer}'s options; tests give a clock) */
+  pacer?: RatePacerOptions;
 }
 
 const DAY_MS = 24 * 3600_000;
@@ -86,19 +103,77 @@ export function reconcileProcessor(deps: ReconcileDeps) {
 }
 
 /**
+ * Makes sure every scan diffward had in flight is followed again after a start. Which way depends on the
+ * state marker (`{prefix}:swept`, {@link StateStore.sweptAt}), written when a full sweep ends without an
+ * error and renewed by every reconciliation:
+ * - marker present, diffward's Redis state (and BullMQ's jobs beside it) intact: {@link reconcileInFlight}
+ *   looks only at what the state says is in flight and asks GitHub only about what its jobs no longer follow;
+ * - marker gone (a flush, a new Redis, a first start): {@link sweepAll} rebuilds it from GitHub's side.
+ * @throws GitHub errors of the installations listing, Redis errors (the job is retried).
+ */
+export async function reconcile(rt: Runtime, deps: ReconcileDeps): Promise<ReconcileSummary> {
+  const log = rt.log.child({ job: "reconcile" });
+  const intact = (await rt.state.sweptAt()) !== undefined;
+  const summary: ReconcileSummary = {
+    mode: intact ? "in-flight" : "full-sweep",
+    installations: 0,
+    repositories: 0,
+    skippedWithoutConfig: 0,
+    pulls: 0,
+    mergeGroups: 0,
+    resumed: [],
+    alreadyFollowed: [],
+    redecided: [],
+    finished: [],
+    rateWaits: 0,
+    rateWaitedMs: 0,
+    errors: 0,
+  };
+  if (intact) {
+    await reconcileInFlight(rt, summary, log);
+    await rt.state.touchSwept();
+  } else {
+    await sweepAll(rt, deps, summary, log);
+    // a sweep that could not read everything is done again at the next start
+    if (summary.errors === 0) await rt.state.markSwept(new Date(rt.now()).toISOString());
+  }
+  log.info(
+    {
+      mode: summary.mode,
+      installations: summary.installations,
+      repositories: summary.repositories,
+      skippedWithoutConfig: summary.skippedWithoutConfig,
+      pulls: summary.pulls,
+      mergeGroups: summary.mergeGroups,
+      resumed: summary.resumed.length,
+      alreadyFollowed: summary.alreadyFollowed.length,
+      redecided: summary.redecided.length,
+      finished: summary.finished.length,
+      rateWaits: summary.rateWaits,
+      rateWaitedMs: summary.rateWaitedMs,
+      errors: summary.errors,
+    },
+    "reconciliation done",
+  );
+  return summary;
+}
+
+/**
  * Rebuilds what was in flight from GitHub's side after diffward's Redis state was lost (a flush, a new
- * Redis, an outage longer than the keys' lives), so every in-flight scan is still reported (issue 6 item 3):
- * for each installation (GitHub REST "List installations for the authenticated app", app JWT), each of its
- * repositories ("List repositories accessible to the app installation"), each open pull request's head
- * commit, diffward's latest check run there ("List check runs for a Git reference", `check_name=diffward`)
- * that is not `completed` and carries a scan id in `external_id`:
+ * Redis, an outage longer than the keys' lives), so every in-flight scan is still reported:
+ * for each installation (GitHub REST "List installations for the authenticated app", app JWT; suspended ones
+ * skipped), each of its repositories ("List repositories accessible to the app installation") to which
+ * `.github/diffward.yml` applies (its own or its owner's `.github` repository's, {@link OwnerConfigProbe};
+ * the others are skipped: diffward never ran there), each open pull request's head commit, diffward's latest
+ * check run there ("List check runs for a Git reference", `check_name=diffward`) that is not `completed` and
+ * carries a scan id in `external_id`:
  * - when the `poll-<scanId>` job still exists, nothing is done (a failed one is retried, and so is a failed
  *   `report-<scanId>` job of a completed poll);
  * - otherwise the pull request state, the launch record (so a redelivered webhook never launches the head
  *   again: "never pay twice"), the scan link and the `poll-<scanId>` job are recreated. The BullMQ job id
  *   dedupes, so two reconciliations racing add one job. Nothing is sent to the service here: the poll job
  *   reads the scan after `firstPollDelayMs` and honours its `Retry-After` from then on.
- * Merge groups (issue 13) the same way, from each of the repository's merge-queue branches that exist now
+ * Merge groups the same way, from each of the repository's merge-queue branches that exist now
  * ({@link reconcileMergeGroups}).
  * A pull request's unfinished check run on its head without `external_id` (its launch waited out
  * `debounceSeconds`, or the scan-id write had not reached GitHub) that diffward's state does not follow: when
@@ -107,68 +182,181 @@ export function reconcileProcessor(deps: ReconcileDeps) {
  * launch again ({@link redecideUnlinked}), launched once (its launch job reads the scan list first too), or
  * the check run concluded. Never a second paid scan for a launch that reached the service.
  * `launchedAt` restarts at reconciliation, so `scanTimeoutMinutes` counts from then.
+ * Each installation's requests are paced within its primary rate limit ({@link RatePacer}): the sweep waits
+ * for `x-ratelimit-reset` while `x-ratelimit-remaining` is within the share left to live traffic.
  */
-export async function reconcile(rt: Runtime, deps: ReconcileDeps): Promise<ReconcileSummary> {
-  const log = rt.log.child({ job: "reconcile" });
-  const summary: ReconcileSummary = {
-    installations: 0,
-    repositories: 0,
-    pulls: 0,
-    mergeGroups: 0,
-    resumed: [],
-    alreadyFollowed: [],
-    redecided: [],
-    errors: 0,
-  };
+async function sweepAll(
+  rt: Runtime,
+  deps: ReconcileDeps,
+  summary: ReconcileSummary,
+  log: Runtime["log"],
+): Promise<void> {
   const app = await deps.appOctokit();
   const installations = await app.paginate(app.rest.apps.listInstallations, { per_page: 100 });
   for (const inst of installations) {
+    const ilog = log.child({ installation: inst.id });
+    if (inst.suspended_at) {
+      ilog.info("reconcile: installation suspended, skipped");
+      continue;
+    }
     summary.installations += 1;
     const accountLogin = (inst.account && "login" in inst.account ? inst.account.login : undefined) ?? "";
-    const ilog = log.child({ installation: inst.id });
+    const pacer = new RatePacer(deps.pacer);
     try {
-      const octokit = await rt.octokit(inst.id);
+      const octokit = pacer.attach(await rt.octokit(inst.id));
       const repos = await octokit.paginate(octokit.rest.apps.listReposAccessibleToInstallation, {
         per_page: 100,
       });
+      const probes = new Map<string, OwnerConfigProbe>();
       for (const repo of repos) {
-        summary.repositories += 1;
         try {
+          const owner = repo.owner.login;
+          if (!probes.has(owner)) probes.set(owner, new OwnerConfigProbe(octokit, owner));
+          if (!(await probes.get(owner)!.applies(repo.name))) {
+            summary.skippedWithoutConfig += 1;
+            continue;
+          }
+          summary.repositories += 1;
           await reconcileRepository(rt, octokit, summary, {
             installationId: inst.id,
-            accountLogin: accountLogin || repo.owner.login,
-            owner: repo.owner.login,
+            accountLogin: accountLogin || owner,
+            owner,
             repo: repo.name,
             repoPrivate: repo.private,
             defaultBranch: repo.default_branch ?? "main",
           });
         } catch (error) {
           summary.errors += 1;
-          ilog.warn(
-            { repository: repo.full_name, err: (error as Error).message },
-            "reconcile: repository skipped",
-          );
+          ilog.warn({ repository: repo.full_name, err: error as Error }, "reconcile: repository skipped");
         }
       }
     } catch (error) {
       summary.errors += 1;
-      ilog.warn({ err: (error as Error).message }, "reconcile: installation skipped");
+      ilog.warn({ err: error as Error }, "reconcile: installation skipped");
+    } finally {
+      summary.rateWaits += pacer.waits;
+      summary.rateWaitedMs += pacer.waitedMs;
     }
   }
-  log.info(
-    {
-      installations: summary.installations,
-      repositories: summary.repositories,
-      pulls: summary.pulls,
-      mergeGroups: summary.mergeGroups,
-      resumed: summary.resumed.length,
-      alreadyFollowed: summary.alreadyFollowed.length,
-      redecided: summary.redecided.length,
-      errors: summary.errors,
-    },
-    "reconciliation done",
-  );
-  return summary;
+}
+
+/**
+ * Reconciliation with diffward's Redis state intact (its marker present): BullMQ's jobs are there too, so
+ * what the state says is in flight is followed by a job unless that job ended. Looks at:
+ * - each installation's scans in flight (`{prefix}:inflight:<installationId>`, pull requests' and merge
+ *   groups'): a scan whose `poll-<scanId>` job is waiting, delayed or running is followed (no GitHub request);
+ *   a failed poll or report job is retried; a completed poll whose report ended while GitHub shows the check
+ *   run unfinished, or a scan with no poll job at all, is resumed by sweeping its repository
+ *   ({@link reconcileRepository}); a scan whose check run GitHub shows completed is no longer counted in flight;
+ * - pull request and merge group states with a check run, no scan, and a launch job that failed for good:
+ *   when GitHub shows the check run unfinished, their repository is swept (which decides its launch again).
+ * Every repository is swept at most once; GitHub is asked only about these.
+ */
+async function reconcileInFlight(rt: Runtime, summary: ReconcileSummary, log: Runtime["log"]): Promise<void> {
+  const octokits = new Map<number, Promise<InstallationOctokit>>();
+  const octokitOf = (id: number) => {
+    if (!octokits.has(id)) octokits.set(id, rt.octokit(id));
+    return octokits.get(id)!;
+  };
+  const swept = new Set<string>();
+  const sweepRepo = async (installationId: number, owner: string, repo: string, accountLogin?: string) => {
+    const name = `${owner}/${repo}`;
+    if (swept.has(name)) return;
+    swept.add(name);
+    const octokit = await octokitOf(installationId);
+    const { data } = await octokit.rest.repos.get({ owner, repo });
+    summary.repositories += 1;
+    await reconcileRepository(rt, octokit, summary, {
+      installationId,
+      accountLogin: accountLogin ?? owner,
+      owner,
+      repo,
+      repoPrivate: data.private,
+      defaultBranch: data.default_branch,
+    });
+  };
+
+  for (const installationId of await rt.state.inflightInstallations()) {
+    const scans = await rt.state.inflightScans(installationId);
+    if (scans.length > 0) summary.installations += 1;
+    for (const scanId of scans) {
+      const slog = log.child({ installation: installationId, scanId });
+      try {
+        const link = await rt.state.getScanLink(scanId);
+        if (!link) {
+          await rt.state.finishScan(installationId, scanId);
+          slog.warn("reconcile: scan in flight without its link, no longer counted");
+          continue;
+        }
+        const outcome = await followInFlight(rt, octokitOf, summary, link, slog);
+        if (outcome === "sweep") await sweepRepo(installationId, link.owner, link.repo, link.accountLogin);
+      } catch (error) {
+        summary.errors += 1;
+        slog.warn({ err: error as Error }, "reconcile: in-flight scan not checked");
+      }
+    }
+  }
+
+  for (const kind of ["pr", "mg"] as const) {
+    for await (const [key, st] of rt.state.allStates(kind)) {
+      const waiting =
+        st.checkRunId !== undefined &&
+        st.scanId === undefined &&
+        st.launchJobId !== undefined &&
+        !("closed" in st && st.closed) &&
+        !("destroyed" in st && st.destroyed) &&
+        !("concluded" in st && st.concluded);
+      if (!waiting) continue;
+      const launch = await rt.queues.launch.getJob(st.launchJobId!);
+      if (!launch || (await launch.getState()) !== "failed") continue;
+      const klog = log.child({ installation: st.installationId, [kind === "pr" ? "pull" : "group"]: key });
+      try {
+        const octokit = await octokitOf(st.installationId);
+        const run = await getCheckRun(octokit, st, st.checkRunId!);
+        if (run.status === "completed") continue;
+        klog.warn({ checkRunId: run.id }, "reconcile: launch failed, check run unfinished: repository swept");
+        await sweepRepo(st.installationId, st.owner, st.repo);
+      } catch (error) {
+        summary.errors += 1;
+        klog.warn({ err: error as Error }, "reconcile: waiting launch not checked");
+      }
+    }
+  }
+}
+
+/**
+ * One scan diffward's state counts in flight, with its link: `followed` when its poll job is waiting,
+ * delayed or running, or a failed poll or report job was retried ({@link followExisting}); `finished` when
+ * GitHub shows its check run completed (it leaves the installation's scans in flight); `sweep` when nothing
+ * follows it and its check run is unfinished (its repository is to be swept).
+ */
+async function followInFlight(
+  rt: Runtime,
+  octokitOf: (installationId: number) => Promise<InstallationOctokit>,
+  summary: ReconcileSummary,
+  link: ScanLink,
+  log: Runtime["log"],
+): Promise<"followed" | "finished" | "sweep"> {
+  const repo = { owner: link.owner, repo: link.repo };
+  const poll = await rt.queues.scans.getJob(jobId("poll", link.scanId));
+  const octokit = () => octokitOf(link.installationId);
+  if (poll) {
+    const state = await poll.getState();
+    if (state !== "completed" && state !== "failed") {
+      summary.alreadyFollowed.push(link.scanId);
+      return "followed";
+    }
+    const at = { octokit: await octokit(), repo, checkRunId: link.checkRunId, scanId: link.scanId };
+    return (await followExisting(poll, rt, at, summary, log)) ? "followed" : "sweep";
+  }
+  const run = await getCheckRun(await octokit(), repo, link.checkRunId);
+  if (run.status === "completed") {
+    await rt.state.finishScan(link.installationId, link.scanId);
+    summary.finished.push(link.scanId);
+    log.info({ checkRunId: run.id }, "reconcile: check run completed, scan no longer counted in flight");
+    return "finished";
+  }
+  return "sweep";
 }
 
 /** The repository part of a poll job's data (what reconciliation knows before it looks at a scan). */
@@ -350,7 +538,10 @@ async function findResumable(
   const log = rt.log.child({ installation: r.installationId, ...where.bindings, scanId });
 
   const existing = await rt.queues.scans.getJob(jobId("poll", scanId));
-  if (existing && (await followExisting(existing, rt, { octokit, repo: r, run }, summary, log)))
+  if (
+    existing &&
+    (await followExisting(existing, rt, { octokit, repo: r, checkRunId: run.id, scanId }, summary, log))
+  )
     return "next";
 
   if (!cache.config) {
@@ -383,7 +574,7 @@ async function effectiveConfig(
 }
 
 /**
- * Rebuilds the in-flight scans of the repository's merge groups (issue 13) after diffward's Redis state was
+ * Rebuilds the in-flight scans of the repository's merge groups after diffward's Redis state was
  * lost. The groups are the merge-queue branches that exist now (GitHub REST "List matching references",
  * `heads/gh-readonly-queue/`): GitHub deletes a group's branch when the group is destroyed, so a group that
  * is gone is never resumed, however long its check run stays unfinished. For each branch whose name parses
@@ -605,11 +796,11 @@ async function redecideUnlinked(
 async function followExisting(
   poll: Job,
   rt: Runtime,
-  at: { octokit: InstallationOctokit; repo: RepoPart; run: FoundCheckRun },
+  at: { octokit: InstallationOctokit; repo: RepoRef; checkRunId: number; scanId: string },
   summary: ReconcileSummary,
   log: Runtime["log"],
 ): Promise<boolean> {
-  const scanId = at.run.externalId!;
+  const { scanId } = at;
   const state = await poll.getState();
   if (state === "failed") {
     await poll.retry("failed");
@@ -628,7 +819,7 @@ async function followExisting(
     }
     if (
       (reportState === undefined || reportState === "completed") &&
-      (await getCheckRun(at.octokit, at.repo, at.run.id)).status !== "completed"
+      (await getCheckRun(at.octokit, at.repo, at.checkRunId)).status !== "completed"
     ) {
       log.warn({ poll: poll.returnvalue as unknown }, "reconcile: scan no longer followed by its jobs");
       await report?.remove();

@@ -37,3 +37,47 @@ export async function loadRepoConfig(
     ? { kind: "ok", config: parsed.config, files }
     : { kind: "invalid", problems: parsed.problems, files };
 }
+
+/**
+ * Tells, for many repositories of one owner, whether `.github/diffward.yml` applies, reading the owner's
+ * `.github` repository once: a repository without its own file inherits the owner's (the fallback
+ * {@link loadRepoConfig} follows, @probot/octokit-plugin-config `getConfigFiles`), so when the owner has none,
+ * one read of the repository's own file settles it; when the owner has one (or it cannot be read), every
+ * repository has a config as far as this probe goes and {@link loadRepoConfig} reads it in full.
+ */
+export class OwnerConfigProbe {
+  #ownerFile: Promise<boolean> | undefined;
+
+  constructor(
+    private readonly octokit: InstallationOctokit,
+    private readonly owner: string,
+  ) {}
+
+  /**
+   * Whether `.github/diffward.yml` applies to `repo` (its own file, or the owner's `.github` repository's).
+   * One GitHub request per repository, plus one for the owner's `.github` repository the first time.
+   * A file that exists but cannot be read (a directory, a 5xx after Octokit's retries) counts as present.
+   * @throws GitHub errors other than 404 on the repository's own file, as they come.
+   */
+  async applies(repo: string): Promise<boolean> {
+    if (await this.#exists(repo)) return true;
+    if (repo === ".github") return false;
+    this.#ownerFile ??= this.#exists(".github").catch(() => true);
+    return this.#ownerFile;
+  }
+
+  async #exists(repo: string): Promise<boolean> {
+    try {
+      await this.octokit.request("GET /repos/{owner}/{repo}/contents/{path}", {
+        owner: this.owner,
+        repo,
+        path: CONFIG_PATH,
+        mediaType: { format: "raw" },
+      });
+      return true;
+    } catch (error) {
+      if ((error as { status?: number }).status === 404) return false;
+      throw error;
+    }
+  }
+}

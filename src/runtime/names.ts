@@ -166,6 +166,7 @@ export const REDIS_KEYS = {
   lanePayload: { prefix: "state", pattern: "lane:<installationId>:payload" },
   laneCheckRunOf: { prefix: "state", pattern: "lane:<installationId>:crof" },
   laneSent: { prefix: "state", pattern: "lane:<installationId>:sent" },
+  swept: { prefix: "state", pattern: "swept" },
   fairPending: { prefix: "queue", pattern: "<queue>:fairq:<installationId>" },
   deliveriesRun: { prefix: "state", pattern: "deliveries:run" },
   deliveriesScan: { prefix: "state", pattern: "deliveries:scan" },

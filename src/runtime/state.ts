@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { Cluster } from "ioredis";
 import { DEFAULT_STATE_PREFIX, type RedisConnection } from "./connection.js";
 
 /** What diffward remembers of one pull request between jobs (Redis, JSON). */
@@ -154,6 +155,13 @@ elseif op == 'count' then
 end
 return redis.call('ZRANGE', k, 0, -1)
 `;
+
+/**
+ * How long the state marker (`{prefix}:swept`) lives after its last write, in seconds (90 days: the longest
+ * life of a pull request's state). Every reconciliation writes it again, so it ends only when diffward does
+ * not start for that long, or with the state (a flush, a new Redis).
+ */
+export const SWEPT_MARKER_TTL_SECONDS = 60 * 60 * 24 * 90;
 
 /**
  * diffward's Redis state beside BullMQ's own keys. Every key starts with `prefix` so tests (and several
@@ -390,6 +398,63 @@ export class StateStore {
       String(60 * 60 * 24 * 90),
     );
     return Number(stored) === 1;
+  }
+
+  /**
+   * The installations with a key of scans in flight (`{prefix}:inflight:<installationId>`, Redis `SCAN`; on a
+   * cluster, every master's keys: the prefix's hash tag puts them on one).
+   */
+  async inflightInstallations(): Promise<number[]> {
+    const ids: number[] = [];
+    for await (const key of this.#scanKeys(this.#k("inflight", "*"))) {
+      const id = Number(key.slice(this.#k("inflight", "").length));
+      if (Number.isInteger(id)) ids.push(id);
+    }
+    return ids.sort((a, b) => a - b);
+  }
+
+  /**
+   * Every pull request's (`pr`) or merge group's (`mg`) state, with its key (`owner/repo#number`,
+   * `owner/repo@headSha`), by Redis `SCAN` (a state that expires or appears meanwhile may be missed or seen).
+   */
+  async *allStates<K extends "pr" | "mg">(
+    kind: K,
+  ): AsyncGenerator<[string, K extends "pr" ? PullState : GroupState]> {
+    const head = this.#k(kind, "");
+    for await (const key of this.#scanKeys(`${head}*`)) {
+      const raw = await this.redis.get(key);
+      if (raw) yield [key.slice(head.length), JSON.parse(raw) as K extends "pr" ? PullState : GroupState];
+    }
+  }
+
+  async *#scanKeys(match: string): AsyncGenerator<string> {
+    const nodes = this.redis instanceof Cluster ? this.redis.nodes("master") : [this.redis];
+    for (const node of nodes) {
+      let cursor = "0";
+      do {
+        const [next, keys] = await node.scan(cursor, "MATCH", match, "COUNT", 1000);
+        cursor = next;
+        yield* keys;
+      } while (cursor !== "0");
+    }
+  }
+
+  /**
+   * When a full reconciliation last ended with diffward's state in Redis (`{prefix}:swept`, ISO 8601), or
+   * `undefined` when the marker is gone: the state was lost (a flush, a new Redis) or never built.
+   */
+  async sweptAt(): Promise<string | undefined> {
+    return (await this.redis.get(this.#k("swept"))) ?? undefined;
+  }
+
+  /** Writes the state marker ({@link sweptAt}); kept {@link SWEPT_MARKER_TTL_SECONDS}. */
+  async markSwept(at: string): Promise<void> {
+    await this.redis.set(this.#k("swept"), at, "EX", SWEPT_MARKER_TTL_SECONDS);
+  }
+
+  /** Renews the state marker's life ({@link SWEPT_MARKER_TTL_SECONDS}) when it exists. */
+  async touchSwept(): Promise<void> {
+    await this.redis.expire(this.#k("swept"), SWEPT_MARKER_TTL_SECONDS);
   }
 
   /** Stores a JSON document under `kind:key` (report state, decisions). */

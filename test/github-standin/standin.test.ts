@@ -719,3 +719,30 @@ describe("merge groups", () => {
     expect(sb.violations()).toEqual([]);
   });
 });
+
+describe("primary rate limit (limits.primary)", () => {
+  let limited: GitHubStandIn;
+  beforeEach(async () => {
+    limited = await startGitHubStandIn({ limits: { primary: { limit: 3, windowSeconds: 60 } } });
+    seed(limited);
+  });
+  afterEach(async () => limited.close());
+
+  it("counts each installation request in the headers and refuses the one over the limit with 403", async () => {
+    const octokit = await installationOctokit(limited, 42);
+    const seen: Array<string | number | undefined> = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await octokit.repos.get({ owner: "octo-org", repo: "app" });
+      seen.push(res.headers["x-ratelimit-remaining"]);
+      expect(res.headers["x-ratelimit-limit"]).toBe("3");
+      expect(Number(res.headers["x-ratelimit-reset"])).toBeGreaterThan(Date.now() / 1000);
+    }
+    expect(seen).toEqual(["2", "1", "0"]);
+    const over = await refused(octokit.repos.get({ owner: "octo-org", repo: "app" }));
+    expect(over.status).toBe(403);
+    expect(over.message).toMatch(/API rate limit exceeded/);
+    expect(over.response?.headers["x-ratelimit-remaining"]).toBe("0");
+    // the token request is the App's, not the installation's: it did not count
+    expect(limited.violations()).toEqual([]);
+  });
+});

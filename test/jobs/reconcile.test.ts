@@ -6,6 +6,7 @@ import { flushPrefix } from "../support/flush.js";
 import { checkRuns, completedRun, launchedScan, openPull as sendOpened, sha } from "../support/pr.js";
 import { jobId } from "../../src/runtime/names.js";
 import { demoConfig } from "../../dev/harness/demo-repo.js";
+import { seedOrganization } from "../../dev/github-standin/index.js";
 
 describe("reconciliation after a Redis flush (issue 6 item 3)", () => {
   let h: Harness;
@@ -34,6 +35,7 @@ describe("reconciliation after a Redis flush (issue 6 item 3)", () => {
 
     // Two reconciliations racing: one poll job (BullMQ job id `poll-<scanId>`).
     const [a, b] = await Promise.all([h.booted.reconcile(), h.booted.reconcile()]);
+    expect(a.mode).toBe("full-sweep");
     expect(a.installations).toBeGreaterThanOrEqual(1);
     expect(a.pulls).toBeGreaterThanOrEqual(1);
     expect([...a.resumed, ...a.alreadyFollowed]).toEqual([running.externalId]);
@@ -47,8 +49,9 @@ describe("reconciliation after a Redis flush (issue 6 item 3)", () => {
     expect(done.conclusion).toBe("failure");
     expectExactlyOnce(h, p, head);
 
-    // A later reconciliation finds nothing in flight.
+    // A later reconciliation finds the state intact (the sweep wrote its marker) and nothing in flight.
     const after = await h.booted.reconcile();
+    expect(after.mode).toBe("in-flight");
     expect(after.resumed).toEqual([]);
     expect(after.alreadyFollowed).toEqual([]);
   });
@@ -61,11 +64,11 @@ describe("reconciliation after a Redis flush (issue 6 item 3)", () => {
     const summary = await h.waitFor(
       async () =>
         (await h.booted.rt.queues.events.getJob(id))?.returnvalue as
-          { installations: number; resumed: string[] } | undefined,
+          { mode: string; resumed: string[] } | undefined,
       10_000,
       "reconcile job result",
     );
-    expect(summary.installations).toBeGreaterThanOrEqual(1);
+    expect(summary.mode).toBe("in-flight"); // the state is intact since the first test's sweep
     expect(summary.resumed).toEqual([]);
     const jobs = await h.booted.rt.queues.events.getJobs(["completed", "waiting", "active", "delayed"]);
     expect(jobs.filter((j) => j.name === "reconcile")).toHaveLength(1);
@@ -212,4 +215,177 @@ describe("reconciliation: a check run without a scan id after a Redis flush", ()
       expect(h.github.state.reviews(pr.owner, pr.repo, pr.number)).toHaveLength(1);
     },
   );
+});
+
+/** GitHub requests recorded by the stand-in from index `from` on. */
+const requestsSince = (h: Harness, from: number) => h.github.requests.slice(from);
+
+/**
+ * A restart with diffward's Redis state intact: reconciliation looks only at what the state says is in flight
+ * and asks GitHub only about the scans their jobs no longer follow, however many repositories and pull
+ * requests the installation has.
+ */
+describe("reconciliation with the state intact", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ sandbox: { scenario: "demo", scanDurationMs: 10_000, retryAfterSeconds: 1 } });
+  });
+  afterAll(async () => h?.close());
+
+  it(
+    "asks GitHub only about the in-flight scan nothing follows, and resumes each in-flight scan once",
+    { timeout: 60_000 },
+    async () => {
+      // an organization's other repositories with open pull requests: a full sweep would read them all
+      seedOrganization(h.github.state, {
+        installationId: 4242,
+        login: "big-org",
+        repositories: 12,
+        pullsPerRepository: 2,
+        config: () => demoConfig(),
+      });
+      const heads = [sha(0x5a1), sha(0x5a2), sha(0x5a3)];
+      const pulls = [];
+      for (const [i, head] of heads.entries()) pulls.push(await sendOpened(h, { head, repo: `intact-${i}` }));
+      const scanIds = await Promise.all(heads.map((head) => launchedScan(h, head)));
+      for (const [i, pr] of pulls.entries())
+        await h.waitFor(
+          () => checkRuns(h, pr.owner, pr.repo, heads[i]).find((c) => c.externalId === scanIds[i]),
+          10_000,
+          "the scan id on the check run",
+        );
+      const scans = h.booted.rt.queues.scans;
+      const worker = h.booted.workers.find((w) => w.name === scans.name)!;
+      await worker.pause(); // nothing polls while the state is looked at
+      let summary;
+      let asked;
+      try {
+        // the first start of this state: no marker, a full sweep
+        const first = await h.booted.reconcile();
+        expect(first.mode, JSON.stringify(first)).toBe("full-sweep");
+        expect(first.repositories).toBeGreaterThanOrEqual(15);
+        expect([...first.alreadyFollowed].sort()).toEqual([...scanIds].sort());
+
+        // the first scan's poll job is gone (as if removed by hand); the others wait for their next read
+        await (await scans.getJob(jobId("poll", scanIds[0]!)))!.remove();
+        const from = h.github.requests.length;
+        summary = await h.booted.reconcile();
+        asked = requestsSince(h, from);
+      } finally {
+        worker.resume();
+      }
+      expect(summary.mode).toBe("in-flight");
+      expect(summary.errors).toBe(0);
+      expect(summary.resumed).toEqual([scanIds[0]]);
+      expect([...summary.alreadyFollowed].sort()).toEqual([scanIds[1], scanIds[2]].sort());
+      // GitHub was asked about the first scan's repository only: no installation or repository listing
+      expect(asked.length).toBeGreaterThan(0);
+      const own = `/repos/${pulls[0]!.owner}/${pulls[0]!.repo}`;
+      expect(
+        asked.filter((r) => !r.path.startsWith(own) && !r.path.endsWith("/access_tokens")).map((r) => r.path),
+      ).toEqual([]);
+      expect(asked.length).toBeLessThanOrEqual(10);
+      expect(await scans.getJob(jobId("poll", scanIds[0]!))).toBeDefined();
+
+      // every scan is reported exactly once
+      for (const [i, pr] of pulls.entries()) {
+        const done = await completedRun(h, pr.owner, pr.repo, heads[i]!, 30_000);
+        expect(done.externalId).toBe(scanIds[i]);
+        await h.waitFor(
+          () => h.github.state.reviews(pr.owner, pr.repo, pr.number).length > 0,
+          15_000,
+          "the review",
+        );
+        expect(h.github.state.reviews(pr.owner, pr.repo, pr.number)).toHaveLength(1);
+        expect(checkRuns(h, pr.owner, pr.repo, heads[i])).toHaveLength(1);
+      }
+      expect(h.github.violations()).toEqual([]);
+    },
+  );
+});
+
+/**
+ * The full sweep after a state loss reads only repositories `.github/diffward.yml` applies to: their own file,
+ * or the organization's `.github` repository's when they have none (the fallback config loading follows).
+ */
+describe("reconciliation's full sweep: repositories without a config", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ sandbox: { scenario: "demo" } });
+  });
+  afterAll(async () => h?.close());
+
+  it("skips them, and reads those inheriting the organization's config", async () => {
+    seedOrganization(h.github.state, {
+      installationId: 4301,
+      login: "plain-org",
+      repositories: 6,
+      pullsPerRepository: 1,
+      config: (i) => (i < 2 ? demoConfig() : null),
+    });
+    seedOrganization(h.github.state, {
+      installationId: 4302,
+      login: "inherit-org",
+      repositories: 3,
+      pullsPerRepository: 1,
+      organizationConfig: demoConfig(),
+    });
+    const from = h.github.requests.length;
+    const summary = await h.booted.reconcile();
+    expect(summary.mode).toBe("full-sweep");
+    expect(summary.errors).toBe(0);
+    // plain-org: 2 configured, 4 skipped; inherit-org: 3 inherit, and its `.github` repository has the file
+    expect(summary.skippedWithoutConfig).toBe(4);
+    expect(summary.repositories).toBe(2 + 3 + 1);
+    const pullsRead = requestsSince(h, from)
+      .filter((r) => r.operationId === "pulls/list")
+      .map((r) => r.path)
+      .sort();
+    expect(pullsRead).toEqual(
+      [
+        "/repos/plain-org/repo-0/pulls",
+        "/repos/plain-org/repo-1/pulls",
+        "/repos/inherit-org/.github/pulls",
+        "/repos/inherit-org/repo-0/pulls",
+        "/repos/inherit-org/repo-1/pulls",
+        "/repos/inherit-org/repo-2/pulls",
+      ].sort(),
+    );
+    expect(h.github.violations()).toEqual([]);
+  });
+});
+
+/**
+ * The full sweep keeps within the installation's primary rate limit: while `x-ratelimit-remaining` is within
+ * the share left to live traffic, it waits for `x-ratelimit-reset` instead of spending the rest.
+ */
+describe("reconciliation's full sweep: pacing within the rate limit", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({
+      sandbox: { scenario: "demo" },
+      github: { limits: { primary: { limit: 30, windowSeconds: 2 } } },
+    });
+  });
+  afterAll(async () => h?.close());
+
+  it("waits for the reset when the remaining requests are low, and is never refused", async () => {
+    seedOrganization(h.github.state, {
+      installationId: 4401,
+      login: "paced-org",
+      repositories: 12,
+      pullsPerRepository: 1,
+      config: () => demoConfig(),
+    });
+    const from = h.github.requests.length;
+    const summary = await h.booted.reconcile();
+    expect(summary.errors).toBe(0);
+    expect(summary.repositories).toBe(12);
+    expect(summary.pulls).toBe(12);
+    expect(summary.rateWaits).toBeGreaterThanOrEqual(1);
+    const asked = requestsSince(h, from).filter((r) => r.installationId === 4401);
+    // more requests than one window holds, none refused: the sweep waited for the reset
+    expect(asked.length).toBeGreaterThan(30);
+    expect(asked.filter((r) => r.status === 403 || r.status === 429)).toEqual([]);
+  });
 });

@@ -1,0 +1,175 @@
+/**
+ * The bench's `--reconcile` run: what a restart costs. `installations` organizations × `repositories`
+ * repositories × `pulls` open pull requests on the GitHub stand-in, and `inflight` scans in flight (one pull
+ * request each, in the first installations, scans running long in the sandbox). A running deployment's state
+ * is built (its pull requests opened, launched, polled, and one reconciliation at its first start), then:
+ * - state intact: the running workers stop and a new process boots on the same Redis and reconciles;
+ * - state lost: Redis is flushed (diffward's state and BullMQ's jobs) and a new process boots and reconciles.
+ * Each figure counts the GitHub requests the stand-in received from the new process's start until every
+ * in-flight scan is followed again (its `poll-<scanId>` job waiting, delayed or running), and the seconds it took.
+ */
+import { Redis } from "ioredis";
+import { boot, type Booted } from "../src/boot.js";
+import { devPrivateKey, startHarness, type Harness } from "../dev/harness/harness.js";
+import { seedOrganization } from "../dev/github-standin/index.js";
+import { demoConfig } from "../dev/harness/demo-repo.js";
+import { jobId } from "../src/runtime/names.js";
+import { createLogger } from "../src/runtime/logger.js";
+import { makePulls, seedPulls, sleep } from "./lib.js";
+import { REDIS_URL } from "./processes.js";
+
+/** Options of {@link reconcilePhase}. */
+export interface ReconcileOptions {
+  installations: number;
+  repositories: number;
+  pulls: number;
+  inflight: number;
+  /** share of the repositories with their own `.github/diffward.yml` (the rest have none), 0–1 */
+  configured: number;
+}
+
+/** One restart's cost. */
+export interface RestartFigures {
+  /** GitHub requests (REST and GraphQL, app JWT and installation tokens) from the new process's start */
+  requests: number;
+  /** of which creating installation tokens */
+  tokens: number;
+  /** seconds from the new process's start until every in-flight scan's poll job is there */
+  seconds: number;
+  /** in-flight scans followed again at the end (of `inflight`) */
+  followed: number;
+  /** the reconciliation's summary as it returned it */
+  summary: Record<string, unknown>;
+}
+
+/** What {@link reconcilePhase} measured. */
+export interface ReconcileFigures {
+  options: ReconcileOptions;
+  intact: RestartFigures;
+  lost: RestartFigures;
+}
+
+/** How many of the scans have a poll job waiting, delayed or running. */
+async function followedCount(b: Booted, scanIds: readonly string[]): Promise<number> {
+  let n = 0;
+  for (const id of scanIds) {
+    const job = await b.rt.queues.scans.getJob(jobId("poll", id));
+    const state = job ? await job.getState() : undefined;
+    if (state === "waiting" || state === "delayed" || state === "active" || state === "prioritized") n += 1;
+  }
+  return n;
+}
+
+/** A new diffward process on the harness's Redis prefix and stand-ins (no web server, no workers). */
+function newProcess(h: Harness): Booted {
+  return boot({
+    appId: 1,
+    privateKey: devPrivateKey(),
+    webhookSecret: h.webhookSecret,
+    githubBaseUrl: h.github.url,
+    redisUrl: REDIS_URL,
+    queuePrefix: h.prefix,
+    statePrefix: h.prefix,
+    scannerApiUrl: h.sandbox.url,
+    scannerToken: "sandbox-token",
+    log: createLogger({ level: process.env.LOG_LEVEL ?? "silent" }),
+    settings: { firstPollDelayMs: 1_000 },
+  });
+}
+
+/** Boots a new process, reconciles, and measures until every in-flight scan is followed (or 30 min). */
+async function restart(h: Harness, scanIds: readonly string[]): Promise<RestartFigures> {
+  const from = h.github.requests.length;
+  const t0 = performance.now();
+  const b = newProcess(h);
+  try {
+    const summary = (await b.reconcile()) as unknown as Record<string, unknown>;
+    const until = Date.now() + 30 * 60_000;
+    let followed = await followedCount(b, scanIds);
+    while (followed < scanIds.length && Date.now() < until) {
+      await sleep(50);
+      followed = await followedCount(b, scanIds);
+    }
+    const seconds = (performance.now() - t0) / 1000;
+    const asked = h.github.requests.slice(from);
+    return {
+      requests: asked.length,
+      tokens: asked.filter((r) => r.operationId === "apps/create-installation-access-token").length,
+      seconds,
+      followed,
+      summary: {
+        ...summary,
+        resumed: (summary.resumed as unknown[]).length,
+        alreadyFollowed: (summary.alreadyFollowed as unknown[]).length,
+      },
+    };
+  } finally {
+    await b.close();
+  }
+}
+
+/** Deletes every key of the harness's prefix: diffward's state and BullMQ's jobs, as a lost Redis would. */
+async function flush(prefix: string): Promise<void> {
+  const r = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+  try {
+    let cursor = "0";
+    do {
+      const [next, keys] = await r.scan(cursor, "MATCH", `${prefix}:*`, "COUNT", 1000);
+      cursor = next;
+      if (keys.length) await r.del(...keys);
+    } while (cursor !== "0");
+  } finally {
+    r.disconnect();
+  }
+}
+
+/**
+ * Runs the restart bench (see the file's comment).
+ * @throws when the in-flight scans are not launched within 2 minutes.
+ */
+export async function reconcilePhase(o: ReconcileOptions): Promise<ReconcileFigures> {
+  const h = await startHarness({
+    sandbox: { scenario: "demo", scanDurationMs: 3_600_000, retryAfterSeconds: 30 },
+  });
+  try {
+    const configuredEvery = o.configured <= 0 ? Infinity : Math.round(1 / o.configured);
+    for (let i = 0; i < o.installations; i++)
+      seedOrganization(h.github.state, {
+        installationId: 1000 + i,
+        login: `org-${i}`,
+        repositories: o.repositories,
+        pullsPerRepository: o.pulls,
+        config: (r) => (r % configuredEvery === 0 ? demoConfig() : null),
+      });
+    const inflight = Array.from({ length: o.inflight }, (_, k) => {
+      const i = k % o.installations;
+      return makePulls(`org-${i}`, i, Math.floor(k / o.installations) + 1, "inflight").at(-1)!;
+    });
+    seedPulls(h, inflight);
+    for (const p of inflight) await h.send("pull_request", p.payload);
+    const scanIds = await h.waitFor(
+      () => {
+        const ids = inflight.map(
+          (p) =>
+            h.github.state
+              .checkRuns(p.owner, p.repo)
+              .find((c) => c.headSha === p.headSha && c.externalId && c.status !== "completed")?.externalId,
+        );
+        return ids.every(Boolean) ? (ids as string[]) : undefined;
+      },
+      120_000,
+      "every in-flight scan launched",
+    );
+    // the deployment's first start: a full sweep, which writes the state marker
+    await h.booted.reconcile();
+    // the deployment stops: its workers finish what they run; the scans stay in flight in the sandbox
+    for (const w of h.booted.workers) await w.close();
+
+    const intact = await restart(h, scanIds);
+    await flush(h.prefix);
+    const lost = await restart(h, scanIds);
+    return { options: o, intact, lost };
+  } finally {
+    await h.close();
+  }
+}
