@@ -302,6 +302,7 @@ function getScan(ctx: RouteContext): RouteResult {
   }
   scan.polls += 1;
   const body = { scan: scanDetail(state, scan) };
+  if (["COMPLETED", "FAILED", "CANCELLED"].includes(String(body.scan["status"]))) scan.endRead = true;
   if (scan.final) {
     scan.pollDeadlines.delete(token.id);
     return { status: 200, body };

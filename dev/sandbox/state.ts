@@ -124,6 +124,10 @@ export interface ScanRecord {
   polls: number;
   /** Cancel requests received for this scan, whatever their answer (a terminal scan's cancel answers 400). */
   cancelRequests: number;
+  /** A `GET` of the scan answered a terminal status (the client could know the scan had ended). */
+  endRead: boolean;
+  /** Cancel requests received after a `GET` answered a terminal status ({@link endRead}). */
+  cancelsAfterEndRead: number;
 }
 export interface NoteRecord {
   id: string;
@@ -798,6 +802,8 @@ export class SandboxState {
       | "pollDeadlines"
       | "polls"
       | "cancelRequests"
+      | "endRead"
+      | "cancelsAfterEndRead"
       | "forcedOutcome"
     >,
   ): ScanRecord {
@@ -820,6 +826,8 @@ export class SandboxState {
       pollDeadlines: new Map(),
       polls: 0,
       cancelRequests: 0,
+      endRead: false,
+      cancelsAfterEndRead: 0,
     };
     const d = this.options.scanDurationMs ?? 8000;
     scan.durationMs = Math.max(0, Math.round(typeof d === "function" ? d(scan) : d));
@@ -959,6 +967,7 @@ export class SandboxState {
    */
   cancel(scan: ScanRecord): number {
     scan.cancelRequests += 1;
+    if (scan.endRead) scan.cancelsAfterEndRead += 1;
     this.advance();
     const status = this.statusOf(scan);
     if (status === "COMPLETED" || status === "FAILED") {

@@ -7,7 +7,8 @@ import { writeConversationComment } from "../../dev/harness/triage.js";
 import { mergeGroupPayload } from "../../dev/github-standin/index.js";
 import { demoConfig } from "../../dev/harness/demo-repo.js";
 import type { ScanRecord } from "../../dev/sandbox/state.js";
-import { JOB, jobId } from "../../src/runtime/names.js";
+import { JOB, jobId, pullKey } from "../../src/runtime/names.js";
+import type { ReportState } from "../../src/report/state.js";
 import { DiffwardOctokit } from "../../src/runtime/octokit.js";
 import { type Payload, MERGE_BASE, checkRuns, openPull, sha } from "../support/pr.js";
 import { propertyOptions, propertyRuns } from "../support/property.js";
@@ -37,14 +38,21 @@ import { propertyOptions, propertyRuns } from "../support/property.js";
  *   command is processed, so it may count for any head), and all launches at most all requests: at most one
  *   launch per trigger generation;
  * - a report that was complete when the pull request was closed or merged is never rewritten afterwards;
+ * - no report of a superseded head: the reports worker may fall behind (paused, then resumed) while events go
+ *   on, and once a check run is concluded "Superseded by …" (or "Replaced by a new scan of this commit")
+ *   nothing writes it again, no review lands on its commit until that commit is followed again (a new check
+ *   run on it), and the stored report is never that check run's;
+ * - no scan is cancelled after the service answered a read of it with a terminal status (spec §Scan status:
+ *   a finished scan is never cancelled);
  * - after an uninstall is processed, nothing more is followed for the installation (a launch already on its
  *   way to the service cancels its scan at once);
  * - in sequences with a small `creditCap.monthly` (each on its own service repository), credits spent never
  *   exceed the cap.
  *
- * Runs `DW_MODEL_RUNS` sequences (default 200 in CI: 200 sequences plus the regression seeds took 173 s on the
+ * Runs `DW_MODEL_RUNS` sequences (default 200 in CI: 200 sequences plus the regression seeds took 229 s on the
  * 2-core machine shared with other test runs, measured with `REDIS_URL=… npx vitest run
- * test/e2e/lifecycle.model.test.ts`; before merge groups and flushes joined the random commands, 121 s; by hand, e.g. `DW_MODEL_RUNS=1000`: 1,000 sequences passed in 373 s at
+ * test/e2e/lifecycle.model.test.ts`; 173 s before waits and the reports worker's pauses joined the random
+ * commands, 121 s before merge groups and flushes did; by hand, e.g. `DW_MODEL_RUNS=1000`: 1,000 sequences passed in 373 s at
  * load average 1.4–3.7), generated from the fixed seed of `test/support/property.ts`; `npm run test:explore`
  * runs ten times as many from a random seed. One harness serves every sequence, each on a fresh repository;
  * the sandbox answers `Retry-After: 0` and diffward's `pollFloorMs` is 100 ms, so a sequence waits for real
@@ -78,6 +86,13 @@ const REGRESSIONS: Array<() => Array<fc.AsyncCommand<Model, Real>>> = [
   // a flush, then a merge while the organization's token was missing: the close could send no cancel (no
   // token) and the scan, ended by then, was counted as paid for nothing
   () => [new FlushRedis(), new Close(true), new TokenGap(100)],
+  // the reports worker behind: the old head's scan ended and its report waited while a push landed; the
+  // report then completed the superseded check run, reviewed the old commit and stored its report
+  () => [new PauseReports(), new Wait(), new Push(), new ResumeReports()],
+  // merged after the report: the finished scan was cancelled (answered 400)
+  () => [new Wait(), new Close(true)],
+  // merged while the finished scan's report still waits
+  () => [new PauseReports(), new Wait(), new Close(true), new ResumeReports()],
 ];
 
 /** Sequences per run: the CI default fits a few minutes on a small machine; `DW_MODEL_RUNS` for long runs. */
@@ -109,6 +124,8 @@ interface Model {
    * installation nothing more, so no further delivery is sent
    */
   forgotten: boolean;
+  /** the reports queue is paused: terminal scans' reports wait (a reports worker behind) */
+  reportsPaused: boolean;
 }
 
 interface Real {
@@ -401,6 +418,43 @@ class DequeueAfterScan implements fc.AsyncCommand<Model, Real> {
   toString = () => "mergeGroupDequeuedAfterScan";
 }
 
+class PauseReports implements fc.AsyncCommand<Model, Real> {
+  check = (m: Readonly<Model>) => !m.reportsPaused;
+  async run(m: Model, r: Real) {
+    // The reports worker falls behind: terminal scans' reports wait in their queue while events go on.
+    m.reportsPaused = true;
+    await r.h.booted.rt.queues.reports.pause();
+  }
+  toString = () => "pauseReports";
+}
+
+class ResumeReports implements fc.AsyncCommand<Model, Real> {
+  check = (m: Readonly<Model>) => m.reportsPaused;
+  async run(m: Model, r: Real) {
+    m.reportsPaused = false;
+    await r.h.booted.rt.queues.reports.resume();
+  }
+  toString = () => "resumeReports";
+}
+
+class Wait implements fc.AsyncCommand<Model, Real> {
+  check = () => true;
+  async run(m: Model, r: Real) {
+    // Time passes: diffward runs every job it can (reports too, unless their worker is behind) and the scans
+    // of the pull request's heads end on the service.
+    await r.h.waitFor(
+      async () =>
+        (await queuesIdle(r.h, { reports: !m.reportsPaused })) &&
+        [...r.h.sandbox.state.scans.values()]
+          .filter((s) => m.heads.includes(s.commitHash))
+          .every((s) => TERMINAL.includes(r.h.sandbox.state.statusOf(s))),
+      20_000,
+      "diffward caught up and the scans ended",
+    );
+  }
+  toString = () => "wait";
+}
+
 class Redeliver implements fc.AsyncCommand<Model, Real> {
   check = (m: Readonly<Model>) => !m.forgotten;
   async run(_m: Model, r: Real) {
@@ -426,6 +480,9 @@ const commands = [
   fc.constant(new FlushRedis()),
   fc.constantFrom(100, 600, 1_500).map((ms) => new TokenGap(ms)),
   fc.constant(new DequeueAfterScan()),
+  fc.constant(new Wait()),
+  fc.constant(new PauseReports()),
+  fc.constant(new ResumeReports()),
 ];
 
 /** Adds to `into` the scans diffward recorded a stop for (`scanend:<scanId>` with a `stop`). */
@@ -461,11 +518,23 @@ async function stateKeys(h: Harness, pattern: string): Promise<string[]> {
 
 const TERMINAL = ["COMPLETED", "FAILED", "CANCELLED"];
 
-/** No event, launch, poll or report job waiting, delayed or running (a ledger `settle` look may still wait). */
-async function queuesIdle(h: Harness): Promise<boolean> {
+/** A check-run write that concludes it as superseded by a newer head or a new scan of the same head. */
+function isSupersededOutput(body: { conclusion?: string; output?: { title?: string } }): boolean {
+  const title = body.output?.title ?? "";
+  return (
+    body.conclusion === "cancelled" &&
+    (title.startsWith("Superseded by ") || title === "Replaced by a new scan of this commit")
+  );
+}
+
+/**
+ * No event, launch, poll or report job waiting, delayed or running (a ledger `settle` look may still wait);
+ * `reports: false` leaves the reports queue out (its worker is behind on purpose).
+ */
+async function queuesIdle(h: Harness, o: { reports?: boolean } = {}): Promise<boolean> {
   const { events, launch, scans, reports } = h.booted.rt.queues;
   const states = ["waiting", "active", "delayed", "prioritized", "waiting-children"] as const;
-  for (const q of [events, launch, reports]) {
+  for (const q of o.reports === false ? [events, launch] : [events, launch, reports]) {
     const counts = await q.getJobCounts(...states);
     if (Object.values(counts).some((c) => c > 0)) return false;
   }
@@ -542,6 +611,7 @@ describe("pull-request lifecycle, model-based (issue 10 deliverable 4)", () => {
       rescans: 0,
       groups: [],
       forgotten: false,
+      reportsPaused: false,
     };
     const real: Real = {
       h,
@@ -553,7 +623,12 @@ describe("pull-request lifecycle, model-based (issue 10 deliverable 4)", () => {
       stopped: new Set(),
     };
     await h.send("pull_request", pr.payload, real.lastEvent.delivery);
-    await fc.asyncModelRun(() => ({ model, real }), cmds);
+    try {
+      await fc.asyncModelRun(() => ({ model, real }), cmds);
+    } finally {
+      // the reports worker catches up (the harness serves every sequence)
+      await h.booted.rt.queues.reports.resume();
+    }
 
     const scansOfPull = (): ScanRecord[] =>
       [...h.sandbox.state.scans.values()].filter(
@@ -650,6 +725,48 @@ describe("pull-request lifecycle, model-based (issue 10 deliverable 4)", () => {
         `${what}: check run ${runId} after the close`,
       ).toEqual(kept);
     }
+    // No report of a superseded head: once a check run is concluded as superseded, nothing writes it again,
+    // and no review lands on its commit until that commit is followed again (a new check run created on it).
+    const writes = h.github.requests.filter(
+      (q) => q.method !== "GET" && q.path.startsWith(`/repos/${pr.owner}/${pr.repo}/`),
+    );
+    const headOf = new Map(runs.map((c) => [c.id, c.headSha]));
+    const superseded = new Set<number>();
+    for (const [i, q] of writes.entries()) {
+      const id = Number(/\/check-runs\/(\d+)$/.exec(q.path)?.[1]);
+      const body = q.body as { conclusion?: string; output?: { title?: string } };
+      if (q.method !== "PATCH" || !id || !isSupersededOutput(body)) continue;
+      superseded.add(id);
+      const head = headOf.get(id)!;
+      const later = writes.slice(i + 1);
+      expect(
+        later.filter((x) => x.path === q.path).map((x) => x.body),
+        `${what}: check run ${id} (${head.slice(0, 8)}) written after it was superseded`,
+      ).toEqual([]);
+      const again = later.findIndex(
+        (x) =>
+          x.method === "POST" &&
+          x.path.endsWith("/check-runs") &&
+          (x.body as { head_sha?: string }).head_sha === head,
+      );
+      expect(
+        (again < 0 ? later : later.slice(0, again)).filter(
+          (x) => x.path.endsWith("/reviews") && (x.body as { commit_id?: string }).commit_id === head,
+        ),
+        `${what}: review on ${head.slice(0, 8)} after its check run ${id} was superseded`,
+      ).toEqual([]);
+    }
+    const stored = await h.booted.rt.state.getJson<ReportState>(
+      "report",
+      pullKey(pr.owner, pr.repo, pr.number),
+    );
+    expect(
+      stored && superseded.has(stored.checkRunId),
+      `${what}: the stored report is the superseded check run ${stored?.checkRunId}'s`,
+    ).toBeFalsy();
+    // A finished scan is never cancelled: no cancel after the service answered a read with a terminal status.
+    for (const s of scans)
+      expect(s.cancelsAfterEndRead, `${what}: scan ${s.id} cancelled after it was read ended`).toBe(0);
     // Once the uninstall is processed, nothing more is followed for the installation: a launch that was
     // already on its way to the service when it ran cancels its scan at once and reports nothing.
     if (real.uninstallDelivery) {
