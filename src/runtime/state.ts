@@ -452,6 +452,11 @@ export class StateStore {
     await this.redis.set(this.#k("swept"), at, "EX", SWEPT_MARKER_TTL_SECONDS);
   }
 
+  /** Deletes the state marker: the next reconciliation sweeps every installation ({@link sweptAt}). */
+  async forgetSwept(): Promise<void> {
+    await this.redis.del(this.#k("swept"));
+  }
+
   /** Renews the state marker's life ({@link SWEPT_MARKER_TTL_SECONDS}) when it exists. */
   async touchSwept(): Promise<void> {
     await this.redis.expire(this.#k("swept"), SWEPT_MARKER_TTL_SECONDS);
