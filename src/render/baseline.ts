@@ -3,11 +3,13 @@
  * by its configuration, not scanned for want of a token or credits, superseded by a newer push, and the note
  * above a completed baseline's report. Each says what happened, why and what to do next.
  */
+import { z } from "zod";
 import type { CheckRunOutput } from "../github/checks.js";
 import type { ScanPreset } from "../scanner/schemas.js";
 import { codeBlock, inlineCode } from "./escape.js";
 import { shortSha } from "./format.js";
 import { bullets, sections } from "./markdown.js";
+import { plural } from "./format.js";
 
 /** What started a baseline. */
 export type BaselineTrigger = "push" | "schedule";
@@ -113,4 +115,29 @@ export function renderBaselineSuperseded(x: { bySha: string; branch: string }): 
 /** The note above a completed baseline's report (the findings section follows it). */
 export function renderBaselineNote(x: { branch: string; headSha: string; presetName: string }): string {
   return `**Baseline** of ${inlineCode(x.branch)} at ${shortSha(x.headSha)}: a whole-repository scan (${inlineCode(x.presetName)}), so the findings below are every finding open at this commit. No review is posted; pull requests into ${inlineCode(x.branch)} compare their findings with these.`;
+}
+
+/** A pull request's open findings against its base branch's baseline (src/domain/baseline.ts), as kept and shown. */
+export const BaselineComparisonInfo = z.object({
+  branch: z.string(),
+  headSha: z.string(),
+  preexisting: z.number().int().nonnegative(),
+  fresh: z.number().int().nonnegative(),
+});
+export type BaselineComparisonInfo = z.infer<typeof BaselineComparisonInfo>;
+
+/**
+ * `### Against the baseline of <branch>`: how many of the pull request's open findings were already open on
+ * the base branch at its last completed baseline (the same fingerprint) and how many are new.
+ */
+export function baselineComparisonSection(x: BaselineComparisonInfo): string {
+  const open = x.preexisting + x.fresh;
+  const already =
+    x.preexisting === 0
+      ? "none was already open"
+      : `${x.preexisting === open && open > 1 ? "all " : ""}${x.preexisting} ${x.preexisting === 1 ? "was" : "were"} already open`;
+  return [
+    `### Against the baseline of ${inlineCode(x.branch)}`,
+    `Of ${plural(open, "open finding")}, ${already} on ${inlineCode(x.branch)} at ${shortSha(x.headSha)} (the same fingerprint), and **${x.fresh}** ${x.fresh === 1 ? "is" : "are"} new in this pull request.`,
+  ].join("\n\n");
 }

@@ -5,6 +5,7 @@
  * GitHub doc: "Update a check run" (`output.title`, `output.summary`, `output.text`, each summary
  * and text at most 65,535 bytes): https://docs.github.com/en/rest/checks/runs#update-a-check-run
  */
+import { BaselineComparisonInfo, baselineComparisonSection } from "./baseline.js";
 import { z } from "zod";
 import type { CheckRunOutput } from "../github/checks.js";
 import { Disclosure, FailOn, ReportFinding, parseInput, DomainInputError } from "../domain/types.js";
@@ -105,6 +106,8 @@ export const CheckRunModel = z.object({
    * diff, so no review comment placement either)
    */
   subject: z.enum(["pull request", "commit"]).optional(),
+  /** the pull request's open findings against its base branch's last completed baseline */
+  baseline: BaselineComparisonInfo.optional(),
 });
 export type CheckRunModel = z.input<typeof CheckRunModel>;
 
@@ -173,6 +176,7 @@ export function renderCheckRunOutput(model: CheckRunModel): CheckRunOutput {
   const summary = sections(
     m.warnings?.length ? bullets(m.warnings.map((w) => `⚠️ ${neutralize(w)}`)) : undefined,
     verdictSection(verdict, m.failOn, subject),
+    m.baseline && baselineComparisonSection(m.baseline),
     m.scan.status !== "COMPLETED" &&
       `⚠️ The scan ended as ${inlineCode(m.scan.status)}, not \`COMPLETED\`: these results may be partial.`,
     !full && m.findings.length > 0 && withheldNote(Boolean(m.publicUrl && m.projectId)),

@@ -3,6 +3,7 @@
  * the report job, read by triage (commands, check recompute) and settlement. Below every job, so readers
  * need not import the job that writes it.
  */
+import type { BaselineComparisonInfo } from "../render/baseline.js";
 import type { RepoConfig } from "../config/repo-config.js";
 import type { CheckAnnotation } from "../github/checks.js";
 import type { CreditInfo, GuidanceInfo } from "../render/check-run.js";
@@ -25,6 +26,8 @@ export interface ShownExtras {
   warnings: string[];
   /** the report's upload to GitHub code scanning, when `codeScanning.upload` is on */
   codeScanning?: CodeScanningInfo;
+  /** the open findings against the base branch's last completed baseline, when it has one */
+  baseline?: BaselineComparisonInfo;
 }
 
 /** One reported finding, as stored. */
@@ -146,6 +149,7 @@ export function buildReportState(input: ReportStateInput): ReportState {
       ...(extras.guidance ? { guidance: extras.guidance } : {}),
       ...(extras.credits ? { credits: extras.credits } : {}),
       ...(extras.guidanceAnnotation ? { guidanceAnnotation: extras.guidanceAnnotation } : {}),
+      ...(extras.baseline ? { baseline: extras.baseline } : {}),
       warnings: input.warnings,
       ...(input.codeScanning ? { codeScanning: input.codeScanning } : {}),
     },

@@ -71,6 +71,7 @@ export function renderPullVerdict(
     ...(report.extras?.credits ? { credits: report.extras.credits } : {}),
     ...(report.extras?.warnings.length ? { warnings: report.extras.warnings } : {}),
     ...(report.extras?.codeScanning ? { codeScanning: report.extras.codeScanning } : {}),
+    ...(report.extras?.baseline ? { baseline: report.extras.baseline } : {}),
   });
   const verdict = decideConclusion([...findings], cfg.failOn);
   const annotations = reportAnnotations(findings, report, settings.labelPrefix);

@@ -4,6 +4,7 @@ import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import { pushPayload, sarifSchemaErrors, type PushInput } from "../../dev/github-standin/index.js";
 import { demoConfig } from "../../dev/harness/demo-repo.js";
 import { isRuledOut } from "../../src/domain/verdict.js";
+import { fingerprint } from "../../src/domain/identity.js";
 import { parseLocation } from "../../src/domain/location.js";
 import { JOB, baselineKey, baselineSchedulerId } from "../../src/runtime/names.js";
 import { getBaseline, getBaselineReport } from "../../src/runtime/baseline-state.js";
@@ -331,5 +332,41 @@ describe("baseline: scans of the default branch", () => {
     expect(scheduler?.pattern).toMatch(/^\d{1,2} \d{1,2} \* \* \*$/);
     expect(scheduler?.tz).toBe("UTC");
     await h.booted.rt.queues.events.removeJobScheduler(id);
+  });
+  it("a pull request into a branch with a completed baseline: its summary says how many findings were already open there and how many are new", async () => {
+    const r = await repoWith("bl-pr", baselineConfig(), 0x24a0);
+    await push(r, { after: sha(0x24a1), before: sha(0x24a0) });
+    await completedRun(h, r.owner, r.repo, sha(0x24a1), 30_000);
+    const demo = h.sandbox.state.scenario!;
+    // the pull request's scan finds what the branch has, and one finding more
+    h.sandbox.state.scenario = {
+      ...demo,
+      findings: [
+        ...demo.findings,
+        { ...demo.findings[0]!, title: "Open redirect after login", location: "src/server.js:35" },
+      ],
+    };
+    try {
+      const pr = await openPull(h, { head: sha(0x24a2), repo: r.repo, number: 77, private: true });
+      const run = await completedRun(h, pr.owner, pr.repo, sha(0x24a2), 30_000);
+      // counted by fingerprint against the baseline's open findings (ruled out ones are not open there)
+      const known = new Set((await getBaselineReport(h.booted.rt.state, r.owner, r.repo))!.openFingerprints);
+      const prScan = launchesOf(sha(0x24a2))[0]!;
+      const prOpen = [...h.sandbox.state.findings.values()].filter(
+        (f) => f.scanId === prScan.id && !isRuledOut(f),
+      );
+      const pre = prOpen.filter((f) => known.has(fingerprint(f))).length;
+      expect(pre).toBeGreaterThan(0);
+      expect(prOpen.some((f) => f.title === "Open redirect after login" && !known.has(fingerprint(f)))).toBe(
+        true,
+      );
+      const fresh = prOpen.length - pre;
+      expect(run.output.summary).toContain(`### Against the baseline of \`${r.branch}\``);
+      expect(run.output.summary).toContain(
+        `Of ${prOpen.length} open findings, ${pre} were already open on \`${r.branch}\` at \`${sha(0x24a1).slice(0, 7)}\` (the same fingerprint), and **${fresh}** ${fresh === 1 ? "is" : "are"} new in this pull request.`,
+      );
+    } finally {
+      h.sandbox.state.scenario = demo;
+    }
   });
 });

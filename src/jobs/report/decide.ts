@@ -398,7 +398,7 @@ export function completedOutput(
   shown: {
     /** ids of the findings with a diffward review comment */
     inlineIds: readonly string[];
-    extras: Pick<ReportExtras, "guidance" | "credits">;
+    extras: Pick<ReportExtras, "guidance" | "credits" | "baseline">;
     warnings: readonly string[];
     codeScanning: CodeScanningInfo | undefined;
     /** what the findings block (default: a pull request) */
@@ -426,5 +426,6 @@ export function completedOutput(
     ...(shown.warnings.length ? { warnings: [...shown.warnings] } : {}),
     ...(shown.codeScanning ? { codeScanning: shown.codeScanning } : {}),
     ...(shown.subject ? { subject: shown.subject } : {}),
+    ...(shown.extras.baseline ? { baseline: shown.extras.baseline } : {}),
   });
 }

@@ -1,5 +1,7 @@
 import type { Logger } from "pino";
-import { listPullFiles } from "../../github/pulls.js";
+import { getPull, listPullFiles } from "../../github/pulls.js";
+import { compareWithBaseline, type BaselineComparison } from "../../domain/baseline.js";
+import { getBaselineReport } from "../../runtime/baseline-state.js";
 import { listReviewComments } from "../../github/reviews.js";
 import type { InstallationOctokit } from "../../github/types.js";
 import type { ReportFinding } from "../../domain/types.js";
@@ -98,10 +100,31 @@ async function readPullReport(
   });
   const { details, notes } = await readDetails(tenant, d, plan);
   const reserved = scan.creditBudget ?? d.creditBudget;
-  const extras = await collectReportExtras(rt, octokit, tenant, d, reserved ?? undefined, log);
+  const baseline = await readBaselineComparison(rt, octokit, d, findings);
+  const extras = {
+    ...(await collectReportExtras(rt, octokit, tenant, d, reserved ?? undefined, log)),
+    ...(baseline ? { baseline } : {}),
+  };
   const codeScanning = await uploadReport(rt, d, findings, log);
   const budget = await writeBudget(rt, d.installationId);
   return { findings, pending, comments, botLogin, plan, details, notes, extras, codeScanning, budget };
+}
+
+/**
+ * The pull request's open findings against its base branch's last completed baseline (`baseline:` in
+ * `.github/diffward.yml`), when the repository has one: the base branch is read from GitHub ("Get a pull
+ * request") only then, and must be the baseline's branch.
+ */
+async function readBaselineComparison(
+  rt: Runtime,
+  octokit: InstallationOctokit,
+  d: PollJobData,
+  findings: readonly ReportFinding[],
+): Promise<BaselineComparison | undefined> {
+  const baseline = await getBaselineReport(rt.state, d.owner, d.repo);
+  if (!baseline) return undefined;
+  const pull = await getPull(octokit, { owner: d.owner, repo: d.repo, pullNumber: d.pullNumber });
+  return pull.baseRef === baseline.branch ? compareWithBaseline(findings, baseline) : undefined;
 }
 
 /** Details (description, recommended fix, notes) only for the findings shown inline: one `GET` each. */

@@ -1,0 +1,35 @@
+import { describe, expect, it } from "vitest";
+import { compareWithBaseline } from "../../src/domain/baseline.js";
+import { fingerprint } from "../../src/domain/identity.js";
+import { finding } from "./fixtures.js";
+
+describe("compareWithBaseline", () => {
+  const onBase = finding({ id: "a", title: "SQL injection in getUser", location: "src/db/users.ts:42" });
+  const moved = finding({ id: "b", title: "SQL injection in getUser", location: "src/db/users.ts:80" });
+  const fresh = finding({ id: "c", title: "Open redirect", location: "src/web/login.ts:9" });
+  const ruledOut = finding({
+    id: "d",
+    title: "Noise",
+    location: "x.ts:1",
+    resolutionStatus: "FALSE_POSITIVE",
+  });
+  const baseline = {
+    branch: "main",
+    headSha: "f".repeat(40),
+    openFingerprints: [fingerprint(onBase), fingerprint(ruledOut)],
+  };
+
+  it("counts open findings by fingerprint: the same one is pre-existing, a moved or new one is new", () => {
+    expect(compareWithBaseline([onBase, moved, fresh], baseline)).toEqual({
+      branch: "main",
+      headSha: "f".repeat(40),
+      preexisting: 1,
+      fresh: 2,
+    });
+  });
+
+  it("leaves ruled-out findings out on the pull request's side", () => {
+    expect(compareWithBaseline([onBase, ruledOut], baseline)).toMatchObject({ preexisting: 1, fresh: 0 });
+    expect(compareWithBaseline([], baseline)).toMatchObject({ preexisting: 0, fresh: 0 });
+  });
+});
