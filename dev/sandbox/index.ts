@@ -175,6 +175,19 @@ export function applyFaults(state: SandboxState, input: FaultsInput): void {
             served: 0,
           };
   }
+  if (input.outage !== undefined) {
+    state.faults.outage =
+      input.outage === null
+        ? null
+        : {
+            untilMs: state.now() + input.outage.durationMs,
+            status: input.outage.status ?? 503,
+            ...(input.outage.retryAfterSeconds !== undefined
+              ? { retryAfterSeconds: input.outage.retryAfterSeconds }
+              : {}),
+            requests: 0,
+          };
+  }
   if (input.rateLimits !== undefined) {
     state.faults.rateLimits =
       input.rateLimits === null
@@ -201,11 +214,23 @@ function describeFaults(state: SandboxState): unknown {
       retryAfterSeconds: f.rateLimits.retryAfterSeconds,
       route: f.rateLimits.route?.source ?? null,
     },
+    outage: f.outage && {
+      untilMs: f.outage.untilMs,
+      active: state.now() < f.outage.untilMs,
+      status: f.outage.status,
+      retryAfterSeconds: f.outage.retryAfterSeconds ?? null,
+      requests: f.outage.requests,
+    },
   };
 }
 
 /** Injected faults for one API request, or undefined to go on. */
 function injectedFault(state: SandboxState, target: string): SandboxApiError | undefined {
+  const o = state.faults.outage;
+  if (o && state.now() < o.untilMs) {
+    o.requests += 1;
+    return new SandboxApiError(o.status, "internal", `injected outage: ${o.status}`, o.retryAfterSeconds);
+  }
   const e = state.faults.errors;
   if (e && e.remaining > 0 && (!e.route || e.route.test(target))) {
     e.remaining -= 1;

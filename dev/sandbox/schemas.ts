@@ -172,6 +172,22 @@ export const FaultsInput = z.object({
     })
     .nullable()
     .optional(),
+  /**
+   * An outage: every API request answers `status` (default 503, code `internal`) for `durationMs` from now,
+   * with `Retry-After` when `retryAfterSeconds` is set; `requests` counts what was answered so.
+   */
+  outage: z
+    .object({
+      durationMs: z
+        .number()
+        .int()
+        .min(0)
+        .max(24 * 3_600_000),
+      status: z.union([z.literal(500), z.literal(502), z.literal(503)]).optional(),
+      retryAfterSeconds: z.number().int().min(0).optional(),
+    })
+    .nullable()
+    .optional(),
 });
 export type FaultsInput = z.infer<typeof FaultsInput>;
 

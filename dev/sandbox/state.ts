@@ -184,6 +184,8 @@ export interface Faults {
   errors: { remaining: number; statuses: (500 | 502 | 503)[]; route: RegExp | null; served: number } | null;
   latencyMs: number;
   rateLimits: { remaining: number; retryAfterSeconds: number; route: RegExp | null } | null;
+  /** every API request answers `status` until `untilMs` (the state's clock); `requests` answered so */
+  outage: { untilMs: number; status: 500 | 502 | 503; retryAfterSeconds?: number; requests: number } | null;
 }
 
 /** Request counters for `GET /_sandbox/stats`. */
@@ -375,7 +377,7 @@ export class SandboxState {
     ]);
     this.noChangeCommits = new Set();
     this.published = [];
-    this.faults = { errors: null, latencyMs: 0, rateLimits: null };
+    this.faults = { errors: null, latencyMs: 0, rateLimits: null, outage: null };
     this.stats = { requests: {}, earlyPoll429s: 0 };
     this.scanMap = new Map();
     this.findingMap = new Map();
