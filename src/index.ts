@@ -100,6 +100,7 @@ function bootFromEnv(
       redeliveryWindowMs: env.diffwardRedeliveryWindowHours * 3_600_000,
       redeliveryMaxPerRun: env.diffwardRedeliveryMaxPerRun,
       redeliveryMaxPages: env.diffwardRedeliveryMaxPages,
+      serviceOutageMaxWaitMs: env.diffwardServiceOutageMaxWait * 60_000,
     },
     concurrency: { scans: env.workerConcurrency },
     // after a Redis flush or a long outage, rebuild in-flight scans from GitHub's check runs

@@ -277,6 +277,10 @@ export const ProcessEnv = z.object({
     description:
       "Pages of 100 deliveries one check lists at most (GitHub API requests as the App); the next check goes on where it stopped.",
   }),
+  DIFFWARD_SERVICE_OUTAGE_MAX_WAIT: documented(opt(intIn(1, 10_080)).default(60), {
+    description:
+      "How long a pull request's check waits for an unavailable scanning service (5xx, timeout, no answer), in minutes; past it the check concludes by the repository's onServiceOutage (failure or neutral).",
+  }),
 });
 export type ProcessEnv = z.infer<typeof ProcessEnv>;
 

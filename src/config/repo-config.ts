@@ -242,6 +242,12 @@ export const RepoConfig = z
       "Least severe open finding that makes the check run fail; `none` never fails it.",
     ),
     drafts: z.enum(["skip", "scan"]).default("skip").describe("Whether draft pull requests are scanned."),
+    onServiceOutage: z
+      .enum(["failure", "neutral"])
+      .default("failure")
+      .describe(
+        "How the check run concludes when the scanning service stayed unavailable longer than the app waits (DIFFWARD_SERVICE_OUTAGE_MAX_WAIT, 60 minutes by default): `failure` (with the Re-run button) or `neutral`. Until then the check stays in progress and diffward retries on its own.",
+      ),
     debounceSeconds: z
       .int()
       .min(0)

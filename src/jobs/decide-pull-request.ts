@@ -103,7 +103,15 @@ export function planResumedStop(d: PullRequestJobData, prev: PullState | undefin
 }
 
 /** The scanner token's answer for the installation's account (`GET /token`, spec "Authentication"). */
-export type TokenFact = { kind: "found" } | { kind: "absent" } | { kind: "refused"; message: string };
+export type TokenFact =
+  | { kind: "found" }
+  | { kind: "absent" }
+  | { kind: "refused"; message: string }
+  /**
+   * the service is unavailable (5xx, timeout, no answer, or its tenant's circuit breaker open) since `since`
+   * (ms since epoch): the launch is planned anyway and waits for the service, which may refuse the token later
+   */
+  | { kind: "unavailable"; since: number; maxWaitMs: number };
 
 /** What the pull-request job read before deciding; a field is absent when the decision did not need it. */
 export interface PullRequestFacts {
@@ -173,7 +181,7 @@ export function nextFactNeeded(f: PullRequestFacts): PullRequestFact | undefined
   if (d.draft && f.config.config.drafts === "skip" && !d.explicit) return undefined;
   if (f.head.resumeCheckRunId === undefined && f.attemptsStarted > 1 && !f.adoption) return "adoption";
   if (!f.token) return "token";
-  if (f.token.kind !== "found") return undefined;
+  if (f.token.kind !== "found" && f.token.kind !== "unavailable") return undefined;
   if (!f.files) return "files";
   if (f.authorPermitted === undefined) return "permission";
   if (gateOf(f, f.config.config).kind !== "scan") return undefined;
@@ -324,12 +332,27 @@ export function decidePullRequest(f: PullRequestFacts): PullRequestPlan {
     ...(problemsInPr.length ? { configProblemsInPull: problemsInPr } : {}),
     ...(gate.guidanceChange ? { guidanceChange: gate.guidanceChange } : {}),
     ...(d.resume ? { lookupSince: d.resume.since } : {}),
+    ...(token.kind === "unavailable" ? { outageSince: token.since } : {}),
   };
+  // While the service is unavailable the check run says so at once, in progress, instead of queued.
+  const waiting: CheckRunUpdate | undefined =
+    token.kind === "unavailable"
+      ? {
+          status: "in_progress",
+          output: renderLaunchError("service_unavailable", {
+            maxWaitMinutes: Math.round(token.maxWaitMs / 60_000),
+          }),
+        }
+      : undefined;
   return {
     outcome: "launch-enqueued",
-    // A check run already on this head is already queued: nothing to write.
+    // A check run already on this head is already queued: nothing to write unless it now waits for the service.
     writes:
-      existing !== undefined ? [] : [createCheck(d, d.headSha, { status: "queued", output: renderQueued() })],
+      existing !== undefined
+        ? waiting
+          ? [updateCheck(d, existing, waiting, "update")]
+          : []
+        : [createCheck(d, d.headSha, waiting ?? { status: "queued", output: renderQueued() })],
     ...(existing !== undefined ? { checkRunId: existing } : {}),
     keepsCheckRun: true,
     state: { ...base, mergeBase, launchKey: lk, launchJobId, ...nonce },

@@ -10,6 +10,10 @@ import { JOB, pollJobOptions } from "../runtime/names.js";
 import { presetsOf } from "../tenants/presets.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { LockBusyError } from "../runtime/state.js";
+import { updateCheck } from "../github/writes.js";
+import { renderLaunchError } from "../render/check-run.js";
+import { ScannerApiError, isServiceOutage } from "../scanner/errors.js";
+import { admitLaunch, parkLaunch, recordOutage } from "./service-outage.js";
 import { applyWrites } from "../runtime/writes.js";
 import {
   decideLaunchError,
@@ -54,8 +58,14 @@ export async function processLaunch(
   const key = targetKey(d);
   const log = rt.log.child({ pull: key, installation: d.installationId, sha: d.headSha, job: job.id });
   try {
+    const gate = await admitLaunch(rt, job);
+    if (gate.kind === "wait") return await waitForService(rt, job, token, gate.untilMs, log);
     return await rt.state.withPullLock(key, () => launchLocked(rt, job, log));
   } catch (error) {
+    if (error instanceof DelayedError) throw error;
+    const untilMs = await recordOutage(rt, d.accountLogin, error);
+    if (untilMs !== undefined) return await waitForService(rt, job, token, untilMs, log);
+    if (isTokenRefused(error)) return await concludeTokenRefused(rt, job, error, log);
     if (error instanceof LockBusyError) {
       await job.moveToDelayed(rt.now() + 500, token);
       throw new DelayedError();
@@ -66,6 +76,55 @@ export async function processLaunch(
     }
     throw error;
   }
+}
+
+/**
+ * Waits for an unavailable scanning service ({@link parkLaunch}: parked on the tenant's circuit breaker, the check
+ * run saying so) while the launch is still wanted; a launch no longer wanted stops here, and one that waited past
+ * the limit concluded its check run: either gives back its cap reservation.
+ */
+async function waitForService(
+  rt: Runtime,
+  job: Job<LaunchJobData>,
+  token: string | undefined,
+  untilMs: number,
+  log: Runtime["log"],
+): Promise<LaunchOutcome> {
+  if (!(await launchWanted(rt, job.data))) {
+    log.info("launch no longer wanted while the scanning service was unavailable: nothing spent");
+    await releaseCap(rt, job);
+    return "superseded";
+  }
+  await parkLaunch(rt, job, token, untilMs, log);
+  await releaseCap(rt, job);
+  return "concluded";
+}
+
+/** A `GET /token` the service refused (spec §Authentication 4: `unauthorized`; a scope, a 4xx): no retry helps. */
+function isTokenRefused(error: unknown): error is ScannerApiError {
+  return error instanceof ScannerApiError && !error.retryable && error.endpoint === "GET /token";
+}
+
+/**
+ * Concludes the check run `failure` when the service refused the account's token at launch (it could not be
+ * read while the service was unavailable, so the pull-request job planned the launch without it).
+ */
+async function concludeTokenRefused(
+  rt: Runtime,
+  job: Job<LaunchJobData>,
+  error: ScannerApiError,
+  log: Runtime["log"],
+): Promise<LaunchOutcome> {
+  const d = job.data;
+  await applyWrites(rt, d.installationId, [
+    updateCheck(d, d.checkRunId, {
+      conclusion: "failure",
+      output: renderLaunchError("unauthorized", { message: error.serviceMessage }),
+    }),
+  ]);
+  await releaseCap(rt, job);
+  log.warn({ err: error.message }, "scanner token refused by the service at launch: check run concluded");
+  return "no-token";
 }
 
 class WaitSignal extends Error {
@@ -234,6 +293,8 @@ async function onLaunchError(
       "launch outcome unknown: will look up, then retry",
     );
   else await rt.state.clearLaunchAttempt(d.launchKey);
+  // An unavailable service is waited for on its tenant's breaker (processLaunch), never counted as an attempt.
+  if (isServiceOutage(error)) throw error;
   const balance =
     action.kind === "conclude" && action.code === "insufficient_credits"
       ? await tenant.client.getBalance(tenant.projectId).catch(() => undefined)

@@ -23,6 +23,7 @@ import {
   type PullRequestFacts,
   type PullRequestOutcome,
 } from "./decide-pull-request.js";
+import { recordOutage, serviceUnavailable } from "./service-outage.js";
 import { checkRunCompleted, planStopWrites, stopCurrent } from "./supersede.js";
 import type { PullRequestJobData } from "./types.js";
 
@@ -164,10 +165,24 @@ async function readFact(
       return;
     }
     case "token":
+      // An unavailable service (its breaker open, or this request's 5xx, timeout, no answer) does not stop the
+      // pull request: its check run is created and says so, and the launch waits on the tenant's breaker.
+      if (await serviceUnavailable(rt, d.accountLogin)) {
+        facts.token = unavailableToken(rt);
+        return;
+      }
       try {
         facts.token = (await rt.scanner.forAccount(d.accountLogin)) ? { kind: "found" } : { kind: "absent" };
       } catch (error) {
-        // A 5xx, 429 or network error of `GET /token` is temporary: retry the job, never conclude "no token".
+        if ((await recordOutage(rt, d.accountLogin, error)) !== undefined) {
+          log.warn(
+            { err: (error as Error).message },
+            "scanning service unavailable: the launch will wait for it",
+          );
+          facts.token = unavailableToken(rt);
+          return;
+        }
+        // A 429 of `GET /token` is temporary: retry the job, never conclude "no token".
         if (isRetryable(error)) throw error;
         // GET /token refused: the configured token is wrong, expired or revoked (spec "Authentication" 4).
         log.warn({ err: (error as Error).message }, "scanner token refused by the service");
@@ -200,6 +215,10 @@ async function readFact(
       return;
     }
   }
+}
+
+function unavailableToken(rt: Runtime): PullRequestFacts["token"] {
+  return { kind: "unavailable", since: rt.now(), maxWaitMs: rt.settings.serviceOutageMaxWaitMs };
 }
 
 function logOutcome(log: Runtime["log"], outcome: PullRequestOutcome, fields: Record<string, unknown>): void {

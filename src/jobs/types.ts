@@ -120,6 +120,11 @@ export interface LaunchJobData extends RepoContext {
   initializingSince?: number;
   /** how many launches were answered `repository_initializing` so far */
   initializingTries?: number;
+  /**
+   * ms since epoch the launch first found the scanning service unavailable (5xx, timeout, no answer) and began
+   * waiting on its tenant's circuit breaker (`src/runtime/service-breaker.ts`); the check run says so from then
+   */
+  outageSince?: number;
   /** problems of the pull request's own version of `.github/diffward.yml`, when it edits the file */
   configProblemsInPull?: string[];
   /** lines the pull request changes in the committed guidance file, when it changes it */

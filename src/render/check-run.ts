@@ -597,6 +597,8 @@ function presetPart(x: RefusedLaunch): string {
  * - `diff_base_*`: launch rule 6, 400; `bad_request`: 400 with the service's message.
  * - `unauthorized` / `forbidden` / `not_found`: spec §Authentication rules 4 to 6.
  * - `internal` / `network`: 5xx or no answer; diffward retries.
+ * - `service_unavailable`: 5xx, timeout or no answer (spec §Errors, `internal`): the launch waits for the
+ *   service's circuit breaker; `service_outage`: it waited longer than `DIFFWARD_SERVICE_OUTAGE_MAX_WAIT`.
  * - `superseded`: a newer push replaced this scan; `timed_out`: diffward stopped waiting.
  * - `scan_failed` / `scan_cancelled`: spec §Scan status, terminal states.
  * - `config_invalid`: `.github/diffward.yml` problems, quoted exactly.
@@ -712,6 +714,25 @@ const LAUNCH_ERRORS = {
     ),
   })),
   internal: entry((x: Unavailable) => unavailable("internal", x)),
+  service_unavailable: entry((x: { maxWaitMinutes?: number }) => ({
+    title: "Scanning service unavailable",
+    summary: wwn(
+      "The scanning service is unavailable; diffward retries and resumes on its own.",
+      "The service answered with a server error, timed out or could not be reached. diffward waits for it with one shared retry for all pull requests, then launches each waiting scan once; nothing was launched or spent yet.",
+      `Nothing to do: this check updates when the scan starts.${x.maxWaitMinutes !== undefined ? ` If the service is still unavailable after ${plural(x.maxWaitMinutes, "minute")}, the check concludes by \`onServiceOutage\` in \`.github/diffward.yml\`.` : ""}`,
+    ),
+  })),
+  service_outage: entry(
+    (x: { waitedMinutes: number }) => ({
+      title: "Scanning service unavailable: not scanned",
+      summary: wwn(
+        `The scanning service stayed unavailable for ${plural(x.waitedMinutes, "minute")}, so diffward stopped waiting; no scan was launched and nothing was spent.`,
+        "The service answered with server errors, timed out or could not be reached for longer than diffward waits (`DIFFWARD_SERVICE_OUTAGE_MAX_WAIT`); `onServiceOutage` in `.github/diffward.yml` sets how this check concludes.",
+        "Once the service is back, press **Re-run** on this check, comment `/diffward rescan` or push again.",
+      ),
+    }),
+    ["waitedMinutes"],
+  ),
   network: entry((x: Unavailable) => unavailable("network", x)),
   superseded: entry(
     /** `sameHead`: a new explicit request (Re-run, Scan anyway, rescan) of the same commit replaced it */

@@ -91,6 +91,14 @@ export interface DiffwardMetrics {
    * `refused` (GitHub refused the redelivery)
    */
   deliveriesGivenUp: Counter<"reason">;
+  /**
+   * `diffward_service_breaker_open{tenant}`: 1 while this process saw the service tenant's circuit breaker open
+   * (5xx, timeout, no answer), 0 once a probe it sent or saw closed it (`src/runtime/service-breaker.ts`);
+   * `tenant` is a hash of the token, never the token
+   */
+  breakerOpen: Gauge<"tenant">;
+  /** `diffward_service_breaker_probes_total{tenant,result}`: half-open probes sent, by result (`ok`, `failed`) */
+  breakerProbes: Counter<"tenant" | "result">;
   /** the scanner client's `onResponse` hook: counts polls, 429s and requests */
   onScannerResponse(info: ResponseInfo): void;
   /**
@@ -193,6 +201,18 @@ export function createMetrics(opts: MetricsOptions = {}): DiffwardMetrics {
     labelNames: ["reason"] as const,
     registers: [registry],
   });
+  const breakerOpen = new Gauge({
+    name: "diffward_service_breaker_open",
+    help: "1 while the scanning service tenant's circuit breaker is open (5xx, timeouts, unreachable), else 0; tenant is a hash of the token.",
+    labelNames: ["tenant"] as const,
+    registers: [registry],
+  });
+  const breakerProbes = new Counter({
+    name: "diffward_service_breaker_probes_total",
+    help: "Half-open probes of an unavailable scanning service tenant, by result (ok, failed).",
+    labelNames: ["tenant", "result"] as const,
+    registers: [registry],
+  });
   const launches = new Counter({
     name: "diffward_launches_total",
     help: "Launch jobs by outcome (launched, found-existing, already-launched, superseded, concluded, no-token, error).",
@@ -278,6 +298,8 @@ export function createMetrics(opts: MetricsOptions = {}): DiffwardMetrics {
     deliveriesFailedFound,
     deliveriesRedelivered,
     deliveriesGivenUp,
+    breakerOpen,
+    breakerProbes,
     contentType: registry.contentType,
     onScannerResponse(info) {
       serviceRequests.inc({ method: info.method, route: info.route, status: String(info.status) });

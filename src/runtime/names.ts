@@ -173,6 +173,9 @@ export const REDIS_KEYS = {
   deliveriesTracked: { prefix: "state", pattern: "deliveries:tracked" },
   deliveriesSettled: { prefix: "state", pattern: "deliveries:settled:<guid>" },
   deliveriesPending: { prefix: "state", pattern: "deliveries:pending:<guid>" },
+  breaker: { prefix: "state", pattern: "breaker:<tenant>" },
+  breakerProbe: { prefix: "state", pattern: "breaker:<tenant>:probe" },
+  breakerWaiting: { prefix: "state", pattern: "breaker:<tenant>:waiting" },
 } as const satisfies Record<string, { prefix: "state" | "queue"; pattern: string }>;
 
 /** A key kind of {@link REDIS_KEYS}. */

@@ -64,6 +64,11 @@ export interface Settings {
   redeliveryPendingMs: number;
   /** the least time between two redelivery requests, in ms (1,000: GitHub's pace for mutative requests) */
   redeliveryPaceMs: number;
+  /**
+   * how long a launch waits for an unavailable scanning service (5xx, timeout, no answer) before its check run
+   * concludes by the repository's `onServiceOutage`, in ms (60 minutes, `DIFFWARD_SERVICE_OUTAGE_MAX_WAIT`)
+   */
+  serviceOutageMaxWaitMs: number;
 }
 
 /** The defaults each {@link Settings} field names. */
@@ -88,6 +93,7 @@ export const DEFAULT_SETTINGS: Settings = {
   redeliveryAttempts: 3,
   redeliveryPendingMs: 10 * 60_000,
   redeliveryPaceMs: 1_000,
+  serviceOutageMaxWaitMs: 60 * 60_000,
 };
 
 /** Everything a job needs, built once per process. */

@@ -232,3 +232,15 @@ export function parseRetryAfter(
   if (Number.isNaN(at)) return undefined;
   return Math.max(0, Math.ceil((at - nowMs) / 1000));
 }
+
+/**
+ * True when the service is down rather than refusing one request: a 5xx or `internal` answer (spec §Errors),
+ * a timeout, or no answer at all. A 429 is not (the service is up and says when to come back: its
+ * `Retry-After` is followed per request); a malformed 2xx is not (the service answered).
+ */
+export function isServiceOutage(
+  err: unknown,
+): err is ScannerApiError | ScannerNetworkError | ScannerTimeoutError {
+  if (err instanceof ScannerApiError) return err.status >= 500 || err.code === "internal";
+  return err instanceof ScannerNetworkError || err instanceof ScannerTimeoutError;
+}

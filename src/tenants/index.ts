@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { Token } from "../scanner/schemas.js";
 import { ScannerClient } from "../scanner/client.js";
 import { isRetryable } from "../scanner/errors.js";
@@ -19,6 +20,18 @@ export interface ScannerAccess {
   forAccount(login: string): Promise<ScannerTenant | undefined>;
   /** forgets cached `GET /token` answers (tokens rotated or revoked) */
   invalidate(): void;
+  /**
+   * The account's service tenant as a short name safe in Redis keys, logs and metric labels (a hash of its
+   * token: accounts sharing a token share the tenant), or `undefined` when the account has no token.
+   */
+  tenantKey(login: string): string | undefined;
+  /**
+   * Sends one `GET /token` for the account (spec §Token; any valid token may call it), whatever is cached,
+   * and caches the fresh answer: the circuit breaker's probe.
+   * @returns the tenant, or `undefined` when the account has no token.
+   * @throws the client's typed errors (`src/scanner/errors.ts`).
+   */
+  probe(login: string): Promise<ScannerTenant | undefined>;
 }
 
 /** Options of {@link createScannerAccess}. */
@@ -77,6 +90,15 @@ export function createScannerAccess(options: ScannerAccessOptions): ScannerAcces
     },
     invalidate() {
       cache.clear();
+    },
+    tenantKey(login) {
+      const token = tokenFor(login);
+      return token ? createHash("sha256").update(token).digest("hex").slice(0, 16) : undefined;
+    },
+    probe(login) {
+      const token = tokenFor(login);
+      if (token) cache.delete(token);
+      return this.forAccount(login);
     },
   };
 }

@@ -72,6 +72,7 @@ describe("loadEnv", () => {
       diffwardRedeliveryWindowHours: 72,
       diffwardRedeliveryMaxPerRun: 50,
       diffwardRedeliveryMaxPages: 20,
+      diffwardServiceOutageMaxWait: 60,
     });
   });
 

@@ -238,3 +238,43 @@ describe("decidePullRequest: reads only what it needs, then plans one check-run 
     expect(() => decidePullRequest({ ...facts().f, mergeBase: undefined })).toThrow(/merge-base/);
   });
 });
+
+describe("decidePullRequest: the scanning service unavailable", () => {
+  const unavailable = { kind: "unavailable" as const, since: 1_700_000_000_000, maxWaitMs: 60 * 60_000 };
+
+  it("reads on as with a token, creates the check run in progress saying so, and the launch waits from then", () => {
+    const { f, asked } = facts({}, { token: (x) => (x.token = unavailable) });
+    expect(asked).toEqual(["token", "files", "permission", "config-in-pull", "merge-base"]);
+    const plan = decidePullRequest(f);
+    expect(plan.outcome).toBe("launch-enqueued");
+    expect(kinds(plan.writes)).toEqual(["create-check-run:create"]);
+    const check = (plan.writes[0] as Extract<GitHubWrite, { kind: "create-check-run" }>).check;
+    expect(check.status).toBe("in_progress");
+    expect(check.output?.title).toBe("Scanning service unavailable");
+    expect(check.output?.summary).toContain(
+      "The scanning service is unavailable; diffward retries and resumes on its own.",
+    );
+    expect(check.output?.summary).toContain("60 minutes");
+    expect(plan.launch?.data.outageSince).toBe(unavailable.since);
+  });
+
+  it("updates a resumed check run to say so instead of leaving it queued", () => {
+    const { f } = facts(
+      { head: { kind: "follow", generation: 1, resumeCheckRunId: 21 } },
+      { token: (x) => (x.token = unavailable) },
+    );
+    const plan = decidePullRequest(f);
+    expect(kinds(plan.writes)).toEqual(["update-check-run:update"]);
+    expect(plan.checkRunId).toBe(21);
+  });
+
+  it("a gate still decides without the service: a skipped author concludes as before", () => {
+    const { f } = facts(
+      { config: { kind: "ok", config: config({ authors: { skip: ["alice"] } }) } },
+      { token: (x) => (x.token = unavailable) },
+    );
+    const plan = decidePullRequest(f);
+    expect(plan.outcome).toBe("skipped");
+    expect(plan.launch).toBeUndefined();
+  });
+});

@@ -1,0 +1,173 @@
+import { DelayedError, type Job } from "bullmq";
+import { updateCheck, type GitHubWrite } from "../github/writes.js";
+import { renderLaunchError } from "../render/check-run.js";
+import { isServiceOutage } from "../scanner/errors.js";
+import type { Runtime } from "../runtime/runtime.js";
+import { serviceBreakerOf, type Admission } from "../runtime/service-breaker.js";
+import { applyWrites } from "../runtime/writes.js";
+import type { LaunchJobData } from "./types.js";
+
+/** The breaker of the runtime's Redis and state prefix. */
+export function breakerOf(rt: Runtime) {
+  return serviceBreakerOf(rt.redis, rt.state.prefix);
+}
+
+/** Whether the account's service tenant has an open (or half-open) breaker: nothing should be sent to it. */
+export async function serviceUnavailable(rt: Runtime, accountLogin: string): Promise<boolean> {
+  const tenant = rt.scanner.tenantKey(accountLogin);
+  return tenant !== undefined && (await breakerOf(rt).isOpen(tenant));
+}
+
+/**
+ * Records a service outage error ({@link isServiceOutage}: 5xx, timeout, no answer) on the account's tenant
+ * breaker, honouring the answer's `Retry-After` (spec §Errors).
+ * @returns when the breaker lets a probe through next (ms since epoch); `undefined` when `error` is not an outage.
+ */
+export async function recordOutage(
+  rt: Runtime,
+  accountLogin: string,
+  error: unknown,
+  probe = false,
+): Promise<number | undefined> {
+  const tenant = rt.scanner.tenantKey(accountLogin);
+  if (tenant === undefined || !isServiceOutage(error)) return undefined;
+  const retryAfterSeconds = "retryAfterSeconds" in error ? error.retryAfterSeconds : undefined;
+  const res = await breakerOf(rt).recordFailure(tenant, rt.now(), { retryAfterSeconds, probe });
+  rt.metrics?.breakerOpen.set({ tenant }, 1);
+  if (probe) rt.metrics?.breakerProbes.inc({ tenant, result: "failed" });
+  if (res.opened)
+    rt.log.warn(
+      { tenant, err: error.message, untilMs: res.untilMs },
+      "scanning service unavailable: breaker open",
+    );
+  return res.untilMs;
+}
+
+/**
+ * Asks the account's tenant breaker whether a launch may reach the service now ({@link Admission}). When this
+ * job holds the half-open probe, it sends it (`GET /token`, {@link Runtime.scanner}'s `probe`): on an answer
+ * the breaker closes and every parked launch is woken once (`Job.promote`); on an outage it opens again.
+ * @returns `go` (send as usual) or `wait` with when to look again (ms since epoch).
+ * @throws a non-outage error of the probe (the launch job's usual handling takes it).
+ */
+export async function admitLaunch(
+  rt: Runtime,
+  job: Job<LaunchJobData>,
+): Promise<{ kind: "go" } | { kind: "wait"; untilMs: number }> {
+  const login = job.data.accountLogin;
+  const tenant = rt.scanner.tenantKey(login);
+  if (tenant === undefined) return { kind: "go" };
+  const breaker = breakerOf(rt);
+  const owner = `${job.id ?? ""}@${rt.now()}`;
+  const admission: Admission = await breaker.admit(tenant, owner, rt.now());
+  if (admission.kind === "closed") return { kind: "go" };
+  if (admission.kind === "wait") return admission;
+  try {
+    await rt.scanner.probe(login);
+  } catch (error) {
+    const untilMs = await recordOutage(rt, login, error, true);
+    if (untilMs !== undefined) return { kind: "wait", untilMs };
+    // Not an outage (a 4xx, a 429): the service answered, so it is up again.
+    await closeBreaker(rt, tenant, job.id);
+    throw error;
+  }
+  await closeBreaker(rt, tenant, job.id);
+  return { kind: "go" };
+}
+
+/**
+ * Closes the tenant's breaker after an answer and wakes each launch parked on it once (a parked job is delayed;
+ * `promote` moves it to waiting; one already woken or gone is skipped). `self` is not woken (it runs).
+ */
+async function closeBreaker(rt: Runtime, tenant: string, self: string | undefined): Promise<void> {
+  const { wasOpen, parked } = await breakerOf(rt).recordSuccess(tenant);
+  rt.metrics?.breakerProbes.inc({ tenant, result: "ok" });
+  rt.metrics?.breakerOpen.set({ tenant }, 0);
+  if (wasOpen)
+    rt.log.info({ tenant, parked: parked.length }, "scanning service answers again: breaker closed");
+  for (const id of parked) {
+    if (id === self) continue;
+    const waiting = await rt.queues.launch.getJob(id);
+    await waiting?.promote().catch(() => undefined);
+  }
+}
+
+/**
+ * Parks a launch while its tenant's breaker is open: the first time, the check run says the service is
+ * unavailable ({@link planOutageWait}) and the job remembers when (`outageSince`); the job is then delayed
+ * until the next probe is due (`moveToDelayed` spends no attempt) and woken at once when the breaker closes.
+ * Past `settings.serviceOutageMaxWaitMs` since `outageSince`, the check run concludes by the repository's
+ * `onServiceOutage` ({@link planOutageConcluded}) instead.
+ * @returns `concluded` when the wait limit was passed (the caller releases what the launch held).
+ * @throws DelayedError when parked (BullMQ's signal for a job moved to delayed).
+ */
+export async function parkLaunch(
+  rt: Runtime,
+  job: Job<LaunchJobData>,
+  token: string | undefined,
+  untilMs: number,
+  log: Runtime["log"],
+): Promise<"concluded"> {
+  const d = job.data;
+  const now = rt.now();
+  const since = d.outageSince ?? now;
+  const maxWaitMs = rt.settings.serviceOutageMaxWaitMs;
+  if (now - since >= maxWaitMs) {
+    await applyWrites(rt, d.installationId, planOutageConcluded(d, now - since));
+    log.warn(
+      { waitedMs: now - since, conclusion: d.config.onServiceOutage },
+      "scanning service unavailable too long: check run concluded",
+    );
+    return "concluded";
+  }
+  if (d.outageSince === undefined) {
+    await applyWrites(rt, d.installationId, planOutageWait(d, maxWaitMs));
+    await job.updateData({ ...job.data, outageSince: since });
+    log.warn("scanning service unavailable: the launch waits for it");
+  }
+  const tenant = rt.scanner.tenantKey(d.accountLogin);
+  const parked =
+    tenant !== undefined && job.id !== undefined && (await breakerOf(rt).park(tenant, job.id, now));
+  // Never past the wait limit, so the check run concludes on time; at once when the breaker closed meanwhile.
+  const wakeAt = parked ? Math.max(now + 1, Math.min(untilMs, since + maxWaitMs)) : now + 10;
+  await job.moveToDelayed(wakeAt, token);
+  if (parked && tenant !== undefined && !(await breakerOf(rt).isOpen(tenant)))
+    await job.promote().catch(() => undefined);
+  throw new DelayedError();
+}
+
+/** The check-run write of a launch that begins waiting for the scanning service: in progress, saying so. Pure. */
+export function planOutageWait(
+  d: Pick<LaunchJobData, "owner" | "repo" | "checkRunId">,
+  maxWaitMs: number,
+): GitHubWrite[] {
+  return [
+    updateCheck(
+      d,
+      d.checkRunId,
+      {
+        status: "in_progress",
+        output: renderLaunchError("service_unavailable", { maxWaitMinutes: Math.round(maxWaitMs / 60_000) }),
+      },
+      "update",
+    ),
+  ];
+}
+
+/**
+ * The check-run write of a launch that waited `waitedMs` for the scanning service, past the limit: concluded
+ * by `onServiceOutage` (`failure`, which GitHub shows with its Re-run button, or `neutral`). Pure.
+ */
+export function planOutageConcluded(
+  d: Pick<LaunchJobData, "owner" | "repo" | "checkRunId" | "config">,
+  waitedMs: number,
+): GitHubWrite[] {
+  return [
+    updateCheck(d, d.checkRunId, {
+      conclusion: d.config.onServiceOutage,
+      output: renderLaunchError("service_outage", {
+        waitedMinutes: Math.max(1, Math.round(waitedMs / 60_000)),
+      }),
+    }),
+  ];
+}

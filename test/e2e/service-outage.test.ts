@@ -1,0 +1,110 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { applyFaults } from "../../dev/sandbox/index.js";
+import { startHarness, type Harness } from "../../dev/harness/harness.js";
+import { demoConfig } from "../../dev/harness/demo-repo.js";
+import { checkRuns, completedRun, openPull, sha } from "../support/pr.js";
+
+const UNAVAILABLE = "Scanning service unavailable";
+const PLAIN = "The scanning service is unavailable; diffward retries and resumes on its own.";
+
+function launchPosts(h: Harness): number {
+  const counts = h.sandbox.state.stats.requests["POST /projects/:projectId/scans"] ?? {};
+  return Object.values(counts).reduce((a, b) => a + b, 0);
+}
+
+function scansOf(h: Harness, head: string): number {
+  return [...h.sandbox.state.scans.values()].filter((s) => s.commitHash === head).length;
+}
+
+/** Requests the sandbox answered with the outage's status so far. */
+function outageRequests(h: Harness): number {
+  return h.sandbox.state.faults.outage?.requests ?? 0;
+}
+
+/**
+ * Every service route answering 503 (the sandbox's outage fault, with `Retry-After`) while pull requests of
+ * one installation open: the check runs exist and say so, the service gets one probe per breaker interval
+ * (not one retry stream per pull request), and each pull request launches exactly once when it is back.
+ */
+describe("a scanning-service outage", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({
+      sandbox: { scenario: "demo", scanDurationMs: 1_000, retryAfterSeconds: 1, seed: 23 },
+    });
+  });
+  afterAll(async () => h?.close());
+
+  it("keeps every check run in progress saying so, bounds the requests, then launches each pull request once", async () => {
+    const retryAfterSeconds = 2;
+    const heads = [0, 1, 2, 3].map((i) => sha(2300 + i));
+    const postsBefore = launchPosts(h);
+    applyFaults(h.sandbox.state, { outage: { durationMs: 10 * 60_000, retryAfterSeconds } });
+    const started = Date.now();
+    const prs = [];
+    for (const [i, head] of heads.entries()) prs.push(await openPull(h, { head, repo: `outage-${i}` }));
+
+    for (const [i, pr] of prs.entries()) {
+      const run = await h.waitFor(
+        () => checkRuns(h, pr.owner, pr.repo, heads[i]).find((c) => c.output?.title === UNAVAILABLE),
+        20_000,
+        `check run of ${pr.repo} saying the service is unavailable`,
+      );
+      expect(run.status).toBe("in_progress");
+      expect(run.output?.summary).toContain(PLAIN);
+    }
+    // Several probe intervals pass in the outage.
+    await new Promise((r) => setTimeout(r, 3 * retryAfterSeconds * 1000));
+    const during = outageRequests(h);
+    const elapsedMs = Date.now() - started;
+    // at most one first contact per pull request (before the breaker opened), then one probe per interval
+    expect(during).toBeGreaterThan(0);
+    expect(during).toBeLessThanOrEqual(prs.length + Math.ceil(elapsedMs / (retryAfterSeconds * 1000)) + 1);
+    for (const [i, pr] of prs.entries())
+      expect(checkRuns(h, pr.owner, pr.repo, heads[i]).filter((c) => c.status === "completed")).toEqual([]);
+    expect(launchPosts(h)).toBe(postsBefore);
+
+    applyFaults(h.sandbox.state, { outage: null });
+    for (const [i, pr] of prs.entries()) {
+      const run = await completedRun(h, pr.owner, pr.repo, heads[i]!, 40_000);
+      expect(run.externalId).toBeTruthy();
+      expect(run.output?.title).not.toContain(UNAVAILABLE);
+      expect(checkRuns(h, pr.owner, pr.repo, heads[i])).toHaveLength(1);
+      expect(scansOf(h, heads[i]!)).toBe(1);
+    }
+    expect(launchPosts(h) - postsBefore).toBe(prs.length);
+  }, 90_000);
+});
+
+describe("a scanning-service outage longer than DIFFWARD_SERVICE_OUTAGE_MAX_WAIT", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({
+      sandbox: { scenario: "demo", scanDurationMs: 1_000, retryAfterSeconds: 1, seed: 29 },
+      settings: { serviceOutageMaxWaitMs: 3_000 },
+    });
+  });
+  afterAll(async () => h?.close());
+
+  it("concludes each check run by onServiceOutage (failure by default, or neutral) and launches nothing", async () => {
+    applyFaults(h.sandbox.state, { outage: { durationMs: 10 * 60_000, retryAfterSeconds: 1 } });
+    const byDefault = await openPull(h, { head: sha(2901), repo: "outage-default" });
+    const neutral = await openPull(h, {
+      head: sha(2902),
+      repo: "outage-neutral",
+      config: demoConfig("onServiceOutage: neutral"),
+    });
+    const failed = await completedRun(h, byDefault.owner, byDefault.repo, sha(2901), 30_000);
+    const neutralRun = await completedRun(h, neutral.owner, neutral.repo, sha(2902), 30_000);
+    expect(failed.conclusion).toBe("failure");
+    expect(neutralRun.conclusion).toBe("neutral");
+    for (const run of [failed, neutralRun]) {
+      expect(run.output?.title).toBe("Scanning service unavailable: not scanned");
+      expect(run.output?.summary).toContain("Re-run");
+    }
+    applyFaults(h.sandbox.state, { outage: null });
+    // the launches ended with their check runs: nothing is launched once the service is back
+    await new Promise((r) => setTimeout(r, 2_500));
+    expect(scansOf(h, sha(2901)) + scansOf(h, sha(2902))).toBe(0);
+  }, 60_000);
+});
