@@ -69,6 +69,11 @@ export interface Settings {
    * concludes by the repository's `onServiceOutage`, in ms (60 minutes, `DIFFWARD_SERVICE_OUTAGE_MAX_WAIT`)
    */
   serviceOutageMaxWaitMs: number;
+  /**
+   * waits before sending again a check-run update, review-comment update or SARIF upload GitHub answered with a
+   * 5xx after Octokit's own retries, in ms (5 s, 20 s, 60 s; `src/runtime/writes.ts`)
+   */
+  writeRetryDelaysMs: readonly number[];
 }
 
 /** The defaults each {@link Settings} field names. */
@@ -94,6 +99,7 @@ export const DEFAULT_SETTINGS: Settings = {
   redeliveryPendingMs: 10 * 60_000,
   redeliveryPaceMs: 1_000,
   serviceOutageMaxWaitMs: 60 * 60_000,
+  writeRetryDelaysMs: [5_000, 20_000, 60_000],
 };
 
 /** Everything a job needs, built once per process. */

@@ -72,19 +72,7 @@ export async function applyWrites(
         results.push({ kind: "skipped" });
         continue;
       }
-      if (!rt.lane) {
-        await rt.writeGuard?.();
-        results.push(await sendWrite(octokit, w));
-        continue;
-      }
-      const r = await rt.lane.run(installationId, laneRequestOf(w), async (fields) => {
-        await rt.writeGuard?.();
-        return sendWrite(
-          octokit,
-          w.kind === "update-check-run" && fields ? { ...w, check: merged(w.check, fields) } : w,
-        );
-      });
-      results.push(r);
+      results.push(await sendRetrying(rt, octokit, installationId, w));
     } catch (error) {
       if (!w.bestEffort || error instanceof WritesWithdrawnError) throw error;
       const message = (error as Error).message;
@@ -93,6 +81,61 @@ export async function applyWrites(
     }
   }
   return results;
+}
+
+/**
+ * Sends one write (through the installation's lane when there is one). A write GitHub answered with a 5xx (or
+ * did not answer: Octokit reports it as a 5xx) after Octokit's own retries is sent again after each of
+ * `settings.writeRetryDelaysMs`, taking a new lane slot each time so the installation's other writes are not
+ * held; a check-run update keeps the fields of the updates it took over, so none is lost. Only writes that
+ * are safe to repeat are sent again: a check-run update (PATCH sets the same fields), a review-comment update and
+ * a SARIF upload (GitHub keeps the latest analysis per commit, ref and category). A create (check run, review)
+ * is not: a 5xx may hide one GitHub made, so it goes back to its job, whose next attempt adopts or looks up
+ * what exists before creating (GitHub REST "Troubleshooting": 5xx, retry with backoff).
+ * @throws the last error: Octokit's `RequestError`, or the write guard's {@link WritesWithdrawnError}.
+ */
+async function sendRetrying(
+  rt: Runtime,
+  octokit: Awaited<ReturnType<Runtime["octokit"]>>,
+  installationId: number,
+  w: GitHubWrite,
+): Promise<WriteResult> {
+  // the fields of coalesced updates this write took over in earlier tries: their writers count them as sent
+  let carried: Record<string, unknown> | undefined;
+  const send = async (fields: Record<string, unknown> | undefined) => {
+    await rt.writeGuard?.();
+    if (fields) carried = { ...carried, ...fields };
+    return sendWrite(
+      octokit,
+      w.kind === "update-check-run" && carried ? { ...w, check: merged(w.check, carried) } : w,
+    );
+  };
+  const delays = rt.settings.writeRetryDelaysMs ?? [];
+  for (let attempt = 0; ; attempt++) {
+    try {
+      if (!rt.lane) return await send(undefined);
+      return await rt.lane.run(installationId, laneRequestOf(w), send);
+    } catch (error) {
+      const delay = delays[attempt];
+      if (delay === undefined || !repeatable(w) || !isGitHubServerError(error)) throw error;
+      rt.log.warn(
+        { err: error, write: w.kind, installation: installationId, retryInMs: delay, attempt: attempt + 1 },
+        "GitHub answered a write with a server error: sending it again",
+      );
+      await new Promise((r) => setTimeout(r, delay));
+    }
+  }
+}
+
+/** Whether sending the write again cannot make a second object on GitHub. */
+function repeatable(w: GitHubWrite): boolean {
+  return w.kind === "update-check-run" || w.kind === "update-review-comment" || w.kind === "upload-sarif";
+}
+
+/** A GitHub 5xx (Octokit's `RequestError` also reports no answer at all as a 500). */
+function isGitHubServerError(error: unknown): boolean {
+  const status = (error as { status?: unknown } | null)?.status;
+  return typeof status === "number" && status >= 500;
 }
 
 /**
