@@ -2,8 +2,8 @@
  * `npm run demo`: diffward's whole loop on this machine, with no account. Starts the scanning-service
  * sandbox, a local GitHub API stand-in (every request checked against GitHub's OpenAPI description), and
  * diffward (webhook server + queue workers) on Redis; sends real webhook payloads from
- * `@octokit/webhooks-examples` (a pull request opened, then a new push, a triage reply, a two-person dismissal, then the pull request
- * in a merge queue, whose group reuses its report); writes what diffward posted to
+ * `@octokit/webhooks-examples` (a push to the default branch that gets a baseline scan, a pull request opened, then a new
+ * push, a triage reply, a two-person dismissal, then the pull request in a merge queue, whose group reuses its report); writes what diffward posted to
  * `out/demo/` as Markdown and as an HTML page styled like GitHub's; prints what happened and how long it took.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -15,6 +15,7 @@ import { demoConfig, demoPullFiles, modifiedFilePatch } from "../dev/harness/dem
 import { renderDemoPage } from "../dev/harness/demo-page.js";
 import { demoApproval, demoReplyCommand } from "../dev/harness/triage.js";
 import { demoMergeQueue } from "../dev/harness/merge-queue.js";
+import { demoBaseline } from "../dev/harness/baseline.js";
 import { findingLabel } from "../src/scanner/labels.js";
 import { statusName } from "../src/render/glossary.js";
 
@@ -25,6 +26,10 @@ const GUIDANCE_TEXT =
 const MERGE_BASE = "0b5e0b5e0b5e0b5e0b5e0b5e0b5e0b5e0b5e0b5e";
 const GROUP_HEAD = "3c3d3e3f404142434445464748494a4b4c4d4e4f";
 const GROUP_BASE = "0b5e0b5e0b5e0b5e0b5e0b5e0b5e0b5e0b5e0b60";
+/** The default branch's commit the baseline scans (the pull request's merge base). */
+const BASELINE_HEAD = MERGE_BASE;
+/** The demo repository's baseline: each push to the default branch gets a whole-repository scan. */
+const BASELINE_CONFIG = "baseline:\n  on: push\n  preset: full-standard";
 
 const started = Date.now();
 const redis = await ensureRedis().catch((e: Error) => {
@@ -54,9 +59,20 @@ try {
   h.seed(opened, {
     files: demoPullFiles(),
     mergeBaseSha: MERGE_BASE,
-    repoFiles: { [opened.repository.default_branch]: { ".github/diffward.yml": demoConfig() } },
+    repoFiles: {
+      [opened.repository.default_branch]: { ".github/diffward.yml": demoConfig(BASELINE_CONFIG) },
+    },
     permissions: { [opened.pull_request.user.login]: "write" },
   });
+  // 0. The default branch gets its baseline (real push payload): a whole-repository scan of its head.
+  const baseline = await demoBaseline(
+    h,
+    { owner, repo, defaultBranch: opened.repository.default_branch },
+    BASELINE_HEAD,
+  );
+  say(
+    `push to ${opened.repository.default_branch} (${BASELINE_HEAD.slice(0, 7)}): baseline scan ${baseline.scanId} reported in ${baseline.tookMs} ms: ${baseline.run.conclusion} — ${baseline.run.output.title}`,
+  );
   const ack1 = await h.send("pull_request", opened);
   say(
     `pull_request.opened delivered (${owner}/${repo}#${number}, head ${HEAD_1.slice(0, 7)}): ${ack1.status} in ${ack1.durationMs.toFixed(0)} ms`,
@@ -118,6 +134,12 @@ try {
   say(
     `${h.github.state.reviews(owner, repo, number).length} review with ${comments.length} inline comments, ${done.annotations.length} annotations`,
   );
+
+  const against = /Of \d+ open findings?, .*? new in this pull request\./.exec(
+    done.output.summary ?? "",
+  )?.[0];
+  say(`against the baseline of ${opened.repository.default_branch}: ${against ?? "MISSING"}`);
+  if (!against) process.exitCode = 1;
 
   const spent = /Spent: \*\*(\d+)\*\*/.exec(done.output.summary ?? "")?.[1];
   say(`summary: ${spent ?? "?"} credits spent (usage ledger); guidance file edit flagged and annotated`);

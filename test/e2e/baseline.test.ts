@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import { pushPayload, sarifSchemaErrors, type PushInput } from "../../dev/github-standin/index.js";
 import { demoConfig } from "../../dev/harness/demo-repo.js";
+import { demoBaseline } from "../../dev/harness/baseline.js";
 import { isRuledOut } from "../../src/domain/verdict.js";
 import { fingerprint } from "../../src/domain/identity.js";
 import { parseLocation } from "../../src/domain/location.js";
@@ -368,5 +369,20 @@ describe("baseline: scans of the default branch", () => {
     } finally {
       h.sandbox.state.scenario = demo;
     }
+  });
+  it("demoBaseline (the demo's baseline step) shows the commit's completed baseline and its upload on the default branch", async () => {
+    const r = await repoWith("bl-demo", baselineConfig(), 0x24b0);
+    const shown = await demoBaseline(
+      h,
+      { owner: r.owner, repo: r.repo, defaultBranch: r.branch },
+      sha(0x24b1),
+    );
+    expect(shown.run.headSha).toBe(sha(0x24b1));
+    expect(shown.run.output.summary).toContain(`**Baseline** of \`${r.branch}\``);
+    expect(shown.scanId).toBe(launchesOf(sha(0x24b1))[0]!.id);
+    await h.waitFor(() => h.github.state.sarifUploads(r.owner, r.repo).length > 0, 10_000, "SARIF upload");
+    expect(h.github.state.sarifUploads(r.owner, r.repo).map((u) => u.ref)).toEqual([
+      `refs/heads/${r.branch}`,
+    ]);
   });
 });
