@@ -227,16 +227,24 @@ export function decidePullRequest(f: PullRequestFacts): PullRequestPlan {
     updatedAt: d.updatedAt,
     generation: f.head.generation,
   };
-  const nonce = d.explicit ? { explicitNonce: d.explicit.nonce } : {};
   const existing = f.head.resumeCheckRunId ?? f.adoption?.checkRunId;
+  const held = decideNotLaunched(f, base, existing);
+  return "plan" in held ? held.plan : planLaunch(f, held, base, existing);
+}
+
+/** A plan that concludes (or updates) this head's check run in one write, launching nothing. */
+type Concluded = (
+  outcome: PullRequestOutcome,
+  check: CheckRunUpdate,
+  state: Omit<PullState, "checkRunId">,
+  why?: Record<string, unknown>,
+) => PullRequestPlan;
+
+/** {@link Concluded} for a head whose check run is `existing` (resumed or adopted), else a new one. */
+function concludedOn(d: PullRequestJobData, existing: number | undefined): Concluded {
   const checkWrite = (check: CheckRunUpdate): GitHubWrite =>
     existing !== undefined ? updateCheck(d, existing, check) : createCheck(d, d.headSha, check);
-  const concluded = (
-    outcome: PullRequestOutcome,
-    check: CheckRunUpdate,
-    state: Omit<PullState, "checkRunId">,
-    why?: Record<string, unknown>,
-  ): PullRequestPlan => ({
+  return (outcome, check, state, why) => ({
     outcome,
     writes: [checkWrite(check)],
     ...(existing !== undefined ? { checkRunId: existing } : {}),
@@ -244,60 +252,79 @@ export function decidePullRequest(f: PullRequestFacts): PullRequestPlan {
     state,
     ...(why ? { why } : {}),
   });
+}
 
+/**
+ * The plans that launch nothing, in the order of {@link decidePullRequest}: an invalid config, a skipped
+ * draft, no token, a gate that skips or waits for approval. Pure.
+ * @returns the plan, or the config and gate a launch goes on with.
+ */
+function decideNotLaunched(
+  f: PullRequestFacts,
+  base: Omit<PullState, "checkRunId">,
+  existing: number | undefined,
+): { plan: PullRequestPlan } | { config: RepoConfig; gate: Extract<Gate, { kind: "scan" }> } {
+  const d = f.event;
+  const concluded = concludedOn(d, existing);
+  const nonce = d.explicit ? { explicitNonce: d.explicit.nonce } : {};
   if (f.config.kind === "invalid") {
-    return concluded(
-      "invalid-config",
-      {
-        conclusion: "failure",
-        output: renderLaunchError("config_invalid", { path: CONFIG_PATH, problems: f.config.problems }),
-      },
-      base,
-      { problems: f.config.problems },
-    );
+    const output = renderLaunchError("config_invalid", { path: CONFIG_PATH, problems: f.config.problems });
+    const why = { problems: f.config.problems };
+    return { plan: concluded("invalid-config", { conclusion: "failure", output }, base, why) };
   }
   const config = f.config.config;
   if (d.draft && config.drafts === "skip" && !d.explicit)
-    return existing !== undefined
-      ? concluded("draft-skipped", { conclusion: "skipped", output: renderDraftSkip() }, base)
-      : { outcome: "draft-skipped", writes: [], keepsCheckRun: false, state: base };
-
+    return {
+      plan:
+        existing !== undefined
+          ? concluded("draft-skipped", { conclusion: "skipped", output: renderDraftSkip() }, base)
+          : { outcome: "draft-skipped", writes: [], keepsCheckRun: false, state: base },
+    };
   const token = f.token!;
-  if (token.kind === "refused")
-    return concluded(
-      "no-token",
-      { conclusion: "failure", output: renderLaunchError("unauthorized", { message: token.message }) },
-      { ...base, ...nonce },
-      { err: token.message },
-    );
+  if (token.kind === "refused") {
+    const output = renderLaunchError("unauthorized", { message: token.message });
+    const why = { err: token.message };
+    return { plan: concluded("no-token", { conclusion: "failure", output }, { ...base, ...nonce }, why) };
+  }
   if (token.kind === "absent")
-    return concluded("no-token", { conclusion: "neutral", output: renderLaunchError("no_token") }, base);
-
+    return {
+      plan: concluded("no-token", { conclusion: "neutral", output: renderLaunchError("no_token") }, base),
+    };
   const gate = gateOf(f, config);
-  if (gate.kind === "skip")
-    return concluded(
-      "skipped",
-      { conclusion: gate.reason === "authors-skip" ? "skipped" : "neutral", output: renderGateSkip(gate) },
-      { ...base, ...nonce },
-      { reason: gate.reason },
-    );
-  if (gate.kind === "approval")
-    return concluded(
-      "awaiting-approval",
-      {
-        conclusion: "action_required",
-        output: renderGateApproval(gate, config.commands.minPermission, f.settings.guidanceFile),
-        actions: [SCAN_ANYWAY_ACTION],
-        ...(d.pullHtmlUrl ? { detailsUrl: d.pullHtmlUrl } : {}),
-      },
-      { ...base, ...nonce },
-      { reason: gate.reason },
-    );
+  if (gate.kind === "skip") {
+    const why = { reason: gate.reason };
+    const conclusion = gate.reason === "authors-skip" ? "skipped" : "neutral";
+    const output = renderGateSkip(gate);
+    return { plan: concluded("skipped", { conclusion, output }, { ...base, ...nonce }, why) };
+  }
+  if (gate.kind === "approval") {
+    const why = { reason: gate.reason };
+    const check: CheckRunUpdate = {
+      conclusion: "action_required",
+      output: renderGateApproval(gate, config.commands.minPermission, f.settings.guidanceFile),
+      actions: [SCAN_ANYWAY_ACTION],
+      ...(d.pullHtmlUrl ? { detailsUrl: d.pullHtmlUrl } : {}),
+    };
+    return { plan: concluded("awaiting-approval", check, { ...base, ...nonce }, why) };
+  }
+  return { config, gate };
+}
 
-  const { mergeBase, headCommitMessage } = f.mergeBase!;
-  const problemsInPr = f.configProblemsInPull ?? [];
+/**
+ * The launch plan: the check run `queued` (nothing written when one is already on this head), the launch
+ * key, and the launch job with the debounce window as its delay (none for an explicit request or a resumed
+ * check run). Pure.
+ */
+function planLaunch(
+  f: PullRequestFacts,
+  go: { config: RepoConfig; gate: Extract<Gate, { kind: "scan" }> },
+  base: Omit<PullState, "checkRunId">,
+  existing: number | undefined,
+): PullRequestPlan {
+  const d = f.event;
+  const { config } = go;
+  const { mergeBase } = f.mergeBase!;
   const presetRef = d.explicit?.presetRef ?? config.preset ?? f.settings.defaultPreset;
-  const creditBudget = d.explicit?.creditBudget ?? config.creditBudget;
   const lk = launchKey({
     repositoryId: config.repositoryId,
     headSha: d.headSha,
@@ -315,7 +342,61 @@ export function decidePullRequest(f: PullRequestFacts): PullRequestPlan {
     `g${f.head.generation}`,
     ...(d.resume ? [`r${d.resume.checkRunId}`] : []),
   );
-  const data: Omit<LaunchJobData, "checkRunId"> = {
+  const nonce = d.explicit ? { explicitNonce: d.explicit.nonce } : {};
+  return {
+    outcome: "launch-enqueued",
+    writes: launchCheckWrites(d, existing, f.token!),
+    ...(existing !== undefined ? { checkRunId: existing } : {}),
+    keepsCheckRun: true,
+    state: { ...base, mergeBase, launchKey: lk, launchJobId, ...nonce },
+    // A resumed check run waited out its debounce window before the state was lost.
+    launch: {
+      data: launchData(f, go, presetRef, lk),
+      jobId: launchJobId,
+      delayMs: d.explicit || d.resume ? 0 : config.debounceSeconds * 1000,
+    },
+    why: { mergeBase, presetRef, debounceSeconds: config.debounceSeconds },
+  };
+}
+
+/**
+ * The check-run write of a planned launch: a new check run `queued`, or `in_progress` saying the service is
+ * unavailable while it is; a check run already on this head is already queued: nothing to write unless it
+ * now waits for the service. Pure.
+ */
+function launchCheckWrites(
+  d: PullRequestJobData,
+  existing: number | undefined,
+  token: TokenFact,
+): GitHubWrite[] {
+  // While the service is unavailable the check run says so at once, in progress, instead of queued.
+  const waiting: CheckRunUpdate | undefined =
+    token.kind === "unavailable"
+      ? {
+          status: "in_progress",
+          output: renderLaunchError("service_unavailable", {
+            maxWaitMinutes: Math.round(token.maxWaitMs / 60_000),
+          }),
+        }
+      : undefined;
+  if (existing !== undefined) return waiting ? [updateCheck(d, existing, waiting, "update")] : [];
+  return [createCheck(d, d.headSha, waiting ?? { status: "queued", output: renderQueued() })];
+}
+
+/** The launch job's data (its check run's id aside): the head, merge base, preset and config it scans. */
+function launchData(
+  f: PullRequestFacts,
+  go: { config: RepoConfig; gate: Extract<Gate, { kind: "scan" }> },
+  presetRef: string,
+  lk: string,
+): Omit<LaunchJobData, "checkRunId"> {
+  const d = f.event;
+  const { config, gate } = go;
+  const token = f.token!;
+  const { mergeBase, headCommitMessage } = f.mergeBase!;
+  const problemsInPr = f.configProblemsInPull ?? [];
+  const creditBudget = d.explicit?.creditBudget ?? config.creditBudget;
+  return {
     ...repoContextOf(d),
     pullNumber: d.pullNumber,
     headSha: d.headSha,
@@ -333,35 +414,5 @@ export function decidePullRequest(f: PullRequestFacts): PullRequestPlan {
     ...(gate.guidanceChange ? { guidanceChange: gate.guidanceChange } : {}),
     ...(d.resume ? { lookupSince: d.resume.since } : {}),
     ...(token.kind === "unavailable" ? { outageSince: token.since } : {}),
-  };
-  // While the service is unavailable the check run says so at once, in progress, instead of queued.
-  const waiting: CheckRunUpdate | undefined =
-    token.kind === "unavailable"
-      ? {
-          status: "in_progress",
-          output: renderLaunchError("service_unavailable", {
-            maxWaitMinutes: Math.round(token.maxWaitMs / 60_000),
-          }),
-        }
-      : undefined;
-  return {
-    outcome: "launch-enqueued",
-    // A check run already on this head is already queued: nothing to write unless it now waits for the service.
-    writes:
-      existing !== undefined
-        ? waiting
-          ? [updateCheck(d, existing, waiting, "update")]
-          : []
-        : [createCheck(d, d.headSha, waiting ?? { status: "queued", output: renderQueued() })],
-    ...(existing !== undefined ? { checkRunId: existing } : {}),
-    keepsCheckRun: true,
-    state: { ...base, mergeBase, launchKey: lk, launchJobId, ...nonce },
-    // A resumed check run waited out its debounce window before the state was lost.
-    launch: {
-      data,
-      jobId: launchJobId,
-      delayMs: d.explicit || d.resume ? 0 : config.debounceSeconds * 1000,
-    },
-    why: { mergeBase, presetRef, debounceSeconds: config.debounceSeconds },
   };
 }

@@ -7,6 +7,7 @@ import {
   type ReuseDecision,
 } from "../domain/merge-group.js";
 import { decideGate } from "../policy/gates.js";
+import type { Gate } from "../domain/gate.js";
 import { renderGateSkip } from "../render/gates.js";
 import { ScannerApiError, isRetryable } from "../scanner/errors.js";
 import { addFair } from "../runtime/fairness.js";
@@ -25,7 +26,7 @@ import {
 } from "../render/merge-group.js";
 import { cancelUnlessEnded } from "./cancel-scan.js";
 import { CONFIG_PATH, loadRepoConfig, type LoadedConfig } from "../runtime/config-loader.js";
-import { JOB, groupKey, jobId, launchKey, pullKey } from "../runtime/names.js";
+import { JOB, groupKey, jobId, launchJobOptions, launchKey, pullKey } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { GroupState } from "../runtime/state.js";
 import { REPORT_KIND, type ReportState } from "../report/state.js";
@@ -207,24 +208,7 @@ async function startGroupScan(
     ...(config.auditAreas ? { auditAreaKeys: config.auditAreas } : {}),
   });
   const launchJobId = jobId("launch", lk);
-  const data: LaunchJobData = {
-    ...repoContextOf(d),
-    pullNumber: ref?.pullNumber ?? 0,
-    target: { kind: "merge-group", headRef: d.headRef, baseSha: d.baseSha },
-    headSha: d.headSha,
-    headRef: d.headRef.replace(/^refs\/heads\//, ""),
-    mergeBase: d.baseSha,
-    ...(d.headCommitMessage ? { commitMessage: d.headCommitMessage } : {}),
-    repositoryId: config.repositoryId,
-    presetRef,
-    ...(config.creditBudget !== undefined ? { creditBudget: config.creditBudget } : {}),
-    ...(config.auditAreas?.length ? { auditAreaKeys: config.auditAreas } : {}),
-    checkRunId,
-    launchKey: lk,
-    explicit: false,
-    config: { ...config, disclosure: effectiveDisclosure(config, { private: d.repoPrivate }) },
-    ...(gate.guidanceChange ? { guidanceChange: gate.guidanceChange } : {}),
-  };
+  const data = groupLaunchData(d, { config, gate, ref, checkRunId, presetRef, launchKey: lk });
   await applyWrites(rt, d.installationId, [
     updateCheck(d, checkRunId, {
       status: "queued",
@@ -233,16 +217,43 @@ async function startGroupScan(
   ]);
   // The launch job waits for the group's lock (held here) and runs only for the key the state names. A crash
   // between these two writes re-runs this job, which adds the same job id again (BullMQ keeps one).
-  await addFair(rt.redis, rt.queues.launch, JOB.launch, data, {
-    jobId: launchJobId,
-    attempts: 8,
-    backoff: { type: "exponential", delay: 2_000, jitter: 0.5 },
-    removeOnComplete: { age: 24 * 3600, count: 10_000 },
-    removeOnFail: { age: 7 * 24 * 3600 },
-  });
+  await addFair(rt.redis, rt.queues.launch, JOB.launch, data, launchJobOptions(launchJobId));
   await rt.state.setGroup(key, { ...state, launchKey: lk, launchJobId });
   log.info({ baseSha: d.baseSha, presetRef, checkRunId }, "merge group scan enqueued");
   return "scan-enqueued";
+}
+
+/** The launch job's data for a merge group's scan: `commitHash` = the group's head, `baseCommit` = its base. Pure. */
+function groupLaunchData(
+  d: MergeGroupJobData,
+  l: {
+    config: RepoConfig;
+    gate: Exclude<Gate, { kind: "skip" }>;
+    ref: MergeGroupRef | undefined;
+    checkRunId: number;
+    presetRef: string;
+    launchKey: string;
+  },
+): LaunchJobData {
+  const { config, gate } = l;
+  return {
+    ...repoContextOf(d),
+    pullNumber: l.ref?.pullNumber ?? 0,
+    target: { kind: "merge-group", headRef: d.headRef, baseSha: d.baseSha },
+    headSha: d.headSha,
+    headRef: d.headRef.replace(/^refs\/heads\//, ""),
+    mergeBase: d.baseSha,
+    ...(d.headCommitMessage ? { commitMessage: d.headCommitMessage } : {}),
+    repositoryId: config.repositoryId,
+    presetRef: l.presetRef,
+    ...(config.creditBudget !== undefined ? { creditBudget: config.creditBudget } : {}),
+    ...(config.auditAreas?.length ? { auditAreaKeys: config.auditAreas } : {}),
+    checkRunId: l.checkRunId,
+    launchKey: l.launchKey,
+    explicit: false,
+    config: { ...config, disclosure: effectiveDisclosure(config, { private: d.repoPrivate }) },
+    ...(gate.guidanceChange ? { guidanceChange: gate.guidanceChange } : {}),
+  };
 }
 
 /** The login of the pull request's author, or "" when GitHub does not know the pull request. */

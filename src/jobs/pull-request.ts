@@ -7,7 +7,7 @@ import { getFileText, getMergeBase, listPullFiles } from "../github/pulls.js";
 import type { InstallationOctokit } from "../github/types.js";
 import { ScannerApiError, isRetryable } from "../scanner/errors.js";
 import { CONFIG_PATH, loadRepoConfig } from "../runtime/config-loader.js";
-import { JOB, pullKey } from "../runtime/names.js";
+import { JOB, launchJobOptions, pullKey } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { PullState } from "../runtime/state.js";
 import { applyWrites, createdCheckRunId } from "../runtime/writes.js";
@@ -21,7 +21,9 @@ import {
   planResumedStop,
   type PullRequestFact,
   type PullRequestFacts,
+  type HeadDecision,
   type PullRequestOutcome,
+  type PullRequestPlan,
 } from "./decide-pull-request.js";
 import { recordOutage, serviceUnavailable } from "./service-outage.js";
 import { checkRunCompleted, planStopWrites, stopCurrent } from "./supersede.js";
@@ -71,74 +73,95 @@ export async function processPullRequest(
       ]);
     return "not-onboarded";
   }
+  const config: PullRequestFacts["config"] =
+    loaded.kind === "ok"
+      ? { kind: "ok", config: loaded.config }
+      : { kind: "invalid", problems: loaded.problems };
+  return rt.state.withPullLock(key, () => decideUnderLock(rt, job, octokit, config, log));
+}
 
-  return rt.state.withPullLock(key, async () => {
-    const prev = await rt.state.getPull(key);
-    const head = decideHead(d, prev);
-    if (head.kind !== "follow") {
-      // A check run reconciliation resumed that the state does not follow ends here.
-      const stops = planResumedStop(d, prev);
-      if (stops.length > 0 && !(await checkRunCompleted(rt, { ...d, checkRunId: d.resume!.checkRunId })))
-        await applyWrites(rt, d.installationId, stops);
-      if (head.kind === "stale-event")
-        log.info({ current: prev?.headSha }, "older delivery than the head already followed: ignored");
-      else log.info("head already followed: duplicate delivery ignored");
-      return head.kind;
-    }
-    // Stopping the previous head releases its credits now; its check run is concluded with this head's writes.
-    if (head.stop && prev) await stopCurrent(rt, prev, head.stop.reason, d.accountLogin);
+/** Steps 1 to 4 under the pull request's lock: the head decided, the facts read, the plan decided; then written. */
+async function decideUnderLock(
+  rt: Runtime,
+  job: Job<PullRequestJobData>,
+  octokit: InstallationOctokit,
+  config: PullRequestFacts["config"],
+  log: Runtime["log"],
+): Promise<PullRequestOutcome> {
+  const d = job.data;
+  const prev = await rt.state.getPull(pullKey(d.owner, d.repo, d.pullNumber));
+  const head = decideHead(d, prev);
+  if (head.kind !== "follow") {
+    // A check run reconciliation resumed that the state does not follow ends here.
+    const stops = planResumedStop(d, prev);
+    if (stops.length > 0 && !(await checkRunCompleted(rt, { ...d, checkRunId: d.resume!.checkRunId })))
+      await applyWrites(rt, d.installationId, stops);
+    if (head.kind === "stale-event")
+      log.info({ current: prev?.headSha }, "older delivery than the head already followed: ignored");
+    else log.info("head already followed: duplicate delivery ignored");
+    return head.kind;
+  }
+  // Stopping the previous head releases its credits now; its check run is concluded with this head's writes.
+  if (head.stop && prev) await stopCurrent(rt, prev, head.stop.reason, d.accountLogin);
 
-    const facts: PullRequestFacts = {
-      event: d,
-      attemptsStarted: job.attemptsStarted,
-      config:
-        loaded.kind === "ok"
-          ? { kind: "ok", config: loaded.config }
-          : { kind: "invalid", problems: loaded.problems },
-      head,
-      settings: { guidanceFile: rt.settings.guidanceFile, defaultPreset: rt.settings.defaultPreset },
-    };
-    for (let fact = nextFactNeeded(facts); fact; fact = nextFactNeeded(facts))
-      await readFact(rt, octokit, facts, fact, log, prev);
-    const plan = decidePullRequest(facts);
+  const facts: PullRequestFacts = {
+    event: d,
+    attemptsStarted: job.attemptsStarted,
+    config,
+    head,
+    settings: { guidanceFile: rt.settings.guidanceFile, defaultPreset: rt.settings.defaultPreset },
+  };
+  for (let fact = nextFactNeeded(facts); fact; fact = nextFactNeeded(facts))
+    await readFact(rt, octokit, facts, fact, log, prev);
+  const plan = decidePullRequest(facts);
+  const checkRunId = await writePlan(rt, d, { prev, head, plan });
+  logOutcome(log, plan.outcome, { ...plan.why, ...(checkRunId !== undefined ? { checkRunId } : {}) });
+  return plan.outcome;
+}
 
-    const stopsRun = Boolean(head.stop?.concludeCheckRun && prev && !(await checkRunCompleted(rt, prev)));
-    const writes = [
-      ...(stopsRun && head.stop && prev ? planStopWrites(prev, head.stop.reason) : []),
-      ...plan.writes,
-    ];
-    const results = await applyWrites(rt, d.installationId, writes);
-    const checkRunId = plan.checkRunId ?? createdCheckRunId(results);
-    // diffward records the pull request of its check run: GitHub leaves `check_run.pull_requests` empty for
-    // heads in forks, so "Scan anyway" and re-runs find it here.
-    if (checkRunId !== undefined)
-      await rt.state.recordCheckRunOwner(d.owner, d.repo, checkRunId, {
-        pullNumber: d.pullNumber,
-        headSha: d.headSha,
-      });
-    if (plan.launch && checkRunId !== undefined) {
-      await addFair(
-        rt.redis,
-        rt.queues.launch,
-        JOB.launch,
-        { ...plan.launch.data, checkRunId },
-        {
-          jobId: plan.launch.jobId,
-          delay: plan.launch.delayMs,
-          attempts: 8,
-          backoff: { type: "exponential", delay: 2_000, jitter: 0.5 },
-          removeOnComplete: { age: 24 * 3600, count: 10_000 },
-          removeOnFail: { age: 7 * 24 * 3600 },
-        },
-      );
-    }
-    await rt.state.setPull(key, {
-      ...plan.state,
-      ...(plan.keepsCheckRun && checkRunId !== undefined ? { checkRunId } : {}),
+/**
+ * Step 5, the writes: the previous head's check run `cancelled` (unless GitHub shows it completed), this
+ * head's check run, the check run's owner recorded, the launch enqueued after its delay, the state saved.
+ * @returns this head's check run id (`undefined` for a skipped draft without one).
+ */
+async function writePlan(
+  rt: Runtime,
+  d: PullRequestJobData,
+  decided: {
+    prev: PullState | undefined;
+    head: Extract<HeadDecision, { kind: "follow" }>;
+    plan: PullRequestPlan;
+  },
+): Promise<number | undefined> {
+  const { prev, head, plan } = decided;
+  const stopsRun = Boolean(head.stop?.concludeCheckRun && prev && !(await checkRunCompleted(rt, prev)));
+  const writes = [
+    ...(stopsRun && head.stop && prev ? planStopWrites(prev, head.stop.reason) : []),
+    ...plan.writes,
+  ];
+  const results = await applyWrites(rt, d.installationId, writes);
+  const checkRunId = plan.checkRunId ?? createdCheckRunId(results);
+  // diffward records the pull request of its check run: GitHub leaves `check_run.pull_requests` empty for
+  // heads in forks, so "Scan anyway" and re-runs find it here.
+  if (checkRunId !== undefined)
+    await rt.state.recordCheckRunOwner(d.owner, d.repo, checkRunId, {
+      pullNumber: d.pullNumber,
+      headSha: d.headSha,
     });
-    logOutcome(log, plan.outcome, { ...plan.why, ...(checkRunId !== undefined ? { checkRunId } : {}) });
-    return plan.outcome;
+  if (plan.launch && checkRunId !== undefined) {
+    await addFair(
+      rt.redis,
+      rt.queues.launch,
+      JOB.launch,
+      { ...plan.launch.data, checkRunId },
+      launchJobOptions(plan.launch.jobId, plan.launch.delayMs),
+    );
+  }
+  await rt.state.setPull(pullKey(d.owner, d.repo, d.pullNumber), {
+    ...plan.state,
+    ...(plan.keepsCheckRun && checkRunId !== undefined ? { checkRunId } : {}),
   });
+  return checkRunId;
 }
 
 /** Reads one fact the decision needs into `facts`. */

@@ -39,6 +39,22 @@ export function pollJobOptions(scanId: string, delayMs: number): JobsOptions {
   };
 }
 
+/**
+ * Options of a launch job (`diffward-launch`), for a pull request's head or a merge group's: its id (one
+ * launch per launch key and generation), the debounce window as its delay (ms), up to 8 attempts with
+ * jittered exponential backoff from 2 s (each attempt looks the scan up before sending again).
+ */
+export function launchJobOptions(launchJobId: string, delayMs = 0): JobsOptions {
+  return {
+    jobId: launchJobId,
+    delay: delayMs,
+    attempts: 8,
+    backoff: { type: "exponential", delay: 2_000, jitter: 0.5 },
+    removeOnComplete: { age: 24 * 3600, count: 10_000 },
+    removeOnFail: { age: 7 * 24 * 3600 },
+  };
+}
+
 /** Job names within the queues. */
 export const JOB = {
   pullRequest: "pull-request",
