@@ -176,59 +176,10 @@ export function decideLaunchError(action: LaunchErrorAction, f: LaunchErrorFacts
       writes: [],
       next: { kind: "wait", delayMs: 10, data: { mergeBase: null, wholeRepository: true } },
     };
-  if (action.kind === "wait") {
-    if (action.why === "repository_initializing") {
-      const since = d.initializingSince ?? f.now;
-      if (f.now - since >= f.initializingWindowMs)
-        return {
-          writes: [
-            updateCheck(d, d.checkRunId, {
-              conclusion: "failure",
-              output: renderLaunchError("timed_out", { waitedSeconds: Math.round((f.now - since) / 1000) }),
-            }),
-          ],
-          next: { kind: "concluded" },
-        };
-      return {
-        writes: d.initializingSince
-          ? []
-          : [
-              updateCheck(
-                d,
-                d.checkRunId,
-                {
-                  status: "in_progress",
-                  output: renderLaunchError("repository_initializing", {
-                    retryInSeconds: Math.round(action.delayMs / 1000),
-                  }),
-                },
-                "update",
-              ),
-            ],
-        next: {
-          kind: "wait",
-          delayMs: action.delayMs,
-          data: { initializingSince: since, initializingTries: (d.initializingTries ?? 0) + 1 },
-        },
-      };
-    }
-    const retryAt = new Date(f.now + action.delayMs);
-    return {
-      writes:
-        (action.retryAfterSeconds ?? 0) > 60
-          ? [
-              updateCheck(d, d.checkRunId, {
-                status: "queued",
-                output: renderLaunchError("rate_limited", {
-                  retryAfterSeconds: action.retryAfterSeconds ?? 0,
-                  message: `Retrying at ${retryAt.toISOString()}.`,
-                }),
-              }),
-            ]
-          : [],
-      next: { kind: "wait", delayMs: action.delayMs },
-    };
-  }
+  if (action.kind === "wait")
+    return action.why === "repository_initializing"
+      ? decideInitializing(action, f)
+      : decideRateLimited(action, f);
   const baseline =
     d.target?.kind === "baseline"
       ? baselineServiceError(action.code, action.message, d, f.balance)
@@ -245,6 +196,62 @@ export function decideLaunchError(action: LaunchErrorAction, f: LaunchErrorFacts
       ),
     ],
     next: { kind: "concluded" },
+  };
+}
+
+/**
+ * `repository_initializing`: waits (the first wait says so on the check run, `in_progress`) until
+ * `initializingWindowMs` after the first such answer, then concludes `failure` (`timed_out`). Pure.
+ */
+function decideInitializing(action: { delayMs: number }, f: LaunchErrorFacts): LaunchErrorPlan {
+  const { d } = f;
+  const since = d.initializingSince ?? f.now;
+  if (f.now - since >= f.initializingWindowMs)
+    return {
+      writes: [
+        updateCheck(d, d.checkRunId, {
+          conclusion: "failure",
+          output: renderLaunchError("timed_out", { waitedSeconds: Math.round((f.now - since) / 1000) }),
+        }),
+      ],
+      next: { kind: "concluded" },
+    };
+  const output = renderLaunchError("repository_initializing", {
+    retryInSeconds: Math.round(action.delayMs / 1000),
+  });
+  return {
+    writes: d.initializingSince
+      ? []
+      : [updateCheck(d, d.checkRunId, { status: "in_progress", output }, "update")],
+    next: {
+      kind: "wait",
+      delayMs: action.delayMs,
+      data: { initializingSince: since, initializingTries: (d.initializingTries ?? 0) + 1 },
+    },
+  };
+}
+
+/** `rate_limited`: waits its `Retry-After`, saying so on the check run (`queued`) past 60 s. Pure. */
+function decideRateLimited(
+  action: { delayMs: number; retryAfterSeconds?: number | undefined },
+  f: LaunchErrorFacts,
+): LaunchErrorPlan {
+  const { d } = f;
+  const retryAt = new Date(f.now + action.delayMs);
+  return {
+    writes:
+      (action.retryAfterSeconds ?? 0) > 60
+        ? [
+            updateCheck(d, d.checkRunId, {
+              status: "queued",
+              output: renderLaunchError("rate_limited", {
+                retryAfterSeconds: action.retryAfterSeconds ?? 0,
+                message: `Retrying at ${retryAt.toISOString()}.`,
+              }),
+            }),
+          ]
+        : [],
+    next: { kind: "wait", delayMs: action.delayMs },
   };
 }
 
