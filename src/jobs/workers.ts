@@ -51,6 +51,24 @@ export interface WorkerConcurrency {
  */
 export const DEFAULT_REPORT_CONCURRENCY = 100;
 
+/** The processor of each of diffward's own jobs, by job name (`extra` processors serve the rest). */
+const PROCESSORS: ExtraProcessors = {
+  [JOB.pullRequest]: (rt, job) => processPullRequest(rt, job),
+  [JOB.rerequest]: (rt, job) => processPullRequest(rt, job),
+  [JOB.pullClosed]: (rt, job) => processPullClosed(rt, job),
+  [JOB.uninstall]: (rt, job) => processUninstall(rt, job),
+  [JOB.mergeGroup]: (rt, job) => processMergeGroup(rt, job),
+  [JOB.mergeGroupDestroyed]: (rt, job) => processMergeGroupDestroyed(rt, job),
+  [JOB.launch]: (rt, job, token) => processLaunch(rt, job, token),
+  [JOB.poll]: (rt, job, token) => processPoll(rt, job, token),
+  [JOB.report]: (rt, job, token) => processReport(rt, job, token),
+  [JOB.command]: (rt, job, token) => processCommand(rt, job, token),
+  [JOB.approve]: (rt, job) => processApprove(rt, job),
+  [JOB.settle]: (rt, job) => processSettle(rt, job),
+  [JOB.baselinePush]: (rt, job) => processBaseline(rt, job),
+  [JOB.baselineSchedule]: (rt, job) => processBaseline(rt, job),
+};
+
 /**
  * Starts one BullMQ worker per queue. Any number of processes on any number of machines may run these
  * against one Redis: BullMQ hands each job to one worker at a time and moves a stalled job (its worker
@@ -75,39 +93,9 @@ export function startWorkers(
   };
   const extra = opts.extra ?? {};
   const dispatch = async (job: Job, token?: string): Promise<unknown> => {
-    switch (job.name) {
-      case JOB.pullRequest:
-      case JOB.rerequest:
-        return processPullRequest(rt, job);
-      case JOB.pullClosed:
-        return processPullClosed(rt, job);
-      case JOB.uninstall:
-        return processUninstall(rt, job);
-      case JOB.mergeGroup:
-        return processMergeGroup(rt, job);
-      case JOB.mergeGroupDestroyed:
-        return processMergeGroupDestroyed(rt, job);
-      case JOB.launch:
-        return processLaunch(rt, job, token);
-      case JOB.poll:
-        return processPoll(rt, job, token);
-      case JOB.report:
-        return processReport(rt, job, token);
-      case JOB.command:
-        return processCommand(rt, job, token);
-      case JOB.approve:
-        return processApprove(rt, job);
-      case JOB.settle:
-        return processSettle(rt, job);
-      case JOB.baselinePush:
-      case JOB.baselineSchedule:
-        return processBaseline(rt, job);
-      default: {
-        const fn = extra[job.name];
-        if (!fn) throw new Error(`no processor for job ${job.name}`);
-        return fn(rt, job, token);
-      }
-    }
+    const fn = Object.hasOwn(PROCESSORS, job.name) ? PROCESSORS[job.name] : extra[job.name];
+    if (!fn) throw new Error(`no processor for job ${job.name}`);
+    return fn(rt, job, token);
   };
   // An event job that finds its pull request's lock busy waits and tries again without spending one of
   // its attempts (BullMQ `moveToDelayed` + `DelayedError`): a busy lock is contention, not failure, and a
