@@ -5,8 +5,9 @@ import { getPermission } from "../github/comments.js";
 import { getPull } from "../github/pulls.js";
 import { inlineCode } from "../render/escape.js";
 import { loadRepoConfig } from "../runtime/config-loader.js";
-import type { PullRequestJobData, RepoContext } from "./types.js";
-import { JOB, jobId } from "../runtime/names.js";
+import { pullHeadOf, type PullRequestJobData, type RepoContext } from "./types.js";
+import type { InstallationOctokit } from "../github/types.js";
+import { EVENT_JOB_OPTIONS, JOB, jobId } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
 
 /** A click on "Scan anyway" (job `approve`, queue `diffward-events`). */
@@ -61,40 +62,7 @@ export async function processApprove(
   // is empty when the head is in a fork (GitHub REST "Check runs").
   const recorded = await rt.state.getCheckRunOwner(d.owner, d.repo, d.checkRunId);
   const pullNumbers = [...new Set([...(recorded ? [recorded.pullNumber] : []), ...d.pullNumbers])];
-  let launched = 0;
-  for (const pullNumber of pullNumbers) {
-    const pr = await getPull(octokit, { owner: d.owner, repo: d.repo, pullNumber });
-    if (pr.state !== "open" || pr.headSha !== d.headSha) continue;
-    const data: PullRequestJobData = {
-      deliveryId: d.deliveryId,
-      action: "scan-anyway",
-      installationId: d.installationId,
-      accountLogin: d.accountLogin,
-      owner: d.owner,
-      repo: d.repo,
-      repoPrivate: d.repoPrivate,
-      defaultBranch: d.defaultBranch,
-      pullNumber,
-      headSha: pr.headSha,
-      headRef: pr.headRef,
-      baseRef: pr.baseRef,
-      draft: pr.draft,
-      updatedAt: pr.updatedAt ?? new Date(rt.now()).toISOString(),
-      authorLogin: pr.authorLogin,
-      title: pr.title ?? "",
-      ...(pr.headRepoFullName ? { headRepoFullName: pr.headRepoFullName } : {}),
-      ...(pr.htmlUrl ? { pullHtmlUrl: pr.htmlUrl } : {}),
-      explicit: { nonce: d.deliveryId, requestedBy: d.sender, approvedBy: d.sender },
-    };
-    await rt.queues.events.add(JOB.pullRequest, data, {
-      jobId: jobId("approved", d.deliveryId, pullNumber),
-      attempts: 10,
-      backoff: { type: "exponential", delay: 500, jitter: 0.5 },
-      removeOnComplete: { age: 24 * 3600, count: 10_000 },
-      removeOnFail: { age: 7 * 24 * 3600 },
-    });
-    launched += 1;
-  }
+  const launched = await enqueueApproved(rt, octokit, d, pullNumbers);
   if (launched === 0) {
     await updateCheckRun(octokit, d, d.checkRunId, {
       output: {
@@ -118,4 +86,41 @@ export async function processApprove(
   });
   log.info({ sender: d.sender }, "scan-anyway approved");
   return "approved";
+}
+
+/**
+ * Enqueues the approved scan of each pull request still open on the clicked head, as an explicit request
+ * approved by the sender (one `pull-request` job per pull request and click).
+ * @returns how many were enqueued (0: every pull request is closed or has a newer head).
+ */
+async function enqueueApproved(
+  rt: Runtime,
+  octokit: InstallationOctokit,
+  d: ApproveJobData,
+  pullNumbers: readonly number[],
+): Promise<number> {
+  let launched = 0;
+  for (const pullNumber of pullNumbers) {
+    const pr = await getPull(octokit, { owner: d.owner, repo: d.repo, pullNumber });
+    if (pr.state !== "open" || pr.headSha !== d.headSha) continue;
+    const data: PullRequestJobData = {
+      deliveryId: d.deliveryId,
+      action: "scan-anyway",
+      installationId: d.installationId,
+      accountLogin: d.accountLogin,
+      owner: d.owner,
+      repo: d.repo,
+      repoPrivate: d.repoPrivate,
+      defaultBranch: d.defaultBranch,
+      ...pullHeadOf(pr, rt.now()),
+      pullNumber,
+      explicit: { nonce: d.deliveryId, requestedBy: d.sender, approvedBy: d.sender },
+    };
+    await rt.queues.events.add(JOB.pullRequest, data, {
+      ...EVENT_JOB_OPTIONS,
+      jobId: jobId("approved", d.deliveryId, pullNumber),
+    });
+    launched += 1;
+  }
+  return launched;
 }

@@ -1,5 +1,6 @@
 import type { RepoConfig } from "../config/repo-config.js";
 import type { GuidanceChange } from "../domain/gate.js";
+import type { PullHead } from "../github/pulls.js";
 
 /** The repository and installation a job acts in. */
 export interface RepoContext {
@@ -24,6 +25,41 @@ export function repoContextOf(d: RepoContext): RepoContext {
     repoPrivate: d.repoPrivate,
     defaultBranch: d.defaultBranch,
     ...(d.repoHtmlUrl ? { repoHtmlUrl: d.repoHtmlUrl } : {}),
+  };
+}
+
+/**
+ * The pull request part of a `pull-request` job's data as GitHub shows the pull request now (REST "Get a
+ * pull request"): number, head and base, draft, author, title and link; `updatedAt` is `now` (ms since
+ * epoch) when GitHub gives none.
+ */
+export function pullHeadOf(
+  pr: PullHead,
+  now: number,
+): Pick<
+  PullRequestJobData,
+  | "pullNumber"
+  | "headSha"
+  | "headRef"
+  | "baseRef"
+  | "draft"
+  | "updatedAt"
+  | "authorLogin"
+  | "title"
+  | "headRepoFullName"
+  | "pullHtmlUrl"
+> {
+  return {
+    pullNumber: pr.number,
+    headSha: pr.headSha,
+    headRef: pr.headRef,
+    baseRef: pr.baseRef,
+    draft: pr.draft,
+    updatedAt: pr.updatedAt ?? new Date(now).toISOString(),
+    authorLogin: pr.authorLogin,
+    title: pr.title ?? "",
+    ...(pr.headRepoFullName ? { headRepoFullName: pr.headRepoFullName } : {}),
+    ...(pr.htmlUrl ? { pullHtmlUrl: pr.htmlUrl } : {}),
   };
 }
 
