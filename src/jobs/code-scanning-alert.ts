@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
 import type { Job } from "bullmq";
 import type { Logger } from "pino";
 import { z } from "zod";
-import { permissionAtLeast, type MinPermission } from "../config/repo-config.js";
+import { permissionAtLeast, type MinPermission, type RepoConfig } from "../config/repo-config.js";
 import { isDismissal, needsApproval, requestFor } from "../domain/approval.js";
 import { createIssueComment } from "../github/comments.js";
 import { inlineCode } from "../render/escape.js";
@@ -24,7 +24,7 @@ import type { Runtime } from "../runtime/runtime.js";
 import type { ExtraProcessors } from "./workers.js";
 import { recordDecisions } from "../triage/decisions.js";
 import { recomputeCheck } from "../triage/check.js";
-import { planAlertEvent } from "../codescanning/mapping.js";
+import { planAlertEvent, type AlertEventPlan } from "../codescanning/mapping.js";
 import { findingIdFromMessage } from "../codescanning/sarif.js";
 import { heldDismissalNote } from "../render/code-scanning.js";
 import { parseMergeGroupRef } from "../domain/merge-group.js";
@@ -123,10 +123,36 @@ export async function processAlertEvent(rt: Runtime, job: Job): Promise<AlertJob
     return "ignored";
   }
 
+  try {
+    const found = await readAlertFinding(octokit, tenant, d, config, log);
+    if (typeof found === "string") return found;
+    return await resolveFromAlert(rt, { d, plan, config, role: actual, ...found }, log, octokit, tenant);
+  } catch (error) {
+    if (error instanceof ScannerApiError && !error.retryable) {
+      log.warn({ status: error.status, code: error.code }, "service refused the resolution from GitHub");
+      return "refused";
+    }
+    throw error;
+  }
+}
+
+/**
+ * The finding an alert names (in the event's message, else in the alert read from GitHub) as the service has
+ * it, and the alert's ref. A finding the service does not know ends the job (`no-finding`), as does one of
+ * another service repository than the config's.
+ * @throws ScannerApiError when the service refuses the scan's read, or any error worth a retry.
+ */
+async function readAlertFinding(
+  octokit: Awaited<ReturnType<Runtime["octokit"]>>,
+  tenant: NonNullable<Awaited<ReturnType<Runtime["scanner"]["forAccount"]>>>,
+  d: AlertJobData,
+  config: RepoConfig,
+  log: Logger,
+): Promise<{ detail: FindingDetail; ref: string | null } | "no-finding" | "other-repository"> {
   let text = d.messageText;
   let ref = d.ref;
   if (!findingIdFromMessage(text)) {
-    const alert = await getCodeScanningAlert(octokit, repo, d.alertNumber);
+    const alert = await getCodeScanningAlert(octokit, { owner: d.owner, repo: d.repo }, d.alertNumber);
     text = alert?.messageText ?? "";
     ref = alert?.ref ?? ref;
   }
@@ -135,76 +161,80 @@ export async function processAlertEvent(rt: Runtime, job: Job): Promise<AlertJob
     log.warn("code scanning alert names no diffward finding: ignored");
     return "no-finding";
   }
-
+  let detail: FindingDetail;
   try {
-    let detail: FindingDetail;
-    try {
-      detail = await tenant.client.getFinding(tenant.projectId, "id" in named ? named.id : named.label);
-    } catch (error) {
-      if (error instanceof ScannerApiError && !error.retryable) {
-        log.warn({ status: error.status, code: error.code }, "finding of the alert not found on the service");
-        return "no-finding";
-      }
-      throw error;
-    }
-    const { scan } = await tenant.client.getScan(tenant.projectId, detail.scanId);
-    if (scan.repositoryId !== config.repositoryId) {
-      log.warn(
-        { finding: detail.id, repositoryId: scan.repositoryId },
-        "alert names a finding of another service repository: ignored",
-      );
-      return "other-repository";
-    }
-    const target = plan.target;
-    // Two-person dismissals: a dismissal on GitHub by a user below `approvers` is held too.
-    const approval = config.triage.approval;
-    if (
-      approval &&
-      detail.resolutionStatus !== target.resolutionStatus &&
-      needsApproval(approval, { status: target.resolutionStatus, severity: detail.severity, role: actual })
-    ) {
-      await holdAlertDismissal(
-        rt,
-        d,
-        ref,
-        detail,
-        target,
-        plan.note,
-        approval.approvers,
-        log,
-        octokit,
-        tenant,
-      );
-      return "approval-requested";
-    }
-    if (detail.resolutionStatus === target.resolutionStatus) {
-      log.info({ finding: detail.id, status: target.resolutionStatus }, "finding already at that resolution");
-      // a retry after the resolution was set, or a second delivery: the pull request still follows it
-      await followPull(rt, d, ref, detail, target, log, octokit, tenant);
-      return "unchanged";
-    }
-    // Spec rule 1: a note wins over a reason, so a reason goes alone and the note follows it;
-    // rule 2: NOT_STARTED ignores notes, so its note is added separately too.
-    const noteWithResolution = target.resolutionStatus !== "NOT_STARTED" && !target.reason;
-    await tenant.client.setResolution(tenant.projectId, detail.id, {
-      resolutionStatus: target.resolutionStatus,
-      ...(target.reason ? { reason: target.reason } : {}),
-      ...(noteWithResolution ? { note: { content: plan.note } } : {}),
-    });
-    if (!noteWithResolution) await tenant.client.addNote(tenant.projectId, detail.id, plan.note);
-    log.info(
-      { finding: detail.id, from: detail.resolutionStatus, to: target.resolutionStatus },
-      "finding resolution set from GitHub code scanning",
-    );
-    await followPull(rt, d, ref, detail, target, log, octokit, tenant);
-    return "set";
+    detail = await tenant.client.getFinding(tenant.projectId, "id" in named ? named.id : named.label);
   } catch (error) {
     if (error instanceof ScannerApiError && !error.retryable) {
-      log.warn({ status: error.status, code: error.code }, "service refused the resolution from GitHub");
-      return "refused";
+      log.warn({ status: error.status, code: error.code }, "finding of the alert not found on the service");
+      return "no-finding";
     }
     throw error;
   }
+  const { scan } = await tenant.client.getScan(tenant.projectId, detail.scanId);
+  if (scan.repositoryId !== config.repositoryId) {
+    log.warn(
+      { finding: detail.id, repositoryId: scan.repositoryId },
+      "alert names a finding of another service repository: ignored",
+    );
+    return "other-repository";
+  }
+  return { detail, ref };
+}
+
+/**
+ * Steps 5 and 6 for the finding the alert names: a dismissal `triage.approval` holds is held
+ * ({@link holdAlertDismissal}); a finding already at the resolution only keeps its pull request following
+ * it; otherwise the resolution and the note are set on the service and the pull request follows.
+ */
+async function resolveFromAlert(
+  rt: Runtime,
+  a: {
+    d: AlertJobData;
+    plan: Extract<AlertEventPlan, { kind: "set" }>;
+    config: RepoConfig;
+    /** the sender's repository permission */
+    role: string;
+    detail: FindingDetail;
+    ref: string | null;
+  },
+  log: Logger,
+  octokit: Awaited<ReturnType<Runtime["octokit"]>>,
+  tenant: NonNullable<Awaited<ReturnType<Runtime["scanner"]["forAccount"]>>>,
+): Promise<AlertJobOutcome> {
+  const { d, plan, detail, ref } = a;
+  const target = plan.target;
+  // Two-person dismissals: a dismissal on GitHub by a user below `approvers` is held too.
+  const approval = a.config.triage.approval;
+  if (
+    approval &&
+    detail.resolutionStatus !== target.resolutionStatus &&
+    needsApproval(approval, { status: target.resolutionStatus, severity: detail.severity, role: a.role })
+  ) {
+    await holdAlertDismissal(rt, d, ref, detail, target, plan.note, approval.approvers, log, octokit, tenant);
+    return "approval-requested";
+  }
+  if (detail.resolutionStatus === target.resolutionStatus) {
+    log.info({ finding: detail.id, status: target.resolutionStatus }, "finding already at that resolution");
+    // a retry after the resolution was set, or a second delivery: the pull request still follows it
+    await followPull(rt, d, ref, detail, target, log, octokit, tenant);
+    return "unchanged";
+  }
+  // Spec rule 1: a note wins over a reason, so a reason goes alone and the note follows it;
+  // rule 2: NOT_STARTED ignores notes, so its note is added separately too.
+  const noteWithResolution = target.resolutionStatus !== "NOT_STARTED" && !target.reason;
+  await tenant.client.setResolution(tenant.projectId, detail.id, {
+    resolutionStatus: target.resolutionStatus,
+    ...(target.reason ? { reason: target.reason } : {}),
+    ...(noteWithResolution ? { note: { content: plan.note } } : {}),
+  });
+  if (!noteWithResolution) await tenant.client.addNote(tenant.projectId, detail.id, plan.note);
+  log.info(
+    { finding: detail.id, from: detail.resolutionStatus, to: target.resolutionStatus },
+    "finding resolution set from GitHub code scanning",
+  );
+  await followPull(rt, d, ref, detail, target, log, octokit, tenant);
+  return "set";
 }
 
 /**
@@ -307,11 +337,24 @@ async function holdAlertDismissal(
   await createIssueComment(
     octokit,
     pull,
+    heldForApprovalText(d, label, detail, target.resolutionStatus, approvers),
+  );
+}
+
+/** The pull request comment that says a dismissal on GitHub waits for a second person's approval. Pure. */
+function heldForApprovalText(
+  d: Pick<AlertJobData, "senderLogin" | "alertNumber">,
+  label: string,
+  detail: Pick<FindingDetail, "severity">,
+  status: string,
+  approvers: MinPermission,
+): string {
+  return (
     `${inlineCode(`@${d.senderLogin}`)} dismissed code scanning alert #${d.alertNumber} (${inlineCode(label)}, ` +
-      `**${severityName(detail.severity)}**) as **${statusName(target.resolutionStatus)}**. With \`triage.approval\`, ` +
-      `that needs a second person: **approval requested** from a different user with the ${inlineCode(approvers)} role ` +
-      `or above, who writes \`/diffward approve ${label}\` (or \`/diffward reject ${label}\`). The alert was reopened ` +
-      "and nothing was changed on the scanning service until then.",
+    `**${severityName(detail.severity)}**) as **${statusName(status)}**. With \`triage.approval\`, ` +
+    `that needs a second person: **approval requested** from a different user with the ${inlineCode(approvers)} role ` +
+    `or above, who writes \`/diffward approve ${label}\` (or \`/diffward reject ${label}\`). The alert was reopened ` +
+    "and nothing was changed on the scanning service until then."
   );
 }
 
