@@ -150,26 +150,8 @@ export function boot(config: BootConfig): Booted {
     workers,
     metrics,
     startWorkers() {
-      const started = startWorkers(rt, {
-        connection: redis,
-        prefix: queuePrefix,
-        ...(config.concurrency ? { concurrency: config.concurrency } : {}),
-        extra: {
-          [JOB.reconcile]: reconcileProcessor(reconcileDeps),
-          [JOB.recoverDeliveries]: recoverDeliveriesProcessor(reconcileDeps),
-          ...CODE_SCANNING_PROCESSORS,
-          ...config.extraProcessors,
-        },
-        ...(config.workerTiming ? { timing: config.workerTiming } : {}),
-      });
-      metrics.instrumentWorkers(started);
+      const started = startAllWorkers(config, rt, { connection: redis, prefix: queuePrefix }, reconcileDeps);
       workers.push(...started);
-      if (config.reconcileOnStart)
-        void enqueueReconcile(rt).catch((e: Error) => config.log.warn({ err: e }, "reconcile not enqueued"));
-      if (config.recoverDeliveries)
-        void scheduleDeliveryRecovery(rt).catch((e: Error) =>
-          config.log.warn({ err: e }, "recovery of missed deliveries not scheduled"),
-        );
       return started;
     },
     reconcile: () => reconcile(rt, reconcileDeps),
@@ -182,6 +164,38 @@ export function boot(config: BootConfig): Booted {
     },
   };
   return booted;
+}
+
+/**
+ * Starts every worker of this process (diffward's jobs, reconciliation, the recovery of missed deliveries,
+ * the code-scanning alert job and any extra processors), counts their jobs in the metrics, and enqueues the
+ * reconciliation and the delivery recovery when the config asks for them.
+ */
+function startAllWorkers(
+  config: BootConfig,
+  rt: Runtime,
+  queue: { connection: ReturnType<typeof createRedis>; prefix: string },
+  reconcileDeps: Parameters<typeof reconcileProcessor>[0],
+): Worker[] {
+  const started = startWorkers(rt, {
+    ...queue,
+    ...(config.concurrency ? { concurrency: config.concurrency } : {}),
+    extra: {
+      [JOB.reconcile]: reconcileProcessor(reconcileDeps),
+      [JOB.recoverDeliveries]: recoverDeliveriesProcessor(reconcileDeps),
+      ...CODE_SCANNING_PROCESSORS,
+      ...config.extraProcessors,
+    },
+    ...(config.workerTiming ? { timing: config.workerTiming } : {}),
+  });
+  rt.metrics?.instrumentWorkers(started);
+  if (config.reconcileOnStart)
+    void enqueueReconcile(rt).catch((e: Error) => config.log.warn({ err: e }, "reconcile not enqueued"));
+  if (config.recoverDeliveries)
+    void scheduleDeliveryRecovery(rt).catch((e: Error) =>
+      config.log.warn({ err: e }, "recovery of missed deliveries not scheduled"),
+    );
+  return started;
 }
 
 /**

@@ -148,72 +148,11 @@ export function findingIdFromMessage(text: string): { id: string } | { label: st
 export function buildSarif(input: SarifInput): BuiltSarif {
   const max = input.maxResults ?? SARIF_LIMITS.resultsPerRun;
   const open = sortFindings(input.findings.filter((f) => !isRuledOut(f)));
-  const unplaceable: string[] = [];
-  const placed: Array<{ f: ReportFinding; path: string; startLine?: number; endLine?: number }> = [];
-  for (const f of open) {
-    const loc = parseLocation(f.location);
-    if (!loc) {
-      unplaceable.push(f.id);
-      continue;
-    }
-    placed.push({
-      f,
-      path: loc.path,
-      ...(loc.startLine !== undefined ? { startLine: loc.startLine } : {}),
-      ...(loc.endLine !== undefined ? { endLine: loc.endLine } : {}),
-    });
-  }
+  const { placed, unplaceable } = placeFindings(open);
   const kept = placed.slice(0, max);
-
-  const rules = new Map<string, { rule: ReportingDescriptor; worst: SeverityLevel }>();
-  for (const { f } of kept) {
-    const id = ruleIdOf(f.category);
-    const known = rules.get(id);
-    if (!known) {
-      rules.set(id, {
-        worst: f.severity,
-        rule: {
-          id,
-          name: id,
-          shortDescription: { text: `diffward: ${neutralize(id)}` },
-          defaultConfiguration: { level: SARIF_LEVEL[f.severity] },
-          properties: { tags: ["security"], "security-severity": SECURITY_SEVERITY[f.severity] },
-        },
-      });
-    } else if (SEVERITY_ORDER.indexOf(f.severity) < SEVERITY_ORDER.indexOf(known.worst)) {
-      known.worst = f.severity;
-      known.rule.defaultConfiguration = { level: SARIF_LEVEL[f.severity] };
-      known.rule.properties = { tags: ["security"], "security-severity": SECURITY_SEVERITY[f.severity] };
-    }
-  }
+  const rules = sarifRules(kept.map((p) => p.f));
   const ruleIndex = new Map([...rules.keys()].map((id, i) => [id, i]));
-
-  const results: Result[] = kept.map(({ f, path, startLine, endLine }) => {
-    const ruleId = ruleIdOf(f.category);
-    return {
-      ruleId,
-      ruleIndex: ruleIndex.get(ruleId)!,
-      level: SARIF_LEVEL[f.severity],
-      message: { text: alertMessage(f, input.labelPrefix) },
-      locations: [
-        {
-          physicalLocation: {
-            artifactLocation: { uri: encodeUriPath(path), uriBaseId: "%SRCROOT%" },
-            ...(startLine !== undefined
-              ? { region: { startLine, endLine: Math.max(startLine, endLine ?? startLine) } }
-              : {}),
-          },
-        },
-      ],
-      partialFingerprints: { [FINGERPRINT_KEY]: fingerprint(f) },
-      properties: {
-        findingId: f.id,
-        severity: f.severity,
-        triageStatus: f.triageStatus,
-        resolutionStatus: f.resolutionStatus,
-      },
-    };
-  });
+  const results: Result[] = kept.map((p) => sarifResult(p, ruleIndex, input.labelPrefix));
 
   const log: Log = {
     $schema: "https://json.schemastore.org/sarif-2.1.0.json",
@@ -241,6 +180,94 @@ export function buildSarif(input: SarifInput): BuiltSarif {
     ],
   };
   return { log, included: results.length, overLimit: placed.length - kept.length, unplaceable };
+}
+
+/** A finding placed in a file of the repository, with its lines when the location has them. */
+interface PlacedFinding {
+  f: ReportFinding;
+  path: string;
+  startLine?: number;
+  endLine?: number;
+}
+
+/** The findings whose location names a file, and the ids of those whose location names none. Pure. */
+function placeFindings(open: readonly ReportFinding[]): { placed: PlacedFinding[]; unplaceable: string[] } {
+  const unplaceable: string[] = [];
+  const placed: PlacedFinding[] = [];
+  for (const f of open) {
+    const loc = parseLocation(f.location);
+    if (!loc) {
+      unplaceable.push(f.id);
+      continue;
+    }
+    placed.push({
+      f,
+      path: loc.path,
+      ...(loc.startLine !== undefined ? { startLine: loc.startLine } : {}),
+      ...(loc.endLine !== undefined ? { endLine: loc.endLine } : {}),
+    });
+  }
+  return { placed, unplaceable };
+}
+
+/**
+ * One rule per category, in order of first appearance, with the level and `security-severity` of its most
+ * severe finding (GitHub reads severity from rules only). Pure.
+ */
+function sarifRules(
+  findings: readonly ReportFinding[],
+): Map<string, { rule: ReportingDescriptor; worst: SeverityLevel }> {
+  const rules = new Map<string, { rule: ReportingDescriptor; worst: SeverityLevel }>();
+  for (const f of findings) {
+    const id = ruleIdOf(f.category);
+    const known = rules.get(id);
+    if (!known) {
+      rules.set(id, {
+        worst: f.severity,
+        rule: {
+          id,
+          name: id,
+          shortDescription: { text: `diffward: ${neutralize(id)}` },
+          defaultConfiguration: { level: SARIF_LEVEL[f.severity] },
+          properties: { tags: ["security"], "security-severity": SECURITY_SEVERITY[f.severity] },
+        },
+      });
+    } else if (SEVERITY_ORDER.indexOf(f.severity) < SEVERITY_ORDER.indexOf(known.worst)) {
+      known.worst = f.severity;
+      known.rule.defaultConfiguration = { level: SARIF_LEVEL[f.severity] };
+      known.rule.properties = { tags: ["security"], "security-severity": SECURITY_SEVERITY[f.severity] };
+    }
+  }
+  return rules;
+}
+
+/** The SARIF result of one placed finding. Pure. */
+function sarifResult(p: PlacedFinding, ruleIndex: ReadonlyMap<string, number>, labelPrefix: string): Result {
+  const { f, path, startLine, endLine } = p;
+  const ruleId = ruleIdOf(f.category);
+  return {
+    ruleId,
+    ruleIndex: ruleIndex.get(ruleId)!,
+    level: SARIF_LEVEL[f.severity],
+    message: { text: alertMessage(f, labelPrefix) },
+    locations: [
+      {
+        physicalLocation: {
+          artifactLocation: { uri: encodeUriPath(path), uriBaseId: "%SRCROOT%" },
+          ...(startLine !== undefined
+            ? { region: { startLine, endLine: Math.max(startLine, endLine ?? startLine) } }
+            : {}),
+        },
+      },
+    ],
+    partialFingerprints: { [FINGERPRINT_KEY]: fingerprint(f) },
+    properties: {
+      findingId: f.id,
+      severity: f.severity,
+      triageStatus: f.triageStatus,
+      resolutionStatus: f.resolutionStatus,
+    },
+  };
 }
 
 /** A repository-relative path as a URI reference: each segment percent-encoded, slashes kept. */

@@ -196,30 +196,9 @@ async function run(
   // 4. target
   let target: FindingTarget | undefined;
   if (needs!.target === "finding") {
-    const found = await resolveTarget(
-      io,
-      tenant!,
-      {
-        ...(threadFindingId !== undefined ? { threadFindingId, threadCommentId: d.inReplyToId! } : {}),
-        ...("ref" in cmd && cmd.ref ? { ref: cmd.ref } : {}),
-      },
-      c.rt.settings.labelPrefix,
-    );
-    if ("answer" in found) {
-      await c.answer(found.answer);
-      return "answered";
-    }
-    target = found.target;
-    if (target.threadFindingId !== undefined) {
-      // The label wins over the thread: say so first in the answer.
-      const notice = namedElsewhereNotice(
-        target.detail.id,
-        target.threadFindingId,
-        c.rt.settings.labelPrefix,
-      );
-      const answer = io.answer;
-      io.answer = (body) => answer(`${notice}\n\n${body}`);
-    }
+    const found = await findTarget(c, io, tenant!, cmd, threadFindingId);
+    if (!found) return "answered";
+    target = found;
   }
 
   // 5. verb: read → plan → apply (the verb answers).
@@ -246,6 +225,40 @@ async function run(
   };
   const facts = module!.read ? await module!.read(io, input) : undefined;
   return module!.apply(io, module!.plan(input, facts), input);
+}
+
+/**
+ * Step 4: the finding a verb acts on, named by its label or by the thread the command replies in. When the
+ * label names another finding than the thread's, the label wins and the answer says so first.
+ * @returns the target, or `undefined` when no finding was found (the answer says why).
+ */
+async function findTarget(
+  c: Ctx,
+  io: CommandIO,
+  tenant: ScannerTenant,
+  cmd: Exclude<ParsedCommand, { kind: "ignore" }>,
+  threadFindingId: string | undefined,
+): Promise<FindingTarget | undefined> {
+  const found = await resolveTarget(
+    io,
+    tenant,
+    {
+      ...(threadFindingId !== undefined ? { threadFindingId, threadCommentId: c.d.inReplyToId! } : {}),
+      ...("ref" in cmd && cmd.ref ? { ref: cmd.ref } : {}),
+    },
+    c.rt.settings.labelPrefix,
+  );
+  if ("answer" in found) {
+    await c.answer(found.answer);
+    return undefined;
+  }
+  const target = found.target;
+  if (target.threadFindingId !== undefined) {
+    const notice = namedElsewhereNotice(target.detail.id, target.threadFindingId, c.rt.settings.labelPrefix);
+    const answer = io.answer;
+    io.answer = (body) => answer(`${notice}\n\n${body}`);
+  }
+  return target;
 }
 
 /**

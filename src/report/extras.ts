@@ -45,6 +45,82 @@ export interface ExtrasScan {
 const loggedTokenProblems = new Set<string>();
 
 /**
+ * The committed guidance file at the scanned commit: whether it exists, its size and a link to it; a
+ * warning when it is over the service's 100,000 characters. Fails soft (a log line, no guidance).
+ */
+async function readGuidance(
+  octokit: InstallationOctokit,
+  d: ExtrasScan,
+  path: string,
+  log: Logger,
+): Promise<{ guidance: GuidanceInfo | undefined; warnings: string[] }> {
+  const warnings: string[] = [];
+  try {
+    const text = await getFileText(octokit, d, path, d.headSha);
+    const url = d.repoHtmlUrl ? `${d.repoHtmlUrl}/blob/${d.headSha}/${path}` : undefined;
+    const guidance: GuidanceInfo = {
+      path,
+      present: text !== undefined,
+      ...(url && text !== undefined ? { url } : {}),
+      ...(text !== undefined ? { sizeChars: text.length } : {}),
+      // the change itself is flagged once, at the top of the summary (warnings), not again here
+    };
+    if (text !== undefined && text.length > GUIDANCE_MAX_CHARS) {
+      warnings.push(
+        `The guidance file \`${path}\` has ${text.length.toLocaleString("en-US")} characters, over the service's limit of 100,000: shorten it.`,
+      );
+    }
+    return { guidance, warnings };
+  } catch (error) {
+    log.warn({ err: (error as Error).message }, "guidance file not read");
+    return { guidance: undefined, warnings };
+  }
+}
+
+/**
+ * The scan's credits: the budget reserved and, from the usage ledger, what it spent (deductions less
+ * refunds), whether settlement is in and whether it ran short (spent ≥ budget). Fails soft: the budget
+ * alone, not settled.
+ */
+async function readCredits(
+  tenant: ScannerTenant,
+  d: ExtrasScan,
+  creditBudget: number | undefined,
+  now: number,
+  log: Logger,
+): Promise<CreditInfo | undefined> {
+  try {
+    const spend = await readScanSpend(tenant, d.scanId, d.launchedAt, now);
+    return {
+      ...(creditBudget !== undefined ? { reserved: creditBudget } : {}),
+      ...(spend.settled ? { spent: spend.spent } : {}),
+      settled: spend.settled,
+      ...(spend.settled && creditBudget !== undefined ? { ranShort: spend.spent >= creditBudget } : {}),
+    };
+  } catch (error) {
+    log.warn({ err: (error as Error).message }, "credits not read");
+    return creditBudget !== undefined ? { reserved: creditBudget, settled: false } : undefined;
+  }
+}
+
+/** The warning when the organization's available credits are under `lowBalanceThreshold`. Fails soft. */
+async function lowBalanceWarning(
+  tenant: ScannerTenant,
+  threshold: number | undefined,
+  log: Logger,
+): Promise<string | undefined> {
+  if (threshold === undefined) return undefined;
+  try {
+    const balance = await tenant.client.getBalance(tenant.projectId);
+    if (balance.availableCredits < threshold)
+      return `The organization has ${balance.availableCredits} credits available, below the \`lowBalanceThreshold\` of ${threshold}: ask an admin to top up before scans are refused.`;
+  } catch (error) {
+    log.warn({ err: (error as Error).message }, "balance not read");
+  }
+  return undefined;
+}
+
+/**
  * Collects the report's extras; every part fails soft (a log line, the part left out), so a ledger or
  * contents hiccup never costs the report:
  * - whether the committed guidance file exists at the scanned commit, its size (flagged over 100,000
@@ -62,42 +138,10 @@ export async function collectReportExtras(
   creditBudget: number | undefined,
   log: Logger,
 ): Promise<ReportExtras> {
-  const warnings: string[] = [];
   const path = rt.settings.guidanceFile;
-  let guidance: GuidanceInfo | undefined;
-  try {
-    const text = await getFileText(octokit, d, path, d.headSha);
-    const url = d.repoHtmlUrl ? `${d.repoHtmlUrl}/blob/${d.headSha}/${path}` : undefined;
-    guidance = {
-      path,
-      present: text !== undefined,
-      ...(url && text !== undefined ? { url } : {}),
-      ...(text !== undefined ? { sizeChars: text.length } : {}),
-      // the change itself is flagged once, at the top of the summary (warnings), not again here
-    };
-    if (text !== undefined && text.length > GUIDANCE_MAX_CHARS) {
-      warnings.push(
-        `The guidance file \`${path}\` has ${text.length.toLocaleString("en-US")} characters, over the service's limit of 100,000: shorten it.`,
-      );
-    }
-  } catch (error) {
-    log.warn({ err: (error as Error).message }, "guidance file not read");
-  }
+  const { guidance, warnings } = await readGuidance(octokit, d, path, log);
   if (d.guidanceChange) warnings.unshift(guidanceChangeWarning(path, d.guidanceChange));
-
-  let credits: CreditInfo | undefined;
-  try {
-    const spend = await readScanSpend(tenant, d.scanId, d.launchedAt, rt.now());
-    credits = {
-      ...(creditBudget !== undefined ? { reserved: creditBudget } : {}),
-      ...(spend.settled ? { spent: spend.spent } : {}),
-      settled: spend.settled,
-      ...(spend.settled && creditBudget !== undefined ? { ranShort: spend.spent >= creditBudget } : {}),
-    };
-  } catch (error) {
-    log.warn({ err: (error as Error).message }, "credits not read");
-    if (creditBudget !== undefined) credits = { reserved: creditBudget, settled: false };
-  }
+  const credits = await readCredits(tenant, d, creditBudget, rt.now(), log);
 
   for (const p of tokenProblems(tenant.token, { repositoryId: d.config.repositoryId, now: rt.now() })) {
     warnings.push(p);
@@ -106,18 +150,8 @@ export async function collectReportExtras(
       log.warn({ problem: p }, "scanner token problem");
     }
   }
-  if (d.config.lowBalanceThreshold !== undefined) {
-    try {
-      const balance = await tenant.client.getBalance(tenant.projectId);
-      if (balance.availableCredits < d.config.lowBalanceThreshold) {
-        warnings.push(
-          `The organization has ${balance.availableCredits} credits available, below the \`lowBalanceThreshold\` of ${d.config.lowBalanceThreshold}: ask an admin to top up before scans are refused.`,
-        );
-      }
-    } catch (error) {
-      log.warn({ err: (error as Error).message }, "balance not read");
-    }
-  }
+  const low = await lowBalanceWarning(tenant, d.config.lowBalanceThreshold, log);
+  if (low) warnings.push(low);
   if (d.wholeRepository) {
     warnings.push(
       `The preset \`${d.presetRef}\` scans the whole repository (it refused a base commit), so findings outside this pull request's diff are listed here, not commented inline.`,

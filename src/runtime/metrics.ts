@@ -120,6 +120,36 @@ export interface DiffwardMetrics {
 export function createMetrics(opts: MetricsOptions = {}): DiffwardMetrics {
   const registry = new Registry();
   if (opts.defaultMetrics !== false) collectDefaultMetrics({ register: registry, prefix: "diffward_" });
+  registerProbes(registry, opts);
+  const m = {
+    ...jobMetrics(registry),
+    ...recoveryMetrics(registry),
+    ...serviceMetrics(registry),
+    ...queueMetrics(registry, opts.queues ?? {}),
+  };
+  const { serviceRequests, polls, serviceRateLimited, reportDelay } = m;
+  return {
+    registry,
+    ...m,
+    contentType: registry.contentType,
+    onScannerResponse(info) {
+      serviceRequests.inc({ method: info.method, route: info.route, status: String(info.status) });
+      if (info.method === "GET" && info.route === POLL_ROUTE) polls.inc({ status: String(info.status) });
+      if (info.status === 429) serviceRateLimited.inc({ method: info.method, route: info.route });
+    },
+    observeReportDelay(seconds) {
+      if (Number.isFinite(seconds)) reportDelay.observe(Math.max(0, seconds));
+    },
+    instrumentWorkers: (workers) => instrumentWorkers(workers, m),
+    render: () => registry.metrics(),
+  };
+}
+
+/**
+ * The gauges read at scrape time: the build's identity, Redis' answer to PING and the scanning-service
+ * probe (the last two only with a Redis connection and a probe).
+ */
+function registerProbes(registry: Registry, opts: MetricsOptions): void {
   // The build's identity as labels of a constant 1 (Prometheus' `*_build_info` convention), so dashboards
   // and alerts can tell versions apart during a rolling upgrade.
   new Gauge({
@@ -154,6 +184,10 @@ export function createMetrics(opts: MetricsOptions = {}): DiffwardMetrics {
         for (const result of SERVICE_PROBE_RESULTS) this.set({ result }, result === service ? 1 : 0);
       },
     });
+}
+
+/** The counters and histograms of webhooks, jobs, the write lane and credits. */
+function jobMetrics(registry: Registry) {
   const webhooks = new Counter({
     name: "diffward_webhooks_total",
     help: "Webhook deliveries answered, by event (unverified when the signature did not verify) and HTTP status.",
@@ -185,6 +219,11 @@ export function createMetrics(opts: MetricsOptions = {}): DiffwardMetrics {
     help: "Settled spend of diffward's scans in credits (usage ledger: deductions less refunds), counted when read.",
     registers: [registry],
   });
+  return { webhooks, jobsCompleted, jobWait, writeLaneWait, creditsSpent };
+}
+
+/** The counters of missed webhook deliveries and the service's circuit breaker. */
+function recoveryMetrics(registry: Registry) {
   const deliveriesFailedFound = new Counter({
     name: "diffward_deliveries_failed_found_total",
     help: "Webhook events found with only failed deliveries to diffward (GitHub's App webhook deliveries), counted once each.",
@@ -213,6 +252,11 @@ export function createMetrics(opts: MetricsOptions = {}): DiffwardMetrics {
     labelNames: ["tenant", "result"] as const,
     registers: [registry],
   });
+  return { deliveriesFailedFound, deliveriesRedelivered, deliveriesGivenUp, breakerOpen, breakerProbes };
+}
+
+/** The counters and histograms of launches and of the scanning service's answers, and the report delay. */
+function serviceMetrics(registry: Registry) {
   const launches = new Counter({
     name: "diffward_launches_total",
     help: "Launch jobs by outcome (launched, found-existing, already-launched, superseded, concluded, no-token, error).",
@@ -243,7 +287,11 @@ export function createMetrics(opts: MetricsOptions = {}): DiffwardMetrics {
     buckets: [0.25, 0.5, 1, 2, 3, 5, 10, 30, 60, 300],
     registers: [registry],
   });
-  const queues = opts.queues ?? {};
+  return { launches, polls, serviceRateLimited, serviceRequests, reportDelay };
+}
+
+/** Queue depth (read at scrape from BullMQ's `getJobCounts`), job failures and the process's own trouble. */
+function queueMetrics(registry: Registry, queues: NonNullable<MetricsOptions["queues"]>) {
   const queueDepth = new Gauge({
     name: "diffward_queue_depth",
     help: "Jobs per BullMQ queue and state (waiting, active, delayed, prioritized, failed), read at scrape.",
@@ -278,60 +326,36 @@ export function createMetrics(opts: MetricsOptions = {}): DiffwardMetrics {
     help: "Promise rejections nothing handled (each one a bug, logged with its stack); the process keeps running.",
     registers: [registry],
   });
+  return { queueDepth, jobFailures, tokensFileRejected, unhandledRejections };
+}
 
-  return {
-    registry,
-    launches,
-    tokensFileRejected,
-    unhandledRejections,
-    polls,
-    serviceRateLimited,
-    serviceRequests,
-    reportDelay,
-    queueDepth,
-    jobFailures,
-    webhooks,
-    jobsCompleted,
-    jobWait,
-    writeLaneWait,
-    creditsSpent,
-    deliveriesFailedFound,
-    deliveriesRedelivered,
-    deliveriesGivenUp,
-    breakerOpen,
-    breakerProbes,
-    contentType: registry.contentType,
-    onScannerResponse(info) {
-      serviceRequests.inc({ method: info.method, route: info.route, status: String(info.status) });
-      if (info.method === "GET" && info.route === POLL_ROUTE) polls.inc({ status: String(info.status) });
-      if (info.status === 429) serviceRateLimited.inc({ method: info.method, route: info.route });
-    },
-    observeReportDelay(seconds) {
-      if (Number.isFinite(seconds)) reportDelay.observe(Math.max(0, seconds));
-    },
-    instrumentWorkers(workers) {
-      for (const w of workers) {
-        // A job's first run only: a job that waits again (a poll's next read, a retry's backoff) was not
-        // waiting for a worker in the meantime.
-        w.on("active", (job: Job) => {
-          if (job.attemptsStarted > 1) return;
-          const due = job.timestamp + (job.opts.delay ?? 0);
-          jobWait.observe({ queue: w.name }, Math.max(0, ((job.processedOn ?? Date.now()) - due) / 1000));
-        });
-        w.on("completed", (job: Job, result: unknown) => {
-          jobsCompleted.inc({ queue: w.name, name: job.name });
-          if (job.name === JOB.launch && typeof result === "string") launches.inc({ outcome: result });
-        });
-        w.on("failed", (job: Job | undefined) => {
-          if (!job) return;
-          const final = job.attemptsMade >= (job.opts.attempts ?? 1);
-          jobFailures.inc({ queue: w.name, name: job.name, final: String(final) });
-          if (job.name === JOB.launch && final) launches.inc({ outcome: "error" });
-        });
-      }
-    },
-    render: () => registry.metrics(),
-  };
+/** Counts each worker's jobs: wait before the first run, completions, launch outcomes, failures. */
+function instrumentWorkers(
+  workers: readonly Worker[],
+  m: Pick<ReturnType<typeof jobMetrics>, "jobWait" | "jobsCompleted"> &
+    Pick<ReturnType<typeof serviceMetrics>, "launches"> &
+    Pick<ReturnType<typeof queueMetrics>, "jobFailures">,
+): void {
+  const { jobWait, jobsCompleted, launches, jobFailures } = m;
+  for (const w of workers) {
+    // A job's first run only: a job that waits again (a poll's next read, a retry's backoff) was not
+    // waiting for a worker in the meantime.
+    w.on("active", (job: Job) => {
+      if (job.attemptsStarted > 1) return;
+      const due = job.timestamp + (job.opts.delay ?? 0);
+      jobWait.observe({ queue: w.name }, Math.max(0, ((job.processedOn ?? Date.now()) - due) / 1000));
+    });
+    w.on("completed", (job: Job, result: unknown) => {
+      jobsCompleted.inc({ queue: w.name, name: job.name });
+      if (job.name === JOB.launch && typeof result === "string") launches.inc({ outcome: result });
+    });
+    w.on("failed", (job: Job | undefined) => {
+      if (!job) return;
+      const final = job.attemptsMade >= (job.opts.attempts ?? 1);
+      jobFailures.inc({ queue: w.name, name: job.name, final: String(final) });
+      if (job.name === JOB.launch && final) launches.inc({ outcome: "error" });
+    });
+  }
 }
 
 /**

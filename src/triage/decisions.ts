@@ -278,6 +278,111 @@ export function carryOverNote(c: CarryOver, labelPrefix: string): string {
   return lines.join("\n");
 }
 
+/** What carrying decisions to a new scan's findings needs. */
+interface CarryContext {
+  tenant: ScannerTenant;
+  projectId: string;
+  /** two-letter label prefix, for the notes */
+  prefix: string;
+  log: Logger;
+}
+
+/** A definite refusal (4xx) of the service skips that finding, logged; anything else is thrown. */
+function refusedBy(error: unknown, log: Logger, finding: string, what: string): boolean {
+  if (!(error instanceof ScannerApiError) || error.retryable) return false;
+  log.warn({ finding, status: error.status, code: error.code }, what);
+  return true;
+}
+
+/**
+ * Step 1 of {@link applyPullDecisions}: the pull request's severity overrides, set on the matching findings
+ * (`PATCH …/severity`, then a note naming the override); none where the severity rose.
+ * @returns the severities set by finding id, the overrides carried, and how many were not (severity rose).
+ */
+async function carrySeverities(
+  ctx: CarryContext,
+  overrides: PullDecisions["severities"],
+  findings: readonly ReportFinding[],
+): Promise<{
+  severities: Map<string, ReportFinding["severity"]>;
+  carried: SeverityDecision[];
+  severityRose: number;
+}> {
+  const { tenant, projectId, log } = ctx;
+  const plan = planSeverityCarryOver(overrides, [...findings]);
+  for (const s of plan.severityRose) {
+    log.info(
+      { finding: s.finding.id, from: s.override.from, to: s.finding.severity },
+      "severity override not carried over: severity rose",
+    );
+  }
+  const severities = new Map<string, ReportFinding["severity"]>();
+  const carried: SeverityDecision[] = [];
+  for (const c of plan.apply) {
+    try {
+      await tenant.client.setSeverity(projectId, c.finding.id, c.override.severity);
+    } catch (error) {
+      if (refusedBy(error, log, c.finding.id, "severity override not carried over")) continue;
+      throw error;
+    }
+    severities.set(c.finding.id, c.override.severity);
+    carried.push({
+      ...c.override,
+      findingId: c.finding.id,
+      ...identityOf(c.finding),
+      carriedFrom: c.override.findingId,
+      carriedBy: c.by,
+    });
+    await tenant.client
+      .addNote(projectId, c.finding.id, severityCarryNote(c, ctx.prefix))
+      .catch((error: Error) => log.warn({ finding: c.finding.id, err: error }, "override note not added"));
+  }
+  return { severities, carried, severityRose: plan.severityRose.length };
+}
+
+/**
+ * Step 2 of {@link applyPullDecisions}: the pull request's resolutions, set on the matching findings
+ * (`PATCH …/resolution` with a carry-over note); none where the severity rose.
+ * @returns the resolution status set by finding id, the decisions carried, and how many were not.
+ */
+async function carryResolutions(
+  ctx: CarryContext,
+  decisions: PullDecisions["decisions"],
+  findings: ReportFinding[],
+): Promise<{ updated: Map<string, string>; carried: Decision[]; severityRose: number }> {
+  const { tenant, projectId, log } = ctx;
+  const plan = planCarryOver(decisions, findings);
+  for (const s of plan.severityRose) {
+    log.info(
+      { finding: s.finding.id, from: s.decision.severity, to: s.finding.severity },
+      "decision not carried over: severity rose",
+    );
+  }
+  const updated = new Map<string, string>();
+  const carried: Decision[] = [];
+  for (const c of plan.apply) {
+    try {
+      const res = await tenant.client.setResolution(projectId, c.finding.id, {
+        resolutionStatus: c.decision.resolutionStatus,
+        note: { content: carryOverNote(c, ctx.prefix) },
+      });
+      updated.set(c.finding.id, res.resolutionStatus);
+      carried.push({
+        ...c.decision,
+        findingId: c.finding.id,
+        ...identityOf(c.finding),
+        severity: c.finding.severity,
+        carriedFrom: c.decision.findingId,
+        carriedBy: c.by,
+      });
+    } catch (error) {
+      if (refusedBy(error, log, c.finding.id, "decision not carried over")) continue;
+      throw error;
+    }
+  }
+  return { updated, carried, severityRose: plan.severityRose.length };
+}
+
 /**
  * The report hook of "decisions survive pushes": applies the pull request's last severity overrides
  * (`PATCH …/severity`, then a note naming the override, {@link severityCarryNote}), then its last
@@ -299,75 +404,14 @@ export async function applyPullDecisions(
   const key = pullKey(pull.owner, pull.repo, pull.pullNumber);
   const doc = await readPullDecisions(rt, key, log);
   if (doc.decisions.length === 0 && doc.severities.length === 0) return input;
-  const prefix = rt.settings.labelPrefix;
-  const refused = (error: unknown, finding: string, what: string): boolean => {
-    if (!(error instanceof ScannerApiError) || error.retryable) return false;
-    log.warn({ finding, status: error.status, code: error.code }, what);
-    return true;
-  };
-
-  // 1. Severity overrides.
-  let findings = input;
-  const sevPlan = planSeverityCarryOver(doc.severities, findings);
-  for (const s of sevPlan.severityRose) {
-    log.info(
-      { finding: s.finding.id, from: s.override.from, to: s.finding.severity },
-      "severity override not carried over: severity rose",
-    );
-  }
-  const severities = new Map<string, ReportFinding["severity"]>();
-  const carriedSeverities: SeverityDecision[] = [];
-  for (const c of sevPlan.apply) {
-    try {
-      await tenant.client.setSeverity(pull.projectId, c.finding.id, c.override.severity);
-    } catch (error) {
-      if (refused(error, c.finding.id, "severity override not carried over")) continue;
-      throw error;
-    }
-    severities.set(c.finding.id, c.override.severity);
-    carriedSeverities.push({
-      ...c.override,
-      findingId: c.finding.id,
-      ...identityOf(c.finding),
-      carriedFrom: c.override.findingId,
-      carriedBy: c.by,
-    });
-    await tenant.client
-      .addNote(pull.projectId, c.finding.id, severityCarryNote(c, prefix))
-      .catch((error: Error) => log.warn({ finding: c.finding.id, err: error }, "override note not added"));
-  }
-  findings = findings.map((f) => (severities.has(f.id) ? { ...f, severity: severities.get(f.id)! } : f));
-
-  // 2. Resolutions.
-  const plan = planCarryOver(doc.decisions, findings);
-  for (const s of plan.severityRose) {
-    log.info(
-      { finding: s.finding.id, from: s.decision.severity, to: s.finding.severity },
-      "decision not carried over: severity rose",
-    );
-  }
-  const updated = new Map<string, string>();
-  const carried: Decision[] = [];
-  for (const c of plan.apply) {
-    try {
-      const res = await tenant.client.setResolution(pull.projectId, c.finding.id, {
-        resolutionStatus: c.decision.resolutionStatus,
-        note: { content: carryOverNote(c, prefix) },
-      });
-      updated.set(c.finding.id, res.resolutionStatus);
-      carried.push({
-        ...c.decision,
-        findingId: c.finding.id,
-        ...identityOf(c.finding),
-        severity: c.finding.severity,
-        carriedFrom: c.decision.findingId,
-        carriedBy: c.by,
-      });
-    } catch (error) {
-      if (refused(error, c.finding.id, "decision not carried over")) continue;
-      throw error;
-    }
-  }
+  const ctx = { tenant, projectId: pull.projectId, prefix: rt.settings.labelPrefix, log };
+  const sev = await carrySeverities(ctx, doc.severities, input);
+  const findings = input.map((f) =>
+    sev.severities.has(f.id) ? { ...f, severity: sev.severities.get(f.id)! } : f,
+  );
+  const res = await carryResolutions(ctx, doc.decisions, findings);
+  const { carried, updated } = res;
+  const carriedSeverities = sev.carried;
   const merge = (d: PullDecisions): PullDecisions => {
     let decisions = d.decisions;
     for (const x of carried) decisions = withDecision(decisions, x);
@@ -380,9 +424,9 @@ export async function applyPullDecisions(
   log.info(
     {
       carried: carried.length,
-      severityRose: plan.severityRose.length,
+      severityRose: res.severityRose,
       overridesCarried: carriedSeverities.length,
-      overridesNotCarried: sevPlan.severityRose.length,
+      overridesNotCarried: sev.severityRose,
     },
     "decisions carried over",
   );

@@ -17,7 +17,7 @@
 import { z } from "zod";
 import { approverFloor, checkApproval, requestFor, type ApprovalRequest } from "../../domain/approval.js";
 import { fingerprint, identityOf } from "../../domain/identity.js";
-import { permissionAtLeast } from "../../config/repo-config.js";
+import { permissionAtLeast, type MinPermission } from "../../config/repo-config.js";
 import { who } from "../../render/command-answers.js";
 import { inlineCode } from "../../render/escape.js";
 import { severityName, statusName } from "../../render/glossary.js";
@@ -103,7 +103,7 @@ export type ApprovalPlan =
  * the module comment for the rules.
  */
 export function planApproval(input: VerbInput<ApprovalCommand>, facts: ApprovalFacts): ApprovalPlan {
-  const { cmd, sender, pull } = input;
+  const { cmd, sender } = input;
   const detail = targetOf(input).detail;
   const label = inlineCode(findingLabel(detail.id, input.labelPrefix));
   const r = facts.request;
@@ -117,24 +117,7 @@ export function planApproval(input: VerbInput<ApprovalCommand>, facts: ApprovalF
   const floor = approverFloor(r, configured);
   const asked = `the ${statusName(r.resolutionStatus)} dismissal ${who(r.requestedBy)} asked for`;
 
-  if (cmd.verb === "reject") {
-    const own = r.requestedBy.toLowerCase() === sender.toLowerCase();
-    if (!own && !permissionAtLeast(facts.role, floor))
-      return {
-        kind: "answer",
-        answer:
-          `Only ${who(r.requestedBy)} (who asked) or a user with the ${inlineCode(floor)} role or above can reject ` +
-          `${asked} on ${label} (you have ${inlineCode(facts.role)}), so nothing was changed.`,
-      };
-    return {
-      kind: "drop",
-      identity,
-      answer:
-        `${own ? "Withdrawn" : "Rejected"}: ${asked} on ${label} is dropped. The finding stays ` +
-        `**${statusName(detail.resolutionStatus)}** on the scanning service and the check is unchanged.`,
-    };
-  }
-
+  if (cmd.verb === "reject") return planReject(input, facts.role, { r, identity, label, floor, asked });
   const check = checkApproval(r, {
     login: sender,
     role: facts.role,
@@ -166,6 +149,54 @@ export function planApproval(input: VerbInput<ApprovalCommand>, facts: ApprovalF
     };
   }
 
+  return planApproved(input, r, { identity, label });
+}
+
+/** What the approval plans share about the pending request. */
+interface PendingFacts {
+  r: ApprovalRequest;
+  identity: Extract<ApprovalPlan, { kind: "drop" }>["identity"];
+  /** the finding's label, as inline code */
+  label: string;
+  /** the least role that may approve it */
+  floor: MinPermission;
+  /** "the <status> dismissal <who> asked for" */
+  asked: string;
+}
+
+/** `/reject`: the requester withdraws it, or a user at or above the approvers' floor rejects it. Pure. */
+function planReject(input: VerbInput<ApprovalCommand>, role: string, p: PendingFacts): ApprovalPlan {
+  const { r, identity, label, floor, asked } = p;
+  const detail = targetOf(input).detail;
+  const own = r.requestedBy.toLowerCase() === input.sender.toLowerCase();
+  if (!own && !permissionAtLeast(role, floor))
+    return {
+      kind: "answer",
+      answer:
+        `Only ${who(r.requestedBy)} (who asked) or a user with the ${inlineCode(floor)} role or above can reject ` +
+        `${asked} on ${label} (you have ${inlineCode(role)}), so nothing was changed.`,
+    };
+  return {
+    kind: "drop",
+    identity,
+    answer:
+      `${own ? "Withdrawn" : "Rejected"}: ${asked} on ${label} is dropped. The finding stays ` +
+      `**${statusName(detail.resolutionStatus)}** on the scanning service and the check is unchanged.`,
+  };
+}
+
+/**
+ * `/approve` that passed its checks: the resolution with the requester's note (or reason), who asked and
+ * who approved, the decision to record, and the answer. Pure.
+ */
+function planApproved(
+  input: VerbInput<ApprovalCommand>,
+  r: ApprovalRequest,
+  p: Pick<PendingFacts, "identity" | "label">,
+): ApprovalPlan {
+  const { cmd, sender, pull } = input;
+  const detail = targetOf(input).detail;
+  const { identity, label } = p;
   const reasonCode = r.reason ?? r.reasonCode;
   const people = `requested by GitHub user @${r.requestedBy} and approved by GitHub user @${sender} via diffward (${pull.owner}/${pull.repo}#${pull.pullNumber})`;
   const approverWords = cmd.note ? `\n\nApprover's note: ${cmd.note}` : "";
