@@ -190,6 +190,19 @@ try {
     `merge_group.checks_requested (group ${GROUP_HEAD.slice(0, 7)} for #${number}): check ${queued.run.conclusion} in ${queued.tookMs} ms — ${queued.run.output.title}; new scans launched: ${queued.launchesAfter - queued.launchesBefore}`,
   );
 
+  // The first check run keeps the stop's words: the first scan's CANCELLED status (diffward's own cancel)
+  // never rewrites it, nor does its report.
+  const firstConclusions = h.github.requests.filter(
+    (r) =>
+      r.method === "PATCH" &&
+      r.path.endsWith(`/check-runs/${cancelled.id}`) &&
+      (r.body as { conclusion?: string } | undefined)?.conclusion !== undefined,
+  ).length;
+  say(
+    `first check run #${cancelled.id} at the end: ${cancelled.conclusion} — ${cancelled.output.title} (concluded ${firstConclusions} time${firstConclusions === 1 ? "" : "s"})`,
+  );
+  if (firstConclusions !== 1 || !cancelled.output.title?.startsWith("Superseded by")) process.exitCode = 1;
+
   const scans = [...h.sandbox.state.scans.values()];
   const violations = h.github.violations();
   say(

@@ -159,6 +159,8 @@ export interface CommandIO {
   readPull(): Promise<PullNow>;
   /** enqueues one rescan of the pull request (one per command comment) */
   enqueueRescan(request: RescanRequest): Promise<void>;
+  /** records that `login` cancels `scanId` with `/diffward cancel` (its check run then says who did) */
+  recordCancel(scanId: string, login: string): Promise<void>;
 }
 
 /**

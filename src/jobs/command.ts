@@ -342,6 +342,7 @@ function commandIO(c: Ctx, tenant: ScannerTenant | undefined): CommandIO {
     recomputeCheck: () => recomputeCheck(rt, c.octokit, tenant!, c.pull, c.log),
     readPull: () => getPull(c.octokit, c.pull),
     enqueueRescan: (request) => enqueueRescan(c, request),
+    recordCancel: (scanId, login) => rt.state.recordScanCancelledBy(scanId, login),
   };
 }
 

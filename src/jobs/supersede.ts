@@ -78,7 +78,7 @@ export function planStopWrites(prev: PullState, reason: StopReason): GitHubWrite
         })
       : renderLaunchError("scan_cancelled", {
           scanId: prev.scanId ?? "(not launched)",
-          message: reason.kind === "closed" ? "The pull request was closed." : "diffward was uninstalled.",
+          cause: { kind: reason.kind },
         });
   return [{ ...updateCheck(prev, prev.checkRunId, { conclusion: "cancelled", output }), bestEffort: true }];
 }

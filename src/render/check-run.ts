@@ -515,6 +515,32 @@ function entry<D extends object>(
   return required ? { render, required } : { render };
 }
 
+/**
+ * Why diffward cancelled a scan, when it made the cancel (a stop or `/diffward cancel`): the check run says so
+ * in diffward's words. Absent when the cancel came from elsewhere (the scanning service's own interface).
+ */
+export type ScanCancelCause =
+  { kind: "closed" } | { kind: "uninstalled" } | { kind: "command"; login: string };
+
+function cancelWhy(cause: ScanCancelCause | undefined): string {
+  switch (cause?.kind) {
+    case "closed":
+      return "The pull request was closed, so diffward cancelled the scan; reserved credits were released.";
+    case "uninstalled":
+      return "diffward was uninstalled from this account, so it cancelled the scan; reserved credits were released.";
+    case "command":
+      return `${inlineCode(`@${cause.login}`)} cancelled it with \`/diffward cancel\`; reserved credits were released.`;
+    default:
+      return "Someone cancelled it in the scanning service or with `/diffward cancel`; reserved credits were released.";
+  }
+}
+
+function cancelNext(cause: ScanCancelCause | undefined): string {
+  if (cause?.kind === "closed") return "Reopen the pull request to scan it again.";
+  if (cause?.kind === "uninstalled") return "Install diffward again on this account to scan again.";
+  return "Comment `/diffward rescan` or push again to run a new scan.";
+}
+
 function wwn(what: string, why: string, next: string, ...extra: (string | undefined | false)[]): string {
   return sections(`**What happened:** ${what}`, `**Why:** ${why}`, `**What next:** ${next}`, ...extra);
 }
@@ -780,12 +806,12 @@ const LAUNCH_ERRORS = {
     ["scanId"],
   ),
   scan_cancelled: entry(
-    (x: { scanId: string; message?: string }) => ({
+    (x: { scanId: string; message?: string; cause?: ScanCancelCause }) => ({
       title: "Scan cancelled",
       summary: wwn(
         `Scan ${inlineCode(x.scanId)} was cancelled (status \`CANCELLED\`).`,
-        "Someone cancelled it in the scanning service or with `/diffward cancel`; reserved credits were released.",
-        "Comment `/diffward rescan` or push again to run a new scan.",
+        cancelWhy(x.cause),
+        cancelNext(x.cause),
         quoted(x.message),
       ),
     }),

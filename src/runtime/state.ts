@@ -77,6 +77,8 @@ export type EndedScanStatus = "COMPLETED" | "FAILED" | "CANCELLED";
 export interface ScanEnd {
   status?: EndedScanStatus;
   stop?: ScanStop;
+  /** the GitHub login whose `/diffward cancel` cancelled the scan */
+  cancelledBy?: string;
 }
 
 /** How long a scan's end record is kept, in seconds: as long as a pull request's state may name the scan (90 days). */
@@ -374,12 +376,22 @@ export class StateStore {
     await this.redis.multi().hset(k, "status", status).expire(k, SCAN_END_TTL_SECONDS).exec();
   }
 
+  /**
+   * Records that `/diffward cancel` of `login` cancels the scan (before the cancel is sent), so its check run
+   * says who cancelled it.
+   */
+  async recordScanCancelledBy(scanId: string, login: string): Promise<void> {
+    const k = this.#k("scanend", scanId);
+    await this.redis.multi().hset(k, "cancelledBy", login).expire(k, SCAN_END_TTL_SECONDS).exec();
+  }
+
   /** What diffward knows of a scan's end ({@link ScanEnd}); `{}` when nothing is known. */
   async getScanEnd(scanId: string): Promise<ScanEnd> {
     const h = await this.redis.hgetall(this.#k("scanend", scanId));
     return {
       ...(h.status ? { status: h.status as EndedScanStatus } : {}),
       ...(h.stop ? { stop: JSON.parse(h.stop) as ScanStop } : {}),
+      ...(h.cancelledBy ? { cancelledBy: h.cancelledBy } : {}),
     };
   }
 

@@ -338,6 +338,42 @@ describe("a head diffward stops following", () => {
     }
   }, 60_000);
 
+  it("a cancel diffward made is told in its words: /diffward cancel names who cancelled, a close says it was closed", async () => {
+    const cancelled = sha(0x21b1);
+    const a = await openPull(h, { head: cancelled, repo: repo(), permissions: { maintainer: "maintain" } });
+    const scanId = await launchedScan(h, cancelled);
+    await h.send(
+      "issue_comment",
+      writeConversationComment(h, {
+        owner: a.owner,
+        repo: a.repo,
+        pullNumber: a.number,
+        login: "maintainer",
+        body: "/diffward cancel",
+      }),
+    );
+    const byCommand = await completedRun(h, a.owner, a.repo, cancelled);
+    expect(h.sandbox.state.statusOf(h.sandbox.state.scans.get(scanId)!)).toBe("CANCELLED");
+    expect(byCommand.conclusion).toBe("cancelled");
+    expect(byCommand.output.summary).toContain("`@maintainer` cancelled it with `/diffward cancel`");
+    expect(byCommand.output.summary).not.toContain("Someone cancelled it");
+
+    const closedHead = sha(0x21b2);
+    const b = await openPull(h, { head: closedHead, repo: repo() });
+    await launchedScan(h, closedHead);
+    const p: Payload = webhookExample("pull_request", "closed");
+    p.repository = b.payload.repository;
+    p.installation = b.payload.installation;
+    p.number = b.number;
+    p.pull_request = { ...b.payload.pull_request, state: "closed" };
+    p.pull_request.updated_at = new Date(Date.now() + 2_000).toISOString();
+    await h.send("pull_request", p);
+    const byClose = await completedRun(h, b.owner, b.repo, closedHead);
+    expect(byClose.conclusion).toBe("cancelled");
+    expect(byClose.output.summary).toContain("The pull request was closed, so diffward cancelled the scan");
+    expect(byClose.output.summary).not.toContain("Someone cancelled it");
+  }, 60_000);
+
   it("closing (merging) a pull request whose report is complete cancels nothing: its scan has ended", async () => {
     const head = sha(0x2191);
     const pr = await openPull(h, { head, repo: repo() });

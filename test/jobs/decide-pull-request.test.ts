@@ -105,7 +105,7 @@ describe("planResumedStop: a resumed check run the state does not follow ends", 
         check: expect.objectContaining({ conclusion: "cancelled" }),
       }),
     ]);
-    expect(JSON.stringify(closed)).toContain("The pull request was closed.");
+    expect(JSON.stringify(closed)).toContain("The pull request was closed, so diffward cancelled the scan");
     const newer = planResumedStop({ ...event, resume }, prev);
     expect(newer[0]).toMatchObject({
       checkRunId: 21,

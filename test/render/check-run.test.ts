@@ -4,6 +4,7 @@ import {
   LAUNCH_ERROR_KINDS,
   renderCheckRunOutput,
   renderLaunchError,
+  type ScanCancelCause,
   renderProgress,
   renderQueued,
 } from "../../src/render/check-run.js";
@@ -312,6 +313,25 @@ describe("states other than a report", () => {
     expect(out.summary).toContain("**Why:**");
     expect(out.summary).toContain("**What next:**");
     expect(out.summary).toContain(expectations[kind]);
+  });
+
+  it("scan_cancelled: a cancel diffward made says who or what made it, in diffward's words", () => {
+    const why = (cause?: ScanCancelCause) =>
+      /\*\*Why:\*\* (.*)/.exec(
+        renderLaunchError("scan_cancelled", { scanId: "scan_9", ...(cause ? { cause } : {}) }).summary,
+      )?.[1];
+    expect(why()).toBe(
+      "Someone cancelled it in the scanning service or with `/diffward cancel`; reserved credits were released.",
+    );
+    expect(why({ kind: "command", login: "octo-lead" })).toBe(
+      "`@octo-lead` cancelled it with `/diffward cancel`; reserved credits were released.",
+    );
+    expect(why({ kind: "closed" })).toBe(
+      "The pull request was closed, so diffward cancelled the scan; reserved credits were released.",
+    );
+    expect(why({ kind: "uninstalled" })).toBe(
+      "diffward was uninstalled from this account, so it cancelled the scan; reserved credits were released.",
+    );
   });
 
   it("quotes a hostile service message without letting it out of the code block", () => {

@@ -184,6 +184,7 @@ export const cancelVerb = defineVerb<
           .then(({ scan }) => scan.status)
           .catch(() => undefined);
         if (status !== undefined && isTerminalScanStatus(status)) return { ended: true as const };
+        await io.recordCancel(scanId, plan.by);
         const r = await tenant.client.cancelScan(projectId, scanId);
         return { scanId: r.scanId, cancelledJobs: r.cancelledJobs };
       });

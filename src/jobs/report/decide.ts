@@ -23,18 +23,24 @@ import type { Settings } from "../../runtime/runtime.js";
 /** GitHub's cap on annotations per check-run request ("Update a check run": at most 50; they accumulate). */
 export const ANNOTATIONS_PER_REQUEST = 50;
 
-/** The check-run write that ends a scan that did not complete (`FAILED` or `CANCELLED`). Pure. */
+/**
+ * The check-run write that ends a scan that did not complete (`FAILED` or `CANCELLED`); a cancel made with
+ * `/diffward cancel` names who made it (`cancelledBy`, a GitHub login). Pure.
+ */
 export function planScanEnded(
   d: Pick<PollJobData, "owner" | "repo" | "checkRunId" | "scanId">,
   status: "FAILED" | "CANCELLED",
+  cancelledBy?: string,
 ): GitHubWrite[] {
+  const output =
+    status === "CANCELLED"
+      ? renderLaunchError("scan_cancelled", {
+          scanId: d.scanId,
+          ...(cancelledBy ? { cause: { kind: "command" as const, login: cancelledBy } } : {}),
+        })
+      : renderLaunchError("scan_failed", { scanId: d.scanId });
   return [
-    updateCheck(d, d.checkRunId, {
-      conclusion: status === "CANCELLED" ? "cancelled" : "failure",
-      output: renderLaunchError(status === "CANCELLED" ? "scan_cancelled" : "scan_failed", {
-        scanId: d.scanId,
-      }),
-    }),
+    updateCheck(d, d.checkRunId, { conclusion: status === "CANCELLED" ? "cancelled" : "failure", output }),
   ];
 }
 

@@ -32,10 +32,12 @@ export async function concludeUnfinished(
   message: string,
 ): Promise<boolean> {
   if (scan.status === "COMPLETED") return false;
+  // a cancel diffward made (`/diffward cancel`) is told in diffward's words: who cancelled it
+  const { cancelledBy } = await rt.state.getScanEnd(d.scanId);
   await applyWrites(
     rt,
     d.installationId,
-    planScanEnded(d, scan.status === "CANCELLED" ? "CANCELLED" : "FAILED"),
+    planScanEnded(d, scan.status === "CANCELLED" ? "CANCELLED" : "FAILED", cancelledBy),
   );
   await rt.state.finishScan(d.installationId, d.scanId);
   log.info({ status: scan.status }, message);
