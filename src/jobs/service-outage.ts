@@ -44,9 +44,27 @@ export async function recordOutage(
 }
 
 /**
- * Asks the account's tenant breaker whether a launch may reach the service now ({@link Admission}). When this
- * job holds the half-open probe, it sends it (`GET /token`, {@link Runtime.scanner}'s `probe`): on an answer
- * the breaker closes and every parked launch is woken once (`Job.promote`); on an outage it opens again.
+ * Asks the account's tenant breaker whether a request may reach the service now ({@link Admission}).
+ * @returns `go` (with `probe` when this caller holds the one half-open probe: it must report the outcome with
+ *   {@link serviceAnswered} or {@link recordOutage}), or `wait` with when to look again (ms since epoch).
+ */
+export async function admitRequest(
+  rt: Runtime,
+  accountLogin: string,
+  owner: string,
+): Promise<{ kind: "go"; probe: boolean } | { kind: "wait"; untilMs: number }> {
+  const tenant = rt.scanner.tenantKey(accountLogin);
+  if (tenant === undefined) return { kind: "go", probe: false };
+  const admission: Admission = await breakerOf(rt).admit(tenant, owner, rt.now());
+  if (admission.kind === "wait") return admission;
+  return { kind: "go", probe: admission.kind === "probe" };
+}
+
+/**
+ * Asks the account's tenant breaker whether a launch may reach the service now ({@link admitRequest}). When
+ * this job holds the half-open probe, it sends it (`GET /token`, {@link Runtime.scanner}'s `probe`): on an
+ * answer the breaker closes and every parked launch is woken once ({@link serviceAnswered}); on an outage it
+ * opens again.
  * @returns `go` (send as usual) or `wait` with when to look again (ms since epoch).
  * @throws a non-outage error of the probe (the launch job's usual handling takes it).
  */
@@ -55,31 +73,34 @@ export async function admitLaunch(
   job: Job<LaunchJobData>,
 ): Promise<{ kind: "go" } | { kind: "wait"; untilMs: number }> {
   const login = job.data.accountLogin;
-  const tenant = rt.scanner.tenantKey(login);
-  if (tenant === undefined) return { kind: "go" };
-  const breaker = breakerOf(rt);
-  const owner = `${job.id ?? ""}@${rt.now()}`;
-  const admission: Admission = await breaker.admit(tenant, owner, rt.now());
-  if (admission.kind === "closed") return { kind: "go" };
-  if (admission.kind === "wait") return admission;
+  const gate = await admitRequest(rt, login, `${job.id ?? ""}@${rt.now()}`);
+  if (gate.kind === "wait") return gate;
+  if (!gate.probe) return { kind: "go" };
   try {
     await rt.scanner.probe(login);
   } catch (error) {
     const untilMs = await recordOutage(rt, login, error, true);
     if (untilMs !== undefined) return { kind: "wait", untilMs };
     // Not an outage (a 4xx, a 429): the service answered, so it is up again.
-    await closeBreaker(rt, tenant, job.id);
+    await serviceAnswered(rt, login, job.id);
     throw error;
   }
-  await closeBreaker(rt, tenant, job.id);
+  await serviceAnswered(rt, login, job.id);
   return { kind: "go" };
 }
 
 /**
- * Closes the tenant's breaker after an answer and wakes each launch parked on it once (a parked job is delayed;
- * `promote` moves it to waiting; one already woken or gone is skipped). `self` is not woken (it runs).
+ * After the half-open probe got an answer: closes the account's tenant breaker and wakes each launch parked on
+ * it once (a parked job is delayed; `promote` moves it to waiting; one already woken or gone is skipped). `self`
+ * (the probing job) is not woken: it runs.
  */
-async function closeBreaker(rt: Runtime, tenant: string, self: string | undefined): Promise<void> {
+export async function serviceAnswered(
+  rt: Runtime,
+  accountLogin: string,
+  self: string | undefined,
+): Promise<void> {
+  const tenant = rt.scanner.tenantKey(accountLogin);
+  if (tenant === undefined) return;
   const { wasOpen, parked } = await breakerOf(rt).recordSuccess(tenant);
   rt.metrics?.breakerProbes.inc({ tenant, result: "ok" });
   rt.metrics?.breakerOpen.set({ tenant }, 0);

@@ -199,6 +199,11 @@ export interface PollJobData extends RepoContext {
   terminalAt?: number;
   /** ms since epoch when the account's scanner token was first found missing; cleared when it is back */
   tokenMissingSince?: number;
+  /**
+   * ms since epoch the poll first found the scanning service unavailable (5xx, timeout, no answer) and began
+   * waiting on its tenant's circuit breaker; cleared when a read succeeds
+   */
+  outageSince?: number;
   configProblemsInPull?: string[];
   guidanceChange?: GuidanceChange;
   wholeRepository?: boolean;

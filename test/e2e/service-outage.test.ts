@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { applyFaults } from "../../dev/sandbox/index.js";
 import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import { demoConfig } from "../../dev/harness/demo-repo.js";
-import { checkRuns, completedRun, openPull, sha } from "../support/pr.js";
+import { jobId } from "../../src/runtime/names.js";
+import { checkRuns, completedRun, launchedScan, openPull, sha } from "../support/pr.js";
 
 const UNAVAILABLE = "Scanning service unavailable";
 const PLAIN = "The scanning service is unavailable; diffward retries and resumes on its own.";
@@ -73,6 +74,28 @@ describe("a scanning-service outage", () => {
       expect(scansOf(h, heads[i]!)).toBe(1);
     }
     expect(launchPosts(h) - postsBefore).toBe(prs.length);
+  }, 90_000);
+
+  it("a scan in flight waits the outage out without spending its poll's attempts, then reports", async () => {
+    const head = sha(2310);
+    const pr = await openPull(h, { head, repo: "outage-inflight" });
+    const scanId = await launchedScan(h, head);
+    applyFaults(h.sandbox.state, { outage: { durationMs: 10 * 60_000, retryAfterSeconds: 1 } });
+    const started = Date.now();
+    const poll = () => h.booted.rt.queues.scans.getJob(jobId("poll", scanId));
+    // the poll has met the outage (a scan read answered 503)
+    const readsRefused = () =>
+      h.sandbox.state.stats.requests["GET /projects/:projectId/scans/:scanId"]?.["503"] ?? 0;
+    await h.waitFor(() => readsRefused() > 0, 20_000, "a scan read answered 503");
+    await new Promise((r) => setTimeout(r, 3_000));
+    expect((await poll())?.attemptsMade).toBe(0);
+    expect(outageRequests(h)).toBeLessThanOrEqual(Math.ceil((Date.now() - started) / 1000) + 1);
+    expect(checkRuns(h, pr.owner, pr.repo, head).filter((c) => c.status === "completed")).toEqual([]);
+    applyFaults(h.sandbox.state, { outage: null });
+    const run = await completedRun(h, pr.owner, pr.repo, head, 40_000);
+    expect(run.externalId).toBe(scanId);
+    expect(run.output?.title).not.toMatch(/unavailable|could not be read|unreadable/i);
+    expect(scansOf(h, head)).toBe(1);
   }, 90_000);
 });
 
