@@ -15,7 +15,7 @@ import {
 } from "../dev/github-standin/index.js";
 import { ScannerClient } from "../src/scanner/client.js";
 import { WHERE_TO_READ_LEAD } from "../src/render/check-run.js";
-import type { ScanRecord } from "../dev/sandbox/index.js";
+import { applyFaults, type ScanRecord } from "../dev/sandbox/index.js";
 import { FixedIntervalPoller } from "./peer.js";
 import {
   REDIS_URL,
@@ -69,6 +69,11 @@ export interface PipelineOptions {
    * this process; 0 (default): web server and workers in this process, as the harness does
    */
   workerProcesses?: number;
+  /**
+   * a scanning-service outage starting right before the first wave: every service route answers 503 with
+   * `Retry-After: retryAfterSeconds` for `durationMs` (the sandbox's `outage` fault)
+   */
+  serviceOutage?: { durationMs: number; retryAfterSeconds: number };
   log?: (line: string) => void;
 }
 
@@ -144,6 +149,11 @@ export interface PipelineResult {
   };
   /** the peer's report delay (scan terminal → its check run completed) for one pull request, ms */
   peerDelayOf?: (key: string) => number | undefined;
+  /**
+   * with `serviceOutage`: when it began and ended (epoch ms), the service requests it answered 503 (every
+   * client's: diffward's alone when the peer is off), and per pull request webhook → its scan launched (ms)
+   */
+  outage?: { startedAt: number; endedAt: number; requests: number; launchAfterEndMs: number[] };
 }
 
 const SCAN_READ = "GET /projects/*/scans/*";
@@ -255,6 +265,17 @@ export async function runPipeline(opts: PipelineOptions): Promise<PipelineResult
     }
   })();
 
+  let outageStartedAt: number | undefined;
+  if (opts.serviceOutage) {
+    applyFaults(sb, {
+      outage: {
+        durationMs: opts.serviceOutage.durationMs,
+        retryAfterSeconds: opts.serviceOutage.retryAfterSeconds,
+      },
+    });
+    outageStartedAt = Date.now();
+    log(`  service outage: every route answers 503 for ${opts.serviceOutage.durationMs / 1000} s`);
+  }
   const sends: Promise<void>[] = [];
   for (const wave of opts.waves) {
     const wait = start + wave.atMs - Date.now();
@@ -315,6 +336,7 @@ export async function runPipeline(opts: PipelineOptions): Promise<PipelineResult
     await sleep(200);
   }
   const wallMs = Date.now() - start;
+  const outageRequests = sb.faults.outage?.requests ?? 0;
   watching = false;
   await watcher;
   peer?.stop();
@@ -547,5 +569,17 @@ export async function runPipeline(opts: PipelineOptions): Promise<PipelineResult
     writesByInstallation,
     processes,
     peerDelayOf: (key) => peerDelayByKey.get(key),
+    ...(opts.serviceOutage && outageStartedAt !== undefined
+      ? {
+          outage: {
+            startedAt: outageStartedAt,
+            endedAt: outageStartedAt + opts.serviceOutage.durationMs,
+            requests: outageRequests,
+            launchAfterEndMs: scans.map(
+              (s) => s.createdAtMs - (outageStartedAt! + opts.serviceOutage!.durationMs),
+            ),
+          },
+        }
+      : {}),
   };
 }

@@ -17,6 +17,10 @@
  * `Retry-After`, seconds; default 2), `--limits-workers N` (diffward's workers in N child processes and its web
  * server in one more, webhooks sent there, with peak RSS per process; default 0: all in this process),
  * `--limits-timeout S` (give up after S seconds; default 1800).
+ * `--outage` adds the service-outage runs: for each of `--outage-prs N,M` (default 20,50) pull requests of one
+ * installation, opened in 5 waves over the first 80 % of a `--outage-seconds S` (default 300) outage in which every
+ * service route answers 503 with `Retry-After: --outage-retry-after S` (default 5): first feedback and report
+ * delay against the bound, and the service requests during the outage against one per probe interval.
  * `--reconcile` adds the restart run (`bench/reconcile.ts`): `--reconcile-installations N` (default 20),
  * `--reconcile-repositories N` (per installation, default 200), `--reconcile-pulls N` (open pull requests per
  * repository, default 3), `--reconcile-inflight N` (scans in flight, default 10), `--reconcile-configured F`
@@ -52,6 +56,13 @@ const Args = z.object({
   limitsWorkers: z.coerce.number().int().min(0).default(0),
   limitsTimeout: z.coerce.number().int().min(10).default(1800),
   mainTimeout: z.coerce.number().int().min(10).default(150),
+  outage: z.boolean().default(false),
+  outagePrs: z
+    .string()
+    .regex(/^\d+(,\d+)*$/, "a comma-separated list of pull request counts")
+    .default("20,50"),
+  outageSeconds: z.coerce.number().int().min(1).default(300),
+  outageRetryAfter: z.coerce.number().int().min(1).default(5),
   reconcile: z.boolean().default(false),
   reconcileInstallations: z.coerce.number().int().min(1).default(20),
   reconcileRepositories: z.coerce.number().int().min(0).default(200),
@@ -67,7 +78,7 @@ function parseArgs(argv: string[]): z.infer<typeof Args> {
     const a = argv[i]!;
     if (!a.startsWith("--")) throw new Error(`unexpected argument ${a}`);
     const name = a.slice(2).replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
-    if (name === "githubLimits" || name === "reconcile") raw[name] = true;
+    if (name === "githubLimits" || name === "reconcile" || name === "outage") raw[name] = true;
     else raw[name] = argv[++i];
   }
   const strict = Args.strict()
@@ -503,6 +514,8 @@ async function main() {
     };
   }
 
+  if (args.outage) await outageRuns();
+
   if (args.reconcile) {
     log(
       `\nrestart: ${args.reconcileInstallations} installations × ${args.reconcileRepositories} repositories × ${args.reconcilePulls} open pull requests, ${args.reconcileInflight} scans in flight …`,
@@ -550,6 +563,60 @@ async function main() {
   );
   writeFileSync("out/bench/bench.html", html());
   log(`\nwrote out/bench/bench.json and out/bench/bench.html in ${fmt(json.totalSeconds as number, 0)} s`);
+}
+
+/**
+ * The service-outage runs (`--outage`): N pull requests of one installation opened while every service route
+ * answers 503 with `Retry-After`; targets (docs/benchmarks.md): first feedback and report delay p99 ≤ 1.2 ×
+ * bound + (Retry-After + 2 s), and service requests during the outage ≤ 1 per breaker probe interval (the
+ * service's `Retry-After`, which the breaker honours) per tenant.
+ */
+async function outageRuns() {
+  const ra = args.outageRetryAfter;
+  const outageMs = args.outageSeconds * 1000;
+  for (const [i, n] of args.outagePrs.split(",").map(Number).entries()) {
+    if (n === 0) continue;
+    const group = `outage-${n}`;
+    log(
+      `\n[${group}] ${n} PRs of one installation opened during a ${args.outageSeconds} s outage (503, Retry-After ${ra} s); scans 3–20 s`,
+    );
+    const pulls = makePulls(`outage-${n}`, 300 + i, n);
+    const waves = Array.from({ length: 5 }, (_, w) => ({
+      pulls: pulls.filter((_p, k) => k % 5 === w),
+      atMs: Math.round((w * 0.8 * outageMs) / 5),
+    })).filter((w) => w.pulls.length > 0);
+    const r = await runPipeline({
+      waves,
+      scanDurationMs: duration,
+      retryAfterSeconds: ra,
+      peerIntervalMs: 5000,
+      timeoutMs: outageMs + args.mainTimeout * 1000,
+      withPeer: false,
+      serviceOutage: { durationMs: outageMs, retryAfterSeconds: ra },
+      log,
+    });
+    const o = r.outage!;
+    const intervals = Math.ceil(outageMs / (ra * 1000));
+    rows.push({
+      group,
+      figure: "service requests during the outage (all routes, answered 503)",
+      target: `≤ 1 per probe interval (${ra} s): ${intervals}`,
+      diffward: `${o.requests} in ${args.outageSeconds} s (${fmt(o.requests / intervals)} per interval)`,
+      peer: "–",
+      met: o.requests <= intervals,
+    });
+    const launch = [...o.launchAfterEndMs].sort((a, b) => a - b);
+    rows.push({
+      group,
+      figure: "outage end → each scan launched: first / p50 / last; scans launched / PRs",
+      target: `each once; first ≤ Retry-After + 2 s (${ra + 2} s)`,
+      diffward: `${s1(launch[0] ?? Infinity)} / ${s1(percentile(launch, 50))} / ${s1(launch.at(-1) ?? Infinity)}; ${launch.length}/${n}`,
+      peer: "–",
+      met: launch.length === n && (launch[0] ?? Infinity) <= (ra + 2) * 1000,
+    });
+    boundRows(group, r, n, () => 1300 + i, ra);
+    json[group] = { ...serialize(r), outage: o };
+  }
 }
 
 function printTable() {
