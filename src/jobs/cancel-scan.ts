@@ -1,4 +1,6 @@
+import { DelayedError, type Job } from "bullmq";
 import { isTerminalScanStatus } from "../scanner/catalog.js";
+import { JOB, jobId } from "../runtime/names.js";
 import type { ScannerClient } from "../scanner/client.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { EndedScanStatus } from "../runtime/state.js";
@@ -31,4 +33,78 @@ export async function cancelUnlessEnded(
   await client.cancelScan(projectId, scanId);
   await rt.state.recordScanEnded(scanId, "CANCELLED");
   return "cancelled";
+}
+
+/** A scan to cancel once its account's scanner token is back (job `cancel`, queue `diffward-scans`). */
+export interface CancelJobData {
+  installationId: number;
+  /** the account whose scanner token the cancel needs */
+  accountLogin: string;
+  /** the scan's project, when diffward knows it (else the token's own) */
+  projectId?: string;
+  scanId: string;
+  /** ms since epoch when the job first found the token missing */
+  tokenMissingSince?: number;
+}
+
+/** How often a `cancel` job waiting for its account's token looks again, in ms (at most). */
+const CANCEL_RECHECK_MS = 1_000;
+
+/**
+ * Cancels a scan diffward stops following, unless it has ended ({@link cancelUnlessEnded}), with the
+ * account's scanner token. When the account has no token now (its entry missing from the tokens file for a
+ * moment), the scan still runs and spends: the cancel is handed to a `cancel` job (job id
+ * `cancel-<scanId>`, {@link processCancel}) that waits for the token. The caller does the rest of the stop
+ * at once.
+ * @returns `ended` or `cancelled` as {@link cancelUnlessEnded}; `deferred` when the `cancel` job was added.
+ * @throws ScannerApiError or ScannerError of the cancel request.
+ */
+export async function cancelOrDefer(
+  rt: Pick<Runtime, "state" | "scanner" | "queues">,
+  scan: Omit<CancelJobData, "tokenMissingSince">,
+): Promise<"ended" | "cancelled" | "deferred"> {
+  const tenant = await rt.scanner.forAccount(scan.accountLogin);
+  if (tenant) return cancelUnlessEnded(rt, tenant.client, scan.projectId ?? tenant.projectId, scan.scanId);
+  await rt.queues.scans.add(JOB.cancel, scan, {
+    jobId: jobId("cancel", scan.scanId),
+    attempts: 8,
+    backoff: { type: "exponential", delay: 2_000, jitter: 0.5 },
+    removeOnComplete: { age: 24 * 3600 },
+    removeOnFail: { age: 7 * 24 * 3600 },
+  });
+  return "deferred";
+}
+
+/**
+ * The `cancel` job: cancels the scan unless it has ended ({@link cancelUnlessEnded}) once the account's
+ * scanner token is back, looking again every {@link CANCEL_RECHECK_MS} (`job.moveToDelayed`, which spends
+ * no attempt) until `settings.tokenGapWaitMs` have passed since the token was first missed; past that it
+ * gives up (logged): without the token nothing can be sent for the account. Service errors are thrown (the
+ * job retries them with backoff).
+ * @returns `cancelled`, `ended`, or `no-token` when it gave up.
+ * @throws DelayedError while it waits for the token.
+ */
+export async function processCancel(
+  rt: Runtime,
+  job: Job<CancelJobData>,
+  token?: string,
+): Promise<"ended" | "cancelled" | "no-token"> {
+  const d = job.data;
+  const log = rt.log.child({ scanId: d.scanId, installation: d.installationId });
+  const tenant = await rt.scanner.forAccount(d.accountLogin);
+  if (tenant) {
+    const done = await cancelUnlessEnded(rt, tenant.client, d.projectId ?? tenant.projectId, d.scanId);
+    log.info({ done }, done === "cancelled" ? "cancelled scan once the token was back" : "scan had ended");
+    return done;
+  }
+  const now = rt.now();
+  const since = d.tokenMissingSince ?? now;
+  const left = since + rt.settings.tokenGapWaitMs - now;
+  if (left <= 0) {
+    log.warn({ account: d.accountLogin, waitedMs: now - since }, "no scanner token: scan left uncancelled");
+    return "no-token";
+  }
+  if (d.tokenMissingSince === undefined) await job.updateData({ ...d, tokenMissingSince: since });
+  await job.moveToDelayed(now + Math.min(CANCEL_RECHECK_MS, left), token);
+  throw new DelayedError();
 }

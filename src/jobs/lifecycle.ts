@@ -2,7 +2,7 @@ import type { Job } from "bullmq";
 import { groupKey, pullKey } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { applyWrites } from "../runtime/writes.js";
-import { cancelUnlessEnded } from "./cancel-scan.js";
+import { cancelOrDefer } from "./cancel-scan.js";
 import { checkRunCompleted, planStopWrites, stopCurrent } from "./supersede.js";
 import type { RepoContext } from "./types.js";
 
@@ -67,7 +67,8 @@ export interface UninstallJobData {
 
 /**
  * Cancels every scan diffward follows for an installation that uninstalled the app, unless it has ended
- * ({@link cancelUnlessEnded}; spec `POST …/scans/{scanId}/cancel`: reserved credits are released). GitHub can
+ * ({@link cancelOrDefer}; spec `POST …/scans/{scanId}/cancel`: reserved credits are released; a scanner
+ * token missing for the moment is waited for by a `cancel` job). GitHub can
  * no longer be written to.
  * @returns the number of scans cancelled.
  */
@@ -75,22 +76,24 @@ export async function processUninstall(rt: Runtime, job: Job<UninstallJobData>):
   const d = job.data;
   // First, so a launch still waiting in its debounce window is dropped before it spends.
   await rt.state.setInstallationRemoved(d.installationId, true);
-  const tenant = await rt.scanner.forAccount(d.accountLogin);
   let cancelled = 0;
   for (const scanId of await rt.state.inflightScans(d.installationId)) {
     // first: a poll or report of the scan running meanwhile writes nothing from now on
     await rt.state.recordScanStop(scanId, { kind: "uninstalled" });
     const link = await rt.state.getScanLink(scanId);
-    if (tenant) {
-      try {
-        const projectId = link?.projectId ?? tenant.projectId;
-        if ((await cancelUnlessEnded(rt, tenant.client, projectId, scanId)) === "cancelled") cancelled += 1;
-      } catch (error) {
-        rt.log.warn(
-          { scanId, err: (error as Error).message },
-          "could not cancel scan of uninstalled installation",
-        );
-      }
+    try {
+      const done = await cancelOrDefer(rt, {
+        installationId: d.installationId,
+        accountLogin: d.accountLogin,
+        ...(link?.projectId ? { projectId: link.projectId } : {}),
+        scanId,
+      });
+      if (done === "cancelled") cancelled += 1;
+    } catch (error) {
+      rt.log.warn(
+        { scanId, err: (error as Error).message },
+        "could not cancel scan of uninstalled installation",
+      );
     }
     if (link?.baseline) {
       // a baseline has no pull request or group state: forgetting its scan here is enough

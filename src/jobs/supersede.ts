@@ -5,7 +5,14 @@ import { updateCheck, type GitHubWrite } from "../github/writes.js";
 import { jobId } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { PullState, ScanStop } from "../runtime/state.js";
-import { cancelUnlessEnded } from "./cancel-scan.js";
+import { cancelOrDefer } from "./cancel-scan.js";
+
+/** What a stop logs of its scan's cancel. */
+const STOP_LOG = {
+  cancelled: "cancelled scan",
+  ended: "scan had ended",
+  deferred: "no scanner token for the account: the cancel waits for it",
+} as const;
 
 /** Why a pull request's current scan stops ({@link ScanStop}). */
 export type StopReason = ScanStop;
@@ -15,8 +22,9 @@ export type StopReason = ScanStop;
  * (`StateStore.recordScanStop`): a poll or report of the scan that runs meanwhile, or later, writes nothing
  * from then on (each checks it right before each of its writes). Then removes a launch still waiting in its
  * debounce window (nothing spent) and the scan's poll and report jobs while they wait, cancels a launched scan
- * unless it has ended ({@link cancelUnlessEnded}; spec `POST …/scans/{scanId}/cancel`: reserved credits are
- * released) and forgets its launch key. The check run's conclusion is planned apart ({@link planStopWrites}).
+ * unless it has ended (`cancelUnlessEnded`; spec `POST …/scans/{scanId}/cancel`: reserved credits are
+ * released; when the account's scanner token is missing for the moment, a `cancel` job does it once the token
+ * is back: {@link cancelOrDefer}) and forgets its launch key. The check run's conclusion is planned apart ({@link planStopWrites}).
  * Errors while cancelling are logged, never thrown: the new head must not wait on the old one.
  */
 export async function stopCurrent(
@@ -35,16 +43,13 @@ export async function stopCurrent(
     await removeWaiting(await rt.queues.scans.getJob(jobId("poll", prev.scanId)));
     await removeWaiting(await rt.queues.reports.getJob(jobId("report", prev.scanId)));
     try {
-      const tenant = await rt.scanner.forAccount(accountLogin);
-      if (tenant) {
-        const done = await cancelUnlessEnded(
-          rt,
-          tenant.client,
-          prev.projectId ?? tenant.projectId,
-          prev.scanId,
-        );
-        log.info({ reason: reason.kind, done }, done === "cancelled" ? "cancelled scan" : "scan had ended");
-      }
+      const done = await cancelOrDefer(rt, {
+        installationId: prev.installationId,
+        accountLogin,
+        ...(prev.projectId ? { projectId: prev.projectId } : {}),
+        scanId: prev.scanId,
+      });
+      log.info({ reason: reason.kind, done }, STOP_LOG[done]);
     } catch (error) {
       log.warn({ err: (error as Error).message }, "could not cancel scan");
     }

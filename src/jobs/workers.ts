@@ -13,6 +13,7 @@ import { processPullRequest } from "./pull-request.js";
 import { processMergeGroup, processMergeGroupDestroyed } from "./merge-group.js";
 import { processCommand } from "./command.js";
 import { processApprove } from "./approve.js";
+import { processCancel } from "./cancel-scan.js";
 import { processSettle } from "./settle.js";
 import { processBaseline } from "./baseline.js";
 
@@ -67,6 +68,7 @@ const PROCESSORS: ExtraProcessors = {
   [JOB.settle]: (rt, job) => processSettle(rt, job),
   [JOB.baselinePush]: (rt, job) => processBaseline(rt, job),
   [JOB.baselineSchedule]: (rt, job) => processBaseline(rt, job),
+  [JOB.cancel]: (rt, job, token) => processCancel(rt, job, token),
 };
 
 /**

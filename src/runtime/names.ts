@@ -69,6 +69,7 @@ export const JOB = {
   recoverDeliveries: "recover-deliveries",
   approve: "approve",
   settle: "settle",
+  cancel: "cancel",
   mergeGroup: "merge-group",
   mergeGroupDestroyed: "merge-group-destroyed",
   /** a push to the default branch (`push` webhook), on the events queue */
