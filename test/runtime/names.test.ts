@@ -19,7 +19,7 @@ const kindWord = (pattern: string) => pattern.split(":").find((p) => !p.startsWi
  */
 function kindsInSource(): Set<string> {
   const constants = new Map(
-    [...all.matchAll(/export const (\w+_KIND) = "([\w-]+)"/g)].map((m) => [m[1]!, m[2]!]),
+    [...all.matchAll(/(?:export )?const (\w+_KIND) = "([\w-]+)"/g)].map((m) => [m[1]!, m[2]!]),
   );
   const kinds = new Set<string>();
   for (const m of all.matchAll(/#k\(\s*"([\w-]+)"/g)) kinds.add(m[1]!);
