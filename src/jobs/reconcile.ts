@@ -5,7 +5,7 @@ import { getCheckRun, listCheckRunsForRef, type FoundCheckRun } from "../github/
 import { getMergeBase, listOpenPulls, type PullHead } from "../github/pulls.js";
 import { MERGE_QUEUE_REF_PREFIX, listMatchingRefs, type GitRef } from "../github/refs.js";
 import type { InstallationOctokit, RepoRef } from "../github/types.js";
-import { OwnerConfigProbe, loadRepoConfig } from "../runtime/config-loader.js";
+import { OwnerConfigs, loadRepoConfig, type LoadedConfig } from "../runtime/config-loader.js";
 import { RatePacer, type RatePacerOptions } from "../github/rate-pacer.js";
 import { loadedConfig, syncBaselineSchedule } from "./baseline.js";
 import type { PollJobData, PullRequestJobData } from "./types.js";
@@ -163,7 +163,7 @@ export async function reconcile(rt: Runtime, deps: ReconcileDeps): Promise<Recon
  * Redis, an outage longer than the keys' lives), so every in-flight scan is still reported:
  * for each installation (GitHub REST "List installations for the authenticated app", app JWT; suspended ones
  * skipped), each of its repositories ("List repositories accessible to the app installation") to which
- * `.github/diffward.yml` applies (its own or its owner's `.github` repository's, {@link OwnerConfigProbe};
+ * `.github/diffward.yml` applies (its own or its owner's `.github` repository's, {@link OwnerConfigs}, read once;
  * the others are skipped: diffward never ran there), each open pull request's head commit, diffward's latest
  * check run there ("List check runs for a Git reference", `check_name=diffward`) that is not `completed` and
  * carries a scan id in `external_id`:
@@ -207,24 +207,31 @@ async function sweepAll(
       const repos = await octokit.paginate(octokit.rest.apps.listReposAccessibleToInstallation, {
         per_page: 100,
       });
-      const probes = new Map<string, OwnerConfigProbe>();
+      const configs = new Map<string, OwnerConfigs>();
       for (const repo of repos) {
         try {
           const owner = repo.owner.login;
-          if (!probes.has(owner)) probes.set(owner, new OwnerConfigProbe(octokit, owner));
-          if (!(await probes.get(owner)!.applies(repo.name))) {
+          if (!configs.has(owner)) configs.set(owner, new OwnerConfigs(octokit, owner));
+          const loaded = await configs.get(owner)!.load(repo.name);
+          if (loaded.kind === "absent") {
             summary.skippedWithoutConfig += 1;
             continue;
           }
           summary.repositories += 1;
-          await reconcileRepository(rt, octokit, summary, {
-            installationId: inst.id,
-            accountLogin: accountLogin || owner,
-            owner,
-            repo: repo.name,
-            repoPrivate: repo.private,
-            defaultBranch: repo.default_branch ?? "main",
-          });
+          await reconcileRepository(
+            rt,
+            octokit,
+            summary,
+            {
+              installationId: inst.id,
+              accountLogin: accountLogin || owner,
+              owner,
+              repo: repo.name,
+              repoPrivate: repo.private,
+              defaultBranch: repo.default_branch ?? "main",
+            },
+            loaded,
+          );
         } catch (error) {
           summary.errors += 1;
           ilog.warn({ repository: repo.full_name, err: error as Error }, "reconcile: repository skipped");
@@ -373,16 +380,37 @@ type RepoPart = Omit<
   | "launchedAt"
 >;
 
+/**
+ * One repository's pull requests, merge groups and baseline schedule. `loaded` is its config when the caller
+ * read it already (the full sweep, {@link OwnerConfigs}); otherwise it is read here.
+ */
 async function reconcileRepository(
   rt: Runtime,
   octokit: InstallationOctokit,
   summary: ReconcileSummary,
   r: RepoPart,
+  loaded?: LoadedConfig,
 ): Promise<void> {
-  await reconcilePulls(rt, octokit, summary, r);
-  await reconcileMergeGroups(rt, octokit, summary, r);
+  const cache: ConfigCache =
+    loaded?.kind === "ok"
+      ? {
+          config: {
+            ...loaded.config,
+            disclosure: effectiveDisclosure(loaded.config, { private: r.repoPrivate }),
+          },
+        }
+      : {};
+  await reconcilePulls(rt, octokit, summary, r, { ...cache });
+  await reconcileMergeGroups(rt, octokit, summary, r, { ...cache });
   // the repository's baseline job scheduler, rebuilt from its config (lost with Redis, or never set)
-  await syncBaselineSchedule(rt, r, await loadedConfig(octokit, r));
+  const baseline = loaded
+    ? loaded.kind === "ok"
+      ? loaded.config
+      : loaded.kind === "absent"
+        ? undefined
+        : ("keep" as const)
+    : await loadedConfig(octokit, r);
+  await syncBaselineSchedule(rt, r, baseline);
 }
 
 async function reconcilePulls(
@@ -390,10 +418,10 @@ async function reconcilePulls(
   octokit: InstallationOctokit,
   summary: ReconcileSummary,
   r: RepoPart,
+  cache: ConfigCache,
 ): Promise<void> {
   const pulls = await listOpenPulls(octokit, r);
   if (pulls.length === 0) return;
-  const cache: ConfigCache = {};
   for (const pr of pulls) {
     summary.pulls += 1;
     const key = pullKey(r.owner, r.repo, pr.number);
@@ -598,6 +626,7 @@ async function reconcileMergeGroups(
   octokit: InstallationOctokit,
   summary: ReconcileSummary,
   r: RepoPart,
+  cache: ConfigCache,
 ): Promise<void> {
   let refs: GitRef[];
   try {
@@ -607,7 +636,6 @@ async function reconcileMergeGroups(
     if ((error as { status?: number }).status === 409) return;
     throw error;
   }
-  const cache: ConfigCache = {};
   for (const gitRef of refs) {
     const ref = parseMergeGroupRef(gitRef.ref);
     if (!ref || gitRef.type !== "commit") continue;

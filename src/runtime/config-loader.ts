@@ -1,5 +1,6 @@
 import type { RepoConfig } from "../config/repo-config.js";
 import { parseRepoConfig } from "../config/repo-config.js";
+import { parse as parseYaml } from "yaml";
 import type { InstallationOctokit } from "../github/types.js";
 
 /** Path of diffward's repository configuration. */
@@ -39,14 +40,15 @@ export async function loadRepoConfig(
 }
 
 /**
- * Tells, for many repositories of one owner, whether `.github/diffward.yml` applies, reading the owner's
- * `.github` repository once: a repository without its own file inherits the owner's (the fallback
- * {@link loadRepoConfig} follows, @probot/octokit-plugin-config `getConfigFiles`), so when the owner has none,
- * one read of the repository's own file settles it; when the owner has one (or it cannot be read), every
- * repository has a config as far as this probe goes and {@link loadRepoConfig} reads it in full.
+ * Loads `.github/diffward.yml` for many repositories of one owner with as few requests as
+ * {@link loadRepoConfig}'s rule allows: a repository's own file on its default branch, else the owner's
+ * `.github` repository's (following `_extends`; @probot/octokit-plugin-config `getConfigFiles`). The owner's
+ * file is resolved once and shared by every repository without its own, and a repository's own file is read
+ * once: one request per repository, one more per owner. An own file that does not parse, is not a mapping or
+ * has `_extends` is handed to {@link loadRepoConfig}, which reads it the plugin's way.
  */
-export class OwnerConfigProbe {
-  #ownerFile: Promise<boolean> | undefined;
+export class OwnerConfigs {
+  #ownerConfig: Promise<LoadedConfig> | undefined;
 
   constructor(
     private readonly octokit: InstallationOctokit,
@@ -54,29 +56,47 @@ export class OwnerConfigProbe {
   ) {}
 
   /**
-   * Whether `.github/diffward.yml` applies to `repo` (its own file, or the owner's `.github` repository's).
-   * One GitHub request per repository, plus one for the owner's `.github` repository the first time.
-   * A file that exists but cannot be read (a directory, a 5xx after Octokit's retries) counts as present.
+   * The repository's config as {@link loadRepoConfig} would load it.
    * @throws GitHub errors other than 404 on the repository's own file, as they come.
    */
-  async applies(repo: string): Promise<boolean> {
-    if (await this.#exists(repo)) return true;
-    if (repo === ".github") return false;
-    this.#ownerFile ??= this.#exists(".github").catch(() => true);
-    return this.#ownerFile;
+  async load(repo: string): Promise<LoadedConfig> {
+    const own = await this.#read(repo);
+    if (own === "not-a-file") return loadRepoConfig(this.octokit, this.owner, repo);
+    if (own !== undefined) {
+      let raw: unknown;
+      try {
+        raw = parseYaml(own, { logLevel: "error" }) ?? {};
+      } catch {
+        return loadRepoConfig(this.octokit, this.owner, repo);
+      }
+      if (typeof raw !== "object" || Array.isArray(raw) || "_extends" in (raw as object))
+        return loadRepoConfig(this.octokit, this.owner, repo);
+      const parsed = parseRepoConfig(raw);
+      const files = [`${this.owner}/${repo}:${CONFIG_PATH}`];
+      return parsed.ok
+        ? { kind: "ok", config: parsed.config, files }
+        : { kind: "invalid", problems: parsed.problems, files };
+    }
+    if (repo === ".github") return { kind: "absent" };
+    this.#ownerConfig ??= loadRepoConfig(this.octokit, this.owner, ".github");
+    return this.#ownerConfig;
   }
 
-  async #exists(repo: string): Promise<boolean> {
+  /**
+   * The file's text on the default branch; `undefined` when GitHub answers 404; `not-a-file` when GitHub
+   * answers JSON (a directory or a submodule at that path).
+   */
+  async #read(repo: string): Promise<string | "not-a-file" | undefined> {
     try {
-      await this.octokit.request("GET /repos/{owner}/{repo}/contents/{path}", {
+      const res = await this.octokit.request("GET /repos/{owner}/{repo}/contents/{path}", {
         owner: this.owner,
         repo,
         path: CONFIG_PATH,
         mediaType: { format: "raw" },
       });
-      return true;
+      return typeof res.data === "string" ? res.data : "not-a-file";
     } catch (error) {
-      if ((error as { status?: number }).status === 404) return false;
+      if ((error as { status?: number }).status === 404) return undefined;
       throw error;
     }
   }
