@@ -5,7 +5,7 @@ import { isServiceOutage } from "../scanner/errors.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { serviceBreakerOf, type Admission } from "../runtime/service-breaker.js";
 import { applyWrites } from "../runtime/writes.js";
-import type { LaunchJobData } from "./types.js";
+import type { LaunchJobData, PollJobData } from "./types.js";
 
 /** The breaker of the runtime's Redis and state prefix. */
 export function breakerOf(rt: Runtime) {
@@ -191,4 +191,50 @@ export function planOutageConcluded(
       }),
     }),
   ];
+}
+
+/**
+ * For a job that follows a launched scan (poll, report): waits for the service until the tenant breaker's next
+ * probe is due (`untilMs`, ms since epoch; `moveToDelayed`, no attempt spent, `outageSince` kept in the job's
+ * data), so a check run is not concluded `failure` while the service is down; never past
+ * `settings.serviceOutageMaxWaitMs` since the job first waited: then it returns and the job goes on as usual.
+ * @throws DelayedError when the job waits.
+ */
+export async function waitForBreaker(
+  rt: Runtime,
+  job: Job<PollJobData>,
+  token: string | undefined,
+  untilMs: number,
+  log: Runtime["log"],
+): Promise<void> {
+  const now = rt.now();
+  const since = job.data.outageSince ?? now;
+  if (now - since >= rt.settings.serviceOutageMaxWaitMs) return;
+  if (job.data.outageSince === undefined) {
+    await job.updateData({ ...job.data, outageSince: since });
+    log.warn("scanning service unavailable: the job waits for it");
+  }
+  const until = Math.min(untilMs, since + rt.settings.serviceOutageMaxWaitMs);
+  await job.moveToDelayed(Math.max(now + 1, until), token);
+  throw new DelayedError();
+}
+
+/**
+ * {@link waitForBreaker} after a request of the job failed: when `error` is a service outage
+ * ({@link isServiceOutage}) it is recorded on the tenant breaker (`probe`: the request was the half-open probe)
+ * and the job waits; any other error returns at once.
+ * @throws DelayedError when the job waits.
+ */
+export async function waitOutOutage(
+  rt: Runtime,
+  job: Job<PollJobData>,
+  token: string | undefined,
+  error: unknown,
+  probe: boolean,
+  log: Runtime["log"],
+): Promise<void> {
+  const d = job.data;
+  if (d.outageSince !== undefined && rt.now() - d.outageSince >= rt.settings.serviceOutageMaxWaitMs) return;
+  const untilMs = await recordOutage(rt, d.accountLogin, error, probe);
+  if (untilMs !== undefined) await waitForBreaker(rt, job, token, untilMs, log);
 }

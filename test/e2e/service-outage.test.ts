@@ -97,6 +97,32 @@ describe("a scanning-service outage", () => {
     expect(run.output?.title).not.toMatch(/unavailable|could not be read|unreadable/i);
     expect(scansOf(h, head)).toBe(1);
   }, 90_000);
+
+  it("a report meeting the outage waits it out without spending its attempts, then reports once", async () => {
+    const head = sha(2311);
+    const pr = await openPull(h, { head, repo: "outage-report" });
+    const scanId = await launchedScan(h, head);
+    const { reports } = h.booted.rt.queues;
+    const report = () => reports.getJob(jobId("report", scanId));
+    await reports.pause();
+    try {
+      h.sandbox.state.completeNow(scanId);
+      await h.waitFor(report, 15_000, "the scan's report job");
+      applyFaults(h.sandbox.state, { outage: { durationMs: 10 * 60_000, retryAfterSeconds: 1 } });
+    } finally {
+      await reports.resume();
+    }
+    const before = outageRequests(h);
+    await h.waitFor(() => outageRequests(h) > before, 20_000, "the report met the outage");
+    await new Promise((r) => setTimeout(r, 3_000));
+    expect((await report())?.attemptsMade).toBe(0);
+    expect(checkRuns(h, pr.owner, pr.repo, head).filter((c) => c.status === "completed")).toEqual([]);
+    applyFaults(h.sandbox.state, { outage: null });
+    const run = await completedRun(h, pr.owner, pr.repo, head, 40_000);
+    expect(run.externalId).toBe(scanId);
+    expect(run.output?.title).not.toMatch(/unavailable|could not be|unreadable/i);
+    expect(h.github.state.reviews(pr.owner, pr.repo, pr.number).length).toBeLessThanOrEqual(1);
+  }, 90_000);
 });
 
 describe("a scanning-service outage longer than DIFFWARD_SERVICE_OUTAGE_MAX_WAIT", () => {

@@ -1,5 +1,5 @@
 import { DelayedError, type Job } from "bullmq";
-import { ScannerApiError } from "../../scanner/errors.js";
+import { ScannerApiError, isServiceOutage } from "../../scanner/errors.js";
 import { ScanDetail } from "../../scanner/schemas.js";
 import { addFair } from "../../runtime/fairness.js";
 import { JOB, jobId } from "../../runtime/names.js";
@@ -9,6 +9,7 @@ import { reportScan } from "./pull-request.js";
 import { reportGroupScan } from "./group.js";
 import { reportBaselineScan } from "./baseline.js";
 import { concludeOnLastAttempt, concludeOnScanReadError, concludeOnServiceError } from "../service-error.js";
+import { admitRequest, serviceAnswered, waitForBreaker, waitOutOutage } from "../service-outage.js";
 import { followedOnly, isBaselineScan, isGroupScan, stillFollowed, targetKey } from "../target.js";
 import { tenantOrWait } from "../token-wait.js";
 import type { PollJobData, ReportJobData } from "../types.js";
@@ -105,12 +106,19 @@ async function reportFollowed(
     }
   }
 
-  const { scan: _carried, ...pollData } = job.data;
+  const { scan: _carried, outageSince: _outage, ...pollData } = job.data;
+  // While the service is unavailable only the tenant breaker's probe reads; the others wait for it.
+  const gate = await admitRequest(rt, d.accountLogin, `${job.id ?? ""}@${rt.now()}`);
+  if (gate.kind === "wait") await waitForBreaker(rt, job, token, gate.untilMs, log);
   try {
     const report = isGroupScan(d) ? reportGroupScan : isBaselineScan(d) ? reportBaselineScan : reportScan;
     await report(rt, pollData, tenant, scan, log);
+    if (gate.kind === "go" && gate.probe) await serviceAnswered(rt, d.accountLogin, undefined);
   } catch (error) {
     if (error instanceof WritesWithdrawnError) throw error;
+    await waitOutOutage(rt, job, token, error, gate.kind === "go" && gate.probe, log);
+    if (gate.kind === "go" && gate.probe && !isServiceOutage(error))
+      await serviceAnswered(rt, d.accountLogin, undefined);
     if (await concludeOnServiceError(rt, job, error, log)) return "service-error";
     if (await concludeOnLastAttempt(rt, job, error, log)) return "report-error";
     throw error;
