@@ -71,10 +71,15 @@ describe("reports on their own queue (issue 15 item 1)", () => {
       );
       // the reads happened while the reports were still waiting: no short check run completed yet
       expect(shorts.map((p) => checkRuns(h, p.owner, p.repo)[0]!.status)).not.toContain("completed");
-      // each report is its own job, one per scan
+      // each report is its own job, one per scan (a short scan read last may hand its report over a moment later)
       for (const head of SHORT) {
         const scanId = await launchedScan(h, head);
-        expect(await h.booted.rt.queues.reports.getJob(jobId("report", scanId))).toBeDefined();
+        const report = await h.waitFor(
+          () => h.booted.rt.queues.reports.getJob(jobId("report", scanId)),
+          15_000,
+          `the report job of ${scanId}`,
+        );
+        expect(report.id).toBe(jobId("report", scanId));
       }
     } finally {
       lane.limits.minGapMs = 0;
