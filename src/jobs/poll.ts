@@ -1,5 +1,5 @@
 import { DelayedError, type Job } from "bullmq";
-import { ScannerApiError } from "../scanner/errors.js";
+import { ScannerApiError, isServiceOutage } from "../scanner/errors.js";
 import { isTerminalScanStatus } from "../scanner/catalog.js";
 import type { ScanDetail } from "../scanner/schemas.js";
 
@@ -9,7 +9,7 @@ import type { EndedScanStatus } from "../runtime/state.js";
 import { planProgress, planScanTimedOut } from "./report/decide.js";
 import { enqueueReport } from "./report/job.js";
 import { concludeOnScanReadError } from "./service-error.js";
-import { admitRequest, recordOutage, serviceAnswered } from "./service-outage.js";
+import { admitRequest, serviceAnswered, waitForBreaker, waitOutOutage } from "./service-outage.js";
 import { followedOnly, stillFollowed, targetKey } from "./target.js";
 import { tenantOrWait } from "./token-wait.js";
 import type { PollJobData } from "./types.js";
@@ -86,22 +86,22 @@ async function pollFollowed(
   const gate = pastLimit
     ? ({ kind: "go", probe: false } as const)
     : await admitRequest(rt, d.accountLogin, `${job.id ?? ""}@${rt.now()}`);
-  if (gate.kind === "wait") return waitForService(rt, job, token, gate.untilMs, log);
+  if (gate.kind === "wait") await waitForBreaker(rt, job, token, gate.untilMs, log);
   let scan: ScanDetail;
   let retryAfterSeconds: number | undefined;
   try {
     ({ scan, retryAfterSeconds } = await tenant.client.getScan(d.projectId, d.scanId));
   } catch (error) {
-    const untilMs = await recordOutage(rt, d.accountLogin, error, gate.probe);
-    if (untilMs !== undefined && !pastLimit) return waitForService(rt, job, token, untilMs, log);
-    if (untilMs === undefined && gate.probe) await serviceAnswered(rt, d.accountLogin, undefined);
+    const probe = gate.kind === "go" && gate.probe;
+    if (!pastLimit) await waitOutOutage(rt, job, token, error, probe, log);
+    if (probe && !isServiceOutage(error)) await serviceAnswered(rt, d.accountLogin, undefined);
     if (error instanceof ScannerApiError && error.code === "rate_limited") {
       log.warn({ retryAfterSeconds: error.retryAfterSeconds }, "poll answered 429: waiting its Retry-After");
       return delay(rt, job, token, (error.retryAfterSeconds ?? 1) * 1000 + rt.settings.pollMarginMs);
     }
     return concludeOnScanReadError(rt, job, error, log);
   }
-  if (gate.probe) await serviceAnswered(rt, d.accountLogin, undefined);
+  if (gate.kind === "go" && gate.probe) await serviceAnswered(rt, d.accountLogin, undefined);
   if (d.outageSince !== undefined) {
     const { outageSince: _over, ...rest } = job.data;
     await job.updateData(rest);
@@ -157,28 +157,6 @@ async function pollFollowed(
   // Added before this job completes: a crash in between runs the poll again, and the job id dedupes the add.
   await enqueueReport(rt, { ...job.data, terminalAt }, scan);
   return "report-queued";
-}
-
-/**
- * Waits for an unavailable scanning service: until the tenant breaker's next probe is due (`untilMs`, ms since
- * epoch), never past `settings.serviceOutageMaxWaitMs` since the poll first waited (`outageSince`); no attempt
- * is spent meanwhile, so a scan in flight is not concluded `failure` while the service is down.
- */
-async function waitForService(
-  rt: Runtime,
-  job: Job<PollJobData>,
-  token: string | undefined,
-  untilMs: number,
-  log: Runtime["log"],
-): Promise<never> {
-  const now = rt.now();
-  const since = job.data.outageSince ?? now;
-  if (job.data.outageSince === undefined) {
-    await job.updateData({ ...job.data, outageSince: since });
-    log.warn("scanning service unavailable: the poll waits for it");
-  }
-  const until = Math.min(untilMs, since + rt.settings.serviceOutageMaxWaitMs);
-  return delay(rt, job, token, Math.max(1, until - now));
 }
 
 async function delay(
