@@ -4,13 +4,13 @@ import { isTerminalScanStatus } from "../scanner/catalog.js";
 import type { ScanDetail } from "../scanner/schemas.js";
 
 import type { Runtime } from "../runtime/runtime.js";
-import { WritesWithdrawnError, applyWrites } from "../runtime/writes.js";
+import { applyWrites } from "../runtime/writes.js";
 import type { EndedScanStatus } from "../runtime/state.js";
 import { planProgress, planScanTimedOut } from "./report/decide.js";
 import { enqueueReport } from "./report/job.js";
 import { concludeOnScanReadError } from "./service-error.js";
 import { admitRequest, serviceAnswered, waitForBreaker, waitOutOutage } from "./service-outage.js";
-import { followedOnly, stillFollowed, targetKey } from "./target.js";
+import { targetKey, whileFollowed } from "./target.js";
 import { tenantOrWait } from "./token-wait.js";
 import type { PollJobData } from "./types.js";
 
@@ -51,21 +51,7 @@ export async function processPoll(rt: Runtime, job: Job<PollJobData>, token?: st
     scanId: d.scanId,
     installation: d.installationId,
   });
-  if (!(await stillFollowed(rt, d))) return notFollowed(rt, d, log);
-  try {
-    return await pollFollowed(followedOnly(rt, d), job, token, log);
-  } catch (error) {
-    // stopped while this poll ran (a newer head, a close): its writes were withdrawn
-    if (error instanceof WritesWithdrawnError) return notFollowed(rt, d, log);
-    throw error;
-  }
-}
-
-async function notFollowed(rt: Runtime, d: PollJobData, log: Runtime["log"]): Promise<"superseded"> {
-  log.info("scan no longer followed (superseded)");
-  // nothing reports it any more: no longer in flight (also when the stop that left it crashed before that)
-  await rt.state.finishScan(d.installationId, d.scanId);
-  return "superseded";
+  return whileFollowed(rt, d, log, "", (followed) => pollFollowed(followed, job, token, log));
 }
 
 /** {@link processPoll} for a scan still followed; `rt`'s writes each check that it still is. */

@@ -106,3 +106,31 @@ export function followedOnly(rt: Runtime, d: PollJobData): Runtime {
     },
   };
 }
+
+/**
+ * Runs a poll or report job's `work` on its scan while the scan is still followed: checked first
+ * ({@link stillFollowed}), then before each of the job's writes (`work` gets `rt` wrapped by {@link followedOnly}).
+ * A scan no longer followed, before or while `work` runs (`WritesWithdrawnError`), is no longer in flight
+ * (nothing reports it any more, also when the stop that left it crashed before that), and the outcome is
+ * `"superseded"`, logged with `what` (how the job ends, e.g. "not reported"). Other errors are rethrown.
+ */
+export async function whileFollowed<T>(
+  rt: Runtime,
+  d: PollJobData,
+  log: Runtime["log"],
+  what: string,
+  work: (followed: Runtime) => Promise<T>,
+): Promise<T | "superseded"> {
+  const notFollowed = async (): Promise<"superseded"> => {
+    log.info(`scan no longer followed (superseded)${what ? `: ${what}` : ""}`);
+    await rt.state.finishScan(d.installationId, d.scanId);
+    return "superseded";
+  };
+  if (!(await stillFollowed(rt, d))) return notFollowed();
+  try {
+    return await work(followedOnly(rt, d));
+  } catch (error) {
+    if (error instanceof WritesWithdrawnError) return notFollowed();
+    throw error;
+  }
+}

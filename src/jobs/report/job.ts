@@ -10,7 +10,7 @@ import { reportGroupScan } from "./group.js";
 import { reportBaselineScan } from "./baseline.js";
 import { concludeOnLastAttempt, concludeOnScanReadError, concludeOnServiceError } from "../service-error.js";
 import { admitRequest, serviceAnswered, waitForBreaker, waitOutOutage } from "../service-outage.js";
-import { followedOnly, isBaselineScan, isGroupScan, stillFollowed, targetKey } from "../target.js";
+import { isBaselineScan, isGroupScan, targetKey, whileFollowed } from "../target.js";
 import { tenantOrWait } from "../token-wait.js";
 import type { PollJobData, ReportJobData } from "../types.js";
 
@@ -42,8 +42,8 @@ export async function enqueueReport(
 
 /**
  * Reports a terminal scan (job `report`): skipped when the target no longer follows this scan (a newer push,
- * a closed pull request, a destroyed merge group: {@link stillFollowed}, as the poll checks), and that check
- * is made again right before each of its writes ({@link followedOnly}): a head superseded while its report
+ * a closed pull request, a destroyed merge group, as the poll checks), and that check
+ * is made again right before each of its writes ({@link whileFollowed}): a head superseded while its report
  * runs or waits for the write lane gets no write after the stop (`superseded`). Else
  * {@link reportScan} or, for a merge group, {@link reportGroupScan}, for a baseline {@link reportBaselineScan}; a
  * missing scanner token is waited for ({@link tenantOrWait}). The scan is the one the poll carried
@@ -61,21 +61,7 @@ export async function processReport(
 ): Promise<ReportOutcome> {
   const d = job.data;
   const log = rt.log.child({ pull: targetKey(d), scanId: d.scanId, installation: d.installationId });
-  if (!(await stillFollowed(rt, d))) return notFollowed(rt, d, log);
-  try {
-    return await reportFollowed(followedOnly(rt, d), job, token, log);
-  } catch (error) {
-    // the head was superseded (or closed) while the report ran: none of its later writes was sent
-    if (error instanceof WritesWithdrawnError) return notFollowed(rt, d, log);
-    throw error;
-  }
-}
-
-async function notFollowed(rt: Runtime, d: ReportJobData, log: Runtime["log"]): Promise<"superseded"> {
-  log.info("scan no longer followed (superseded): not reported");
-  // nothing reports it any more: no longer in flight (also when the stop that left it crashed before that)
-  await rt.state.finishScan(d.installationId, d.scanId);
-  return "superseded";
+  return whileFollowed(rt, d, log, "not reported", (followed) => reportFollowed(followed, job, token, log));
 }
 
 /** {@link processReport} for a scan still followed; `rt`'s writes each check that it still is. */
