@@ -9,7 +9,6 @@ import {
 import { decideGate } from "../policy/gates.js";
 import type { Gate } from "../domain/gate.js";
 import { renderGateSkip } from "../render/gates.js";
-import { ScannerApiError, isRetryable } from "../scanner/errors.js";
 import { addFair } from "../runtime/fairness.js";
 import { getCheckRun, listCheckRunsForRef, type CheckRunUpdate } from "../github/checks.js";
 import { getPull, listCompareFiles } from "../github/pulls.js";
@@ -25,6 +24,7 @@ import {
   renderGroupSkipped,
 } from "../render/merge-group.js";
 import { cancelOrDefer } from "./cancel-scan.js";
+import { readAccountToken } from "./service-outage.js";
 import { CONFIG_PATH, loadRepoConfig, type LoadedConfig } from "../runtime/config-loader.js";
 import { JOB, groupKey, jobId, launchJobOptions, launchKey, pullKey } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
@@ -163,20 +163,16 @@ async function startGroupScan(
     await rt.state.setGroup(key, { ...state, concluded: true });
     return outcome;
   };
-  let tenant;
-  try {
-    tenant = await rt.scanner.forAccount(d.accountLogin);
-  } catch (error) {
-    if (isRetryable(error)) throw error;
-    log.warn({ err: (error as Error).message }, "scanner token refused by the service");
+  const token = await readAccountToken(rt, d.accountLogin);
+  if (token.kind === "refused") {
+    log.warn({ err: token.message }, "scanner token refused by the service");
     return conclude("no-token", {
       conclusion: "failure",
-      output: renderLaunchError("unauthorized", {
-        message: error instanceof ScannerApiError ? error.message : String((error as Error).message),
-      }),
+      output: renderLaunchError("unauthorized", { message: token.message }),
     });
   }
-  if (!tenant) return conclude("no-token", { conclusion: "neutral", output: renderLaunchError("no_token") });
+  if (token.kind === "absent")
+    return conclude("no-token", { conclusion: "neutral", output: renderLaunchError("no_token") });
 
   const [files, author] = await Promise.all([
     listCompareFiles(octokit, d, d.baseSha, d.headSha),

@@ -1,7 +1,7 @@
 import { DelayedError, type Job } from "bullmq";
 import { updateCheck, type GitHubWrite } from "../github/writes.js";
 import { renderLaunchError } from "../render/check-run.js";
-import { isServiceOutage } from "../scanner/errors.js";
+import { ScannerApiError, isRetryable, isServiceOutage } from "../scanner/errors.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { serviceBreakerOf, type Admission } from "../runtime/service-breaker.js";
 import { applyWrites } from "../runtime/writes.js";
@@ -237,4 +237,28 @@ export async function waitOutOutage(
   if (d.outageSince !== undefined && rt.now() - d.outageSince >= rt.settings.serviceOutageMaxWaitMs) return;
   const untilMs = await recordOutage(rt, d.accountLogin, error, probe);
   if (untilMs !== undefined) await waitForBreaker(rt, job, token, untilMs, log);
+}
+
+/**
+ * The account's scanner token as the service answers it (`GET /token`, spec §Authentication): `found`, `absent`
+ * (no token configured), `refused` (4xx: wrong, expired or revoked, with the service's message) or `unavailable`
+ * (the tenant's breaker is open, or this request met a 5xx, a timeout or no answer, recorded on the breaker):
+ * a launch planned anyway waits for the service.
+ * @throws the request's error when retrying may help and it is not an outage (a 429).
+ */
+export async function readAccountToken(
+  rt: Runtime,
+  accountLogin: string,
+): Promise<{ kind: "found" | "absent" | "unavailable" } | { kind: "refused"; message: string }> {
+  if (await serviceUnavailable(rt, accountLogin)) return { kind: "unavailable" };
+  try {
+    return (await rt.scanner.forAccount(accountLogin)) ? { kind: "found" } : { kind: "absent" };
+  } catch (error) {
+    if ((await recordOutage(rt, accountLogin, error)) !== undefined) return { kind: "unavailable" };
+    if (isRetryable(error)) throw error;
+    return {
+      kind: "refused",
+      message: error instanceof ScannerApiError ? error.message : String((error as Error).message),
+    };
+  }
 }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { applyFaults } from "../../dev/sandbox/index.js";
+import { mergeGroupPayload } from "../../dev/github-standin/index.js";
 import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import { demoConfig } from "../../dev/harness/demo-repo.js";
 import { jobId } from "../../src/runtime/names.js";
@@ -122,6 +123,44 @@ describe("a scanning-service outage", () => {
     expect(run.externalId).toBe(scanId);
     expect(run.output?.title).not.toMatch(/unavailable|could not be|unreadable/i);
     expect(h.github.state.reviews(pr.owner, pr.repo, pr.number).length).toBeLessThanOrEqual(1);
+  }, 90_000);
+});
+
+describe("a scanning-service outage when a merge group is checked", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({
+      sandbox: { scenario: "demo", scanDurationMs: 1_000, retryAfterSeconds: 1, seed: 31 },
+    });
+  });
+  afterAll(async () => h?.close());
+
+  it("the group's check run says the service is unavailable, and its scan launches once after", async () => {
+    const config = demoConfig("mergeQueue: scan").replace("failOn: high", "failOn: none");
+    const pr = await openPull(h, { head: sha(3101), repo: "outage-mq", config });
+    await completedRun(h, pr.owner, pr.repo, sha(3101));
+    h.booted.rt.scanner.invalidate(); // no GET /token answer cached: the group's job reads the token
+    applyFaults(h.sandbox.state, { outage: { durationMs: 10 * 60_000, retryAfterSeconds: 1 } });
+    const group = h.github.state.addMergeGroup({
+      owner: pr.owner,
+      repo: pr.repo,
+      pullNumber: pr.number,
+      headSha: sha(3102),
+      baseSha: sha(3100),
+    });
+    expect(
+      (await h.send("merge_group", mergeGroupPayload(h.github.state, group, "checks_requested"))).status,
+    ).toBe(200);
+    const waiting = await h.waitFor(
+      () => checkRuns(h, pr.owner, pr.repo, sha(3102)).find((c) => c.output?.title === UNAVAILABLE),
+      20_000,
+      "the group's check run saying the service is unavailable",
+    );
+    expect(waiting.status).toBe("in_progress");
+    applyFaults(h.sandbox.state, { outage: null });
+    const run = await completedRun(h, pr.owner, pr.repo, sha(3102), 40_000);
+    expect(run.externalId).toBeTruthy();
+    expect(scansOf(h, sha(3102))).toBe(1);
   }, 90_000);
 });
 
