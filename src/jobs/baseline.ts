@@ -165,7 +165,10 @@ async function readToken(rt: Runtime, accountLogin: string, log: Runtime["log"])
  * The head commit of the repository's default branch (GitHub REST "List matching references",
  * `heads/<branch>`, the exact ref kept), or `undefined` for a repository without it (409: empty).
  */
-async function defaultBranchHead(octokit: InstallationOctokit, d: RepoContext): Promise<string | undefined> {
+export async function defaultBranchHead(
+  octokit: InstallationOctokit,
+  d: RepoContext,
+): Promise<string | undefined> {
   try {
     const refs = await listMatchingRefs(octokit, d, `heads/${d.defaultBranch}`);
     return refs.find((r) => r.ref === `refs/heads/${d.defaultBranch}`)?.sha;
@@ -216,10 +219,15 @@ async function stopBaseline(
 async function adoptOrCreate(
   rt: Runtime,
   octokit: InstallationOctokit,
-  d: RepoContext & { headSha: string },
+  d: RepoContext & { headSha: string; resumeCheckRunId?: number },
   attemptsStarted: number,
   check: Parameters<typeof createCheck>[2],
 ): Promise<number> {
+  if (d.resumeCheckRunId !== undefined) {
+    // reconciliation hands over diffward's unfinished check run of this commit that has no scan
+    await applyWrites(rt, d.installationId, [updateCheck(d, d.resumeCheckRunId, check)]);
+    return d.resumeCheckRunId;
+  }
   if (attemptsStarted > 1) {
     const found = (await listCheckRunsForRef(octokit, d, d.headSha)).find(
       (c) => c.status !== "completed" && !c.externalId && c.headSha === d.headSha,

@@ -31,6 +31,11 @@ export interface BaselineJobData extends RepoContext {
   pushedAt?: number;
   /** `push.head_commit.message` */
   commitMessage?: string;
+  /**
+   * Set by reconciliation after diffward's Redis state was lost: diffward's unfinished check run of this
+   * commit without a scan id, which the start takes over instead of creating another
+   */
+  resumeCheckRunId?: number;
 }
 
 /** What a baseline start did; the job's result. */

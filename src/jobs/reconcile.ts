@@ -7,12 +7,14 @@ import { MERGE_QUEUE_REF_PREFIX, listMatchingRefs, type GitRef } from "../github
 import type { InstallationOctokit, RepoRef } from "../github/types.js";
 import { OwnerConfigs, loadRepoConfig, type LoadedConfig } from "../runtime/config-loader.js";
 import { RatePacer, type RatePacerOptions } from "../github/rate-pacer.js";
-import { loadedConfig, syncBaselineSchedule } from "./baseline.js";
-import type { PollJobData, PullRequestJobData } from "./types.js";
+import { defaultBranchHead, loadedConfig, syncBaselineSchedule, type BaselineJobData } from "./baseline.js";
+import { getBaseline, setBaseline } from "../runtime/baseline-state.js";
+import { repoContextOf, type PollJobData, type PullRequestJobData } from "./types.js";
 import { parseMergeGroupRef } from "../domain/merge-group.js";
 import {
   EVENT_JOB_OPTIONS,
   JOB,
+  baselineKey,
   groupKey,
   jobId,
   launchKey,
@@ -402,6 +404,7 @@ async function reconcileRepository(
       : {};
   await reconcilePulls(rt, octokit, summary, r, { ...cache });
   await reconcileMergeGroups(rt, octokit, summary, r, { ...cache });
+  await reconcileBaseline(rt, octokit, summary, r, { ...cache });
   // the repository's baseline job scheduler, rebuilt from its config (lost with Redis, or never set)
   const baseline = loaded
     ? loaded.kind === "ok"
@@ -517,6 +520,142 @@ async function reconcilePulls(
   }
 }
 
+/**
+ * Resumes the repository's default-branch baseline after diffward's Redis state was lost, from diffward's
+ * check run on the default branch's head commit that is not `completed` (every check run diffward creates
+ * must end):
+ * - with a scan id (`external_id`): its `poll-<scanId>` job is recreated, once ({@link findResumable});
+ * - without one, when diffward's state does not follow it: the service's scans of the commit since the check
+ *   run's `started_at` are looked up ({@link findUnlinkedScan}) and a found one is followed the same way;
+ *   otherwise a `baseline-push` start of the head on that check run is enqueued (job id
+ *   `baseline-resume-<checkRunId>`, so racing reconciliations add one), which launches once. Never a second
+ *   paid scan for a launch that reached the service.
+ * Nothing is done when the repository has no `baseline` on.
+ */
+async function reconcileBaseline(
+  rt: Runtime,
+  octokit: InstallationOctokit,
+  summary: ReconcileSummary,
+  r: RepoPart,
+  cache: ConfigCache,
+): Promise<void> {
+  if (!cache.config) {
+    const loaded = await loadRepoConfig(octokit, r.owner, r.repo);
+    if (loaded.kind !== "ok") return;
+    cache.config = {
+      ...loaded.config,
+      disclosure: effectiveDisclosure(loaded.config, { private: r.repoPrivate }),
+    };
+  }
+  if (cache.config.baseline.on === "off") return;
+  const headSha = await defaultBranchHead(octokit, r);
+  if (!headSha) return;
+  const key = baselineKey(r.owner, r.repo);
+  const runs = await listCheckRunsForRef(octokit, r, headSha);
+  const found = await findResumable(rt, octokit, summary, r, cache, {
+    headSha,
+    runs,
+    bindings: { baseline: key },
+    noTenantMessage: "reconcile: no scanner token for the account, baseline scan not resumed",
+  });
+  if (found === "stop-repository") return;
+  let resumable = found === "next" ? undefined : found;
+  const unlinked = runs.find((c) => c.status !== "completed" && !c.externalId && c.headSha === headSha);
+  if (!resumable && unlinked) {
+    const prev = await getBaseline(rt.state, key);
+    if (prev && prev.headSha === headSha && prev.checkRunId === unlinked.id) return; // followed
+    const scan = await findUnlinkedScan(rt, octokit, r, cache, headSha, unlinked);
+    if (scan === "stop-repository" || scan === "no-tenant") return;
+    if (!scan) {
+      const data: BaselineJobData = {
+        ...repoContextOf(r),
+        trigger: cache.config.baseline.on,
+        headSha,
+        resumeCheckRunId: unlinked.id,
+      };
+      await rt.queues.events.add(JOB.baselinePush, data, {
+        ...EVENT_JOB_OPTIONS,
+        jobId: jobId("baseline-resume", String(unlinked.id)),
+      });
+      summary.redecided.push(unlinked.id);
+      return;
+    }
+    resumable = scan;
+  }
+  if (!resumable) return;
+  await resumeBaselineScan(rt, summary, r, key, headSha, resumable);
+}
+
+/** Follows a baseline scan again: the baseline state, the scan link and the `poll-<scanId>` job, once. */
+async function resumeBaselineScan(
+  rt: Runtime,
+  summary: ReconcileSummary,
+  r: RepoPart,
+  key: string,
+  headSha: string,
+  { run, scanId, log, config, tenant }: Resumable,
+): Promise<void> {
+  const presetRef = config.baseline.preset ?? "";
+  const lk = launchKey({ repositoryId: config.repositoryId, headSha, mergeBase: null, presetRef });
+  const data: PollJobData = {
+    ...r,
+    pullNumber: 0,
+    target: { kind: "baseline", branch: r.defaultBranch },
+    headSha,
+    mergeBase: null,
+    checkRunId: run.id,
+    scanId,
+    projectId: tenant.projectId,
+    presetRef,
+    ...(config.baseline.creditBudget !== undefined ? { creditBudget: config.baseline.creditBudget } : {}),
+    config,
+    launchedAt: rt.now(),
+  };
+  const added = await withLockWaiting(rt, key, async () => {
+    if (await rt.queues.scans.getJob(jobId("poll", scanId))) return false; // added meanwhile
+    await setBaseline(rt.state, key, {
+      installationId: r.installationId,
+      owner: r.owner,
+      repo: r.repo,
+      branch: r.defaultBranch,
+      headSha,
+      checkRunId: run.id,
+      launchKey: lk,
+      launchJobId: jobId("launch", lk),
+      scanId,
+      projectId: tenant.projectId,
+    });
+    if (!(await rt.state.getLaunch(lk)).scanId)
+      await rt.state.recordLaunch(lk, { scanId, projectId: tenant.projectId });
+    await rt.state.linkScan({
+      scanId,
+      projectId: tenant.projectId,
+      installationId: r.installationId,
+      accountLogin: r.accountLogin,
+      owner: r.owner,
+      repo: r.repo,
+      pullNumber: 0,
+      headSha,
+      checkRunId: run.id,
+      baseline: true,
+    });
+    await rt.queues.scans.add(JOB.poll, data, pollJobOptions(scanId, rt.settings.firstPollDelayMs));
+    return true;
+  });
+  if (!added) {
+    summary.alreadyFollowed.push(scanId);
+    return;
+  }
+  summary.resumed.push(scanId);
+  log.info({ checkRunId: run.id }, "reconcile: baseline scan resumed");
+  if (!run.externalId)
+    await applyWrites(
+      rt,
+      r.installationId,
+      planLaunched({ ...r, checkRunId: run.id, presetRef }, scanId, undefined),
+    );
+}
+
 /** The repository's effective config, loaded once per repository by {@link findResumable} (per loop). */
 interface ConfigCache {
   config?: PollJobData["config"];
@@ -555,7 +694,7 @@ async function findResumable(
     headSha: string;
     /** diffward's check runs on `headSha`, newest first ({@link listCheckRunsForRef}) */
     runs: readonly FoundCheckRun[];
-    bindings: { pull: string } | { group: string };
+    bindings: { pull: string } | { group: string } | { baseline: string };
     noTenantMessage: string;
   },
 ): Promise<"next" | "stop-repository" | Resumable> {

@@ -10,6 +10,8 @@ import { parseLocation } from "../../src/domain/location.js";
 import { JOB, baselineKey, baselineSchedulerId } from "../../src/runtime/names.js";
 import { getBaseline, getBaselineReport } from "../../src/runtime/baseline-state.js";
 import { checkRuns, completedRun, openPull, reportEnded, sha } from "../support/pr.js";
+import { flushPrefix } from "../support/flush.js";
+import { jobId } from "../../src/runtime/names.js";
 
 /**
  * Default-branch baselines end to end: real `push` payloads (`@octokit/webhooks-examples`, filled from the
@@ -17,6 +19,8 @@ import { checkRuns, completedRun, openPull, reportEnded, sha } from "../support/
  */
 /** A commit whose baseline scan runs long, so a newer push finds it running. */
 const SLOW_HEAD = sha(0x2442);
+/** A commit whose baseline scan runs long enough for diffward's Redis state to be lost while it runs. */
+const MID_HEAD = sha(0x24c1);
 
 describe("baseline: scans of the default branch", () => {
   let h: Harness;
@@ -24,7 +28,8 @@ describe("baseline: scans of the default branch", () => {
     h = await startHarness({
       sandbox: {
         scenario: "demo",
-        scanDurationMs: (scan) => (scan.commitHash === SLOW_HEAD ? 120_000 : 1_500),
+        scanDurationMs: (scan) =>
+          scan.commitHash === SLOW_HEAD ? 120_000 : scan.commitHash === MID_HEAD ? 6_000 : 1_500,
         retryAfterSeconds: 1,
       },
     });
@@ -37,7 +42,7 @@ describe("baseline: scans of the default branch", () => {
   async function repoWith(repo: string, config: string, n: number) {
     const pr = await openPull(h, { head: sha(n), repo, config, private: true, send: false });
     const branch = h.github.state.repository(pr.owner, pr.repo)!.defaultBranch;
-    return { owner: pr.owner, repo: pr.repo, branch };
+    return { owner: pr.owner, repo: pr.repo, branch, installationId: pr.payload.installation.id as number };
   }
 
   async function push(
@@ -333,6 +338,61 @@ describe("baseline: scans of the default branch", () => {
     expect(scheduler?.pattern).toMatch(/^\d{1,2} \d{1,2} \* \* \*$/);
     expect(scheduler?.tz).toBe("UTC");
     await h.booted.rt.queues.events.removeJobScheduler(id);
+  });
+  it("Redis lost while a baseline scan runs: reconciliation follows the scan again (once), and its check run completes; no second launch", async () => {
+    const r = await repoWith("bl-flush", baselineConfig(), 0x24c0);
+    await push(r, { after: MID_HEAD, before: sha(0x24c0) });
+    const scan = await h.waitFor(() => launchesOf(MID_HEAD)[0], 10_000, "launch");
+    const running = await h.waitFor(
+      () => checkRuns(h, r.owner, r.repo, MID_HEAD).find((c) => c.externalId === scan.id),
+      10_000,
+      "scan id on the check run",
+    );
+    expect(await flushPrefix(h.prefix)).toBeGreaterThan(0);
+    expect(await h.booted.rt.queues.scans.getJob(jobId("poll", scan.id))).toBeUndefined();
+
+    const [a, b] = await Promise.all([h.booted.reconcile(), h.booted.reconcile()]);
+    expect([...a.resumed, ...b.resumed]).toEqual([scan.id]);
+    expect(a.errors + b.errors).toBe(0);
+    const run = await completedRun(h, r.owner, r.repo, MID_HEAD, 30_000);
+    expect(run.id).toBe(running.id);
+    expect(run.output.summary).toContain(`**Baseline** of \`${r.branch}\``);
+    expect(launchesOf(MID_HEAD)).toHaveLength(1);
+    expect(checkRuns(h, r.owner, r.repo, MID_HEAD)).toHaveLength(1);
+    expect(await getBaselineReport(h.booted.rt.state, r.owner, r.repo)).toMatchObject({ scanId: scan.id });
+  });
+
+  it("Redis lost before a baseline's launch: reconciliation launches it once on the same check run, which completes", async () => {
+    const r = await repoWith(
+      "bl-flush-pending",
+      demoConfig("baseline:\n  on: schedule\n  schedule: weekly\n  preset: full-standard"),
+      0x24d0,
+    );
+    const head = sha(0x24d1);
+    await push(r, { after: head, before: sha(0x24d0) }); // on: schedule: the push launches nothing
+    await eventsIdle();
+    const octokit = await h.booted.rt.octokit(r.installationId);
+    // diffward's check run of a baseline whose launch was still pending, without a scan id
+    const { data: pending } = await octokit.rest.checks.create({
+      owner: r.owner,
+      repo: r.repo,
+      name: "diffward",
+      head_sha: head,
+      status: "queued",
+    });
+    await flushPrefix(h.prefix);
+
+    const first = await h.booted.reconcile();
+    expect(first.redecided).toEqual([pending.id]);
+    const run = await completedRun(h, r.owner, r.repo, head, 30_000);
+    expect(run.id).toBe(pending.id);
+    expect(launchesOf(head)).toHaveLength(1);
+    expect(checkRuns(h, r.owner, r.repo, head)).toHaveLength(1);
+    const again = await h.booted.reconcile();
+    expect(again.redecided).toEqual([]);
+    await new Promise((res) => setTimeout(res, 1_000));
+    expect(launchesOf(head)).toHaveLength(1);
+    await h.booted.rt.queues.events.removeJobScheduler(baselineSchedulerId(r.owner, r.repo));
   });
   it("a pull request into a branch with a completed baseline: its summary says how many findings were already open there and how many are new", async () => {
     const r = await repoWith("bl-pr", baselineConfig(), 0x24a0);
