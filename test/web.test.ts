@@ -1,8 +1,9 @@
 import { spawn } from "node:child_process";
 import { createHmac } from "node:crypto";
-import { connect, createServer, type Socket } from "node:net";
+import { connect, type Socket } from "node:net";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "./support/redis-server.js";
 import { devPrivateKey } from "../dev/harness/harness.js";
 import { startGitHubStandIn, type GitHubStandIn } from "../dev/github-standin/index.js";
 import { startSandbox, type Sandbox } from "../dev/sandbox/index.js";
@@ -13,15 +14,6 @@ import { propertyOptions, propertyTimeout } from "./support/property.js";
  * take the workers down too): malformed requests of every kind, sent over raw sockets, must leave the
  * process alive and answering.
  */
-
-function freePort(): Promise<number> {
-  return new Promise((done) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => done(port));
-    });
-  });
-}
 
 const SECRET = "intake-secret";
 const PATH = "/api/github/webhooks";

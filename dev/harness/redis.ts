@@ -18,12 +18,14 @@ export function pingRedis(url: string): Promise<boolean> {
   });
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((done) => {
+/** A free TCP port on 127.0.0.1 (the OS picks it). */
+export function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
     const s = createServer().listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
+      const { port } = s.address() as { port: number };
       s.close(() => done(port));
     });
+    s.on("error", fail);
   });
 }
 

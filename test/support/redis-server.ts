@@ -3,17 +3,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { freePort } from "../../dev/harness/redis.js";
 
-/** A free TCP port on 127.0.0.1 (the OS picks it). */
-export function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => done(port));
-    });
-    s.on("error", fail);
-  });
-}
+export { freePort };
 
 /** A `redis-server` child process of a test, with its own directory; `stop()` kills it and removes the directory. */
 export interface RedisServerProcess {
