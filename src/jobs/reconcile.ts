@@ -446,78 +446,91 @@ async function reconcilePulls(
       else await redecideUnlinked(rt, summary, r, pr, unlinked);
     }
     if (!resumable) continue;
-    const { run, scanId, log: plog, config, tenant } = resumable;
-    const { mergeBase } = await getMergeBase(octokit, r, pr.baseRef, pr.headSha);
-    const presetRef = config.preset ?? rt.settings.defaultPreset;
-    const lk = launchKey({
-      repositoryId: config.repositoryId,
-      headSha: pr.headSha,
-      mergeBase,
-      presetRef,
-      ...(config.auditAreas ? { auditAreaKeys: config.auditAreas } : {}),
-    });
-    const data: PollJobData = {
-      ...r,
-      pullNumber: pr.number,
-      headSha: pr.headSha,
-      mergeBase,
-      checkRunId: run.id,
-      scanId,
-      projectId: tenant.projectId,
-      presetRef,
-      ...(config.creditBudget !== undefined ? { creditBudget: config.creditBudget } : {}),
-      config,
-      launchedAt: rt.now(),
-    };
-    const locked = await withLockWaiting(rt, key, async () => {
-      if (await rt.queues.scans.getJob(jobId("poll", scanId))) return false; // added meanwhile
-      const prev = await rt.state.getPull(key);
-      if (!prev || prev.headSha !== pr.headSha || prev.scanId !== scanId) {
-        await rt.state.setPull(key, {
-          installationId: r.installationId,
-          owner: r.owner,
-          repo: r.repo,
-          pullNumber: pr.number,
-          headSha: pr.headSha,
-          mergeBase,
-          checkRunId: run.id,
-          launchKey: lk,
-          launchJobId: jobId("launch", lk),
-          scanId,
-          projectId: tenant.projectId,
-        });
-      }
-      if (!(await rt.state.getLaunch(lk)).scanId)
-        await rt.state.recordLaunch(lk, { scanId, projectId: tenant.projectId });
-      await rt.state.linkScan({
-        scanId,
-        projectId: tenant.projectId,
+    await resumePullScan(rt, octokit, summary, r, pr, resumable);
+  }
+}
+
+/**
+ * Resumes one pull request's scan found in flight: the pull request's state, launch record and scan link
+ * are rebuilt under its lock and the `poll-<scanId>` job recreated (nothing when a poll job exists
+ * already); a check run whose scan was found in the service gets its scan id.
+ */
+async function resumePullScan(
+  rt: Runtime,
+  octokit: InstallationOctokit,
+  summary: ReconcileSummary,
+  r: RepoPart,
+  pr: Awaited<ReturnType<typeof listOpenPulls>>[number],
+  resumable: Exclude<Awaited<ReturnType<typeof findResumable>>, "next" | "stop-repository">,
+): Promise<void> {
+  const key = pullKey(r.owner, r.repo, pr.number);
+  const { run, scanId, log: plog, config, tenant } = resumable;
+  const { mergeBase } = await getMergeBase(octokit, r, pr.baseRef, pr.headSha);
+  const presetRef = config.preset ?? rt.settings.defaultPreset;
+  const lk = launchKey({
+    repositoryId: config.repositoryId,
+    headSha: pr.headSha,
+    mergeBase,
+    presetRef,
+    ...(config.auditAreas ? { auditAreaKeys: config.auditAreas } : {}),
+  });
+  const data: PollJobData = {
+    ...r,
+    pullNumber: pr.number,
+    headSha: pr.headSha,
+    mergeBase,
+    checkRunId: run.id,
+    scanId,
+    projectId: tenant.projectId,
+    presetRef,
+    ...(config.creditBudget !== undefined ? { creditBudget: config.creditBudget } : {}),
+    config,
+    launchedAt: rt.now(),
+  };
+  const locked = await withLockWaiting(rt, key, async () => {
+    if (await rt.queues.scans.getJob(jobId("poll", scanId))) return false; // added meanwhile
+    const prev = await rt.state.getPull(key);
+    if (!prev || prev.headSha !== pr.headSha || prev.scanId !== scanId) {
+      await rt.state.setPull(key, {
         installationId: r.installationId,
-        accountLogin: r.accountLogin,
         owner: r.owner,
         repo: r.repo,
         pullNumber: pr.number,
         headSha: pr.headSha,
+        mergeBase,
         checkRunId: run.id,
+        launchKey: lk,
+        launchJobId: jobId("launch", lk),
+        scanId,
+        projectId: tenant.projectId,
       });
-      await rt.queues.scans.add(JOB.poll, data, pollJobOptions(scanId, rt.settings.firstPollDelayMs));
-      return true;
-    });
-    if (!locked) {
-      summary.alreadyFollowed.push(scanId);
-      continue;
     }
-    summary.resumed.push(scanId);
-    plog.info({ checkRunId: run.id }, "reconcile: in-flight scan resumed");
-    // A check run whose scan was found in the service gets its scan id now that its poll job exists, so a
-    // later state loss finds the scan by it.
-    if (!run.externalId)
-      await applyWrites(
-        rt,
-        r.installationId,
-        planLaunched({ ...r, checkRunId: run.id, presetRef }, scanId, undefined),
-      );
+    if (!(await rt.state.getLaunch(lk)).scanId)
+      await rt.state.recordLaunch(lk, { scanId, projectId: tenant.projectId });
+    await linkResumed(rt, r, {
+      scanId,
+      projectId: tenant.projectId,
+      pullNumber: pr.number,
+      headSha: pr.headSha,
+      checkRunId: run.id,
+    });
+    await rt.queues.scans.add(JOB.poll, data, pollJobOptions(scanId, rt.settings.firstPollDelayMs));
+    return true;
+  });
+  if (!locked) {
+    summary.alreadyFollowed.push(scanId);
+    return;
   }
+  summary.resumed.push(scanId);
+  plog.info({ checkRunId: run.id }, "reconcile: in-flight scan resumed");
+  // A check run whose scan was found in the service gets its scan id now that its poll job exists, so a
+  // later state loss finds the scan by it.
+  if (!run.externalId)
+    await applyWrites(
+      rt,
+      r.installationId,
+      planLaunched({ ...r, checkRunId: run.id, presetRef }, scanId, undefined),
+    );
 }
 
 /**
@@ -789,58 +802,98 @@ async function reconcileMergeGroups(
     });
     if (found === "stop-repository") return;
     if (found === "next") continue;
-    const { run, scanId, log: glog, config, tenant } = found;
-    const data: PollJobData = {
-      ...r,
-      pullNumber: ref.pullNumber,
-      target: { kind: "merge-group", headRef: gitRef.ref },
+    await resumeGroupScan(rt, summary, r, { gitRef, ref, key }, found);
+  }
+}
+
+/**
+ * Resumes one merge group's scan found in flight: under the group's lock, the group's state and scan link
+ * are rebuilt and the `poll-<scanId>` job recreated with a `merge-group` target (nothing for a destroyed
+ * group, one whose state holds another scan, or one whose poll job exists already).
+ */
+async function resumeGroupScan(
+  rt: Runtime,
+  summary: ReconcileSummary,
+  r: RepoPart,
+  g: { gitRef: GitRef; ref: NonNullable<ReturnType<typeof parseMergeGroupRef>>; key: string },
+  found: Exclude<Awaited<ReturnType<typeof findResumable>>, "next" | "stop-repository">,
+): Promise<void> {
+  const { gitRef, ref, key } = g;
+  const headSha = gitRef.sha;
+  const { run, scanId, log: glog, config, tenant } = found;
+  const data: PollJobData = {
+    ...r,
+    pullNumber: ref.pullNumber,
+    target: { kind: "merge-group", headRef: gitRef.ref },
+    headSha,
+    mergeBase: null,
+    checkRunId: run.id,
+    scanId,
+    projectId: tenant.projectId,
+    presetRef: config.preset ?? rt.settings.defaultPreset,
+    ...(config.creditBudget !== undefined ? { creditBudget: config.creditBudget } : {}),
+    config,
+    launchedAt: rt.now(),
+  };
+  const outcome = await withLockWaiting(rt, key, async () => {
+    if (await rt.queues.scans.getJob(jobId("poll", scanId))) return "followed" as const; // added meanwhile
+    const prev = await rt.state.getGroup(key);
+    if (prev?.destroyed) return "destroyed" as const;
+    if (prev?.scanId !== undefined && prev.scanId !== scanId) return "other-scan" as const;
+    await rt.state.setGroup(key, {
+      ...prev,
+      installationId: r.installationId,
+      owner: r.owner,
+      repo: r.repo,
       headSha,
-      mergeBase: null,
+      pullNumber: ref.pullNumber,
       checkRunId: run.id,
       scanId,
       projectId: tenant.projectId,
-      presetRef: config.preset ?? rt.settings.defaultPreset,
-      ...(config.creditBudget !== undefined ? { creditBudget: config.creditBudget } : {}),
-      config,
-      launchedAt: rt.now(),
-    };
-    const outcome = await withLockWaiting(rt, key, async () => {
-      if (await rt.queues.scans.getJob(jobId("poll", scanId))) return "followed" as const; // added meanwhile
-      const prev = await rt.state.getGroup(key);
-      if (prev?.destroyed) return "destroyed" as const;
-      if (prev?.scanId !== undefined && prev.scanId !== scanId) return "other-scan" as const;
-      await rt.state.setGroup(key, {
-        ...prev,
-        installationId: r.installationId,
-        owner: r.owner,
-        repo: r.repo,
-        headSha,
-        pullNumber: ref.pullNumber,
-        checkRunId: run.id,
-        scanId,
-        projectId: tenant.projectId,
-      });
-      await rt.state.linkScan({
-        scanId,
-        projectId: tenant.projectId,
-        installationId: r.installationId,
-        accountLogin: r.accountLogin,
-        owner: r.owner,
-        repo: r.repo,
-        pullNumber: ref.pullNumber,
-        headSha,
-        checkRunId: run.id,
-        mergeGroup: true,
-      });
-      await rt.queues.scans.add(JOB.poll, data, pollJobOptions(scanId, rt.settings.firstPollDelayMs));
-      return "resumed" as const;
     });
-    if (outcome === "followed") summary.alreadyFollowed.push(scanId);
-    else if (outcome === "resumed") {
-      summary.resumed.push(scanId);
-      glog.info({ checkRunId: run.id }, "reconcile: in-flight merge group scan resumed");
-    } else glog.info({ why: outcome }, "reconcile: merge group scan not resumed");
-  }
+    await linkResumed(rt, r, {
+      scanId,
+      projectId: tenant.projectId,
+      pullNumber: ref.pullNumber,
+      headSha,
+      checkRunId: run.id,
+      mergeGroup: true,
+    });
+    await rt.queues.scans.add(JOB.poll, data, pollJobOptions(scanId, rt.settings.firstPollDelayMs));
+    return "resumed" as const;
+  });
+  if (outcome === "followed") summary.alreadyFollowed.push(scanId);
+  else if (outcome === "resumed") {
+    summary.resumed.push(scanId);
+    glog.info({ checkRunId: run.id }, "reconcile: in-flight merge group scan resumed");
+  } else glog.info({ why: outcome }, "reconcile: merge group scan not resumed");
+}
+
+/** Links a resumed scan to what it reports on (`StateStore.linkScan`), for cancel on uninstall and commands. */
+async function linkResumed(
+  rt: Runtime,
+  r: RepoPart,
+  scan: {
+    scanId: string;
+    projectId: string;
+    pullNumber: number;
+    headSha: string;
+    checkRunId: number;
+    mergeGroup?: true;
+  },
+): Promise<void> {
+  await rt.state.linkScan({
+    scanId: scan.scanId,
+    projectId: scan.projectId,
+    installationId: r.installationId,
+    accountLogin: r.accountLogin,
+    owner: r.owner,
+    repo: r.repo,
+    pullNumber: scan.pullNumber,
+    headSha: scan.headSha,
+    checkRunId: scan.checkRunId,
+    ...(scan.mergeGroup ? { mergeGroup: true } : {}),
+  });
 }
 
 /**
