@@ -16,7 +16,7 @@ import {
 } from "../runtime/baseline-state.js";
 import { loadRepoConfig } from "../runtime/config-loader.js";
 import { addFair } from "../runtime/fairness.js";
-import { JOB, baselineKey, baselineSchedulerId } from "../runtime/names.js";
+import { JOB, baselineKey, baselineSchedulerId, launchJobOptions } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { applyWrites, createdCheckRunId } from "../runtime/writes.js";
 import {
@@ -86,65 +86,74 @@ export async function processBaseline(rt: Runtime, job: Job<BaselineJobData>): P
     }
   }
   const event = { ...d, headSha };
-  return rt.state.withPullLock(key, async () => {
-    const prev = await getBaseline(rt.state, key);
-    if (isStalePush(prev, event)) {
-      log.info({ current: prev?.headSha }, "push older than the one followed: ignored");
-      return "stale-push";
-    }
-    if (followsCommit(prev, headSha)) {
-      log.info({ sha: headSha }, "commit already followed: duplicate start ignored");
-      return "duplicate";
-    }
-    if (prev) await stopBaseline(rt, prev, headSha, d.accountLogin, log);
+  return rt.state.withPullLock(key, () => startUnderLock(rt, job, octokit, { event, config, key }, log));
+}
 
-    const facts: BaselineFacts = {
-      event,
-      config,
-      pullPreset: config.preset ?? rt.settings.defaultPreset,
-      token: await readToken(rt, d.accountLogin, log),
-      nonce: d.deliveryId ?? String(job.id),
-    };
-    if (facts.token.kind === "found") {
-      const tenant = await rt.scanner.forAccount(d.accountLogin);
-      if (tenant) facts.presets = await presetsOf(tenant);
-    }
-    const plan = decideBaseline(facts);
-    const checkRunId = await adoptOrCreate(rt, octokit, event, job.attemptsStarted, plan.check);
-    const state: BaselineState = {
-      installationId: d.installationId,
-      owner: d.owner,
-      repo: d.repo,
-      branch: d.defaultBranch,
-      headSha,
-      ...(d.pushedAt !== undefined ? { pushedAt: d.pushedAt } : {}),
-      checkRunId,
-      ...(plan.launch ? { launchKey: plan.launch.data.launchKey, launchJobId: plan.launch.jobId } : {}),
-      ...(plan.launch ? {} : { concluded: true }),
-    };
-    // The state names the launch before it is added: the launch job runs only for the key the state names.
-    await setBaseline(rt.state, key, state);
-    if (plan.launch)
-      await addFair(
-        rt.redis,
-        rt.queues.launch,
-        JOB.launch,
-        { ...plan.launch.data, checkRunId },
-        {
-          jobId: plan.launch.jobId,
-          delay: plan.launch.delayMs,
-          attempts: 8,
-          backoff: { type: "exponential", delay: 2_000, jitter: 0.5 },
-          removeOnComplete: { age: 24 * 3600, count: 10_000 },
-          removeOnFail: { age: 7 * 24 * 3600 },
-        },
-      );
-    log.info(
-      { sha: headSha, checkRunId, outcome: plan.outcome, preset: config.baseline.preset },
-      "baseline started",
+/**
+ * Steps 4 and 5 under the baseline's lock: a stale push or a duplicate start ends here; the baseline of an
+ * older commit stops; then the token and presets are read, the start decided ({@link decideBaseline}), the
+ * check run written, the state saved and the launch enqueued.
+ */
+async function startUnderLock(
+  rt: Runtime,
+  job: Job<BaselineJobData>,
+  octokit: InstallationOctokit,
+  b: { event: BaselineJobData & { headSha: string }; config: RepoConfig; key: string },
+  log: Runtime["log"],
+): Promise<BaselineOutcome> {
+  const d = job.data;
+  const { event, config, key } = b;
+  const headSha = event.headSha;
+  const prev = await getBaseline(rt.state, key);
+  if (isStalePush(prev, event)) {
+    log.info({ current: prev?.headSha }, "push older than the one followed: ignored");
+    return "stale-push";
+  }
+  if (followsCommit(prev, headSha)) {
+    log.info({ sha: headSha }, "commit already followed: duplicate start ignored");
+    return "duplicate";
+  }
+  if (prev) await stopBaseline(rt, prev, headSha, d.accountLogin, log);
+
+  const facts: BaselineFacts = {
+    event,
+    config,
+    pullPreset: config.preset ?? rt.settings.defaultPreset,
+    token: await readToken(rt, d.accountLogin, log),
+    nonce: d.deliveryId ?? String(job.id),
+  };
+  if (facts.token.kind === "found") {
+    const tenant = await rt.scanner.forAccount(d.accountLogin);
+    if (tenant) facts.presets = await presetsOf(tenant);
+  }
+  const plan = decideBaseline(facts);
+  const checkRunId = await adoptOrCreate(rt, octokit, event, job.attemptsStarted, plan.check);
+  const state: BaselineState = {
+    installationId: d.installationId,
+    owner: d.owner,
+    repo: d.repo,
+    branch: d.defaultBranch,
+    headSha,
+    ...(d.pushedAt !== undefined ? { pushedAt: d.pushedAt } : {}),
+    checkRunId,
+    ...(plan.launch ? { launchKey: plan.launch.data.launchKey, launchJobId: plan.launch.jobId } : {}),
+    ...(plan.launch ? {} : { concluded: true }),
+  };
+  // The state names the launch before it is added: the launch job runs only for the key the state names.
+  await setBaseline(rt.state, key, state);
+  if (plan.launch)
+    await addFair(
+      rt.redis,
+      rt.queues.launch,
+      JOB.launch,
+      { ...plan.launch.data, checkRunId },
+      launchJobOptions(plan.launch.jobId, plan.launch.delayMs),
     );
-    return plan.outcome;
-  });
+  log.info(
+    { sha: headSha, checkRunId, outcome: plan.outcome, preset: config.baseline.preset },
+    "baseline started",
+  );
+  return plan.outcome;
 }
 
 /** The scanner token's answer for the account, as a fact: a retryable error is thrown (the job retries). */
