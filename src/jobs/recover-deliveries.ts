@@ -3,10 +3,10 @@ import type { Job } from "bullmq";
 import type { ProbotOctokit } from "probot";
 import { setTimeout as sleep } from "node:timers/promises";
 import { listDeliveriesPage, redeliver, type HookDelivery } from "../github/deliveries.js";
-import { DeliveryLedger, type DeliveryScan } from "../runtime/delivery-ledger.js";
+import { DeliveryLedger, type DeliveryScan, type TrackedDelivery } from "../runtime/delivery-ledger.js";
 import { JOB, jobId } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
-import { decideRedeliveries, type GiveUpReason } from "./decide-redelivery.js";
+import { decideRedeliveries, type GiveUpReason, type RedeliveryPlan } from "./decide-redelivery.js";
 
 /** The job scheduler's id (BullMQ `upsertJobScheduler`): one for every process, so one recurring job. */
 export const RECOVERY_SCHEDULER_ID = "recover-deliveries";
@@ -132,26 +132,7 @@ export async function recoverDeliveries(rt: Runtime, deps: RecoveryDeps): Promis
 
     const track = new Map(plan.track);
     const givenUp = [...plan.giveUp];
-    for (const [i, r] of plan.redeliver.entries()) {
-      if (i > 0 && s.redeliveryPaceMs > 0) await sleep(s.redeliveryPaceMs);
-      try {
-        await redeliver(app, r.id);
-      } catch (error) {
-        const status = (error as { status?: number }).status ?? 0;
-        log.warn({ delivery: r.guid, deliveryId: r.id, status, err: error }, "redelivery refused");
-        // GitHub refused this one (404, 422): give up on it; a 5xx or a rate limit: the next run tries again
-        if (status >= 400 && status < 500 && status !== 403 && status !== 429)
-          givenUp.push({ guid: r.guid, reason: "refused" });
-        else break;
-        continue;
-      }
-      await ledger.markPending(r.guid, s.redeliveryPendingMs);
-      const t = track.get(r.guid) ?? tracked.get(r.guid)!;
-      track.set(r.guid, { ...t, attempts: t.attempts + 1 });
-      summary.redelivered.push(r.guid);
-      rt.metrics?.deliveriesRedelivered.inc();
-      log.info({ delivery: r.guid, deliveryId: r.id, attempt: t.attempts + 1 }, "redelivery asked for");
-    }
+    await redeliverPlanned(rt, app, plan.redeliver, { ledger, tracked, track, givenUp, summary, log });
     for (const g of givenUp) {
       rt.metrics?.deliveriesGivenUp.inc({ reason: g.reason });
       log.warn({ delivery: g.guid, reason: g.reason }, "missed delivery given up");
@@ -178,6 +159,49 @@ export async function recoverDeliveries(rt: Runtime, deps: RecoveryDeps): Promis
     return summary;
   } finally {
     await release();
+  }
+}
+
+/**
+ * Asks GitHub to redeliver each planned delivery, `Settings.redeliveryPaceMs` apart: a redelivery asked for
+ * is pending for `Settings.redeliveryPendingMs` and counts one more attempt in `run.track`; one GitHub
+ * refuses (404, 422) is given up (`run.givenUp`); a 5xx or a rate limit stops the run's redeliveries (the
+ * next run tries again).
+ */
+async function redeliverPlanned(
+  rt: Runtime,
+  app: Awaited<ReturnType<RecoveryDeps["appOctokit"]>>,
+  planned: RedeliveryPlan["redeliver"],
+  run: {
+    ledger: DeliveryLedger;
+    tracked: Awaited<ReturnType<DeliveryLedger["tracked"]>>;
+    track: Map<string, TrackedDelivery>;
+    givenUp: RedeliveryPlan["giveUp"];
+    summary: RecoverySummary;
+    log: Runtime["log"];
+  },
+): Promise<void> {
+  const s = rt.settings;
+  const { track, log } = run;
+  for (const [i, r] of planned.entries()) {
+    if (i > 0 && s.redeliveryPaceMs > 0) await sleep(s.redeliveryPaceMs);
+    try {
+      await redeliver(app, r.id);
+    } catch (error) {
+      const status = (error as { status?: number }).status ?? 0;
+      log.warn({ delivery: r.guid, deliveryId: r.id, status, err: error }, "redelivery refused");
+      // GitHub refused this one (404, 422): give up on it; a 5xx or a rate limit: the next run tries again
+      if (status >= 400 && status < 500 && status !== 403 && status !== 429)
+        run.givenUp.push({ guid: r.guid, reason: "refused" });
+      else break;
+      continue;
+    }
+    await run.ledger.markPending(r.guid, s.redeliveryPendingMs);
+    const t = track.get(r.guid) ?? run.tracked.get(r.guid)!;
+    track.set(r.guid, { ...t, attempts: t.attempts + 1 });
+    run.summary.redelivered.push(r.guid);
+    rt.metrics?.deliveriesRedelivered.inc();
+    log.info({ delivery: r.guid, deliveryId: r.id, attempt: t.attempts + 1 }, "redelivery asked for");
   }
 }
 
