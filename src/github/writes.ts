@@ -87,6 +87,15 @@ export function createCheck(repo: RepoRef, headSha: string, check: CheckRunUpdat
   };
 }
 
+/** Plans the one write that concludes a job's check run (`d.checkRunId`) with `conclusion` and `output`. */
+export function concludeCheck(
+  d: RepoRef & { checkRunId: number },
+  conclusion: NonNullable<CheckRunUpdate["conclusion"]>,
+  output: NonNullable<CheckRunUpdate["output"]>,
+): GitHubWrite[] {
+  return [updateCheck(d, d.checkRunId, { conclusion, output })];
+}
+
 /**
  * Plans an update of a check run; a `conclusion` makes it a `complete` write, `status: in_progress` a
  * `progress` one, unless `purpose` says otherwise.

@@ -1,4 +1,4 @@
-import { updateCheck, type GitHubWrite } from "../github/writes.js";
+import { concludeCheck, updateCheck, type GitHubWrite } from "../github/writes.js";
 import { renderLaunchError, renderQueued, type LaunchErrorKind } from "../render/check-run.js";
 import { baselineServiceError } from "./decide-baseline.js";
 import type { LaunchErrorAction } from "./launch-errors.js";
@@ -56,12 +56,7 @@ export function planLaunchRefused(
   d: Pick<LaunchJobData, "owner" | "repo" | "checkRunId">,
   refusal: LaunchRefusal,
 ): GitHubWrite[] {
-  return [
-    updateCheck(d, d.checkRunId, {
-      conclusion: refusal.conclusion,
-      output: { title: refusal.title, summary: refusal.summary },
-    }),
-  ];
+  return concludeCheck(d, refusal.conclusion, { title: refusal.title, summary: refusal.summary });
 }
 
 /** The check-run write of a launch whose account has no scanner token (`neutral`). Pure. */

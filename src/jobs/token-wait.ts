@@ -1,5 +1,5 @@
 import { DelayedError, type Job } from "bullmq";
-import { updateCheck, type GitHubWrite } from "../github/writes.js";
+import { concludeCheck, type GitHubWrite } from "../github/writes.js";
 import { inlineCode } from "../render/escape.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { applyWrites } from "../runtime/writes.js";
@@ -63,17 +63,12 @@ export function planTokenMissing(
   waitedMs: number,
 ): GitHubWrite[] {
   const minutes = Math.max(1, Math.round(waitedMs / 60_000));
-  return [
-    updateCheck(d, d.checkRunId, {
-      conclusion: "failure",
-      output: {
-        title: "Scanning service token missing",
-        summary: [
-          `**What happened:** scan ${inlineCode(d.scanId)} was launched, but diffward has had no scanning service token for ${inlineCode(d.accountLogin)} for ${minutes} minute${minutes === 1 ? "" : "s"} while following it, so it cannot read the result.`,
-          "**Why:** the account's token is no longer in diffward's settings (`SCANNER_TOKEN` or the tokens file).",
-          "**What next:** restore the token, then comment `/diffward rescan` or push again. The scan was not cancelled; its result stays in the scanning service.",
-        ].join("\n\n"),
-      },
-    }),
-  ];
+  return concludeCheck(d, "failure", {
+    title: "Scanning service token missing",
+    summary: [
+      `**What happened:** scan ${inlineCode(d.scanId)} was launched, but diffward has had no scanning service token for ${inlineCode(d.accountLogin)} for ${minutes} minute${minutes === 1 ? "" : "s"} while following it, so it cannot read the result.`,
+      "**Why:** the account's token is no longer in diffward's settings (`SCANNER_TOKEN` or the tokens file).",
+      "**What next:** restore the token, then comment `/diffward rescan` or push again. The scan was not cancelled; its result stays in the scanning service.",
+    ].join("\n\n"),
+  });
 }

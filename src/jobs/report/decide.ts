@@ -1,7 +1,7 @@
 import type { CheckAnnotation, CheckConclusion, CheckRunOutput } from "../../github/checks.js";
 import { renderReviewBody } from "../../render/review-body.js";
 import type { ExistingReviewComment } from "../../github/reviews.js";
-import { updateCheck, type GitHubWrite } from "../../github/writes.js";
+import { concludeCheck, updateCheck, type GitHubWrite } from "../../github/writes.js";
 import { batches } from "../../render/annotations.js";
 import { renderCheckRunOutput, renderLaunchError, renderProgress } from "../../render/check-run.js";
 import { codeBlock, inlineCode } from "../../render/escape.js";
@@ -39,9 +39,7 @@ export function planScanEnded(
           ...(cancelledBy ? { cause: { kind: "command" as const, login: cancelledBy } } : {}),
         })
       : renderLaunchError("scan_failed", { scanId: d.scanId });
-  return [
-    updateCheck(d, d.checkRunId, { conclusion: status === "CANCELLED" ? "cancelled" : "failure", output }),
-  ];
+  return concludeCheck(d, status === "CANCELLED" ? "cancelled" : "failure", output);
 }
 
 /** The GitHub writes of a completed scan's report, by kind (the apply step decides their order). */
@@ -128,15 +126,14 @@ export function planScanLost(
   d: Pick<PollJobData, "owner" | "repo" | "checkRunId" | "scanId">,
   message: string,
 ): GitHubWrite[] {
-  return [
-    updateCheck(d, d.checkRunId, {
-      conclusion: "failure",
-      output: renderLaunchError("scan_failed", {
-        scanId: d.scanId,
-        message: `The service no longer knows this scan: ${message}`,
-      }),
+  return concludeCheck(
+    d,
+    "failure",
+    renderLaunchError("scan_failed", {
+      scanId: d.scanId,
+      message: `The service no longer knows this scan: ${message}`,
     }),
-  ];
+  );
 }
 
 /** The check-run write for a scan still running after `scanTimeoutMinutes` (cancelled). Pure. */
@@ -144,16 +141,15 @@ export function planScanTimedOut(
   d: Pick<PollJobData, "owner" | "repo" | "checkRunId" | "scanId" | "launchedAt" | "lastPercent">,
   now: number,
 ): GitHubWrite[] {
-  return [
-    updateCheck(d, d.checkRunId, {
-      conclusion: "timed_out",
-      output: renderLaunchError("timed_out", {
-        waitedSeconds: Math.round((now - d.launchedAt) / 1000),
-        scanId: d.scanId,
-        ...(d.lastPercent !== undefined ? { lastPercent: d.lastPercent } : {}),
-      }),
+  return concludeCheck(
+    d,
+    "timed_out",
+    renderLaunchError("timed_out", {
+      waitedSeconds: Math.round((now - d.launchedAt) / 1000),
+      scanId: d.scanId,
+      ...(d.lastPercent !== undefined ? { lastPercent: d.lastPercent } : {}),
     }),
-  ];
+  );
 }
 
 /**
@@ -168,24 +164,19 @@ export function planScanUnreadable(
 ): GitHubWrite[] {
   // a ScannerLimitError: the answer was bigger than diffward reads from the service
   const tooLarge = error.kind === "response-bytes" || error.kind === "pages" || error.kind === "items";
-  return [
-    updateCheck(d, d.checkRunId, {
-      conclusion: "failure",
-      output: {
-        title: "Scan result could not be read",
-        summary: [
-          `**What happened:** diffward could not read the result of scan ${inlineCode(d.scanId)} from the scanning service.`,
-          tooLarge
-            ? "**Why:** the service's answer is larger than diffward accepts (a cap that keeps one oversized answer from exhausting the app's memory), so the report was not built."
-            : error.retryable
-              ? `**Why:** the service kept failing after ${attempts} attempts.`
-              : "**Why:** the service's answer does not match its documented format, so diffward cannot trust it.",
-          "**What next:** comment `/diffward rescan` or push again; if it persists, contact the service's support with the scan id.",
-          `The error was:\n\n${codeBlock(error.message)}`,
-        ].join("\n\n"),
-      },
-    }),
-  ];
+  return concludeCheck(d, "failure", {
+    title: "Scan result could not be read",
+    summary: [
+      `**What happened:** diffward could not read the result of scan ${inlineCode(d.scanId)} from the scanning service.`,
+      tooLarge
+        ? "**Why:** the service's answer is larger than diffward accepts (a cap that keeps one oversized answer from exhausting the app's memory), so the report was not built."
+        : error.retryable
+          ? `**Why:** the service kept failing after ${attempts} attempts.`
+          : "**Why:** the service's answer does not match its documented format, so diffward cannot trust it.",
+      "**What next:** comment `/diffward rescan` or push again; if it persists, contact the service's support with the scan id.",
+      `The error was:\n\n${codeBlock(error.message)}`,
+    ].join("\n\n"),
+  });
 }
 
 /**
@@ -201,20 +192,15 @@ export function planReportFailed(
   attempts: number,
 ): GitHubWrite[] {
   const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-  return [
-    updateCheck(d, d.checkRunId, {
-      conclusion: "failure",
-      output: {
-        title: "Report could not be posted",
-        summary: [
-          `**What happened:** scan ${inlineCode(d.scanId)} finished, but diffward could not build or post its report.`,
-          `**Why:** an error diffward did not expect, ${attempts} ${attempts === 1 ? "attempt" : "attempts"} in a row.`,
-          "**What next:** use **Re-run** on this check or push again; if it persists, tell whoever runs diffward (the error is in its logs with this scan id).",
-          `The error was:\n\n${codeBlock(message.slice(0, 2_000))}`,
-        ].join("\n\n"),
-      },
-    }),
-  ];
+  return concludeCheck(d, "failure", {
+    title: "Report could not be posted",
+    summary: [
+      `**What happened:** scan ${inlineCode(d.scanId)} finished, but diffward could not build or post its report.`,
+      `**Why:** an error diffward did not expect, ${attempts} ${attempts === 1 ? "attempt" : "attempts"} in a row.`,
+      "**What next:** use **Re-run** on this check or push again; if it persists, tell whoever runs diffward (the error is in its logs with this scan id).",
+      `The error was:\n\n${codeBlock(message.slice(0, 2_000))}`,
+    ].join("\n\n"),
+  });
 }
 
 /** The progress write of a running scan: percent and phases on the check run (a `progress` write). Pure. */
