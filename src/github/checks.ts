@@ -116,6 +116,18 @@ export async function getCheckRun(
     repo: repo.repo,
     check_run_id: checkRunId,
   });
+  return foundCheckRun(r);
+}
+
+/** A check run as GitHub's REST API answers it, as diffward reads it. */
+function foundCheckRun(r: {
+  id: number;
+  status: string;
+  conclusion?: string | null;
+  external_id?: string | null;
+  head_sha: string;
+  started_at?: string | null;
+}): FoundCheckRun {
   return {
     id: r.id,
     status: r.status,
@@ -142,12 +154,5 @@ export async function listCheckRunsForRef(
     check_name: CHECK_NAME,
     per_page: 100,
   });
-  return runs.map((r) => ({
-    id: r.id,
-    status: r.status,
-    conclusion: r.conclusion ?? null,
-    externalId: r.external_id ?? null,
-    headSha: r.head_sha,
-    startedAt: r.started_at ?? null,
-  }));
+  return runs.map(foundCheckRun);
 }

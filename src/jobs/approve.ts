@@ -5,7 +5,7 @@ import { getPermission } from "../github/comments.js";
 import { getPull } from "../github/pulls.js";
 import { inlineCode } from "../render/escape.js";
 import { loadRepoConfig } from "../runtime/config-loader.js";
-import { pullHeadOf, type PullRequestJobData, type RepoContext } from "./types.js";
+import { pullHeadOf, repoOf, type PullRequestJobData, type RepoContext } from "./types.js";
 import type { InstallationOctokit } from "../github/types.js";
 import { EVENT_JOB_OPTIONS, JOB, jobId } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
@@ -106,12 +106,7 @@ async function enqueueApproved(
     const data: PullRequestJobData = {
       deliveryId: d.deliveryId,
       action: "scan-anyway",
-      installationId: d.installationId,
-      accountLogin: d.accountLogin,
-      owner: d.owner,
-      repo: d.repo,
-      repoPrivate: d.repoPrivate,
-      defaultBranch: d.defaultBranch,
+      ...repoOf(d),
       ...pullHeadOf(pr, rt.now()),
       pullNumber,
       explicit: { nonce: d.deliveryId, requestedBy: d.sender, approvedBy: d.sender },

@@ -62,7 +62,7 @@ import { syncAlertWithResolution } from "../codescanning/sync.js";
 import { EVENT_JOB_OPTIONS, JOB, jobId, pullKey } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { CommandJobData } from "./command-data.js";
-import type { PullRequestJobData } from "./types.js";
+import { repoOf, type PullRequestJobData } from "./types.js";
 
 export type { CommandOutcome } from "../commands/index.js";
 
@@ -352,12 +352,7 @@ async function enqueueRescan(c: Ctx, r: RescanRequest): Promise<void> {
   const data: PullRequestJobData = {
     deliveryId: d.deliveryId,
     action: "rescan",
-    installationId: d.installationId,
-    accountLogin: d.accountLogin,
-    owner: d.owner,
-    repo: d.repo,
-    repoPrivate: d.repoPrivate,
-    defaultBranch: d.defaultBranch,
+    ...repoOf(d),
     pullNumber: d.pullNumber,
     headSha: r.pull.headSha,
     headRef: r.pull.headRef,

@@ -89,8 +89,7 @@ export async function processMergeGroup(
   job: Job<MergeGroupJobData>,
 ): Promise<MergeGroupOutcome> {
   const d = job.data;
-  const key = groupKey(d.owner, d.repo, d.headSha);
-  const log = rt.log.child({ delivery: d.deliveryId, group: key, installation: d.installationId });
+  const { key, log } = groupJob(rt, d);
   const octokit = await rt.octokit(d.installationId);
   const config = await loadRepoConfig(octokit, d.owner, d.repo);
   if (config.kind === "absent") {
@@ -384,6 +383,12 @@ async function adoptOrCreate(
   return created;
 }
 
+/** A merge group job's state key and its logger, bound to the delivery, the group and the installation. */
+function groupJob(rt: Runtime, d: MergeGroupJobData): { key: string; log: Runtime["log"] } {
+  const key = groupKey(d.owner, d.repo, d.headSha);
+  return { key, log: rt.log.child({ delivery: d.deliveryId, group: key, installation: d.installationId }) };
+}
+
 /** What the destroyed job did. */
 export type GroupDestroyedOutcome = "cancelled" | "already-completed" | "idle";
 
@@ -401,8 +406,7 @@ export async function processMergeGroupDestroyed(
   job: Job<MergeGroupJobData>,
 ): Promise<GroupDestroyedOutcome> {
   const d = job.data;
-  const key = groupKey(d.owner, d.repo, d.headSha);
-  const log = rt.log.child({ delivery: d.deliveryId, group: key, installation: d.installationId });
+  const { key, log } = groupJob(rt, d);
   return rt.state.withPullLock(key, async () => {
     const prev = await rt.state.getGroup(key);
     const base: GroupState = prev ?? {

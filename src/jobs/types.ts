@@ -17,6 +17,11 @@ export interface RepoContext {
 
 /** The {@link RepoContext} part of any job's data (to hand on to the next job). */
 export function repoContextOf(d: RepoContext): RepoContext {
+  return { ...repoOf(d), ...(d.repoHtmlUrl ? { repoHtmlUrl: d.repoHtmlUrl } : {}) };
+}
+
+/** The installation and repository fields of any job's data, without the repository's web address. */
+export function repoOf(d: RepoContext): Omit<RepoContext, "repoHtmlUrl"> {
   return {
     installationId: d.installationId,
     accountLogin: d.accountLogin,
@@ -24,7 +29,6 @@ export function repoContextOf(d: RepoContext): RepoContext {
     repo: d.repo,
     repoPrivate: d.repoPrivate,
     defaultBranch: d.defaultBranch,
-    ...(d.repoHtmlUrl ? { repoHtmlUrl: d.repoHtmlUrl } : {}),
   };
 }
 
