@@ -4,6 +4,7 @@ import { isTerminalScanStatus } from "../scanner/catalog.js";
 import type { ScanDetail } from "../scanner/schemas.js";
 
 import type { Runtime } from "../runtime/runtime.js";
+import type { ScannerTenant } from "../tenants/index.js";
 import { applyWrites } from "../runtime/writes.js";
 import type { EndedScanStatus } from "../runtime/state.js";
 import { planProgress, planScanTimedOut } from "./report/decide.js";
@@ -93,42 +94,8 @@ async function pollFollowed(
     await job.updateData(rest);
   }
 
-  if (!isTerminalScanStatus(scan.status)) {
-    if (rt.now() - d.launchedAt > d.config.scanTimeoutMinutes * 60_000) {
-      await tenant.client
-        .cancelScan(d.projectId, d.scanId)
-        .catch((e: Error) => log.warn({ err: e.message }, "cancel failed"));
-      await applyWrites(rt, d.installationId, planScanTimedOut(d, rt.now()));
-      await rt.state.finishScan(d.installationId, d.scanId);
-      log.warn("scan exceeded scanTimeoutMinutes: cancelled");
-      return "timed-out";
-    }
-    const percent = scan.progress?.percent ?? 0;
-    const updates = d.progressUpdates ?? 0;
-    if (
-      percent !== (d.lastPercent ?? 0) &&
-      updates < MAX_PROGRESS_UPDATES &&
-      // progress is a courtesy: under a burst, the installation's write lane is kept for what matters
-      pendingProgressOf(d.installationId) < MAX_PENDING_PROGRESS_PER_INSTALLATION &&
-      (await rt.state.throttle(`progress:${d.scanId}`, rt.settings.progressIntervalMs))
-    ) {
-      // Not awaited: a progress write waits its turn in the installation's write queue (GitHub asks for
-      // one content write per second), and the next poll must not wait with it. The report awaits it.
-      const write = applyWrites(rt, d.installationId, planProgress(d, scan)).catch((e: Error) =>
-        log.warn({ err: e.message }, "progress update failed"),
-      );
-      pendingProgress.set(d.scanId, write);
-      pendingByInstallation.set(d.installationId, pendingProgressOf(d.installationId) + 1);
-      void write.finally(() => {
-        if (pendingProgress.get(d.scanId) === write) pendingProgress.delete(d.scanId);
-        pendingByInstallation.set(d.installationId, Math.max(0, pendingProgressOf(d.installationId) - 1));
-      });
-      await job.updateData({ ...job.data, lastPercent: percent, progressUpdates: updates + 1 });
-    }
-    const waitMs =
-      Math.max(rt.settings.pollFloorMs, (retryAfterSeconds ?? 0) * 1000) + rt.settings.pollMarginMs;
-    return delay(rt, job, token, waitMs);
-  }
+  if (!isTerminalScanStatus(scan.status))
+    return pollRunning(rt, job, token, { tenant, scan, retryAfterSeconds }, log);
 
   // Known ended: a later stop (a push, a close) never cancels it (spec §Scan status: cancel of a terminal
   // scan answers 400).
@@ -143,6 +110,56 @@ async function pollFollowed(
   // Added before this job completes: a crash in between runs the poll again, and the job id dedupes the add.
   await enqueueReport(rt, { ...job.data, terminalAt }, scan);
   return "report-queued";
+}
+
+/**
+ * A scan still running: cancelled and concluded `timed_out` past `scanTimeoutMinutes`; else its progress
+ * written (at most {@link MAX_PROGRESS_UPDATES} a scan, throttled, never awaited) and the next read scheduled
+ * after the service's `Retry-After` (at least `pollFloorMs`).
+ */
+async function pollRunning(
+  rt: Runtime,
+  job: Job<PollJobData>,
+  token: string | undefined,
+  read: { tenant: ScannerTenant; scan: ScanDetail; retryAfterSeconds: number | undefined },
+  log: Runtime["log"],
+): Promise<PollOutcome> {
+  const d = job.data;
+  const { tenant, scan, retryAfterSeconds } = read;
+  if (rt.now() - d.launchedAt > d.config.scanTimeoutMinutes * 60_000) {
+    await tenant.client
+      .cancelScan(d.projectId, d.scanId)
+      .catch((e: Error) => log.warn({ err: e.message }, "cancel failed"));
+    await applyWrites(rt, d.installationId, planScanTimedOut(d, rt.now()));
+    await rt.state.finishScan(d.installationId, d.scanId);
+    log.warn("scan exceeded scanTimeoutMinutes: cancelled");
+    return "timed-out";
+  }
+  const percent = scan.progress?.percent ?? 0;
+  const updates = d.progressUpdates ?? 0;
+  if (
+    percent !== (d.lastPercent ?? 0) &&
+    updates < MAX_PROGRESS_UPDATES &&
+    // progress is a courtesy: under a burst, the installation's write lane is kept for what matters
+    pendingProgressOf(d.installationId) < MAX_PENDING_PROGRESS_PER_INSTALLATION &&
+    (await rt.state.throttle(`progress:${d.scanId}`, rt.settings.progressIntervalMs))
+  ) {
+    // Not awaited: a progress write waits its turn in the installation's write queue (GitHub asks for
+    // one content write per second), and the next poll must not wait with it. The report awaits it.
+    const write = applyWrites(rt, d.installationId, planProgress(d, scan)).catch((e: Error) =>
+      log.warn({ err: e.message }, "progress update failed"),
+    );
+    pendingProgress.set(d.scanId, write);
+    pendingByInstallation.set(d.installationId, pendingProgressOf(d.installationId) + 1);
+    void write.finally(() => {
+      if (pendingProgress.get(d.scanId) === write) pendingProgress.delete(d.scanId);
+      pendingByInstallation.set(d.installationId, Math.max(0, pendingProgressOf(d.installationId) - 1));
+    });
+    await job.updateData({ ...job.data, lastPercent: percent, progressUpdates: updates + 1 });
+  }
+  const waitMs =
+    Math.max(rt.settings.pollFloorMs, (retryAfterSeconds ?? 0) * 1000) + rt.settings.pollMarginMs;
+  return delay(rt, job, token, waitMs);
 }
 
 async function delay(
