@@ -1,24 +1,17 @@
 import type { Logger } from "pino";
-import type { CheckAnnotation } from "../../github/checks.js";
 import { fingerprint } from "../../domain/identity.js";
 import { isRuledOut } from "../../domain/verdict.js";
-import { toAnnotations } from "../../render/annotations.js";
 import { renderBaselineNote } from "../../render/baseline.js";
-import { sections } from "../../render/markdown.js";
 import type { ScanDetail } from "../../scanner/schemas.js";
 import type { ScannerTenant } from "../../tenants/index.js";
-import { planReport } from "../../report/plan.js";
 import { collectReportExtras } from "../../report/extras.js";
 import { getBaseline, setBaseline, setBaselineReport } from "../../runtime/baseline-state.js";
 import { baselineKey } from "../../runtime/names.js";
 import type { Runtime } from "../../runtime/runtime.js";
 import { applyWrites } from "../../runtime/writes.js";
 import type { PollJobData } from "../types.js";
-import { completedOutput, decideReportWrites } from "./decide.js";
+import { decideReviewlessReport } from "./decide.js";
 import { concludeUnfinished, readScanFindings, settleReportedSpend, uploadReport } from "./steps.js";
-
-/** The GitHub limit of a check run summary, in bytes (REST "Update a check run": `output.summary`). */
-const SUMMARY_MAX_BYTES = 65_535;
 
 /**
  * Reports a default-branch baseline's terminal scan on the commit's check run: `FAILED` and `CANCELLED`
@@ -45,43 +38,18 @@ export async function reportBaselineScan(
     return;
   }
   const findings = await readScanFindings(tenant, d);
-  const cfg = d.config;
-  const disclosure = cfg.disclosure ?? "full";
-  const plan = planReport({
-    findings,
-    files: [],
-    posted: [],
-    config: { failOn: cfg.failOn, disclosure, maxInline: 0, minSeverity: cfg.comments.minSeverity },
-  });
   const reserved = scan.creditBudget ?? d.creditBudget;
   const extras = await collectReportExtras(rt, octokit, tenant, d, reserved ?? undefined, log);
   // creditCap.monthly: the ledger counts what the scan spent once settled (a later look when not yet)
   await settleReportedSpend(rt, d, extras.credits);
   const codeScanning = await uploadReport(rt, d, findings, log);
-  const output = completedOutput(rt.settings, d, scan, findings, {
-    inlineIds: [],
-    extras,
-    warnings: extras.warnings,
-    codeScanning,
-    subject: "commit",
-  });
   const branch = d.target?.kind === "baseline" ? d.target.branch : d.defaultBranch;
-  const withNote = sections(
-    renderBaselineNote({ branch, headSha: d.headSha, presetName: scan.presetName ?? d.presetRef }),
-    output.summary,
-  );
-  const summary = Buffer.byteLength(withNote, "utf8") <= SUMMARY_MAX_BYTES ? withNote : output.summary;
-  const annotations: CheckAnnotation[] = toAnnotations(findings, disclosure, {
-    failOn: cfg.failOn,
-    labelPrefix: rt.settings.labelPrefix,
-  });
-  const { completion, conclusion } = decideReportWrites({
-    d,
-    plan,
-    comments: [],
-    bodyOf: () => "",
-    output: { ...output, summary },
-    annotations,
+  const { completion, conclusion, annotations } = decideReviewlessReport(rt.settings, d, scan, {
+    findings,
+    extras,
+    codeScanning,
+    note: renderBaselineNote({ branch, headSha: d.headSha, presetName: scan.presetName ?? d.presetRef }),
+    subject: "commit",
   });
   // A retry after a crash past the completing write does not complete again (GitHub appends annotations).
   if (!(await rt.state.getJson<{ at: number }>("completed", d.scanId))) {

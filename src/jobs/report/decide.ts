@@ -2,11 +2,13 @@ import type { CheckAnnotation, CheckConclusion, CheckRunOutput } from "../../git
 import { renderReviewBody } from "../../render/review-body.js";
 import type { ExistingReviewComment } from "../../github/reviews.js";
 import { concludeCheck, updateCheck, type GitHubWrite } from "../../github/writes.js";
-import { batches } from "../../render/annotations.js";
+import { batches, toAnnotations } from "../../render/annotations.js";
+import { sections } from "../../render/markdown.js";
+import { CHECK_RUN_SUMMARY_MAX_BYTES } from "../../render/limits.js";
 import { renderCheckRunOutput, renderLaunchError, renderProgress } from "../../render/check-run.js";
 import { codeBlock, inlineCode } from "../../render/escape.js";
 import type { ReportFinding } from "../../domain/types.js";
-import type { ReportPlan } from "../../report/plan.js";
+import { planReport, type ReportPlan } from "../../report/plan.js";
 import type { PollJobData } from "../types.js";
 import type { ApprovalRequest } from "../../domain/approval.js";
 import { requestFor } from "../../domain/approval.js";
@@ -420,4 +422,56 @@ export function completedOutput(
     ...(shown.subject ? { subject: shown.subject } : {}),
     ...(shown.extras.baseline ? { baseline: shown.extras.baseline } : {}),
   });
+}
+
+/**
+ * Decides, without I/O, the report of a scan that has no pull request to review (a merge group, a
+ * default-branch baseline): the verdict under `failOn` ({@link planReport} with nothing inline), the check
+ * run output with `note` above the summary (dropped rather than overflow GitHub's 65,535 bytes), the
+ * annotations, and the completing writes ({@link decideReportWrites}: no review, no comment updates).
+ */
+export function decideReviewlessReport(
+  settings: Pick<Settings, "labelPrefix" | "publicUrl">,
+  d: PollJobData,
+  scan: ScanDetail,
+  read: {
+    findings: ReportFinding[];
+    extras: ReportExtras;
+    codeScanning: CodeScanningInfo | undefined;
+    note: string;
+    subject?: "commit";
+  },
+): { completion: GitHubWrite[]; conclusion: CheckConclusion; annotations: CheckAnnotation[] } {
+  const { findings } = read;
+  const cfg = d.config;
+  const disclosure = cfg.disclosure ?? "full";
+  const plan = planReport({
+    findings,
+    files: [],
+    posted: [],
+    config: { failOn: cfg.failOn, disclosure, maxInline: 0, minSeverity: cfg.comments.minSeverity },
+  });
+  const output = completedOutput(settings, d, scan, findings, {
+    inlineIds: [],
+    extras: read.extras,
+    warnings: read.extras.warnings,
+    codeScanning: read.codeScanning,
+    ...(read.subject ? { subject: read.subject } : {}),
+  });
+  const withNote = sections(read.note, output.summary);
+  const summary =
+    Buffer.byteLength(withNote, "utf8") <= CHECK_RUN_SUMMARY_MAX_BYTES ? withNote : output.summary;
+  const annotations = toAnnotations(findings, disclosure, {
+    failOn: cfg.failOn,
+    labelPrefix: settings.labelPrefix,
+  });
+  const { completion, conclusion } = decideReportWrites({
+    d,
+    plan,
+    comments: [],
+    bodyOf: () => "",
+    output: { ...output, summary },
+    annotations,
+  });
+  return { completion, conclusion, annotations };
 }

@@ -1,17 +1,13 @@
 import type { Logger } from "pino";
-import type { CheckAnnotation } from "../../github/checks.js";
 import type { ReportFinding } from "../../domain/types.js";
-import { toAnnotations } from "../../render/annotations.js";
-import { sections } from "../../render/markdown.js";
 import type { ScanDetail } from "../../scanner/schemas.js";
 import type { ScannerTenant } from "../../tenants/index.js";
-import { planReport } from "../../report/plan.js";
 import { applyPullDecisions } from "../../triage/decisions.js";
 import { collectReportExtras } from "../../report/extras.js";
 import type { Runtime } from "../../runtime/runtime.js";
 import { applyWrites } from "../../runtime/writes.js";
-import { completedOutput, decideReportWrites } from "./decide.js";
 import type { PollJobData } from "../types.js";
+import { decideReviewlessReport } from "./decide.js";
 import { concludeUnfinished, readScanFindings, settleReportedSpend, uploadReport } from "./steps.js";
 
 /**
@@ -41,14 +37,6 @@ export async function reportGroupScan(
   const findings: ReportFinding[] =
     d.pullNumber > 0 ? await applyPullDecisions(rt, tenant, d, raw, log) : raw;
 
-  const cfg = d.config;
-  const disclosure = cfg.disclosure ?? "full";
-  const plan = planReport({
-    findings,
-    files: [],
-    posted: [],
-    config: { failOn: cfg.failOn, disclosure, maxInline: 0, minSeverity: cfg.comments.minSeverity },
-  });
   const reserved = scan.creditBudget ?? d.creditBudget;
   const extras = await collectReportExtras(rt, octokit, tenant, d, reserved ?? undefined, log);
   // creditCap.monthly: a settled group scan counts what it spent, no longer its budget;
@@ -56,30 +44,12 @@ export async function reportGroupScan(
   await settleReportedSpend(rt, d, extras.credits);
   // One SARIF upload per group report, on the group's ref and head.
   const codeScanning = await uploadReport(rt, d, findings, log);
-  const output = completedOutput(rt.settings, d, scan, findings, {
-    inlineIds: [], // a merge group has no review comments
+  // a merge group has no review comments: nothing is planned inline (no files, no posted comments)
+  const { completion, conclusion, annotations } = decideReviewlessReport(rt.settings, d, scan, {
+    findings,
     extras,
-    warnings: extras.warnings,
     codeScanning,
-  });
-  const withNote = sections(
-    `**Merge group** ${d.pullNumber > 0 ? `for pull request #${d.pullNumber}, ` : ""}scanned against its base: no review is posted (a merge group has no pull request); the findings are below and annotated on the files.`,
-    output.summary,
-  );
-  // the renderer keeps the summary within GitHub's 65,535 bytes; the note is dropped rather than overflow it
-  const summary = Buffer.byteLength(withNote, "utf8") <= 65_535 ? withNote : output.summary;
-  const annotations: CheckAnnotation[] = toAnnotations(findings, disclosure, {
-    failOn: cfg.failOn,
-    labelPrefix: rt.settings.labelPrefix,
-  });
-  // no review and no comment updates: nothing was planned inline (no files, no posted comments)
-  const { completion, conclusion } = decideReportWrites({
-    d,
-    plan,
-    comments: [],
-    bodyOf: () => "",
-    output: { ...output, summary },
-    annotations,
+    note: `**Merge group** ${d.pullNumber > 0 ? `for pull request #${d.pullNumber}, ` : ""}scanned against its base: no review is posted (a merge group has no pull request); the findings are below and annotated on the files.`,
   });
   await applyWrites(rt, d.installationId, completion);
   await rt.state.finishScan(d.installationId, d.scanId);
