@@ -6,7 +6,7 @@ import { listMatchingRefs } from "../github/refs.js";
 import type { InstallationOctokit } from "../github/types.js";
 import { createCheck, updateCheck } from "../github/writes.js";
 import { renderBaselineSuperseded } from "../render/baseline.js";
-import { isRetryable, ScannerApiError } from "../scanner/errors.js";
+import { isRetryable } from "../scanner/errors.js";
 import { presetsOf } from "../tenants/presets.js";
 import {
   getBaseline,
@@ -27,7 +27,7 @@ import {
   type BaselineJobData,
   type BaselineOutcome,
 } from "./decide-baseline.js";
-import type { TokenFact } from "./decide-pull-request.js";
+import { refusedToken, type TokenFact } from "./decide-pull-request.js";
 import { stopGroupScan } from "./merge-group.js";
 import { repoContextOf, type RepoContext } from "./types.js";
 
@@ -163,10 +163,7 @@ async function readToken(rt: Runtime, accountLogin: string, log: Runtime["log"])
   } catch (error) {
     if (isRetryable(error)) throw error;
     log.warn({ err: error }, "scanner token refused by the service");
-    return {
-      kind: "refused",
-      message: error instanceof ScannerApiError ? error.message : String((error as Error).message),
-    };
+    return refusedToken(error);
   }
 }
 

@@ -10,6 +10,7 @@ import { jobId, launchKey } from "../runtime/names.js";
 import type { PullState } from "../runtime/state.js";
 import { planStopWrites, type StopReason } from "./supersede.js";
 import type { LaunchJobData, PullRequestJobData } from "./types.js";
+import { ScannerApiError } from "../scanner/errors.js";
 import { repoContextOf } from "./types.js";
 
 /** What the pull-request job decided; returned as the job's result (visible in BullMQ and in tests). */
@@ -112,6 +113,17 @@ export type TokenFact =
    * (ms since epoch): the launch is planned anyway and waits for the service, which may refuse the token later
    */
   | { kind: "unavailable"; since: number; maxWaitMs: number };
+
+/**
+ * The token fact of a `GET /token` the service refused for good (the configured token is wrong, expired or
+ * revoked: spec "Authentication"), with the service's message. Pure.
+ */
+export function refusedToken(error: unknown): Extract<TokenFact, { kind: "refused" }> {
+  return {
+    kind: "refused",
+    message: error instanceof ScannerApiError ? error.message : String((error as Error).message),
+  };
+}
 
 /** What the pull-request job read before deciding; a field is absent when the decision did not need it. */
 export interface PullRequestFacts {

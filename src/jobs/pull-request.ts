@@ -5,7 +5,7 @@ import { listCheckRunsForRef } from "../github/checks.js";
 import { getPermission } from "../github/comments.js";
 import { getFileText, getMergeBase, listPullFiles } from "../github/pulls.js";
 import type { InstallationOctokit } from "../github/types.js";
-import { ScannerApiError, isRetryable } from "../scanner/errors.js";
+import { isRetryable } from "../scanner/errors.js";
 import { CONFIG_PATH, loadRepoConfig } from "../runtime/config-loader.js";
 import { JOB, launchJobOptions, pullKey } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
@@ -19,6 +19,7 @@ import {
   isFromFork,
   nextFactNeeded,
   planResumedStop,
+  refusedToken,
   type PullRequestFact,
   type PullRequestFacts,
   type HeadDecision,
@@ -209,10 +210,7 @@ async function readFact(
         if (isRetryable(error)) throw error;
         // GET /token refused: the configured token is wrong, expired or revoked (spec "Authentication" 4).
         log.warn({ err: (error as Error).message }, "scanner token refused by the service");
-        facts.token = {
-          kind: "refused",
-          message: error instanceof ScannerApiError ? error.message : String((error as Error).message),
-        };
+        facts.token = refusedToken(error);
       }
       return;
     case "files":
