@@ -28,7 +28,7 @@ let nextPull = 100;
 async function pull(): Promise<ReportedPull> {
   nextPull += 1;
   // Publishing has its own floor (commands.publishPermission, default admin, off on public repositories):
-  // these pull requests let writers publish; test/commands/command-fixes.test.ts covers the defaults.
+  // these pull requests let writers publish; test/e2e/command-fixes.test.ts covers the defaults.
   return openReportedPull(
     h,
     nextPull,

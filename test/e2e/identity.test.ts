@@ -18,7 +18,7 @@ import {
   pushAndReport,
   threadAnswers,
   type ReportedPull,
-} from "./helpers.js";
+} from "../triage/helpers.js";
 
 const AWS_8 = "Hard-coded AWS key on line 8";
 const AWS_240 = "Hard-coded 'AWS' key on line 240";
