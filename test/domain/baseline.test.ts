@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { compareWithBaseline } from "../../src/domain/baseline.js";
 import { fingerprint } from "../../src/domain/identity.js";
-import { finding } from "./fixtures.js";
+import { finding } from "../support/finding.js";
 
 describe("compareWithBaseline", () => {
   const onBase = finding({ id: "a", title: "SQL injection in getUser", location: "src/db/users.ts:42" });

@@ -11,7 +11,7 @@ import {
   shapeKey,
 } from "../../src/domain/identity.js";
 import { planReport } from "../../src/report/plan.js";
-import { finding } from "./fixtures.js";
+import { finding } from "../support/finding.js";
 import { propertyOptions } from "../support/property.js";
 
 describe("normalizeTitle", () => {

@@ -10,7 +10,7 @@ import {
 } from "../../src/domain/verdict.js";
 import type { FailOn } from "../../src/domain/verdict.js";
 import { RESOLUTION_STATUSES, SEVERITIES, TRIAGE_STATUSES } from "../../src/scanner/catalog.js";
-import { finding } from "./fixtures.js";
+import { finding } from "../support/finding.js";
 
 describe("severity ordering", () => {
   it("ranks CRITICAL highest and INFO lowest", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { batches, toAnnotations } from "../../src/render/annotations.js";
-import { finding } from "../domain/fixtures.js";
+import { finding } from "../support/finding.js";
 
 const findings = [
   finding({

@@ -10,7 +10,7 @@ import {
 } from "../../src/render/check-run.js";
 import type { CheckRunModel, LaunchErrorDetails, LaunchErrorKind } from "../../src/render/check-run.js";
 import { CHECK_RUN_SUMMARY_MAX_BYTES } from "../../src/render/limits.js";
-import { finding } from "../domain/fixtures.js";
+import { finding } from "../support/finding.js";
 
 const critical = finding({
   id: "fnd_crit0000aaaa1111",

@@ -10,7 +10,7 @@ import { renderCheckRunOutput } from "../../src/render/check-run.js";
 import { toAnnotations } from "../../src/render/annotations.js";
 import { renderReviewBody } from "../../src/render/review-body.js";
 import { renderFindingComment } from "../../src/render/inline-comment.js";
-import { finding } from "../domain/fixtures.js";
+import { finding } from "../support/finding.js";
 
 const PUBLIC_URL = "https://scanner.example.com";
 const PROJECT = "prj_42";

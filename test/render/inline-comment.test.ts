@@ -4,7 +4,7 @@ import { fingerprint, shapeKey } from "../../src/domain/identity.js";
 import { neutralize } from "../../src/render/escape.js";
 import { findingMarker, parseFindingMarker, renderFindingComment } from "../../src/render/inline-comment.js";
 import { COMMENT_BODY_MAX_CHARS } from "../../src/render/limits.js";
-import { finding } from "../domain/fixtures.js";
+import { finding } from "../support/finding.js";
 
 const f = finding({
   id: "fnd_0000000000aaaa1111",

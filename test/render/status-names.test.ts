@@ -15,7 +15,7 @@ import { conflictAnswer } from "../../src/render/command-answers.js";
 import { STATUS_NAMES, statusName } from "../../src/render/glossary.js";
 import { renderFindingComment } from "../../src/render/inline-comment.js";
 import type { FindingDetail } from "../../src/scanner/schemas.js";
-import { finding } from "../domain/fixtures.js";
+import { finding } from "../support/finding.js";
 import { fullCheckRun } from "../support/check-run.js";
 
 const base = finding({

@@ -5,7 +5,7 @@ import { conflictAnswer } from "../../src/render/command-answers.js";
 import { findingTitle } from "../../src/render/escape.js";
 import { renderFindingComment } from "../../src/render/inline-comment.js";
 import { alertMessage, buildSarif } from "../../src/codescanning/sarif.js";
-import { finding } from "../domain/fixtures.js";
+import { finding } from "../support/finding.js";
 import { DIFFWARD_HTML, hazards } from "../support/markdown.js";
 
 /**
