@@ -517,14 +517,40 @@ async function resumePullScan(
     await rt.queues.scans.add(JOB.poll, data, pollJobOptions(scanId, rt.settings.firstPollDelayMs));
     return true;
   });
-  if (!locked) {
+  await afterResume(
+    rt,
+    summary,
+    r,
+    { run, scanId, presetRef, log: plog },
+    locked,
+    "reconcile: in-flight scan resumed",
+  );
+}
+
+/**
+ * What a pull request's or a baseline's resume does once its lock is released: counts the scan as already
+ * followed (`added` false: a poll job existed) or as resumed, and writes the scan id on a check run whose scan
+ * was found in the service, now that its poll job exists, so a later state loss finds the scan by it.
+ */
+async function afterResume(
+  rt: Runtime,
+  summary: ReconcileSummary,
+  r: RepoPart,
+  {
+    run,
+    scanId,
+    presetRef,
+    log,
+  }: { run: FoundCheckRun; scanId: string; presetRef: string; log: Runtime["log"] },
+  added: boolean,
+  message: string,
+): Promise<void> {
+  if (!added) {
     summary.alreadyFollowed.push(scanId);
     return;
   }
   summary.resumed.push(scanId);
-  plog.info({ checkRunId: run.id }, "reconcile: in-flight scan resumed");
-  // A check run whose scan was found in the service gets its scan id now that its poll job exists, so a
-  // later state loss finds the scan by it.
+  log.info({ checkRunId: run.id }, message);
   if (!run.externalId)
     await applyWrites(
       rt,
@@ -640,13 +666,9 @@ async function resumeBaselineScan(
     });
     if (!(await rt.state.getLaunch(lk)).scanId)
       await rt.state.recordLaunch(lk, { scanId, projectId: tenant.projectId });
-    await rt.state.linkScan({
+    await linkResumed(rt, r, {
       scanId,
       projectId: tenant.projectId,
-      installationId: r.installationId,
-      accountLogin: r.accountLogin,
-      owner: r.owner,
-      repo: r.repo,
       pullNumber: 0,
       headSha,
       checkRunId: run.id,
@@ -655,18 +677,14 @@ async function resumeBaselineScan(
     await rt.queues.scans.add(JOB.poll, data, pollJobOptions(scanId, rt.settings.firstPollDelayMs));
     return true;
   });
-  if (!added) {
-    summary.alreadyFollowed.push(scanId);
-    return;
-  }
-  summary.resumed.push(scanId);
-  log.info({ checkRunId: run.id }, "reconcile: baseline scan resumed");
-  if (!run.externalId)
-    await applyWrites(
-      rt,
-      r.installationId,
-      planLaunched({ ...r, checkRunId: run.id, presetRef }, scanId, undefined),
-    );
+  await afterResume(
+    rt,
+    summary,
+    r,
+    { run, scanId, presetRef, log },
+    added,
+    "reconcile: baseline scan resumed",
+  );
 }
 
 /** The repository's effective config, loaded once per repository by {@link findResumable} (per loop). */
@@ -880,6 +898,7 @@ async function linkResumed(
     headSha: string;
     checkRunId: number;
     mergeGroup?: true;
+    baseline?: true;
   },
 ): Promise<void> {
   await rt.state.linkScan({
@@ -893,6 +912,7 @@ async function linkResumed(
     headSha: scan.headSha,
     checkRunId: scan.checkRunId,
     ...(scan.mergeGroup ? { mergeGroup: true } : {}),
+    ...(scan.baseline ? { baseline: true } : {}),
   });
 }
 
