@@ -101,6 +101,7 @@ function bootFromEnv(
       redeliveryMaxPerRun: env.diffwardRedeliveryMaxPerRun,
       redeliveryMaxPages: env.diffwardRedeliveryMaxPages,
       serviceOutageMaxWaitMs: env.diffwardServiceOutageMaxWait * 60_000,
+      auditRetentionDays: env.diffwardAuditRetentionDays,
     },
     concurrency: { scans: env.workerConcurrency },
     // after a Redis flush or a long outage, rebuild in-flight scans from GitHub's check runs

@@ -281,6 +281,10 @@ export const ProcessEnv = z.object({
     description:
       "How long a pull request's check waits for an unavailable scanning service (5xx, timeout, no answer), in minutes; past it the check concludes by the repository's onServiceOutage (failure or neutral).",
   }),
+  DIFFWARD_AUDIT_RETENTION_DAYS: documented(opt(intIn(1, 36_500)).default(400), {
+    description:
+      "How long the audit trail of triage decisions keeps an entry, in days; older entries are trimmed as new ones are appended.",
+  }),
 });
 export type ProcessEnv = z.infer<typeof ProcessEnv>;
 

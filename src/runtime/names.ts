@@ -193,6 +193,7 @@ export const REDIS_KEYS = {
   breaker: { prefix: "state", pattern: "breaker:<tenant>" },
   breakerProbe: { prefix: "state", pattern: "breaker:<tenant>:probe" },
   breakerWaiting: { prefix: "state", pattern: "breaker:<tenant>:waiting" },
+  audit: { prefix: "state", pattern: "audit" },
 } as const satisfies Record<string, { prefix: "state" | "queue"; pattern: string }>;
 
 /** A key kind of {@link REDIS_KEYS}. */

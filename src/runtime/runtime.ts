@@ -74,6 +74,11 @@ export interface Settings {
    * 5xx after Octokit's own retries, in ms (5 s, 20 s, 60 s; `src/runtime/writes.ts`)
    */
   writeRetryDelaysMs: readonly number[];
+  /**
+   * how long audit entries are kept, in days (400, `DIFFWARD_AUDIT_RETENTION_DAYS`; `src/runtime/audit-log.ts`):
+   * older entries are trimmed at each append
+   */
+  auditRetentionDays: number;
 }
 
 /** The defaults each {@link Settings} field names. */
@@ -100,6 +105,7 @@ export const DEFAULT_SETTINGS: Settings = {
   redeliveryPaceMs: 1_000,
   serviceOutageMaxWaitMs: 60 * 60_000,
   writeRetryDelaysMs: [5_000, 20_000, 60_000],
+  auditRetentionDays: 400,
 };
 
 /** Everything a job needs, built once per process. */

@@ -73,6 +73,7 @@ describe("loadEnv", () => {
       diffwardRedeliveryMaxPerRun: 50,
       diffwardRedeliveryMaxPages: 20,
       diffwardServiceOutageMaxWait: 60,
+      diffwardAuditRetentionDays: 400,
     });
   });
 

@@ -1,0 +1,187 @@
+import { z } from "zod";
+import type { RedisConnection } from "./connection.js";
+import { DEFAULT_STATE_PREFIX } from "./connection.js";
+import type { Runtime } from "./runtime.js";
+
+/**
+ * The audit trail of triage decisions: every decision diffward applies or refuses (a command, a code scanning
+ * alert changed in GitHub's UI, an approval request, an approval or rejection, an expiry, the auto-close of a
+ * fixed finding) is one entry of one Redis Stream, `<state prefix>:audit` (Redis "Streams": append-only,
+ * ordered by entry id, read by id range with XRANGE). An entry id's first part is the Redis server's time of
+ * the append in ms, so a time range is an id range and never a scan of the whole stream.
+ */
+
+/** What was decided. */
+export const AUDIT_ACTIONS = [
+  /** a resolution status set (`/wontfix`, `/fp`, `/mitigate`, `/fixed`, a code scanning dismissal) */
+  "resolve",
+  /** a finding set back to `NOT_STARTED` (`/reopen`, a code scanning alert reopened) */
+  "reopen",
+  /** a severity override (`/severity`) */
+  "severity",
+  /** a note added to a finding (`/note`) */
+  "note",
+  /** a dismissal held for a second person (`triage.approval`) */
+  "approval-request",
+  "approve",
+  "reject",
+  /** an acceptance whose expiry came: the finding back to `NOT_STARTED` */
+  "expire",
+  /** an acceptance's expiry cancelled by a later decision */
+  "expiry-cancelled",
+  /** a finding the latest scan no longer reports, closed by diffward */
+  "auto-close",
+] as const;
+
+/** Where the decision came from. */
+export const AUDIT_SOURCES = [
+  "command",
+  "code-scanning",
+  "approval",
+  "expiry",
+  "auto-close",
+  "service-ui",
+] as const;
+
+/**
+ * What became of it: `applied` (written to the service), `refused` (not allowed or invalid: nothing written),
+ * `held` (waiting for a second person), `skipped` (nothing to do: already in that state, or the finding moved on).
+ */
+export const AUDIT_OUTCOMES = ["applied", "refused", "held", "skipped"] as const;
+
+/** The most characters kept of a user's text (reason, note, detail): longer text is cut and ends in `…`. */
+export const AUDIT_TEXT_MAX = 2_000;
+
+const text = z.string().max(AUDIT_TEXT_MAX + 1);
+const login = z.string().min(1).max(100);
+
+/**
+ * One audit entry (JSON in the stream's `e` field, one line of the JSON Lines export). Never a token, a
+ * password or a secret: logins, ids, states and the user's own reason or note text only.
+ */
+export const AuditEntry = z.object({
+  /** ISO 8601 date-time of the decision */
+  time: z.iso.datetime(),
+  installationId: z.number().int(),
+  /** `owner/name` */
+  repository: z.string().regex(/^[^/\s]+\/[^/\s]+$/),
+  pullNumber: z.number().int().positive().optional(),
+  /** the service's finding id */
+  findingId: z.string().max(200).optional(),
+  /** the finding's label as shown on GitHub (`SC-12`) */
+  findingLabel: z.string().max(200).optional(),
+  /** GitHub login of who asked (the commenter, the user who changed the alert, diffward's bot for its own acts) */
+  actor: login,
+  /** GitHub login of the second person of an approved or rejected dismissal */
+  approver: login.optional(),
+  action: z.enum(AUDIT_ACTIONS),
+  /** the state before: a resolution status, or a severity for `severity` */
+  from: z.string().max(64).optional(),
+  /** the state asked for or set */
+  to: z.string().max(64).optional(),
+  /** the reason code and the user's note, or why the decision was refused */
+  reason: text.optional(),
+  /** ISO 8601 date-time the acceptance ends, when it has one */
+  expiresAt: z.iso.datetime().optional(),
+  source: z.enum(AUDIT_SOURCES),
+  outcome: z.enum(AUDIT_OUTCOMES),
+  /** anything else worth keeping (the command's text, the alert number) */
+  detail: text.optional(),
+});
+export type AuditEntry = z.infer<typeof AuditEntry>;
+
+/** An entry to append: `time` defaults to the runtime's clock. */
+export type AuditEntryInput = Omit<AuditEntry, "time"> & { time?: string };
+
+const DAY_MS = 86_400_000;
+
+/** The audit stream's key under a state prefix (`{dw}:audit`; REDIS_KEYS `audit`). */
+export function auditKey(prefix: string = DEFAULT_STATE_PREFIX): string {
+  return `${prefix}:audit`;
+}
+
+function bounded(s: string | undefined): string | undefined {
+  if (s === undefined || s.length <= AUDIT_TEXT_MAX) return s;
+  return `${s.slice(0, AUDIT_TEXT_MAX)}…`;
+}
+
+/**
+ * Appends one entry to the audit stream: XADD with an id from the Redis server's clock, trimming entries older
+ * than `rt.settings.auditRetentionDays` (`MINID`, exact) and renewing the key's TTL to the same span, so a
+ * quiet stream also ends. The reason and detail are cut to {@link AUDIT_TEXT_MAX} characters.
+ * Never throws: a failed append is logged (`{ err }`) and the decision it records stands.
+ */
+export async function appendAudit(
+  rt: Pick<Runtime, "redis" | "state" | "settings" | "log" | "now">,
+  entry: AuditEntryInput,
+): Promise<void> {
+  try {
+    const parsed = AuditEntry.parse({
+      ...entry,
+      time: entry.time ?? new Date(rt.now()).toISOString(),
+      reason: bounded(entry.reason),
+      detail: bounded(entry.detail),
+    });
+    const days = rt.settings.auditRetentionDays;
+    const key = auditKey(rt.state.prefix);
+    const minId = Math.max(0, rt.now() - days * DAY_MS);
+    await rt.redis
+      .multi()
+      .xadd(key, "MINID", String(minId), "*", "e", JSON.stringify(parsed))
+      .expire(key, days * 86_400)
+      .exec();
+  } catch (error) {
+    rt.log.warn(
+      { err: error, action: entry.action, repository: entry.repository },
+      "audit entry not appended",
+    );
+  }
+}
+
+/** Which entries to read: a time range (ms since epoch, both ends included) and one repository. */
+export interface AuditQuery {
+  sinceMs?: number;
+  untilMs?: number;
+  /** `owner/name`, compared without case (GitHub's names are case-insensitive) */
+  repository?: string;
+}
+
+/** The entry in a stream entry's fields (`e`: its JSON), or undefined when it is missing or does not parse. */
+function entryOf(fields: string[]): AuditEntry | undefined {
+  const i = fields.findIndex((f, n) => n % 2 === 0 && f === "e");
+  try {
+    const parsed = AuditEntry.safeParse(JSON.parse(fields[i + 1] ?? "null"));
+    return parsed.success && i >= 0 ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Entries read per XRANGE. */
+export const AUDIT_PAGE_SIZE = 500;
+
+/**
+ * The audit entries of `query`, oldest first, read page by page ({@link AUDIT_PAGE_SIZE} ids per XRANGE, the
+ * next page starting after the last id read): the stream is never loaded whole. The time range is the ids'
+ * range (the server's time of each append). An entry that does not parse (written by a newer version) is
+ * skipped.
+ */
+export async function* readAudit(
+  redis: RedisConnection,
+  query: AuditQuery = {},
+  prefix: string = DEFAULT_STATE_PREFIX,
+): AsyncGenerator<AuditEntry> {
+  const key = auditKey(prefix);
+  const end = query.untilMs === undefined ? "+" : `${query.untilMs}-18446744073709551615`;
+  const repository = query.repository?.toLowerCase();
+  let start = query.sinceMs === undefined ? "-" : `${query.sinceMs}-0`;
+  for (;;) {
+    const page = await redis.xrange(key, start, end, "COUNT", AUDIT_PAGE_SIZE);
+    for (const [, fields] of page) {
+      const entry = entryOf(fields);
+      if (entry && (repository === undefined || entry.repository.toLowerCase() === repository)) yield entry;
+    }
+    if (page.length < AUDIT_PAGE_SIZE) return;
+    start = `(${page[page.length - 1]![0]}`;
+  }
+}
