@@ -53,16 +53,16 @@ export const VERB_TABLE = [
   {
     verb: "mitigate",
     scope: "finding",
-    args: "[reason code or text]",
-    what: "risk reduced, not fixed",
+    args: "[reason code or text] [until <YYYY-MM-DD or date-time> | for <N>d]",
+    what: "risk reduced, not fixed; with `until`/`for`, only until then (as `wontfix`)",
     module: resolutionVerb,
   },
   {
     verb: "wontfix",
     aliases: ["wont-fix"],
     scope: "finding",
-    args: "[reason code or text]",
-    what: "accepted as is",
+    args: "[reason code or text] [until <YYYY-MM-DD or date-time> | for <N>d]",
+    what: "accepted as is; with `until`/`for`, only until then (a date alone: the end of that day, UTC; at most `triage.maxAcceptanceDays` ahead, a past or unreadable date is refused)",
     module: resolutionVerb,
   },
   {

@@ -41,6 +41,8 @@ export const CommandErrorCode = z.enum([
   "invalid_argument",
   /** an argument the verb does not take */
   "unexpected_argument",
+  /** an expiry clause (`until <date>`, `for <N>d`) that is not a date or a number of days */
+  "invalid_expiry",
 ]);
 export type CommandErrorCode = z.infer<typeof CommandErrorCode>;
 

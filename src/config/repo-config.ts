@@ -91,9 +91,28 @@ export const ApprovalConfig = z
   .describe("Two-person dismissals; off when absent.");
 export type ApprovalConfig = z.infer<typeof ApprovalConfig>;
 
+/** The resolution statuses that accept a finding's risk and may carry an expiry (`/wontfix`, `/mitigate`). */
+export const ACCEPTANCE_STATUSES = ["WONT_FIX", "MITIGATED"] as const;
+export type AcceptanceStatus = (typeof ACCEPTANCE_STATUSES)[number];
+
 export const TriageConfig = z
   .strictObject({
     approval: ApprovalConfig.optional(),
+    maxAcceptanceDays: z
+      .number()
+      .int()
+      .min(1)
+      .max(3650)
+      .default(365)
+      .describe(
+        "Longest expiry, in days from the command, of an acceptance (`/wontfix … until <date>` or `for <N>d`, also `/mitigate`); a later date is refused with this rule.",
+      ),
+    requireExpiry: z
+      .array(z.enum(ACCEPTANCE_STATUSES))
+      .default([])
+      .describe(
+        "Resolution statuses (`WONT_FIX`, `MITIGATED`) whose acceptance must carry an expiry (`until <date>` or `for <N>d`); one without it is refused.",
+      ),
   })
   .describe("Triage from the pull request.");
 

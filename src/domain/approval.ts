@@ -53,6 +53,8 @@ export const ApprovalRequest = z.object({
   requestedAt: z.string(),
   /** least repository role of an approver, as configured when requested */
   approvers: MinPermission,
+  /** the acceptance's expiry (`/wontfix … until …`), ISO 8601 UTC: kept through the approval */
+  expiresAt: z.string().optional(),
   /**
    * set while an approval is being applied: the approving command comment and its author. Another
    * comment cannot approve a claimed request, so two approvals never send two PATCHes; a retry of the

@@ -17,6 +17,13 @@ export const Decision = z.object({
   approvedBy: z.string().optional(),
   /** ISO 8601 date-time */
   at: z.string(),
+  /**
+   * an acceptance's expiry (`/wontfix … until …`, `/mitigate … for <N>d`), ISO 8601 UTC: at that moment the
+   * finding is set back to `NOT_STARTED` (src/triage/expiry.ts)
+   */
+  expiresAt: z.string().optional(),
+  /** the id of the expiry's delayed job (and its entry in the installation's expiries), set when scheduled */
+  expiryId: z.string().optional(),
   /** set when the decision was carried over from an earlier finding of the same identity */
   carriedFrom: z.string().optional(),
   /** how the carried decision's finding matched the earlier one (src/domain/identity.ts `MatchedBy`) */

@@ -423,3 +423,48 @@ describe("parseCommand properties", () => {
     );
   });
 });
+
+describe("the expiry clause of /wontfix and /mitigate", () => {
+  it("reply and conversation forms carry the expiry beside the reason or the note", () => {
+    expect(parseCommand("/wontfix risk_accepted until 2027-03-31", "reply")).toEqual({
+      kind: "resolution",
+      verb: "wontfix",
+      requiresPermission: true,
+      status: "WONT_FIX",
+      reason: "risk_accepted",
+      expiry: { kind: "until", at: "2027-03-31T23:59:59.999Z", typed: "until 2027-03-31" },
+    });
+    expect(
+      parseCommand("/diffward wontfix SC-1a2b3c4d vendor fix pending for 30d", "conversation"),
+    ).toMatchObject({
+      kind: "resolution",
+      status: "WONT_FIX",
+      ref: { kind: "label", short: "1a2b3c4d" },
+      note: "vendor fix pending",
+      expiry: { kind: "for", days: 30 },
+    });
+    expect(parseCommand("/mitigate compensating_control until 2027-01-02T10:00:00Z", "reply")).toMatchObject({
+      status: "MITIGATED",
+      reason: "compensating_control",
+      expiry: { kind: "until", at: "2027-01-02T10:00:00.000Z" },
+    });
+  });
+
+  it("an unreadable date is an error that states the syntax; nothing else is parsed", () => {
+    const bad = parseCommand("/wontfix risk_accepted until 2027-02-30", "reply");
+    expect(bad).toMatchObject({ kind: "error", verb: "wontfix", code: "invalid_expiry" });
+    if (bad.kind === "error") expect(bad.message).toContain("`until YYYY-MM-DD`");
+    expect(parseCommand("/diffward wontfix SC-1a2b3c4d ok until soon", "conversation")).toMatchObject({
+      kind: "error",
+      code: "invalid_expiry",
+    });
+  });
+
+  it("other resolution verbs keep `until …` as their text", () => {
+    expect(parseCommand("/fp checked until 2027-03-31", "reply")).toMatchObject({
+      status: "FALSE_POSITIVE",
+      note: "checked until 2027-03-31",
+    });
+    expect(parseCommand("/fp checked until 2027-03-31", "reply")).not.toHaveProperty("expiry");
+  });
+});

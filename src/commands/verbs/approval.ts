@@ -43,7 +43,8 @@ import {
   type FindingIdentity,
   type VerbInput,
 } from "../verb-module.js";
-import { checkSentence } from "./resolution.js";
+import { checkSentence, untilSentence } from "./resolution.js";
+import { acceptanceLine, expiryText } from "../../domain/acceptance.js";
 
 /** `/approve [text]` or `/reject` of a finding's pending dismissal request. */
 export const ApprovalCommand = z.object({
@@ -149,6 +150,14 @@ export function planApproval(input: VerbInput<ApprovalCommand>, facts: ApprovalF
     };
   }
 
+  if (r.expiresAt && Date.parse(r.expiresAt) <= input.now)
+    return {
+      kind: "drop",
+      identity,
+      answer:
+        `Expired before approval: ${asked} on ${label} was to last until ${expiryText(r.expiresAt)}, which has passed, so the request was ` +
+        "dropped and nothing was changed. Dismiss the finding again with a later expiry if it is still right.",
+    };
   return planApproved(input, r, { identity, label });
 }
 
@@ -199,7 +208,9 @@ function planApproved(
   const { identity, label } = p;
   const reasonCode = r.reason ?? r.reasonCode;
   const people = `requested by GitHub user @${r.requestedBy} and approved by GitHub user @${sender} via diffward (${pull.owner}/${pull.repo}#${pull.pullNumber})`;
-  const approverWords = cmd.note ? `\n\nApprover's note: ${cmd.note}` : "";
+  // an expiry asked with the dismissal is kept: in the note's parseable line and in the decision
+  const line = r.expiresAt ? `\n\n${acceptanceLine(r.expiresAt, r.requestedBy)}` : "";
+  const approverWords = `${cmd.note ? `\n\nApprover's note: ${cmd.note}` : ""}${line}`;
   const resolution: ApprovePlan["resolution"] = { resolutionStatus: r.resolutionStatus };
   let note: string | undefined;
   if (r.note) {
@@ -225,11 +236,13 @@ function planApproved(
       by: r.requestedBy,
       approvedBy: sender,
       at: new Date(input.now).toISOString(),
+      ...(r.expiresAt ? { expiresAt: r.expiresAt } : {}),
     },
     alert: input.config?.codeScanning.upload === true,
     summary:
       `${label} is now **${statusName(r.resolutionStatus)}**${reasonCode ? ` with reason ${inlineCode(reasonCode)}` : ""}: ` +
-      `requested by ${who(r.requestedBy)}, approved by ${who(sender)}.`,
+      `requested by ${who(r.requestedBy)}, approved by ${who(sender)}.` +
+      (r.expiresAt ? ` ${untilSentence(r.expiresAt, r.requestedBy)}` : ""),
   };
 }
 

@@ -15,9 +15,10 @@ import { checkReason, RESOLUTION_STATUSES } from "../../scanner/catalog.js";
 import type { ResolutionStatus } from "../../scanner/catalog.js";
 import { findingLabel } from "../../scanner/labels.js";
 import type { Decision } from "../../triage/types.js";
-import { capped, finding, needsPermission, noteText, type VerbArgs } from "../verb-parts.js";
+import { capped, commandError, finding, needsPermission, noteText, type VerbArgs } from "../verb-parts.js";
 import type { RefusalCommand, ErrorCommand } from "../verb-parts.js";
 import {
+  answerOnly,
   defineVerb,
   targetOf,
   tenantOf,
@@ -26,6 +27,15 @@ import {
   type VerbInput,
 } from "../verb-module.js";
 import { isDismissal, needsApproval, type ApprovalRequest } from "../../domain/approval.js";
+import {
+  acceptanceLine,
+  DEFAULT_ACCEPTANCE_RULES,
+  ExpirySpec,
+  expiryText,
+  isAcceptance,
+  resolveExpiry,
+  splitExpiryClause,
+} from "../../domain/acceptance.js";
 
 /**
  * Resolution verbs and the `resolutionStatus` each sets (spec §Finding `resolutionStatus`). `/reopen` sets
@@ -65,6 +75,8 @@ export const ResolutionCommand = z.object({
   note: noteText.optional(),
   extraNote: noteText.optional(),
   reasonCode: z.string().optional(),
+  /** `/wontfix`, `/mitigate`: the expiry clause (`until <date>`, `for <N>d`), checked against the clock by the plan */
+  expiry: ExpirySpec.optional(),
 });
 export type ResolutionCommand = z.infer<typeof ResolutionCommand>;
 
@@ -75,6 +87,19 @@ export type ResolutionCommand = z.infer<typeof ResolutionCommand>;
  * `NOT_STARTED`/`IN_PROGRESS` never carry `reason` or `note` (rule 2): their text is `extraNote`.
  */
 export function parseResolution(a: VerbArgs): ResolutionCommand | RefusalCommand | ErrorCommand {
+  if (!isAcceptance(RESOLUTION_VERBS[a.verb as ResolutionVerb])) return parseResolutionText(a);
+  const clause = splitExpiryClause(a.args);
+  if (clause.kind === "none") return parseResolutionText(a);
+  if (clause.kind === "invalid")
+    return commandError(a.verb, "invalid_expiry", `${clause.message} Nothing was changed.`);
+  const cmd = parseResolutionText({ ...a, args: clause.text });
+  return cmd.kind === "resolution" ? { ...cmd, expiry: clause.spec } : cmd;
+}
+
+/**
+ * The resolution text without an expiry clause (see {@link parseResolution}): the reason-versus-note rule.
+ */
+function parseResolutionText(a: VerbArgs): ResolutionCommand | RefusalCommand | ErrorCommand {
   const verb = a.verb as ResolutionVerb;
   const status: ResolutionStatus = RESOLUTION_VERBS[verb];
   const text = [a.args.trim(), a.rest.trim()].filter(Boolean).join("\n");
@@ -152,11 +177,13 @@ export interface ResolutionPlan {
  * `note.content` (signed); `NOT_STARTED`/`IN_PROGRESS` ignore both (rule 2), so their text goes as a note.
  * Every command leaves exactly one signed note (with the resolution, or separately). Pure.
  */
-export function planResolution(input: VerbInput<ResolutionCommand>): ResolutionPlan {
+export function planResolution(input: VerbInput<ResolutionCommand>, expiresAt?: string): ResolutionPlan {
   const { cmd, sender: by, pull } = input;
   const detail = targetOf(input).detail;
   const open = OPEN_RESOLUTIONS.includes(cmd.status);
-  const signed = !open && cmd.note ? attributed(cmd.note, by, pull) : undefined;
+  // the expiry rides in the note in a parseable line, so it can be rebuilt from the service
+  const line = expiresAt ? `\n\n${acceptanceLine(expiresAt, by)}` : "";
+  const signed = !open && cmd.note ? attributed(`${cmd.note}${line}`, by, pull) : undefined;
   const reasonWord = cmd.reason ? ` (reason \`${cmd.reason}\`)` : "";
   const reason = cmd.reason ?? cmd.reasonCode;
   const text = cmd.note ?? cmd.extraNote;
@@ -175,7 +202,7 @@ export function planResolution(input: VerbInput<ResolutionCommand>): ResolutionP
       ? {}
       : {
           note: attributed(
-            cmd.extraNote ?? `Resolution set to ${statusName(cmd.status)}${reasonWord}.`,
+            cmd.extraNote ?? `Resolution set to ${statusName(cmd.status)}${reasonWord}.${line}`,
             by,
             pull,
           ),
@@ -189,13 +216,22 @@ export function planResolution(input: VerbInput<ResolutionCommand>): ResolutionP
       ...(text ? { note: text } : {}),
       by,
       at: new Date(input.now).toISOString(),
+      ...(expiresAt ? { expiresAt } : {}),
     },
     thread: cmd.status === "IN_PROGRESS" ? "leave" : cmd.status === "NOT_STARTED" ? "reopen" : "resolve",
     alert: input.config?.codeScanning.upload === true,
     summary:
       `${inlineCode(findingLabel(detail.id, input.labelPrefix))} is now **${statusName(cmd.status)}**${how}, ` +
-      `set for ${who(by)}.${extra}`,
+      `set for ${who(by)}.${extra}${expiresAt ? ` ${untilSentence(expiresAt, by)}` : ""}`,
   };
+}
+
+/** "Accepted until **2027-03-31** by `@alice`: …" (the reply's and the approval's sentence). Pure. */
+export function untilSentence(expiresAt: string, by: string): string {
+  return (
+    `Accepted until **${expiryText(expiresAt)}** by ${who(by)}: then diffward sets it back to ` +
+    `${statusName("NOT_STARTED")} and the check counts it again, unless the decision changes before.`
+  );
 }
 
 /** What the resolution verbs read before planning: the commenter's role when a dismissal may need approval. */
@@ -208,7 +244,11 @@ export interface ResolutionFacts {
  * A resolution command's plan: `set` sends it to the service now; `hold` keeps a dismissal that needs a
  * second person as an approval request (`triage.approval`) and sends NOTHING to the service.
  */
-export type ResolutionVerbPlan = { kind: "set"; set: ResolutionPlan } | { kind: "hold"; hold: HoldPlan };
+export type ResolutionVerbPlan =
+  | { kind: "set"; set: ResolutionPlan }
+  | { kind: "hold"; hold: HoldPlan }
+  /** an expiry refused by the rules (past, too far, missing under `triage.requireExpiry`): nothing is changed */
+  | { kind: "refuse"; answer: string };
 
 /** A dismissal held for approval: the request to store and the answer. */
 export interface HoldPlan {
@@ -229,6 +269,18 @@ export function planResolutionCommand(
   const approval = input.config?.triage.approval;
   const detail = targetOf(input).detail;
   const { cmd } = input;
+  const expiry = resolveExpiry(
+    cmd.status,
+    cmd.expiry,
+    input.now,
+    input.config?.triage ?? DEFAULT_ACCEPTANCE_RULES,
+  );
+  if (!expiry.ok)
+    return {
+      kind: "refuse",
+      answer: `${inlineCode(findingLabel(detail.id, input.labelPrefix))} was not changed: ${expiry.why}.`,
+    };
+  const expiresAt = expiry.expiresAt;
   if (
     approval &&
     facts?.role !== undefined &&
@@ -246,15 +298,18 @@ export function planResolutionCommand(
       requestedBy: input.sender,
       requestedAt: new Date(input.now).toISOString(),
       approvers: approval.approvers,
+      ...(expiresAt ? { expiresAt } : {}),
     };
     return { kind: "hold", hold: { request, answer: heldAnswer(input, request, facts.role) } };
   }
-  return { kind: "set", set: planResolution(input) };
+  return { kind: "set", set: planResolution(input, expiresAt) };
 }
 
 function heldAnswer(input: VerbInput<ResolutionCommand>, r: ApprovalRequest, role: string): string {
   const label = inlineCode(findingLabel(r.findingId, input.labelPrefix));
-  const reason = (r.reason ?? r.reasonCode) ? ` (reason ${inlineCode((r.reason ?? r.reasonCode)!)})` : "";
+  const reason =
+    ((r.reason ?? r.reasonCode) ? ` (reason ${inlineCode((r.reason ?? r.reasonCode)!)})` : "") +
+    (r.expiresAt ? ` until **${expiryText(r.expiresAt)}**` : "");
   const approve =
     input.form === "reply"
       ? `\`/approve\` in this thread (or \`/diffward approve ${findingLabel(r.findingId, input.labelPrefix)}\`)`
@@ -287,6 +342,7 @@ export const resolutionVerb = defineVerb<ResolutionCommand, ResolutionFacts, Res
   },
   plan: planResolutionCommand,
   async apply(io, plan, input) {
+    if (plan.kind === "refuse") return answerOnly(io, plan);
     if (plan.kind === "hold") return applyHold(io, plan.hold, input);
     return applySet(io, plan.set, input);
   },
