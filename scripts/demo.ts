@@ -234,5 +234,5 @@ try {
   process.exitCode = 1;
 } finally {
   await h.close();
-  redis.child?.kill();
+  await redis.stop?.();
 }

@@ -17,13 +17,13 @@
 import { execFile, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { promisify } from "node:util";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { demoConfig, demoPullFiles } from "../dev/harness/demo-repo.js";
 import { webhookExample } from "../dev/harness/examples.js";
 import { devPrivateKey } from "../dev/harness/harness.js";
+import { freePort } from "../dev/harness/redis.js";
 import { sendWebhook, seedFromPullRequestEvent, startGitHubStandIn } from "../dev/github-standin/index.js";
 import { startSandbox } from "../dev/sandbox/index.js";
 import { DEFAULT_QUEUE_PREFIX } from "../src/runtime/connection.js";
@@ -48,14 +48,6 @@ const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 function check(ok: unknown, what: string, detail?: unknown): void {
   if (!ok) throw new Error(`FAILED: ${what}${detail === undefined ? "" : `\n${String(detail)}`}`);
   console.log(`ok   ${what}`);
-}
-
-async function freePort(): Promise<number> {
-  const s = createServer().listen(0, "127.0.0.1");
-  await new Promise((r) => s.once("listening", r));
-  const port = (s.address() as { port: number }).port;
-  await new Promise((r) => s.close(r));
-  return port;
 }
 
 async function waitFor<T>(what: string, fn: () => Promise<T | undefined>, ms = 60_000): Promise<T> {

@@ -20,6 +20,7 @@ import {
 import { planCodeScanningUpload } from "../../src/codescanning/upload.js";
 import { fingerprint } from "../../src/domain/identity.js";
 import type { ReportFinding } from "../../src/domain/types.js";
+import { nthFinding } from "../support/finding.js";
 import { propertyOptions } from "../support/property.js";
 
 // The official OASIS SARIF 2.1.0 schema (draft-07), never a hand-written one.
@@ -37,19 +38,8 @@ function schemaErrors(log: unknown): string[] {
 
 const HEAD = "a".repeat(40);
 let n = 0;
-function finding(over: Partial<ReportFinding> = {}): ReportFinding {
-  n += 1;
-  return {
-    id: `fnd_${String(n).padStart(12, "0")}abcd${n}`,
-    title: `Finding ${n}`,
-    location: `src/file${n}.ts:${n}`,
-    severity: "HIGH",
-    category: "injection",
-    triageStatus: "CONFIRMED",
-    resolutionStatus: "NOT_STARTED",
-    ...over,
-  };
-}
+/** A new distinct finding each call. */
+const finding = (over: Partial<ReportFinding> = {}) => nthFinding(++n, over);
 const base = { labelPrefix: "SC", toolVersion: "0.1.0", headSha: HEAD, scanId: "scan_1" };
 
 describe("buildSarif", () => {

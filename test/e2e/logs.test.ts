@@ -2,7 +2,8 @@ import { Writable } from "node:stream";
 import { pino } from "pino";
 import { afterAll, describe, expect, it } from "vitest";
 import { startHarness, type Harness } from "../../dev/harness/harness.js";
-import { expectExactlyOnce, openPull, waitCompleted } from "../faults/helpers.js";
+import { expectExactlyOnce } from "../support/faults.js";
+import { completedRun, seedPull } from "../support/pr.js";
 
 /**
  * Logs during a whole end-to-end flow (debug level, Probot's and Octokit's lines included): bound to the
@@ -27,13 +28,13 @@ describe("logs (issue 6 item 4)", () => {
       sandbox: { scenario: "demo", scanDurationMs: 1_000, retryAfterSeconds: 1 },
     });
     const head = "6".repeat(40);
-    const p = openPull(h, head);
+    const pr = seedPull(h, { head });
     const PAYLOAD_MARKER = "payload-marker-7d1f0c";
-    p.pull_request.body = `Please review ${PAYLOAD_MARKER}`;
-    p.pull_request.title = `Title ${PAYLOAD_MARKER}`;
-    expect((await h.send("pull_request", p, "delivery-logs-1")).status).toBe(200);
-    await waitCompleted(h, p, head);
-    expectExactlyOnce(h, p, head);
+    pr.payload.pull_request.body = `Please review ${PAYLOAD_MARKER}`;
+    pr.payload.pull_request.title = `Title ${PAYLOAD_MARKER}`;
+    expect((await h.send("pull_request", pr.payload, "delivery-logs-1")).status).toBe(200);
+    await completedRun(h, pr.owner, pr.repo, head);
+    expectExactlyOnce(h, pr, head);
     await new Promise((r) => setTimeout(r, 200)); // let the last lines flush
     const text = lines.join("\n");
     expect(lines.length).toBeGreaterThan(10);

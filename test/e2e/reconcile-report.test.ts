@@ -2,7 +2,7 @@ import { Worker } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import { JOB, QUEUE_NAMES, jobId } from "../../src/runtime/names.js";
-import { openPull } from "../faults/helpers.js";
+import { seedPull } from "../support/pr.js";
 
 /**
  * A poll job hands a terminal scan's report to `report-<scanId>` (queue `diffward-reports`) and completes.
@@ -24,12 +24,10 @@ describe("reconcile resumes a failed report job of a completed poll", () => {
 
   it("the failed report job is retried and the scan counted as resumed", async () => {
     const head = "d".repeat(39) + "5";
-    const p = openPull(h, head);
-    const owner = p.repository.owner.login as string;
-    const repo = p.repository.name as string;
+    const { owner, repo, payload } = seedPull(h, { head });
     const scanId = "scan_reconcile_report";
     // diffward's check run in progress with the scan id, as a launch leaves it
-    const octokit = await h.booted.rt.octokit(p.installation.id as number);
+    const octokit = await h.booted.rt.octokit(payload.installation.id as number);
     await octokit.rest.checks.create({
       owner,
       repo,
@@ -59,6 +57,8 @@ describe("reconcile resumes a failed report job of a completed poll", () => {
     expect(summary.alreadyFollowed).toEqual([]);
     const after = (await h.booted.rt.queues.reports.getJob(jobId("report", scanId)))!;
     expect(await after.getState()).toBe("waiting");
-    expect(await (await h.booted.rt.queues.scans.getJob(jobId("poll", scanId)))!.getState()).toBe("completed");
+    expect(await (await h.booted.rt.queues.scans.getJob(jobId("poll", scanId)))!.getState()).toBe(
+      "completed",
+    );
   });
 });

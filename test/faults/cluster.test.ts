@@ -2,14 +2,8 @@ import { Cluster } from "ioredis";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import { startRedisCluster, type RedisClusterProcess } from "../support/redis-server.js";
-import {
-  WORKER_TIMING,
-  expectExactlyOnce,
-  openPull,
-  spawnWorker,
-  waitCompleted,
-  type WorkerProcess,
-} from "./helpers.js";
+import { WORKER_TIMING, expectExactlyOnce, spawnWorker, type WorkerProcess } from "../support/faults.js";
+import { completedRun, seedPull } from "../support/pr.js";
 
 /**
  * diffward on a real Redis Cluster (three masters, no replicas: `redis-server --cluster-enabled yes` and
@@ -47,11 +41,11 @@ describe("Redis Cluster, one web process and two worker processes", () => {
     const [a, b] = [worker(), worker()];
     await Promise.all([a.ready, b.ready]);
     const head = "a".repeat(39) + "1";
-    const p = openPull(h, head, 1);
-    expect((await h.send("pull_request", p)).status).toBe(200);
-    const done = await waitCompleted(h, p, head, 40_000);
+    const pr = seedPull(h, { head, number: 1 });
+    expect((await h.send("pull_request", pr.payload)).status).toBe(200);
+    const done = await completedRun(h, pr.owner, pr.repo, head, 40_000);
     expect(done.conclusion).toBe("failure"); // the demo scenario's confirmed critical finding
-    expectExactlyOnce(h, p, head);
+    expectExactlyOnce(h, pr, head);
 
     // the keys really are spread over the cluster's masters by slot, and ours share one slot
     const c = new Cluster(cluster.nodes.map((n) => ({ host: "127.0.0.1", port: Number(n.split(":")[1]) })));
@@ -73,16 +67,16 @@ describe("Redis Cluster, one web process and two worker processes", () => {
     const doomed = worker("GET /api/v1/projects/[^/]+/scans/[^/]+$");
     await doomed.ready;
     const head = "a".repeat(39) + "2";
-    const p = openPull(h, head, 2);
-    expect((await h.send("pull_request", p)).status).toBe(200);
+    const pr = seedPull(h, { head, number: 2 });
+    expect((await h.send("pull_request", pr.payload)).status).toBe(200);
     const exit = await doomed.exited;
     expect(exit.signal, doomed.output()).toBe("SIGKILL");
     expect([...h.sandbox.state.scans.values()].filter((s) => s.commitHash === head)).toHaveLength(1);
 
     const [a, b] = [worker(), worker()];
     await Promise.all([a.ready, b.ready]);
-    const done = await waitCompleted(h, p, head, 40_000);
+    const done = await completedRun(h, pr.owner, pr.repo, head, 40_000);
     expect(done.conclusion).toBe("failure");
-    expectExactlyOnce(h, p, head);
+    expectExactlyOnce(h, pr, head);
   }, 120_000);
 });

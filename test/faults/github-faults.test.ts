@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import { SECONDARY_RATE_LIMIT_MESSAGE } from "../../dev/github-standin/index.js";
-import { expectExactlyOnce, openPull, startProxy, waitCompleted } from "./helpers.js";
+import { expectExactlyOnce, startProxy } from "../support/faults.js";
+import { completedRun, seedPull } from "../support/pr.js";
 
 /**
  * GitHub answering 5xx, 429 and secondary rate limits (403 + `retry-after`): Octokit's retry and
@@ -23,22 +24,22 @@ describe("GitHub faults", () => {
   it("5xx bursts on check runs and reviews are retried by Octokit: one check run, one review", async () => {
     h = await start();
     const head = "b".repeat(39) + "1";
-    const p = openPull(h, head);
+    const pr = seedPull(h, { head });
     h.github.setFaults({ next5xx: 2, status: 502, route: /\/(check-runs|reviews)/ });
-    expect((await h.send("pull_request", p)).status).toBe(200);
-    await waitCompleted(h, p, head);
-    expectExactlyOnce(h, p, head);
+    expect((await h.send("pull_request", pr.payload)).status).toBe(200);
+    await completedRun(h, pr.owner, pr.repo, head);
+    expectExactlyOnce(h, pr, head);
     expect(h.github.requests.filter((r) => r.status === 502)).toHaveLength(2);
   });
 
   it("429 with retry-after (primary limit) is waited out", async () => {
     h = await start();
     const head = "b".repeat(39) + "2";
-    const p = openPull(h, head);
+    const pr = seedPull(h, { head });
     h.github.setFaults({ next429: 2, route: /\/check-runs/ });
-    expect((await h.send("pull_request", p)).status).toBe(200);
-    await waitCompleted(h, p, head);
-    expectExactlyOnce(h, p, head);
+    expect((await h.send("pull_request", pr.payload)).status).toBe(200);
+    await completedRun(h, pr.owner, pr.repo, head);
+    expectExactlyOnce(h, pr, head);
     expect(h.github.requests.filter((r) => r.status === 429)).toHaveLength(2);
   });
 
@@ -69,12 +70,12 @@ describe("GitHub faults", () => {
       boot: { githubBaseUrl: proxy.url },
     });
     const head = "b".repeat(39) + "3";
-    const p = openPull(h, head);
-    expect((await h.send("pull_request", p)).status).toBe(200);
-    await waitCompleted(h, p, head, 25_000);
+    const pr = seedPull(h, { head });
+    expect((await h.send("pull_request", pr.payload)).status).toBe(200);
+    await completedRun(h, pr.owner, pr.repo, head, 25_000);
     expect(limited.length).toBe(3);
     // The writes went to the shared state behind the proxy; the harness's own stand-in shares it.
-    expectExactlyOnce(h, p, head);
+    expectExactlyOnce(h, pr, head);
     const created = github.requests.filter((r) => r.method === "POST" && /check-runs$/.test(r.path));
     expect(created).toHaveLength(1);
     expect(github.violations()).toEqual([]);

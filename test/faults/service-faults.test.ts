@@ -2,7 +2,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import { applyFaults } from "../../dev/sandbox/index.js";
 import type { FaultsInput } from "../../dev/sandbox/index.js";
-import { expectExactlyOnce, openPull, waitCompleted } from "./helpers.js";
+import { expectExactlyOnce } from "../support/faults.js";
+import { completedRun, seedPull } from "../support/pr.js";
 
 const LAUNCH = "^POST /projects/[^/]+/scans$";
 const READ = "^GET /projects/[^/]+/scans/[^/]+$";
@@ -63,11 +64,11 @@ describe("scanning service faults", () => {
     h = await startHarness({ sandbox: { scenario: "demo", scanDurationMs: 1_500, retryAfterSeconds: 1 } });
     applyFaults(h.sandbox.state, faults);
     const head = "9".repeat(39) + "a";
-    const p = openPull(h, head);
-    expect((await h.send("pull_request", p)).status).toBe(200);
-    const done = await waitCompleted(h, p, head);
+    const pr = seedPull(h, { head });
+    expect((await h.send("pull_request", pr.payload)).status).toBe(200);
+    const done = await completedRun(h, pr.owner, pr.repo, head);
     expect(done.conclusion).toBe("failure");
-    expectExactlyOnce(h, p, head);
+    expectExactlyOnce(h, pr, head);
     check(h);
   });
 });

@@ -1,13 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { startHarness, type Harness } from "../../dev/harness/harness.js";
-import {
-  WORKER_TIMING,
-  expectExactlyOnce,
-  openPull,
-  spawnWorker,
-  waitCompleted,
-  type WorkerProcess,
-} from "./helpers.js";
+import { WORKER_TIMING, expectExactlyOnce, spawnWorker, type WorkerProcess } from "../support/faults.js";
+import { completedRun, seedPull } from "../support/pr.js";
 
 /**
  * A worker process SIGKILLed at each step of the pipeline, then a fresh one started: BullMQ's stalled-job
@@ -39,26 +33,30 @@ describe("worker killed with SIGKILL at each step", () => {
     ],
   ];
 
-  it.each(cases)("%s: reported once, launched once", async (_what, killAfter, digit) => {
-    h = await startHarness({
-      workers: false,
-      sandbox: { scenario: "demo", scanDurationMs: 1_500, retryAfterSeconds: 1 },
-      boot: { workerTiming: WORKER_TIMING },
-    });
-    const head = "f".repeat(39) + digit;
-    const p = openPull(h, head);
-    const doomed = spawnWorker(h, { killAfter });
-    procs.push(doomed);
-    await doomed.ready;
-    expect((await h.send("pull_request", p)).status).toBe(200);
-    const exit = await doomed.exited;
-    expect(exit.signal, doomed.output()).toBe("SIGKILL");
+  it.each(cases)(
+    "%s: reported once, launched once",
+    async (_what, killAfter, digit) => {
+      h = await startHarness({
+        workers: false,
+        sandbox: { scenario: "demo", scanDurationMs: 1_500, retryAfterSeconds: 1 },
+        boot: { workerTiming: WORKER_TIMING },
+      });
+      const head = "f".repeat(39) + digit;
+      const pr = seedPull(h, { head });
+      const doomed = spawnWorker(h, { killAfter });
+      procs.push(doomed);
+      await doomed.ready;
+      expect((await h.send("pull_request", pr.payload)).status).toBe(200);
+      const exit = await doomed.exited;
+      expect(exit.signal, doomed.output()).toBe("SIGKILL");
 
-    const fresh = spawnWorker(h);
-    procs.push(fresh);
-    await fresh.ready;
-    const done = await waitCompleted(h, p, head, 60_000);
-    expect(done.conclusion).toBe("failure"); // the demo scenario's confirmed critical finding
-    expectExactlyOnce(h, p, head);
-  }, 120_000); // two tsx child processes start per case: about 25 s on a loaded 2-core machine
+      const fresh = spawnWorker(h);
+      procs.push(fresh);
+      await fresh.ready;
+      const done = await completedRun(h, pr.owner, pr.repo, head, 60_000);
+      expect(done.conclusion).toBe("failure"); // the demo scenario's confirmed critical finding
+      expectExactlyOnce(h, pr, head);
+    },
+    120_000,
+  ); // two tsx child processes start per case: about 25 s on a loaded 2-core machine
 });

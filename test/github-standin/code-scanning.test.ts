@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startGitHubStandIn, type GitHubStandIn } from "../../dev/github-standin/index.js";
 import { encodeSarif } from "../../src/codescanning/sarif.js";
 import type { ReportFinding } from "../../src/domain/types.js";
+import { nthFinding } from "../support/finding.js";
 
 const FAKE_JWT = "eyJhbGciOiJSUzI1NiJ9.eyJpc3MiOjF9.c2lnbmF0dXJl";
 const HEAD = "a".repeat(40);
@@ -14,18 +15,6 @@ const repo = { owner: "octo-org", repo: "app" };
 let sb: GitHubStandIn;
 let gh: Octokit;
 
-function finding(id: string, over: Partial<ReportFinding> = {}): ReportFinding {
-  return {
-    id,
-    title: `Finding ${id}`,
-    location: "src/a.ts:3",
-    severity: "HIGH",
-    category: "injection",
-    triageStatus: "CONFIRMED",
-    resolutionStatus: "NOT_STARTED",
-    ...over,
-  };
-}
 const sarifOf = (findings: ReportFinding[], headSha = HEAD) =>
   encodeSarif({ findings, labelPrefix: "SC", toolVersion: "0.1.0", headSha, scanId: "s1" }).sarif;
 
@@ -54,7 +43,7 @@ describe("GitHub stand-in: code scanning", () => {
       ...repo,
       commit_sha: HEAD,
       ref: "refs/pull/7/head",
-      sarif: sarifOf([finding("fnd_000000000001"), finding("fnd_000000000002", { location: "src/b.ts" })]),
+      sarif: sarifOf([nthFinding(1, { location: "src/a.ts:3" }), nthFinding(2, { location: "src/b.ts" })]),
       tool_name: "diffward",
     });
     expect(upload.status).toBe(202);
@@ -67,7 +56,7 @@ describe("GitHub stand-in: code scanning", () => {
       ref: "refs/pull/7/head",
     });
     expect(alerts.map((a) => a.state)).toEqual(["open", "open"]);
-    const first = alerts.find((a) => a.most_recent_instance.message?.text?.includes("fnd_000000000001"))!;
+    const first = alerts.find((a) => a.most_recent_instance.message?.text?.includes(nthFinding(1).id))!;
     expect(first.rule.id).toBe("injection");
     expect(first.rule.security_severity_level).toBe("high");
     expect(first.most_recent_instance.location).toMatchObject({ path: "src/a.ts", start_line: 3 });
@@ -95,8 +84,8 @@ describe("GitHub stand-in: code scanning", () => {
   });
 
   it("matches results across uploads by fingerprint: numbers and dismissals survive, missing ones are fixed", async () => {
-    const a = finding("fnd_000000000001");
-    const b = finding("fnd_000000000002", { location: "src/b.ts:9", category: "secrets" });
+    const a = nthFinding(1);
+    const b = nthFinding(2, { location: "src/b.ts:9", category: "secrets" });
     await gh.codeScanning.uploadSarif({
       ...repo,
       commit_sha: HEAD,
@@ -112,7 +101,7 @@ describe("GitHub stand-in: code scanning", () => {
     });
     // the next push: the same finding A under a new id (same fingerprint: path, category, title and start
     // line, src/domain/identity.ts); B is gone
-    const a2 = finding("fnd_000000000099", { title: a.title });
+    const a2 = nthFinding(99, { title: a.title, location: a.location });
     await gh.codeScanning.uploadSarif({
       ...repo,
       commit_sha: HEAD2,
@@ -122,7 +111,7 @@ describe("GitHub stand-in: code scanning", () => {
     const alerts = sb.state.codeScanningAlerts("octo-org", "app");
     expect(alerts).toHaveLength(2);
     expect(alertA!.state).toBe("dismissed");
-    expect(alertA!.mostRecent.message).toContain("fnd_000000000099");
+    expect(alertA!.mostRecent.message).toContain(a2.id);
     expect(alertB!.state).toBe("fixed");
   });
 
@@ -159,7 +148,7 @@ describe("GitHub stand-in: code scanning", () => {
           ...repo,
           commit_sha: HEAD,
           ref: "main",
-          sarif: sarifOf([finding("fnd_1x")]),
+          sarif: sarifOf([nthFinding(1)]),
         }),
       ),
     ).toBe(422);

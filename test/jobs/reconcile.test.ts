@@ -1,9 +1,9 @@
 import { Worker } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHarness, type Harness } from "../../dev/harness/harness.js";
-import { expectExactlyOnce, openPull, waitCompleted } from "../faults/helpers.js";
+import { expectExactlyOnce } from "../support/faults.js";
 import { flushPrefix } from "../support/flush.js";
-import { checkRuns, completedRun, launchedScan, openPull as sendOpened, sha } from "../support/pr.js";
+import { checkRuns, completedRun, launchedScan, openPull, seedPull, sha } from "../support/pr.js";
 import { jobId } from "../../src/runtime/names.js";
 import { demoConfig } from "../../dev/harness/demo-repo.js";
 import { seedOrganization } from "../../dev/github-standin/index.js";
@@ -19,10 +19,9 @@ describe("reconciliation after a Redis flush (issue 6 item 3)", () => {
 
   it("flush mid-scan, reconcile: the scan is resumed and reported exactly once, a redelivery launches nothing", async () => {
     const head = "e".repeat(39) + "1";
-    const p = openPull(h, head);
-    const owner = p.repository.owner.login as string;
-    const name = p.repository.name as string;
-    expect((await h.send("pull_request", p)).status).toBe(200);
+    const pr = seedPull(h, { head });
+    const { owner, repo: name } = pr;
+    expect((await h.send("pull_request", pr.payload)).status).toBe(200);
     const running = await h.waitFor(
       () => h.github.state.checkRuns(owner, name).find((c) => c.headSha === head && c.externalId),
       15_000,
@@ -31,7 +30,7 @@ describe("reconciliation after a Redis flush (issue 6 item 3)", () => {
     expect(running.status).not.toBe("completed");
 
     expect(await flushPrefix(h.prefix)).toBeGreaterThan(0);
-    expect(await h.booted.rt.state.getPull(`${owner}/${name}#${p.number}`)).toBeUndefined();
+    expect(await h.booted.rt.state.getPull(`${owner}/${name}#${pr.number}`)).toBeUndefined();
 
     // Two reconciliations racing: one poll job (BullMQ job id `poll-<scanId>`).
     const [a, b] = await Promise.all([h.booted.reconcile(), h.booted.reconcile()]);
@@ -43,11 +42,11 @@ describe("reconciliation after a Redis flush (issue 6 item 3)", () => {
     expect(a.errors + b.errors).toBe(0);
 
     // GitHub redelivers the opened event (new delivery id): the rebuilt state says it is followed.
-    expect((await h.send("pull_request", p)).status).toBe(200);
+    expect((await h.send("pull_request", pr.payload)).status).toBe(200);
 
-    const done = await waitCompleted(h, p, head);
+    const done = await completedRun(h, pr.owner, pr.repo, head);
     expect(done.conclusion).toBe("failure");
-    expectExactlyOnce(h, p, head);
+    expectExactlyOnce(h, pr, head);
 
     // A later reconciliation finds the state intact (the sweep wrote its marker) and nothing in flight.
     const after = await h.booted.reconcile();
@@ -89,7 +88,7 @@ describe("reconciliation: a completed poll job whose check run is unfinished", (
 
   it("is not counted as followed: the scan is polled again and reported", { timeout: 60_000 }, async () => {
     const head = sha(0x4b1);
-    const pr = await sendOpened(h, { head, repo: "stale-poll" });
+    const pr = await openPull(h, { head, repo: "stale-poll" });
     const scanId = await launchedScan(h, head);
     const scans = h.booted.rt.queues.scans;
     const poll = await h.waitFor(() => scans.getJob(jobId("poll", scanId)), 10_000, "poll job");
@@ -143,7 +142,7 @@ describe("reconciliation: a check run without a scan id after a Redis flush", ()
     { timeout: 60_000 },
     async () => {
       const head = sha(0x4d1);
-      const pr = await sendOpened(h, {
+      const pr = await openPull(h, {
         head,
         repo: "debounce-flush",
         config: demoConfig().replace("debounceSeconds: 0", "debounceSeconds: 600"),
@@ -185,7 +184,7 @@ describe("reconciliation: a check run without a scan id after a Redis flush", ()
       const head = sha(0x4d2);
       const scans = h.booted.rt.queues.scans;
       const worker = h.booted.workers.find((w) => w.name === scans.name)!;
-      const pr = await sendOpened(h, { head, repo: "unlinked-flush" });
+      const pr = await openPull(h, { head, repo: "unlinked-flush" });
       const scanId = await launchedScan(h, head);
       const run = await h.waitFor(
         () => checkRuns(h, pr.owner, pr.repo, head).find((c) => c.externalId === scanId),
@@ -246,7 +245,7 @@ describe("reconciliation with the state intact", () => {
       });
       const heads = [sha(0x5a1), sha(0x5a2), sha(0x5a3)];
       const pulls = [];
-      for (const [i, head] of heads.entries()) pulls.push(await sendOpened(h, { head, repo: `intact-${i}` }));
+      for (const [i, head] of heads.entries()) pulls.push(await openPull(h, { head, repo: `intact-${i}` }));
       const scanIds = await Promise.all(heads.map((head) => launchedScan(h, head)));
       for (const [i, pr] of pulls.entries())
         await h.waitFor(

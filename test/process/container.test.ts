@@ -27,7 +27,7 @@ import {
 } from "../../dev/github-standin/index.js";
 import { startSandbox, type Sandbox } from "../../dev/sandbox/index.js";
 import { JOB, QUEUE_NAMES } from "../../src/runtime/names.js";
-import type { Payload } from "../faults/helpers.js";
+import type { Payload } from "../support/pr.js";
 import { DEFAULT_QUEUE_PREFIX } from "../../src/runtime/connection.js";
 import { freePort } from "../support/redis-server.js";
 

@@ -17,23 +17,11 @@ import { renderPullVerdict } from "../../src/report/verdict.js";
 import { renderCheckRunOutput } from "../../src/render/check-run.js";
 import { NOTHING_OPEN_TEXT, inPlaceOutput } from "../../src/triage/check.js";
 import { fullCheckRun } from "../support/check-run.js";
+import { nthFinding } from "../support/finding.js";
 
-function finding(
-  n: number,
-  severity: ReportFinding["severity"],
-  extra: Partial<ReportFinding> = {},
-): ReportFinding {
-  return {
-    id: `fnd_${String(n).padStart(20, "0")}`,
-    title: `Finding ${n}`,
-    location: `src/f${n}.ts:${n}`,
-    severity,
-    category: "injection",
-    triageStatus: "NEW",
-    resolutionStatus: "NOT_STARTED",
-    ...extra,
-  };
-}
+/** The `n`-th finding at `severity`, not yet triaged by the service. */
+const finding = (n: number, severity: ReportFinding["severity"], extra: Partial<ReportFinding> = {}) =>
+  nthFinding(n, { severity, triageStatus: "NEW", ...extra });
 
 const para = (word: string, lines: number) =>
   Array.from({ length: lines }, (_, i) => `${word} line ${i} of the text.`).join("\n");

@@ -5,7 +5,8 @@ import { serviceReachability } from "../../src/runtime/health.js";
 import { createMetrics, guardProcess } from "../../src/runtime/metrics.js";
 import { startMetricsServer } from "../../src/web.js";
 import { applyFaults } from "../../dev/sandbox/index.js";
-import { expectExactlyOnce, openPull, waitCompleted } from "../faults/helpers.js";
+import { expectExactlyOnce } from "../support/faults.js";
+import { completedRun, seedPull } from "../support/pr.js";
 
 /** The value of one sample line of a Prometheus text exposition, or undefined. */
 function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
@@ -40,10 +41,10 @@ describe("/metrics and /healthz (issue 6 item 4)", () => {
       rateLimits: { count: 3, retryAfterSeconds: 1, route: "^GET /projects/[^/]+/scans/[^/]+$" },
     });
     const head = "d".repeat(39) + "1";
-    const p = openPull(h, head);
-    expect((await h.send("pull_request", p)).status).toBe(200);
-    await waitCompleted(h, p, head);
-    expectExactlyOnce(h, p, head);
+    const pr = seedPull(h, { head });
+    expect((await h.send("pull_request", pr.payload)).status).toBe(200);
+    await completedRun(h, pr.owner, pr.repo, head);
+    expectExactlyOnce(h, pr, head);
 
     // The delay is observed right after the check run completes: wait for the poll job to finish.
     await h.waitFor(

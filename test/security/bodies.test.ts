@@ -2,7 +2,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { DIFFWARD_HTML, codeValues, hazards, htmlNodes } from "../support/markdown.js";
 import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import { startSandbox } from "../../dev/sandbox/index.js";
-import { expectExactlyOnce, openPull, startProxy, waitCompleted } from "../faults/helpers.js";
+import { expectExactlyOnce, startProxy } from "../support/faults.js";
+import { completedRun, seedPull } from "../support/pr.js";
 
 /** Every Markdown text diffward sent to GitHub: check run summaries/texts, review bodies, comment bodies. */
 function postedMarkdown(h: Harness): string[] {
@@ -32,10 +33,10 @@ describe("untrusted text and malformed answers (issue 6 item 5)", () => {
   it("the demo's hostile finding (mentions, references, HTML, fence breaks) is neutralized in every body posted", async () => {
     h = await startHarness({ sandbox: { scenario: "demo", scanDurationMs: 1_000, retryAfterSeconds: 1 } });
     const head = "8".repeat(40);
-    const p = openPull(h, head);
-    expect((await h.send("pull_request", p)).status).toBe(200);
-    await waitCompleted(h, p, head);
-    expectExactlyOnce(h, p, head);
+    const pr = seedPull(h, { head });
+    expect((await h.send("pull_request", pr.payload)).status).toBe(200);
+    await completedRun(h, pr.owner, pr.repo, head);
+    expectExactlyOnce(h, pr, head);
     const bodies = postedMarkdown(h);
     expect(bodies.length).toBeGreaterThan(3);
     const all = bodies.join("\n");
@@ -79,9 +80,9 @@ describe("untrusted text and malformed answers (issue 6 item 5)", () => {
     closers.push(proxy.close, sandbox.close);
     h = await startHarness({ boot: { scannerApiUrl: proxy.url } });
     const head = "7".repeat(40);
-    const p = openPull(h, head);
-    expect((await h.send("pull_request", p)).status).toBe(200);
-    const done = await waitCompleted(h, p, head);
+    const pr = seedPull(h, { head });
+    expect((await h.send("pull_request", pr.payload)).status).toBe(200);
+    const done = await completedRun(h, pr.owner, pr.repo, head);
     expect(done.conclusion).toBe("failure");
     expect(done.output.title).toBe("Scan result could not be read");
     expect(done.output.summary).toMatch(/does not match its documented format/);

@@ -32,8 +32,20 @@ export interface OpenOptions {
   installationId?: number;
 }
 
-/** Seeds the GitHub stand-in with a pull request from the real `pull_request.opened` example and sends it. */
-export async function openPull(h: Harness, o: OpenOptions) {
+/** What {@link seedPull} seeded: the payload to send and where the pull request lives. */
+export interface SeededPull {
+  payload: Payload;
+  owner: string;
+  repo: string;
+  number: number;
+}
+
+/**
+ * Seeds the GitHub stand-in with a pull request from the real `pull_request.opened` example (the demo
+ * files, merge base {@link MERGE_BASE}, `.github/diffward.yml`) without sending it: for tests that send
+ * the delivery themselves (twice, under a chosen id, through a proxy).
+ */
+export function seedPull(h: Harness, o: OpenOptions): SeededPull {
   const p: Payload = webhookExample("pull_request", "opened");
   p.pull_request.head.sha = o.head;
   p.pull_request.updated_at = new Date(Date.now()).toISOString();
@@ -52,9 +64,6 @@ export async function openPull(h: Harness, o: OpenOptions) {
   if (o.installationId !== undefined) p.installation.id = o.installationId;
   if (o.private !== undefined) p.repository.private = o.private;
   if (o.draft !== undefined) p.pull_request.draft = o.draft;
-  const owner: string = p.repository.owner.login;
-  const repo: string = p.repository.name;
-  const number: number = p.number;
   const config = o.config === undefined ? demoConfig() : o.config;
   h.seed(p, {
     files: o.files ?? demoPullFiles(),
@@ -62,8 +71,14 @@ export async function openPull(h: Harness, o: OpenOptions) {
     repoFiles: config === null ? {} : { [p.repository.default_branch]: { ".github/diffward.yml": config } },
     ...(o.permissions ? { permissions: o.permissions } : {}),
   });
-  const ack = o.send === false ? undefined : await h.send("pull_request", p, o.deliveryId);
-  return { payload: p, owner, repo, number, ack };
+  return { payload: p, owner: p.repository.owner.login, repo: p.repository.name, number: p.number };
+}
+
+/** {@link seedPull}, then sends the `pull_request.opened` delivery (unless `send: false`); `ack` is its answer. */
+export async function openPull(h: Harness, o: OpenOptions) {
+  const pr = seedPull(h, o);
+  const ack = o.send === false ? undefined : await h.send("pull_request", pr.payload, o.deliveryId);
+  return { ...pr, ack };
 }
 
 /** Moves the pull request to a new head and sends the real `pull_request.synchronize` example. */

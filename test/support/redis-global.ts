@@ -7,12 +7,12 @@
  */
 import { ensureRedis } from "../../dev/harness/redis.js";
 
-export default async function setup(): Promise<() => void> {
+export default async function setup(): Promise<() => Promise<void> | void> {
   try {
     const redis = await ensureRedis();
     process.env.REDIS_URL = redis.url;
-    return () => {
-      redis.child?.kill();
+    return async () => {
+      await redis.stop?.();
     };
   } catch (error) {
     console.warn(`vitest: ${(error as Error).message}`);

@@ -1,84 +1,12 @@
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { freePort } from "../../dev/harness/redis.js";
-
-export { freePort };
-
-/** A `redis-server` child process of a test, with its own directory; `stop()` kills it and removes the directory. */
-export interface RedisServerProcess {
-  port: number;
-  child: ChildProcess;
-  output(): string;
-  stop(): Promise<void>;
-}
-
 /**
- * Starts Debian's `redis-server` (no persistence) on `port` with extra arguments, and waits until it
- * answers PING. The CI machine installs `redis-server` when it is missing (`.ci/run`).
- * @throws when `redis-server` is not installed or does not answer within 10 s.
+ * Redis processes of the tests: one `redis-server` (the spawner the demo uses too, dev/harness/redis.ts)
+ * and a local Redis Cluster of them.
  */
-export async function startRedisServer(
-  port: number,
-  args: string[] = [],
-  password?: string,
-  /** extra redis-cli arguments for the readiness PING (e.g. `--tls --cacert ca.crt`) */
-  cliArgs: string[] = [],
-): Promise<RedisServerProcess> {
-  if (spawnSync("redis-server", ["--version"]).status !== 0)
-    throw new Error("redis-server is not installed (Debian: apt-get install redis-server; .ci/run does it)");
-  const dir = mkdtempSync(join(tmpdir(), `diffward-redis-${port}-`));
-  const child = spawn(
-    "redis-server",
-    [
-      "--port",
-      String(port),
-      "--bind",
-      "127.0.0.1",
-      "--save",
-      "",
-      "--appendonly",
-      "no",
-      "--dir",
-      dir,
-      ...args,
-    ],
-    { stdio: ["ignore", "pipe", "pipe"] },
-  );
-  let out = "";
-  child.stdout!.on("data", (b: Buffer) => (out += b.toString()));
-  child.stderr!.on("data", (b: Buffer) => (out += b.toString()));
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  const until = Date.now() + 10_000;
-  for (;;) {
-    const r = spawnSync(
-      "redis-cli",
-      ["-p", String(port), ...cliArgs, ...(password ? ["--no-auth-warning", "-a", password] : []), "PING"],
-      {
-        encoding: "utf8",
-      },
-    );
-    if (r.stdout?.trim() === "PONG") break;
-    if (child.exitCode !== null || Date.now() > until) {
-      child.kill("SIGKILL");
-      rmSync(dir, { recursive: true, force: true });
-      throw new Error(`redis-server on port ${port} did not start: ${out}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return {
-    port,
-    child,
-    output: () => out,
-    async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-      await exited;
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
+import { spawnSync } from "node:child_process";
+import { createServer } from "node:net";
+import { freePort, startRedisServer, type RedisServerProcess } from "../../dev/harness/redis.js";
+
+export { freePort, startRedisServer, type RedisServerProcess };
 
 /** A local Redis Cluster of test processes. */
 export interface RedisClusterProcess {

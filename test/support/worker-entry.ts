@@ -8,7 +8,7 @@
  * answer arrives: the request has had its effect, and nothing after it in the job ran.
  */
 import { pino } from "pino";
-import { WORKER_TIMING, devEnv } from "./helpers.js";
+import { WORKER_TIMING, devEnv } from "./faults.js";
 
 const env = devEnv(process.env);
 const killAfter = env.killAfter ? new RegExp(env.killAfter) : undefined;

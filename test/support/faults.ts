@@ -1,13 +1,14 @@
+/**
+ * Fault-injection helpers: a diffward worker as a child process (killed on cue), a real HTTP proxy that
+ * answers or rewrites chosen requests, and the exactly-once invariants every fault test checks.
+ */
 import { spawn, type ChildProcess } from "node:child_process";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { expect } from "vitest";
 import { z } from "zod";
-import { demoConfig, demoPullFiles } from "../../dev/harness/demo-repo.js";
-import { webhookExample } from "../../dev/harness/examples.js";
 import type { Harness } from "../../dev/harness/harness.js";
 import type { WorkerTiming } from "../../src/jobs/workers.js";
-import { reportEnded } from "../support/pr.js";
 
 /** Short BullMQ lock and stalled-check intervals (ms): a killed worker's job is taken over in ~2–3 s. */
 export const WORKER_TIMING: WorkerTiming = {
@@ -94,45 +95,12 @@ export function spawnWorker(
   };
 }
 
-export const MERGE_BASE = "c".repeat(40);
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a raw webhook payload, edited in place
-export type Payload = any;
-
-/** A real `pull_request.opened` payload on `head`, seeded into the stand-in with the demo files. */
-export function openPull(h: Harness, head: string, number = 1): Payload {
-  const p: Payload = webhookExample("pull_request", "opened");
-  p.pull_request.head.sha = head;
-  p.pull_request.number = number;
-  p.number = number;
-  p.pull_request.updated_at = "2026-11-22T10:00:00Z";
-  h.seed(p, {
-    files: demoPullFiles(),
-    mergeBaseSha: MERGE_BASE,
-    repoFiles: { [p.repository.default_branch]: { ".github/diffward.yml": demoConfig() } },
-  });
-  return p;
-}
-
-/** Waits until diffward's check run on `head` is completed, and returns it. */
-export async function waitCompleted(h: Harness, p: Payload, head: string, timeoutMs = 20_000) {
-  const { owner, name } = { owner: p.repository.owner.login as string, name: p.repository.name as string };
-  const run = await h.waitFor(
-    () => h.github.state.checkRuns(owner, name).find((c) => c.headSha === head && c.status === "completed"),
-    timeoutMs,
-    `completed check run on ${head}`,
-  );
-  await reportEnded(h, run.externalId, timeoutMs); // the review goes after the completion (issue 15)
-  return run;
-}
-
 /**
  * The invariants of every fault test: one scan launched for the head (sandbox `state.scans`), one diffward
  * check run on it, completed; one review; no finding comment posted twice; nothing GitHub would refuse.
  */
-export function expectExactlyOnce(h: Harness, p: Payload, head: string): void {
-  const owner = p.repository.owner.login as string;
-  const name = p.repository.name as string;
+export function expectExactlyOnce(h: Harness, pr: { owner: string; repo: string }, head: string): void {
+  const { owner, repo: name } = pr;
   const scans = [...h.sandbox.state.scans.values()].filter((s) => s.commitHash === head);
   expect(scans, "scans launched for the head").toHaveLength(1);
   const runs = h.github.state.checkRuns(owner, name).filter((c) => c.headSha === head);
