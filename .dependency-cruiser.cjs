@@ -11,9 +11,11 @@
  * The folders of src/, top to bottom. Entry files (index, boot, web) sit above all and only wire; jobs are
  * every BullMQ processor; runtime is the process's machinery (Redis connection, state, key and queue names,
  * write lane, cap ledger, fairness, config loading, logger, metrics, Octokit factory, health), which the
- * layers above share and which knows no job.
+ * layers above share and which knows no job. web is the organization's page's routes and sign-in, wired by the
+ * web entry: the top layer, like handlers for webhooks.
  */
 const LAYERS = [
+  ["web"],
   ["handlers"],
   ["jobs"],
   ["commands", "codescanning"],

@@ -5,6 +5,7 @@ import { createNodeMiddleware, type Probot } from "probot";
 import type { ApplicationFunction } from "probot";
 import type { Runtime } from "./runtime/runtime.js";
 import { VERSION } from "./runtime/version.js";
+import { readBody } from "./web/body.js";
 
 /**
  * The largest webhook body accepted, in bytes: GitHub caps payloads at 25 MB ("Webhook events and
@@ -14,32 +15,6 @@ export const MAX_WEBHOOK_BYTES = 25 * 1024 * 1024;
 
 /** `X-Hub-Signature-256: sha256=<64 hex>` (GitHub "Validating webhook deliveries"). */
 const SIGNATURE_256 = /^sha256=[0-9a-f]{64}$/;
-
-/**
- * Reads a request body as raw bytes, at most `maxBytes`: past the cap it stops keeping chunks, discards
- * the rest as it arrives (so the answer can still be read by the sender) and resolves `undefined`.
- * Rejects when the request errors or closes before its body ended (an aborted upload, a reset connection).
- */
-function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer | undefined> {
-  return new Promise((resolve, reject) => {
-    let chunks: Buffer[] | undefined = [];
-    let size = 0;
-    req.on("data", (c: Buffer) => {
-      size += c.length;
-      if (chunks && size <= maxBytes) chunks.push(c);
-      else chunks = undefined;
-    });
-    let ended = false;
-    req.on("end", () => {
-      ended = true;
-      resolve(chunks ? Buffer.concat(chunks, size) : undefined);
-    });
-    req.on("error", reject);
-    req.on("close", () => {
-      if (!ended) reject(new Error("the request closed before its body ended"));
-    });
-  });
-}
 
 /** Answers a webhook request without reading its body: the rest of the body is drained, never buffered. */
 function refuse(req: IncomingMessage, res: ServerResponse, status: number, error: string): void {

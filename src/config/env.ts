@@ -189,6 +189,22 @@ export const ProcessEnv = z.object({
       "Development only: smee.io channel that forwards GitHub's webhooks to this machine (npm run proxy). Written by Probot's setup flow.",
     examples: ["https://smee.io/your-channel"],
   }),
+  // Probot's setup flow writes both from the App's manifest conversion (the App's OAuth client)
+  GITHUB_CLIENT_ID: documented(opt(z.string().regex(/^[\w.-]{1,100}$/, "must be the App's client id")), {
+    description:
+      "The GitHub App's client id (App settings, \"Client ID\"). With GITHUB_CLIENT_SECRET it turns on the organization's page: sign in with GitHub, callback URL https://<host>/login/callback in the App's settings. Written by Probot's setup flow.",
+    examples: ["Iv23liexample0123456"],
+  }),
+  GITHUB_CLIENT_SECRET: documented(opt(token), {
+    description:
+      "The GitHub App's client secret (App settings, \"Client secrets\"), for the organization's page sign-in. Secret. Written by Probot's setup flow.",
+    secret: true,
+  }),
+  DIFFWARD_SESSION_SECRET: documented(opt(z.string().min(32, "must be at least 32 characters")), {
+    description:
+      "Key that signs the organization's page sessions and sign-in state (HMAC-SHA256), at least 32 characters (openssl rand -hex 32). Required in production when GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET are set; unset in development, each process makes one (sessions end when it restarts). Secret.",
+    secret: true,
+  }),
   // spec §Versioning: the version segment `/api/v1` ends the base path
   SCANNER_API_URL: documented(
     opt(
@@ -450,6 +466,7 @@ export function loadEnv(
   const setupMode = !isProduction && e.APP_ID === undefined && !bad.has("APP_ID");
 
   const privateKey = readPrivateKey(e, options, problems);
+  problems.push(...signInProblems(e, isProduction, bad));
 
   if (!setupMode) {
     const raw = e as Partial<Record<EnvName, unknown>>;
@@ -489,6 +506,38 @@ export function loadEnv(
     webhookSecret: d.WEBHOOK_SECRET!,
     scannerApiUrl: d.SCANNER_API_URL!,
   };
+}
+
+/**
+ * The organization's page sign-in: on when both `GITHUB_CLIENT_ID` and `GITHUB_CLIENT_SECRET` are set (the
+ * App's OAuth client), never half-configured; in production it then needs `DIFFWARD_SESSION_SECRET`, the key
+ * of its signed cookies (a key made per process would sign out everyone at each restart and differ between
+ * web processes).
+ */
+function signInProblems(
+  e: Partial<Record<"GITHUB_CLIENT_ID" | "GITHUB_CLIENT_SECRET" | "DIFFWARD_SESSION_SECRET", unknown>>,
+  isProduction: boolean,
+  bad: ReadonlySet<string>,
+): EnvProblem[] {
+  const id = e.GITHUB_CLIENT_ID !== undefined || bad.has("GITHUB_CLIENT_ID");
+  const secret = e.GITHUB_CLIENT_SECRET !== undefined || bad.has("GITHUB_CLIENT_SECRET");
+  if (id !== secret)
+    return [
+      {
+        variable: id ? "GITHUB_CLIENT_SECRET" : "GITHUB_CLIENT_ID",
+        message:
+          "set both GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET (the App's OAuth client) to turn the organization's page on, or neither",
+      },
+    ];
+  if (id && isProduction && e.DIFFWARD_SESSION_SECRET === undefined && !bad.has("DIFFWARD_SESSION_SECRET"))
+    return [
+      {
+        variable: "DIFFWARD_SESSION_SECRET",
+        message:
+          "is required in production when GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET are set (the key of the organization's page sessions): at least 32 random characters, e.g. openssl rand -hex 32",
+      },
+    ];
+  return [];
 }
 
 /**

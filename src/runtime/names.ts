@@ -194,6 +194,8 @@ export const REDIS_KEYS = {
   breakerProbe: { prefix: "state", pattern: "breaker:<tenant>:probe" },
   breakerWaiting: { prefix: "state", pattern: "breaker:<tenant>:waiting" },
   audit: { prefix: "state", pattern: "audit" },
+  session: { prefix: "state", pattern: "session:<sessionIdHash>" },
+  signInState: { prefix: "state", pattern: "oauthstate:<nonce>" },
 } as const satisfies Record<string, { prefix: "state" | "queue"; pattern: string }>;
 
 /** A key kind of {@link REDIS_KEYS}. */

@@ -59,6 +59,9 @@ describe("loadEnv", () => {
       gheHost: undefined,
       gheProtocol: "https",
       redisUrl: "redis://127.0.0.1:6379",
+      githubClientId: undefined,
+      githubClientSecret: undefined,
+      diffwardSessionSecret: undefined,
       scannerApiUrl: undefined,
       scannerToken: undefined,
       scannerTokensFile: undefined,
@@ -256,6 +259,49 @@ describe("loadEnv", () => {
   });
 });
 
+describe("the organization's page sign-in variables", () => {
+  const client = { GITHUB_CLIENT_ID: "Iv23liexample0123456", GITHUB_CLIENT_SECRET: "cs_0123456789abcdef" };
+  const sessionSecret = "s".repeat(32);
+
+  it("is off without a client, on with both client variables and a session secret", () => {
+    expect(loadEnv(PROD)).toMatchObject({ githubClientId: undefined, diffwardSessionSecret: undefined });
+    expect(loadEnv({ ...PROD, ...client, DIFFWARD_SESSION_SECRET: sessionSecret })).toMatchObject({
+      githubClientId: client.GITHUB_CLIENT_ID,
+      githubClientSecret: client.GITHUB_CLIENT_SECRET,
+      diffwardSessionSecret: sessionSecret,
+    });
+  });
+
+  it("refuses to start in production without DIFFWARD_SESSION_SECRET, saying why and how to make one", () => {
+    const e = envError({ ...PROD, ...client });
+    expect(e.problems).toEqual([
+      { variable: "DIFFWARD_SESSION_SECRET", message: expect.stringContaining("openssl rand -hex 32") },
+    ]);
+    expect(e.message).toContain("when GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET are set");
+  });
+
+  it("lets development run without a session secret (the web process makes one)", () => {
+    expect(loadEnv({ ...client }).diffwardSessionSecret).toBeUndefined();
+  });
+
+  it("refuses a short session secret and half a client, never quoting the secrets", () => {
+    const short = envError({ ...PROD, ...client, DIFFWARD_SESSION_SECRET: "short-secret-value" });
+    expect(short.problems).toEqual([
+      { variable: "DIFFWARD_SESSION_SECRET", message: "must be at least 32 characters" },
+    ]);
+    expect(short.message).not.toContain("short-secret-value");
+    const half = envError({ ...PROD, GITHUB_CLIENT_SECRET: client.GITHUB_CLIENT_SECRET });
+    expect(half.problems.map((p) => p.variable)).toEqual(["GITHUB_CLIENT_ID"]);
+    expect(half.message).not.toContain(client.GITHUB_CLIENT_SECRET);
+  });
+
+  it("masks the client secret and the session secret in logs", () => {
+    const d = describeEnv(loadEnv({ ...PROD, ...client, DIFFWARD_SESSION_SECRET: sessionSecret }));
+    expect(d).toMatchObject({ githubClientSecret: "[set]", diffwardSessionSecret: "[set]" });
+    expect(JSON.stringify(d)).not.toContain(sessionSecret);
+  });
+});
+
 describe("ENV_VARIABLES, derived from each variable's .meta()", () => {
   it("lists every variable of the schema once, in schema order, each with a description", () => {
     expect(ENV_VARIABLES.map((v) => v.name)).toEqual(Object.keys(ProcessEnv.shape));
@@ -285,6 +331,8 @@ describe("ENV_VARIABLES, derived from each variable's .meta()", () => {
     const required = ENV_VARIABLES.filter((v) => v.requiredInProduction).map((v) => v.name);
     expect(required).toEqual(envError({ NODE_ENV: "production" }).problems.map((p) => p.variable));
     expect([...SECRET_VARIABLES].sort()).toEqual([
+      "DIFFWARD_SESSION_SECRET",
+      "GITHUB_CLIENT_SECRET",
       "METRICS_TOKEN",
       "PRIVATE_KEY",
       "SCANNER_TOKEN",
