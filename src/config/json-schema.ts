@@ -21,6 +21,8 @@ interface SchemaNode {
   items?: SchemaNode;
   required?: string[];
   pattern?: string;
+  /** a field written in one of several forms (`failOn`: a severity, or a mapping) */
+  anyOf?: SchemaNode[];
   [key: string]: unknown;
 }
 
@@ -91,6 +93,11 @@ export function renderConfigReference(): string {
 }
 
 function describeType(node: SchemaNode): string {
+  if (node.anyOf) return node.anyOf.map(describeType).join(", or ");
+  if (node.properties) {
+    const fields = Object.entries(node.properties).map(([k, v]) => `${k}: ${describeType(v)}`);
+    return `mapping {${fields.join("; ")}}`;
+  }
   if (node.enum) return node.enum.map((v) => JSON.stringify(v)).join(", ");
   const type = Array.isArray(node.type) ? node.type.join(" or ") : (node.type ?? "any");
   if (type === "array") return `list of ${node.items ? describeType(node.items) : "any"}`;

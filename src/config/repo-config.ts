@@ -15,6 +15,30 @@ export const MAX_REPO_CONFIG_BYTES = 64 * 1024;
 export const FailOn = z.enum(["critical", "high", "medium", "low", "info", "none"]);
 export type FailOn = z.infer<typeof FailOn>;
 
+/**
+ * `failOn` written in full: the threshold and which findings it applies to. `only: new` leaves out the
+ * findings already open on the base branch's last completed baseline (the same fingerprint,
+ * src/domain/baseline.ts); with no such baseline every finding counts, as with `only: all`.
+ */
+export const FailOnRule = z
+  .strictObject({
+    severity: FailOn.default("high").describe(
+      "Least severe open finding that makes the check run fail; `none` never fails it.",
+    ),
+    only: z
+      .enum(["all", "new"])
+      .default("all")
+      .describe(
+        "`all`: every open finding counts; `new`: only findings not already open on the base branch's last completed baseline (`baseline:`) count, pre-existing ones are listed but do not fail the check. Without a completed baseline of the base branch every finding counts.",
+      ),
+  })
+  .describe("The threshold and which findings it applies to.");
+export type FailOnRule = z.infer<typeof FailOnRule>;
+
+/** `failOn` as written: a threshold alone (`high`, every finding counts) or a {@link FailOnRule}. */
+export const FailOnSetting = z.union([FailOn, FailOnRule]);
+export type FailOnSetting = z.infer<typeof FailOnSetting>;
+
 /** A lower-case severity level (spec §Finding (list item): CRITICAL, HIGH, MEDIUM, LOW, INFO). */
 export const SeverityLevel = z.enum(["critical", "high", "medium", "low", "info"]);
 export type SeverityLevel = z.infer<typeof SeverityLevel>;
@@ -257,8 +281,8 @@ export const RepoConfig = z
       .max(100)
       .optional()
       .describe("Audit area keys to scope scans to; omitted or empty scans the whole change."),
-    failOn: FailOn.default("high").describe(
-      "Least severe open finding that makes the check run fail; `none` never fails it.",
+    failOn: FailOnSetting.default("high").describe(
+      "Least severe open finding that makes the check run fail (`none` never fails it): a severity such as `high`, or `{severity: high, only: new}` so that only findings not already open on the base branch's last completed baseline count (pre-existing ones are listed but do not block; without a baseline every finding counts).",
     ),
     drafts: z.enum(["skip", "scan"]).default("skip").describe("Whether draft pull requests are scanned."),
     onServiceOutage: z
@@ -524,18 +548,36 @@ function typeName(expected: string): string {
 function knownKeys(path: readonly PropertyKey[]): string[] {
   let schema: z.ZodType = RepoConfig;
   for (const seg of path) {
-    let inner: unknown = schema;
-    while (inner && typeof inner === "object" && "unwrap" in inner && typeof inner.unwrap === "function")
-      inner = (inner as { unwrap(): unknown }).unwrap();
-    const shape = (inner as { shape?: Record<string, z.ZodType> }).shape;
+    const shape = shapeOf(schema);
     if (!shape || typeof seg !== "string" || !shape[seg]) return [];
     schema = shape[seg];
   }
+  const shape = shapeOf(schema);
+  return shape ? Object.keys(shape) : [];
+}
+
+/** The keys of an object schema, through defaults, optionals and a union's object alternative. */
+function shapeOf(schema: z.ZodType): Record<string, z.ZodType> | undefined {
   let inner: unknown = schema;
   while (inner && typeof inner === "object" && "unwrap" in inner && typeof inner.unwrap === "function")
     inner = (inner as { unwrap(): unknown }).unwrap();
-  const shape = (inner as { shape?: Record<string, unknown> }).shape;
-  return shape ? Object.keys(shape) : [];
+  const options = (inner as { options?: z.ZodType[] }).options;
+  if (Array.isArray(options)) return options.map(shapeOf).find((s) => s !== undefined);
+  return (inner as { shape?: Record<string, z.ZodType> }).shape;
+}
+
+/**
+ * The issues of the union alternative the value was written as (`failOn: high` or `failOn: {severity: …}`):
+ * a mapping is read as the object form, anything else as the scalar form.
+ */
+function unionIssues(issue: z.core.$ZodIssueInvalidUnion, got: unknown): z.core.$ZodIssue[] {
+  const mapping = got !== null && typeof got === "object" && !Array.isArray(got);
+  const fits = (errs: z.core.$ZodIssue[]) =>
+    mapping
+      ? errs.every((e) => e.path.length > 0 || e.code === "unrecognized_keys")
+      : !errs.some((e) => e.code === "invalid_type" && e.expected === "object");
+  const chosen = issue.errors.find(fits) ?? issue.errors[0] ?? [];
+  return chosen.map((e) => ({ ...e, path: [...issue.path, ...e.path] }));
 }
 
 function describeIssue(issue: z.core.$ZodIssue, raw: unknown): ConfigProblem[] {
@@ -555,6 +597,11 @@ function describeIssueAt(issue: z.core.$ZodIssue, raw: unknown): ConfigProblem[]
           message: `unknown key "${key}"${guess ? ` (did you mean "${guess}"?)` : ""}; known keys here: ${known.join(", ")}`,
         };
       });
+    }
+    case "invalid_union": {
+      const inner = unionIssues(issue, got);
+      if (inner.length > 0) return inner.flatMap((e) => describeIssueAt(e, raw));
+      return [{ path, message: `${issue.message} (got ${show(got)})` }];
     }
     case "invalid_value":
       return [

@@ -17,23 +17,41 @@ export interface BaselineComparison {
   preexisting: number;
   /** open findings of the pull request the baseline does not have */
   fresh: number;
+  /**
+   * ids of the pull request's findings (any status, so a finding reopened later still reads right) whose
+   * fingerprint is open on the baseline: what `failOn: {only: new}` leaves out (src/domain/verdict.ts)
+   */
+  preexistingIds: string[];
 }
 
 /**
- * Compares the pull request's open findings (ruled out ones are left out, as everywhere) with the open
- * fingerprints of the base branch's baseline.
+ * Compares the pull request's findings with the open fingerprints of the base branch's baseline: the
+ * counts are of open findings (ruled out ones are left out, as everywhere), the ids of every finding.
  */
 export function compareWithBaseline(
   findings: readonly ReportFinding[],
   baseline: { branch: string; headSha: string; openFingerprints: readonly string[] },
 ): BaselineComparison {
   const known = new Set(baseline.openFingerprints);
-  const open = findings.filter((f) => !isRuledOut(f));
-  const preexisting = open.filter((f) => known.has(fingerprint(f))).length;
+  const preexistingIds = findings.filter((f) => known.has(fingerprint(f))).map((f) => f.id);
   return {
     branch: baseline.branch,
     headSha: baseline.headSha,
-    preexisting,
-    fresh: open.length - preexisting,
+    ...recount(findings, preexistingIds),
+    preexistingIds,
   };
+}
+
+/**
+ * The counts of a comparison for the findings as they are now (a recompute after a triage command): open
+ * findings among `preexistingIds`, and the other open ones.
+ */
+export function recount(
+  findings: readonly Pick<ReportFinding, "id" | "triageStatus" | "resolutionStatus">[],
+  preexistingIds: readonly string[],
+): { preexisting: number; fresh: number } {
+  const ids = new Set(preexistingIds);
+  const open = findings.filter((f) => !isRuledOut(f));
+  const preexisting = open.filter((f) => ids.has(f.id)).length;
+  return { preexisting, fresh: open.length - preexisting };
 }

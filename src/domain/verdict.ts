@@ -10,6 +10,7 @@ import { SEVERITIES } from "../scanner/catalog.js";
 import type { Severity } from "../scanner/catalog.js";
 import { DomainInputError } from "./types.js";
 import type { FailOn, ReportFinding } from "./types.js";
+import type { FailOnSetting } from "../config/repo-config.js";
 
 export type { FailOn } from "./types.js";
 
@@ -59,17 +60,71 @@ export function isRuledOut(f: Pick<ReportFinding, "triageStatus" | "resolutionSt
 }
 
 /**
- * True when a finding blocks the pull request: its effective severity is at or above `failOn`, its
- * resolution is `NOT_STARTED` or `IN_PROGRESS`, and its triage status is not `FALSE_POSITIVE` or
- * `DUPLICATE`. `failOn: "none"` never blocks.
+ * What decides which findings block: `failOn`'s threshold, which findings it applies to, and the findings
+ * already open on the base branch's last completed baseline (src/domain/baseline.ts).
+ */
+export interface BlockingRule {
+  /** the threshold: open findings at or above it block; `none` never blocks */
+  severity: FailOn;
+  /** `new`: findings in {@link BlockingRule.preexisting} do not block */
+  only: "all" | "new";
+  /**
+   * ids of the findings already open on the base branch's last completed baseline (the same fingerprint);
+   * absent when the base branch has no completed baseline, so that every finding counts
+   */
+  preexisting?: ReadonlySet<string>;
+}
+
+/** What the blocking rule reads of a finding; without an `id` it is never pre-existing. */
+export type Judged = Pick<ReportFinding, "severity" | "triageStatus" | "resolutionStatus"> &
+  Partial<Pick<ReportFinding, "id">>;
+
+/** What {@link blockingRule} reads of the comparison with the baseline: the pre-existing findings' ids. */
+export interface BaselineMatch {
+  preexistingIds?: readonly string[];
+}
+
+/**
+ * The {@link BlockingRule} of a `failOn` setting (`high`, or `{severity: high, only: new}`) and the pull
+ * request's comparison with its base branch's baseline (absent, or without ids: no completed baseline).
+ */
+export function blockingRule(failOn: BlockingInput, baseline?: BaselineMatch): BlockingRule {
+  if (typeof failOn === "object" && "preexisting" in failOn) return failOn;
+  const { severity, only } = typeof failOn === "string" ? { severity: failOn, only: "all" as const } : failOn;
+  const ids = baseline?.preexistingIds;
+  return { severity, only, ...(ids ? { preexisting: new Set(ids) } : {}) };
+}
+
+/** What {@link isBlocking} and the marks beside a finding read: a `failOn` setting, or a built rule. */
+export type BlockingInput = FailOnSetting | BlockingRule;
+
+/**
+ * Where a finding stands under the rule: whether it blocks ({@link isBlocking}) and whether it was already
+ * open on the base branch's baseline ({@link isPreexisting}); what the findings table and the annotations
+ * mark.
+ */
+export function standing(f: Judged, rule: BlockingInput): { blocking: boolean; preexisting: boolean } {
+  const r = blockingRule(rule);
+  return { blocking: isBlocking(f, r), preexisting: isPreexisting(f, r) };
+}
+
+/** True when the rule knows `f` was already open on the base branch's baseline. */
+export function isPreexisting(f: Partial<Pick<ReportFinding, "id">>, rule: BlockingRule): boolean {
+  return f.id !== undefined && (rule.preexisting?.has(f.id) ?? false);
+}
+
+/**
+ * True when a finding blocks: its effective severity is at or above the threshold, its resolution is
+ * `NOT_STARTED` or `IN_PROGRESS`, its triage status is not `FALSE_POSITIVE` or `DUPLICATE`, and, with
+ * `only: new` and a completed baseline, it was not already open on the base branch. `none` never blocks.
+ * The one rule behind the conclusion, the findings table's mark and the annotations' level.
  *
  * @throws DomainInputError for an unknown severity or threshold.
  */
-export function isBlocking(
-  f: Pick<ReportFinding, "severity" | "triageStatus" | "resolutionStatus">,
-  failOn: FailOn,
-): boolean {
-  return atLeast(f.severity, failOn) && !isRuledOut(f);
+export function isBlocking(f: Judged, failOn: FailOnSetting | BlockingRule): boolean {
+  const rule = blockingRule(failOn);
+  if (!atLeast(f.severity, rule.severity) || isRuledOut(f)) return false;
+  return !(rule.only === "new" && isPreexisting(f, rule));
 }
 
 /** Counts per severity, every level present (zero when none). */
@@ -83,8 +138,13 @@ export interface Verdict {
   total: number;
   /** findings that still count (not ruled out) */
   open: number;
-  /** open findings at or above `failOn` */
+  /** open findings that block ({@link isBlocking}) */
   blocking: number;
+  /**
+   * open findings at or above the threshold that do not block because they were already open on the base
+   * branch's baseline (`only: new`); 0 otherwise
+   */
+  preexistingAtThreshold: number;
   /** findings ruled out by triage or resolution */
   ruledOut: number;
   /** open findings per severity */
@@ -99,36 +159,37 @@ export function emptySeverityCounts(): SeverityCounts {
 }
 
 /**
- * The check run conclusion for a finished scan: `failure` when any finding {@link isBlocking},
+ * The check run conclusion for a finished scan: `failure` when any finding {@link isBlocking} under the
+ * rule (a `failOn` setting, or a {@link BlockingRule} with the baseline's pre-existing findings),
  * otherwise `success`, with the counts the summary prints.
  *
  * GitHub doc: check run `conclusion` (https://docs.github.com/en/rest/checks/runs#update-a-check-run).
  *
  * @throws DomainInputError for an unknown severity or threshold.
  */
-export function decideConclusion(
-  findings: readonly Pick<ReportFinding, "severity" | "triageStatus" | "resolutionStatus">[],
-  failOn: FailOn,
-): Verdict {
+export function decideConclusion(findings: readonly Judged[], failOn: FailOnSetting | BlockingRule): Verdict {
+  const rule = blockingRule(failOn);
   const openBySeverity = emptySeverityCounts();
   const blockingBySeverity = emptySeverityCounts();
   let open = 0;
   let blocking = 0;
+  let preexistingAtThreshold = 0;
   for (const f of findings) {
     severityRank(f.severity); // validates
     if (isRuledOut(f)) continue;
     open += 1;
     openBySeverity[f.severity] += 1;
-    if (atLeast(f.severity, failOn)) {
+    if (isBlocking(f, rule)) {
       blocking += 1;
       blockingBySeverity[f.severity] += 1;
-    }
+    } else if (atLeast(f.severity, rule.severity)) preexistingAtThreshold += 1;
   }
   return {
     conclusion: blocking > 0 ? "failure" : "success",
     total: findings.length,
     open,
     blocking,
+    preexistingAtThreshold,
     ruledOut: findings.length - open,
     openBySeverity,
     blockingBySeverity,

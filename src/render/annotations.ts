@@ -9,8 +9,8 @@
 import { SEVERITIES } from "../scanner/catalog.js";
 import { findingLabel } from "../scanner/labels.js";
 import { parseLocation } from "../domain/location.js";
-import type { Disclosure, FailOn, ReportFinding } from "../domain/types.js";
-import { isBlocking, isRuledOut, sortFindings } from "../domain/verdict.js";
+import type { Disclosure, ReportFinding } from "../domain/types.js";
+import { isRuledOut, sortFindings, standing, type BlockingInput } from "../domain/verdict.js";
 import { findingTitle, plainText } from "./escape.js";
 import { severityWord } from "./markdown.js";
 import { statusName } from "./glossary.js";
@@ -34,10 +34,19 @@ export interface CheckAnnotation {
   raw_details?: string;
 }
 
+/** What an annotation adds for a finding already open on the base branch's baseline, by `failOn.only`. */
+const PREEXISTING_NOTE: Record<"all" | "new", string> = {
+  all: "Already open on the base branch (its last baseline scan).",
+  new: "Already open on the base branch (its last baseline scan): it does not block (failOn only: new).",
+};
+
 /** Options of {@link toAnnotations}. */
 export interface AnnotationOptions {
-  /** threshold deciding which findings are `failure` annotations */
-  failOn: FailOn;
+  /**
+   * the rule deciding which findings are `failure` annotations (`isBlocking`): a `failOn` setting, or a
+   * rule with the findings already open on the base branch's baseline, whose message says so
+   */
+  failOn: BlockingInput;
   /** label prefix for titles; default `SC` */
   labelPrefix?: string;
 }
@@ -47,7 +56,8 @@ export interface AnnotationOptions {
  * first. Ruled out findings (false positive, duplicate, decided) and findings without a line get no
  * annotation: they are listed in the summary instead.
  *
- * Level: `failure` for a blocking finding (see `isBlocking`), otherwise `warning` for `CRITICAL`,
+ * Level: `failure` for a blocking finding (see `isBlocking`: with `only: new`, not one already open on the
+ * base branch's baseline, whose message says it is pre-existing), otherwise `warning` for `CRITICAL`,
  * `HIGH` and `MEDIUM` and `notice` for `LOW` and `INFO`.
  *
  * Disclosure `full`: title `SC-1a2b3c4d · High · <finding title>`, message the description (or the
@@ -70,12 +80,15 @@ export function toAnnotations(
     const loc = parseLocation(f.location);
     if (loc?.startLine === undefined) continue;
     const label = findingLabel(f.id, options.labelPrefix);
-    const level = isBlocking(f, options.failOn)
+    const { blocking, preexisting } = standing(f, options.failOn);
+    const level = blocking
       ? "failure"
       : SEVERITIES.indexOf(f.severity) <= SEVERITIES.indexOf("MEDIUM")
         ? "warning"
         : "notice";
-    const status = `Triage: ${statusName(f.triageStatus)}. Resolution: ${statusName(f.resolutionStatus)}.`;
+    const status =
+      `Triage: ${statusName(f.triageStatus)}. Resolution: ${statusName(f.resolutionStatus)}.` +
+      (preexisting ? ` ${PREEXISTING_NOTE[onlyOf(options.failOn)]}` : "");
     const annotation: CheckAnnotation = {
       path: loc.path,
       start_line: loc.startLine,
@@ -98,6 +111,10 @@ export function toAnnotations(
     out.push(annotation);
   }
   return out;
+}
+
+function onlyOf(failOn: BlockingInput): "all" | "new" {
+  return typeof failOn === "string" ? "all" : failOn.only;
 }
 
 function oneLine(text: string): string {

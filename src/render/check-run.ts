@@ -5,12 +5,14 @@
  * GitHub doc: "Update a check run" (`output.title`, `output.summary`, `output.text`, each summary
  * and text at most 65,535 bytes): https://docs.github.com/en/rest/checks/runs#update-a-check-run
  */
-import { BaselineComparisonInfo, baselineComparisonSection } from "./baseline.js";
+import { BaselineInfo, baselineComparisonSection, comparisonOf } from "./baseline.js";
+import { recount } from "../domain/baseline.js";
+import { FailOnSetting } from "../config/repo-config.js";
 import { z } from "zod";
 import type { CheckRunOutput } from "../github/checks.js";
-import { Disclosure, FailOn, ReportFinding, parseInput, DomainInputError } from "../domain/types.js";
-import { decideConclusion, isBlocking, isRuledOut, sortFindings } from "../domain/verdict.js";
-import type { Verdict } from "../domain/verdict.js";
+import { Disclosure, ReportFinding, parseInput, DomainInputError } from "../domain/types.js";
+import { blockingRule, decideConclusion, isRuledOut, sortFindings, standing } from "../domain/verdict.js";
+import type { BlockingInput, BlockingRule, Verdict } from "../domain/verdict.js";
 import { findingPageUrl, scanPageUrl } from "../scanner/links.js";
 import { codeBlock, findingTitle, inlineCode, neutralize } from "./escape.js";
 import {
@@ -80,7 +82,8 @@ export const CheckRunModel = z.object({
   }),
   /** every finding of the scan, ruled out ones included */
   findings: z.array(ReportFinding),
-  failOn: FailOn,
+  /** `failOn` as configured: a severity, or `{severity, only}` (`only: new` reads `baseline`) */
+  failOn: FailOnSetting,
   disclosure: Disclosure,
   /** two-letter label prefix, or "" for bare labels */
   labelPrefix: z.string(),
@@ -106,8 +109,11 @@ export const CheckRunModel = z.object({
    * diff, so no review comment placement either)
    */
   subject: z.enum(["pull request", "commit"]).optional(),
-  /** the pull request's open findings against its base branch's last completed baseline */
-  baseline: BaselineComparisonInfo.optional(),
+  /**
+   * the pull request's findings against its base branch's last completed baseline, or that it has none
+   * (kept for `failOn: {only: new}`): the blocking rule leaves out pre-existing findings with `only: new`
+   */
+  baseline: BaselineInfo.optional(),
 });
 export type CheckRunModel = z.input<typeof CheckRunModel>;
 
@@ -119,13 +125,16 @@ export const TABLE_LOCATION_MAX_CHARS = 80;
 /**
  * The check run title for a verdict: `2 blocking findings (1 critical, 1 high)`, or
  * `No blocking findings` (with `(3 open below high)` when findings remain under the threshold, or
- * `(3 open; failOn: none)`).
+ * `(3 open; failOn: none)`, or `(2 pre-existing at or above high)` when only those keep it from failing).
  */
-export function verdictTitle(verdict: Verdict, failOn: FailOn): string {
+export function verdictTitle(verdict: Verdict, rule: BlockingInput): string {
+  const failOn = blockingRule(rule).severity;
   if (verdict.blocking > 0) {
     return `${plural(verdict.blocking, "blocking finding")} (${countsInWords(verdict.blockingBySeverity)})`;
   }
   if (verdict.open === 0) return "No blocking findings";
+  if (verdict.preexistingAtThreshold > 0)
+    return `No new blocking findings (${verdict.preexistingAtThreshold} pre-existing at or above ${failOn})`;
   return failOn === "none"
     ? `No blocking findings (${verdict.open} open; failOn: none)`
     : `No blocking findings (${verdict.open} open below ${failOn})`;
@@ -158,7 +167,8 @@ export function verdictTitle(verdict: Verdict, failOn: FailOn): string {
  */
 export function renderCheckRunOutput(model: CheckRunModel): CheckRunOutput {
   const m = parseInput(CheckRunModel, model, "check run model");
-  const verdict = decideConclusion(m.findings, m.failOn);
+  const rule = blockingRule(m.failOn, comparisonOf(m.baseline));
+  const verdict = decideConclusion(m.findings, rule);
   const full = m.disclosure === "full";
   const open = sortFindings(m.findings.filter((f) => !isRuledOut(f)));
   const ruledOut = sortFindings(m.findings.filter((f) => isRuledOut(f)));
@@ -169,20 +179,22 @@ export function renderCheckRunOutput(model: CheckRunModel): CheckRunOutput {
   const findingUrl = (id: string) =>
     m.publicUrl && m.projectId ? findingPageUrl(m.publicUrl, m.projectId, id) : undefined;
   const table = (list: readonly ReportFinding[]) =>
-    findingsTable(list, m.failOn, m.labelPrefix, full, findingUrl);
+    findingsTable(list, rule, m.labelPrefix, full, findingUrl);
   const inline = new Set(m.inlineIds);
   const subject = m.subject ?? "pull request";
 
   const summary = sections(
     m.warnings?.length ? bullets(m.warnings.map((w) => `⚠️ ${neutralize(w)}`)) : undefined,
-    verdictSection(verdict, m.failOn, subject),
-    m.baseline && baselineComparisonSection(m.baseline),
+    verdictSection(verdict, rule, subject),
+    m.baseline && baselineComparisonSection(currentBaseline(m.baseline, m.findings), rule.only === "new"),
     m.scan.status !== "COMPLETED" &&
       `⚠️ The scan ended as ${inlineCode(m.scan.status)}, not \`COMPLETED\`: these results may be partial.`,
     !full && m.findings.length > 0 && withheldNote(Boolean(m.publicUrl && m.projectId)),
     open.length > 0 &&
       `### Findings\n\n${table(open)}` +
-        (verdict.blocking > 0 ? `\n\n⛔ blocks this ${subject} (${configSetting("failOn", m.failOn)})` : ""),
+        (verdict.blocking > 0
+          ? `\n\n⛔ blocks this ${subject} (${configSetting("failOn", failOnText(rule))})`
+          : ""),
     full && subject === "pull request" && placementSection(open, inline, m.labelPrefix),
     ruledOut.length > 0 &&
       details(
@@ -196,7 +208,7 @@ export function renderCheckRunOutput(model: CheckRunModel): CheckRunOutput {
   );
   const note = `_… cut to fit GitHub's 65,535-byte limit.${serviceLink ? ` ${serviceLink} for the full list.` : " The scanning service has the full list."}_`;
   const output: CheckRunOutput = {
-    title: verdictTitle(verdict, m.failOn),
+    title: verdictTitle(verdict, rule),
     summary: truncateBytes(summary, CHECK_RUN_SUMMARY_MAX_BYTES, note),
   };
   if (full && open.length > 0) {
@@ -225,14 +237,30 @@ function withheldNote(linked: boolean): string {
   );
 }
 
-function verdictSection(verdict: Verdict, failOn: FailOn, subject: string): string {
+/** `high`, or `{severity: high, only: new}`: the setting as a user writes it. */
+function failOnText(rule: BlockingRule): string {
+  return rule.only === "new" ? `{severity: ${rule.severity}, only: new}` : rule.severity;
+}
+
+/** The stored comparison with its counts for the findings as they are now (a recompute after triage). */
+function currentBaseline(x: BaselineInfo, findings: readonly ReportFinding[]): BaselineInfo {
+  return "missing" in x || !x.preexistingIds ? x : { ...x, ...recount(findings, x.preexistingIds) };
+}
+
+function verdictSection(verdict: Verdict, rule: BlockingRule, subject: string): string {
+  const failOn = rule.severity;
+  const fresh = rule.only === "new" && rule.preexisting ? "new " : "";
   const head =
     verdict.blocking > 0
-      ? `## ❌ ${plural(verdict.blocking, "finding")} at or above \`${failOn}\` ${verdict.blocking === 1 ? "blocks" : "block"} this ${subject}`
+      ? `## ❌ ${plural(verdict.blocking, `${fresh}finding`)} at or above \`${failOn}\` ${verdict.blocking === 1 ? "blocks" : "block"} this ${subject}`
       : failOn === "none"
         ? `## ✅ No finding blocks this ${subject} (${configSetting("failOn", "none")})`
-        : `## ✅ No open finding at or above \`${failOn}\``;
-  return `${head}\n\n${findingTally(verdict)}\n\n${countsLine(verdict.openBySeverity)}`;
+        : `## ✅ No ${fresh ? "new" : "open"} finding at or above \`${failOn}\``;
+  const waived =
+    verdict.preexistingAtThreshold > 0
+      ? `\n\n${plural(verdict.preexistingAtThreshold, "finding")} at or above \`${failOn}\` already open on the base branch ${verdict.preexistingAtThreshold === 1 ? "does" : "do"} not block (${configSetting("failOn", failOnText(rule))}).`
+      : "";
+  return `${head}${waived}\n\n${findingTally(verdict)}\n\n${countsLine(verdict.openBySeverity)}`;
 }
 
 function cellLocation(location: string): string {
@@ -244,7 +272,7 @@ function cellLocation(location: string): string {
 
 function findingsTable(
   findings: readonly ReportFinding[],
-  failOn: FailOn,
+  rule: BlockingRule,
   prefix: string,
   full: boolean,
   findingUrl: (id: string) => string | undefined,
@@ -252,7 +280,9 @@ function findingsTable(
   const rows = findings.map((f) => {
     const url = findingUrl(f.id);
     const code = labelCode(f.id, prefix);
-    const label = `${url ? link(code, url) : code}${isBlocking(f, failOn) ? " ⛔" : ""}`;
+    const { blocking, preexisting } = standing(f, rule);
+    const mark = `${blocking ? " ⛔" : ""}${preexisting ? " _pre-existing_" : ""}`;
+    const label = `${url ? link(code, url) : code}${mark}`;
     return full
       ? [
           label,

@@ -2,7 +2,15 @@ import { commentableLines, pickCommentLine } from "../domain/diff.js";
 import { matchFindings, type MatchedBy } from "../domain/identity.js";
 import { parseLocation } from "../domain/location.js";
 import type { Disclosure, FailOn, ReportFinding } from "../domain/types.js";
-import { atLeast, decideConclusion, isRuledOut, sortFindings, type Verdict } from "../domain/verdict.js";
+import type { FailOnSetting } from "../config/repo-config.js";
+import {
+  atLeast,
+  decideConclusion,
+  isRuledOut,
+  sortFindings,
+  type BlockingRule,
+  type Verdict,
+} from "../domain/verdict.js";
 import type { PostedFindingComment } from "./posted.js";
 
 /** What the plan reads of a diffward finding comment already on the pull request: its identity. */
@@ -16,7 +24,8 @@ export interface PlanFile {
 
 /** What shapes the report (from `.github/diffward.yml`). */
 export interface PlanConfig {
-  failOn: FailOn;
+  /** `failOn` as configured, or its rule with the base branch's baseline (`blockingRule`) */
+  failOn: FailOnSetting | BlockingRule;
   disclosure: Disclosure;
   maxInline: number;
   /** lowest severity that gets an inline comment, lower-case as in the config */
@@ -46,7 +55,7 @@ export interface ReportPlan {
 
 /**
  * Plans a finished scan's report:
- * - the verdict: {@link decideConclusion} with `failOn`;
+ * - the verdict: {@link decideConclusion} with `failOn` (the rule, with the baseline's pre-existing findings);
  * - inline comments only with `disclosure: full`, only for open findings at or above `minSeverity` whose
  *   location's line is on the RIGHT side of its file's patch (so GitHub never answers 422), most severe
  *   first, at most `maxInline`;

@@ -3,7 +3,7 @@
  * the report job, read by triage (commands, check recompute) and settlement. Below every job, so readers
  * need not import the job that writes it.
  */
-import type { BaselineComparisonInfo } from "../render/baseline.js";
+import type { BaselineInfo } from "../render/baseline.js";
 import type { RepoConfig } from "../config/repo-config.js";
 import type { CheckAnnotation } from "../github/checks.js";
 import type { CreditInfo, GuidanceInfo } from "../render/check-run.js";
@@ -26,8 +26,11 @@ export interface ShownExtras {
   warnings: string[];
   /** the report's upload to GitHub code scanning, when `codeScanning.upload` is on */
   codeScanning?: CodeScanningInfo;
-  /** the open findings against the base branch's last completed baseline, when it has one */
-  baseline?: BaselineComparisonInfo;
+  /**
+   * the findings against the base branch's last completed baseline, when it has one (or, with
+   * `failOn: {only: new}`, that it has none): triage recomputes decide with it, as the report did
+   */
+  baseline?: BaselineInfo;
 }
 
 /** One reported finding, as stored. */
@@ -164,7 +167,7 @@ export function buildReportState(input: ReportStateInput): ReportState {
 }
 
 /** One finding as the report state keeps it. Pure. */
-function reportedFinding(
+export function reportedFinding(
   f: ReportFinding,
   labelPrefix: string,
   commentId: number | undefined,

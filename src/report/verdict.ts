@@ -7,7 +7,8 @@ import { createHash } from "node:crypto";
 import type { CheckAnnotation } from "../github/checks.js";
 import type { ReportFinding } from "../domain/types.js";
 import { toAnnotations } from "../render/annotations.js";
-import { decideConclusion, type Verdict } from "../domain/verdict.js";
+import { blockingRule, decideConclusion, type BlockingRule, type Verdict } from "../domain/verdict.js";
+import { comparisonOf } from "../render/baseline.js";
 import type { CheckRunOutput } from "../github/checks.js";
 import { renderCheckRunOutput } from "../render/check-run.js";
 import type { ReportState } from "./state.js";
@@ -73,7 +74,7 @@ export function renderPullVerdict(
     ...(report.extras?.codeScanning ? { codeScanning: report.extras.codeScanning } : {}),
     ...(report.extras?.baseline ? { baseline: report.extras.baseline } : {}),
   });
-  const verdict = decideConclusion([...findings], cfg.failOn);
+  const verdict = decideConclusion([...findings], reportRule(report));
   const annotations = reportAnnotations(findings, report, settings.labelPrefix);
   return {
     conclusion: report.configInvalidInPull ? "failure" : verdict.conclusion,
@@ -103,12 +104,21 @@ export function withCurrentFindings(report: ReportState, findings: readonly Repo
 export function storedVerdict(report: ReportState): Verdict {
   return decideConclusion(
     report.findings.map((f) => ({
+      id: f.id,
       severity: f.severity as ReportFinding["severity"],
       triageStatus: f.triageStatus as ReportFinding["triageStatus"],
       resolutionStatus: f.resolutionStatus as ReportFinding["resolutionStatus"],
     })),
-    report.config.failOn,
+    reportRule(report),
   );
+}
+
+/**
+ * The blocking rule of a stored report: its `failOn` with the comparison with the base branch's baseline the
+ * report made (kept in the report state), so a recompute blocks exactly what the report did.
+ */
+export function reportRule(report: Pick<ReportState, "config" | "extras">): BlockingRule {
+  return blockingRule(report.config.failOn, comparisonOf(report.extras?.baseline));
 }
 
 /**
@@ -124,7 +134,7 @@ export function reportAnnotations(
   return [
     ...(report.extras?.guidanceAnnotation ? [report.extras.guidanceAnnotation] : []),
     ...toAnnotations(findings, report.config.disclosure ?? "full", {
-      failOn: report.config.failOn,
+      failOn: reportRule(report),
       labelPrefix,
     }),
   ];

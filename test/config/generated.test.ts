@@ -92,7 +92,9 @@ describe("renderConfigReference", () => {
     expect(paths.length).toBeGreaterThanOrEqual(18);
     for (const p of paths) expect(md).toContain(`| \`${p}\` |`);
     expect(listConfigFields().map((f) => f.name)).toEqual(paths);
-    expect(md).toContain('| `failOn` | "critical", "high", "medium", "low", "info", "none" | `"high"` |');
+    expect(md).toContain(
+      '| `failOn` | "critical", "high", "medium", "low", "info", "none", or mapping {severity: "critical", "high", "medium", "low", "info", "none"; only: "all", "new"} | `"high"` |',
+    );
     expect(md).toContain("| `repositoryId` | string | **required** |");
     expect(md).toContain("| `debounceSeconds` | integer (0 to 600) | `10` |");
   });

@@ -90,6 +90,19 @@ describe("parseRepoConfig", () => {
       { repositoryId: "r", failOn: "hgih" },
       'failOn: must be one of critical, high, medium, low, info, none (got "hgih")',
     ],
+    [
+      { repositoryId: "r", failOn: { severity: "hgih" } },
+      'failOn.severity: must be one of critical, high, medium, low, info, none (got "hgih")',
+    ],
+    [{ repositoryId: "r", failOn: { only: "fresh" } }, 'failOn.only: must be one of all, new (got "fresh")'],
+    [
+      { repositoryId: "r", failOn: { severty: "high" } },
+      'failOn.severty: unknown key "severty" (did you mean "severity"?)',
+    ],
+    [
+      { repositoryId: "r", failOn: 3 },
+      "failOn: must be one of critical, high, medium, low, info, none (got 3)",
+    ],
     [{}, "repositoryId: is required"],
     [{ repositoryId: "" }, 'repositoryId: must not be empty (got "")'],
     [{ repositoryId: 42 }, "repositoryId: must be a string (got 42)"],
@@ -128,6 +141,24 @@ describe("parseRepoConfig", () => {
     [null, "the file is empty; at least `repositoryId` is required"],
   ])("%j → %s", (raw, expected) => {
     expect(problemsOf(raw).some((p) => p.startsWith(expected))).toBe(true);
+  });
+
+  it("failOn: a severity alone (every finding counts), or the mapping {severity, only} with defaults high and all", () => {
+    const failOn = (value: unknown) => {
+      const r = parseRepoConfig({ repositoryId: "r", failOn: value });
+      if (!r.ok) throw new Error(r.problems.join("; "));
+      return r.config.failOn;
+    };
+    expect(failOn("medium")).toBe("medium");
+    expect(failOn({ severity: "high", only: "new" })).toEqual({ severity: "high", only: "new" });
+    expect(failOn({ only: "new" })).toEqual({ severity: "high", only: "new" });
+    expect(failOn({ severity: "low" })).toEqual({ severity: "low", only: "all" });
+    const yaml = parseRepoConfigYaml("repositoryId: r\nfailOn:\n  severity: critical\n  only: new\n");
+    expect(yaml.ok && yaml.config.failOn).toEqual({ severity: "critical", only: "new" });
+    const bad = parseRepoConfigYaml("repositoryId: r\nfailOn:\n  severity: high\n  only: recent\n");
+    expect(bad.ok ? [] : bad.problems).toEqual([
+      'failOn.only (line 4): must be one of all, new (got "recent")',
+    ]);
   });
 
   it("reports every problem at once", () => {

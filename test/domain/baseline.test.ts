@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { compareWithBaseline } from "../../src/domain/baseline.js";
+import { compareWithBaseline, recount } from "../../src/domain/baseline.js";
 import { fingerprint } from "../../src/domain/identity.js";
 import { finding } from "../support/finding.js";
 
@@ -25,11 +25,26 @@ describe("compareWithBaseline", () => {
       headSha: "f".repeat(40),
       preexisting: 1,
       fresh: 2,
+      preexistingIds: ["a"],
     });
   });
 
   it("leaves ruled-out findings out on the pull request's side", () => {
     expect(compareWithBaseline([onBase, ruledOut], baseline)).toMatchObject({ preexisting: 1, fresh: 0 });
     expect(compareWithBaseline([], baseline)).toMatchObject({ preexisting: 0, fresh: 0 });
+  });
+
+  it("keeps the ids of every finding open on the base, ruled out ones too (a reopen later still reads right); recount follows triage", () => {
+    const onBaseRuledOut = { ...onBase, id: "e", resolutionStatus: "WONT_FIX" };
+    const cmp = compareWithBaseline([onBase, onBaseRuledOut, fresh], baseline);
+    expect(cmp.preexistingIds).toEqual(["a", "e"]);
+    expect(cmp).toMatchObject({ preexisting: 1, fresh: 1 });
+    // the team reopens e and marks a false positive: counted from the kept ids, not from the base again
+    const now = [
+      { ...onBase, resolutionStatus: "FALSE_POSITIVE" },
+      { ...onBaseRuledOut, resolutionStatus: "NOT_STARTED" },
+      fresh,
+    ];
+    expect(recount(now, cmp.preexistingIds)).toEqual({ preexisting: 1, fresh: 1 });
   });
 });

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { DomainInputError, ReportFinding } from "../../src/domain/types.js";
 import {
   atLeast,
+  blockingRule,
   decideConclusion,
   isBlocking,
   isRuledOut,
@@ -81,6 +82,7 @@ describe("decideConclusion", () => {
       total: 5,
       open: 3,
       blocking: 2,
+      preexistingAtThreshold: 0,
       ruledOut: 2,
       openBySeverity: { CRITICAL: 1, HIGH: 1, MEDIUM: 1, LOW: 0, INFO: 0 },
       blockingBySeverity: { CRITICAL: 1, HIGH: 1, MEDIUM: 0, LOW: 0, INFO: 0 },
@@ -97,5 +99,64 @@ describe("decideConclusion", () => {
     const bad = { ...finding(), severity: "URGENT" } as unknown as ReportFinding;
     expect(() => decideConclusion([bad], "high")).toThrow(DomainInputError);
     expect(ReportFinding.safeParse(bad).success).toBe(false);
+  });
+});
+
+describe("the blocking rule with failOn {only: new}", () => {
+  // a: high, already open on the base branch; b: high, new; c: low, new
+  const a = finding({ id: "a", severity: "HIGH" });
+  const b = finding({ id: "b", severity: "HIGH" });
+  const c = finding({ id: "c", severity: "LOW" });
+  const onBase = { preexistingIds: ["a"] };
+
+  it("blockingRule reads both forms: a severity alone counts every finding, the mapping keeps its only", () => {
+    expect(blockingRule("medium")).toEqual({ severity: "medium", only: "all" });
+    expect(blockingRule({ severity: "high", only: "new" }, onBase)).toEqual({
+      severity: "high",
+      only: "new",
+      preexisting: new Set(["a"]),
+    });
+    expect(blockingRule({ severity: "high", only: "new" })).toEqual({ severity: "high", only: "new" });
+  });
+
+  it("only findings not already open on the baseline decide; pre-existing ones at the threshold are counted apart", () => {
+    const rule = blockingRule({ severity: "high", only: "new" }, onBase);
+    expect(isBlocking(a, rule)).toBe(false);
+    expect(isBlocking(b, rule)).toBe(true);
+    expect(decideConclusion([a, b, c], rule)).toMatchObject({
+      conclusion: "failure",
+      blocking: 1,
+      preexistingAtThreshold: 1,
+      blockingBySeverity: { HIGH: 1 },
+    });
+  });
+
+  it("a new finding below the threshold: success although the pre-existing one is high", () => {
+    const rule = blockingRule({ severity: "high", only: "new" }, onBase);
+    expect(decideConclusion([a, c], rule)).toMatchObject({
+      conclusion: "success",
+      blocking: 0,
+      preexistingAtThreshold: 1,
+      open: 2,
+    });
+  });
+
+  it("only: all, or no completed baseline: every finding counts", () => {
+    expect(decideConclusion([a, c], blockingRule({ severity: "high", only: "all" }, onBase)).conclusion).toBe(
+      "failure",
+    );
+    expect(decideConclusion([a, c], blockingRule({ severity: "high", only: "new" })).conclusion).toBe(
+      "failure",
+    );
+    expect(decideConclusion([a, c], "high")).toMatchObject({
+      conclusion: "failure",
+      preexistingAtThreshold: 0,
+    });
+  });
+
+  it("a pre-existing finding ruled out is neither blocking nor counted at the threshold", () => {
+    const rule = blockingRule({ severity: "high", only: "new" }, onBase);
+    const ruledOut = { ...a, resolutionStatus: "WONT_FIX" };
+    expect(decideConclusion([ruledOut], rule)).toMatchObject({ blocking: 0, preexistingAtThreshold: 0 });
   });
 });

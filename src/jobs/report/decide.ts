@@ -325,7 +325,15 @@ export function decidePullReport(
   ];
   const annotations = reportAnnotations(
     f.findings,
-    { config: cfg, extras: { warnings, guidanceAnnotation: f.extras.guidanceAnnotation } },
+    // with the baseline comparison: `failOn: {only: new}` leaves pre-existing findings' annotations non-blocking
+    {
+      config: cfg,
+      extras: {
+        warnings,
+        guidanceAnnotation: f.extras.guidanceAnnotation,
+        ...(f.extras.baseline ? { baseline: f.extras.baseline } : {}),
+      },
+    },
     settings.labelPrefix,
   );
   // GitHub's hourly write budget: progress off first, then the review folded into the check run, said there.

@@ -1,6 +1,8 @@
 import type { Logger } from "pino";
 import { getPull, listPullFiles } from "../../github/pulls.js";
-import { compareWithBaseline, type BaselineComparison } from "../../domain/baseline.js";
+import { compareWithBaseline } from "../../domain/baseline.js";
+import { blockingRule } from "../../domain/verdict.js";
+import { comparisonOf, type BaselineInfo } from "../../render/baseline.js";
 import { getBaselineReport } from "../../runtime/baseline-state.js";
 import { listReviewComments } from "../../github/reviews.js";
 import type { InstallationOctokit } from "../../github/types.js";
@@ -87,12 +89,13 @@ async function readPullReport(
   ]);
   const botLogin = await rt.botLogin();
   const cfg = d.config;
+  const baseline = await readBaselineComparison(rt, octokit, d, findings);
   const plan = planReport({
     findings,
     files,
     posted: postedFindingComments(comments, botLogin),
     config: {
-      failOn: cfg.failOn,
+      failOn: blockingRule(cfg.failOn, comparisonOf(baseline)),
       disclosure: cfg.disclosure ?? "full",
       maxInline: cfg.comments.maxInline,
       minSeverity: cfg.comments.minSeverity,
@@ -100,7 +103,6 @@ async function readPullReport(
   });
   const { details, notes } = await readDetails(tenant, d, plan);
   const reserved = scan.creditBudget ?? d.creditBudget;
-  const baseline = await readBaselineComparison(rt, octokit, d, findings);
   const extras = {
     ...(await collectReportExtras(rt, octokit, tenant, d, reserved ?? undefined, log)),
     ...(baseline ? { baseline } : {}),
@@ -111,20 +113,24 @@ async function readPullReport(
 }
 
 /**
- * The pull request's open findings against its base branch's last completed baseline (`baseline:` in
+ * The pull request's findings against its base branch's last completed baseline (`baseline:` in
  * `.github/diffward.yml`), when the repository has one: the base branch is read from GitHub ("Get a pull
- * request") only then, and must be the baseline's branch.
+ * request") only then, and must be the baseline's branch. With `failOn: {only: new}` and no completed
+ * baseline of the base branch, that it has none (the summary says every finding counts); otherwise
+ * `undefined`.
  */
 async function readBaselineComparison(
   rt: Runtime,
   octokit: InstallationOctokit,
   d: PollJobData,
   findings: readonly ReportFinding[],
-): Promise<BaselineComparison | undefined> {
+): Promise<BaselineInfo | undefined> {
   const baseline = await getBaselineReport(rt.state, d.owner, d.repo);
-  if (!baseline) return undefined;
+  const onlyNew = blockingRule(d.config.failOn).only === "new";
+  if (!baseline && !onlyNew) return undefined;
   const pull = await getPull(octokit, { owner: d.owner, repo: d.repo, pullNumber: d.pullNumber });
-  return pull.baseRef === baseline.branch ? compareWithBaseline(findings, baseline) : undefined;
+  if (baseline && pull.baseRef === baseline.branch) return compareWithBaseline(findings, baseline);
+  return onlyNew ? { branch: pull.baseRef, missing: true } : undefined;
 }
 
 /** Details (description, recommended fix, notes) only for the findings shown inline: one `GET` each. */
