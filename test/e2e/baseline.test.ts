@@ -430,6 +430,89 @@ describe("baseline: scans of the default branch", () => {
       h.sandbox.state.scenario = demo;
     }
   });
+  describe("failOn {severity: high, only: new}", () => {
+    const onlyNew = (extra = "") =>
+      baselineConfig(extra).replace("failOn: high", "failOn:\n  severity: high\n  only: new");
+    // A: high, already open on the default branch; B: new in the pull request, high or low
+    const scenarioWith = (...findings: Array<{ title: string; location: string; severity: string }>) => {
+      const demo = h.sandbox.state.scenario!;
+      const a = demo.findings.find((f) => f.title === "Session secret hard-coded")!;
+      return { ...demo, findings: findings.map((f) => ({ ...a, ...f })) };
+    };
+    const A = { title: "Session secret hard-coded", location: "src/server.js:8-10", severity: "HIGH" };
+    const B = (severity: string) => ({
+      title: "Open redirect after login",
+      location: "src/server.js:35",
+      severity,
+    });
+
+    /** A pull request whose scan finds `findings`: its completed check run. */
+    async function pullFinding(
+      r: { repo: string },
+      head: string,
+      number: number,
+      findings: ReturnType<typeof scenarioWith>,
+    ) {
+      const demo = h.sandbox.state.scenario!;
+      h.sandbox.state.scenario = findings;
+      try {
+        const pr = await openPull(h, { head, repo: r.repo, number, private: true });
+        return await completedRun(h, pr.owner, pr.repo, head, 30_000);
+      } finally {
+        h.sandbox.state.scenario = demo;
+      }
+    }
+
+    it("with a baseline holding A: only the new finding B decides (B high: failure; B low: success although A is high)", async () => {
+      const r = await repoWith("bl-only-new", onlyNew(), 0x24e0);
+      const demo = h.sandbox.state.scenario!;
+      h.sandbox.state.scenario = scenarioWith(A);
+      try {
+        await push(r, { after: sha(0x24e1), before: sha(0x24e0) });
+        const base = await completedRun(h, r.owner, r.repo, sha(0x24e1), 30_000);
+        // the baseline's own check counts every finding: A blocks the commit
+        expect(base.conclusion).toBe("failure");
+      } finally {
+        h.sandbox.state.scenario = demo;
+      }
+
+      const high = await pullFinding(r, sha(0x24e2), 81, scenarioWith(A, B("HIGH")));
+      expect(high.conclusion).toBe("failure");
+      expect(high.output.title).toBe("1 blocking finding (1 high)");
+      expect(high.output.summary).toContain(
+        "## ❌ 1 new finding at or above `high` blocks this pull request",
+      );
+      expect(high.output.summary).toContain(
+        "1 finding at or above `high` already open on the base branch does not block (`failOn: {severity: high, only: new}`).",
+      );
+      expect(high.output.summary).toContain(
+        `Of 2 open findings, 1 was already open on \`${r.branch}\` at \`${sha(0x24e1).slice(0, 7)}\``,
+      );
+      const levels = (run: typeof high) =>
+        Object.fromEntries(
+          run.annotations.map((x) => [String(x.start_line), x.annotation_level as string] as const),
+        );
+      // A (line 8) is a warning marked pre-existing; B (line 35) the failure
+      expect(levels(high)).toEqual({ "8": "warning", "35": "failure" });
+      expect(high.annotations.find((x) => x.start_line === 8)!.message).toContain("it does not block");
+
+      const low = await pullFinding(r, sha(0x24e3), 82, scenarioWith(A, B("LOW")));
+      expect(low.conclusion).toBe("success");
+      expect(low.output.title).toBe("No new blocking findings (1 pre-existing at or above high)");
+      expect(low.output.summary).toMatch(/ _pre-existing_ \|/);
+      expect(levels(low)).toEqual({ "8": "warning", "35": "notice" });
+    });
+
+    it("without a baseline of the base branch: every finding counts, and the summary says so", async () => {
+      const r = await repoWith("bl-only-new-none", onlyNew(), 0x24f0);
+      const run = await pullFinding(r, sha(0x24f2), 83, scenarioWith(A, B("LOW")));
+      expect(run.conclusion).toBe("failure");
+      expect(run.output.title).toBe("1 blocking finding (1 high)");
+      expect(run.output.summary).toContain(`No baseline of \`${r.branch}\` yet: every finding counts.`);
+      expect(run.output.summary).not.toContain("_pre-existing_");
+    });
+  });
+
   it("demoBaseline (the demo's baseline step) shows the commit's completed baseline and its upload on the default branch", async () => {
     const r = await repoWith("bl-demo", baselineConfig(), 0x24b0);
     const shown = await demoBaseline(
