@@ -243,6 +243,49 @@ export interface VerbModule<C extends { kind: string }, F = undefined, P = unkno
   plan(input: VerbInput<C>, facts: F): P;
   /** carries the plan out and answers; throws service and GitHub errors for the job to sort */
   apply(io: CommandIO, plan: P, input: VerbInput<C>): Promise<CommandOutcome>;
+  /** triage verbs only: what the audit trail records of the command ({@link VerbAuditing}) */
+  audit?: VerbAuditing<C, P>;
+}
+
+/**
+ * What the audit trail records of a triage command (`AuditEntry` of `src/runtime/audit-log.ts`, less what the
+ * command job knows: time, installation, repository, pull request, finding, source). `actor` defaults to the
+ * commenter; the job adds a refusal's answer (why nothing was changed) as the entry's `detail`.
+ */
+export interface CommandAudit {
+  action: "resolve" | "reopen" | "severity" | "note" | "approval-request" | "approve" | "reject";
+  outcome: "applied" | "refused" | "held" | "skipped";
+  /** who asked for the decision: for an approval or rejection, who asked for the dismissal */
+  actor?: string;
+  /** the second person who approved or rejected a held dismissal */
+  approver?: string;
+  /** the state before (a resolution status, or a severity for `severity`) */
+  from?: string;
+  /** the state asked for */
+  to?: string;
+  /** the reason code or the user's text */
+  reason?: string;
+  /** ISO 8601 date-time an acceptance ends */
+  expiresAt?: string;
+}
+
+/** How a triage verb is audited: its action (also for a refusal before any plan) and the entry of its plan. */
+export interface VerbAuditing<C, P> {
+  /** the action of a verb of the module, from the canonical verb alone (a command that did not parse has no more) */
+  action(verb: string): CommandAudit["action"];
+  /** pure: the entry of a planned command once `apply` (or the job's failure handling) returned `outcome` */
+  entry(plan: P, input: VerbInput<C>, outcome: CommandOutcome): CommandAudit;
+}
+
+/** `applied` for a command that changed something, else `refused` (nothing was changed: the answer says why). */
+export function appliedOr(outcome: CommandOutcome): "applied" | "refused" {
+  return outcome === "changed" ? "applied" : "refused";
+}
+
+/** The ISO 8601 end of an acceptance a command or request carries (`expiresAt`), when it has one. */
+export function expiryOf(x: object): { expiresAt?: string } {
+  const v = (x as { expiresAt?: unknown }).expiresAt;
+  return typeof v === "string" ? { expiresAt: v } : {};
 }
 
 /** A verb module of any command type (what the table holds). */

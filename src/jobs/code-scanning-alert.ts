@@ -18,6 +18,7 @@ import { getCodeScanningAlert, updateCodeScanningAlert } from "../github/code-sc
 import { getPermission } from "../github/comments.js";
 import { ScannerApiError } from "../scanner/errors.js";
 import type { FindingDetail } from "../scanner/schemas.js";
+import { appendAudit, type AuditEntry } from "../runtime/audit-log.js";
 import { loadRepoConfig } from "../runtime/config-loader.js";
 import { pullKey } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
@@ -115,6 +116,9 @@ export async function processAlertEvent(rt: Runtime, job: Job): Promise<AlertJob
   const actual = await getPermission(octokit, repo, d.senderLogin);
   if (!permissionAtLeast(actual, floor)) {
     log.info({ actual, floor }, "code scanning alert event refused: sender below the permission floor");
+    await auditAlert(rt, job, { d, plan, outcome: "permission-refused" }, undefined, {
+      why: `the sender's permission ${actual} is below commands.minPermission (${floor})`,
+    });
     return "permission-refused";
   }
   const tenant = await rt.scanner.forAccount(d.accountLogin);
@@ -123,17 +127,88 @@ export async function processAlertEvent(rt: Runtime, job: Job): Promise<AlertJob
     return "ignored";
   }
 
+  let found: Awaited<ReturnType<typeof readAlertFinding>> | undefined;
   try {
-    const found = await readAlertFinding(octokit, tenant, d, config, log);
+    found = await readAlertFinding(octokit, tenant, d, config, log);
     if (typeof found === "string") return found;
-    return await resolveFromAlert(rt, { d, plan, config, role: actual, ...found }, log, octokit, tenant);
+    const outcome = await resolveFromAlert(
+      rt,
+      { d, plan, config, role: actual, ...found },
+      log,
+      octokit,
+      tenant,
+    );
+    await auditAlert(rt, job, { d, plan, outcome }, found);
+    return outcome;
   } catch (error) {
     if (error instanceof ScannerApiError && !error.retryable) {
       log.warn({ status: error.status, code: error.code }, "service refused the resolution from GitHub");
+      const why = `the service refused it (${error.status}${error.code ? ` ${error.code}` : ""})`;
+      await auditAlert(
+        rt,
+        job,
+        { d, plan, outcome: "refused" },
+        typeof found === "object" ? found : undefined,
+        {
+          why,
+        },
+      );
       return "refused";
     }
     throw error;
   }
+}
+
+/** The audit outcome of each job outcome that decided something (the others record nothing). */
+const ALERT_AUDIT_OUTCOMES: Partial<Record<AlertJobOutcome, AuditEntry["outcome"]>> = {
+  set: "applied",
+  "approval-requested": "held",
+  unchanged: "skipped",
+  refused: "refused",
+  "permission-refused": "refused",
+};
+
+/**
+ * Appends the audit entry of a dismissal or reopening on GitHub once its outcome is known
+ * (`src/runtime/audit-log.ts`, source `code-scanning`): the sender as actor, the finding's resolution before
+ * and the mapped one, GitHub's dismissal comment as the reason, and the pull request when the alert is on one.
+ * A finding already at the resolution is recorded on the job's first attempt only (a retry finds the
+ * resolution it set itself). Never throws.
+ */
+async function auditAlert(
+  rt: Runtime,
+  job: Job,
+  e: { d: AlertJobData; plan: Extract<AlertEventPlan, { kind: "set" }>; outcome: AlertJobOutcome },
+  found: { detail: FindingDetail; ref: string | null } | undefined,
+  refusal?: { why: string },
+): Promise<void> {
+  const { d, plan } = e;
+  const outcome = ALERT_AUDIT_OUTCOMES[e.outcome];
+  if (!outcome || (outcome === "skipped" && job.attemptsMade > 0)) return;
+  const to = plan.target.resolutionStatus;
+  const ref = found?.ref ?? d.ref;
+  const pullNumber =
+    (ref ? PULL_REF.exec(ref)?.[1] : undefined) ?? (ref ? parseMergeGroupRef(ref)?.pullNumber : undefined);
+  const reason = [plan.target.reason, d.dismissedComment].filter(Boolean).join(": ");
+  await appendAudit(rt, {
+    installationId: d.installationId,
+    repository: `${d.owner}/${d.repo}`,
+    ...(pullNumber ? { pullNumber: Number(pullNumber) } : {}),
+    ...(found
+      ? {
+          findingId: found.detail.id,
+          findingLabel: findingLabel(found.detail.id, rt.settings.labelPrefix),
+          from: found.detail.resolutionStatus,
+        }
+      : {}),
+    actor: d.senderLogin,
+    action: outcome === "held" ? "approval-request" : to === "NOT_STARTED" ? "reopen" : "resolve",
+    to,
+    ...(reason ? { reason } : {}),
+    source: "code-scanning",
+    outcome,
+    detail: `code scanning alert #${d.alertNumber}${refusal ? `: ${refusal.why}` : ""}`,
+  });
 }
 
 /**

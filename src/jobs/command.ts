@@ -20,6 +20,8 @@ import {
   parseCommand,
   renderHelp,
   resolveTarget,
+  verbRow,
+  type CommandAudit,
   type CommandIO,
   type CommandOutcome,
   type FindingTarget,
@@ -57,7 +59,9 @@ import {
   storeApprovalRequest,
 } from "../triage/approvals.js";
 import { fingerprint } from "../domain/identity.js";
+import { appendAudit } from "../runtime/audit-log.js";
 import { loadRepoConfig } from "../runtime/config-loader.js";
+import { findingLabel } from "../scanner/labels.js";
 import { syncAlertWithResolution } from "../codescanning/sync.js";
 import { EVENT_JOB_OPTIONS, JOB, jobId, pullKey } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
@@ -84,6 +88,12 @@ interface Ctx {
   answer(body: string): Promise<void>;
   /** the commenter's repository permission, once read */
   permission?: Promise<string>;
+  /** the last answer posted (a refusal's audit entry keeps it) */
+  answered?: string;
+  /** the finding acted on, once resolved */
+  target?: FindingTarget;
+  /** the verb's plan and input, once planned (its audit entry is made from them) */
+  planned?: { plan: unknown; input: VerbInput<unknown> };
 }
 
 /**
@@ -141,16 +151,52 @@ export async function processCommand(rt: Runtime, job: Job, token?: string): Pro
     (error: Error) => log.warn({ err: error.message }, "could not react to the command"),
   );
   const answer = async (body: string) => {
+    c.answered = body;
     if (d.form === "reply") await replyToReviewComment(octokit, pull, d.inReplyToId!, body);
     else await createIssueComment(octokit, pull, body);
   };
   const c: Ctx = { rt, job, token, d, log, octokit, pull, key, answer };
 
+  let outcome: CommandOutcome;
   try {
-    return await run(c, cmd, config, threadFindingId);
+    outcome = await run(c, cmd, config, threadFindingId);
   } catch (error) {
-    return handleFailure(c, cmd, error);
+    outcome = await handleFailure(c, cmd, error);
   }
+  await auditCommand(c, cmd, outcome);
+  return outcome;
+}
+
+/**
+ * Appends the command's audit entry (`src/runtime/audit-log.ts`) once its outcome is known, for the triage
+ * verbs (a module with `audit`): applied, held, or refused (a permission below the floor, a command that did
+ * not parse, no such finding, a service refusal, the service unavailable), a refusal with the answer that
+ * explained it as `detail`. A job that throws to retry or wait records nothing: its last run does. Never throws.
+ */
+async function auditCommand(
+  c: Ctx,
+  cmd: Exclude<ParsedCommand, { kind: "ignore" }>,
+  outcome: CommandOutcome,
+): Promise<void> {
+  const verb = "verb" in cmd ? cmd.verb : "";
+  const auditing = verbRow(verb)?.module.audit;
+  if (!auditing) return;
+  const e: CommandAudit = c.planned
+    ? auditing.entry(c.planned.plan, c.planned.input, outcome)
+    : { action: auditing.action(verb), outcome: "refused" };
+  const finding = c.target?.detail.id;
+  await appendAudit(c.rt, {
+    installationId: c.d.installationId,
+    repository: `${c.d.owner}/${c.d.repo}`,
+    pullNumber: c.d.pullNumber,
+    ...(finding
+      ? { findingId: finding, findingLabel: findingLabel(finding, c.rt.settings.labelPrefix) }
+      : {}),
+    actor: c.d.senderLogin,
+    source: "command",
+    ...e,
+    ...(e.outcome === "refused" && c.answered ? { detail: c.answered } : {}),
+  });
 }
 
 /** Steps 3 to 6: authorize, target, verb. */
@@ -198,7 +244,7 @@ async function run(
   if (needs!.target === "finding") {
     const found = await findTarget(c, io, tenant!, cmd, threadFindingId);
     if (!found) return "answered";
-    target = found;
+    target = c.target = found;
   }
 
   // 5. verb: read → plan → apply (the verb answers).
@@ -224,7 +270,9 @@ async function run(
       }),
   };
   const facts = module!.read ? await module!.read(io, input) : undefined;
-  return module!.apply(io, module!.plan(input, facts), input);
+  const plan: unknown = module!.plan(input, facts);
+  c.planned = { plan, input };
+  return module!.apply(io, plan, input);
 }
 
 /**

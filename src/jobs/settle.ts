@@ -6,7 +6,7 @@ import type { Runtime } from "../runtime/runtime.js";
 import { recomputeCheck } from "../triage/check.js";
 import { readScanSpend, type ScanSpend } from "../policy/credits.js";
 import type { ScannerTenant } from "../tenants/index.js";
-import { decideCoverage, syncNotReported } from "../report/not-reported.js";
+import { auditThreadWrites, decideCoverage, syncNotReported } from "../report/not-reported.js";
 import { capLedgerOf } from "../runtime/cap-ledger.js";
 
 /** A scan whose spend was not settled in the ledger when it was reported (job `settle`). */
@@ -107,17 +107,20 @@ export async function processSettle(
   await recomputeCheck(rt, octokit, tenant, d, log);
   // The settlement proves full coverage (not short of budget): close the threads of findings no longer reported.
   if (report.closeWhenSettled && ranShort !== undefined) {
-    await syncNotReported(
+    const botLogin = await rt.botLogin();
+    const scan = { id: report.scanId, headSha: report.headSha };
+    const done = await syncNotReported(
       octokit,
       d,
       {
         findings: report.findings,
         coverage: decideCoverage({ ranShort, scopeCovers: true }),
-        scan: { id: report.scanId, headSha: report.headSha },
-        botLogin: await rt.botLogin(),
+        scan,
+        botLogin,
       },
       log,
     );
+    await auditThreadWrites(rt, { installationId: d.installationId, pull: d, botLogin, scan }, done.applied);
   }
   return "settled";
 }

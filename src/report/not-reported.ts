@@ -14,6 +14,9 @@ import { listReviewComments, updateReviewComment, type ExistingReviewComment } f
 import { listReviewThreads, setReviewThreadResolved } from "../github/threads.js";
 import type { InstallationOctokit, PullRef } from "../github/types.js";
 import { parseNotReportedMarker, renderNotReportedComment } from "../render/not-reported.js";
+import { appendAudit } from "../runtime/audit-log.js";
+import type { Runtime } from "../runtime/runtime.js";
+import { findingLabel } from "../scanner/labels.js";
 import { postedFindingComments, type PostedFindingComment } from "./posted.js";
 
 /** What a scan looked at, as far as coverage goes: its preset and its audit areas (empty = everything). */
@@ -140,6 +143,14 @@ export function planNotReported(
   return writes;
 }
 
+/** What {@link applyThreadWrites} did. */
+export interface ThreadWritesDone {
+  closed: number;
+  reopened: number;
+  /** the closes whose comment was edited and the reopens whose thread was reopened, in order */
+  applied: ThreadWrite[];
+}
+
 /**
  * Applies planned thread writes: edits the comment (GitHub REST "Update a review comment for a pull
  * request") and resolves its thread, or unresolves a thread (GraphQL `resolveReviewThread` /
@@ -147,18 +158,22 @@ export function planNotReported(
  * thrown (the job retries; writes are idempotent: an edited comment is skipped by the next plan); a
  * thread failure is logged and skipped, like the command job's thread sync.
  *
- * @returns how many threads were closed and reopened.
+ * @returns how many threads were closed and reopened, and the writes applied (each edited comment; each
+ * reopened thread).
  */
 export async function applyThreadWrites(
   octokit: InstallationOctokit,
   pull: PullRef,
   writes: readonly ThreadWrite[],
   log: Logger,
-): Promise<{ closed: number; reopened: number }> {
-  const done = { closed: 0, reopened: 0 };
+): Promise<ThreadWritesDone> {
+  const done: ThreadWritesDone = { closed: 0, reopened: 0, applied: [] };
   if (writes.length === 0) return done;
   for (const w of writes)
-    if (w.kind === "close") await updateReviewComment(octokit, pull, w.commentId, w.body);
+    if (w.kind === "close") {
+      await updateReviewComment(octokit, pull, w.commentId, w.body);
+      done.applied.push(w);
+    }
   let threads: Map<number, { id: string; isResolved: boolean }>;
   try {
     threads = await listReviewThreads(octokit, pull);
@@ -179,7 +194,10 @@ export async function applyThreadWrites(
     try {
       if (thread.isResolved !== resolved) await setReviewThreadResolved(octokit, thread.id, resolved);
       if (resolved) done.closed += 1;
-      else done.reopened += 1;
+      else {
+        done.reopened += 1;
+        done.applied.push(w);
+      }
     } catch (error) {
       log.warn(
         { err: (error as Error).message, commentId: w.commentId, resolved },
@@ -205,7 +223,7 @@ export async function syncNotReported(
     botLogin: string;
   },
   log: Logger,
-): Promise<{ closed: number; reopened: number }> {
+): Promise<ThreadWritesDone> {
   const comments = input.comments ?? (await listReviewComments(octokit, pull));
   const writes = planNotReported({
     posted: postedFindingComments(comments, input.botLogin),
@@ -216,8 +234,41 @@ export async function syncNotReported(
   const done = await applyThreadWrites(octokit, pull, writes, log);
   if (writes.length > 0 || !input.coverage.complete)
     log.info(
-      { ...done, coverage: input.coverage.complete ? "full" : input.coverage.why },
+      {
+        closed: done.closed,
+        reopened: done.reopened,
+        coverage: input.coverage.complete ? "full" : input.coverage.why,
+      },
       "not-reported findings synced",
     );
   return done;
+}
+
+/**
+ * Appends an audit entry (`src/runtime/audit-log.ts`, source `auto-close`, actor diffward's bot) for each
+ * applied write: `auto-close` for a finding the scan no longer reports (its comment marked, its thread
+ * resolved), `reopen` for one reported again. The service's resolution is not changed by either. Never throws.
+ */
+export async function auditThreadWrites(
+  rt: Pick<Runtime, "redis" | "state" | "settings" | "log" | "now">,
+  on: { installationId: number; pull: PullRef; botLogin: string; scan: { id: string; headSha: string } },
+  applied: readonly ThreadWrite[],
+): Promise<void> {
+  const { pull, scan } = on;
+  for (const w of applied)
+    await appendAudit(rt, {
+      installationId: on.installationId,
+      repository: `${pull.owner}/${pull.repo}`,
+      pullNumber: pull.pullNumber,
+      findingId: w.findingId,
+      findingLabel: findingLabel(w.findingId, rt.settings.labelPrefix),
+      actor: on.botLogin,
+      action: w.kind === "close" ? "auto-close" : "reopen",
+      source: "auto-close",
+      outcome: "applied",
+      detail:
+        w.kind === "close"
+          ? `not reported by the scan ${scan.id} of ${scan.headSha}: comment marked, review thread resolved`
+          : `reported again by the scan ${scan.id} of ${scan.headSha}: review thread reopened`,
+    });
 }

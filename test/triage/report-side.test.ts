@@ -171,7 +171,12 @@ describe("planNotReported (pure)", () => {
       pino({ level: "silent" }),
     );
     expect(calls).toEqual(["edit 5", "resolve"]);
-    expect(done).toEqual({ closed: 0, reopened: 0 });
+    // the comment was edited (an applied close, audited), the thread left as it was
+    expect(done).toEqual({
+      closed: 0,
+      reopened: 0,
+      applied: [{ kind: "close", commentId: 5, findingId: "x", body: "b" }],
+    });
   });
 });
 

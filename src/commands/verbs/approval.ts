@@ -35,9 +35,12 @@ import {
 } from "../verb-parts.js";
 import type { ErrorCommand } from "../verb-parts.js";
 import {
+  appliedOr,
   defineVerb,
+  expiryOf,
   targetOf,
   tenantOf,
+  type CommandAudit,
   type CommandIO,
   type CommandOutcome,
   type FindingIdentity,
@@ -97,7 +100,7 @@ export type ApprovalPlan =
   | ApprovePlan
   | { kind: "answer"; answer: string }
   /** the request is dropped (rejected, or invalidated by a severity raise); nothing is sent to the service */
-  | { kind: "drop"; identity: FindingIdentity; answer: string };
+  | { kind: "drop"; identity: FindingIdentity; request: ApprovalRequest; answer: string };
 
 /**
  * Plans `/approve` or `/reject` (pure) from the finding's pending request and the commenter's role. See
@@ -143,6 +146,7 @@ export function planApproval(input: VerbInput<ApprovalCommand>, facts: ApprovalF
     return {
       kind: "drop",
       identity,
+      request: r,
       answer:
         `${label} is now **${severityName(check.to)}**, above the ${severityName(check.from)} it had when ` +
         `${who(r.requestedBy)} asked for the ${statusName(r.resolutionStatus)} dismissal, so that request no longer ` +
@@ -154,6 +158,7 @@ export function planApproval(input: VerbInput<ApprovalCommand>, facts: ApprovalF
     return {
       kind: "drop",
       identity,
+      request: r,
       answer:
         `Expired before approval: ${asked} on ${label} was to last until ${expiryText(r.expiresAt)}, which has passed, so the request was ` +
         "dropped and nothing was changed. Dismiss the finding again with a later expiry if it is still right.",
@@ -188,6 +193,7 @@ function planReject(input: VerbInput<ApprovalCommand>, role: string, p: PendingF
   return {
     kind: "drop",
     identity,
+    request: r,
     answer:
       `${own ? "Withdrawn" : "Rejected"}: ${asked} on ${label} is dropped. The finding stays ` +
       `**${statusName(detail.resolutionStatus)}** on the scanning service and the check is unchanged.`,
@@ -274,7 +280,37 @@ export const approvalVerb = defineVerb<ApprovalCommand, ApprovalFacts, ApprovalP
     }
     return applyApproval(io, plan, input);
   },
+  audit: { action: (verb) => (verb === "reject" ? "reject" : "approve"), entry: auditApproval },
 });
+
+/**
+ * The audit entry of `/approve` or `/reject` (pure). For a request it decided, `actor` is who asked for the
+ * dismissal and `approver` who approved or rejected it (none when the requester withdrew it), `to` the
+ * requested status with its reason and end; a refusal names the commenter only. An approval whose request a
+ * severity raise invalidated is a refused `approve`.
+ */
+export function auditApproval(
+  plan: ApprovalPlan,
+  input: VerbInput<ApprovalCommand>,
+  outcome: CommandOutcome,
+): CommandAudit {
+  const action = input.cmd.verb;
+  const from = targetOf(input).detail.resolutionStatus;
+  if (plan.kind === "answer") return { action, outcome: "refused", from };
+  const r = plan.request;
+  const reason = r.note ?? r.reason ?? r.reasonCode;
+  const own = r.requestedBy.toLowerCase() === input.sender.toLowerCase();
+  return {
+    action,
+    outcome: plan.kind === "drop" && action === "approve" ? "refused" : appliedOr(outcome),
+    actor: r.requestedBy,
+    ...(own ? {} : { approver: input.sender }),
+    from,
+    to: r.resolutionStatus,
+    ...(reason ? { reason } : {}),
+    ...expiryOf(r),
+  };
+}
 
 /**
  * Claims the request for this comment, sends the ONE `PATCH …/resolution` (skipped when the finding already

@@ -15,7 +15,7 @@ import {
   type VerbArgs,
 } from "../verb-parts.js";
 import type { ErrorCommand } from "../verb-parts.js";
-import { defineVerb, targetOf, tenantOf, type VerbInput } from "../verb-module.js";
+import { appliedOr, defineVerb, targetOf, tenantOf, type VerbInput } from "../verb-module.js";
 
 /** `POST …/notes` with `content`. */
 export const NoteCommand = z.object({
@@ -75,5 +75,13 @@ export const noteVerb = defineVerb<NoteCommand, undefined, NotePlan>({
     await io.refreshFindingComment(targetOf(input));
     await io.answer(plan.answer);
     return "changed";
+  },
+  audit: {
+    action: () => "note",
+    entry: (_plan, input, outcome) => ({
+      action: "note",
+      outcome: appliedOr(outcome),
+      reason: input.cmd.content,
+    }),
   },
 });

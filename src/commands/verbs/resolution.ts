@@ -19,9 +19,12 @@ import { capped, commandError, finding, needsPermission, noteText, type VerbArgs
 import type { RefusalCommand, ErrorCommand } from "../verb-parts.js";
 import {
   answerOnly,
+  appliedOr,
   defineVerb,
+  expiryOf,
   targetOf,
   tenantOf,
+  type CommandAudit,
   type CommandIO,
   type CommandOutcome,
   type VerbInput,
@@ -346,7 +349,44 @@ export const resolutionVerb = defineVerb<ResolutionCommand, ResolutionFacts, Res
     if (plan.kind === "hold") return applyHold(io, plan.hold, input);
     return applySet(io, plan.set, input);
   },
+  audit: { action: (verb) => (verb === "reopen" ? "reopen" : "resolve"), entry: auditResolution },
 });
+
+/**
+ * The audit entry of a resolution command (pure): a dismissal held for a second person is an
+ * `approval-request` (`held`), any other a `resolve` (`reopen` for `NOT_STARTED`) from the finding's
+ * resolution to the command's, with the reason code or the user's text and the acceptance's end; an expiry
+ * the rules refuse is a refused `resolve`.
+ */
+export function auditResolution(
+  plan: ResolutionVerbPlan,
+  input: VerbInput<ResolutionCommand>,
+  outcome: CommandOutcome,
+): CommandAudit {
+  const from = targetOf(input).detail.resolutionStatus;
+  if (plan.kind === "hold") {
+    const r = plan.hold.request;
+    const reason = r.note ?? r.reason ?? r.reasonCode;
+    return {
+      action: "approval-request",
+      outcome: outcome === "approval-requested" ? "held" : "refused",
+      from,
+      to: r.resolutionStatus,
+      ...(reason ? { reason } : {}),
+      ...expiryOf(r),
+    };
+  }
+  const { cmd } = input;
+  const reason = cmd.note ?? cmd.reason ?? cmd.extraNote;
+  return {
+    action: cmd.status === "NOT_STARTED" ? "reopen" : "resolve",
+    outcome: plan.kind === "refuse" ? "refused" : appliedOr(outcome),
+    from,
+    to: cmd.status,
+    ...(reason ? { reason } : {}),
+    ...(plan.kind === "set" ? expiryOf(plan.set.decision) : {}),
+  };
+}
 
 /**
  * Stores the request, shows it on the finding's comment and answers (saying which pending request of the

@@ -21,6 +21,7 @@ import {
 } from "../verb-parts.js";
 import type { ErrorCommand } from "../verb-parts.js";
 import {
+  appliedOr,
   defineVerb,
   targetOf,
   tenantOf,
@@ -201,5 +202,16 @@ export const severityVerb = defineVerb<SeverityCommand, SeverityFacts, SeverityV
     io.log.info({ finding: plan.findingId, kind: "severity", severity: fresh?.severity }, "finding triaged");
     await io.answer(`${plan.summary}${checkSentence(verdict)}`);
     return "changed";
+  },
+  // `to: "reset"`: the override is cleared and the service's own severity counts again
+  audit: {
+    action: () => "severity",
+    entry: (_plan, input, outcome) => ({
+      action: "severity",
+      outcome: appliedOr(outcome),
+      from: targetOf(input).detail.severity,
+      to: input.cmd.severity ?? "reset",
+      ...(input.cmd.extraNote ? { reason: input.cmd.extraNote } : {}),
+    }),
   },
 });

@@ -15,7 +15,7 @@ import { postedFindingComments } from "../../report/posted.js";
 import { applyPullDecisions } from "../../triage/decisions.js";
 import { collectReportExtras } from "../../report/extras.js";
 import { REPORT_KIND, buildReportState, type ReportState } from "../../report/state.js";
-import { closingCoverage, syncNotReported } from "../../report/not-reported.js";
+import { auditThreadWrites, closingCoverage, syncNotReported } from "../../report/not-reported.js";
 import { annotationsDigest } from "../../report/verdict.js";
 import { pullKey } from "../../runtime/names.js";
 import type { Runtime } from "../../runtime/runtime.js";
@@ -240,17 +240,23 @@ async function saveReport(
     throw new WritesWithdrawnError(`scan ${d.scanId} was stopped: its report state is not stored`);
   await rt.writeGuard?.();
   const pull = { owner: d.owner, repo: d.repo, pullNumber: d.pullNumber };
-  await syncNotReported(
+  const reported = { id: d.scanId, headSha: d.headSha };
+  const closed = await syncNotReported(
     octokit,
     pull,
     {
       findings: state.findings,
       coverage: closing.coverage,
-      scan: { id: d.scanId, headSha: d.headSha },
+      scan: reported,
       comments: facts.comments,
       botLogin: facts.botLogin,
     },
     log,
+  );
+  await auditThreadWrites(
+    rt,
+    { installationId: d.installationId, pull, botLogin: facts.botLogin, scan: reported },
+    closed.applied,
   );
   await settleReportedSpend(rt, d, facts.extras.credits);
   await rt.state.finishScan(d.installationId, d.scanId);
