@@ -12,10 +12,12 @@
  * every BullMQ processor; runtime is the process's machinery (Redis connection, state, key and queue names,
  * write lane, cap ledger, fairness, config loading, logger, metrics, Octokit factory, health), which the
  * layers above share and which knows no job. web is the organization's page's routes and sign-in, wired by the
- * web entry: the top layer, like handlers for webhooks.
+ * web entry: the top layer, like handlers for webhooks. org-page is the page's data, read by web only: it reads
+ * every layer's state below it.
  */
 const LAYERS = [
   ["web"],
+  ["org-page"],
   ["handlers"],
   ["jobs"],
   ["commands", "codescanning"],

@@ -13,7 +13,7 @@ import { concludeOnScanReadError } from "./service-error.js";
 import { admitRequest, serviceAnswered, waitForBreaker, waitOutOutage } from "./service-outage.js";
 import { targetKey, whileFollowed } from "./target.js";
 import { tenantOrWait } from "./token-wait.js";
-import type { PollJobData } from "./types.js";
+import type { PollJobData, PollProgress } from "./types.js";
 
 /** What a poll job did when it stopped rescheduling itself. */
 export type PollOutcome =
@@ -159,6 +159,14 @@ async function pollRunning(
   }
   const waitMs =
     Math.max(rt.settings.pollFloorMs, (retryAfterSeconds ?? 0) * 1000) + rt.settings.pollMarginMs;
+  // The scan as last read, on the job itself (BullMQ job progress): the organization's page shows it.
+  const progress: PollProgress = {
+    status: scan.status,
+    percent,
+    readAt: rt.now(),
+    nextReadAt: rt.now() + waitMs,
+  };
+  await job.updateProgress(progress);
   return delay(rt, job, token, waitMs);
 }
 

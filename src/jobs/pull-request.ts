@@ -6,6 +6,7 @@ import { getPermission } from "../github/comments.js";
 import { getFileText, getMergeBase, listPullFiles } from "../github/pulls.js";
 import type { InstallationOctokit } from "../github/types.js";
 import { isRetryable } from "../scanner/errors.js";
+import { OrgRecords } from "../runtime/org-records.js";
 import { CONFIG_PATH, loadRepoConfig } from "../runtime/config-loader.js";
 import { JOB, launchJobOptions, pullKey } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
@@ -60,6 +61,12 @@ export async function processPullRequest(
   const octokit = await rt.octokit(d.installationId);
 
   const loaded = await loadRepoConfig(octokit, d.owner, d.repo);
+  await new OrgRecords(rt.state.redis, rt.state.prefix).recordConfig(
+    d.installationId,
+    `${d.owner}/${d.repo}`,
+    loaded.kind === "invalid" ? (loaded.problems[0] ?? "invalid") : undefined,
+    rt.now(),
+  );
   if (loaded.kind === "absent") {
     log.info("repository has no .github/diffward.yml: not onboarded, nothing done");
     // a check run reconciliation resumed was created while the repository had the file: it ends here

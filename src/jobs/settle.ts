@@ -8,6 +8,7 @@ import { readScanSpend, type ScanSpend } from "../policy/credits.js";
 import type { ScannerTenant } from "../tenants/index.js";
 import { auditThreadWrites, decideCoverage, syncNotReported } from "../report/not-reported.js";
 import { capLedgerOf } from "../runtime/cap-ledger.js";
+import { OrgRecords } from "../runtime/org-records.js";
 
 /** A scan whose spend was not settled in the ledger when it was reported (job `settle`). */
 export interface SettleJobData {
@@ -156,6 +157,27 @@ async function settleSpend(
   }
   // creditCap.monthly: the scan now counts what it spent, no longer its budget.
   await capLedgerOf(rt.redis, rt.state.prefix).settle(d.scanId, spend.spent);
+  await recordScanSpend(rt, d, spend.spent, true);
   rt.metrics?.creditsSpent.inc(spend.spent);
   return spend;
+}
+
+/**
+ * Counts a scan's spend for the organization's page (`src/runtime/org-records.ts`), in its launch month: the
+ * settled spend, else its budget until the settlement lands; the repository's `creditCap.monthly` beside it.
+ */
+export async function recordScanSpend(
+  rt: Runtime,
+  d: Pick<PollJobData, "installationId" | "owner" | "repo" | "pullNumber" | "scanId" | "launchedAt"> & {
+    config?: PollJobData["config"];
+  },
+  credits: number,
+  settled: boolean,
+): Promise<void> {
+  await new OrgRecords(rt.state.redis, rt.state.prefix).recordSpend(
+    d.installationId,
+    d.launchedAt,
+    { scanId: d.scanId, repository: `${d.owner}/${d.repo}`, pullNumber: d.pullNumber, credits, settled },
+    d.config?.creditCap.monthly,
+  );
 }

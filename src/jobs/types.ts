@@ -214,6 +214,21 @@ export interface PollJobData extends RepoContext {
 }
 
 /**
+ * A running scan as its poll job last read it, kept as the job's progress (BullMQ `Job.updateProgress`):
+ * what the organization's page shows of a scan in flight.
+ */
+export interface PollProgress {
+  /** spec §Scan status (`QUEUED`, `PROCESSING`) */
+  status: string;
+  /** spec `progress.percent`, 0 to 100 */
+  percent: number;
+  /** ms since the epoch of the read */
+  readAt: number;
+  /** ms since the epoch of the next read */
+  nextReadAt: number;
+}
+
+/**
  * A terminal scan to report (job `report`, queue `diffward-reports`, job id `report-<scanId>`), handed over by
  * its poll job so that reports waiting on GitHub's write lane never hold the slots that poll running scans
  *.

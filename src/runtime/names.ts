@@ -196,6 +196,10 @@ export const REDIS_KEYS = {
   audit: { prefix: "state", pattern: "audit" },
   session: { prefix: "state", pattern: "session:<sessionIdHash>" },
   signInState: { prefix: "state", pattern: "oauthstate:<nonce>" },
+  spendMonth: { prefix: "state", pattern: "spend:<installationId>:<YYYY-MM>" },
+  reportLog: { prefix: "state", pattern: "reportlog:<installationId>" },
+  configProblems: { prefix: "state", pattern: "configproblems:<installationId>" },
+  approvalsHeld: { prefix: "state", pattern: "approvals-held:<owner>" },
 } as const satisfies Record<string, { prefix: "state" | "queue"; pattern: string }>;
 
 /** A key kind of {@link REDIS_KEYS}. */

@@ -12,6 +12,7 @@ import {
 } from "../domain/approval.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { LockBusyError } from "../runtime/state.js";
+import { OrgRecords } from "../runtime/org-records.js";
 
 export * from "../domain/approval.js";
 
@@ -52,6 +53,10 @@ export async function updateApprovals<T>(
           const out = change(await readApprovals(rt, key));
           result = out.result;
           await rt.state.putJson(APPROVALS_KIND, key, PullApprovals.parse({ requests: out.requests }));
+          await new OrgRecords(rt.state.redis, rt.state.prefix).recordHeldApprovals(
+            key,
+            out.requests.length > 0,
+          );
         },
         10_000,
       );

@@ -4,6 +4,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { fingerprint } from "../../src/domain/identity.js";
 import { createRedis } from "../../src/runtime/connection.js";
 import type { Runtime } from "../../src/runtime/runtime.js";
+import { OrgRecords } from "../../src/runtime/org-records.js";
 import { StateStore } from "../../src/runtime/state.js";
 import {
   claimApprovalRequest,
@@ -60,7 +61,11 @@ describe("approval requests store (real Redis)", () => {
     // a release by a comment that does not hold the claim changes nothing
     await releaseApprovalClaim(rt, key, identity, 11);
     expect((await readApprovals(rt, key))[0]!.claim).toEqual({ commentId: 99, by: "m99" });
+    // the owner's index of pull requests holding requests (the organization's page) follows the store
+    const held = new OrgRecords(redis, prefix);
+    expect(await held.heldApprovals(key.slice(0, key.indexOf("/")))).toEqual([key]);
     expect(await dropApprovalRequest(rt, key, identity)).toMatchObject({ findingId: finding.id });
+    expect(await held.heldApprovals(key.slice(0, key.indexOf("/")))).toEqual([]);
     expect((await claimApprovalRequest(rt, key, identity, { commentId: 100, by: "x" })).kind).toBe("none");
   });
 });

@@ -15,7 +15,7 @@ import type { Runtime } from "../../runtime/runtime.js";
 import { applyWrites } from "../../runtime/writes.js";
 import { planScanEnded } from "./decide.js";
 import { capLedgerOf } from "../../runtime/cap-ledger.js";
-import { enqueueSettle } from "../settle.js";
+import { enqueueSettle, recordScanSpend } from "../settle.js";
 import type { PollJobData } from "../types.js";
 
 /**
@@ -104,6 +104,8 @@ export async function settleReportedSpend(
   d: PollJobData,
   credits: ReportExtras["credits"],
 ): Promise<void> {
+  const counted = credits?.settled ? credits.spent : (credits?.reserved ?? d.creditBudget);
+  if (counted !== undefined) await recordScanSpend(rt, d, counted, credits?.settled === true);
   if (credits && !credits.settled) await enqueueSettle(rt, d, 0);
   else if (credits?.spent !== undefined) {
     rt.metrics?.creditsSpent.inc(credits.spent);

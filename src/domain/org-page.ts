@@ -1,0 +1,187 @@
+/**
+ * The organization's page as data: one installation's credits, spend, scans in flight, reports, held
+ * approvals, expiring acceptances and problems, filtered to what the viewer may see. Loaded by
+ * `src/org-page/data.ts`, rendered by `src/render/org-page.ts`, served as JSON as it is. Amounts in credits,
+ * instants in ms since the epoch.
+ */
+import type { CapForecast } from "./cap-forecast.js";
+
+/** What a viewer may see of an installation: GitHub's own access, decided at sign-in. */
+export interface PageAccess {
+  /**
+   * organization-wide figures (balance, the month's spend, caps, token health, queue depths): an
+   * organization owner, or the account itself for a user installation
+   */
+  orgWide: boolean;
+  /** the repositories (`owner/name`, compared case-insensitively) the viewer can access, or all of them */
+  repositories: ReadonlySet<string> | "all";
+}
+
+/** The service's billing balance (spec §Billing `GET …/billing/balance`), cached at most 60 s. */
+export type CreditsSection =
+  | { balance: number; available: number; reserved: number; readAt: number }
+  /** the balance could not be read: the account has no service token, or the service did not answer */
+  | { error: string };
+
+/** The credits one pull request spent in one month; 0 for a baseline or a merge group without one. */
+export interface PullSpend {
+  pullNumber: number;
+  credits: number;
+  /** false while a scan's spend is its budget (the settlement not in yet) */
+  settled: boolean;
+}
+
+/** One repository's spend in one month, with the pull requests that spent it (most first). */
+export interface RepoMonthSpend {
+  month: string;
+  credits: number;
+  pulls: PullSpend[];
+}
+
+/** One repository's spend over the months shown. */
+export interface RepoSpend {
+  repository: string;
+  /** one per month of {@link SpendSection.months}, same order */
+  months: RepoMonthSpend[];
+  total: number;
+}
+
+/** A repository's `creditCap.monthly` against its spend this month. */
+export interface CapRow {
+  repository: string;
+  cap: number;
+  spent: number;
+  forecast: CapForecast;
+}
+
+/** Spend: this month against the caps, and per repository for the last 6 months. */
+export interface SpendSection {
+  /** `YYYY-MM`, UTC */
+  month: string;
+  /** the oldest first, the current one last */
+  months: string[];
+  /** the installation's spend this month, every repository; null unless organization-wide */
+  monthSpent: number | null;
+  /** the repositories with a cap; empty unless organization-wide */
+  caps: CapRow[];
+  repositories: RepoSpend[];
+}
+
+/** A scan in flight. */
+export interface InFlightScan {
+  scanId: string;
+  repository: string;
+  /** 0 for a baseline, or a merge group without a pull request */
+  pullNumber: number;
+  kind: "pull" | "merge-group" | "baseline";
+  headSha: string;
+  /** spec §Scan status as last read; `LAUNCHED` before the first read; `REPORTING` once terminal */
+  status: string;
+  percent: number | null;
+  /** when it was launched; null before its poll job exists */
+  since: number | null;
+  /** the next read of the service, when one is scheduled */
+  nextPollAt: number | null;
+}
+
+/** One report of the last 50, in the order of the page's columns. */
+export interface ReportRow {
+  repository: string;
+  pullNumber: number;
+  /** the check run's conclusion */
+  conclusion: string;
+  /** findings by severity, `CRITICAL` … `INFO` */
+  severities: Record<string, number>;
+  /** null when the spend was not recorded */
+  credits: number | null;
+  settled: boolean;
+  /** from the head's push to the report, ms */
+  pushToReportMs: number;
+  reportedAt: number;
+  scanId: string;
+  headSha: string;
+}
+
+/** A dismissal held for a second person's approval. */
+export interface HeldApproval {
+  repository: string;
+  pullNumber: number;
+  findingId: string;
+  severity: string;
+  resolutionStatus: string;
+  requestedBy: string;
+  /** ISO 8601 */
+  requestedAt: string;
+  /** diffward's review comment of the finding, when the report knows it */
+  commentId: number | null;
+}
+
+/** An accepted finding whose acceptance expires soon. */
+export interface ExpiringAcceptance {
+  repository: string;
+  pullNumber: number;
+  findingId: string;
+  expiresAt: number;
+  commentId: number | null;
+}
+
+/** A failed job of this installation. */
+export interface FailedJobRow {
+  queue: string;
+  id: string;
+  name: string;
+  repository: string | null;
+  pullNumber: number | null;
+  reason: string;
+  at: number | null;
+}
+
+/** One queue's depth (BullMQ job counts). */
+export interface QueueDepth {
+  queue: string;
+  waiting: number;
+  active: number;
+  delayed: number;
+  failed: number;
+}
+
+/** What is wrong or worth a look. */
+export interface ProblemsSection {
+  /** repositories whose `.github/diffward.yml` was invalid when last read, with the first problem */
+  invalidConfigs: Array<{ repository: string; problem: string; seenAt: number }>;
+  /** the account has no service token; null unless organization-wide */
+  missingToken: boolean | null;
+  /** the service's reachability (`/healthz`'s detail) */
+  service: { state: string; detail?: string };
+  /** GitHub's answer to the installation */
+  github: { state: string; detail?: string };
+  /** null unless organization-wide */
+  queues: QueueDepth[] | null;
+  failedJobs: FailedJobRow[];
+}
+
+/** One installation's page. */
+export interface InstallationPage {
+  installationId: number;
+  account: string;
+  /** GitHub's web address (`https://github.com`, or the GHES host's) for links */
+  githubUrl: string;
+  generatedAt: number;
+  orgWide: boolean;
+  /** null unless organization-wide */
+  credits: CreditsSection | null;
+  spend: SpendSection;
+  inFlight: InFlightScan[];
+  reports: ReportRow[];
+  approvals: HeldApproval[];
+  /** `available: false` while diffward records no acceptance expiries */
+  expiring: { available: boolean; items: ExpiringAcceptance[] };
+  problems: ProblemsSection;
+}
+
+/** The viewer's test of a repository (`owner/name`, case-insensitive) against {@link PageAccess}. Pure. */
+export function repositoryFilter(access: PageAccess): (repository: string) => boolean {
+  if (access.repositories === "all") return () => true;
+  const allowed = new Set([...access.repositories].map((r) => r.toLowerCase()));
+  return (repository) => allowed.has(repository.toLowerCase());
+}

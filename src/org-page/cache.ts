@@ -1,0 +1,29 @@
+/**
+ * A cache of answers from outside systems, per key, each kept `ttlMs` (ms) from when it was asked: the page
+ * asks the service's billing balance and GitHub at most once per installation per minute, whatever the
+ * viewers and reloads. Concurrent asks share one request; a failed ask is not kept (the next one asks again).
+ */
+export class TtlCache<T> {
+  readonly #entries = new Map<string, { at: number; value: Promise<T> }>();
+
+  constructor(
+    readonly ttlMs: number,
+    readonly now: () => number = Date.now,
+  ) {}
+
+  /** The kept answer of `key` when younger than `ttlMs`, else the answer of `load()` (then kept). */
+  get(key: string, load: () => Promise<T>): Promise<T> {
+    const hit = this.#entries.get(key);
+    if (hit && this.now() - hit.at < this.ttlMs) return hit.value;
+    const value = load();
+    const entry = { at: this.now(), value };
+    this.#entries.set(key, entry);
+    value.catch(() => {
+      if (this.#entries.get(key) === entry) this.#entries.delete(key);
+    });
+    // keep the map small: drop answers past their time
+    if (this.#entries.size > 1_000)
+      for (const [k, e] of this.#entries) if (this.now() - e.at >= this.ttlMs) this.#entries.delete(k);
+    return value;
+  }
+}

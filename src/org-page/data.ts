@@ -1,0 +1,225 @@
+/**
+ * Loads one installation's page (`InstallationPage`, `src/domain/org-page.ts`) from diffward's own Redis state
+ * (`src/runtime/org-records.ts`, the scans in flight and their poll jobs, approvals, queues) and two cached
+ * answers from outside: the service's billing balance and GitHub's answer to the installation, each asked
+ * at most once per installation per {@link ORG_PAGE_CACHE_MS}. Never one outside call per row.
+ */
+import type { Job } from "bullmq";
+import { lastMonths } from "../domain/cap-forecast.js";
+import {
+  repositoryFilter,
+  type CreditsSection,
+  type HeldApproval,
+  type InFlightScan,
+  type InstallationPage,
+  type PageAccess,
+  type ReportRow,
+} from "../domain/org-page.js";
+import { PullApprovals } from "../domain/approval.js";
+import type { PollJobData, PollProgress } from "../jobs/types.js";
+import { REPORT_KIND, type ReportState } from "../report/state.js";
+import { jobId } from "../runtime/names.js";
+import { OrgRecords, type ScanSpendRecord } from "../runtime/org-records.js";
+import type { ScanLink } from "../runtime/state.js";
+import { APPROVALS_KIND } from "../triage/approvals.js";
+import { SPEND_MONTHS, REPORTS_SHOWN, type OrgPageDeps } from "./deps.js";
+import { problemsSection } from "./problems.js";
+import { spendSection } from "./spend.js";
+
+export type { PageAccess, InstallationPage } from "../domain/org-page.js";
+export { createOrgPageDeps, type OrgPageDeps } from "./deps.js";
+
+/**
+ * One installation's page as `access` may see it: every row of a repository outside
+ * `access.repositories` is left out, and the organization-wide figures (balance, this month's spend, caps,
+ * token health, queue depths) are null unless `access.orgWide`.
+ * @throws Redis errors as they come; the balance's and GitHub's failures are shown, never thrown.
+ */
+export async function loadInstallationPage(
+  deps: OrgPageDeps,
+  installationId: number,
+  access: PageAccess,
+): Promise<InstallationPage> {
+  const { rt } = deps;
+  const now = rt.now();
+  const visible = repositoryFilter(access);
+  const records = new OrgRecords(rt.state.redis, rt.state.prefix);
+  const account = (await deps.accountOf(installationId)) ?? "";
+  const [months, logged, inFlight, approvals, credits, problems, expiring] = await Promise.all([
+    records.monthSpend(installationId, lastMonths(now, SPEND_MONTHS)),
+    records.reports(installationId),
+    loadInFlight(deps, installationId, visible),
+    loadApprovals(deps, records, account, visible),
+    access.orgWide ? loadCredits(deps, installationId, account) : Promise.resolve(null),
+    problemsSection(deps, {
+      installationId,
+      account,
+      orgWide: access.orgWide,
+      seesAll: access.repositories === "all",
+      visible,
+      records,
+    }),
+    loadExpiring(deps, installationId, visible),
+  ]);
+  return {
+    installationId,
+    account,
+    githubUrl: deps.githubUrl,
+    generatedAt: now,
+    orgWide: access.orgWide,
+    credits,
+    spend: spendSection(months, visible, access.orgWide, now),
+    inFlight,
+    reports: reportRows(
+      logged,
+      months.flatMap((m) => m.scans),
+      visible,
+    ),
+    approvals,
+    expiring,
+    problems,
+  };
+}
+
+/** The last {@link REPORTS_SHOWN} visible reports with the credits each scan counts (pure). */
+export function reportRows(
+  logged: Awaited<ReturnType<OrgRecords["reports"]>>,
+  spends: readonly ScanSpendRecord[],
+  visible: (repository: string) => boolean,
+): ReportRow[] {
+  const spendOf = new Map(spends.map((s) => [s.scanId, s]));
+  return logged
+    .filter((r) => visible(r.repository))
+    .slice(0, REPORTS_SHOWN)
+    .map((r) => {
+      const s = spendOf.get(r.scanId);
+      return {
+        ...r,
+        credits: s ? s.credits : null,
+        settled: s?.settled ?? false,
+        pushToReportMs: Math.max(0, r.reportedAt - r.pushedAt),
+      };
+    });
+}
+
+/** The service's balance for the installation's account, cached per installation. */
+function loadCredits(deps: OrgPageDeps, installationId: number, account: string): Promise<CreditsSection> {
+  return deps.balances
+    .get(String(installationId), async () => {
+      const tenant = await deps.rt.scanner.forAccount(account);
+      if (!tenant) return { error: "no service token for this account" };
+      const b = await tenant.client.getBalance(tenant.projectId);
+      return {
+        balance: b.balanceCredits,
+        available: b.availableCredits,
+        reserved: b.reservedCredits,
+        readAt: deps.rt.now(),
+      };
+    })
+    .catch((err: unknown) => {
+      deps.rt.log.warn({ err, installationId }, "organization page: billing balance not read");
+      return { error: "the service did not answer the balance" };
+    });
+}
+
+/**
+ * The installation's scans in flight (`inflight:<installationId>`), each with its scan link and its poll
+ * job's last read ({@link PollProgress}).
+ */
+async function loadInFlight(
+  deps: OrgPageDeps,
+  installationId: number,
+  visible: (repository: string) => boolean,
+): Promise<InFlightScan[]> {
+  const { rt } = deps;
+  const ids = await rt.state.inflightScans(installationId);
+  const links = await Promise.all(ids.map((id) => rt.state.getScanLink(id)));
+  const shown = links.filter((l): l is ScanLink => !!l && visible(`${l.owner}/${l.repo}`));
+  const jobs = await Promise.all(
+    shown.map(
+      (l) => rt.queues.scans.getJob(jobId("poll", l.scanId)) as Promise<Job<PollJobData> | undefined>,
+    ),
+  );
+  return shown
+    .map((l, i) => inFlightRow(l, jobs[i]))
+    .sort((a, b) => (a.since ?? Infinity) - (b.since ?? Infinity) || a.scanId.localeCompare(b.scanId));
+}
+
+/** One scan in flight from its link and poll job (pure). */
+export function inFlightRow(
+  l: ScanLink,
+  job: Pick<Job<PollJobData>, "data" | "progress" | "timestamp" | "finishedOn"> | undefined,
+): InFlightScan {
+  const p = job?.progress as Partial<PollProgress> | number | undefined;
+  const read =
+    typeof p === "object" && p !== null && typeof p.status === "string" ? (p as PollProgress) : undefined;
+  const status = job?.data.terminalAt || job?.finishedOn ? "REPORTING" : (read?.status ?? "LAUNCHED");
+  return {
+    scanId: l.scanId,
+    repository: `${l.owner}/${l.repo}`,
+    pullNumber: l.baseline ? 0 : l.pullNumber,
+    kind: l.baseline ? "baseline" : l.mergeGroup ? "merge-group" : "pull",
+    headSha: l.headSha,
+    status,
+    percent: read ? read.percent : null,
+    since: job?.data.launchedAt ?? job?.timestamp ?? null,
+    nextPollAt: status === "REPORTING" ? null : (read?.nextReadAt ?? null),
+  };
+}
+
+/**
+ * The held approval requests of the account's visible pull requests (`approvals-held:<owner>`), each with
+ * diffward's review comment of its finding from the pull request's report, for the link to its thread.
+ */
+async function loadApprovals(
+  deps: OrgPageDeps,
+  records: OrgRecords,
+  account: string,
+  visible: (repository: string) => boolean,
+): Promise<HeldApproval[]> {
+  if (!account) return [];
+  const { state } = deps.rt;
+  const pulls = (await records.heldApprovals(account)).filter((k) => visible(k.slice(0, k.lastIndexOf("#"))));
+  const rows = await Promise.all(
+    pulls.map(async (key) => {
+      const [raw, report] = await Promise.all([
+        state.getJson<unknown>(APPROVALS_KIND, key),
+        state.getJson<ReportState>(REPORT_KIND, key),
+      ]);
+      const parsed = PullApprovals.safeParse(raw);
+      if (!parsed.success) return [];
+      const repository = key.slice(0, key.lastIndexOf("#"));
+      const pullNumber = Number(key.slice(key.lastIndexOf("#") + 1));
+      const comments = new Map((report?.findings ?? []).map((f) => [f.id, f.commentId ?? null]));
+      return parsed.data.requests.map((r) => ({
+        repository,
+        pullNumber,
+        findingId: r.findingId,
+        severity: r.severity,
+        resolutionStatus: r.resolutionStatus,
+        requestedBy: r.requestedBy,
+        requestedAt: r.requestedAt,
+        commentId: comments.get(r.findingId) ?? null,
+      }));
+    }),
+  );
+  return rows
+    .flat()
+    .sort(
+      (a, b) =>
+        a.requestedAt.localeCompare(b.requestedAt) ||
+        a.repository.localeCompare(b.repository) ||
+        a.pullNumber - b.pullNumber,
+    );
+}
+
+/** Acceptances expiring in the next 30 days, when diffward records them. */
+async function loadExpiring(
+  deps: OrgPageDeps,
+  installationId: number,
+  visible: (repository: string) => boolean,
+): Promise<InstallationPage["expiring"]> {
+  if (!deps.expiries) return { available: false, items: [] };
+  const items = await deps.expiries(installationId, 30 * 24 * 3600_000);
+  return { available: true, items: items.filter((e) => visible(e.repository)) };
+}

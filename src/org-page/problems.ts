@@ -1,0 +1,130 @@
+/**
+ * The problems section: invalid `.github/diffward.yml` per repository (recorded by the pull-request job),
+ * the account's service token, the service's and GitHub's health (cached), queue depths and this
+ * installation's failed jobs (BullMQ).
+ */
+import type { Job } from "bullmq";
+import type { FailedJobRow, ProblemsSection, QueueDepth } from "../domain/org-page.js";
+import { QUEUE_KEYS, queueStatus } from "../runtime/queue-admin.js";
+import type { OrgRecords } from "../runtime/org-records.js";
+import type { GitHubHealth, OrgPageDeps } from "./deps.js";
+
+/** Failed jobs read per queue, newest first, before this installation's are kept. */
+export const FAILED_JOBS_READ = 50;
+
+/** What {@link problemsSection} reads for. */
+export interface ProblemsScope {
+  installationId: number;
+  account: string;
+  orgWide: boolean;
+  /** the viewer sees every repository of the installation (installation-wide failed jobs are shown) */
+  seesAll: boolean;
+  visible: (repository: string) => boolean;
+  records: OrgRecords;
+}
+
+/** Builds the problems section; the queue depths and the token's presence only for an organization-wide viewer. */
+export async function problemsSection(deps: OrgPageDeps, s: ProblemsScope): Promise<ProblemsSection> {
+  const { rt } = deps;
+  const [configs, service, github, queues, failedJobs] = await Promise.all([
+    s.records.configProblems(s.installationId),
+    serviceState(deps),
+    githubState(deps, s.installationId),
+    s.orgWide ? queueDepths(deps) : Promise.resolve(null),
+    installationFailedJobs(deps, s),
+  ]);
+  return {
+    invalidConfigs: configs
+      .filter((c) => s.visible(c.repository))
+      .sort((a, b) => a.repository.localeCompare(b.repository)),
+    missingToken: s.orgWide ? rt.scanner.tenantKey(s.account) === undefined : null,
+    service,
+    github,
+    queues,
+    failedJobs,
+  };
+}
+
+/** The service's reachability as `/healthz` shows it (`src/runtime/health.ts`, cached there). */
+async function serviceState(deps: OrgPageDeps): Promise<ProblemsSection["service"]> {
+  if (!deps.rt.serviceHealth) return { state: "not checked" };
+  try {
+    const h = await deps.rt.serviceHealth();
+    const state = typeof h.service === "string" ? h.service : "unknown";
+    return typeof h.serviceDetail === "string" ? { state, detail: h.serviceDetail } : { state };
+  } catch (err) {
+    deps.rt.log.warn({ err }, "organization page: service health not read");
+    return { state: "unknown" };
+  }
+}
+
+/**
+ * Whether GitHub answers the installation (`GET /installation/repositories`, one repository asked: GitHub
+ * REST "List repositories accessible to the app installation"), cached per installation.
+ */
+function githubState(deps: OrgPageDeps, installationId: number): Promise<GitHubHealth> {
+  return deps.githubHealth.get(String(installationId), async () => {
+    try {
+      const octokit = await deps.rt.octokit(installationId);
+      const res = await octokit.request("GET /installation/repositories", { per_page: 1 });
+      return { state: "ok", detail: `${res.data.total_count} repositories` };
+    } catch (err) {
+      deps.rt.log.warn({ err, installationId }, "organization page: GitHub did not answer the installation");
+      const status = (err as { status?: number }).status;
+      return { state: "unreachable", detail: status ? `HTTP ${status}` : (err as Error).name };
+    }
+  });
+}
+
+/** Each queue's depth (BullMQ job counts). */
+async function queueDepths(deps: OrgPageDeps): Promise<QueueDepth[]> {
+  return (await queueStatus(deps.rt.queues)).map((q) => ({
+    queue: q.queue,
+    waiting: q.waiting + q.prioritized,
+    active: q.active,
+    delayed: q.delayed,
+    failed: q.failed,
+  }));
+}
+
+/** The newest failed jobs of every queue that belong to the installation and a visible repository. */
+async function installationFailedJobs(deps: OrgPageDeps, s: ProblemsScope): Promise<FailedJobRow[]> {
+  const rows = await Promise.all(
+    QUEUE_KEYS.map(async (k) => {
+      const q = deps.rt.queues[k];
+      const jobs = (await q.getJobs(["failed"], 0, FAILED_JOBS_READ - 1, false)) as Array<Job | undefined>;
+      return jobs.flatMap((j) => (j ? failedRow(q.name, j, s) : []));
+    }),
+  );
+  return rows.flat().sort((a, b) => (b.at ?? 0) - (a.at ?? 0));
+}
+
+/** A failed job as the page lists it, when it is the installation's and its repository is visible (pure). */
+export function failedRow(
+  queue: string,
+  j: Pick<Job, "id" | "name" | "data" | "failedReason" | "finishedOn">,
+  s: Pick<ProblemsScope, "installationId" | "seesAll" | "visible">,
+): FailedJobRow[] {
+  const d = (j.data ?? {}) as {
+    installationId?: unknown;
+    owner?: unknown;
+    repo?: unknown;
+    pullNumber?: unknown;
+  };
+  if (d.installationId !== s.installationId) return [];
+  const repository =
+    typeof d.owner === "string" && typeof d.repo === "string" ? `${d.owner}/${d.repo}` : null;
+  // a job that names no repository (installation-wide work) is shown only to those who see every repository
+  if (repository ? !s.visible(repository) : !s.seesAll) return [];
+  return [
+    {
+      queue,
+      id: j.id ?? "",
+      name: j.name,
+      repository,
+      pullNumber: typeof d.pullNumber === "number" ? d.pullNumber : null,
+      reason: j.failedReason ?? "",
+      at: j.finishedOn ?? null,
+    },
+  ];
+}

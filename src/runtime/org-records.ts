@@ -1,0 +1,161 @@
+/**
+ * What the organization's page reads that no other flow keeps: each scan's spend by installation and month,
+ * the installation's last reports, the repositories whose `.github/diffward.yml` is invalid, and which pull
+ * requests hold dismissals awaiting approval. Each record is written where the fact happens (report, settle,
+ * pull-request and approval flows), in bounded Redis keys with a TTL, so the page never asks the service or
+ * GitHub once per row (docs/architecture.md "Redis keys").
+ */
+import type { RedisConnection } from "./connection.js";
+import { capMonth } from "./cap-ledger.js";
+
+/** How long a month's spend hash lives after its last write, in seconds (215 days: six months and a margin). */
+export const SPEND_TTL_SECONDS = 215 * 24 * 3600;
+/** How long the report log, the config problems and the held approvals index live after a write, in seconds (90 days). */
+export const RECORD_TTL_SECONDS = 90 * 24 * 3600;
+/** Reports kept per installation, newest first (the page shows 50 of those a viewer may see). */
+export const REPORT_LOG_SIZE = 500;
+
+/** One scan's spend as the page counts it (`spend:<installationId>:<YYYY-MM>`, field `s:<scanId>`). */
+export interface ScanSpendRecord {
+  scanId: string;
+  /** `owner/name` */
+  repository: string;
+  /** the pull request; 0 for a default-branch baseline or a merge group without one */
+  pullNumber: number;
+  /** credits: the settled spend (deductions less refunds) when `settled`, else the scan's budget */
+  credits: number;
+  settled: boolean;
+}
+
+/** One report as the page lists it (`reportlog:<installationId>`). */
+export interface ReportLogEntry {
+  scanId: string;
+  repository: string;
+  pullNumber: number;
+  headSha: string;
+  /** the check run's conclusion (`success`, `failure`, `neutral`, …) */
+  conclusion: string;
+  /** findings reported, by severity (`CRITICAL` … `INFO`) */
+  severities: Record<string, number>;
+  /** ms since the epoch: when the head was pushed (`pull_request.updated_at` of its event), else launched */
+  pushedAt: number;
+  /** ms since the epoch */
+  reportedAt: number;
+}
+
+/** A repository whose `.github/diffward.yml` is invalid (`configproblems:<installationId>`, field `owner/name`). */
+export interface ConfigProblemRecord {
+  repository: string;
+  /** the first problem, as the check run shows it */
+  problem: string;
+  /** ms since the epoch when it was last seen */
+  seenAt: number;
+}
+
+/** The page's records under diffward's state prefix. */
+export class OrgRecords {
+  constructor(
+    readonly redis: RedisConnection,
+    readonly prefix: string,
+  ) {}
+
+  #k(...parts: Array<string | number>): string {
+    return [this.prefix, ...parts].join(":");
+  }
+
+  /**
+   * Counts a scan's spend in the month it was launched (UTC). A settled spend replaces whatever was
+   * counted; a budget is written only when nothing is counted yet, so a late report never undoes a
+   * settlement. The repository's `creditCap.monthly` (when given) is kept beside it for the page.
+   * @param launchedAt ms since the epoch
+   */
+  async recordSpend(
+    installationId: number,
+    launchedAt: number,
+    spend: ScanSpendRecord,
+    cap?: number,
+  ): Promise<void> {
+    const k = this.#k("spend", installationId, capMonth(launchedAt));
+    const field = `s:${spend.scanId}`;
+    const m = this.redis.multi();
+    if (spend.settled) m.hset(k, field, JSON.stringify(spend));
+    else m.hsetnx(k, field, JSON.stringify(spend));
+    if (cap !== undefined) m.hset(k, `cap:${spend.repository}`, String(cap));
+    await m.expire(k, SPEND_TTL_SECONDS).exec();
+  }
+
+  /**
+   * The installation's spend in each of `months` (`YYYY-MM`), one HGETALL each in one pipeline.
+   * @returns per month: the scans' spends and the caps last seen per repository (credits).
+   */
+  async monthSpend(
+    installationId: number,
+    months: readonly string[],
+  ): Promise<Array<{ month: string; scans: ScanSpendRecord[]; caps: Map<string, number> }>> {
+    const p = this.redis.pipeline();
+    for (const month of months) p.hgetall(this.#k("spend", installationId, month));
+    const out = (await p.exec()) ?? [];
+    return months.map((month, i) => {
+      const h = (out[i]?.[1] ?? {}) as Record<string, string>;
+      const scans: ScanSpendRecord[] = [];
+      const caps = new Map<string, number>();
+      for (const [f, v] of Object.entries(h)) {
+        if (f.startsWith("s:")) scans.push(JSON.parse(v) as ScanSpendRecord);
+        else if (f.startsWith("cap:")) caps.set(f.slice(4), Number(v));
+      }
+      return { month, scans, caps };
+    });
+  }
+
+  /** Adds a report to the installation's log, keeping the newest {@link REPORT_LOG_SIZE}. */
+  async recordReport(installationId: number, entry: ReportLogEntry): Promise<void> {
+    const k = this.#k("reportlog", installationId);
+    await this.redis
+      .multi()
+      .zadd(k, entry.reportedAt, JSON.stringify(entry))
+      .zremrangebyrank(k, 0, -(REPORT_LOG_SIZE + 1))
+      .expire(k, RECORD_TTL_SECONDS)
+      .exec();
+  }
+
+  /** The installation's logged reports, newest first. */
+  async reports(installationId: number): Promise<ReportLogEntry[]> {
+    const raw = await this.redis.zrevrange(this.#k("reportlog", installationId), 0, REPORT_LOG_SIZE - 1);
+    return raw.map((r) => JSON.parse(r) as ReportLogEntry);
+  }
+
+  /**
+   * Records the repository's config state: its first problem when `.github/diffward.yml` is invalid, else
+   * (valid or absent) forgets any problem recorded before.
+   */
+  async recordConfig(installationId: number, repository: string, problem: string | undefined, now: number) {
+    const k = this.#k("configproblems", installationId);
+    if (problem === undefined) {
+      await this.redis.hdel(k, repository);
+      return;
+    }
+    const rec: ConfigProblemRecord = { repository, problem, seenAt: now };
+    await this.redis.multi().hset(k, repository, JSON.stringify(rec)).expire(k, RECORD_TTL_SECONDS).exec();
+  }
+
+  /** The installation's repositories whose config was invalid when last read. */
+  async configProblems(installationId: number): Promise<ConfigProblemRecord[]> {
+    const h = await this.redis.hgetall(this.#k("configproblems", installationId));
+    return Object.values(h).map((v) => JSON.parse(v) as ConfigProblemRecord);
+  }
+
+  /**
+   * Records whether a pull request (`owner/repo#n`) holds dismissals awaiting approval, in its owner's index
+   * (`approvals-held:<owner>`; the owner is the installation's account).
+   */
+  async recordHeldApprovals(pull: string, held: boolean): Promise<void> {
+    const k = this.#k("approvals-held", pull.slice(0, pull.indexOf("/")).toLowerCase());
+    if (held) await this.redis.multi().sadd(k, pull).expire(k, RECORD_TTL_SECONDS).exec();
+    else await this.redis.srem(k, pull);
+  }
+
+  /** The pull requests (`owner/repo#n`) of `owner` that held approval requests when last changed. */
+  async heldApprovals(owner: string): Promise<string[]> {
+    return (await this.redis.smembers(this.#k("approvals-held", owner.toLowerCase()))).sort();
+  }
+}
