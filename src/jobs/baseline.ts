@@ -23,6 +23,7 @@ import {
   decideBaseline,
   followsCommit,
   isStalePush,
+  knownDiffPresets,
   type BaselineFacts,
   type BaselineJobData,
   type BaselineOutcome,
@@ -118,7 +119,7 @@ async function startUnderLock(
   const facts: BaselineFacts = {
     event,
     config,
-    pullPreset: config.preset ?? rt.settings.defaultPreset,
+    diffPresets: knownDiffPresets(config, rt.settings.defaultPreset),
     token: await readToken(rt, d.accountLogin, log),
     nonce: d.deliveryId ?? String(job.id),
   };

@@ -55,8 +55,8 @@ export type BaselineOutcome =
 export interface BaselineFacts {
   event: BaselineJobData & { headSha: string };
   config: RepoConfig;
-  /** the preset of pull request scans (`preset`, else `SCANNER_DIFF_PRESET`): a diff preset by definition */
-  pullPreset: string;
+  /** the presets diffward knows are diff presets ({@link knownDiffPresets}) */
+  diffPresets: readonly KnownDiffPreset[];
   token: TokenFact;
   /** the service's presets (spec §Scan presets), read once the token is found */
   presets?: readonly ScanPreset[];
@@ -71,22 +71,47 @@ export interface BaselinePlan {
   launch?: { data: Omit<LaunchJobData, "checkRunId">; jobId: string; delayMs: number };
 }
 
+/** A preset ref diffward knows is a diff preset, and how it knows. */
+export interface KnownDiffPreset {
+  ref: string;
+  /** how diffward knows, as the configuration error says it */
+  why: string;
+}
+
+/**
+ * The presets diffward knows are diff presets without launching anything. The service's preset record has
+ * no diff flag (spec §Scan preset (scan type): `ref`, `name`, `description`, `minCredits`, `modelTier`), and
+ * a preset's name or description is free text, so diffward does not guess from them; it knows the presets
+ * that pull request scans use, which send `baseCommit` and so are diff presets by definition (spec §Scans,
+ * launch rule 6): the repository's `preset` and the app's default `SCANNER_DIFF_PRESET` (which every
+ * repository without a `preset` uses, whatever this one's `preset` says).
+ */
+export function knownDiffPresets(
+  config: Pick<RepoConfig, "preset">,
+  appDiffPreset: string,
+): KnownDiffPreset[] {
+  const known: KnownDiffPreset[] = [];
+  if (config.preset !== undefined)
+    known.push({ ref: config.preset, why: "it is this repository's pull request preset, `preset`" });
+  if (appDiffPreset !== config.preset)
+    known.push({ ref: appDiffPreset, why: "it is the app's pull request preset, SCANNER_DIFF_PRESET" });
+  return known;
+}
+
 /**
  * Why `presetRef` cannot scan a baseline, or `undefined` when it can: not in the service's presets list, or a
- * diff preset. The service's preset record has no diff flag (spec §Scan preset (scan type)); diffward knows
- * a preset is a diff preset when it is the pull requests' preset, which is one by definition (a pull
- * request scan sends `baseCommit`). A diff preset it cannot tell from the list is refused by the service at
- * launch (400 `diff_base_required`), which concludes the same way ({@link baselineServiceError}).
+ * diff preset diffward knows ({@link knownDiffPresets}). A diff preset it cannot tell from these is refused by
+ * the service at launch (400 `diff_base_required`, before any credit is reserved), which concludes the
+ * same way ({@link baselineServiceError}).
  */
 export function baselinePresetProblem(
   presetRef: string,
   presets: readonly ScanPreset[],
-  pullPreset: string,
+  diffPresets: readonly KnownDiffPreset[],
 ): string | undefined {
   if (!presets.some((p) => p.ref === presetRef)) return unknownPresetProblem(presetRef, presets);
-  if (presetRef === pullPreset)
-    return diffPresetProblem(presetRef, "it is this repository's pull request preset");
-  return undefined;
+  const diff = diffPresets.find((p) => p.ref === presetRef);
+  return diff ? diffPresetProblem(presetRef, diff.why) : undefined;
 }
 
 /**
@@ -113,7 +138,7 @@ export function decideBaseline(f: BaselineFacts): BaselinePlan {
       },
     };
   if (!f.presets) throw new Error("decideBaseline: the presets were not read");
-  const problem = baselinePresetProblem(b.preset, f.presets, f.pullPreset);
+  const problem = baselinePresetProblem(b.preset, f.presets, f.diffPresets);
   if (problem)
     return {
       outcome: "config-error",

@@ -12,6 +12,8 @@ import { getBaseline, getBaselineReport } from "../../src/runtime/baseline-state
 import { checkRuns, completedRun, openPull, reportEnded, sha } from "../support/pr.js";
 import { flushPrefix } from "../support/flush.js";
 import { jobId } from "../../src/runtime/names.js";
+import type { Severity } from "../../src/scanner/catalog.js";
+import { clearPresetCache } from "../../src/tenants/presets.js";
 
 /**
  * Default-branch baselines end to end: real `push` payloads (`@octokit/webhooks-examples`, filled from the
@@ -193,6 +195,43 @@ describe("baseline: scans of the default branch", () => {
     expect(run.output.title).toBe("Invalid baseline configuration");
     expect(run.output.summary).toContain('baseline.preset: "diff-standard" is a diff preset');
     expect(launchesOf(sha(0x2451))).toEqual([]);
+  });
+
+  it("a diff preset diffward cannot tell from the presets list: the service refuses it before reserving anything (400 diff_base_required), a configuration error on the check, no scan, no retry", async () => {
+    // a second diff preset, used by no pull request config: nothing in the list says it is a diff preset
+    const diffStandard = h.sandbox.state.presetByRef("diff-standard")!;
+    h.sandbox.state.presets.push({ ...diffStandard, ref: "diff-deep", name: "Deep diff scan" });
+    clearPresetCache();
+    try {
+      const r = await repoWith(
+        "bl-diff-unknown",
+        demoConfig("baseline:\n  on: push\n  preset: diff-deep"),
+        0x2455,
+      );
+      await push(r, { after: sha(0x2456) });
+      const run = await completedRun(h, r.owner, r.repo, sha(0x2456), 10_000);
+      expect(run.conclusion).toBe("failure");
+      expect(run.output.title).toBe("Invalid baseline configuration");
+      expect(run.output.summary).toContain(
+        'baseline.preset: "diff-deep" is a diff preset (the service refused it without a base commit)',
+      );
+      expect(launchesOf(sha(0x2456))).toEqual([]);
+      // the launch job ends for good (not retried): the 400 is a configuration error
+      const launchJob = await h.waitFor(
+        async () =>
+          (await h.booted.rt.queues.launch.getJobs(["completed", "failed"])).find(
+            (j) => j.data.headSha === sha(0x2456),
+          ),
+        10_000,
+        "launch job ended",
+      );
+      expect(launchJob.attemptsMade).toBeLessThanOrEqual(1);
+      expect(await launchJob.getState()).toBe("completed");
+      expect(launchesOf(sha(0x2456))).toEqual([]);
+    } finally {
+      h.sandbox.state.presets = h.sandbox.state.presets.filter((p) => p.ref !== "diff-deep");
+      clearPresetCache();
+    }
   });
 
   it("creditCap.monthly refuses a baseline over budget before anything is reserved", async () => {
@@ -434,13 +473,17 @@ describe("baseline: scans of the default branch", () => {
     const onlyNew = (extra = "") =>
       baselineConfig(extra).replace("failOn: high", "failOn:\n  severity: high\n  only: new");
     // A: high, already open on the default branch; B: new in the pull request, high or low
-    const scenarioWith = (...findings: Array<{ title: string; location: string; severity: string }>) => {
+    const scenarioWith = (...findings: Array<{ title: string; location: string; severity: Severity }>) => {
       const demo = h.sandbox.state.scenario!;
       const a = demo.findings.find((f) => f.title === "Session secret hard-coded")!;
       return { ...demo, findings: findings.map((f) => ({ ...a, ...f })) };
     };
-    const A = { title: "Session secret hard-coded", location: "src/server.js:8-10", severity: "HIGH" };
-    const B = (severity: string) => ({
+    const A = {
+      title: "Session secret hard-coded",
+      location: "src/server.js:8-10",
+      severity: "HIGH" as const,
+    };
+    const B = (severity: Severity) => ({
       title: "Open redirect after login",
       location: "src/server.js:35",
       severity,

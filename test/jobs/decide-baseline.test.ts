@@ -5,6 +5,7 @@ import {
   decideBaseline,
   followsCommit,
   isStalePush,
+  knownDiffPresets,
   type BaselineFacts,
 } from "../../src/jobs/decide-baseline.js";
 import { decideLaunchError } from "../../src/jobs/decide-launch.js";
@@ -37,7 +38,7 @@ function facts(extra: Partial<BaselineFacts> = {}, baseline: Record<string, unkn
       debounceSeconds: 5,
       baseline: { on: "push", preset: "full-standard", ...baseline },
     }),
-    pullPreset: "diff-standard",
+    diffPresets: knownDiffPresets(repoConfig({}), "diff-standard"),
     token: { kind: "found" },
     presets: PRESETS,
     nonce: "d-push-1",
@@ -101,12 +102,27 @@ describe("decideBaseline", () => {
 });
 
 describe("baselinePresetProblem", () => {
-  it("refuses the pull requests' preset and presets the service does not list", () => {
-    expect(baselinePresetProblem("full-standard", PRESETS, "diff-standard")).toBeUndefined();
-    expect(baselinePresetProblem("diff-standard", PRESETS, "diff-standard")).toMatch(/is a diff preset/);
-    expect(baselinePresetProblem("nope", PRESETS, "diff-standard")).toMatch(
-      /is not one of the service's presets/,
+  const PRESETS_3 = [...PRESETS, { ref: "diff-deep", name: "Deep diff", minCredits: 20, modelTier: "deep" }];
+
+  it("refuses the known diff presets and presets the service does not list", () => {
+    const known = knownDiffPresets({}, "diff-standard");
+    expect(baselinePresetProblem("full-standard", PRESETS, known)).toBeUndefined();
+    expect(baselinePresetProblem("diff-standard", PRESETS, known)).toMatch(
+      /is a diff preset \(it is the app's pull request preset, SCANNER_DIFF_PRESET\)/,
     );
+    expect(baselinePresetProblem("nope", PRESETS, known)).toMatch(/is not one of the service's presets/);
+  });
+
+  it("knows both the repository's preset and the app's SCANNER_DIFF_PRESET: a repository on another diff preset still has the app's refused", () => {
+    const known = knownDiffPresets({ preset: "diff-deep" }, "diff-standard");
+    expect(known.map((p) => p.ref)).toEqual(["diff-deep", "diff-standard"]);
+    expect(baselinePresetProblem("diff-deep", PRESETS_3, known)).toMatch(
+      /"diff-deep" is a diff preset \(it is this repository's pull request preset, `preset`\)/,
+    );
+    expect(baselinePresetProblem("diff-standard", PRESETS_3, known)).toMatch(/SCANNER_DIFF_PRESET/);
+    expect(baselinePresetProblem("full-standard", PRESETS_3, known)).toBeUndefined();
+    // the same ref named twice is one entry
+    expect(knownDiffPresets({ preset: "diff-standard" }, "diff-standard")).toHaveLength(1);
   });
 });
 
