@@ -195,6 +195,11 @@ export function parseAcceptanceLine(note: string): { expiresAt: string; by: stri
   return { expiresAt: new Date(Date.parse(m[1]!)).toISOString(), by: m[2]! };
 }
 
+/** True for a note written by {@link expiredNote}. Pure. */
+export function isExpiredNote(note: string): boolean {
+  return /^Risk acceptance by @\S+ expired on .*\(diffward\)\.$/m.test(note);
+}
+
 /** The note of an expired acceptance ("Risk acceptance by @alice expired on 2027-03-31 …"). */
 export function expiredNote(by: string, expiresAt: string, status: string): string {
   return (

@@ -40,6 +40,11 @@ export const ReportFinding = z.object({
    * by fingerprint or by shape rather than by id (src/domain/identity.ts); the report says so.
    */
   matchedTo: z.object({ findingId: z.string().min(1), by: z.enum(["fingerprint", "recurring"]) }).optional(),
+  /**
+   * Set by diffward when the team's decision on this finding is an acceptance that expires
+   * (`/wontfix … until …`, src/domain/acceptance.ts): the moment (ISO 8601) and who accepted it.
+   */
+  acceptedUntil: z.object({ expiresAt: z.string(), by: z.string() }).optional(),
 });
 export type ReportFinding = z.infer<typeof ReportFinding>;
 

@@ -23,7 +23,7 @@ import { loadRepoConfig } from "../runtime/config-loader.js";
 import { pullKey } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { ExtraProcessors } from "./workers.js";
-import { recordDecisions } from "../triage/decisions.js";
+import { recordDecisionWithExpiry } from "../triage/expiry.js";
 import { recomputeCheck } from "../triage/check.js";
 import { planAlertEvent, type AlertEventPlan } from "../codescanning/mapping.js";
 import { findingIdFromMessage } from "../codescanning/sarif.js";
@@ -331,7 +331,10 @@ async function followPull(
   const m = ref ? PULL_REF.exec(ref) : null;
   if (!m) return;
   const pull = { owner: d.owner, repo: d.repo, pullNumber: Number(m[1]) };
-  await recordDecisions(rt, pullKey(d.owner, d.repo, pull.pullNumber), [
+  // a decision taken in GitHub's UI replaces the pull request's earlier one, and cancels its expiry
+  await recordDecisionWithExpiry(
+    rt,
+    { ...pull, installationId: d.installationId, accountLogin: d.accountLogin },
     {
       findingId: detail.id,
       ...identityOf(detail),
@@ -342,7 +345,9 @@ async function followPull(
       by: d.senderLogin,
       at: new Date(rt.now()).toISOString(),
     },
-  ]);
+    "code-scanning",
+    log,
+  );
   await recomputeCheck(rt, octokit, tenant, pull, log);
 }
 

@@ -48,7 +48,8 @@ import { REPORT_KIND, type ReportState } from "../report/state.js";
 import { ScannerApiError, ScannerError } from "../scanner/errors.js";
 import type { ScannerTenant } from "../tenants/index.js";
 import { recomputeCheck } from "../triage/check.js";
-import { readDecisions, recordDecisions, recordSeverityOverride } from "../triage/decisions.js";
+import { readDecisions, recordSeverityOverride } from "../triage/decisions.js";
+import { recordDecisionWithExpiry } from "../triage/expiry.js";
 import { refreshFindingComment, setThreadResolved } from "../triage/reflect.js";
 import {
   claimApprovalRequest,
@@ -362,7 +363,14 @@ function commandIO(c: Ctx, tenant: ScannerTenant | undefined): CommandIO {
       release: (finding) => releaseApprovalClaim(rt, c.key, finding, c.d.commentId),
       drop: (finding) => dropApprovalRequest(rt, c.key, finding),
     },
-    recordDecision: (decision) => recordDecisions(rt, c.key, [decision]),
+    recordDecision: (decision) =>
+      recordDecisionWithExpiry(
+        rt,
+        { ...c.pull, installationId: c.d.installationId, accountLogin: c.d.accountLogin },
+        decision,
+        decision.approvedBy ? "approval" : "command",
+        c.log,
+      ),
     recordSeverityOverride: (entry) => recordSeverityOverride(rt, c.key, entry),
     refreshFindingComment: (target) =>
       refreshFindingComment(

@@ -27,6 +27,7 @@ import type { ScannerTenant } from "../tenants/index.js";
 import { applyWrites } from "../runtime/writes.js";
 import { planLaunched } from "./decide-launch.js";
 import { findLaunchedScan } from "./launch.js";
+import { rebuildExpiries } from "../triage/expiry.js";
 
 /** How long reconciliation waits for a pull request's lock held by a job or another reconciliation, in ms. */
 const LOCK_WAIT_MS = 5_000;
@@ -429,6 +430,7 @@ async function reconcilePulls(
     summary.pulls += 1;
     const key = pullKey(r.owner, r.repo, pr.number);
     const runs = await listCheckRunsForRef(octokit, r, pr.headSha);
+    await rebuildPullExpiries(rt, summary, r, pr, runs);
     const found = await findResumable(rt, octokit, summary, r, cache, {
       headSha: pr.headSha,
       runs,
@@ -447,6 +449,39 @@ async function reconcilePulls(
     }
     if (!resumable) continue;
     await resumePullScan(rt, octokit, summary, r, pr, resumable);
+  }
+}
+
+/**
+ * The expiries of a pull request's acceptances, rebuilt from the service's notes on the findings of its last
+ * reported scan (the newest completed `diffward` check run on its head, `external_id`; `rebuildExpiries` in
+ * src/triage/expiry.ts): after a flush they are diffward's only record. A failure is counted and logged; the
+ * pull request's scan is still looked at.
+ */
+async function rebuildPullExpiries(
+  rt: Runtime,
+  summary: ReconcileSummary,
+  r: RepoPart,
+  pr: PullHead,
+  runs: readonly FoundCheckRun[],
+): Promise<void> {
+  const reported = runs
+    .filter((c) => c.status === "completed" && c.externalId && c.headSha === pr.headSha)
+    .sort((a, b) => b.id - a.id)[0];
+  const tenant = reported?.externalId ? await rt.scanner.forAccount(r.accountLogin) : undefined;
+  if (!reported?.externalId || !tenant) return;
+  const log = rt.log.child({ job: "reconcile", pull: pullKey(r.owner, r.repo, pr.number) });
+  try {
+    const pull = {
+      installationId: r.installationId,
+      accountLogin: r.accountLogin,
+      owner: r.owner,
+      repo: r.repo,
+    };
+    await rebuildExpiries(rt, { ...pull, pullNumber: pr.number }, tenant, reported.externalId, log);
+  } catch (error) {
+    summary.errors += 1;
+    log.warn({ err: error as Error }, "reconcile: acceptance expiries not rebuilt");
   }
 }
 

@@ -16,6 +16,7 @@ import { processApprove } from "./approve.js";
 import { processCancel } from "./cancel-scan.js";
 import { processSettle } from "./settle.js";
 import { processBaseline } from "./baseline.js";
+import { processAcceptanceExpiry } from "./acceptance-expiry.js";
 
 /** Extra processors for job names the process adds (reconciliation, tests). */
 export type ExtraProcessors = Record<string, (rt: Runtime, job: Job, token?: string) => Promise<unknown>>;
@@ -69,6 +70,7 @@ const PROCESSORS: ExtraProcessors = {
   [JOB.baselinePush]: (rt, job) => processBaseline(rt, job),
   [JOB.baselineSchedule]: (rt, job) => processBaseline(rt, job),
   [JOB.cancel]: (rt, job, token) => processCancel(rt, job, token),
+  [JOB.acceptanceExpiry]: (rt, job) => processAcceptanceExpiry(rt, job),
 };
 
 /**

@@ -5,6 +5,7 @@
  * GitHub doc: "Update a check run" (`output.title`, `output.summary`, `output.text`, each summary
  * and text at most 65,535 bytes): https://docs.github.com/en/rest/checks/runs#update-a-check-run
  */
+import { expiryText } from "../domain/acceptance.js";
 import { BaselineInfo, baselineComparisonSection, comparisonOf } from "./baseline.js";
 import { recount } from "../domain/baseline.js";
 import { FailOnSetting } from "../config/repo-config.js";
@@ -307,7 +308,9 @@ function findingsTable(
  */
 function resolutionCell(f: ReportFinding, prefix: string): string {
   const text = resolutionText(f.resolutionStatus);
-  return f.matchedTo ? `${text} (${matchedByText(f.matchedTo, prefix)})` : text;
+  const cell = f.matchedTo ? `${text} (${matchedByText(f.matchedTo, prefix)})` : text;
+  const a = f.acceptedUntil;
+  return a ? `${cell}, accepted until ${expiryText(a.expiresAt)} by ${inlineCode(`@${a.by}`)}` : cell;
 }
 
 /**

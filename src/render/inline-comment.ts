@@ -4,6 +4,7 @@
  *
  * GitHub doc: "Create a review comment for a pull request"; body at most 65,536 characters.
  */
+import { expiryText } from "../domain/acceptance.js";
 import { FINGERPRINT_VERSION, identityOf } from "../domain/identity.js";
 import type { ReportFinding } from "../domain/types.js";
 import { DomainInputError } from "../domain/types.js";
@@ -28,6 +29,8 @@ export interface FindingDecision {
   approvedBy?: string;
   /** when, as an ISO 8601 date-time */
   at: string;
+  /** the acceptance's expiry (`/wontfix … until …`), ISO 8601 */
+  expiresAt?: string;
 }
 
 export interface FindingCommentOptions {
@@ -162,7 +165,10 @@ export function renderFindingComment(f: ReportFinding, options: FindingCommentOp
 function decisionLine(d: FindingDecision, publicUrl: string | undefined): string {
   const reason = d.reason ? ` (${inlineCode(d.reason)})` : "";
   const when = /^\d{4}-\d{2}-\d{2}/.test(d.at) ? d.at.slice(0, 10) : neutralize(d.at);
-  const line = `**Decision:** ${statusMarkdown(d.resolutionStatus)}${reason} by ${inlineCode(`@${d.by}`)}${d.approvedBy ? `, approved by ${inlineCode(`@${d.approvedBy}`)}` : ""} on ${when}`;
+  const until = d.expiresAt
+    ? ` · accepted until **${expiryText(d.expiresAt)}** by ${inlineCode(`@${d.by}`)}`
+    : "";
+  const line = `**Decision:** ${statusMarkdown(d.resolutionStatus)}${reason} by ${inlineCode(`@${d.by}`)}${d.approvedBy ? `, approved by ${inlineCode(`@${d.approvedBy}`)}` : ""} on ${when}${until}`;
   const safe = d.note?.trim() ? safeMarkdown(d.note, { trustedOrigin: publicUrl }) : "";
   const note = safe ? `\n\n${safe.replace(/^/gm, "> ").replace(/^> $/gm, ">")}` : "";
   return `${line}${note}`;

@@ -76,6 +76,8 @@ export const JOB = {
   baselinePush: "baseline-push",
   /** a baseline due by `baseline.schedule`, added by the repository's job scheduler on the events queue */
   baselineSchedule: "baseline-schedule",
+  /** an acceptance's expiry (`/wontfix … until …`), a delayed job on the events queue (src/triage/expiry.ts) */
+  acceptanceExpiry: "acceptance-expiry",
 } as const;
 
 /**
@@ -167,6 +169,7 @@ export const REDIS_KEYS = {
   sarif: { prefix: "state", pattern: "sarif:<owner>/<repo>@<scanId>" },
   decisions: { prefix: "state", pattern: "decisions:<owner>/<repo>#<number>" },
   approvals: { prefix: "state", pattern: "approvals:<owner>/<repo>#<number>" },
+  expiries: { prefix: "state", pattern: "expiries:<installationId>" },
   checkRunOwner: { prefix: "state", pattern: "checkrun:<owner>/<repo>/<checkRunId>" },
   once: { prefix: "state", pattern: "once:<kind>:<key>" },
   uninstalled: { prefix: "state", pattern: "uninstalled:<installationId>" },

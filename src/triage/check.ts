@@ -10,7 +10,7 @@ import { REPORT_KIND, withRecomputedCheck, type ReportState } from "../report/st
 import { annotationsDigest, renderPullVerdict, withCurrentFindings } from "../report/verdict.js";
 import { batches } from "../render/annotations.js";
 import type { ScannerTenant } from "../tenants/index.js";
-import { matchedToOf, readPullDecisions } from "./decisions.js";
+import { readPullDecisions, withDecisionFacts } from "./decisions.js";
 import { pullKey } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
 
@@ -57,18 +57,14 @@ export async function recomputeCheck(
   const key = pullKey(pull.owner, pull.repo, pull.pullNumber);
   const report = await rt.state.getJson<ReportState>(REPORT_KIND, key);
   if (!report) return undefined;
-  const findings: ReportFinding[] = [];
+  const read: ReportFinding[] = [];
   for await (const f of tenant.client.iterateFindings(report.projectId, {
     scanId: report.scanId,
     limit: 100,
   }))
-    findings.push(toReportFinding(f));
-  // decisions carried by fingerprint or shape keep saying so (src/domain/identity.ts)
-  const matchedTo = matchedToOf(await readPullDecisions(rt, key, log));
-  for (const [i, f] of findings.entries()) {
-    const m = matchedTo.get(f.id);
-    if (m) findings[i] = { ...f, matchedTo: m };
-  }
+    read.push(toReportFinding(f));
+  // decisions carried by fingerprint or shape keep saying so (src/domain/identity.ts), acceptances their expiry
+  const findings = withDecisionFacts(await readPullDecisions(rt, key, log), read);
   const rendered = renderPullVerdict(report, findings, {
     labelPrefix: rt.settings.labelPrefix,
     ...(rt.settings.publicUrl ? { publicUrl: rt.settings.publicUrl } : {}),

@@ -6,6 +6,7 @@
  * (`PATCH …/resolution`), each unless the finding's severity rose since the team looked at it.
  */
 import type { Logger } from "pino";
+import { acceptanceLine } from "../domain/acceptance.js";
 import { identityOf, matchFindings, storedIdentity, type MatchedBy } from "../domain/identity.js";
 import type { ReportFinding } from "../domain/types.js";
 import { OPEN_RESOLUTIONS, severityRank } from "../domain/verdict.js";
@@ -80,7 +81,7 @@ export async function updatePullDecisions(
         key,
         async () => {
           const next = PullDecisions.parse(change(await readPullDecisions(rt, key)));
-          await rt.state.putJson(DECISIONS_KIND, key, next);
+          await rt.state.putJson(DECISIONS_KIND, key, next, decisionsTtlSeconds(next, rt.now()));
         },
         10_000,
       );
@@ -90,6 +91,19 @@ export async function updatePullDecisions(
       await new Promise((r) => setTimeout(r, 100));
     }
   }
+}
+
+/** The decisions' default life, in seconds (90 days after the last change). */
+const DECISIONS_TTL_SECONDS = 90 * 24 * 3600;
+
+/**
+ * How long a decisions document is kept, in seconds: 90 days after its last change, or 7 days past its
+ * latest acceptance expiry when that is later (`triage.maxAcceptanceDays` may reach years), so an expiry
+ * never outlives the decision it ends. Pure.
+ */
+export function decisionsTtlSeconds(doc: PullDecisions, now: number): number {
+  const latest = Math.max(0, ...doc.decisions.map((d) => (d.expiresAt ? Date.parse(d.expiresAt) : 0)));
+  return Math.max(DECISIONS_TTL_SECONDS, Math.ceil((latest - now) / 1000) + 7 * 24 * 3600);
 }
 
 /** Stores resolution decisions (one per identity, see {@link updatePullDecisions}). */
@@ -252,6 +266,30 @@ export function matchedToOf(doc: PullDecisions): Map<string, NonNullable<ReportF
   return out;
 }
 
+/**
+ * The acceptances that expire, by finding id: the moment and who accepted (the check run's row says
+ * "accepted until 2027-03-31 by `@alice`"). Pure.
+ */
+export function acceptancesOf(doc: PullDecisions): Map<string, NonNullable<ReportFinding["acceptedUntil"]>> {
+  return new Map(
+    doc.decisions.flatMap((d) => (d.expiresAt ? [[d.findingId, { expiresAt: d.expiresAt, by: d.by }]] : [])),
+  );
+}
+
+/**
+ * The findings with what the pull request's decisions add to them: how a carried decision found them
+ * ({@link matchedToOf}) and an acceptance's expiry ({@link acceptancesOf}). Pure.
+ */
+export function withDecisionFacts(doc: PullDecisions, findings: readonly ReportFinding[]): ReportFinding[] {
+  const matchedTo = matchedToOf(doc);
+  const accepted = acceptancesOf(doc);
+  return findings.map((f) => {
+    const m = matchedTo.get(f.id);
+    const a = accepted.get(f.id);
+    return { ...f, ...(m ? { matchedTo: m } : {}), ...(a ? { acceptedUntil: a } : {}) };
+  });
+}
+
 /** The note that records a carried severity override (Markdown; logins stay out of mentions' reach). */
 export function severityCarryNote(c: SeverityCarryOver, labelPrefix: string): string {
   const o = c.override;
@@ -275,6 +313,8 @@ export function carryOverNote(c: CarryOver, labelPrefix: string): string {
       `${findingLabel(d.findingId, labelPrefix)} (\`${d.findingId}\`); ${matchPhrase(c.by, d.findingId, labelPrefix)}.`,
   ];
   if (d.note?.trim()) lines.push("", `Original note: ${d.note.trim().slice(0, 2_000)}`);
+  // the carried acceptance keeps its expiry, readable from the service after a Redis flush
+  if (d.expiresAt) lines.push("", acceptanceLine(d.expiresAt, d.by));
   return lines.join("\n");
 }
 
@@ -420,7 +460,6 @@ export async function applyPullDecisions(
     return { decisions, severities: sev };
   };
   if (carried.length > 0 || carriedSeverities.length > 0) await updatePullDecisions(rt, key, merge);
-  const matchedTo = matchedToOf(merge(doc));
   log.info(
     {
       carried: carried.length,
@@ -430,12 +469,8 @@ export async function applyPullDecisions(
     },
     "decisions carried over",
   );
-  return findings.map((f) => {
-    const m = matchedTo.get(f.id);
-    return {
-      ...f,
-      ...(updated.has(f.id) ? { resolutionStatus: updated.get(f.id)! } : {}),
-      ...(m ? { matchedTo: m } : {}),
-    };
-  });
+  return withDecisionFacts(
+    merge(doc),
+    findings.map((f) => (updated.has(f.id) ? { ...f, resolutionStatus: updated.get(f.id)! } : f)),
+  );
 }

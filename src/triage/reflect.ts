@@ -88,6 +88,7 @@ export async function refreshFindingComment(
               by: decision.by,
               ...(decision.approvedBy ? { approvedBy: decision.approvedBy } : {}),
               at: decision.at,
+              ...(decision.expiresAt ? { expiresAt: decision.expiresAt } : {}),
             },
           }
         : {}),

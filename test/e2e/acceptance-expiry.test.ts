@@ -1,0 +1,217 @@
+/**
+ * Acceptances that expire, end to end: real webhooks through the app on a real Redis, the sandbox over HTTP,
+ * the GitHub stand-in. `/wontfix risk_accepted until <a few seconds ahead>` on a blocking finding turns the
+ * check green; at that moment, and not before, the delayed job sets the finding back to NOT_STARTED with one
+ * PATCH and the check fails again, without anyone acting. The expiry survives a worker restart and a Redis
+ * flush (rebuilt by reconciliation from the service's note); a later `/reopen` cancels it; an approval keeps
+ * it; past, malformed and too-far dates, and a missing one under `triage.requireExpiry`, are refused.
+ */
+import { describe, expect, it } from "vitest";
+import type { Harness } from "../../dev/harness/harness.js";
+import { readAudit } from "../../src/runtime/audit-log.js";
+import { pullKey } from "../../src/runtime/names.js";
+import { readDecisions } from "../../src/triage/decisions.js";
+import { listAcceptanceExpiries } from "../../src/triage/expiry.js";
+import { flushPrefix } from "../support/flush.js";
+import { openConfiguredPull, replyTo, sandboxCalls, useCommandHarness } from "../support/commands.js";
+import { checkOf, type ReportedPull } from "../triage/helpers.js";
+
+const SQLI = "SQL injection in user lookup";
+const SECRET = "Session secret hard-coded";
+const WRITER = "octo-writer";
+const MAINTAINER = "octo-maintainer";
+const PATCH_RESOLUTION = "PATCH /projects/:projectId/findings/:findingId/resolution";
+
+let h: Harness;
+useCommandHarness((started) => (h = started));
+
+let nextPull = 700;
+async function pull(config = ""): Promise<ReportedPull> {
+  nextPull += 1;
+  return openConfiguredPull(h, nextPull, { [WRITER]: "write", [MAINTAINER]: "maintain" }, config);
+}
+
+const patches = () => sandboxCalls(h, PATCH_RESOLUTION);
+const finding = (pr: ReportedPull, title: string) => h.sandbox.state.findings.get(pr.byTitle.get(title)!)!;
+/** Every entry of the audit trail so far. */
+async function auditEntries() {
+  const out = [];
+  for await (const e of readAudit(h.booted.rt.redis, {}, h.booted.rt.state.prefix)) out.push(e);
+  return out;
+}
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** An ISO 8601 moment `ms` from now, as a user would type it (seconds, `Z`). */
+const inMs = (ms: number) => new Date(Date.now() + ms).toISOString().replace(/\.\d{3}Z$/, "Z");
+
+/** `/fp` on the HIGH finding, so the CRITICAL one is the only blocking finding left. */
+async function onlySqliBlocks(pr: ReportedPull) {
+  await replyTo(h, pr, SECRET, "/fp not_reachable");
+  await h.waitFor(() => finding(pr, SECRET).resolutionStatus === "FALSE_POSITIVE", 10_000, "fp set");
+}
+
+/** Accepts the SQL injection until `until`; returns the PATCH count once the check is green. */
+async function acceptUntil(pr: ReportedPull, until: string, login = WRITER) {
+  const { answer } = await replyTo(h, pr, SQLI, `/wontfix risk_accepted until ${until}`, login);
+  await h.waitFor(() => checkOf(h, pr).conclusion === "success" || undefined, 10_000, "check green");
+  return { answer, sent: patches() };
+}
+
+/** Holds until `at` (ms) asserting, every 100 ms, that no resolution PATCH went out and the finding is accepted. */
+async function nothingBefore(pr: ReportedPull, sent: number, at: number) {
+  while (Date.now() < at) {
+    expect(patches()).toBe(sent);
+    expect(finding(pr, SQLI).resolutionStatus).toBe("WONT_FIX");
+    await sleep(100);
+  }
+}
+
+/** Waits for the expiry: the finding NOT_STARTED, the check red; then exactly one more PATCH, and it stays one. */
+async function expiredOnce(pr: ReportedPull, sent: number, expiresAt: number) {
+  await h.waitFor(() => finding(pr, SQLI).resolutionStatus === "NOT_STARTED" || undefined, 15_000, "expired");
+  expect(Date.now()).toBeGreaterThanOrEqual(expiresAt);
+  await sleep(500);
+  expect(patches()).toBe(sent + 1);
+}
+
+describe("an acceptance with an expiry", () => {
+  it("turns the check green, then at its moment (not before) one PATCH sets the finding back and the check fails", async () => {
+    const pr = await pull();
+    await onlySqliBlocks(pr);
+    const until = inMs(5_000);
+    const { answer, sent } = await acceptUntil(pr, until);
+    const expiresAt = Date.parse(until);
+    expect(answer).toContain(
+      `Accepted until **${until.slice(0, 10)} ${until.slice(11, 19)} UTC** by \`@${WRITER}\``,
+    );
+    const rootId = pr.comments.get(pr.byTitle.get(SQLI)!)!;
+    const comment = () => h.github.state.reviewComments(pr.owner, pr.repo).find((c) => c.id === rootId)!;
+    expect(comment().body).toContain(`accepted until **${until.slice(0, 10)}`);
+    expect(checkOf(h, pr).output.summary + (checkOf(h, pr).output.text ?? "")).toContain("accepted until");
+    // the service's note carries the expiry in its parseable line
+    expect(
+      finding(pr, SQLI)
+        .notes.map((n) => n.body)
+        .join("\n"),
+    ).toContain(`Accepted until ${new Date(expiresAt).toISOString()} by @${WRITER} (diffward).`);
+    const soon = await listAcceptanceExpiries(h.booted.rt, pr.payload.installation.id, { withinMs: 60_000 });
+    expect(soon.map((e) => [e.pullNumber, e.findingId, e.by])).toContainEqual([
+      pr.pullNumber,
+      pr.byTitle.get(SQLI),
+      WRITER,
+    ]);
+
+    await nothingBefore(pr, sent, expiresAt - 150);
+    await expiredOnce(pr, sent, expiresAt);
+    await h.waitFor(() => checkOf(h, pr).conclusion === "failure" || undefined, 10_000, "check red again");
+    const thread = h.github.state
+      .threads(pr.owner, pr.repo, pr.pullNumber)
+      .find((t) => t.rootCommentId === rootId)!;
+    expect(thread.isResolved).toBe(false);
+    await h.waitFor(() => comment().body.includes("expired on") || undefined, 10_000, "comment");
+    expect(finding(pr, SQLI).notes.at(-1)!.body).toContain(`Risk acceptance by @${WRITER} expired on`);
+    const decisions = await readDecisions(h.booted.rt, pullKey(pr.owner, pr.repo, pr.pullNumber));
+    expect(decisions.find((d) => d.findingId === pr.byTitle.get(SQLI))).toMatchObject({
+      resolutionStatus: "NOT_STARTED",
+    });
+    const audit = await auditEntries();
+    expect(audit).toContainEqual(
+      expect.objectContaining({
+        action: "expire",
+        source: "expiry",
+        outcome: "applied",
+        actor: WRITER,
+        to: "NOT_STARTED",
+      }),
+    );
+  });
+
+  it("survives a worker restart: nothing while no worker runs, one PATCH once one starts again", async () => {
+    const pr = await pull();
+    await onlySqliBlocks(pr);
+    const until = inMs(4_000);
+    const { sent } = await acceptUntil(pr, until);
+    await Promise.all(h.booted.workers.map((w) => w.close()));
+    h.booted.workers.length = 0;
+    await sleep(Math.max(0, Date.parse(until) - Date.now()) + 1_000);
+    expect(patches()).toBe(sent);
+    expect(finding(pr, SQLI).resolutionStatus).toBe("WONT_FIX");
+    h.booted.startWorkers();
+    await expiredOnce(pr, sent, Date.parse(until));
+    await h.waitFor(() => checkOf(h, pr).conclusion === "failure" || undefined, 10_000, "check red again");
+  });
+
+  it("survives a Redis flush: reconciliation rebuilds it from the service's note, and it applies once at its moment", async () => {
+    const pr = await pull();
+    await onlySqliBlocks(pr);
+    const until = inMs(7_000);
+    const { sent } = await acceptUntil(pr, until);
+    expect(await flushPrefix(h.prefix)).toBeGreaterThan(0);
+    const summary = await h.booted.reconcile();
+    expect(summary.errors).toBe(0);
+    const rebuilt = await readDecisions(h.booted.rt, pullKey(pr.owner, pr.repo, pr.pullNumber));
+    expect(rebuilt.find((d) => d.findingId === pr.byTitle.get(SQLI))).toMatchObject({
+      resolutionStatus: "WONT_FIX",
+      by: WRITER,
+      expiresAt: new Date(Date.parse(until)).toISOString(),
+    });
+    await nothingBefore(pr, sent, Date.parse(until) - 150);
+    await expiredOnce(pr, sent, Date.parse(until));
+    // a second reconciliation finds the acceptance ended: nothing is rebuilt
+    await h.booted.reconcile();
+    await sleep(1_000);
+    expect(patches()).toBe(sent + 1);
+  });
+
+  it("a later /reopen cancels it: no PATCH at the old moment", async () => {
+    const pr = await pull();
+    const until = inMs(4_000);
+    await replyTo(h, pr, SQLI, `/wontfix risk_accepted until ${until}`);
+    await h.waitFor(() => finding(pr, SQLI).resolutionStatus === "WONT_FIX" || undefined, 10_000, "accepted");
+    const sent = patches();
+    await replyTo(h, pr, SQLI, "/reopen looking again");
+    expect(patches()).toBe(sent + 1);
+    await sleep(Math.max(0, Date.parse(until) - Date.now()) + 2_000);
+    expect(patches()).toBe(sent + 1);
+    expect(finding(pr, SQLI).notes.some((n) => n.body.includes("expired on"))).toBe(false);
+    const audit = await auditEntries();
+    expect(audit).toContainEqual(
+      expect.objectContaining({
+        action: "expiry-cancelled",
+        from: "WONT_FIX",
+        to: "NOT_STARTED",
+        actor: WRITER,
+      }),
+    );
+  });
+
+  it("an approved acceptance keeps its expiry through /approve", async () => {
+    const pr = await pull("triage:\n  approval:\n    minSeverity: high\n    approvers: maintain");
+    const until = inMs(8_000);
+    const held = await replyTo(h, pr, SQLI, `/wontfix risk_accepted until ${until}`);
+    expect(held.answer).toContain("**Approval requested**");
+    const sent = patches();
+    const approved = await replyTo(h, pr, SQLI, "/approve", MAINTAINER);
+    expect(approved.answer).toContain("Accepted until");
+    await h.waitFor(() => finding(pr, SQLI).resolutionStatus === "WONT_FIX" || undefined, 10_000, "approved");
+    expect(patches()).toBe(sent + 1);
+    await nothingBefore(pr, sent + 1, Date.parse(until) - 150);
+    await expiredOnce(pr, sent + 1, Date.parse(until));
+  });
+
+  it("refuses a past, a malformed and a too-far date, and a missing one under requireExpiry; nothing is sent", async () => {
+    const pr = await pull("triage:\n  maxAcceptanceDays: 30\n  requireExpiry: [WONT_FIX]");
+    const sent = patches();
+    const cases: Array<[string, string]> = [
+      ["/wontfix risk_accepted until 2020-01-01", "in the past"],
+      ["/wontfix risk_accepted until 2027-02-30", "is not a date diffward can read"],
+      ["/wontfix risk_accepted for 31d", "more than 30 days ahead (`triage.maxAcceptanceDays`)"],
+      ["/wontfix risk_accepted", "`triage.requireExpiry`"],
+    ];
+    for (const [body, rule] of cases) {
+      const { answer } = await replyTo(h, pr, SQLI, body);
+      expect(answer, body).toContain(rule);
+    }
+    expect(patches()).toBe(sent);
+    expect(finding(pr, SQLI).resolutionStatus).toBe("NOT_STARTED");
+  });
+});
