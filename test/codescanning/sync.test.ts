@@ -10,7 +10,7 @@ import { CODE_SCANNING_ALERT_JOB } from "../../src/jobs/code-scanning-alert.js";
 import { jobId, pullKey } from "../../src/runtime/names.js";
 import { readDecisions } from "../../src/triage/decisions.js";
 import { completedRun, openPull, pushPull, sha } from "../support/pr.js";
-import { TRIAGE_SCENARIO, nextAnswer } from "../triage/helpers.js";
+import { TRIAGE_SCENARIO, nextAnswer, sandboxFinding } from "../support/reported-pull.js";
 
 const SQLI = "SQL injection in user lookup";
 const SECRET = "Session secret hard-coded";
@@ -58,7 +58,6 @@ function alertOf(pr: Pull, title: string) {
   const id = pr.byTitle.get(title)!;
   return alerts(pr).find((a) => a.mostRecent.message.includes(id))!;
 }
-const finding = (pr: Pull, title: string) => h.sandbox.state.findings.get(pr.byTitle.get(title)!)!;
 
 /** Sends a `code_scanning_alert` delivery and waits for its job's outcome. */
 async function deliver(payload: Record<string, unknown>): Promise<unknown> {
@@ -152,7 +151,7 @@ describe("code scanning: triage kept in step", () => {
   it("a dismissal on GitHub changes exactly that finding, once, and also after a Redis flush", async () => {
     const pr = await reportedPull();
     const others = [...pr.byTitle.keys()].filter((t) => t !== SQLI);
-    const before = new Map(others.map((t) => [t, finding(pr, t).resolutionStatus]));
+    const before = new Map(others.map((t) => [t, sandboxFinding(h, pr, t).resolutionStatus]));
     const target = { owner: pr.owner, repo: pr.repo, alertNumber: alertOf(pr, SQLI).number };
     expect(await flushState()).toBeGreaterThan(0);
     const payload = dismissAlertAs(h, {
@@ -162,7 +161,7 @@ describe("code scanning: triage kept in step", () => {
       comment: "Only the test fixtures call this, cc @octo-lead",
     });
     expect(await deliver(payload)).toBe("set");
-    const f = finding(pr, SQLI);
+    const f = sandboxFinding(h, pr, SQLI);
     expect(f.resolutionStatus).toBe("WONT_FIX");
     // the service records the reason as a note of its own (spec rule 1), then diffward's note follows
     const notes = f.notes.map((x) => x.body);
@@ -172,7 +171,7 @@ describe("code scanning: triage kept in step", () => {
     ]);
     expect(notes[1]).toContain("Only the test fixtures call this");
     expect(notes[1]).not.toMatch(/@octo-lead/);
-    for (const t of others) expect(finding(pr, t).resolutionStatus).toBe(before.get(t));
+    for (const t of others) expect(sandboxFinding(h, pr, t).resolutionStatus).toBe(before.get(t));
     const decision = (await readDecisions(h.booted.rt, pullKey(pr.owner, pr.repo, pr.number))).find(
       (d) => d.findingId === f.id,
     );
@@ -182,11 +181,11 @@ describe("code scanning: triage kept in step", () => {
     expect(await deliver(alertPayload(h, { ...target, action: "closed_by_user", login: WRITER }))).toBe(
       "unchanged",
     );
-    expect(finding(pr, SQLI).notes).toHaveLength(2);
+    expect(sandboxFinding(h, pr, SQLI).notes).toHaveLength(2);
 
     // reopening on GitHub puts it back to NOT_STARTED
     expect(await deliver(reopenAlertAs(h, { ...target, login: WRITER }))).toBe("set");
-    expect(finding(pr, SQLI).resolutionStatus).toBe("NOT_STARTED");
+    expect(sandboxFinding(h, pr, SQLI).resolutionStatus).toBe("NOT_STARTED");
   });
 
   it("a sender below commands.minPermission changes nothing", async () => {
@@ -199,8 +198,8 @@ describe("code scanning: triage kept in step", () => {
       reason: "false positive",
     });
     expect(await deliver(payload)).toBe("permission-refused");
-    expect(finding(pr, SECRET).resolutionStatus).toBe("NOT_STARTED");
-    expect(finding(pr, SECRET).notes).toHaveLength(0);
+    expect(sandboxFinding(h, pr, SECRET).resolutionStatus).toBe("NOT_STARTED");
+    expect(sandboxFinding(h, pr, SECRET).notes).toHaveLength(0);
   });
 
   it("/fp in the pull request dismisses exactly that alert, once, and its echo is ignored", async () => {
@@ -233,7 +232,7 @@ describe("code scanning: triage kept in step", () => {
     expect(patches()).toHaveLength(1);
 
     // GitHub's echo of diffward's own dismissal: the bot is the sender; nothing comes back
-    const notesBefore = finding(pr, SQLI).notes.length;
+    const notesBefore = sandboxFinding(h, pr, SQLI).notes.length;
     const echo = alertPayload(h, {
       owner: pr.owner,
       repo: pr.repo,
@@ -249,8 +248,8 @@ describe("code scanning: triage kept in step", () => {
     expect(await deliver({ ...echo, sender: { ...echo.sender, login: WRITER, type: "User" } })).toBe(
       "ignored",
     );
-    expect(finding(pr, SQLI).notes).toHaveLength(notesBefore);
-    expect(finding(pr, SQLI).resolutionStatus).toBe("FALSE_POSITIVE");
+    expect(sandboxFinding(h, pr, SQLI).notes).toHaveLength(notesBefore);
+    expect(sandboxFinding(h, pr, SQLI).resolutionStatus).toBe("FALSE_POSITIVE");
 
     // a second /fp writes nothing more to the alert; /reopen reopens it
     const again = writeReviewReply(h, {
@@ -329,7 +328,7 @@ describe("code scanning: triage kept in step", () => {
     expect(alertPatches()).toHaveLength(0);
 
     await say(MAINTAINER, "/approve", 1);
-    expect(finding(pr, SECRET).resolutionStatus).toBe("FALSE_POSITIVE");
+    expect(sandboxFinding(h, pr, SECRET).resolutionStatus).toBe("FALSE_POSITIVE");
     const alert = alertOf(pr, SECRET);
     expect(alert.state).toBe("dismissed");
     expect(alert.dismissedReason).toBe("false positive");
@@ -340,7 +339,7 @@ describe("code scanning: triage kept in step", () => {
     expect(alertPatches()).toHaveLength(1);
 
     // GitHub's echo of that dismissal changes nothing on the service
-    const notesBefore = finding(pr, SECRET).notes.length;
+    const notesBefore = sandboxFinding(h, pr, SECRET).notes.length;
     const echo = alertPayload(h, {
       owner: pr.owner,
       repo: pr.repo,
@@ -350,7 +349,7 @@ describe("code scanning: triage kept in step", () => {
     });
     expect(echo.alert.dismissed_comment).toBe(alert.dismissedComment);
     expect(await deliver(echo)).toBe("ignored");
-    expect(finding(pr, SECRET).notes).toHaveLength(notesBefore);
+    expect(sandboxFinding(h, pr, SECRET).notes).toHaveLength(notesBefore);
     expect(alertPatches()).toHaveLength(1);
     expect(h.github.violations()).toEqual([]);
   });
@@ -386,8 +385,8 @@ describe("code scanning: triage kept in step", () => {
       comment: "not reachable",
     });
     expect(await deliver(payload)).toBe("approval-requested");
-    expect(finding(pr, SECRET).resolutionStatus).toBe("NOT_STARTED");
-    expect(finding(pr, SECRET).notes).toHaveLength(0);
+    expect(sandboxFinding(h, pr, SECRET).resolutionStatus).toBe("NOT_STARTED");
+    expect(sandboxFinding(h, pr, SECRET).notes).toHaveLength(0);
     expect(alertOf(pr, SECRET).state).toBe("open");
     expect(announcements()).toHaveLength(1);
     const label = `SC-${pr.byTitle.get(SECRET)!.slice(-8)}`;
@@ -395,7 +394,7 @@ describe("code scanning: triage kept in step", () => {
     // the same event delivered again: nothing more is posted or set
     expect(await deliver(payload)).toBe("approval-requested");
     expect(announcements()).toHaveLength(1);
-    expect(finding(pr, SECRET).resolutionStatus).toBe("NOT_STARTED");
+    expect(sandboxFinding(h, pr, SECRET).resolutionStatus).toBe("NOT_STARTED");
 
     // a maintainer approves from the pull request: the resolution is set and the alert dismissed again
     const botComments = () =>
@@ -413,9 +412,9 @@ describe("code scanning: triage kept in step", () => {
     expect((await h.send("issue_comment", approve)).status).toBe(200);
     const answer = await nextAnswer(h, botComments, before, "answer to /diffward approve");
     expect(answer.body).toContain("is now **False positive**");
-    expect(finding(pr, SECRET).resolutionStatus).toBe("FALSE_POSITIVE");
+    expect(sandboxFinding(h, pr, SECRET).resolutionStatus).toBe("FALSE_POSITIVE");
     expect(
-      finding(pr, SECRET)
+      sandboxFinding(h, pr, SECRET)
         .notes.map((x) => x.body)
         .join("\n"),
     ).toContain("not reachable");

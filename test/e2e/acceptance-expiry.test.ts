@@ -14,7 +14,7 @@ import { readDecisions } from "../../src/triage/decisions.js";
 import { listAcceptanceExpiries } from "../../src/triage/expiry.js";
 import { flushPrefix } from "../support/flush.js";
 import { openConfiguredPull, replyTo, sandboxCalls, useCommandHarness } from "../support/commands.js";
-import { checkOf, type ReportedPull } from "../triage/helpers.js";
+import { checkOf, sandboxFinding, type ReportedPull } from "../support/reported-pull.js";
 
 const SQLI = "SQL injection in user lookup";
 const SECRET = "Session secret hard-coded";
@@ -32,7 +32,6 @@ async function pull(config = ""): Promise<ReportedPull> {
 }
 
 const patches = () => sandboxCalls(h, PATCH_RESOLUTION);
-const finding = (pr: ReportedPull, title: string) => h.sandbox.state.findings.get(pr.byTitle.get(title)!)!;
 /** Every entry of the audit trail so far. */
 async function auditEntries() {
   const out = [];
@@ -46,7 +45,11 @@ const inMs = (ms: number) => new Date(Date.now() + ms).toISOString().replace(/\.
 /** `/fp` on the HIGH finding, so the CRITICAL one is the only blocking finding left. */
 async function onlySqliBlocks(pr: ReportedPull) {
   await replyTo(h, pr, SECRET, "/fp not_reachable");
-  await h.waitFor(() => finding(pr, SECRET).resolutionStatus === "FALSE_POSITIVE", 10_000, "fp set");
+  await h.waitFor(
+    () => sandboxFinding(h, pr, SECRET).resolutionStatus === "FALSE_POSITIVE",
+    10_000,
+    "fp set",
+  );
 }
 
 /** Accepts the SQL injection until `until`; returns the PATCH count once the check is green. */
@@ -60,14 +63,18 @@ async function acceptUntil(pr: ReportedPull, until: string, login = WRITER) {
 async function nothingBefore(pr: ReportedPull, sent: number, at: number) {
   while (Date.now() < at) {
     expect(patches()).toBe(sent);
-    expect(finding(pr, SQLI).resolutionStatus).toBe("WONT_FIX");
+    expect(sandboxFinding(h, pr, SQLI).resolutionStatus).toBe("WONT_FIX");
     await sleep(100);
   }
 }
 
 /** Waits for the expiry: the finding NOT_STARTED, the check red; then exactly one more PATCH, and it stays one. */
 async function expiredOnce(pr: ReportedPull, sent: number, expiresAt: number) {
-  await h.waitFor(() => finding(pr, SQLI).resolutionStatus === "NOT_STARTED" || undefined, 15_000, "expired");
+  await h.waitFor(
+    () => sandboxFinding(h, pr, SQLI).resolutionStatus === "NOT_STARTED" || undefined,
+    15_000,
+    "expired",
+  );
   expect(Date.now()).toBeGreaterThanOrEqual(expiresAt);
   await sleep(500);
   expect(patches()).toBe(sent + 1);
@@ -89,7 +96,7 @@ describe("an acceptance with an expiry", () => {
     expect(checkOf(h, pr).output.summary + (checkOf(h, pr).output.text ?? "")).toContain("accepted until");
     // the service's note carries the expiry in its parseable line
     expect(
-      finding(pr, SQLI)
+      sandboxFinding(h, pr, SQLI)
         .notes.map((n) => n.body)
         .join("\n"),
     ).toContain(`Accepted until ${new Date(expiresAt).toISOString()} by @${WRITER} (diffward).`);
@@ -108,7 +115,9 @@ describe("an acceptance with an expiry", () => {
       .find((t) => t.rootCommentId === rootId)!;
     expect(thread.isResolved).toBe(false);
     await h.waitFor(() => comment().body.includes("expired on") || undefined, 10_000, "comment");
-    expect(finding(pr, SQLI).notes.at(-1)!.body).toContain(`Risk acceptance by @${WRITER} expired on`);
+    expect(sandboxFinding(h, pr, SQLI).notes.at(-1)!.body).toContain(
+      `Risk acceptance by @${WRITER} expired on`,
+    );
     const decisions = await readDecisions(h.booted.rt, pullKey(pr.owner, pr.repo, pr.pullNumber));
     expect(decisions.find((d) => d.findingId === pr.byTitle.get(SQLI))).toMatchObject({
       resolutionStatus: "NOT_STARTED",
@@ -134,7 +143,7 @@ describe("an acceptance with an expiry", () => {
     h.booted.workers.length = 0;
     await sleep(Math.max(0, Date.parse(until) - Date.now()) + 1_000);
     expect(patches()).toBe(sent);
-    expect(finding(pr, SQLI).resolutionStatus).toBe("WONT_FIX");
+    expect(sandboxFinding(h, pr, SQLI).resolutionStatus).toBe("WONT_FIX");
     h.booted.startWorkers();
     await expiredOnce(pr, sent, Date.parse(until));
     await h.waitFor(() => checkOf(h, pr).conclusion === "failure" || undefined, 10_000, "check red again");
@@ -166,13 +175,17 @@ describe("an acceptance with an expiry", () => {
     const pr = await pull();
     const until = inMs(4_000);
     await replyTo(h, pr, SQLI, `/wontfix risk_accepted until ${until}`);
-    await h.waitFor(() => finding(pr, SQLI).resolutionStatus === "WONT_FIX" || undefined, 10_000, "accepted");
+    await h.waitFor(
+      () => sandboxFinding(h, pr, SQLI).resolutionStatus === "WONT_FIX" || undefined,
+      10_000,
+      "accepted",
+    );
     const sent = patches();
     await replyTo(h, pr, SQLI, "/reopen looking again");
     expect(patches()).toBe(sent + 1);
     await sleep(Math.max(0, Date.parse(until) - Date.now()) + 2_000);
     expect(patches()).toBe(sent + 1);
-    expect(finding(pr, SQLI).notes.some((n) => n.body.includes("expired on"))).toBe(false);
+    expect(sandboxFinding(h, pr, SQLI).notes.some((n) => n.body.includes("expired on"))).toBe(false);
     const audit = await auditEntries();
     expect(audit).toContainEqual(
       expect.objectContaining({
@@ -192,7 +205,11 @@ describe("an acceptance with an expiry", () => {
     const sent = patches();
     const approved = await replyTo(h, pr, SQLI, "/approve", MAINTAINER);
     expect(approved.answer).toContain("Accepted until");
-    await h.waitFor(() => finding(pr, SQLI).resolutionStatus === "WONT_FIX" || undefined, 10_000, "approved");
+    await h.waitFor(
+      () => sandboxFinding(h, pr, SQLI).resolutionStatus === "WONT_FIX" || undefined,
+      10_000,
+      "approved",
+    );
     expect(patches()).toBe(sent + 1);
     await nothingBefore(pr, sent + 1, Date.parse(until) - 150);
     await expiredOnce(pr, sent + 1, Date.parse(until));
@@ -212,6 +229,6 @@ describe("an acceptance with an expiry", () => {
       expect(answer, body).toContain(rule);
     }
     expect(patches()).toBe(sent);
-    expect(finding(pr, SQLI).resolutionStatus).toBe("NOT_STARTED");
+    expect(sandboxFinding(h, pr, SQLI).resolutionStatus).toBe("NOT_STARTED");
   });
 });

@@ -13,7 +13,7 @@ import { webhookExample } from "../../dev/harness/examples.js";
 import type { ScenarioInput } from "../../dev/sandbox/schemas.js";
 import { ZWSP } from "../../src/render/escape.js";
 import { findingLabel } from "../../src/scanner/labels.js";
-import { currentCheckRun, openReportedPull, type ReportedPull } from "../triage/helpers.js";
+import { currentCheckRun, openReportedPull, type ReportedPull } from "../support/reported-pull.js";
 import { replyTo, sandboxCalls, sayIn, useCommandHarness } from "../support/commands.js";
 import { DIFFWARD_HTML, hazards } from "../support/markdown.js";
 

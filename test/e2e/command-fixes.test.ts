@@ -9,7 +9,7 @@
 import { describe, expect, it } from "vitest";
 import type { Harness } from "../../dev/harness/harness.js";
 import { findingLabel } from "../../src/scanner/labels.js";
-import type { ReportedPull } from "../triage/helpers.js";
+import { type ReportedPull, sandboxFinding } from "../support/reported-pull.js";
 import { openConfiguredPull, replyTo, sayIn, useCommandHarness } from "../support/commands.js";
 
 const SQLI = "SQL injection in user lookup";
@@ -32,7 +32,6 @@ const reply = async (pr: ReportedPull, title: string, body: string, login = WRIT
 const say = async (pr: ReportedPull, body: string, login = WRITER) =>
   (await sayIn(h, pr, body, login)).answer;
 
-const findingOf = (pr: ReportedPull, title: string) => h.sandbox.state.findings.get(pr.byTitle.get(title)!)!;
 const publishedIds = () =>
   h.sandbox.state.published.filter((p) => p.kind === "finding").map((p) => p.targetId);
 
@@ -41,8 +40,8 @@ describe("a labelled command inside another finding's thread (issue 10, item 3)"
     const pr = await pull();
     const b = pr.byTitle.get(SECRET)!;
     const answer = await reply(pr, SQLI, `/diffward wontfix ${findingLabel(b)} risk_accepted`);
-    expect(findingOf(pr, SECRET).resolutionStatus).toBe("WONT_FIX");
-    expect(findingOf(pr, SQLI).resolutionStatus).toBe("NOT_STARTED");
+    expect(sandboxFinding(h, pr, SECRET).resolutionStatus).toBe("WONT_FIX");
+    expect(sandboxFinding(h, pr, SQLI).resolutionStatus).toBe("NOT_STARTED");
     expect(answer).toContain(`names \`${findingLabel(b)}\`, so diffward acted on that finding`);
     expect(answer).toContain(`not on this thread's finding \`${findingLabel(pr.byTitle.get(SQLI)!)}\``);
   });

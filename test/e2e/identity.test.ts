@@ -18,7 +18,7 @@ import {
   pushAndReport,
   threadAnswers,
   type ReportedPull,
-} from "../triage/helpers.js";
+} from "../support/reported-pull.js";
 
 const AWS_8 = "Hard-coded AWS key on line 8";
 const AWS_240 = "Hard-coded 'AWS' key on line 240";

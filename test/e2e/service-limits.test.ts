@@ -9,7 +9,7 @@ import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import { loadScenario } from "../../dev/sandbox/findings-source.js";
 import type { ScenarioInput } from "../../dev/sandbox/schemas.js";
 import { FINDING_TEXT_MAX_CHARS } from "../../src/scanner/index.js";
-import { checkOf, openReportedPull } from "../triage/helpers.js";
+import { checkOf, openReportedPull } from "../support/reported-pull.js";
 
 const KB = 1024;
 const finding = (n: number, size: number) => ({

@@ -9,7 +9,13 @@ import { describe, expect, it } from "vitest";
 import type { Harness } from "../../dev/harness/harness.js";
 import { jobId, pullKey } from "../../src/runtime/names.js";
 import { writeReviewReply } from "../../dev/harness/triage.js";
-import { nextAnswer, openReportedPull, threadAnswers, type ReportedPull } from "../triage/helpers.js";
+import {
+  nextAnswer,
+  openReportedPull,
+  threadAnswers,
+  type ReportedPull,
+  sandboxFinding,
+} from "../support/reported-pull.js";
 import { replyTo, sandboxCalls, useCommandHarness } from "../support/commands.js";
 
 const SQLI = "SQL injection in user lookup";
@@ -24,7 +30,6 @@ useCommandHarness((started) => (h = started));
 
 let nextPull = 700;
 const pull = (): Promise<ReportedPull> => openReportedPull(h, (nextPull += 1), { [WRITER]: "write" });
-const finding = (pr: ReportedPull, title: string) => h.sandbox.state.findings.get(pr.byTitle.get(title)!)!;
 
 /** The command job of a delivery, once it exists. */
 async function commandJob(deliveryId: string) {
@@ -75,10 +80,10 @@ describe("a command retried sends each service write once", () => {
     const { answer, job } = await withBusyLock(pr, SQLI, "/wontfix risk_accepted");
     expect(job.attemptsStarted).toBeGreaterThanOrEqual(3);
     expect(answer).toContain("is now **Won't fix**");
-    expect(finding(pr, SQLI).resolutionStatus).toBe("WONT_FIX");
+    expect(sandboxFinding(h, pr, SQLI).resolutionStatus).toBe("WONT_FIX");
     expect(sandboxCalls(h, PATCH_RESOLUTION)).toBe(patches + 1);
     // the service records the reason as a note of its own (spec resolution rule 1), then diffward's signed note
-    const notes = finding(pr, SQLI).notes.map((n) => n.body);
+    const notes = sandboxFinding(h, pr, SQLI).notes.map((n) => n.body);
     expect(notes).toEqual([
       expect.stringContaining("risk_accepted"),
       expect.stringContaining(`GitHub user @${WRITER} via diffward`),
@@ -91,7 +96,7 @@ describe("a command retried sends each service write once", () => {
     const { answer } = await withBusyLock(pr, RATE, "/severity low");
     expect(answer).toContain("set to **Low**");
     expect(sandboxCalls(h, PATCH_SEVERITY)).toBe(patches + 1);
-    expect(finding(pr, RATE).notes).toHaveLength(1);
+    expect(sandboxFinding(h, pr, RATE).notes).toHaveLength(1);
   });
 
   it("/resolve whose note got a 503: the retry adds the note and does not send the resolution again", async () => {
@@ -105,6 +110,6 @@ describe("a command retried sends each service write once", () => {
     const { answer } = await replyTo(h, pr, SECRET, "/resolve");
     expect(answer).toContain("is now **Resolved**");
     expect(sandboxCalls(h, PATCH_RESOLUTION)).toBe(patches + 1);
-    expect(finding(pr, SECRET).notes).toHaveLength(1);
+    expect(sandboxFinding(h, pr, SECRET).notes).toHaveLength(1);
   });
 });

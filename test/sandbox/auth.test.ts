@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { boot, errorOf, type Harness } from "./helpers.js";
+import { boot, errorOf, type Harness } from "../support/sandbox-api.js";
 
 let h: Harness;
 beforeEach(async () => {

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { boot, T0, type Harness } from "./helpers.js";
+import { boot, T0, type Harness } from "../support/sandbox-api.js";
 
 let h: Harness;
 beforeEach(async () => {

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { REASON_CATALOG, RESOLUTION_STATUSES, type ReasonStatus } from "../../src/scanner/catalog.js";
-import { boot, errorOf, type Harness } from "./helpers.js";
+import { boot, errorOf, type Harness } from "../support/sandbox-api.js";
 
 let h: Harness;
 let scanId: string;

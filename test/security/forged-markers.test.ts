@@ -11,7 +11,7 @@ import type { Harness } from "../../dev/harness/harness.js";
 import { writeReviewReply } from "../../dev/harness/triage.js";
 import { findingMarker } from "../../src/render/inline-comment.js";
 import { findingLabel } from "../../src/scanner/labels.js";
-import { pushAndReport, threadAnswers, type ReportedPull } from "../triage/helpers.js";
+import { pushAndReport, threadAnswers, type ReportedPull } from "../support/reported-pull.js";
 import { openConfiguredPull, useCommandHarness } from "../support/commands.js";
 
 const SQLI = "SQL injection in user lookup";

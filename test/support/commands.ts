@@ -16,7 +16,7 @@ import {
   openReportedPull,
   threadAnswers,
   type ReportedPull,
-} from "../triage/helpers.js";
+} from "./reported-pull.js";
 import type { ScenarioInput } from "../../dev/sandbox/schemas.js";
 
 /** The login that writes commands unless a test names another. */

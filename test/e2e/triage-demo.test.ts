@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { Harness } from "../../dev/harness/harness.js";
 import { demoApproval, demoReplyCommand } from "../../dev/harness/triage.js";
 import { demoConfig } from "../../dev/harness/demo-repo.js";
-import { openReportedPull } from "./helpers.js";
+import { openReportedPull } from "../support/reported-pull.js";
 import { useCommandHarness } from "../support/commands.js";
 
 let h: Harness;

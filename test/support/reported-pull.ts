@@ -3,11 +3,8 @@ import type { Harness } from "../../dev/harness/harness.js";
 import { webhookExample } from "../../dev/harness/examples.js";
 import { demoConfig, demoPullFiles } from "../../dev/harness/demo-repo.js";
 import { findingComments } from "../../dev/harness/triage.js";
-import { reportEnded } from "../support/pr.js";
+import { reportEnded, type Payload } from "./pr.js";
 import type { ScenarioInput } from "../../dev/sandbox/schemas.js";
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- raw webhook payloads, edited in place
-export type Payload = any;
 
 /** Two blocking findings with comments (CRITICAL, HIGH), one MEDIUM below `failOn: high`. */
 export const TRIAGE_SCENARIO: ScenarioInput = {
@@ -58,6 +55,11 @@ export interface ReportedPull {
   comments: Map<string, number>;
   /** finding ids by title */
   byTitle: Map<string, string>;
+}
+
+/** The sandbox's record of the finding titled `title` on `pr` (resolution status, notes, severity). */
+export function sandboxFinding(h: Harness, pr: Pick<ReportedPull, "byTitle">, title: string) {
+  return h.sandbox.state.findings.get(pr.byTitle.get(title)!)!;
 }
 
 /**

@@ -12,7 +12,8 @@ import {
   pushAndReport,
   threadAnswers,
   type ReportedPull,
-} from "./helpers.js";
+  sandboxFinding,
+} from "../support/reported-pull.js";
 import { replyTo, sayIn, useCommandHarness } from "../support/commands.js";
 
 const SQLI = "SQL injection in user lookup";
@@ -43,11 +44,8 @@ const reply = (pr: ReportedPull, title: string, body: string, login = WRITER) =>
 /** Writes `body` in the conversation as `login` and waits for diffward's answer. */
 const say = (pr: ReportedPull, body: string, login = WRITER) => sayIn(h, pr, body, login);
 
-function finding(pr: ReportedPull, title: string) {
-  return h.sandbox.state.findings.get(pr.byTitle.get(title)!)!;
-}
 function notesOf(pr: ReportedPull, title: string): string[] {
-  return finding(pr, title).notes.map((n) => n.body);
+  return sandboxFinding(h, pr, title).notes.map((n) => n.body);
 }
 function threadOf(pr: ReportedPull, title: string) {
   const rootId = pr.comments.get(pr.byTitle.get(title)!)!;
@@ -82,7 +80,7 @@ describe("reply commands in a finding's review thread", () => {
     expect(
       failureFor(h.github.state.checkRuns(pr.owner, pr.repo).find((c) => c.id === before.id)!),
     ).toHaveLength(1);
-    expect(finding(pr, SQLI).resolutionStatus).toBe("FALSE_POSITIVE");
+    expect(sandboxFinding(h, pr, SQLI).resolutionStatus).toBe("FALSE_POSITIVE");
     // lone reason code → `reason` (the service records it as a note stating the code) + a signed note
     expect(notesOf(pr, SQLI).some((n) => n.includes("not_reachable"))).toBe(true);
     expect(notesOf(pr, SQLI).some((n) => n.includes(`@${WRITER}`))).toBe(true);
@@ -103,12 +101,12 @@ describe("reply commands in a finding's review thread", () => {
     expect(eyes).toHaveLength(1);
 
     await reply(pr, SECRET, "/wontfix risk_accepted rotated weekly by ops");
-    expect(finding(pr, SECRET).resolutionStatus).toBe("WONT_FIX");
+    expect(sandboxFinding(h, pr, SECRET).resolutionStatus).toBe("WONT_FIX");
     expect(checkOf(h, pr).conclusion).toBe("success");
     expect(checkOf(h, pr).output.title).toMatch(/No blocking findings/);
 
     const reopen = await reply(pr, SQLI, "/reopen the guard moved");
-    expect(finding(pr, SQLI).resolutionStatus).toBe("NOT_STARTED");
+    expect(sandboxFinding(h, pr, SQLI).resolutionStatus).toBe("NOT_STARTED");
     expect(notesOf(pr, SQLI).some((n) => n.includes("the guard moved") && n.includes(`@${WRITER}`))).toBe(
       true,
     );
@@ -127,39 +125,39 @@ describe("reply commands in a finding's review thread", () => {
       true,
     );
 
-    const before = finding(pr, SQLI).notes.length;
+    const before = sandboxFinding(h, pr, SQLI).notes.length;
     const wrong = await reply(pr, SQLI, "/resolve not_reachable");
     expect(wrong.answer).toContain("nothing was changed");
     expect(wrong.answer).toContain("fixed_in_code");
-    expect(finding(pr, SQLI).resolutionStatus).toBe("NOT_STARTED");
-    expect(finding(pr, SQLI).notes.length).toBe(before);
+    expect(sandboxFinding(h, pr, SQLI).resolutionStatus).toBe("NOT_STARTED");
+    expect(sandboxFinding(h, pr, SQLI).notes.length).toBe(before);
 
     await reply(pr, SQLI, "/resolve fixed_in_code");
-    expect(finding(pr, SQLI).resolutionStatus).toBe("RESOLVED");
+    expect(sandboxFinding(h, pr, SQLI).resolutionStatus).toBe("RESOLVED");
   });
 
   it("severity, note, in-progress, mitigate, duplicate, publish, help and unknown commands", async () => {
     const pr = await pull();
     const sev = await reply(pr, RATE, "/severity critical");
-    expect(finding(pr, RATE).severityOverride).toBe("CRITICAL");
+    expect(sandboxFinding(h, pr, RATE).severityOverride).toBe("CRITICAL");
     expect(sev.answer).toContain("set to **Critical**");
     expect(checkOf(h, pr).conclusion).toBe("failure");
     expect(commentOf(pr, RATE).body).toMatch(/critical/i);
     await reply(pr, RATE, "/severity reset");
-    expect(finding(pr, RATE).severityOverride).toBeNull();
+    expect(sandboxFinding(h, pr, RATE).severityOverride).toBeNull();
 
     await reply(pr, RATE, "/note Looked at it with @security-team\nsecond line");
     expect(notesOf(pr, RATE).some((n) => n.includes("second line") && n.includes(`@${WRITER}`))).toBe(true);
 
     const ip = await reply(pr, RATE, "/in-progress fixing in #12");
-    expect(finding(pr, RATE).resolutionStatus).toBe("IN_PROGRESS");
+    expect(sandboxFinding(h, pr, RATE).resolutionStatus).toBe("IN_PROGRESS");
     expect(notesOf(pr, RATE).some((n) => n.includes("fixing in #12"))).toBe(true);
     expect(ip.answer).toContain("added as a note");
 
     await reply(pr, RATE, "/mitigate monitored");
-    expect(finding(pr, RATE).resolutionStatus).toBe("MITIGATED");
+    expect(sandboxFinding(h, pr, RATE).resolutionStatus).toBe("MITIGATED");
     await reply(pr, SECRET, "/duplicate same_root_cause");
-    expect(finding(pr, SECRET).resolutionStatus).toBe("DUPLICATE");
+    expect(sandboxFinding(h, pr, SECRET).resolutionStatus).toBe("DUPLICATE");
 
     const pub = await reply(pr, SQLI, "/publish");
     expect(pub.answer).toMatch(/public artifact `[^`]+`/);
@@ -171,26 +169,26 @@ describe("reply commands in a finding's review thread", () => {
     expect(help.answer).toContain("compensating_control");
     const unknown = await reply(pr, SQLI, "/frobnicate");
     expect(unknown.answer).toContain("Unknown command `frobnicate`");
-    expect(finding(pr, SQLI).resolutionStatus).toBe("NOT_STARTED");
+    expect(sandboxFinding(h, pr, SQLI).resolutionStatus).toBe("NOT_STARTED");
   });
 
   it("a /severity without a level is answered with the valid levels", async () => {
     const pr = await pull();
     const res = await reply(pr, RATE, "/severity extreme");
     expect(res.answer).toContain("`critical`");
-    expect(finding(pr, RATE).severityOverride).toBeNull();
+    expect(sandboxFinding(h, pr, RATE).severityOverride).toBeNull();
   });
 });
 
 describe("who may act", () => {
   it("below commands.minPermission: a polite refusal and nothing changed; help and status stay open", async () => {
     const pr = await pull();
-    const notes = finding(pr, SQLI).notes.length;
+    const notes = sandboxFinding(h, pr, SQLI).notes.length;
     const res = await reply(pr, SQLI, "/fp", READER);
     expect(res.answer).toContain("needs at least the `write` permission");
     expect(res.answer).toContain("nothing was changed");
-    expect(finding(pr, SQLI).resolutionStatus).toBe("NOT_STARTED");
-    expect(finding(pr, SQLI).notes.length).toBe(notes);
+    expect(sandboxFinding(h, pr, SQLI).resolutionStatus).toBe("NOT_STARTED");
+    expect(sandboxFinding(h, pr, SQLI).notes.length).toBe(notes);
 
     const pub = await say(pr, `/diffward publish ${pr.byTitle.get(SQLI)}`, READER);
     expect(pub.answer).toContain("needs at least");
@@ -223,7 +221,7 @@ describe("who may act", () => {
     const text = writeReviewReply(h, { ...pr, parentId, login: WRITER, body: "thanks, will fix" });
     const sent3 = await h.send("pull_request_review_comment", text);
     expect(await h.booted.rt.queues.events.getJob(jobId("cmd", sent3.id))).toBeUndefined();
-    expect(finding(pr, SQLI).resolutionStatus).toBe("NOT_STARTED");
+    expect(sandboxFinding(h, pr, SQLI).resolutionStatus).toBe("NOT_STARTED");
   });
 
   it("a redelivered webhook runs the command once", async () => {
@@ -432,7 +430,7 @@ describe("service errors", () => {
       body: JSON.stringify({ errors: { count: 2, status: 503, route: "PATCH .*/resolution" } }),
     });
     await reply(pr, SQLI, "/resolve code_removed");
-    expect(finding(pr, SQLI).resolutionStatus).toBe("RESOLVED");
+    expect(sandboxFinding(h, pr, SQLI).resolutionStatus).toBe("RESOLVED");
 
     await fetch(`${h.sandbox.url.replace(/\/api\/v1$/, "")}/_sandbox/faults`, {
       method: "POST",
@@ -440,7 +438,7 @@ describe("service errors", () => {
       body: JSON.stringify({ rateLimits: { count: 1, retryAfterSeconds: 1, route: "PATCH .*/severity" } }),
     });
     await reply(pr, RATE, "/severity high");
-    expect(finding(pr, RATE).severityOverride).toBe("HIGH");
+    expect(sandboxFinding(h, pr, RATE).severityOverride).toBe("HIGH");
     expect(checkOf(h, pr).conclusion).toBe("failure");
   });
 });

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { Harness } from "../../dev/harness/harness.js";
-import type { ReportedPull } from "../triage/helpers.js";
+import type { ReportedPull } from "../support/reported-pull.js";
 import { openConfiguredPull, sandboxCalls, sayIn, useCommandHarness } from "../support/commands.js";
 
 const WRITER = "octo-writer";

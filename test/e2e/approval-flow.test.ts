@@ -12,7 +12,14 @@ import { jobId, pullKey } from "../../src/runtime/names.js";
 import { readApprovals } from "../../src/triage/approvals.js";
 import { readDecisions } from "../../src/triage/decisions.js";
 import { findingLabel } from "../../src/scanner/labels.js";
-import { checkOf, openReportedPull, pushAndReport, threadAnswers, type ReportedPull } from "./helpers.js";
+import {
+  checkOf,
+  openReportedPull,
+  pushAndReport,
+  threadAnswers,
+  type ReportedPull,
+  sandboxFinding,
+} from "../support/reported-pull.js";
 import { replyTo, sandboxCalls, sayIn, useCommandHarness } from "../support/commands.js";
 
 const SQLI = "SQL injection in user lookup";
@@ -67,7 +74,6 @@ async function waitJob(deliveryId: string): Promise<unknown> {
   );
 }
 
-const finding = (pr: ReportedPull, title: string) => h.sandbox.state.findings.get(pr.byTitle.get(title)!)!;
 function commentOf(pr: ReportedPull, title: string) {
   const id = pr.comments.get(pr.byTitle.get(title)!)!;
   return h.github.state.reviewComments(pr.owner, pr.repo).find((c) => c.id === id)!;
@@ -90,8 +96,8 @@ describe("two-person dismissals (triage.approval)", () => {
     const fp = await reply(pr, SECRET, "/fp not_reachable");
     // no PATCH, the finding is as it was, the check run is untouched
     expect(patches()).toBe(patchesBefore);
-    expect(finding(pr, SECRET).resolutionStatus).toBe("NOT_STARTED");
-    expect(finding(pr, SECRET).notes).toEqual([]);
+    expect(sandboxFinding(h, pr, SECRET).resolutionStatus).toBe("NOT_STARTED");
+    expect(sandboxFinding(h, pr, SECRET).notes).toEqual([]);
     expect(checkRuns(pr)).toHaveLength(runsBefore);
     expect(checkOf(h, pr).conclusion).toBe("failure");
     // the answer says approval is requested, and from whom
@@ -115,12 +121,12 @@ describe("two-person dismissals (triage.approval)", () => {
     const low = await reply(pr, SECRET, "/approve", WRITER2);
     expect(low.answer).toContain("needs the `maintain` role or above");
     expect(patches()).toBe(patchesBefore);
-    expect(finding(pr, SECRET).resolutionStatus).toBe("NOT_STARTED");
+    expect(sandboxFinding(h, pr, SECRET).resolutionStatus).toBe("NOT_STARTED");
 
     // a maintainer approves: exactly one PATCH with the requested status and reason, a note naming both
     const ok = await reply(pr, SECRET, "/approve", MAINTAINER);
     expect(patches()).toBe(patchesBefore + 1);
-    const f = finding(pr, SECRET);
+    const f = sandboxFinding(h, pr, SECRET);
     expect(f.resolutionStatus).toBe("FALSE_POSITIVE");
     const notes = f.notes.map((n) => n.body);
     expect(notes.some((n) => n.includes("not_reachable"))).toBe(true);
@@ -161,10 +167,10 @@ describe("two-person dismissals (triage.approval)", () => {
     const before = patches();
     const medium = await reply(pr, RATE, "/wontfix risk_accepted");
     expect(medium.answer).toContain("is now **Won't fix**");
-    expect(finding(pr, RATE).resolutionStatus).toBe("WONT_FIX");
+    expect(sandboxFinding(h, pr, RATE).resolutionStatus).toBe("WONT_FIX");
     const direct = await reply(pr, SQLI, "/fp not_reachable", MAINTAINER);
     expect(direct.answer).toContain("is now **False positive**");
-    expect(finding(pr, SQLI).resolutionStatus).toBe("FALSE_POSITIVE");
+    expect(sandboxFinding(h, pr, SQLI).resolutionStatus).toBe("FALSE_POSITIVE");
     expect(patches()).toBe(before + 2);
     expect(await requests(pr)).toEqual([]);
   });
@@ -188,7 +194,7 @@ describe("two-person dismissals (triage.approval)", () => {
     expect(commentOf(pr, SQLI).body).not.toContain("Dismissal awaiting approval");
     const none = await say(pr, `/diffward approve ${label}`, MAINTAINER);
     expect(none.answer).toContain("nothing to approve");
-    expect(finding(pr, SQLI).resolutionStatus).toBe("NOT_STARTED");
+    expect(sandboxFinding(h, pr, SQLI).resolutionStatus).toBe("NOT_STARTED");
 
     // the requester may withdraw their own request
     await reply(pr, SQLI, "/duplicate");
@@ -197,7 +203,7 @@ describe("two-person dismissals (triage.approval)", () => {
     expect(withdrawn.answer).toContain("Withdrawn");
     expect(await requests(pr)).toEqual([]);
     expect(patches()).toBe(before);
-    expect(finding(pr, SQLI).resolutionStatus).toBe("NOT_STARTED");
+    expect(sandboxFinding(h, pr, SQLI).resolutionStatus).toBe("NOT_STARTED");
   });
 
   it("a request survives a push and is approved on the new scan's finding; a note request keeps its text", async () => {
@@ -234,7 +240,7 @@ describe("two-person dismissals (triage.approval)", () => {
     const ok = await reply(pr, SECRET, "/approve", MAINTAINER);
     expect(ok.answer).toContain("no longer holds and was dropped");
     expect(patches()).toBe(before);
-    expect(finding(pr, SECRET).resolutionStatus).toBe("NOT_STARTED");
+    expect(sandboxFinding(h, pr, SECRET).resolutionStatus).toBe("NOT_STARTED");
     expect(await requests(pr)).toEqual([]);
   });
 
@@ -260,7 +266,7 @@ describe("two-person dismissals (triage.approval)", () => {
       .slice(answered)
       .map((c) => c.body);
     expect(patches()).toBe(before + 1);
-    expect(finding(pr, SQLI).resolutionStatus).toBe("FALSE_POSITIVE");
+    expect(sandboxFinding(h, pr, SQLI).resolutionStatus).toBe("FALSE_POSITIVE");
     expect(answers.filter((x) => x.includes("is now **False positive**"))).toHaveLength(1);
     expect(
       answers.filter(
@@ -298,7 +304,7 @@ describe("two-person dismissals (triage.approval)", () => {
       expect(resolved.answer).toContain("**Approval requested**");
       expect(resolved.answer).toContain("as **Resolved**");
       expect(resolved.answer).toContain(`It replaces the False positive dismissal \`@${WRITER}\` asked for`);
-      expect(finding(pr, title).resolutionStatus).toBe("NOT_STARTED");
+      expect(sandboxFinding(h, pr, title).resolutionStatus).toBe("NOT_STARTED");
     }
     expect(patches()).toBe(before);
     expect(checkOf(h, pr).conclusion).toBe("failure");
@@ -310,7 +316,7 @@ describe("two-person dismissals (triage.approval)", () => {
     const ok = await reply(pr, SECRET, "/approve", MAINTAINER);
     expect(ok.answer).toContain("is now **Resolved**");
     expect(patches()).toBe(before + 1);
-    expect(finding(pr, SECRET).resolutionStatus).toBe("RESOLVED");
+    expect(sandboxFinding(h, pr, SECRET).resolutionStatus).toBe("RESOLVED");
     expect(checkOf(h, pr).conclusion).toBe("failure");
   });
 
@@ -326,7 +332,7 @@ describe("two-person dismissals (triage.approval)", () => {
     const reset = await reply(pr, SECRET, "/severity reset");
     expect(reset.answer).toContain("back to the service's own severity");
     expect(severityPatches()).toBe(before);
-    expect(finding(pr, SECRET).severity).toBe("HIGH");
+    expect(sandboxFinding(h, pr, SECRET).severity).toBe("HIGH");
     // raising, or staying at or above minSeverity, is open to writers
     const up = await reply(pr, SECRET, "/severity critical");
     expect(up.answer).toContain("set to **Critical**");
