@@ -11,6 +11,7 @@ import { jobId, pullKey } from "../../src/runtime/names.js";
 import { readDecisions } from "../../src/triage/decisions.js";
 import { completedRun, openPull, pushPull, sha } from "../support/pr.js";
 import { TRIAGE_SCENARIO, nextAnswer, sandboxFinding } from "../support/reported-pull.js";
+import { queuedPull } from "../support/merge-group.js";
 
 const SQLI = "SQL injection in user lookup";
 const SECRET = "Session secret hard-coded";
@@ -426,23 +427,19 @@ describe("code scanning: triage kept in step", () => {
     n += 1;
     const MAINTAINER = "octo-maintainer";
     const base = sha(0x5e00 + n * 4);
-    const opened = await openPull(h, {
-      head: sha(0x5e01 + n * 4),
-      repo: `cs-${n}`,
-      private: true,
-      config:
-        privateConfig().replace(UPLOAD_ON, `${UPLOAD_ON}\nmergeQueue: scan`) +
-        "\ntriage:\n  approval:\n    minSeverity: high\n    approvers: maintain\n",
-      permissions: { [WRITER]: "write", [MAINTAINER]: "maintain" },
-      send: false,
-    });
-    const group = h.github.state.addMergeGroup({
-      owner: opened.owner,
-      repo: opened.repo,
-      pullNumber: opened.number,
-      headSha: sha(0x5e02 + n * 4),
-      baseSha: base,
-    });
+    const { pr: opened, group } = queuedPull(
+      h,
+      {
+        head: sha(0x5e01 + n * 4),
+        repo: `cs-${n}`,
+        private: true,
+        config:
+          privateConfig().replace(UPLOAD_ON, `${UPLOAD_ON}\nmergeQueue: scan`) +
+          "\ntriage:\n  approval:\n    minSeverity: high\n    approvers: maintain\n",
+        permissions: { [WRITER]: "write", [MAINTAINER]: "maintain" },
+      },
+      { head: sha(0x5e02 + n * 4), base: base },
+    );
     await h.send("merge_group", mergeGroupPayload(h.github.state, group, "checks_requested"));
     await completedRun(h, opened.owner, opened.repo, group.headSha, 30_000);
     const secretId = [...h.sandbox.state.findings.values()].find(

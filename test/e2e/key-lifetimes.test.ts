@@ -7,6 +7,7 @@ import { demoApproval, demoReplyCommand } from "../../dev/harness/triage.js";
 import { mergeGroupPayload } from "../../dev/github-standin/index.js";
 import { QUEUE_NAMES, REDIS_KEYS, groupKey, redisKeyRegExp } from "../../src/runtime/names.js";
 import { type Payload, completedRun, launchedScan, openPull, sha } from "../support/pr.js";
+import { queuedPull } from "../support/merge-group.js";
 
 /**
  * Every Redis key diffward writes has an owner and an end: after real flows (the GitHub stand-in, the sandbox
@@ -133,20 +134,16 @@ describe("Redis keys after real flows: each has a TTL, is BullMQ's under job ret
     );
 
     // 2. A merge group scanned (`mergeQueue: scan`), reported, then destroyed as merged.
-    const queued = await openPull(h, {
-      head: sha(0x2111),
-      repo: "keys-mq",
-      // a monthly cap: the launch reserves, binds and settles in the cap ledger
-      config: demoConfig("mergeQueue: scan\ncreditCap:\n  monthly: 100000"),
-      send: false,
-    });
-    const group = h.github.state.addMergeGroup({
-      owner: queued.owner,
-      repo: queued.repo,
-      pullNumber: queued.number,
-      headSha: sha(0x2112),
-      baseSha: sha(0x2110),
-    });
+    const { pr: queued, group } = queuedPull(
+      h,
+      {
+        head: sha(0x2111),
+        repo: "keys-mq",
+        // a monthly cap: the launch reserves, binds and settles in the cap ledger
+        config: demoConfig("mergeQueue: scan\ncreditCap:\n  monthly: 100000"),
+      },
+      { head: sha(0x2112), base: sha(0x2110) },
+    );
     await h.send("merge_group", mergeGroupPayload(h.github.state, group, "checks_requested"));
     await completedRun(h, queued.owner, queued.repo, group.headSha, 30_000);
     const destroyed = mergeGroupPayload(h.github.state, group, "destroyed");

@@ -4,36 +4,14 @@ import { mergeGroupPayload } from "../../dev/github-standin/index.js";
 import { demoConfig } from "../../dev/harness/demo-repo.js";
 import { capLedgerOf } from "../../src/runtime/cap-ledger.js";
 import { jobId } from "../../src/runtime/names.js";
-import { checkRuns, completedRun, launchedScan, openPull, sha } from "../support/pr.js";
+import { checkRuns, completedRun, launchedScan, sha } from "../support/pr.js";
 import { flushPrefix } from "../support/flush.js";
+import { addGroup, queuedPull } from "../support/merge-group.js";
 
 /** Launch requests the sandbox answered, whatever their status (`POST /projects/{projectId}/scans`). */
 function launchRequests(h: Harness): number {
   const counts = h.sandbox.state.stats.requests["POST /projects/:projectId/scans"] ?? {};
   return Object.values(counts).reduce((a, b) => a + b, 0);
-}
-
-/** A pull request (not sent) of a `mergeQueue: scan` repository and its merge group on `groupHead`. */
-async function scanningGroup(
-  h: Harness,
-  o: { repo: string; prHead: string; groupHead: string; groupBase: string; config?: string },
-) {
-  const pr = await openPull(h, {
-    head: o.prHead,
-    repo: o.repo,
-    config: o.config ?? demoConfig("mergeQueue: scan"),
-    send: false,
-  });
-  const group = h.github.state.addMergeGroup({
-    owner: pr.owner,
-    repo: pr.repo,
-    pullNumber: pr.number,
-    headSha: o.groupHead,
-    baseSha: o.groupBase,
-    // the group's own head in the branch name, so two groups of one pull request have two branches
-    headRef: `refs/heads/gh-readonly-queue/main/pr-${pr.number}-${o.groupHead}`,
-  });
-  return { pr, group };
 }
 
 /** Waits for the group's check run to show its scan id (the scan is in flight and GitHub knows it). */
@@ -55,12 +33,11 @@ describe("merge queue: reconciliation rebuilds in-flight merge group scans after
   });
 
   it("flush mid-scan, reconcile: the group's check completes with the scan's results, launched once, a redelivery launches nothing", async () => {
-    const { pr, group } = await scanningGroup(h, {
-      repo: "mq-reconcile",
-      prHead: sha(0x1401),
-      groupHead: sha(0x1402),
-      groupBase: sha(0x1400),
-    });
+    const { pr, group } = queuedPull(
+      h,
+      { head: sha(0x1401), repo: "mq-reconcile", config: demoConfig("mergeQueue: scan") },
+      { head: sha(0x1402), base: sha(0x1400), ownBranch: true },
+    );
     const payload = mergeGroupPayload(h.github.state, group, "checks_requested");
     expect((await h.send("merge_group", payload)).status).toBe(200);
     const scanId = await launchedScan(h, group.headSha, 15_000);
@@ -111,20 +88,12 @@ describe("merge queue: reconciliation rebuilds in-flight merge group scans after
   });
 
   it("only groups still in their queue are resumed: a group whose branch GitHub deleted is not followed again", async () => {
-    const live = await scanningGroup(h, {
-      repo: "mq-reconcile-gone",
-      prHead: sha(0x1411),
-      groupHead: sha(0x1412),
-      groupBase: sha(0x1410),
-    });
-    const gone = h.github.state.addMergeGroup({
-      owner: live.pr.owner,
-      repo: live.pr.repo,
-      pullNumber: live.pr.number,
-      headSha: sha(0x1413),
-      baseSha: sha(0x1410),
-      headRef: `refs/heads/gh-readonly-queue/main/pr-${live.pr.number}-${sha(0x1413)}`,
-    });
+    const live = queuedPull(
+      h,
+      { head: sha(0x1411), repo: "mq-reconcile-gone", config: demoConfig("mergeQueue: scan") },
+      { head: sha(0x1412), base: sha(0x1410), ownBranch: true },
+    );
+    const gone = addGroup(h, live.pr, sha(0x1413), sha(0x1410), true);
     const { owner, repo } = live.pr;
     await h.send("merge_group", mergeGroupPayload(h.github.state, live.group, "checks_requested"));
     await h.send("merge_group", mergeGroupPayload(h.github.state, gone, "checks_requested"));
@@ -148,12 +117,11 @@ describe("merge queue: reconciliation rebuilds in-flight merge group scans after
     expect(await h.booted.rt.queues.scans.getJob(jobId("poll", goneScan))).toBeUndefined();
   });
   it("destroyed after the state was lost: the group's unfinished check is concluded cancelled and its scan cancelled, read from GitHub", async () => {
-    const { pr, group } = await scanningGroup(h, {
-      repo: "mq-destroy-lost",
-      prHead: sha(0x1431),
-      groupHead: sha(0x1432),
-      groupBase: sha(0x1430),
-    });
+    const { pr, group } = queuedPull(
+      h,
+      { head: sha(0x1431), repo: "mq-destroy-lost", config: demoConfig("mergeQueue: scan") },
+      { head: sha(0x1432), base: sha(0x1430), ownBranch: true },
+    );
     await h.send("merge_group", mergeGroupPayload(h.github.state, group, "checks_requested"));
     const running = await runWithScan(h, pr.owner, pr.repo, group.headSha);
     const scanId = running.externalId!;
@@ -193,13 +161,11 @@ describe("merge queue: a group scan reported before its settlement", () => {
       "repo_demo",
       "repo_mq_settle",
     );
-    const { pr, group } = await scanningGroup(h, {
-      repo: "mq-settle",
-      prHead: sha(0x1421),
-      groupHead: sha(0x1422),
-      groupBase: sha(0x1420),
-      config,
-    });
+    const { pr, group } = queuedPull(
+      h,
+      { head: sha(0x1421), repo: "mq-settle", config: config },
+      { head: sha(0x1422), base: sha(0x1420), ownBranch: true },
+    );
     await h.send("merge_group", mergeGroupPayload(h.github.state, group, "checks_requested"));
     const run = await completedRun(h, pr.owner, pr.repo, group.headSha, 30_000);
     const scanId = run.externalId!;

@@ -9,6 +9,7 @@ import { capLedgerOf } from "../../src/runtime/cap-ledger.js";
 import { demoMergeQueue } from "../../dev/harness/merge-queue.js";
 import { isRuledOut } from "../../src/domain/verdict.js";
 import { parseLocation } from "../../src/domain/location.js";
+import { addGroup, queuedPull } from "../support/merge-group.js";
 
 /**
  * Merge queues end to end (issue 13): real `merge_group` payloads (`@octokit/webhooks-examples`, filled from
@@ -30,13 +31,7 @@ describe("merge queue: the diffward check on merge groups", () => {
     groupBase: string,
     deliveryId?: string,
   ) {
-    const group = h.github.state.addMergeGroup({
-      owner: pr.owner,
-      repo: pr.repo,
-      pullNumber: pr.number,
-      headSha: groupHead,
-      baseSha: groupBase,
-    });
+    const group = addGroup(h, pr, groupHead, groupBase);
     const ack = await h.send(
       "merge_group",
       mergeGroupPayload(h.github.state, group, "checks_requested"),
@@ -125,19 +120,15 @@ describe("merge queue: the diffward check on merge groups", () => {
   });
 
   it("destroyed before checks_requested is processed: the late request creates no check run", async () => {
-    const pr = await openPull(h, {
-      head: sha(0x1341),
-      repo: "mq-early-destroy",
-      config: demoConfig("mergeQueue: skip"),
-      send: false,
-    });
-    const group = h.github.state.addMergeGroup({
-      owner: pr.owner,
-      repo: pr.repo,
-      pullNumber: pr.number,
-      headSha: sha(0x1342),
-      baseSha: sha(0x1340),
-    });
+    const { pr, group } = queuedPull(
+      h,
+      {
+        head: sha(0x1341),
+        repo: "mq-early-destroy",
+        config: demoConfig("mergeQueue: skip"),
+      },
+      { head: sha(0x1342), base: sha(0x1340) },
+    );
     h.github.state.destroyMergeGroup(pr.owner, pr.repo, group.headSha, "dequeued");
     await h.send("merge_group", mergeGroupPayload(h.github.state, group, "destroyed"));
     await h.waitFor(
@@ -177,19 +168,15 @@ describe("merge queue: the diffward check on merge groups", () => {
     [...h.sandbox.state.scans.values()].filter((x) => x.commitHash === commit);
 
   it("scan: exactly one launch per group head whatever the redeliveries, with the group's base as baseCommit; reported on the group's check, no review", async () => {
-    const pr = await openPull(h, {
-      head: sha(0x1361),
-      repo: "mq-scan",
-      config: demoConfig("mergeQueue: scan"),
-      send: false,
-    });
-    const group = h.github.state.addMergeGroup({
-      owner: pr.owner,
-      repo: pr.repo,
-      pullNumber: pr.number,
-      headSha: sha(0x1362),
-      baseSha: sha(0x1360),
-    });
+    const { pr, group } = queuedPull(
+      h,
+      {
+        head: sha(0x1361),
+        repo: "mq-scan",
+        config: demoConfig("mergeQueue: scan"),
+      },
+      { head: sha(0x1362), base: sha(0x1360) },
+    );
     const payload = mergeGroupPayload(h.github.state, group, "checks_requested");
     // GitHub redelivers (same delivery id) and may send the event twice (new ids): all at once
     const acks = await Promise.all([
@@ -224,20 +211,16 @@ describe("merge queue: the diffward check on merge groups", () => {
    */
   async function uploadingGroup(n: number, repo: string, isPrivate: boolean) {
     const config = demoConfig("mergeQueue: scan\ncodeScanning:\n  upload: true");
-    const pr = await openPull(h, {
-      head: sha(n + 1),
-      repo,
-      private: isPrivate,
-      config: isPrivate ? config : config.replace("disclosure: full\n", ""),
-      send: false,
-    });
-    const group = h.github.state.addMergeGroup({
-      owner: pr.owner,
-      repo: pr.repo,
-      pullNumber: pr.number,
-      headSha: sha(n + 2),
-      baseSha: sha(n),
-    });
+    const { pr, group } = queuedPull(
+      h,
+      {
+        head: sha(n + 1),
+        repo,
+        private: isPrivate,
+        config: isPrivate ? config : config.replace("disclosure: full\n", ""),
+      },
+      { head: sha(n + 2), base: sha(n) },
+    );
     return { pr, group };
   }
 
@@ -363,19 +346,15 @@ describe("merge queue: destroyed groups leave no running scan and no unfinished 
   });
 
   it("destroyed while its scan runs: the scan is cancelled and the check concluded cancelled", async () => {
-    const pr = await openPull(h, {
-      head: sha(0x13a1),
-      repo: "mq-destroy",
-      config: demoConfig("mergeQueue: scan"),
-      send: false,
-    });
-    const group = h.github.state.addMergeGroup({
-      owner: pr.owner,
-      repo: pr.repo,
-      pullNumber: pr.number,
-      headSha: sha(0x13a2),
-      baseSha: sha(0x13a0),
-    });
+    const { pr, group } = queuedPull(
+      h,
+      {
+        head: sha(0x13a1),
+        repo: "mq-destroy",
+        config: demoConfig("mergeQueue: scan"),
+      },
+      { head: sha(0x13a2), base: sha(0x13a0) },
+    );
     await h.send("merge_group", mergeGroupPayload(h.github.state, group, "checks_requested"));
     const key = `${pr.owner}/${pr.repo}@${group.headSha}`;
     const scanId = await h.waitFor(
@@ -410,19 +389,15 @@ describe("merge queue: a group dequeued after its scan completed", () => {
   afterAll(async () => h?.close());
 
   it("the completed scan is not cancelled, the check is concluded, and the scan leaves the in-flight set", async () => {
-    const pr = await openPull(h, {
-      head: sha(0x7a1),
-      repo: "mq-dequeued-done",
-      config: demoConfig("mergeQueue: scan"),
-      send: false,
-    });
-    const group = h.github.state.addMergeGroup({
-      owner: pr.owner,
-      repo: pr.repo,
-      pullNumber: pr.number,
-      headSha: sha(0x7a2),
-      baseSha: sha(0x7a0),
-    });
+    const { pr, group } = queuedPull(
+      h,
+      {
+        head: sha(0x7a1),
+        repo: "mq-dequeued-done",
+        config: demoConfig("mergeQueue: scan"),
+      },
+      { head: sha(0x7a2), base: sha(0x7a0) },
+    );
     await h.send("merge_group", mergeGroupPayload(h.github.state, group, "checks_requested"));
     const key = `${pr.owner}/${pr.repo}@${group.headSha}`;
     const scanId = await h.waitFor(

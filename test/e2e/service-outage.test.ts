@@ -5,6 +5,7 @@ import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import { demoConfig } from "../../dev/harness/demo-repo.js";
 import { jobId } from "../../src/runtime/names.js";
 import { checkRuns, completedRun, launchedScan, openPull, sha } from "../support/pr.js";
+import { addGroup } from "../support/merge-group.js";
 
 const UNAVAILABLE = "Scanning service unavailable";
 const PLAIN = "The scanning service is unavailable; diffward retries and resumes on its own.";
@@ -141,13 +142,7 @@ describe("a scanning-service outage when a merge group is checked", () => {
     await completedRun(h, pr.owner, pr.repo, sha(3101));
     h.booted.rt.scanner.invalidate(); // no GET /token answer cached: the group's job reads the token
     applyFaults(h.sandbox.state, { outage: { durationMs: 10 * 60_000, retryAfterSeconds: 1 } });
-    const group = h.github.state.addMergeGroup({
-      owner: pr.owner,
-      repo: pr.repo,
-      pullNumber: pr.number,
-      headSha: sha(3102),
-      baseSha: sha(3100),
-    });
+    const group = addGroup(h, pr, sha(3102), sha(3100));
     expect(
       (await h.send("merge_group", mergeGroupPayload(h.github.state, group, "checks_requested"))).status,
     ).toBe(200);
