@@ -1,9 +1,6 @@
 import { describe, expect, it } from "vitest";
-import fc from "fast-check";
 import { identityOf, legacyFingerprint } from "../../src/domain/identity.js";
 import type { ReportFinding } from "../../src/domain/types.js";
-import { isBot, looksLikeCommand } from "../../src/handlers/comments.js";
-import { attributed, conflictAnswer, publishedAnswer } from "../../src/render/command-answers.js";
 import {
   carryOverNote,
   matchedToOf,
@@ -13,7 +10,6 @@ import {
   withDecision,
 } from "../../src/triage/decisions.js";
 import type { Decision, SeverityDecision } from "../../src/triage/types.js";
-import { propertyOptions } from "../support/property.js";
 
 const base: ReportFinding = {
   id: "fnd_aaaaaaaa11111111",
@@ -179,52 +175,5 @@ describe("planSeverityCarryOver", () => {
     expect(note).toContain("reported as High");
     expect(note).toContain("@octo");
     expect(note).toContain(base.id);
-  });
-});
-
-describe("comment handler guards", () => {
-  it("bots never give commands", () => {
-    expect(isBot({ login: "diffward[bot]", type: "Bot" })).toBe(true);
-    expect(isBot({ login: "renovate[bot]", type: "User" })).toBe(true);
-    expect(isBot({ login: "octo", type: "User" })).toBe(false);
-    expect(isBot(null)).toBe(true);
-  });
-
-  it("only a first meaningful line starting with / looks like a command", () => {
-    expect(looksLikeCommand("/fp")).toBe(true);
-    expect(looksLikeCommand("> quoted /fp\n\n/resolve fixed_in_code")).toBe(true);
-    expect(looksLikeCommand("thanks!\n/fp")).toBe(false);
-    expect(looksLikeCommand("```\n/fp\n```")).toBe(false);
-    expect(looksLikeCommand(null)).toBe(false);
-    fc.assert(
-      fc.property(fc.string(), (s) => {
-        expect(typeof looksLikeCommand(s)).toBe("boolean");
-      }),
-      propertyOptions(),
-    );
-  });
-});
-
-describe("answers", () => {
-  it("every note names the GitHub user diffward acts for", () => {
-    const pull = { owner: "acme", repo: "api", pullNumber: 7 };
-    expect(attributed("looks fine", "octo", pull)).toBe(
-      "looks fine\n\n— GitHub user @octo via diffward (acme/api#7)",
-    );
-    expect(attributed(undefined, "octo", pull)).toContain("@octo");
-  });
-
-  it("conflict candidates are escaped; publishing never shows a password", () => {
-    const text = conflictAnswer(
-      "SC-11111111",
-      [{ id: "fnd_a11111111", title: "<img src=x> @team #1", severity: "HIGH" }],
-      "SC",
-    );
-    expect(text).toContain("`fnd_a11111111`");
-    expect(text).not.toMatch(/<img|@team|#1\b/);
-    const pub = publishedAnswer("SC-11111111", "pub_1", undefined);
-    expect(pub).toContain("`pub_1`");
-    expect(pub).not.toContain("http");
-    expect(pub).toContain("never asks for an access password");
   });
 });
