@@ -27,7 +27,7 @@ import type { ScannerTenant } from "../tenants/index.js";
 import { applyWrites } from "../runtime/writes.js";
 import { planLaunched } from "./decide-launch.js";
 import { findLaunchedScan } from "./launch.js";
-import { rebuildExpiries } from "../triage/expiry.js";
+import { rebuildExpiries, resumeExpiries } from "../triage/expiry.js";
 
 /** How long reconciliation waits for a pull request's lock held by a job or another reconciliation, in ms. */
 const LOCK_WAIT_MS = 5_000;
@@ -140,6 +140,11 @@ export async function reconcile(rt: Runtime, deps: ReconcileDeps): Promise<Recon
     // a sweep that could not read everything is done again at the next start
     if (summary.errors === 0) await rt.state.markSwept(new Date(rt.now()).toISOString());
   }
+  // every acceptance expiry still recorded has its job (one failed for good is retried)
+  await resumeExpiries(rt, log).catch((error: Error) => {
+    summary.errors += 1;
+    log.warn({ err: error }, "reconcile: acceptance expiries not resumed");
+  });
   log.info(
     {
       mode: summary.mode,

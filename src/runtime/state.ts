@@ -417,9 +417,18 @@ export class StateStore {
    * cluster, every master's keys: the prefix's hash tag puts them on one).
    */
   async inflightInstallations(): Promise<number[]> {
+    return this.installationsWith("inflight");
+  }
+
+  /**
+   * The installations with a key `{prefix}:<kind>:<installationId>` (Redis `SCAN`, as
+   * {@link inflightInstallations}): `inflight` (scans in flight), `expiries` (acceptances that expire,
+   * src/triage/expiry.ts).
+   */
+  async installationsWith(kind: "inflight" | "expiries"): Promise<number[]> {
     const ids: number[] = [];
-    for await (const key of this.#scanKeys(this.#k("inflight", "*"))) {
-      const id = Number(key.slice(this.#k("inflight", "").length));
+    for await (const key of this.#scanKeys(this.#k(kind, "*"))) {
+      const id = Number(key.slice(this.#k(kind, "").length));
       if (Number.isInteger(id)) ids.push(id);
     }
     return ids.sort((a, b) => a - b);

@@ -57,8 +57,34 @@ export function expiryIdOf(pull: Pick<ExpiryPull, "owner" | "repo" | "pullNumber
   return `expiry-${h.digest("hex").slice(0, 24)}`;
 }
 
+/** An index entry: the expiry's job data as a JSON array (what a rebuild of its job needs). */
 function member(pull: ExpiryPull, expiryId: string): string {
-  return `${pullKey(pull.owner, pull.repo, pull.pullNumber)}|${expiryId}`;
+  return JSON.stringify([
+    pull.installationId,
+    pull.accountLogin,
+    pull.owner,
+    pull.repo,
+    pull.pullNumber,
+    expiryId,
+  ]);
+}
+
+/** The job data an index entry names, or `undefined` for an entry that does not parse. */
+function entryOf(m: string): AcceptanceExpiryJobData | undefined {
+  try {
+    const [installationId, accountLogin, owner, repo, pullNumber, expiryId] = JSON.parse(m) as unknown[];
+    const parsed = AcceptanceExpiryJobData.safeParse({
+      installationId,
+      accountLogin,
+      owner,
+      repo,
+      pullNumber,
+      expiryId,
+    });
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -74,6 +100,9 @@ export async function scheduleExpiry(
   const data: AcceptanceExpiryJobData = { ...ExpiryPull.parse(pull), expiryId: expiry.expiryId };
   await rt.queues.events.add(JOB.acceptanceExpiry, data, {
     ...EVENT_JOB_OPTIONS,
+    // an expiry must not be lost to an outage of the service: 16 attempts from 5 s, doubling (about 4 days)
+    attempts: 16,
+    backoff: { type: "exponential", delay: 5_000, jitter: 0.5 },
     jobId: expiry.expiryId,
     delay: Math.max(0, at - rt.now()),
   });
@@ -200,25 +229,23 @@ export async function listAcceptanceExpiries(
   );
   const byPull = new Map<string, Decision[]>();
   const out: AcceptanceExpiry[] = [];
-  for (const m of members) {
-    const cut = m.lastIndexOf("|");
-    const [key, expiryId] = [m.slice(0, cut), m.slice(cut + 1)];
-    const parts = /^([^/]+)\/(.+)#(\d+)$/.exec(key);
-    if (!parts) continue;
+  for (const e of members.map(entryOf)) {
+    if (!e) continue;
+    const key = pullKey(e.owner, e.repo, e.pullNumber);
     if (!byPull.has(key)) byPull.set(key, (await readPullDecisions(rt, key)).decisions);
-    const d = byPull.get(key)!.find((x) => x.expiryId === expiryId);
+    const d = byPull.get(key)!.find((x) => x.expiryId === e.expiryId);
     if (!d?.expiresAt) continue;
     out.push({
-      owner: parts[1]!,
-      repo: parts[2]!,
-      pullNumber: Number(parts[3]),
+      owner: e.owner,
+      repo: e.repo,
+      pullNumber: e.pullNumber,
       findingId: d.findingId,
       resolutionStatus: d.resolutionStatus,
       ...(d.reason ? { reason: d.reason } : {}),
       by: d.by,
       ...(d.approvedBy ? { approvedBy: d.approvedBy } : {}),
       expiresAt: d.expiresAt,
-      expiryId,
+      expiryId: e.expiryId,
     });
   }
   return out;
@@ -284,4 +311,34 @@ export function latestAcceptance(
     .find((n) => parseAcceptanceLine(n.body) || isExpiredNote(n.body));
   const line = newest && parseAcceptanceLine(newest.body);
   return line && newest ? { ...line, at: newest.createdAt } : undefined;
+}
+
+/**
+ * Makes sure every expiry diffward still records has its job (reconciliation, at every start): for each
+ * entry of each installation's expiries index whose decision still carries it, a job that failed for good
+ * (the service unreachable through all its attempts) is retried and a missing one added again (due at its
+ * moment, at once when it passed); an entry whose decision changed is dropped. Redis only.
+ * @returns how many jobs were retried or added.
+ */
+export async function resumeExpiries(rt: Runtime, log: Logger): Promise<number> {
+  let resumed = 0;
+  for (const installationId of await rt.state.installationsWith("expiries")) {
+    const key = expiriesKey(rt, installationId);
+    for (const e of (await rt.redis.zrangebyscore(key, "-inf", "+inf")).map(entryOf)) {
+      if (!e) continue;
+      const decisions = await readDecisions(rt, pullKey(e.owner, e.repo, e.pullNumber), log);
+      const d = decisions.find((x) => x.expiryId === e.expiryId);
+      if (!d?.expiresAt) {
+        await dropExpiryEntry(rt, e, e.expiryId);
+        continue;
+      }
+      const job = await rt.queues.events.getJob(e.expiryId);
+      const state = job ? await job.getState() : undefined;
+      if (job && state === "failed") await job.retry("failed");
+      else if (!job) await scheduleExpiry(rt, e, { expiryId: e.expiryId, expiresAt: d.expiresAt });
+      if (!job || state === "failed") resumed += 1;
+    }
+  }
+  if (resumed > 0) log.info({ resumed }, "acceptance expiry jobs resumed");
+  return resumed;
 }

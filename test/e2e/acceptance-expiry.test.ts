@@ -171,6 +171,22 @@ describe("an acceptance with an expiry", () => {
     expect(patches()).toBe(sent + 1);
   });
 
+  it("a lost job is added again by reconciliation from the recorded expiry, and applies once at its moment", async () => {
+    const pr = await pull();
+    await onlySqliBlocks(pr);
+    const until = inMs(6_000);
+    const { sent } = await acceptUntil(pr, until);
+    const decisions = await readDecisions(h.booted.rt, pullKey(pr.owner, pr.repo, pr.pullNumber));
+    const expiryId = decisions.find((d) => d.findingId === pr.byTitle.get(SQLI))!.expiryId!;
+    await (await h.booted.rt.queues.events.getJob(expiryId))!.remove();
+    await h.booted.reconcile();
+    const job = await h.booted.rt.queues.events.getJob(expiryId);
+    expect(await job?.getState()).toBe("delayed");
+    expect(job?.opts.attempts).toBe(16);
+    await nothingBefore(pr, sent, Date.parse(until) - 150);
+    await expiredOnce(pr, sent, Date.parse(until));
+  });
+
   it("a later /reopen cancels it: no PATCH at the old moment", async () => {
     const pr = await pull();
     const until = inMs(4_000);
