@@ -4,7 +4,8 @@
  * the same `boot()`, no workers, `startWebServer` on a free port of 127.0.0.1 verifying deliveries with the
  * parent harness's `webhookSecret`, as `src/index.ts` does with `DIFFWARD_ROLE=web`; it first prints
  * `{ url }`, the server's base URL, as one JSON line) or the fixed-interval peer holding scans in memory
- * (`mode: "peer"`). Then prints one JSON line per second on stdout: `{ rssBytes, cpuUserUs, cpuSystemUs, at }`
+ * (`mode: "peer"`), or the organization's page's loads of the bench's `--org-page` run (`mode: "org-page"`: the
+ * same `boot()`, then `measure` of `bench/org-page.ts`, printed as one `{ orgPage }` JSON line). Then prints one JSON line per second on stdout: `{ rssBytes, cpuUserUs, cpuSystemUs, at }`
  * (from `process.memoryUsage()` and `process.cpuUsage()`), and stops on SIGTERM. Configuration is a JSON
  * file named by the one argument, checked with zod.
  */
@@ -16,6 +17,8 @@ import { devPrivateKey } from "../dev/harness/harness.js";
 import { ScannerClient } from "../src/scanner/client.js";
 import { diffwardApp } from "../src/handlers/index.js";
 import { startWebServer } from "../src/web.js";
+import { createOrgPageDeps } from "../src/org-page/data.js";
+import { measure } from "./org-page.js";
 
 const ChildConfig = z.discriminatedUnion("mode", [
   z.object({
@@ -37,6 +40,20 @@ const ChildConfig = z.discriminatedUnion("mode", [
     webhookSecret: z.string().min(1),
   }),
   z.object({
+    mode: z.literal("org-page"),
+    redisUrl: z.string(),
+    prefix: z.string(),
+    sandboxUrl: z.string(),
+    githubUrl: z.string(),
+    options: z.object({
+      installations: z.number().int().min(1),
+      reports: z.number().int().min(0),
+      inflight: z.number().int().min(0),
+      loads: z.number().int().min(1),
+      busyShare: z.number().min(0).max(1),
+    }),
+  }),
+  z.object({
     mode: z.literal("peer"),
     sandboxUrl: z.string(),
     token: z.string(),
@@ -53,7 +70,26 @@ if (!parsed.success) {
 const cfg = parsed.data;
 let stop: () => Promise<void> = async () => undefined;
 
-if (cfg.mode === "worker" || cfg.mode === "web") {
+if (cfg.mode === "org-page") {
+  const booted = boot({
+    appId: 1,
+    privateKey: devPrivateKey(),
+    webhookSecret: "unused-by-the-page",
+    githubBaseUrl: cfg.githubUrl,
+    redisUrl: cfg.redisUrl,
+    queuePrefix: cfg.prefix,
+    statePrefix: cfg.prefix,
+    scannerApiUrl: cfg.sandboxUrl,
+    scannerToken: "sandbox-token",
+    log: pino({ level: "silent" }),
+  });
+  const deps = createOrgPageDeps(booted.rt, {
+    accountOf: async (id) => `org-${id}`,
+    githubUrl: "https://github.com",
+  });
+  console.log(JSON.stringify({ orgPage: await measure(deps, cfg.options) }));
+  stop = () => booted.close();
+} else if (cfg.mode === "worker" || cfg.mode === "web") {
   const log = pino({ level: "silent" });
   const booted = boot({
     appId: 1,

@@ -26,6 +26,10 @@
  * repository, default 3), `--reconcile-inflight N` (scans in flight, default 10), `--reconcile-configured F`
  * (share of repositories with their own `.github/diffward.yml`, default 1).
  *
+ * `--org-page` adds the organization's page run (`bench/org-page.ts`): `--org-page-installations N` (default 50),
+ * `--org-page-reports N` (default 2000), `--org-page-inflight N` (scans in flight, default 200),
+ * `--org-page-loads N` (default 200), `--org-page-busy-share F` (the busiest installation's share, default 0.25);
+ * target: load + render p95 < 300 ms.
  * The 1,000-PR run of `docs/benchmarks.md`: `--limits-prs 1000 --limits-installations 10 --limits-scan-min 20
  * --limits-scan-max 60 --limits-retry-after 5 --limits-workers 2`.
  */
@@ -37,6 +41,7 @@ import { ackPhase, inflightPhase, throughputPhase } from "./phases.js";
 import { escapeHtml } from "./html.js";
 import { idealBoundByInstallation } from "./bound.js";
 import { reconcilePhase } from "./reconcile.js";
+import { orgPagePhase } from "./org-page.js";
 import { GITHUB_WRITE_LIMITS } from "../src/runtime/write-lane.js";
 
 const Args = z.object({
@@ -69,6 +74,12 @@ const Args = z.object({
   reconcilePulls: z.coerce.number().int().min(0).default(3),
   reconcileInflight: z.coerce.number().int().min(0).default(10),
   reconcileConfigured: z.coerce.number().min(0).max(1).default(1),
+  orgPage: z.boolean().default(false),
+  orgPageInstallations: z.coerce.number().int().min(1).default(50),
+  orgPageReports: z.coerce.number().int().min(0).default(2000),
+  orgPageInflight: z.coerce.number().int().min(0).default(200),
+  orgPageLoads: z.coerce.number().int().min(1).default(200),
+  orgPageBusyShare: z.coerce.number().min(0).max(1).default(0.25),
   seed: z.coerce.number().int().default(1),
 });
 
@@ -78,7 +89,7 @@ function parseArgs(argv: string[]): z.infer<typeof Args> {
     const a = argv[i]!;
     if (!a.startsWith("--")) throw new Error(`unexpected argument ${a}`);
     const name = a.slice(2).replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
-    if (name === "githubLimits" || name === "reconcile" || name === "outage") raw[name] = true;
+    if (["githubLimits", "reconcile", "outage", "orgPage"].includes(name)) raw[name] = true;
     else raw[name] = argv[++i];
   }
   const strict = Args.strict()
@@ -553,6 +564,8 @@ async function main() {
     json.reconcile = r;
   }
 
+  if (args.orgPage) await orgPageRun();
+
   json.rows = rows;
   json.totalSeconds = (Date.now() - started) / 1000;
   printTable();
@@ -688,3 +701,56 @@ main().then(
     process.exit(1);
   },
 );
+
+/**
+ * The organization's page run (`--org-page`, `bench/org-page.ts`): load + render times of an organization
+ * owner's page with the volume in Redis; target (docs/benchmarks.md): p95 < 300 ms.
+ */
+async function orgPageRun(): Promise<void> {
+  const o = {
+    installations: args.orgPageInstallations,
+    reports: args.orgPageReports,
+    inflight: args.orgPageInflight,
+    loads: args.orgPageLoads,
+    busyShare: args.orgPageBusyShare,
+  };
+  log(
+    `\norganization's page: ${o.installations} installations, ${o.reports} reports, ${o.inflight} scans in flight, ${o.loads} loads …`,
+  );
+  const r = await orgPagePhase(o);
+  const ms = (n: number) => `${fmt(n, 1)} ms`;
+  for (const [label, t] of [
+    ["every load", r.all],
+    ["an installation's first load (balance and GitHub not cached)", r.cold],
+    ["the other loads", r.warm],
+    [
+      `the busiest installation (${r.busiest.reports} reports logged, ${r.busiest.inflight} in flight)`,
+      r.busiest,
+    ],
+  ] as const)
+    rows.push({
+      group: "org-page",
+      figure: `${label}: load + render p50 / p95 / p99 / max (${t.loads} loads${t.bytes ? `, page ${fmt(t.bytes / 1024, 0)} KiB` : ""})`,
+      target: "p95 < 300 ms",
+      diffward: `${ms(t.p50)} / ${ms(t.p95)} / ${ms(t.p99)} / ${ms(t.max)}`,
+      peer: "–",
+      met: t.p95 < 300,
+    });
+  rows.push({
+    group: "org-page",
+    figure: "service balance reads during the loads",
+    target: `≤ ${o.installations} (one per installation per minute)`,
+    diffward: String(r.balanceCalls),
+    peer: "–",
+    met: r.balanceCalls <= o.installations,
+  });
+  rows.push({
+    group: "org-page",
+    figure: "loads that showed the balance or GitHub as not answered yet (200 ms budget)",
+    target: "–",
+    diffward: `${r.pending} of ${r.all.loads}`,
+    peer: "–",
+    met: null,
+  });
+  json.orgPage = r;
+}

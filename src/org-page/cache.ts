@@ -27,3 +27,20 @@ export class TtlCache<T> {
     return value;
   }
 }
+
+/**
+ * `value` when it settles within `budgetMs` (ms), else `fallback()`: the page never waits longer than its
+ * budget for an outside system (a slow service or GitHub would hold it for their whole client timeout). The
+ * answer still lands in its {@link TtlCache} entry, so a reload a moment later shows it.
+ */
+export async function within<T>(value: Promise<T>, budgetMs: number, fallback: () => T): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<T>((resolve) => {
+    timer = setTimeout(() => resolve(fallback()), budgetMs);
+  });
+  try {
+    return await Promise.race([value, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

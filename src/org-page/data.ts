@@ -22,6 +22,7 @@ import { jobId } from "../runtime/names.js";
 import { OrgRecords, type ScanSpendRecord } from "../runtime/org-records.js";
 import type { ScanLink } from "../runtime/state.js";
 import { APPROVALS_KIND } from "../triage/approvals.js";
+import { within } from "./cache.js";
 import { SPEND_MONTHS, REPORTS_SHOWN, type OrgPageDeps } from "./deps.js";
 import { problemsSection } from "./problems.js";
 import { spendSection } from "./spend.js";
@@ -104,7 +105,7 @@ export function reportRows(
 
 /** The service's balance for the installation's account, cached per installation. */
 function loadCredits(deps: OrgPageDeps, installationId: number, account: string): Promise<CreditsSection> {
-  return deps.balances
+  const balance = deps.balances
     .get(String(installationId), async () => {
       const tenant = await deps.rt.scanner.forAccount(account);
       if (!tenant) return { error: "no service token for this account" };
@@ -120,6 +121,9 @@ function loadCredits(deps: OrgPageDeps, installationId: number, account: string)
       deps.rt.log.warn({ err, installationId }, "organization page: billing balance not read");
       return { error: "the service did not answer the balance" };
     });
+  return within(balance, deps.outsideBudgetMs, () => ({
+    error: "the service has not answered yet: reload in a moment",
+  }));
 }
 
 /**

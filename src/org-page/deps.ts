@@ -8,6 +8,11 @@ import { TtlCache } from "./cache.js";
 
 /** How long the balance and GitHub's answer are reused per installation, in ms (60 s). */
 export const ORG_PAGE_CACHE_MS = 60_000;
+/**
+ * The longest the page waits for the service's balance or GitHub's answer, in ms (200): past it the page
+ * says the answer is on its way, and the answer, cached when it lands, shows on the next load.
+ */
+export const OUTSIDE_BUDGET_MS = 200;
 /** Months of spend shown per repository, the current one included. */
 export const SPEND_MONTHS = 6;
 /** Reports shown. */
@@ -15,7 +20,7 @@ export const REPORTS_SHOWN = 50;
 
 /** What GitHub answered the installation (`GET /installation/repositories`), cached. */
 export interface GitHubHealth {
-  state: "ok" | "unreachable";
+  state: "ok" | "unreachable" | "checking";
   detail?: string;
 }
 
@@ -28,6 +33,8 @@ export interface OrgPageDeps {
   githubUrl: string;
   /** the service's billing balance per installation, kept {@link ORG_PAGE_CACHE_MS} */
   balances: TtlCache<CreditsSection>;
+  /** how long a load waits for an outside answer, in ms ({@link OUTSIDE_BUDGET_MS}) */
+  outsideBudgetMs: number;
   /** GitHub's answer per installation, kept {@link ORG_PAGE_CACHE_MS} */
   githubHealth: TtlCache<GitHubHealth>;
   /**
@@ -40,10 +47,12 @@ export interface OrgPageDeps {
 /** Builds {@link OrgPageDeps} with fresh caches. */
 export function createOrgPageDeps(
   rt: OrgPageDeps["rt"],
-  opts: Pick<OrgPageDeps, "accountOf" | "githubUrl" | "expiries">,
+  opts: Pick<OrgPageDeps, "accountOf" | "githubUrl" | "expiries"> &
+    Partial<Pick<OrgPageDeps, "outsideBudgetMs">>,
 ): OrgPageDeps {
   return {
     rt,
+    outsideBudgetMs: OUTSIDE_BUDGET_MS,
     ...opts,
     balances: new TtlCache(ORG_PAGE_CACHE_MS, rt.now),
     githubHealth: new TtlCache(ORG_PAGE_CACHE_MS, rt.now),

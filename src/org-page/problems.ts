@@ -7,6 +7,7 @@ import type { Job } from "bullmq";
 import type { FailedJobRow, ProblemsSection, QueueDepth } from "../domain/org-page.js";
 import { QUEUE_KEYS, queueStatus } from "../runtime/queue-admin.js";
 import type { OrgRecords } from "../runtime/org-records.js";
+import { within } from "./cache.js";
 import type { GitHubHealth, OrgPageDeps } from "./deps.js";
 
 /** Failed jobs read per queue, newest first, before this installation's are kept. */
@@ -49,7 +50,7 @@ export async function problemsSection(deps: OrgPageDeps, s: ProblemsScope): Prom
 async function serviceState(deps: OrgPageDeps): Promise<ProblemsSection["service"]> {
   if (!deps.rt.serviceHealth) return { state: "not checked" };
   try {
-    const h = await deps.rt.serviceHealth();
+    const h = await within(deps.rt.serviceHealth(), deps.outsideBudgetMs, () => ({ service: "checking" }));
     const state = typeof h.service === "string" ? h.service : "unknown";
     return typeof h.serviceDetail === "string" ? { state, detail: h.serviceDetail } : { state };
   } catch (err) {
@@ -63,7 +64,7 @@ async function serviceState(deps: OrgPageDeps): Promise<ProblemsSection["service
  * REST "List repositories accessible to the app installation"), cached per installation.
  */
 function githubState(deps: OrgPageDeps, installationId: number): Promise<GitHubHealth> {
-  return deps.githubHealth.get(String(installationId), async () => {
+  const answer = deps.githubHealth.get(String(installationId), async () => {
     try {
       const octokit = await deps.rt.octokit(installationId);
       const res = await octokit.request("GET /installation/repositories", { per_page: 1 });
@@ -74,6 +75,10 @@ function githubState(deps: OrgPageDeps, installationId: number): Promise<GitHubH
       return { state: "unreachable", detail: status ? `HTTP ${status}` : (err as Error).name };
     }
   });
+  return within(answer, deps.outsideBudgetMs, () => ({
+    state: "checking",
+    detail: "GitHub has not answered yet",
+  }));
 }
 
 /** Each queue's depth (BullMQ job counts). */

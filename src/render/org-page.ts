@@ -364,6 +364,10 @@ function problemsSection(page: InstallationPage): string {
 
 function healthText(h: { state: string; detail?: string }): string {
   const cls =
-    h.state === "ok" ? "good" : h.state === "not checked" || h.state === "not-configured" ? "muted" : "bad";
+    h.state === "ok"
+      ? "good"
+      : ["not checked", "not-configured", "checking"].includes(h.state)
+        ? "muted"
+        : "bad";
   return `<span class="${cls}">${escapeHtml(h.state)}</span>${h.detail ? ` (${escapeHtml(h.detail)})` : ""}`;
 }

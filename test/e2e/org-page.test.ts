@@ -25,6 +25,7 @@ describe("the organization's page after real flows", () => {
     deps = createOrgPageDeps(h.booted.rt, {
       accountOf: async () => "Codertocat",
       githubUrl: "https://github.com",
+      outsideBudgetMs: 10_000,
     });
   });
   afterAll(async () => {
@@ -38,6 +39,7 @@ describe("the organization's page after real flows", () => {
     deps = createOrgPageDeps(h.booted.rt, {
       accountOf: async () => pr.owner,
       githubUrl: "https://github.com",
+      outsideBudgetMs: 10_000,
     });
     const scanId = await launchedScan(h, head, 15_000);
     const live = await h.waitFor(

@@ -10,7 +10,7 @@ import { ProbotOctokit } from "probot";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { devPrivateKey } from "../../dev/harness/harness.js";
 import { startGitHubStandIn, type GitHubStandIn } from "../../dev/github-standin/index.js";
-import { startSandbox, type Sandbox } from "../../dev/sandbox/index.js";
+import { applyFaults, startSandbox, type Sandbox } from "../../dev/sandbox/index.js";
 import { createOrgPageDeps, loadInstallationPage, type OrgPageDeps } from "../../src/org-page/data.js";
 import { REPORT_KIND } from "../../src/report/state.js";
 import { JOB, jobId } from "../../src/runtime/names.js";
@@ -190,7 +190,11 @@ const member = { orgWide: false, repositories: new Set(["acme/web", "ACME/api"])
 
 describe("loadInstallationPage", () => {
   it("gives an organization owner every section from diffward's own records", async () => {
-    const deps = createOrgPageDeps(rt, { accountOf: async () => "acme", githubUrl: "https://github.com" });
+    const deps = createOrgPageDeps(rt, {
+      accountOf: async () => "acme",
+      githubUrl: "https://github.com",
+      outsideBudgetMs: 10_000,
+    });
     const page = await loadInstallationPage(deps, 7, owner);
     expect(page.credits).toMatchObject({
       balance: expect.any(Number),
@@ -238,7 +242,11 @@ describe("loadInstallationPage", () => {
   });
 
   it("never shows a repository outside the viewer's access, nor organization-wide figures to a member", async () => {
-    const deps = createOrgPageDeps(rt, { accountOf: async () => "acme", githubUrl: "https://github.com" });
+    const deps = createOrgPageDeps(rt, {
+      accountOf: async () => "acme",
+      githubUrl: "https://github.com",
+      outsideBudgetMs: 10_000,
+    });
     const page = await loadInstallationPage(deps, 7, member);
     expect(JSON.stringify(page)).not.toMatch(/secret|s_hidden|fnd_2|another installation/);
     expect(page.credits).toBeNull();
@@ -251,7 +259,11 @@ describe("loadInstallationPage", () => {
   });
 
   it("asks the service for the balance at most once a minute per installation, whatever the loads", async () => {
-    const deps = createOrgPageDeps(rt, { accountOf: async () => "acme", githubUrl: "https://github.com" });
+    const deps = createOrgPageDeps(rt, {
+      accountOf: async () => "acme",
+      githubUrl: "https://github.com",
+      outsideBudgetMs: 10_000,
+    });
     const before = balanceCalls();
     const [a, b] = await Promise.all([
       loadInstallationPage(deps, 7, owner),
@@ -274,6 +286,7 @@ describe("loadInstallationPage", () => {
     const deps = createOrgPageDeps(rt, {
       accountOf: async () => "nobody",
       githubUrl: "https://github.com",
+      outsideBudgetMs: 10_000,
       expiries: async () => [
         {
           repository: "acme/web",
@@ -298,5 +311,37 @@ describe("loadInstallationPage", () => {
       available: true,
       items: [expect.objectContaining({ findingId: "fnd_9" })],
     });
+  });
+
+  it("waits at most its budget for a slow service or GitHub, and shows their answer once it landed", async () => {
+    const slowGitHub: OrgPageDeps["rt"] = {
+      ...rt,
+      octokit: async (id) => {
+        await new Promise((r) => setTimeout(r, 1_500));
+        return rt.octokit(id);
+      },
+    };
+    const deps = createOrgPageDeps(slowGitHub, {
+      accountOf: async () => "acme",
+      githubUrl: "https://github.com",
+      outsideBudgetMs: 300,
+    });
+    applyFaults(sandbox.state, { latencyMs: 1_500 });
+    try {
+      const t0 = Date.now();
+      const page = await loadInstallationPage(deps, 7, owner);
+      expect(Date.now() - t0).toBeLessThan(1_400);
+      expect(page.credits).toEqual({ error: "the service has not answered yet: reload in a moment" });
+      expect(page.problems.github).toEqual({ state: "checking", detail: "GitHub has not answered yet" });
+      // the answers land in the caches: a later load shows them without asking again
+      await new Promise((r) => setTimeout(r, 2_500));
+      const before = balanceCalls();
+      const later = await loadInstallationPage(deps, 7, owner);
+      expect(later.credits).toMatchObject({ balance: expect.any(Number) });
+      expect(later.problems.github.state).toBe("ok");
+      expect(balanceCalls()).toBe(before);
+    } finally {
+      applyFaults(sandbox.state, { latencyMs: 0 });
+    }
   });
 });
