@@ -70,19 +70,29 @@ if (!parsed.success) {
 const cfg = parsed.data;
 let stop: () => Promise<void> = async () => undefined;
 
-if (cfg.mode === "org-page") {
-  const booted = boot({
+/** diffward booted as `src/index.ts` boots it, on the parent's Redis prefix, sandbox and GitHub stand-in. */
+function bootChild(
+  c: { redisUrl: string; prefix: string; sandboxUrl: string; githubUrl: string },
+  webhookSecret: string,
+  settings: Parameters<typeof boot>[0]["settings"] = {},
+) {
+  return boot({
     appId: 1,
     privateKey: devPrivateKey(),
-    webhookSecret: "unused-by-the-page",
-    githubBaseUrl: cfg.githubUrl,
-    redisUrl: cfg.redisUrl,
-    queuePrefix: cfg.prefix,
-    statePrefix: cfg.prefix,
-    scannerApiUrl: cfg.sandboxUrl,
+    webhookSecret,
+    githubBaseUrl: c.githubUrl,
+    redisUrl: c.redisUrl,
+    queuePrefix: c.prefix,
+    statePrefix: c.prefix,
+    scannerApiUrl: c.sandboxUrl,
     scannerToken: "sandbox-token",
     log: pino({ level: "silent" }),
+    settings,
   });
+}
+
+if (cfg.mode === "org-page") {
+  const booted = bootChild(cfg, "unused-by-the-page");
   const deps = createOrgPageDeps(booted.rt, {
     accountOf: async (id) => `org-${id}`,
     githubUrl: "https://github.com",
@@ -91,18 +101,8 @@ if (cfg.mode === "org-page") {
   stop = () => booted.close();
 } else if (cfg.mode === "worker" || cfg.mode === "web") {
   const log = pino({ level: "silent" });
-  const booted = boot({
-    appId: 1,
-    privateKey: devPrivateKey(),
-    webhookSecret: cfg.mode === "web" ? cfg.webhookSecret : "unused-by-workers",
-    githubBaseUrl: cfg.githubUrl,
-    redisUrl: cfg.redisUrl,
-    queuePrefix: cfg.prefix,
-    statePrefix: cfg.prefix,
-    scannerApiUrl: cfg.sandboxUrl,
-    scannerToken: "sandbox-token",
-    log,
-    settings: { firstPollDelayMs: cfg.firstPollDelayMs },
+  const booted = bootChild(cfg, cfg.mode === "web" ? cfg.webhookSecret : "unused-by-workers", {
+    firstPollDelayMs: cfg.firstPollDelayMs,
   });
   if (cfg.mode === "worker") {
     booted.startWorkers();
