@@ -6,6 +6,7 @@ import type { ApplicationFunction } from "probot";
 import type { Runtime } from "./runtime/runtime.js";
 import { VERSION } from "./runtime/version.js";
 import { readBody } from "./web/body.js";
+import type { PageRoutes } from "./web/routes.js";
 
 /**
  * The largest webhook body accepted, in bytes: GitHub caps payloads at 25 MB ("Webhook events and
@@ -71,6 +72,11 @@ export interface WebOptions {
    * own, {@link startMetricsServer}, or not at all).
    */
   metrics?: MetricsAccess;
+  /**
+   * The organization's page and its sign-in (`orgPageRoutes`, `src/web/routes.ts`), tried before the
+   * webhook middleware; unset when sign-in is off (no `GITHUB_CLIENT_ID` / `GITHUB_CLIENT_SECRET`).
+   */
+  pages?: PageRoutes;
 }
 
 /** Who may read `/metrics`: anyone, holders of a bearer token, or nobody on this port. */
@@ -165,6 +171,7 @@ export async function startWebServer(opts: WebOptions): Promise<WebServer> {
       };
       return json(res, 200, { status: "ok", version: VERSION, ...details });
     }
+    if (opts.pages && path !== webhookPath && (await opts.pages(req, res))) return;
     if (req.method === "POST" && path === webhookPath) {
       // Counted once answered: the event name only once the signature verified (an unsigned header is anyone's).
       let event = "unverified";

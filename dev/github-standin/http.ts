@@ -11,6 +11,8 @@ export interface RouteContext {
   readonly apiBase: string;
   readonly origin: string;
   readonly installationId: number | undefined;
+  /** the login a user access token (`ghu_…`, the App's web flow) belongs to */
+  readonly user?: string | undefined;
   readonly state: StandInState;
 }
 

@@ -14,11 +14,13 @@ import {
 } from "./limits.js";
 import { OpenApiSubset, OpenApiValidator } from "./openapi.js";
 import { ROUTES } from "./routes.js";
+import { OAUTH_ROUTES } from "./oauth.js";
 import { CODE_SCANNING_ROUTES } from "./code-scanning.js";
 import { DELIVERY_ROUTES, type DeliveryResult, type WebhookTarget } from "./deliveries.js";
 import { StandInState } from "./state.js";
 
 export { StandInState, StandInStateError, blobSha } from "./state.js";
+export { OAuthUsers, OAuthUserInput } from "./oauth-users.js";
 export { decodeSarifUpload, sarifSchemaErrors, sarifSchemaPath, SARIF_UPLOAD_MAXIMUMS } from "./sarif.js";
 export type {
   Account,
@@ -262,6 +264,7 @@ export async function startGitHubStandIn(options: GitHubStandInOptions = {}): Pr
     // ---- auth
     const auth = /^(?:token|bearer)\s+(\S+)$/i.exec(String(req.headers["authorization"] ?? "").trim())?.[1];
     let installationId: number | undefined;
+    let user: string | undefined;
     const isAppRoute = op.path.startsWith("/app/") || op.path === "/app";
     if (isAppRoute) {
       if (auth === undefined || !JWT.test(auth)) {
@@ -273,7 +276,9 @@ export async function startGitHubStandIn(options: GitHubStandInOptions = {}): Pr
       }
     } else if (auth !== undefined) {
       installationId = state.tokenInstallation(auth);
-      if (installationId === undefined) return reply(new HttpError(401, "Bad credentials").toReply());
+      user = installationId === undefined ? state.oauth.tokenUser(auth) : undefined;
+      if (installationId === undefined && user === undefined)
+        return reply(new HttpError(401, "Bad credentials").toReply());
     } else if (op.operationId === "graphql" || op.path === "/installation/repositories") {
       return reply(new HttpError(401, "Requires authentication").toReply());
     }
@@ -333,6 +338,7 @@ export async function startGitHubStandIn(options: GitHubStandInOptions = {}): Pr
       apiBase: `${baseUrl}${prefix === "/api" ? "/api/v3" : prefix}`,
       origin: baseUrl,
       installationId,
+      user,
       state,
     };
     try {
@@ -342,7 +348,10 @@ export async function startGitHubStandIn(options: GitHubStandInOptions = {}): Pr
         return reply(result.reply);
       }
       const handler =
-        ROUTES[op.operationId] ?? CODE_SCANNING_ROUTES[op.operationId] ?? DELIVERY_ROUTES[op.operationId];
+        ROUTES[op.operationId] ??
+        CODE_SCANNING_ROUTES[op.operationId] ??
+        DELIVERY_ROUTES[op.operationId] ??
+        OAUTH_ROUTES[op.operationId];
       if (handler === undefined) {
         record.openapiErrors.push(`stand-in has no handler for ${op.operationId}`);
         return reply(

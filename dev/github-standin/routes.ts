@@ -5,6 +5,7 @@ import {
   blobSha,
   type Account,
   type CheckRun,
+  type Installation,
   type IssueComment,
   type PullRequest,
   type PullRequestFile,
@@ -291,6 +292,34 @@ export function bot(ctx: RouteContext): Account & { id: number } {
   return ctx.state.botUser(ctx.installationId ?? 0);
 }
 
+/** An installation as GitHub lists it (REST "List installations for the authenticated app"). */
+export function installationJson(ctx: RouteContext, i: Installation) {
+  return {
+    id: i.id,
+    account: userJson(ctx, i.account),
+    app_id: i.appId,
+    app_slug: i.appSlug,
+    target_type: i.account.type,
+    repository_selection: "all",
+    permissions: { checks: "write", contents: "read", pull_requests: "write", issues: "write" },
+    events: ["pull_request", "issue_comment", "pull_request_review_comment"],
+  };
+}
+
+/** One page of `repositories` with their total, as the installation repository listings answer. */
+export function repositoriesReply(ctx: RouteContext, all: readonly Repository[]): RouteReply {
+  const page = paginate(ctx, all);
+  return {
+    status: 200,
+    headers: page.headers,
+    body: {
+      total_count: all.length,
+      repository_selection: "all",
+      repositories: page.items.map((r) => repoJson(ctx, r)),
+    },
+  };
+}
+
 // ------------------------------------------------------------------------------------------------ routes
 
 const installations: Record<string, Handler> = {
@@ -340,31 +369,11 @@ const installations: Record<string, Handler> = {
     return {
       status: 200,
       headers: page.headers,
-      body: page.items.map((i) => ({
-        id: i.id,
-        account: userJson(ctx, i.account),
-        app_id: i.appId,
-        app_slug: i.appSlug,
-        target_type: i.account.type,
-        repository_selection: "all",
-        permissions: { checks: "write", contents: "read", pull_requests: "write", issues: "write" },
-        events: ["pull_request", "issue_comment", "pull_request_review_comment"],
-      })),
+      body: page.items.map((i) => installationJson(ctx, i)),
     };
   },
-  "apps/list-repos-accessible-to-installation": (ctx) => {
-    const all = ctx.state.repositoriesOf(ctx.installationId ?? 0);
-    const page = paginate(ctx, all);
-    return {
-      status: 200,
-      headers: page.headers,
-      body: {
-        total_count: all.length,
-        repository_selection: "all",
-        repositories: page.items.map((r) => repoJson(ctx, r)),
-      },
-    };
-  },
+  "apps/list-repos-accessible-to-installation": (ctx) =>
+    repositoriesReply(ctx, ctx.state.repositoriesOf(ctx.installationId ?? 0)),
 };
 
 const repos: Record<string, Handler> = {

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
+import { OAuthUsers } from "./oauth-users.js";
 import { z } from "zod";
 import { WebhookDeliveries } from "./deliveries.js";
 
@@ -303,6 +304,8 @@ export class StandInStateError extends Error {
 export class StandInState {
   /** The App's webhook deliveries: what the stand-in sent to the app, and how each went. */
   readonly deliveries = new WebhookDeliveries();
+  /** The App's OAuth client and the users who can sign in with it (`oauth-users.ts`). */
+  readonly oauth = new OAuthUsers();
   private readonly installations = new Map<number, Installation>();
   private readonly uninstalled = new Set<number>();
   private readonly repos = new Map<string, RepoData>();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { OpenApiValidator, loadOpenApiSubset, parsePatch } from "../../dev/github-standin/index.js";
-import { OPERATIONS } from "../../scripts/extract-openapi.js";
+import { OPERATIONS, SYNTHETIC_OPERATIONS } from "../../scripts/extract-openapi.js";
 
 const validator = new OpenApiValidator();
 
@@ -9,8 +9,13 @@ describe("OpenAPI subset", () => {
     const subset = loadOpenApiSubset();
     expect(subset.source.package).toBe("@octokit/openapi");
     expect(subset.source.version).toMatch(/^\d+\.\d+\.\d+/);
-    // every operation of the extraction list, plus the synthetic POST /graphql
-    expect(subset.operations).toHaveLength(OPERATIONS.length + 1);
+    // every operation of the extraction list, plus the synthetic ones (POST /graphql, the App's web flow)
+    expect(subset.operations).toHaveLength(OPERATIONS.length + SYNTHETIC_OPERATIONS.length);
+    expect(subset.operations.filter((o) => o.synthetic).map((o) => o.operationId)).toEqual([
+      "graphql",
+      "oauth/authorize",
+      "oauth/create-access-token",
+    ]);
     expect(JSON.stringify(subset)).not.toContain("$ref");
     const ids = subset.operations.map((o) => o.operationId);
     expect(ids).toContain("checks/update");
