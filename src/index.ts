@@ -8,6 +8,7 @@ import { createLogger } from "./runtime/logger.js";
 import { guardProcess } from "./runtime/metrics.js";
 import { VERSION } from "./runtime/version.js";
 import { startMetricsServer, startWebServer, type MetricsAccess, type WebServer } from "./web.js";
+import { orgPageFor, type SignInConfig } from "./web/org-page.js";
 
 /**
  * diffward's entry: reads `.env` from the working directory when there is one (variables already in the
@@ -113,6 +114,26 @@ function bootFromEnv(
 }
 
 /**
+ * The organization's page's sign-in, from the environment: the App's OAuth client, GitHub's API and web
+ * addresses (`GHE_HOST` on GitHub Enterprise Server), HTTPS in production.
+ */
+function signInConfig(
+  env: Extract<AppEnv, { setupMode: false }>,
+  clientId: string,
+  clientSecret: string,
+): SignInConfig {
+  const web = env.gheHost ? `${env.gheProtocol}://${env.gheHost}` : "https://github.com";
+  return {
+    clientId,
+    clientSecret,
+    sessionSecret: env.diffwardSessionSecret,
+    apiBaseUrl: env.gheHost ? `${web}/api/v3` : "https://api.github.com",
+    githubUrl: web,
+    secure: env.isProduction,
+  };
+}
+
+/**
  * Starts the webhook server (unless the role is `worker`) and the metrics server (with METRICS_PORT).
  * /metrics: on its own port (METRICS_PORT), or on the webhook port behind METRICS_TOKEN; in production
  * never open on the public webhook port.
@@ -140,8 +161,12 @@ async function startServers(
           port: env.port,
           host: env.host ?? "0.0.0.0",
           metrics: metricsAccess,
+          ...(env.githubClientId && env.githubClientSecret
+            ? { pages: orgPageFor(booted.rt, signInConfig(env, env.githubClientId, env.githubClientSecret)) }
+            : {}),
         });
   if (web) log.info({ url: web.url }, "webhooks at POST /api/github/webhooks");
+  if (web && env.githubClientId) log.info({ url: `${web.url}/installations/` }, "the organization's page");
   const metricsServer =
     env.metricsPort !== undefined
       ? await startMetricsServer({

@@ -13,6 +13,8 @@ import {
 } from "../github-standin/index.js";
 import { startWebServer, type WebServer } from "../../src/web.js";
 import { createLogger } from "../../src/runtime/logger.js";
+import { orgPageFor } from "../../src/web/org-page.js";
+import { STANDIN_CLIENT, STANDIN_SESSION_SECRET, seedSignIn } from "./sign-in.js";
 
 /** Options of {@link startHarness}. */
 export interface HarnessOptions {
@@ -30,6 +32,11 @@ export interface HarnessOptions {
   web?: boolean;
   log?: Logger;
   boot?: Partial<BootConfig>;
+  /**
+   * serve the organization's page with sign-in through the stand-in's web flow (its OAuth client
+   * {@link STANDIN_CLIENT}; add users with `github.state.oauth.addUser`)
+   */
+  signIn?: boolean;
 }
 
 /** The whole loop on one machine: service sandbox, GitHub stand-in, Redis, diffward web + workers. */
@@ -103,12 +110,23 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     settings: { firstPollDelayMs: 1_000, ...options.settings },
     ...options.boot,
   });
+  if (options.signIn) seedSignIn(github, []);
+  const pages = options.signIn
+    ? orgPageFor(booted.rt, {
+        ...STANDIN_CLIENT,
+        sessionSecret: STANDIN_SESSION_SECRET,
+        apiBaseUrl: github.url,
+        githubUrl: github.url,
+        secure: false,
+      })
+    : undefined;
   const serveWebhooks = (port: number) =>
     startWebServer({
       probot: booted.probot,
       app: diffwardApp({ queues: booted.rt.queues, redis: booted.rt.redis, log }),
       rt: booted.rt,
       port,
+      ...(pages ? { pages } : {}),
     });
   let web = options.web === false ? undefined : await serveWebhooks(0);
   if (options.workers !== false) booted.startWorkers();

@@ -57,7 +57,7 @@ export function cookieHeader(setCookies: readonly string[]): string {
 export async function signInOverHttp(
   webUrl: string,
   login: string,
-  path = "/",
+  path = "/installations/",
 ): Promise<{ cookie: string; hops: Hop[] }> {
   const first = await hop(`${webUrl}${path}`);
   if (first.status !== 302 || !first.location)

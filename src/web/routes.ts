@@ -7,7 +7,7 @@ import type { Session, SessionData, SessionStore } from "./session.js";
 import { authorizeUrl, exchangeCode, gitHubOctokit, SignInError, type OAuthClient } from "./sign-in.js";
 
 /** The sections of an installation's page: the path segment of each, and its property in the page. */
-export const PAGE_SECTIONS = {
+export const SECTION_PATHS = {
   credits: "credits",
   spend: "spend",
   "in-flight": "inFlight",
@@ -17,13 +17,20 @@ export const PAGE_SECTIONS = {
   problems: "problems",
 } as const;
 /** A section's property in the page (`page[section]` is its JSON). */
-export type SectionKey = (typeof PAGE_SECTIONS)[keyof typeof PAGE_SECTIONS];
+export type SectionKey = (typeof SECTION_PATHS)[keyof typeof SECTION_PATHS];
 
 /** One line of the list of a user's installations. */
 export interface InstallationListItem {
   id: number;
   account: string;
   kind: "Organization" | "User";
+}
+
+/** The signed-in viewer of a page, and its sign-out form (posted to `logoutPath` with `csrf`). */
+export interface PageViewer {
+  user: string;
+  logoutPath: string;
+  csrf?: string;
 }
 
 /** Routes tried before the webhook middleware: `true` when the request was theirs (and answered). */
@@ -36,24 +43,26 @@ export interface OrgPageRoutesOptions<P extends Record<SectionKey, unknown>> {
   /** served over HTTPS (production): the callback URL's scheme */
   secure: boolean;
   log: Logger;
-  loadPage(installationId: number, access: PageAccess): Promise<P>;
-  renderPage(page: P, opts: { user: string; logoutPath: string; csrf?: string }): string;
-  renderList(items: InstallationListItem[], user: string): string;
+  /** the page of an installation as `access` may see it (`installation`: the session's entry, its account) */
+  loadPage(installationId: number, access: PageAccess, installation: InstallationListItem): Promise<P>;
+  renderPage(page: P, viewer: PageViewer): string;
+  renderList(items: InstallationListItem[], user: string, viewer: Omit<PageViewer, "user">): string;
   /** what a user may see, read with their token (default {@link resolveAccess} on `client`'s GitHub) */
   resolve?: (token: string) => Promise<SessionData>;
 }
 
 type Route =
-  | { kind: "list" | "login" | "callback" | "logout" }
+  | { kind: "home" | "list" | "login" | "callback" | "logout" }
   | { kind: "page"; id: number }
   | { kind: "section"; id: number; section: SectionKey | undefined };
 
 /**
- * The page route of a path, or `undefined` when the path is not the page's: `/`, `/login`, `/login/callback`,
- * `/logout`, `/installations/<id>` and `/installations/<id>/<section>`.
+ * The page route of a path, or `undefined` when the path is not the page's: `/`, `/installations/`, `/login`,
+ * `/login/callback`, `/logout`, `/installations/<id>` and `/installations/<id>/<section>`.
  */
 export function matchPageRoute(path: string): Route | undefined {
-  if (path === "/") return { kind: "list" };
+  if (path === "/") return { kind: "home" };
+  if (path === "/installations" || path === "/installations/") return { kind: "list" };
   if (path === "/login") return { kind: "login" };
   if (path === "/login/callback") return { kind: "callback" };
   if (path === "/logout") return { kind: "logout" };
@@ -62,8 +71,8 @@ export function matchPageRoute(path: string): Route | undefined {
   // Not a whole number: an id no user has (404), never an error.
   const id = /^\d{1,15}$/.test(m[1]!) ? Number(m[1]) : -1;
   if (m[2] === undefined) return { kind: "page", id };
-  const section = Object.hasOwn(PAGE_SECTIONS, m[2])
-    ? PAGE_SECTIONS[m[2] as keyof typeof PAGE_SECTIONS]
+  const section = Object.hasOwn(SECTION_PATHS, m[2])
+    ? SECTION_PATHS[m[2] as keyof typeof SECTION_PATHS]
     : undefined;
   return { kind: "section", id, section };
 }
@@ -108,7 +117,7 @@ const NOT_FOUND = "Not found";
  *   `HttpOnly`, `SameSite=Lax`, `Secure` over HTTPS, 15 minutes);
  * - `GET /logout` shows a sign-out form; `POST /logout` with the session's CSRF token ends the session (a GET
  *   never does: any page could embed it);
- * - `GET /` lists the user's installations; `GET /installations/<id>` is an installation's page (HTML, or JSON
+ * - `GET /installations/` lists the user's installations (`/` redirects there); `GET /installations/<id>` is an installation's page (HTML, or JSON
  *   with `Accept: application/json`), `GET /installations/<id>/<section>` one section's JSON.
  * Without a session a page request is sent to sign in (JSON: 401). An installation the user cannot access,
  * or a malformed id, is 404 like one that does not exist (GitHub's own answer for what one may not see).
@@ -119,7 +128,9 @@ export function orgPageRoutes<P extends Record<SectionKey, unknown>>(
 ): PageRoutes {
   const flow = signInFlow(opts);
   const handlers: Record<Route["kind"], (call: Call, route: Route) => Promise<void>> = {
-    login: async (call) => flow.redirectToGitHub(call, "/"),
+    login: async (call) => flow.redirectToGitHub(call, "/installations/"),
+    // the list's links are relative to `/installations/`
+    home: async ({ res }) => void res.writeHead(302, { location: "/installations/" }).end(),
     callback: (call) => flow.callback(call),
     logout: (call) => flow.logout(call),
     list: async (call) => {
@@ -127,7 +138,8 @@ export function orgPageRoutes<P extends Record<SectionKey, unknown>>(
       if (!session) return;
       const items = session.installations.map(({ id, account, kind }) => ({ id, account, kind }));
       if (wantsJson(call.req)) return json(call.res, 200, { user: session.login, installations: items });
-      html(call.res, 200, opts.renderList(items, session.login));
+      const viewer = { logoutPath: "/logout", csrf: opts.sessions.csrfToken(session) };
+      html(call.res, 200, opts.renderList(items, session.login, viewer));
     },
     page: (call, route) => installationPage(opts, flow, call, route),
     section: (call, route) => installationPage(opts, flow, call, route),
@@ -180,7 +192,8 @@ async function installationPage<P extends Record<SectionKey, unknown>>(
       problemPage(NOT_FOUND, "There is no such page, or your GitHub account cannot see it."),
     );
   }
-  const page = await opts.loadPage(route.id, access);
+  const { id, account, kind } = session.installations.find((i) => i.id === route.id)!;
+  const page = await opts.loadPage(route.id, access, { id, account, kind });
   if (route.kind === "section") return json(call.res, 200, page[route.section!]);
   if (asJson) return json(call.res, 200, page);
   const csrf = opts.sessions.csrfToken(session);

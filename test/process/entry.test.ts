@@ -35,6 +35,17 @@ describe("the entry point (npm start)", () => {
       expect(p.output()).toContain(v);
   });
 
+  it("refuses to start the page's sign-in in production without DIFFWARD_SESSION_SECRET, saying so", async () => {
+    const p = start({
+      NODE_ENV: "production",
+      GITHUB_CLIENT_ID: "Iv23liexample",
+      GITHUB_CLIENT_SECRET: "cs_secret_value",
+    });
+    expect(await p.exited).toBe(1);
+    expect(p.output()).toContain("DIFFWARD_SESSION_SECRET: is required in production when GITHUB_CLIENT_ID");
+    expect(p.output()).not.toContain("cs_secret_value");
+  });
+
   it("--version prints package.json's version and exits 0, with no environment at all", async () => {
     const p = start({}, ["--version"]);
     expect(await p.exited).toBe(0);
@@ -101,6 +112,10 @@ describe("the entry point (npm start)", () => {
       DIFFWARD_ROLE: "web",
       LOG_LEVEL: "info",
       REDIS_URL: process.env.REDIS_URL ?? "redis://127.0.0.1:6379",
+      GITHUB_CLIENT_ID: "Iv23liexample",
+      GITHUB_CLIENT_SECRET: "cs_secret_value",
+      DIFFWARD_SESSION_SECRET: "session-secret-value-0123456789abcdef",
+      GHE_HOST: "github.example.com",
     });
     let ready: Response | undefined;
     // a tsx start takes seconds on a loaded machine: allow 30 s
@@ -118,9 +133,19 @@ describe("the entry point (npm start)", () => {
       body: "{}",
     });
     expect(unsigned.status).toBeGreaterThanOrEqual(400);
+    // the organization's page: sign in on GitHub Enterprise Server's web flow, cookies Secure in production
+    const page = await fetch(`http://127.0.0.1:${port}/installations/`, { redirect: "manual" });
+    expect(page.status).toBe(302);
+    const location = new URL(page.headers.get("location") ?? "");
+    expect(`${location.origin}${location.pathname}`).toBe("https://github.example.com/login/oauth/authorize");
+    expect(location.searchParams.get("client_id")).toBe("Iv23liexample");
+    expect(location.searchParams.get("redirect_uri")).toBe(`https://127.0.0.1:${port}/login/callback`);
+    expect(page.headers.get("set-cookie")).toMatch(/; HttpOnly; Secure; SameSite=Lax/);
     p.child.kill("SIGTERM");
     expect(await p.exited).toBe(0);
     expect(p.output()).toContain("shutting down");
     expect(p.output()).not.toContain("sandbox-token");
+    expect(p.output()).not.toContain("cs_secret_value");
+    expect(p.output()).not.toContain("session-secret-value");
   }, 60_000);
 });

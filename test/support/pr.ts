@@ -30,6 +30,8 @@ export interface OpenOptions {
   send?: boolean;
   /** the installation's id (default: the example's); GitHub gives each installation its own */
   installationId?: number;
+  /** the repository's owner (default: the example's user, Codertocat) */
+  owner?: { login: string; type: "User" | "Organization" };
 }
 
 /** What {@link seedPull} seeded: the payload to send and where the pull request lives. */
@@ -53,10 +55,11 @@ export function seedPull(h: Harness, o: OpenOptions): SeededPull {
     p.number = o.number;
     p.pull_request.number = o.number;
   }
-  if (o.repo) {
-    p.repository.name = o.repo;
-    p.repository.full_name = `${p.repository.owner.login}/${o.repo}`;
-    p.repository.id = 1000 + o.repo.length * 7 + o.repo.charCodeAt(0);
+  if (o.owner) p.repository.owner = { ...p.repository.owner, ...o.owner };
+  if (o.repo || o.owner) {
+    p.repository.name = o.repo ?? p.repository.name;
+    p.repository.full_name = `${p.repository.owner.login}/${p.repository.name}`;
+    p.repository.id = 1000 + p.repository.name.length * 7 + p.repository.name.charCodeAt(0);
     // same-repository pull request: head and base live in the renamed repository
     for (const side of [p.pull_request.head, p.pull_request.base])
       if (side.repo) side.repo = { ...p.repository };

@@ -142,8 +142,8 @@ describe("sign-in", () => {
   });
 
   it("refuses a callback whose state another browser started, a replayed one and a missing one", async () => {
-    const mine = await hop(`${web}/`);
-    const theirs = await hop(`${web}/`);
+    const mine = await hop(`${web}/installations/`);
+    const theirs = await hop(`${web}/installations/`);
     const code = async (h: typeof mine) => {
       const at = new URL(h.location!);
       at.searchParams.set("login", "octo-owner");
@@ -166,7 +166,7 @@ describe("sign-in", () => {
   });
 
   it("says GitHub did not sign the user in when the authorization was denied", async () => {
-    const first = await hop(`${web}/`);
+    const first = await hop(`${web}/installations/`);
     const state = new URL(first.location!).searchParams.get("state")!;
     const denied = await hop(
       `${web}/login/callback?error=access_denied&error_description=denied&state=${state}`,
@@ -211,7 +211,8 @@ describe("authorization, as GitHub's own", () => {
       status: 200,
       body: { balance: 1200 },
     });
-    expect(await getJson("/", cookie)).toEqual({
+    expect((await hop(`${web}/`, cookie)).location).toBe(`${web}/installations/`);
+    expect(await getJson("/installations/", cookie)).toEqual({
       status: 200,
       body: { user: "octo-owner", installations: [{ id: 11, account: "octo-org", kind: "Organization" }] },
     });
