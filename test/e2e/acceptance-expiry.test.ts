@@ -3,8 +3,8 @@
  * the GitHub stand-in. `/wontfix risk_accepted until <a few seconds ahead>` on a blocking finding turns the
  * check green; at that moment, and not before, the delayed job sets the finding back to NOT_STARTED with one
  * PATCH and the check fails again, without anyone acting. The expiry survives a worker restart and a Redis
- * flush (rebuilt by reconciliation from the service's note); a later `/reopen` cancels it; an approval keeps
- * it; past, malformed and too-far dates, and a missing one under `triage.requireExpiry`, are refused.
+ * flush (rebuilt by reconciliation from the service's note) and a lost job (added again); one that finds the
+ * finding in another state sends nothing; a later `/reopen` cancels it; an approval keeps it; past, malformed and too-far dates, and a missing one under `triage.requireExpiry`, are refused.
  */
 import { describe, expect, it } from "vitest";
 import type { Harness } from "../../dev/harness/harness.js";
@@ -185,6 +185,27 @@ describe("an acceptance with an expiry", () => {
     expect(job?.opts.attempts).toBe(16);
     await nothingBefore(pr, sent, Date.parse(until) - 150);
     await expiredOnce(pr, sent, Date.parse(until));
+  });
+
+  it("an expiry that finds the finding in another state (changed in the service's UI) changes nothing", async () => {
+    const pr = await pull();
+    await onlySqliBlocks(pr);
+    const until = inMs(4_000);
+    const { sent } = await acceptUntil(pr, until);
+    // the service's own UI (no webhook reaches diffward): the sandbox's state changed directly
+    sandboxFinding(h, pr, SQLI).resolutionStatus = "FALSE_POSITIVE";
+    await h.waitFor(
+      async () =>
+        (await auditEntries()).find(
+          (e) => e.action === "expire" && e.findingId === pr.byTitle.get(SQLI) && e.outcome === "skipped",
+        ),
+      15_000,
+      "expiry skipped",
+    );
+    expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(until));
+    expect(patches()).toBe(sent);
+    expect(sandboxFinding(h, pr, SQLI).resolutionStatus).toBe("FALSE_POSITIVE");
+    expect(sandboxFinding(h, pr, SQLI).notes.some((n) => n.body.includes("expired on"))).toBe(false);
   });
 
   it("a later /reopen cancels it: no PATCH at the old moment", async () => {
