@@ -299,8 +299,9 @@ export async function measure(
   const xs = { all: [] as number[], busy: [] as number[], cold: [] as number[], warm: [] as number[] };
   let bytes = { all: 0, busy: 0 };
   let pending = 0;
+  let other = 0;
   for (let n = 0; n < o.loads; n += 1) {
-    const inst = n % 4 === 0 || o.installations === 1 ? 1 : 2 + (n % (o.installations - 1));
+    const inst = n % 4 === 0 || o.installations === 1 ? 1 : 2 + (other++ % (o.installations - 1));
     const t0 = performance.now();
     const page = await loadInstallationPage(deps, inst, access);
     const html = renderInstallationPage(page, { user: "owner", logoutPath: "/logout" });

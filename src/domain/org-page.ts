@@ -116,12 +116,17 @@ export interface HeldApproval {
   commentId: number | null;
 }
 
-/** An accepted finding whose acceptance expires soon. */
+/** An accepted finding whose acceptance expires soon: then it is open again. */
 export interface ExpiringAcceptance {
   repository: string;
   pullNumber: number;
   findingId: string;
+  /** the accepted resolution (`WONT_FIX`, `MITIGATED`) */
+  resolutionStatus: string;
+  /** who accepted it (GitHub login) */
+  by: string;
   expiresAt: number;
+  /** diffward's review comment of the finding, when the report knows it */
   commentId: number | null;
 }
 
@@ -174,7 +179,7 @@ export interface InstallationPage {
   inFlight: InFlightScan[];
   reports: ReportRow[];
   approvals: HeldApproval[];
-  /** `available: false` while diffward records no acceptance expiries */
+  /** the acceptances expiring in the next 30 days; `available: false` when they could not be read */
   expiring: { available: boolean; items: ExpiringAcceptance[] };
   problems: ProblemsSection;
 }

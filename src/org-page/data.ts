@@ -9,6 +9,7 @@ import { lastMonths } from "../domain/cap-forecast.js";
 import {
   repositoryFilter,
   type CreditsSection,
+  type ExpiringAcceptance,
   type HeldApproval,
   type InFlightScan,
   type InstallationPage,
@@ -18,10 +19,12 @@ import {
 import { PullApprovals } from "../domain/approval.js";
 import type { PollJobData, PollProgress } from "../jobs/types.js";
 import { REPORT_KIND, type ReportState } from "../report/state.js";
-import { jobId } from "../runtime/names.js";
+import { jobId, pullKey } from "../runtime/names.js";
+import type { Runtime } from "../runtime/runtime.js";
 import { OrgRecords, type ScanSpendRecord } from "../runtime/org-records.js";
 import type { ScanLink } from "../runtime/state.js";
 import { APPROVALS_KIND } from "../triage/approvals.js";
+import { listAcceptanceExpiries } from "../triage/expiry.js";
 import { within } from "./cache.js";
 import { SPEND_MONTHS, REPORTS_SHOWN, type OrgPageDeps } from "./deps.js";
 import { problemsSection } from "./problems.js";
@@ -217,13 +220,50 @@ async function loadApprovals(
     );
 }
 
-/** Acceptances expiring in the next 30 days, when diffward records them. */
+/** How far ahead expiring acceptances are listed, in ms (30 days). */
+export const EXPIRING_WITHIN_MS = 30 * 24 * 3600_000;
+
+/**
+ * Acceptances of visible repositories expiring in the next {@link EXPIRING_WITHIN_MS} (`deps.expiries`, by
+ * default the installation's expiries index: `listAcceptanceExpiries`), each with diffward's review comment of
+ * its finding from the pull request's report. Unreadable: `available: false`, logged.
+ */
 async function loadExpiring(
   deps: OrgPageDeps,
   installationId: number,
   visible: (repository: string) => boolean,
 ): Promise<InstallationPage["expiring"]> {
-  if (!deps.expiries) return { available: false, items: [] };
-  const items = await deps.expiries(installationId, 30 * 24 * 3600_000);
-  return { available: true, items: items.filter((e) => visible(e.repository)) };
+  const { rt } = deps;
+  try {
+    const list = deps.expiries ?? ((id, withinMs) => defaultExpiries(rt, id, withinMs));
+    const items = (await list(installationId, EXPIRING_WITHIN_MS)).filter((e) => visible(e.repository));
+    return { available: true, items };
+  } catch (err) {
+    rt.log.warn({ err, installationId }, "organization page: acceptance expiries not read");
+    return { available: false, items: [] };
+  }
+}
+
+/** The installation's expiring acceptances from its expiries index, with their findings' review comments. */
+async function defaultExpiries(
+  rt: OrgPageDeps["rt"],
+  installationId: number,
+  withinMs: number,
+): Promise<ExpiringAcceptance[]> {
+  // listAcceptanceExpiries reads the runtime's Redis, state, clock and logger only
+  const listed = await listAcceptanceExpiries(rt as Runtime, installationId, { withinMs });
+  const keys = [...new Set(listed.map((e) => pullKey(e.owner, e.repo, e.pullNumber)))];
+  const reports = await Promise.all(keys.map((k) => rt.state.getJson<ReportState>(REPORT_KIND, k)));
+  const comments = new Map(
+    keys.map((k, i) => [k, new Map((reports[i]?.findings ?? []).map((f) => [f.id, f.commentId ?? null]))]),
+  );
+  return listed.map((e) => ({
+    repository: `${e.owner}/${e.repo}`,
+    pullNumber: e.pullNumber,
+    findingId: e.findingId,
+    resolutionStatus: e.resolutionStatus,
+    by: e.by,
+    expiresAt: Date.parse(e.expiresAt),
+    commentId: comments.get(pullKey(e.owner, e.repo, e.pullNumber))?.get(e.findingId) ?? null,
+  }));
 }

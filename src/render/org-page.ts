@@ -311,15 +311,17 @@ function approvalsSection(page: InstallationPage, links: Links): string {
 
 function expiringSection(page: InstallationPage, links: Links): string {
   if (!page.expiring.available)
-    return section("expiring", `<p class="muted">diffward does not record acceptance expiries yet.</p>`);
+    return section("expiring", `<p class="bad">The acceptance expiries could not be read.</p>`);
   const columns: Array<Column<ExpiringAcceptance>> = [
     ["Pull request", (e) => links.pullOrRepo(e.repository, e.pullNumber)],
     ["Finding (review thread)", findingThread(links)],
+    ["Accepted as", (e) => escapeHtml(e.resolutionStatus)],
+    ["By", (e) => escapeHtml(e.by)],
     ["Expires", (e) => formatInstant(e.expiresAt)],
   ];
   return section(
     "expiring",
-    tableOf(page.expiring.items, columns, "No acceptance expires in the next 30 days."),
+    `${tableOf(page.expiring.items, columns, "No acceptance expires in the next 30 days.")}<p class="muted">At its expiry a finding is open again.</p>`,
   );
 }
 

@@ -21,6 +21,7 @@ import { StateStore, type ScanLink } from "../../src/runtime/state.js";
 import { serviceReachability } from "../../src/runtime/health.js";
 import { createScannerAccess } from "../../src/tenants/index.js";
 import { storeApprovalRequest } from "../../src/triage/approvals.js";
+import { recordDecisionWithExpiry } from "../../src/triage/expiry.js";
 import { flushPrefix } from "../support/flush.js";
 import type { InstallationOctokit } from "../../src/github/types.js";
 
@@ -155,7 +156,34 @@ async function seed(): Promise<void> {
   };
   await storeApprovalRequest(rt as Runtime, "acme/web#11", request);
   await storeApprovalRequest(rt as Runtime, "acme/secret#2", { ...request, findingId: "fnd_2" });
-  await state.putJson(REPORT_KIND, "acme/web#11", { findings: [{ id: "fnd_1", commentId: 555 }] });
+  await state.putJson(REPORT_KIND, "acme/web#11", {
+    findings: [
+      { id: "fnd_1", commentId: 555 },
+      { id: "fnd_9", commentId: 9 },
+    ],
+  });
+  // acceptances with an expiry, as /wontfix … until … records them: two within 30 days, one later
+  const day = 86_400_000;
+  for (const [repo, pullNumber, findingId, inDays] of [
+    ["web", 11, "fnd_9", 5],
+    ["secret", 2, "fnd_8", 3],
+    ["web", 11, "fnd_7", 45],
+  ] as const)
+    await recordDecisionWithExpiry(
+      rt as Runtime,
+      { installationId: 7, accountLogin: "acme", owner: "acme", repo, pullNumber },
+      {
+        findingId,
+        fingerprint: findingId.padEnd(64, "0").replace(/[^0-9a-f]/g, "0"),
+        severity: "HIGH",
+        resolutionStatus: "WONT_FIX",
+        by: "carol",
+        at: new Date(now).toISOString(),
+        expiresAt: new Date(now + inDays * day).toISOString(),
+      },
+      "command",
+      rt.log,
+    );
   await failJob(
     { installationId: 7, owner: "acme", repo: "web", pullNumber: 11 },
     "GitHub 502 on every attempt",
@@ -229,7 +257,21 @@ describe("loadInstallationPage", () => {
       ["acme/secret", "fnd_2", null],
       ["acme/web", "fnd_1", 555],
     ]);
-    expect(page.expiring).toEqual({ available: false, items: [] });
+    expect(page.expiring).toEqual({
+      available: true,
+      items: [
+        expect.objectContaining({ repository: "acme/secret", findingId: "fnd_8", commentId: null }),
+        {
+          repository: "acme/web",
+          pullNumber: 11,
+          findingId: "fnd_9",
+          resolutionStatus: "WONT_FIX",
+          by: "carol",
+          expiresAt: clock.t + 5 * 86_400_000,
+          commentId: 9,
+        },
+      ],
+    });
     expect(page.problems.invalidConfigs.map((c) => c.repository)).toEqual(["acme/api", "acme/secret"]);
     expect(page.problems.missingToken).toBe(false);
     expect(page.problems.service.state).toBe("ok");
@@ -255,6 +297,7 @@ describe("loadInstallationPage", () => {
     expect(page.problems.missingToken).toBeNull();
     expect(page.problems.queues).toBeNull();
     expect(page.inFlight.map((s) => s.scanId)).toEqual(["s_live", "s_new"]);
+    expect(page.expiring.items.map((e) => e.findingId)).toEqual(["fnd_9"]);
     expect(page.problems.failedJobs.map((j) => j.repository)).toEqual(["acme/web"]);
   });
 
@@ -282,35 +325,15 @@ describe("loadInstallationPage", () => {
     expect(balanceCalls() - before).toBe(2);
   });
 
-  it("says when the account has no service token, and shows the expiring acceptances once recorded", async () => {
+  it("says when the account has no service token", async () => {
     const deps = createOrgPageDeps(rt, {
       accountOf: async () => "nobody",
       githubUrl: "https://github.com",
       outsideBudgetMs: 10_000,
-      expiries: async () => [
-        {
-          repository: "acme/web",
-          pullNumber: 11,
-          findingId: "fnd_9",
-          expiresAt: clock.t + 86_400_000,
-          commentId: 9,
-        },
-        {
-          repository: "acme/secret",
-          pullNumber: 2,
-          findingId: "fnd_8",
-          expiresAt: clock.t + 86_400_000,
-          commentId: null,
-        },
-      ],
     });
     const page = await loadInstallationPage(deps, 7, { orgWide: true, repositories: new Set(["acme/web"]) });
     expect(page.credits).toEqual({ error: "no service token for this account" });
     expect(page.problems.missingToken).toBe(true);
-    expect(page.expiring).toEqual({
-      available: true,
-      items: [expect.objectContaining({ findingId: "fnd_9" })],
-    });
   });
 
   it("waits at most its budget for a slow service or GitHub, and shows their answer once it landed", async () => {

@@ -89,7 +89,11 @@ describe("renderInstallationPage", () => {
     expect(html).toContain("<td>1 min 35 s</td>");
     expect(html).toContain('<a href="https://github.com/acme/web/pull/11#discussion_r555">fnd_1</a>');
     expect(html).toContain("failOn: expected one of critical, high");
-    expect(html).toContain("diffward does not record acceptance expiries yet.");
+    expect(html).toContain(
+      '<a href="https://github.com/acme/web/pull/11#discussion_r556">fnd_2</a></td><td>WONT_FIX</td><td>carol</td><td>2026-11-25 12:00 UTC</td>',
+    );
+    const unreadable = renderInstallationPage(orgPage({ expiring: { available: false, items: [] } }), viewer);
+    expect(unreadable).toContain("The acceptance expiries could not be read.");
     expect(html).toContain("<td>diffward-scans</td>");
   });
 

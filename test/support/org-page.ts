@@ -69,7 +69,20 @@ export function orgPage(over: Partial<InstallationPage> = {}): InstallationPage 
         commentId: 555,
       },
     ],
-    expiring: { available: false, items: [] },
+    expiring: {
+      available: true,
+      items: [
+        {
+          repository: "acme/web",
+          pullNumber: 11,
+          findingId: "fnd_2",
+          resolutionStatus: "WONT_FIX",
+          by: "carol",
+          expiresAt: PAGE_NOW + 5 * 86_400_000,
+          commentId: 556,
+        },
+      ],
+    },
     problems: {
       invalidConfigs: [
         { repository: "acme/api", problem: "failOn: expected one of critical, high", seenAt: PAGE_NOW },
