@@ -14,7 +14,7 @@ import { readDecisions } from "../../src/triage/decisions.js";
 import { listAcceptanceExpiries } from "../../src/triage/expiry.js";
 import { flushPrefix } from "../support/flush.js";
 import { openConfiguredPull, replyTo, sandboxCalls, useCommandHarness } from "../support/commands.js";
-import { checkOf, sandboxFinding, type ReportedPull } from "../support/reported-pull.js";
+import { checkOf, pushAndReport, sandboxFinding, type ReportedPull } from "../support/reported-pull.js";
 
 const SQLI = "SQL injection in user lookup";
 const SECRET = "Session secret hard-coded";
@@ -132,6 +132,29 @@ describe("an acceptance with an expiry", () => {
         to: "NOT_STARTED",
       }),
     );
+  });
+
+  it("follows the finding to a new push: the carried acceptance expires on the new scan's finding, once", async () => {
+    const pr = await pull();
+    await onlySqliBlocks(pr);
+    const until = inMs(9_000);
+    await acceptUntil(pr, until);
+    const pushed = await pushAndReport(h, pr);
+    const carried = pushed.byTitle.get(SQLI)!;
+    expect(carried.id).not.toBe(pr.byTitle.get(SQLI));
+    expect(carried.resolutionStatus).toBe("WONT_FIX");
+    expect(carried.notes.map((n) => n.body).join("\n")).toContain(
+      `Accepted until ${new Date(Date.parse(until)).toISOString()} by @${WRITER} (diffward).`,
+    );
+    const newCheck = () => checkOf(h, { ...pr, headSha: pushed.head });
+    expect(newCheck().conclusion).toBe("success");
+    expect(newCheck().output.summary + (newCheck().output.text ?? "")).toContain("accepted until");
+    const sent = patches();
+    await h.waitFor(() => carried.resolutionStatus === "NOT_STARTED" || undefined, 15_000, "carried expired");
+    expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(until));
+    await sleep(500);
+    expect(patches()).toBe(sent + 1);
+    await h.waitFor(() => newCheck().conclusion === "failure" || undefined, 10_000, "new head's check red");
   });
 
   it("survives a worker restart: nothing while no worker runs, one PATCH once one starts again", async () => {
