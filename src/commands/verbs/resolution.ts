@@ -88,6 +88,9 @@ export type ResolutionCommand = z.infer<typeof ResolutionCommand>;
  * (alone, or written with `_` and followed by text) → refusal (spec §Findings, resolution rule 4); a valid
  * code followed by text → `note` "Reason: `code`. text" and `reasonCode`; any other text → `note`.
  * `NOT_STARTED`/`IN_PROGRESS` never carry `reason` or `note` (rule 2): their text is `extraNote`.
+ * `/wontfix` and `/mitigate` first take an expiry clause off the end of the command line (`until <date>`,
+ * `for <N>d`: `splitExpiryClause`, src/domain/acceptance.ts) into `expiry`; an unreadable one is an
+ * `invalid_expiry` error stating the syntax. The clock and the repository's limits are the plan's to check.
  */
 export function parseResolution(a: VerbArgs): ResolutionCommand | RefusalCommand | ErrorCommand {
   if (!isAcceptance(RESOLUTION_VERBS[a.verb as ResolutionVerb])) return parseResolutionText(a);
