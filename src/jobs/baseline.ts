@@ -190,7 +190,7 @@ export async function defaultBranchHead(
  * cancelled only while the service says it is not terminal (a finished scan is never cancelled), and its
  * check run concluded `cancelled` unless already completed (best effort: the newer commit never waits on it).
  */
-async function stopBaseline(
+export async function stopBaseline(
   rt: Runtime,
   prev: BaselineState,
   bySha: string,

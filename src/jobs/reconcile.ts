@@ -7,7 +7,13 @@ import { MERGE_QUEUE_REF_PREFIX, listMatchingRefs, type GitRef } from "../github
 import type { InstallationOctokit, RepoRef } from "../github/types.js";
 import { OwnerConfigs, loadRepoConfig, type LoadedConfig } from "../runtime/config-loader.js";
 import { RatePacer, type RatePacerOptions } from "../github/rate-pacer.js";
-import { defaultBranchHead, loadedConfig, syncBaselineSchedule, type BaselineJobData } from "./baseline.js";
+import {
+  defaultBranchHead,
+  loadedConfig,
+  stopBaseline,
+  syncBaselineSchedule,
+  type BaselineJobData,
+} from "./baseline.js";
 import { getBaseline, setBaseline } from "../runtime/baseline-state.js";
 import { repoContextOf, type PollJobData, type PullRequestJobData } from "./types.js";
 import { parseMergeGroupRef } from "../domain/merge-group.js";
@@ -58,6 +64,11 @@ export interface ReconcileSummary {
    * the check run concluded
    */
   redecided: number[];
+  /**
+   * diffward's unfinished baseline check runs on older commits of the default branch, concluded as superseded
+   * by the head (their scan cancelled when it still ran): the state that would have stopped them was lost
+   */
+  superseded: number[];
   /** scans diffward's state counted in flight whose check run GitHub shows completed: no longer counted */
   finished: string[];
   /** waits of the full sweep for an installation's rate-limit reset, and their total in ms */
@@ -127,6 +138,7 @@ export async function reconcile(rt: Runtime, deps: ReconcileDeps): Promise<Recon
     resumed: [],
     alreadyFollowed: [],
     redecided: [],
+    superseded: [],
     finished: [],
     rateWaits: 0,
     rateWaitedMs: 0,
@@ -609,6 +621,8 @@ async function afterResume(
  *   otherwise a `baseline-push` start of the head on that check run is enqueued (job id
  *   `baseline-resume-<checkRunId>`, so racing reconciliations add one), which launches once. Never a second
  *   paid scan for a launch that reached the service.
+ * In a full sweep (the state lost), the baselines of older commits left unfinished are settled too
+ * ({@link settleOlderBaselines}): followed when the newest and the head has none, else superseded.
  * Nothing is done when the repository has no `baseline` on.
  */
 async function reconcileBaseline(
@@ -631,6 +645,13 @@ async function reconcileBaseline(
   if (!headSha) return;
   const key = baselineKey(r.owner, r.repo);
   const runs = await listCheckRunsForRef(octokit, r, headSha);
+  // the state lost (a full sweep): nothing stops or follows a baseline of an older commit any more
+  if (summary.mode === "full-sweep")
+    await settleOlderBaselines(rt, octokit, summary, r, key, {
+      config: cache.config,
+      headSha,
+      headRuns: runs,
+    });
   const found = await findResumable(rt, octokit, summary, r, cache, {
     headSha,
     runs,
@@ -663,6 +684,96 @@ async function reconcileBaseline(
   }
   if (!resumable) return;
   await resumeBaselineScan(rt, summary, r, key, headSha, resumable);
+}
+
+/** How far back reconciliation looks for baselines of older commits left unfinished, in ms: a week of scans. */
+const OLDER_BASELINES_WINDOW_MS = 7 * DAY_MS;
+/** At most this many older commits' check runs are read (one GitHub request each). */
+const OLDER_BASELINES_MAX = 5;
+
+/**
+ * Settles the baselines of older commits of the default branch left unfinished when diffward's Redis state
+ * was lost (their poll jobs went with it, and the newer push's stop never ran), found by
+ * {@link olderBaselineRuns}. The newest baseline scan of the branch is followed again when the head has no
+ * diffward check run of its own: its scan is paid for and is the branch's newest baseline. Every other one is
+ * superseded as a newer push supersedes it (`stopBaseline`): its scan cancelled when it still runs (never a
+ * finished one: cancelling it saves nothing), its check run concluded `cancelled`, "Superseded by <head>".
+ * Nothing is launched, so nothing is paid twice.
+ */
+async function settleOlderBaselines(
+  rt: Runtime,
+  octokit: InstallationOctokit,
+  summary: ReconcileSummary,
+  r: RepoPart,
+  key: string,
+  at: { config: PollJobData["config"]; headSha: string; headRuns: readonly FoundCheckRun[] },
+): Promise<void> {
+  const tenant = await rt.scanner.forAccount(r.accountLogin);
+  if (!tenant) return;
+  const followed = (await getBaseline(rt.state, key))?.checkRunId;
+  const found = await olderBaselineRuns(rt, octokit, r, tenant, at);
+  for (const { run, scanId, newest } of found) {
+    if (run.id === followed) continue; // a push since the loss follows it again
+    const log = rt.log.child({ installation: r.installationId, baseline: key, scanId });
+    if (newest && at.headRuns.length === 0) {
+      const resumable = { run, scanId, log, config: at.config, tenant };
+      await resumeBaselineScan(rt, summary, r, key, run.headSha, resumable);
+      continue;
+    }
+    const older = { ...r, branch: r.defaultBranch, headSha: run.headSha, checkRunId: run.id };
+    await stopBaseline(
+      rt,
+      { ...older, scanId, projectId: tenant.projectId },
+      at.headSha,
+      r.accountLogin,
+      log,
+    );
+    summary.superseded.push(run.id);
+  }
+}
+
+/**
+ * diffward's unfinished baseline check runs on older commits of the default branch, from the service's scans
+ * (spec §Scans, `GET /projects/{projectId}/scans`, newest first; the first page, the last
+ * {@link OLDER_BASELINES_WINDOW_MS}): whole-repository scans of the repository (no `baseCommit`) on a commit
+ * other than the head, at most {@link OLDER_BASELINES_MAX} of them. Each commit's check runs are read (GitHub
+ * REST "List check runs for a Git reference"; a commit GitHub does not know is passed over) for diffward's
+ * unfinished one carrying the scan's id, and only then the scan's detail, which must name the default branch
+ * as `branch` (a baseline's launch does; a pull request's names its head branch). A detail the service asks
+ * to wait for (429: it is polled elsewhere) is passed over until the next sweep. `newest` marks a scan no
+ * whole-repository scan of the repository came after.
+ */
+async function olderBaselineRuns(
+  rt: Runtime,
+  octokit: InstallationOctokit,
+  r: RepoPart,
+  tenant: ScannerTenant,
+  at: { config: PollJobData["config"]; headSha: string },
+): Promise<Array<{ run: FoundCheckRun; scanId: string; newest: boolean }>> {
+  const since = rt.now() - OLDER_BASELINES_WINDOW_MS;
+  const out: Array<{ run: FoundCheckRun; scanId: string; newest: boolean }> = [];
+  let read = 0;
+  let whole = 0;
+  for await (const scan of tenant.client.iterateScans(tenant.projectId, { limit: 100 })) {
+    if ((read += 1) > 100 || Date.parse(scan.createdAt) < since || whole >= OLDER_BASELINES_MAX) break;
+    if (scan.repositoryId !== at.config.repositoryId || scan.baseCommit || !scan.commitHash) continue;
+    whole += 1;
+    if (at.headSha.startsWith(scan.commitHash)) continue;
+    const runs = await listCheckRunsForRef(octokit, r, scan.commitHash).catch(passOver([404, 422]));
+    const run = runs?.find((c) => c.status !== "completed" && c.externalId === scan.id);
+    if (!run) continue;
+    const got = await tenant.client.getScan(tenant.projectId, scan.id).catch(passOver([429]));
+    if (got?.scan.branch === r.defaultBranch) out.push({ run, scanId: scan.id, newest: whole === 1 });
+  }
+  return out;
+}
+
+/** A catch handler giving `undefined` for an error of one of these HTTP statuses, rethrowing any other. */
+function passOver(statuses: readonly number[]): (error: unknown) => undefined {
+  return (error) => {
+    if (statuses.includes((error as { status?: number }).status ?? 0)) return undefined;
+    throw error;
+  };
 }
 
 /** Follows a baseline scan again: the baseline state, the scan link and the `poll-<scanId>` job, once. */

@@ -23,6 +23,10 @@ import { clearPresetCache } from "../../src/tenants/presets.js";
 const SLOW_HEAD = sha(0x2442);
 /** A commit whose baseline scan runs long enough for diffward's Redis state to be lost while it runs. */
 const MID_HEAD = sha(0x24c1);
+/** An older commit whose baseline scan runs long: still running when the state is lost and a newer head comes. */
+const OLD_SLOW = sha(0x2501);
+/** An older commit whose baseline scan runs a few seconds: still running when the state is lost. */
+const OLD_MID = sha(0x2511);
 
 describe("baseline: scans of the default branch", () => {
   let h: Harness;
@@ -31,7 +35,11 @@ describe("baseline: scans of the default branch", () => {
       sandbox: {
         scenario: "demo",
         scanDurationMs: (scan) =>
-          scan.commitHash === SLOW_HEAD ? 120_000 : scan.commitHash === MID_HEAD ? 6_000 : 1_500,
+          scan.commitHash === SLOW_HEAD || scan.commitHash === OLD_SLOW
+            ? 120_000
+            : scan.commitHash === MID_HEAD || scan.commitHash === OLD_MID
+              ? 6_000
+              : 1_500,
         retryAfterSeconds: 1,
       },
     });
@@ -433,6 +441,73 @@ describe("baseline: scans of the default branch", () => {
     expect(launchesOf(head)).toHaveLength(1);
     await h.booted.rt.queues.events.removeJobScheduler(baselineSchedulerId(r.owner, r.repo));
   });
+  describe("Redis lost while a baseline of an older commit runs", () => {
+    /** Pushes `older`, waits until its check run carries its scan id, then loses diffward's Redis state. */
+    async function runningThenLost(r: { owner: string; repo: string }, older: string, before: string) {
+      await push(r, { after: older, before });
+      const scan = await h.waitFor(() => launchesOf(older)[0], 10_000, "older launch");
+      const run = await h.waitFor(
+        () => checkRuns(h, r.owner, r.repo, older).find((c) => c.externalId === scan.id),
+        10_000,
+        "scan id on the older check run",
+      );
+      expect(await flushPrefix(h.prefix)).toBeGreaterThan(0);
+      return { scan, run };
+    }
+
+    it("a newer head with its own baseline: the older check run is concluded superseded and its running scan cancelled, once; nothing launched again", async () => {
+      const r = await repoWith("bl-older-superseded", baselineConfig(), 0x2500);
+      const { scan, run } = await runningThenLost(r, OLD_SLOW, sha(0x2500));
+      // a push after the loss: its start finds no state, so it cannot stop the older baseline itself
+      await push(r, { after: sha(0x2502), before: OLD_SLOW });
+      await completedRun(h, r.owner, r.repo, sha(0x2502), 30_000);
+      expect(["QUEUED", "PROCESSING"]).toContain(h.sandbox.state.statusOf(scan));
+
+      const [a, b] = await Promise.all([h.booted.reconcile(), h.booted.reconcile()]);
+      expect(a.mode).toBe("full-sweep");
+      expect([...a.superseded, ...b.superseded]).toContain(run.id);
+      expect([...a.resumed, ...b.resumed]).not.toContain(scan.id);
+      await h.waitFor(() => h.sandbox.state.statusOf(scan) === "CANCELLED", 10_000, "older scan cancelled");
+      const older = await h.waitFor(
+        () => checkRuns(h, r.owner, r.repo, OLD_SLOW).find((c) => c.status === "completed"),
+        10_000,
+        "older check run concluded",
+      );
+      expect(older).toMatchObject({ id: run.id, conclusion: "cancelled" });
+      expect(older.output.title).toBe(`Superseded by ${sha(0x2502).slice(0, 7)}`);
+      expect(checkRuns(h, r.owner, r.repo, OLD_SLOW)).toHaveLength(1);
+      expect(launchesOf(OLD_SLOW)).toHaveLength(1);
+      expect(launchesOf(sha(0x2502))).toHaveLength(1);
+      // the newer head's completed baseline is the one pull requests compare with
+      expect(await getBaselineReport(h.booted.rt.state, r.owner, r.repo)).toMatchObject({
+        headSha: sha(0x2502),
+      });
+    });
+
+    it("a newer head without a baseline of its own: the older commit's running scan is the newest baseline, followed and reported, never launched again", async () => {
+      const r = await repoWith("bl-older-followed", baselineConfig(), 0x2510);
+      const { scan, run } = await runningThenLost(r, OLD_MID, sha(0x2510));
+      // the branch moved on without diffward seeing the push (lost with the state)
+      h.github.state.setBranchHead(r.owner, r.repo, r.branch, sha(0x2512));
+
+      const summary = await h.booted.reconcile();
+      expect(summary.resumed).toContain(scan.id);
+      expect(summary.superseded).not.toContain(run.id);
+      const done = await completedRun(h, r.owner, r.repo, OLD_MID, 30_000);
+      expect(done.id).toBe(run.id);
+      expect(done.output.summary).toContain(`**Baseline** of \`${r.branch}\``);
+      expect(h.sandbox.state.statusOf(scan)).toBe("COMPLETED");
+      expect(launchesOf(OLD_MID)).toHaveLength(1);
+      expect(launchesOf(sha(0x2512))).toEqual([]);
+      expect(await getBaselineReport(h.booted.rt.state, r.owner, r.repo)).toMatchObject({ headSha: OLD_MID });
+      // a second sweep finds it followed or done: nothing superseded, nothing launched
+      await flushPrefix(h.prefix);
+      const again = await h.booted.reconcile();
+      expect(again.superseded).toEqual([]);
+      expect(launchesOf(OLD_MID)).toHaveLength(1);
+    });
+  });
+
   it("a pull request into a branch with a completed baseline: its summary says how many findings were already open there and how many are new", async () => {
     const r = await repoWith("bl-pr", baselineConfig(), 0x24a0);
     await push(r, { after: sha(0x24a1), before: sha(0x24a0) });
