@@ -31,7 +31,7 @@ import { problemsSection } from "./problems.js";
 import { spendSection } from "./spend.js";
 
 export type { PageAccess, InstallationPage } from "../domain/org-page.js";
-export { createOrgPageDeps, type OrgPageDeps } from "./deps.js";
+export { createOrgPageDeps, githubWebUrl, type OrgPageDeps } from "./deps.js";
 
 /**
  * One installation's page as `access` may see it: every row of a repository outside

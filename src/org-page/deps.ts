@@ -58,3 +58,14 @@ export function createOrgPageDeps(
     githubHealth: new TtlCache(ORG_PAGE_CACHE_MS, rt.now),
   };
 }
+
+/**
+ * GitHub's web address for the page's links: `https://github.com`, or `<GHE_PROTOCOL>://<GHE_HOST>` on GitHub
+ * Enterprise Server (whose web pages are served at the host's root; its API under `/api/v3`).
+ */
+export function githubWebUrl(env: {
+  GHE_HOST?: string | undefined;
+  GHE_PROTOCOL?: string | undefined;
+}): string {
+  return env.GHE_HOST ? `${env.GHE_PROTOCOL ?? "https"}://${env.GHE_HOST}` : "https://github.com";
+}

@@ -2,8 +2,9 @@
 export {
   loadInstallationPage,
   createOrgPageDeps,
+  githubWebUrl,
   type OrgPageDeps,
   type PageAccess,
   type InstallationPage,
 } from "./data.js";
-export { TtlCache } from "./cache.js";
+export { TtlCache, within } from "./cache.js";

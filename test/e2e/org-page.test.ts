@@ -119,4 +119,25 @@ describe("the organization's page after real flows", () => {
       "the fixed config gone from the page",
     );
   });
+
+  it("logs a scan that failed as a report with the check run's conclusion and no findings", async () => {
+    const head = sha(0x26d);
+    const pr = await openPull(h, { head, repo: "org-failed" });
+    const installationId: number = pr.payload.installation.id;
+    const scanId = await launchedScan(h, head, 15_000);
+    h.sandbox.state.forceScanOutcome(scanId, "FAILED");
+    const run = await completedRun(h, pr.owner, pr.repo, head, 30_000);
+    expect(run.conclusion).toBe("failure");
+    const row = await h.waitFor(
+      async () =>
+        (await loadInstallationPage(deps, installationId, owner)).reports.find((r) => r.scanId === scanId),
+      15_000,
+      "the failed scan's report on the page",
+    );
+    expect(row).toMatchObject({
+      repository: `${pr.owner}/org-failed`,
+      conclusion: "failure",
+      severities: {},
+    });
+  });
 });

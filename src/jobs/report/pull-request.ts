@@ -18,12 +18,17 @@ import { REPORT_KIND, buildReportState, type ReportState } from "../../report/st
 import { auditThreadWrites, closingCoverage, syncNotReported } from "../../report/not-reported.js";
 import { annotationsDigest } from "../../report/verdict.js";
 import { pullKey } from "../../runtime/names.js";
-import { OrgRecords } from "../../runtime/org-records.js";
 import type { Runtime } from "../../runtime/runtime.js";
 import { WritesWithdrawnError, applyWrites, writeBudget } from "../../runtime/writes.js";
 import { decidePullReport, type PullReportDecision, type PullReportFacts } from "./decide.js";
 import type { PollJobData } from "../types.js";
-import { concludeUnfinished, readScanFindings, settleReportedSpend, uploadReport } from "./steps.js";
+import {
+  concludeUnfinished,
+  logReport,
+  readScanFindings,
+  settleReportedSpend,
+  uploadReport,
+} from "./steps.js";
 
 /**
  * Reports a terminal scan on its pull request, in the pull-request job's shape: `FAILED` and `CANCELLED`
@@ -262,32 +267,4 @@ async function saveReport(
   await settleReportedSpend(rt, d, facts.extras.credits);
   await logReport(rt, d, decision.writes.conclusion, facts.findings, reportedAt);
   await rt.state.finishScan(d.installationId, d.scanId);
-}
-
-/**
- * Adds the report to the installation's report log for the organization's page (`src/runtime/org-records.ts`):
- * conclusion, findings by severity, and the push time of its head (`pull_request.updated_at` of the event that
- * set it, as the pull request's state keeps it; the launch time when unknown).
- */
-async function logReport(
-  rt: Runtime,
-  d: PollJobData,
-  conclusion: string,
-  findings: readonly ReportFinding[],
-  reportedAt: number,
-): Promise<void> {
-  const pull = await rt.state.getPull(pullKey(d.owner, d.repo, d.pullNumber));
-  const pushed = pull?.headSha === d.headSha && pull.updatedAt ? Date.parse(pull.updatedAt) : NaN;
-  const severities: Record<string, number> = {};
-  for (const f of findings) severities[f.severity] = (severities[f.severity] ?? 0) + 1;
-  await new OrgRecords(rt.state.redis, rt.state.prefix).recordReport(d.installationId, {
-    scanId: d.scanId,
-    repository: `${d.owner}/${d.repo}`,
-    pullNumber: d.pullNumber,
-    headSha: d.headSha,
-    conclusion,
-    severities,
-    pushedAt: Number.isFinite(pushed) ? pushed : d.launchedAt,
-    reportedAt,
-  });
 }

@@ -15,6 +15,8 @@ import type { Runtime } from "../../runtime/runtime.js";
 import { applyWrites } from "../../runtime/writes.js";
 import { planScanEnded } from "./decide.js";
 import { capLedgerOf } from "../../runtime/cap-ledger.js";
+import { pullKey } from "../../runtime/names.js";
+import { OrgRecords } from "../../runtime/org-records.js";
 import { enqueueSettle, recordScanSpend } from "../settle.js";
 import type { PollJobData } from "../types.js";
 
@@ -39,6 +41,8 @@ export async function concludeUnfinished(
     d.installationId,
     planScanEnded(d, scan.status === "CANCELLED" ? "CANCELLED" : "FAILED", cancelledBy),
   );
+  if ((d.target?.kind ?? "pull") === "pull")
+    await logReport(rt, d, scan.status === "CANCELLED" ? "cancelled" : "failure", [], rt.now());
   await rt.state.finishScan(d.installationId, d.scanId);
   log.info({ status: scan.status }, message);
   return true;
@@ -111,4 +115,32 @@ export async function settleReportedSpend(
     rt.metrics?.creditsSpent.inc(credits.spent);
     await capLedgerOf(rt.redis, rt.state.prefix).settle(d.scanId, credits.spent);
   }
+}
+
+/**
+ * Adds a pull request's report to the installation's report log for the organization's page
+ * (`src/runtime/org-records.ts`): conclusion, findings by severity, and the push time of its head (`pull_request.updated_at` of the event that
+ * set it, as the pull request's state keeps it; the launch time when unknown).
+ */
+export async function logReport(
+  rt: Runtime,
+  d: PollJobData,
+  conclusion: string,
+  findings: readonly ReportFinding[],
+  reportedAt: number,
+): Promise<void> {
+  const pull = await rt.state.getPull(pullKey(d.owner, d.repo, d.pullNumber));
+  const pushed = pull?.headSha === d.headSha && pull.updatedAt ? Date.parse(pull.updatedAt) : NaN;
+  const severities: Record<string, number> = {};
+  for (const f of findings) severities[f.severity] = (severities[f.severity] ?? 0) + 1;
+  await new OrgRecords(rt.state.redis, rt.state.prefix).recordReport(d.installationId, {
+    scanId: d.scanId,
+    repository: `${d.owner}/${d.repo}`,
+    pullNumber: d.pullNumber,
+    headSha: d.headSha,
+    conclusion,
+    severities,
+    pushedAt: Number.isFinite(pushed) ? pushed : d.launchedAt,
+    reportedAt,
+  });
 }
