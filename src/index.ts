@@ -164,6 +164,9 @@ async function startServers(
           ...(env.githubClientId && env.githubClientSecret
             ? { pages: orgPageFor(booted.rt, signInConfig(env, env.githubClientId, env.githubClientSecret)) }
             : {}),
+          ...(env.diffwardAdminToken
+            ? { audit: { token: env.diffwardAdminToken, prefix: booted.rt.state.prefix } }
+            : {}),
         });
   if (web) log.info({ url: web.url }, "webhooks at POST /api/github/webhooks");
   if (web && env.githubClientId) log.info({ url: `${web.url}/installations/` }, "the organization's page");

@@ -5,6 +5,7 @@ import { createNodeMiddleware, type Probot } from "probot";
 import type { ApplicationFunction } from "probot";
 import type { Runtime } from "./runtime/runtime.js";
 import { VERSION } from "./runtime/version.js";
+import { serveAudit, type AuditAccess } from "./web/audit.js";
 import { readBody } from "./web/body.js";
 import type { PageRoutes } from "./web/routes.js";
 
@@ -77,6 +78,11 @@ export interface WebOptions {
    * webhook middleware; unset when sign-in is off (no `GITHUB_CLIENT_ID` / `GITHUB_CLIENT_SECRET`).
    */
   pages?: PageRoutes;
+  /**
+   * `GET /audit` (the audit trail as JSON Lines, `src/web/audit.ts`) behind this bearer token
+   * (`DIFFWARD_ADMIN_TOKEN`); unset, `/audit` answers 404 like any unknown path.
+   */
+  audit?: AuditAccess;
 }
 
 /** Who may read `/metrics`: anyone, holders of a bearer token, or nobody on this port. */
@@ -163,6 +169,10 @@ export async function startWebServer(opts: WebOptions): Promise<WebServer> {
     }
     if (req.method === "GET" && path === "/metrics" && opts.rt.metrics && metricsAccess !== "off")
       return serveMetrics(opts.rt, metricsAccess, req, res);
+    if (req.method === "GET" && path === "/audit" && opts.audit) {
+      const access = { redis: opts.rt.redis, log: opts.rt.log, access: opts.audit };
+      return serveAudit({ ...access, hasBearer: (token) => hasBearer(req, token) }, req, res);
+    }
     if (req.method === "GET" && path === "/healthz") {
       const healthDetails = opts.healthDetails ?? opts.rt.serviceHealth;
       const details = {

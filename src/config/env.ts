@@ -301,6 +301,11 @@ export const ProcessEnv = z.object({
     description:
       "How long the audit trail of triage decisions keeps an entry, in days; older entries are trimmed as new ones are appended.",
   }),
+  DIFFWARD_ADMIN_TOKEN: documented(opt(token), {
+    description:
+      "Bearer token for GET /audit, the audit trail of triage decisions as JSON Lines (Authorization: Bearer <token>). Secret. Unset: /audit answers 404.",
+    secret: true,
+  }),
 });
 export type ProcessEnv = z.infer<typeof ProcessEnv>;
 

@@ -146,6 +146,60 @@ export interface AuditQuery {
   repository?: string;
 }
 
+/** `since`/`until`: a date (`YYYY-MM-DD`, UTC) or an ISO 8601 date-time with `Z` or an offset. */
+const When = z.union([z.iso.date(), z.iso.datetime({ offset: true })]);
+
+/** The parameters of `GET /audit` and `npm run audit:export`, as text (each at most once). */
+export const AuditQueryText = z.strictObject({
+  since: When.optional(),
+  until: When.optional(),
+  repository: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/, "must be owner/name")
+    .optional(),
+});
+export type AuditQueryText = z.infer<typeof AuditQueryText>;
+
+/**
+ * An {@link AuditQuery} from its text: `since` a date means the start of that day (UTC), `until` a date its
+ * end (23:59:59.999 UTC), so `since=2026-11-01&until=2026-11-30` is the whole of November. Pure.
+ * @returns the query, or `error`: one sentence naming each bad parameter and what it must be (unknown
+ * parameters, unreadable dates, `since` after `until`).
+ */
+export function parseAuditQuery(
+  text: Record<string, string | undefined>,
+): { ok: true; query: AuditQuery } | { ok: false; error: string } {
+  const parsed = AuditQueryText.safeParse(text);
+  if (!parsed.success) {
+    const why = parsed.error.issues.map((i) =>
+      i.code === "unrecognized_keys"
+        ? `unknown parameter ${i.keys.join(", ")} (known: since, until, repository)`
+        : `${i.path.join(".")}: ${i.path[0] === "repository" ? i.message : "must be a date (YYYY-MM-DD) or an ISO 8601 date-time"}`,
+    );
+    return { ok: false, error: why.join("; ") };
+  }
+  const { since, until, repository } = parsed.data;
+  const ms = (s: string, end: boolean) =>
+    s.length === 10 ? Date.parse(`${s}T00:00:00Z`) + (end ? DAY_MS - 1 : 0) : Date.parse(s);
+  const query: AuditQuery = {
+    ...(since ? { sinceMs: ms(since, false) } : {}),
+    ...(until ? { untilMs: ms(until, true) } : {}),
+    ...(repository ? { repository } : {}),
+  };
+  if (query.sinceMs !== undefined && query.untilMs !== undefined && query.sinceMs > query.untilMs)
+    return { ok: false, error: "since must not be after until" };
+  return { ok: true, query };
+}
+
+/** The entries of {@link readAudit} as JSON Lines: one JSON object and `\n` each. */
+export async function* auditLines(
+  redis: RedisConnection,
+  query: AuditQuery,
+  prefix: string = DEFAULT_STATE_PREFIX,
+): AsyncGenerator<string> {
+  for await (const e of readAudit(redis, query, prefix)) yield `${JSON.stringify(e)}\n`;
+}
+
 /** The entry in a stream entry's fields (`e`: its JSON), or undefined when it is missing or does not parse. */
 function entryOf(fields: string[]): AuditEntry | undefined {
   const i = fields.findIndex((f, n) => n % 2 === 0 && f === "e");

@@ -331,6 +331,7 @@ describe("ENV_VARIABLES, derived from each variable's .meta()", () => {
     const required = ENV_VARIABLES.filter((v) => v.requiredInProduction).map((v) => v.name);
     expect(required).toEqual(envError({ NODE_ENV: "production" }).problems.map((p) => p.variable));
     expect([...SECRET_VARIABLES].sort()).toEqual([
+      "DIFFWARD_ADMIN_TOKEN",
       "DIFFWARD_SESSION_SECRET",
       "GITHUB_CLIENT_SECRET",
       "METRICS_TOKEN",

@@ -1,4 +1,5 @@
 import { ProbotOctokit } from "probot";
+import { readAudit, type AuditEntry } from "../../src/runtime/audit-log.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import type { Scenario } from "../../dev/sandbox/schemas.js";
@@ -71,6 +72,33 @@ describe("findings that close themselves (sandbox and GitHub stand-in)", () => {
     expect(comment().body).toContain(encodeURIComponent(third.byTitle.get(SECRET)!.id));
     expect(checkOf(h, { ...pr, headSha: third.head }).conclusion).toBe("failure");
     expect(h.github.violations()).toEqual([]);
+
+    // the audit trail has the auto-close and the reopening, by diffward's bot, the resolution untouched
+    const trail = await h.waitFor(async () => {
+      const all: AuditEntry[] = [];
+      for await (const e of readAudit(h.booted.rt.redis, { repository: `${pr.owner}/${pr.repo}` }, h.prefix))
+        if (e.pullNumber === pr.pullNumber) all.push(e);
+      return all.length >= 2 ? all : undefined;
+    });
+    const bot = await h.booted.rt.botLogin();
+    expect(trail).toEqual([
+      expect.objectContaining({
+        findingId: secretId,
+        actor: bot,
+        action: "auto-close",
+        source: "auto-close",
+        outcome: "applied",
+        detail: expect.stringContaining(`of ${second.head}: comment marked, review thread resolved`),
+      }),
+      // the finding reported again, under its id in the new scan
+      expect.objectContaining({
+        findingId: third.byTitle.get(SECRET)!.id,
+        actor: bot,
+        action: "reopen",
+        source: "auto-close",
+      }),
+    ]);
+    expect(trail[0]).not.toHaveProperty("to");
   });
 
   it("a scan that ran short of its budget closes nothing", async () => {
