@@ -3,8 +3,10 @@
  * sandbox, a local GitHub API stand-in (every request checked against GitHub's OpenAPI description), and
  * diffward (webhook server + queue workers) on Redis; sends real webhook payloads from
  * `@octokit/webhooks-examples` (a push to the default branch that gets a baseline scan, a pull request opened, then a new
- * push, a triage reply, a two-person dismissal, then the pull request in a merge queue, whose group reuses its report); writes what diffward posted to
- * `out/demo/` as Markdown and as an HTML page styled like GitHub's; prints what happened and how long it took.
+ * push, a triage reply, a two-person dismissal, then the pull request in a merge queue, whose group reuses its report); then the
+ * repository's account signs in to the organization's page with GitHub (the stand-in's web flow; a screenshot when Debian's
+ * Chromium is installed); writes what diffward posted to `out/demo/` as Markdown and as an HTML page styled like GitHub's, linking
+ * the organization's page; prints what happened and how long it took.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
@@ -13,6 +15,7 @@ import { ensureRedis } from "../dev/harness/redis.js";
 import { webhookExample } from "../dev/harness/examples.js";
 import { demoConfig, demoPullFiles, modifiedFilePatch } from "../dev/harness/demo-repo.js";
 import { renderDemoPage } from "../dev/harness/demo-page.js";
+import { visitOrgPage } from "../dev/harness/org-page-demo.js";
 import { demoApproval, demoReplyCommand } from "../dev/harness/triage.js";
 import { demoMergeQueue } from "../dev/harness/merge-queue.js";
 import { demoBaseline } from "../dev/harness/baseline.js";
@@ -40,6 +43,7 @@ const h = await startHarness({
   redisUrl: redis.url,
   sandbox: { scenario: "demo", scanDurationMs: 5_000, retryAfterSeconds: 1, seed: 7 },
   settings: { progressIntervalMs: 2_000 },
+  signIn: true,
 });
 const story: string[] = [];
 const say = (s: string) => {
@@ -203,6 +207,15 @@ try {
   );
   if (firstConclusions !== 1 || !cancelled.output.title?.startsWith("Superseded by")) process.exitCode = 1;
 
+  // 5. The organization's page: the repository's account signs in with GitHub (the stand-in's web flow).
+  const outDir = resolve("out/demo");
+  mkdirSync(outDir, { recursive: true });
+  const visit = await visitOrgPage(h, owner, opened.installation.id, outDir);
+  say(
+    `organization's page ${visit.url}: ${owner} signed in with GitHub (the stand-in's web flow) and sees ${visit.monthSpent ?? "?"} credits spent this month, ${visit.reports} report${visit.reports === 1 ? "" : "s"} and ${visit.inFlight} scan${visit.inFlight === 1 ? "" : "s"} in flight (out/demo/org-page.html${visit.screenshotFile ? ", screenshot out/demo/org-page.png" : ""})`,
+  );
+  if (visit.reports === 0) process.exitCode = 1;
+
   const scans = [...h.sandbox.state.scans.values()];
   const violations = h.github.violations();
   say(
@@ -210,8 +223,6 @@ try {
   );
   say(`GitHub requests: ${h.github.requests.length}, rejected by the OpenAPI check: ${violations.length}`);
 
-  const outDir = resolve("out/demo");
-  mkdirSync(outDir, { recursive: true });
   const page = renderDemoPage({
     title: opened.pull_request.title,
     owner,
@@ -219,6 +230,7 @@ try {
     pullNumber: number,
     github: h.github,
     story,
+    links: [{ href: "org-page.html", text: "The organization's page, as the account signed in saw it" }],
   });
   writeFileSync(resolve(outDir, "index.html"), page.html);
   writeFileSync(resolve(outDir, "report.md"), page.markdown);

@@ -25,7 +25,7 @@ function authorize(ctx: RouteContext): RouteReply {
       const q = new URLSearchParams({ ...ctx.query, login: l });
       return `<li><a href="/login/oauth/authorize?${esc(q.toString())}">Sign in as ${esc(l)}</a></li>`;
     });
-    const html = `<!doctype html><html><head><meta charset="utf-8"><title>Sign in to GitHub (stand-in)</title></head><body><h1>Sign in to GitHub (stand-in)</h1><ul>${links.join("")}</ul></body></html>`;
+    const html = `<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>Sign in to GitHub (stand-in)</title></head><body><h1>Sign in to GitHub (stand-in)</h1><ul>${links.join("")}</ul></body></html>`;
     return { status: 200, raw: html, contentType: "text/html; charset=utf-8" };
   }
   if (redirectUri === undefined || !URL.canParse(redirectUri))

@@ -10,6 +10,8 @@ export interface DemoPageInput {
   github: GitHubStandIn;
   /** lines of the run's story, shown at the top */
   story: string[];
+  /** pages written beside this one, linked under the story (relative addresses) */
+  links?: Array<{ href: string; text: string }>;
 }
 
 const CSS = `
@@ -64,6 +66,10 @@ export function renderDemoPage(input: DemoPageInput): { html: string; markdown: 
   );
   html.push(`<h1>${esc(input.title)} <span class="num">${esc(owner)}/${esc(repo)}#${pullNumber}</span></h1>`);
   html.push(`<ul class="story">${input.story.map((s) => `<li>${esc(s)}</li>`).join("")}</ul>`);
+  for (const l of input.links ?? []) {
+    html.push(`<p class="story"><a href="${esc(l.href)}">${esc(l.text)}</a></p>`);
+    mdOut.push(`[${l.text}](${l.href})`, "");
+  }
   for (const run of runs) {
     const state = run.conclusion ?? run.status;
     // GitHub shows only the newest check run of a name on a head: a triage that changes the annotations

@@ -138,5 +138,7 @@ describe("the organization's page in Chromium", () => {
     expect(list).toContain("globex");
     expect(list).not.toContain("acme-corp");
     expect((await b.context.request.get(`${h.web.url}/installations/${GLOBEX}/spend`)).status()).toBe(200);
+    // every request the sign-ins sent to GitHub, the browser's included, is one GitHub knows
+    expect(h.github.violations()).toEqual([]);
   }, 90_000);
 });

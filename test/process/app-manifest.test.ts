@@ -38,12 +38,16 @@ const ACCEPTED_EVENTS: Record<string, readonly string[]> = {
  */
 const NEVER_IN_MANIFEST = ["installation", "installation_repositories", "github_app_authorization", "ping"];
 
-/** Repository permissions a manifest may request, and their levels (GitHub Docs, "Choosing permissions"). */
+/**
+ * Repository permissions (and the one organization permission diffward asks for) a manifest may request, and
+ * their levels (GitHub Docs, "Choosing permissions").
+ */
 const ACCEPTED_PERMISSIONS: Record<string, readonly string[]> = {
   actions: ["read", "write"],
   checks: ["read", "write"],
   contents: ["read", "write"],
   issues: ["read", "write"],
+  members: ["read", "write"], // organization permission "Members"
   merge_queues: ["read", "write"],
   metadata: ["read"],
   pull_requests: ["read", "write"],
