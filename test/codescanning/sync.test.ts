@@ -9,6 +9,7 @@ import { mergeGroupPayload, sarifSchemaErrors } from "../../dev/github-standin/i
 import { CODE_SCANNING_ALERT_JOB } from "../../src/jobs/code-scanning-alert.js";
 import { jobId, pullKey } from "../../src/runtime/names.js";
 import { readDecisions } from "../../src/triage/decisions.js";
+import { readAudit } from "../../src/runtime/audit-log.js";
 import { completedRun, openPull, pushPull, sha } from "../support/pr.js";
 import { TRIAGE_SCENARIO, nextAnswer, sandboxFinding } from "../support/reported-pull.js";
 import { queuedPull } from "../support/merge-group.js";
@@ -492,5 +493,56 @@ describe("code scanning: triage kept in step", () => {
     );
     expect(secret().resolutionStatus).toBe("FALSE_POSITIVE");
     expect(h.github.violations()).toEqual([]);
+  });
+});
+
+/** Last in the file: they leave alert writes behind that tests counting every alert PATCH would see. */
+describe("code scanning: acceptances that expire", () => {
+  /** Replies `/wontfix risk_accepted until <ms from now>` under the SQL injection's comment; returns the moment. */
+  async function acceptBriefly(pr: Pull, ms: number): Promise<number> {
+    const until = new Date(Date.now() + ms).toISOString().replace(/\.\d{3}Z$/, "Z");
+    const review = h.github.state
+      .reviewComments(pr.owner, pr.repo, pr.number)
+      .find((c) => c.inReplyToId === null && c.body.includes(pr.byTitle.get(SQLI)!))!;
+    const body = `/wontfix risk_accepted until ${until}`;
+    const reply = writeReviewReply(h, {
+      ...pr,
+      pullNumber: pr.number,
+      parentId: review.id,
+      login: WRITER,
+      body,
+    });
+    expect((await h.send("pull_request_review_comment", reply)).status).toBe(200);
+    await h.waitFor(() => alertOf(pr, SQLI).state === "dismissed" || undefined, 10_000, "alert dismissed");
+    return Date.parse(until);
+  }
+
+  it("an acceptance's expiry reopens the alert its /wontfix dismissed, at its moment", async () => {
+    const pr = await reportedPull();
+    const at = await acceptBriefly(pr, 4_000);
+    expect(alertOf(pr, SQLI).dismissedReason).toBe("won't fix");
+    await h.waitFor(() => alertOf(pr, SQLI).state === "open" || undefined, 15_000, "alert reopened");
+    expect(Date.now()).toBeGreaterThanOrEqual(at);
+    expect(sandboxFinding(h, pr, SQLI).resolutionStatus).toBe("NOT_STARTED");
+  });
+
+  it("a dismissal on GitHub before the moment cancels the acceptance's expiry", async () => {
+    const pr = await reportedPull();
+    const at = await acceptBriefly(pr, 4_000);
+    const target = { owner: pr.owner, repo: pr.repo, alertNumber: alertOf(pr, SQLI).number };
+    // the dismissal's reason changed in GitHub's UI: won't fix → false positive
+    expect(await deliver(dismissAlertAs(h, { ...target, login: WRITER, reason: "false positive" }))).toBe(
+      "set",
+    );
+    await new Promise((r) => setTimeout(r, Math.max(0, at - Date.now()) + 2_000));
+    expect(sandboxFinding(h, pr, SQLI).resolutionStatus).toBe("FALSE_POSITIVE");
+    expect(sandboxFinding(h, pr, SQLI).notes.some((x) => x.body.includes("expired on"))).toBe(false);
+    expect(alertOf(pr, SQLI).state).toBe("dismissed");
+    // cancelled when the decision changed, not merely skipped at the moment
+    const audit = [];
+    for await (const e of readAudit(h.booted.rt.redis, {}, h.booted.rt.state.prefix))
+      if (e.findingId === pr.byTitle.get(SQLI)) audit.push([e.action, e.source, e.outcome]);
+    expect(audit).toContainEqual(["expiry-cancelled", "code-scanning", "applied"]);
+    expect(audit.filter(([action]) => action === "expire")).toEqual([]);
   });
 });
