@@ -21,6 +21,9 @@ import { demoMergeQueue } from "../dev/harness/merge-queue.js";
 import { demoBaseline } from "../dev/harness/baseline.js";
 import { findingLabel } from "../src/scanner/labels.js";
 import { statusName } from "../src/render/glossary.js";
+import { REPORT_KIND, type ReportState } from "../src/report/state.js";
+import { storedVerdict } from "../src/report/verdict.js";
+import { pullKey } from "../src/runtime/names.js";
 
 const HEAD_1 = "1f1e1d1c1b1a19181716151413121110f0e0d0c0";
 const HEAD_2 = "2a2b2c2d2e2f30313233343536373839aabbccdd";
@@ -144,6 +147,22 @@ try {
   )?.[0];
   say(`against the baseline of ${opened.repository.default_branch}: ${against ?? "MISSING"}`);
   if (!against) process.exitCode = 1;
+  // the same report under `failOn: {severity: high, only: new}`: the blocking rule with the kept comparison
+  const kept = await h.waitFor(
+    async () => {
+      const r = await h.booted.rt.state.getJson<ReportState>(REPORT_KIND, pullKey(owner, repo, number));
+      return r?.headSha === HEAD_2 ? r : undefined;
+    },
+    10_000,
+    "the report state",
+  );
+  const onlyNew = storedVerdict({
+    ...kept,
+    config: { ...kept.config, failOn: { severity: "high", only: "new" } },
+  });
+  say(
+    `with failOn: {severity: high, only: new} the check would be ${onlyNew.conclusion}: ${onlyNew.blocking} new blocking, ${onlyNew.preexistingAtThreshold} at or above high already open on ${opened.repository.default_branch} listed but not blocking`,
+  );
 
   const spent = /Spent: \*\*(\d+)\*\*/.exec(done.output.summary ?? "")?.[1];
   say(`summary: ${spent ?? "?"} credits spent (usage ledger); guidance file edit flagged and annotated`);
