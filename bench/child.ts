@@ -18,7 +18,9 @@ import { ScannerClient } from "../src/scanner/client.js";
 import { diffwardApp } from "../src/handlers/index.js";
 import { startWebServer } from "../src/web.js";
 import { createOrgPageDeps } from "../src/org-page/data.js";
-import { measure } from "./org-page.js";
+import { measure, measureHttp } from "./org-page.js";
+import { orgPageFor } from "../src/web/org-page.js";
+import { SessionStore } from "../src/web/session.js";
 
 const ChildConfig = z.discriminatedUnion("mode", [
   z.object({
@@ -97,8 +99,41 @@ if (cfg.mode === "org-page") {
     accountOf: async (id) => `org-${id}`,
     githubUrl: "https://github.com",
   });
-  console.log(JSON.stringify({ orgPage: await measure(deps, cfg.options) }));
-  stop = () => booted.close();
+  const direct = await measure(deps, cfg.options);
+  // then through HTTP: the web server with the page on (its own caches, cold again), an owner's session
+  const secret = "bench-session-secret-0123456789abcdef";
+  const web = await startWebServer({
+    probot: booted.probot,
+    app: diffwardApp({ queues: booted.rt.queues, redis: booted.rt.redis, log: pino({ level: "silent" }) }),
+    rt: booted.rt,
+    port: 0,
+    host: "127.0.0.1",
+    pages: orgPageFor(booted.rt, {
+      clientId: "Iv1.bench",
+      clientSecret: "bench",
+      apiBaseUrl: cfg.githubUrl,
+      githubUrl: "https://github.com",
+      sessionSecret: secret,
+      secure: false,
+    }),
+  });
+  const session = await new SessionStore(booted.rt.redis, cfg.prefix, secret, { secure: false }).create({
+    login: "owner",
+    userId: 1,
+    installations: Array.from({ length: cfg.options.installations }, (_, i) => ({
+      id: i + 1,
+      account: `org-${i + 1}`,
+      kind: "Organization" as const,
+      orgWide: true,
+      repositories: "all" as const,
+    })),
+  });
+  const http = await measureHttp(web.url, session.cookie.split(";")[0]!, cfg.options);
+  console.log(JSON.stringify({ orgPage: { ...direct, http } }));
+  stop = async () => {
+    await web.close();
+    await booted.close();
+  };
 } else if (cfg.mode === "worker" || cfg.mode === "web") {
   const log = pino({ level: "silent" });
   const booted = bootChild(cfg, cfg.mode === "web" ? cfg.webhookSecret : "unused-by-workers", {

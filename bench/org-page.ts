@@ -63,6 +63,8 @@ export interface OrgPageFigures {
   /** the first load of each installation (outside answers not cached yet), and the others */
   cold: PageTimes;
   warm: PageTimes;
+  /** the same loads through HTTP (`GET /installations/<id>`, a signed-in owner's session) */
+  http: ChildFigures["http"];
   /** loads that showed the balance or GitHub's answer as not there yet (past the page's 200 ms budget) */
   pending: number;
   /** service balance reads (sandbox) during the loads: at most one per installation per minute */
@@ -72,6 +74,11 @@ export interface OrgPageFigures {
 
 const REPOS = 10;
 const BALANCE = "GET /projects/:projectId/billing/balance";
+
+/** What the child measured: the page's functions called directly, then through HTTP. */
+export type ChildFigures = Awaited<ReturnType<typeof measure>> & {
+  http: Awaited<ReturnType<typeof measureHttp>>;
+};
 
 /** Seeds the volume, loads the pages, and tears everything down. */
 export async function orgPagePhase(o: OrgPageOptions): Promise<OrgPageFigures> {
@@ -92,9 +99,15 @@ export async function orgPagePhase(o: OrgPageOptions): Promise<OrgPageFigures> {
     const seedSeconds = (Date.now() - started) / 1000;
     const calls = () => Object.values(sandbox.state.stats.requests[BALANCE] ?? {}).reduce((a, b) => a + b, 0);
     const before = calls();
-    const { all, busiest, cold, warm, pending } = await measureInChild(o, prefix, sandbox.url, github.url);
+    const { all, busiest, cold, warm, pending, http } = await measureInChild(
+      o,
+      prefix,
+      sandbox.url,
+      github.url,
+    );
     return {
       options: o,
+      http,
       pending,
       all,
       cold,
@@ -218,14 +231,13 @@ async function measureInChild(
   prefix: string,
   sandboxUrl: string,
   githubUrl: string,
-): Promise<Awaited<ReturnType<typeof measure>>> {
+): Promise<ChildFigures> {
   const c = startChild({ mode: "org-page", redisUrl: REDIS_URL, prefix, sandboxUrl, githubUrl, options: o });
   try {
     for (const until = Date.now() + 600_000; Date.now() < until; await sleep(100)) {
       if (c.child.exitCode !== null) throw new Error(`the org-page child exited with ${c.child.exitCode}`);
       for (const line of c.lines)
-        if (line.startsWith('{"orgPage"'))
-          return (JSON.parse(line) as { orgPage: Awaited<ReturnType<typeof measure>> }).orgPage;
+        if (line.startsWith('{"orgPage"')) return (JSON.parse(line) as { orgPage: ChildFigures }).orgPage;
     }
     throw new Error("the org-page child printed no figures in 10 minutes");
   } finally {
@@ -323,6 +335,35 @@ export async function measure(
     warm: times(xs.warm, 0),
     pending,
   };
+}
+
+/**
+ * The same sequence of loads through HTTP: `GET /installations/<id>` on diffward's web server (the page's
+ * route, `src/web/routes.ts`) with a signed-in owner's session cookie, timed to the last byte of the body.
+ */
+export async function measureHttp(
+  baseUrl: string,
+  cookie: string,
+  o: OrgPageOptions,
+): Promise<{ all: PageTimes; cold: PageTimes; warm: PageTimes; statuses: Record<string, number> }> {
+  const seen = new Set<number>();
+  const xs = { all: [] as number[], cold: [] as number[], warm: [] as number[] };
+  const statuses: Record<string, number> = {};
+  let bytes = 0;
+  let other = 0;
+  for (let n = 0; n < o.loads; n += 1) {
+    const inst = n % 4 === 0 || o.installations === 1 ? 1 : 2 + (other++ % (o.installations - 1));
+    const t0 = performance.now();
+    const res = await fetch(`${baseUrl}/installations/${inst}`, { headers: { cookie } });
+    const body = await res.text();
+    const ms = performance.now() - t0;
+    statuses[res.status] = (statuses[res.status] ?? 0) + 1;
+    xs.all.push(ms);
+    (seen.has(inst) ? xs.warm : xs.cold).push(ms);
+    seen.add(inst);
+    bytes = Buffer.byteLength(body);
+  }
+  return { all: times(xs.all, bytes), cold: times(xs.cold, 0), warm: times(xs.warm, 0), statuses };
 }
 
 function times(xs: readonly number[], bytes: number): PageTimes {
