@@ -13,7 +13,8 @@ import { pullKey } from "../../src/runtime/names.js";
 import { readDecisions } from "../../src/triage/decisions.js";
 import { listAcceptanceExpiries } from "../../src/triage/expiry.js";
 import { flushPrefix } from "../support/flush.js";
-import { openConfiguredPull, replyTo, sandboxCalls, useCommandHarness } from "../support/commands.js";
+import { openConfiguredPull, replyTo, sandboxCalls, sayIn, useCommandHarness } from "../support/commands.js";
+import { findingLabel } from "../../src/scanner/labels.js";
 import { checkOf, pushAndReport, sandboxFinding, type ReportedPull } from "../support/reported-pull.js";
 
 const SQLI = "SQL injection in user lookup";
@@ -275,7 +276,7 @@ describe("an acceptance with an expiry", () => {
     await expiredOnce(pr, sent + 1, Date.parse(until));
   });
 
-  it("refuses a past, a malformed and a too-far date, and a missing one under requireExpiry; nothing is sent", async () => {
+  it("refuses a past, a malformed and a too-far date, and a missing one under requireExpiry, sending nothing; the conversation form passes them", async () => {
     const pr = await pull("triage:\n  maxAcceptanceDays: 30\n  requireExpiry: [WONT_FIX]");
     const sent = patches();
     const cases: Array<[string, string]> = [
@@ -290,5 +291,11 @@ describe("an acceptance with an expiry", () => {
     }
     expect(patches()).toBe(sent);
     expect(sandboxFinding(h, pr, SQLI).resolutionStatus).toBe("NOT_STARTED");
+    // the conversation form with an expiry passes the same rules
+    const label = findingLabel(pr.byTitle.get(SQLI)!, h.booted.rt.settings.labelPrefix);
+    const { answer } = await sayIn(h, pr, `/diffward wontfix ${label} vendor fix due for 7d`);
+    expect(answer).toContain("Accepted until **");
+    expect(patches()).toBe(sent + 1);
+    expect(sandboxFinding(h, pr, SQLI).resolutionStatus).toBe("WONT_FIX");
   });
 });
