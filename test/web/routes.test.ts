@@ -37,7 +37,12 @@ let server: Server;
 let web = "";
 
 type EchoPage = Record<SectionKey, unknown> & { installationId: number; repositories: string[] | "all" };
-const loadPage = async (installationId: number, access: PageAccess): Promise<EchoPage> => ({
+const BROKEN = 44;
+const loadPage = async (installationId: number, access: PageAccess): Promise<EchoPage> => {
+  if (installationId === BROKEN) throw new Error("Redis went away");
+  return echoPage(installationId, access);
+};
+const echoPage = (installationId: number, access: PageAccess): EchoPage => ({
   installationId,
   repositories: access.repositories === "all" ? "all" : [...access.repositories].sort(),
   credits: access.orgWide ? { balance: 1200 } : null,
@@ -55,6 +60,7 @@ beforeAll(async () => {
   s.addInstallation({ id: 11, account: { login: "octo-org", type: "Organization" } });
   s.addInstallation({ id: 22, account: { login: "other-org", type: "Organization" } });
   s.addInstallation({ id: 33, account: { login: "solo", type: "User" } });
+  s.addInstallation({ id: BROKEN, account: { login: "solo-too", type: "User" } });
   for (const [owner, name, id] of [
     ["octo-org", "api", 11],
     ["octo-org", "web", 11],
@@ -66,7 +72,7 @@ beforeAll(async () => {
     { login: "octo-owner", installations: { "11": "all" }, orgs: { "octo-org": "admin" } },
     { login: "octo-dev", installations: { "11": ["api"] }, orgs: { "octo-org": "member" } },
     { login: "vault-owner", installations: { "22": "all" }, orgs: { "other-org": "admin" } },
-    { login: "solo", installations: { "33": "all" } },
+    { login: "solo", installations: { "33": "all", [BROKEN]: "all" } },
   ]);
   const routes = orgPageRoutes({
     sessions: new SessionStore(redis, prefix, STANDIN_SESSION_SECRET, { secure: false }),
@@ -212,6 +218,11 @@ describe("authorization, as GitHub's own", () => {
       body: { balance: 1200 },
     });
     expect((await hop(`${web}/`, cookie)).location).toBe(`${web}/installations/`);
+    const html = await fetch(`${web}/installations/11`, { headers: { cookie } });
+    expect(html.headers.get("x-frame-options")).toBe("DENY");
+    expect(html.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+    expect(html.headers.get("cache-control")).toBe("no-store");
+    expect(await html.text()).toContain(`<input name="csrf" value="`);
     expect(await getJson("/installations/", cookie)).toEqual({
       status: 200,
       body: { user: "octo-owner", installations: [{ id: 11, account: "octo-org", kind: "Organization" }] },
@@ -247,6 +258,17 @@ describe("authorization, as GitHub's own", () => {
     expect((await getJson("/installations/22", cookie)).status).toBe(200);
     const list = await fetch(`${web}/`, { headers: { cookie } });
     expect(await list.text()).not.toContain("octo-org");
+  });
+
+  it("answers a page whose data cannot be read with a 500 page, logged, and goes on serving", async () => {
+    const { cookie } = await signInOverHttp(web, "solo");
+    const broken = await fetch(`${web}/installations/${BROKEN}`, { headers: { cookie } });
+    expect(broken.status).toBe(500);
+    expect(await broken.text()).toContain("Something went wrong");
+    expect(
+      logLines.some((l) => l.includes("Redis went away") && l.includes("organization page request failed")),
+    ).toBe(true);
+    expect((await getJson("/installations/33", cookie)).status).toBe(200);
   });
 
   it("answers malformed requests without failing", async () => {
