@@ -14,6 +14,8 @@ import { flushPrefix } from "../support/flush.js";
 import { jobId } from "../../src/runtime/names.js";
 import type { Severity } from "../../src/scanner/catalog.js";
 import { clearPresetCache } from "../../src/tenants/presets.js";
+import { findingLabel } from "../../src/scanner/labels.js";
+import { writeConversationComment } from "../../dev/harness/triage.js";
 
 /**
  * Default-branch baselines end to end: real `push` payloads (`@octokit/webhooks-examples`, filled from the
@@ -581,7 +583,7 @@ describe("baseline: scans of the default branch", () => {
       }
     }
 
-    it("with a baseline holding A: only the new finding B decides (B high: failure; B low: success although A is high)", async () => {
+    it("with a baseline holding A: only the new finding B decides (B high: failure; B low: success although A is high; B raised to high by /severity: failure)", async () => {
       const r = await repoWith("bl-only-new", onlyNew(), 0x24e0);
       const demo = h.sandbox.state.scenario!;
       h.sandbox.state.scenario = scenarioWith(A);
@@ -619,6 +621,32 @@ describe("baseline: scans of the default branch", () => {
       expect(low.output.title).toBe("No new blocking findings (1 pre-existing at or above high)");
       expect(low.output.summary).toMatch(/ _pre-existing_ \|/);
       expect(levels(low)).toEqual({ "8": "warning", "35": "notice" });
+
+      // a triage recompute decides with the comparison the report kept: B raised to high now blocks, A still not
+      const prScan = launchesOf(sha(0x24e3))[0]!;
+      const b = [...h.sandbox.state.findings.values()].find(
+        (f) => f.scanId === prScan.id && f.title === "Open redirect after login",
+      )!;
+      h.github.state.setPermission(r.owner, r.repo, "octo-writer", "write");
+      const say = writeConversationComment(h, {
+        owner: r.owner,
+        repo: r.repo,
+        pullNumber: 82,
+        login: "octo-writer",
+        body: `/diffward severity ${findingLabel(b.id)} high`,
+      });
+      expect((await h.send("issue_comment", say)).status).toBe(200);
+      const raised = await h.waitFor(
+        () => checkRuns(h, r.owner, r.repo, sha(0x24e3)).find((c) => c.conclusion === "failure"),
+        20_000,
+        "the recomputed check run",
+      );
+      expect(raised.output.title).toBe("1 blocking finding (1 high)");
+      expect(raised.output.summary).toContain(
+        "## ❌ 1 new finding at or above `high` blocks this pull request",
+      );
+      expect(raised.output.summary).toMatch(/ _pre-existing_ \|/);
+      expect(launchesOf(sha(0x24e3))).toHaveLength(1);
     });
 
     it("without a baseline of the base branch: every finding counts, and the summary says so", async () => {
