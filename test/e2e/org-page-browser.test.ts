@@ -65,8 +65,8 @@ describe("the organization's page in Chromium", () => {
     await h?.close();
   });
 
-  const browser = async () => {
-    const b = await openBrowser();
+  const browser = async (viewport?: { width: number; height: number }) => {
+    const b = await openBrowser(viewport);
     browsers.push(b);
     return b;
   };
@@ -114,6 +114,14 @@ describe("the organization's page in Chromium", () => {
     await expect(page.getByRole("heading", { name: "Signed out" }).count()).resolves.toBe(1);
     await page.goto(`${h.web.url}/installations/${ACME}`);
     expect(page.url().startsWith(`${h.github.url}/login/oauth/authorize?`)).toBe(true);
+  }, 90_000);
+
+  it("is readable on a phone: nothing wider than the screen but the tables, which scroll in their box", async () => {
+    const b = await browser({ width: 390, height: 844 });
+    const page = await signIn(b, `/installations/${ACME}`, "acme-owner");
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+    await page.screenshot({ path: `${OUT}/owner-phone.png`, fullPage: true });
   }, 90_000);
 
   it("shows a user of another organization nothing of it: 404 for the page and its JSON", async () => {
