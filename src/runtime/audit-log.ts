@@ -82,7 +82,7 @@ export const AuditEntry = z.object({
   /** the reason code and the user's note, or why the decision was refused */
   reason: text.optional(),
   /** ISO 8601 date-time the acceptance ends, when it has one */
-  expiresAt: z.iso.datetime().optional(),
+  expiresAt: z.iso.datetime({ offset: true }).optional(),
   source: z.enum(AUDIT_SOURCES),
   outcome: z.enum(AUDIT_OUTCOMES),
   /** anything else worth keeping (the command's text, the alert number) */

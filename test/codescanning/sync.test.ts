@@ -7,9 +7,9 @@ import { writeConversationComment, writeReviewReply } from "../../dev/harness/tr
 import { demoConfig } from "../../dev/harness/demo-repo.js";
 import { mergeGroupPayload, sarifSchemaErrors } from "../../dev/github-standin/index.js";
 import { CODE_SCANNING_ALERT_JOB } from "../../src/jobs/code-scanning-alert.js";
+import { readAudit, type AuditEntry } from "../../src/runtime/audit-log.js";
 import { jobId, pullKey } from "../../src/runtime/names.js";
 import { readDecisions } from "../../src/triage/decisions.js";
-import { readAudit } from "../../src/runtime/audit-log.js";
 import { completedRun, openPull, pushPull, sha } from "../support/pr.js";
 import { TRIAGE_SCENARIO, nextAnswer, sandboxFinding } from "../support/reported-pull.js";
 import { queuedPull } from "../support/merge-group.js";
@@ -54,6 +54,14 @@ async function reportedPull(config = privateConfig(), isPrivate = true) {
   return { ...pr, head, run, byTitle };
 }
 type Pull = Awaited<ReturnType<typeof reportedPull>>;
+
+/** The audit trail's entries of a pull request's repository, oldest first. */
+async function auditOf(pr: { owner: string; repo: string }): Promise<AuditEntry[]> {
+  const out: AuditEntry[] = [];
+  for await (const e of readAudit(h.booted.rt.redis, { repository: `${pr.owner}/${pr.repo}` }, h.prefix))
+    out.push(e);
+  return out;
+}
 
 const alerts = (pr: Pull) => h.github.state.codeScanningAlerts(pr.owner, pr.repo);
 function alertOf(pr: Pull, title: string) {
@@ -202,6 +210,17 @@ describe("code scanning: triage kept in step", () => {
     expect(await deliver(payload)).toBe("permission-refused");
     expect(sandboxFinding(h, pr, SECRET).resolutionStatus).toBe("NOT_STARTED");
     expect(sandboxFinding(h, pr, SECRET).notes).toHaveLength(0);
+    // the refusal is in the audit trail (the finding is not read before the permission check)
+    expect(await auditOf(pr)).toEqual([
+      expect.objectContaining({
+        actor: READER,
+        action: "resolve",
+        to: "FALSE_POSITIVE",
+        source: "code-scanning",
+        outcome: "refused",
+        detail: `code scanning alert #${payload.alert.number}: the sender's permission read is below commands.minPermission (write)`,
+      }),
+    ]);
   });
 
   it("/fp in the pull request dismisses exactly that alert, once, and its echo is ignored", async () => {
@@ -423,6 +442,32 @@ describe("code scanning: triage kept in step", () => {
     await h.waitFor(() => alertOf(pr, SECRET).state === "dismissed" || undefined, 20_000, "alert dismissed");
     expect(alertOf(pr, SECRET).dismissedComment).toContain(`approved by GitHub user ${MAINTAINER}`);
     expect(h.github.violations()).toEqual([]);
+    // the audit trail: the dismissal on GitHub held (each delivery of it), then approved from the pull request
+    const held = {
+      findingId: pr.byTitle.get(SECRET),
+      pullNumber: pr.number,
+      actor: WRITER,
+      action: "approval-request",
+      from: "NOT_STARTED",
+      to: "FALSE_POSITIVE",
+      reason: "not reachable",
+      source: "code-scanning",
+      outcome: "held",
+    };
+    const trail = await h.waitFor(async () => ((await auditOf(pr)).length >= 3 ? auditOf(pr) : undefined));
+    expect(trail).toEqual([
+      expect.objectContaining(held),
+      expect.objectContaining(held),
+      expect.objectContaining({
+        findingId: pr.byTitle.get(SECRET),
+        actor: WRITER,
+        approver: MAINTAINER,
+        action: "approve",
+        to: "FALSE_POSITIVE",
+        source: "command",
+        outcome: "applied",
+      }),
+    ]);
   });
   it("with triage.approval, a writer's dismissal of a merge group's alert (no pull request ref) is reopened with a note on the finding saying why and how, and the same on the pull request its ref names, once", async () => {
     n += 1;
