@@ -2,9 +2,9 @@
  * The audit trail end to end: real webhooks through the app, the sandbox over HTTP, the GitHub stand-in and a
  * real Redis. An author's `/wontfix … for 30d`, a held `/fp` on a HIGH finding, the author's own `/approve`
  * (refused) and a maintainer's (applied), a `/reopen` (which cancels the acceptance's expiry), a reader's refused
- * command, a dismissal in GitHub's code scanning UI and an acceptance of a few seconds that expires each leave
- * their entry, with the right actor, approver, action, states and outcome, listed by `GET /audit` (bearer
- * `DIFFWARD_ADMIN_TOKEN`; 401 without) and by `npm run audit:export`.
+ * command, a dismissal in GitHub's code scanning UI, a `/note`, a `/severity` and an acceptance of a few seconds
+ * that expires each leave their entry, with the right actor, approver, action, states and outcome, listed by
+ * `GET /audit` (bearer `DIFFWARD_ADMIN_TOKEN`; 401 without) and by `npm run audit:export`.
  */
 import { execFile } from "node:child_process";
 import { randomUUID } from "node:crypto";
@@ -110,6 +110,11 @@ describe("audit trail (stand-in, sandbox, Redis)", () => {
       }),
     );
 
+    expect(await reply(SQLI, "/note tracked in JIRA-7", AUTHOR)).toContain("Added your note");
+    expect(await reply(SQLI, "/severity low only the test fixtures reach it", MAINTAINER)).toContain(
+      "Severity of",
+    );
+
     // an acceptance of a few seconds: at its end the expiry job sets the finding back, without anyone acting
     const until = new Date(Date.now() + 3_000).toISOString();
     expect(await reply(RATE, `/wontfix risk_accepted until ${until}`, AUTHOR)).toContain("Accepted until");
@@ -213,6 +218,24 @@ describe("audit trail (stand-in, sandbox, Redis)", () => {
         source: "code-scanning",
         outcome: "applied",
         detail: `code scanning alert #${alert.number}`,
+      }),
+      expect.objectContaining({
+        findingId: idOf(SQLI),
+        actor: AUTHOR,
+        action: "note",
+        reason: "tracked in JIRA-7",
+        source: "command",
+        outcome: "applied",
+      }),
+      expect.objectContaining({
+        findingId: idOf(SQLI),
+        actor: MAINTAINER,
+        action: "severity",
+        from: "CRITICAL",
+        to: "LOW",
+        reason: "only the test fixtures reach it",
+        source: "command",
+        outcome: "applied",
       }),
       expect.objectContaining({
         findingId: idOf(RATE),
