@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import { ProbotOctokit } from "probot";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import { alertPayload, dismissAlertAs, reopenAlertAs } from "../../dev/harness/code-scanning.js";
@@ -13,6 +12,7 @@ import { readDecisions } from "../../src/triage/decisions.js";
 import { completedRun, openPull, pushPull, sha } from "../support/pr.js";
 import { TRIAGE_SCENARIO, nextAnswer, sandboxFinding } from "../support/reported-pull.js";
 import { queuedPull } from "../support/merge-group.js";
+import { UnthrottledOctokit } from "../support/octokit.js";
 
 const SQLI = "SQL injection in user lookup";
 const SECRET = "Session secret hard-coded";
@@ -27,10 +27,7 @@ beforeAll(async () => {
   h = await startHarness({
     sandbox: { scenario: TRIAGE_SCENARIO, scanDurationMs: 1_000, retryAfterSeconds: 1 },
     boot: {
-      Octokit: ProbotOctokit.defaults((o: Record<string, unknown>) => ({
-        ...o,
-        throttle: { ...(o.throttle as object), enabled: false },
-      })) as typeof ProbotOctokit,
+      Octokit: UnthrottledOctokit,
     },
   });
 });

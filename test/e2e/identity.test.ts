@@ -4,7 +4,6 @@
  * finding of the same shape. Real app, Redis, the sandbox over HTTP and the GitHub stand-in; between
  * pushes the sandbox's scenario is swapped to model what the service reports for the new head.
  */
-import { ProbotOctokit } from "probot";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import { loadScenario } from "../../dev/sandbox/findings-source.js";
@@ -19,6 +18,7 @@ import {
   threadAnswers,
   type ReportedPull,
 } from "../support/reported-pull.js";
+import { UnthrottledOctokit } from "../support/octokit.js";
 
 const AWS_8 = "Hard-coded AWS key on line 8";
 const AWS_240 = "Hard-coded 'AWS' key on line 240";
@@ -45,10 +45,7 @@ beforeAll(async () => {
       retryAfterSeconds: 1,
     },
     boot: {
-      Octokit: ProbotOctokit.defaults((o: Record<string, unknown>) => ({
-        ...o,
-        throttle: { ...(o.throttle as object), enabled: false },
-      })) as typeof ProbotOctokit,
+      Octokit: UnthrottledOctokit,
     },
   });
 });

@@ -1,4 +1,3 @@
-import { ProbotOctokit } from "probot";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import { webhookExample } from "../../dev/harness/examples.js";
@@ -8,6 +7,7 @@ import { mergeGroupPayload } from "../../dev/github-standin/index.js";
 import { QUEUE_NAMES, REDIS_KEYS, groupKey, redisKeyRegExp } from "../../src/runtime/names.js";
 import { type Payload, completedRun, launchedScan, openPull, sha } from "../support/pr.js";
 import { queuedPull } from "../support/merge-group.js";
+import { UnthrottledOctokit } from "../support/octokit.js";
 
 /**
  * Every Redis key diffward writes has an owner and an end: after real flows (the GitHub stand-in, the sandbox
@@ -98,10 +98,7 @@ describe("Redis keys after real flows: each has a TTL, is BullMQ's under job ret
     h = await startHarness({
       sandbox: { scenario: "demo", scanDurationMs: 1_000, retryAfterSeconds: 1 },
       boot: {
-        Octokit: ProbotOctokit.defaults((o: Record<string, unknown>) => ({
-          ...o,
-          throttle: { ...(o.throttle as object), enabled: false },
-        })) as typeof ProbotOctokit,
+        Octokit: UnthrottledOctokit,
       },
     });
 

@@ -3,7 +3,6 @@
  * redelivers on its own (docs: "Handling failed webhook deliveries"), so diffward's start-up recovery lists
  * the App's deliveries on the GitHub stand-in and asks for the failed ones again.
  */
-import { ProbotOctokit } from "probot";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import { webhookExample } from "../../dev/harness/examples.js";
@@ -12,6 +11,7 @@ import { writeReviewReply } from "../../dev/harness/triage.js";
 import { TRIAGE_SCENARIO, nextSha, openReportedPull, threadAnswers } from "../support/reported-pull.js";
 import type { Payload } from "../support/pr.js";
 import { sandboxCalls } from "../support/commands.js";
+import { UnthrottledOctokit } from "../support/octokit.js";
 
 const PATCH_RESOLUTION = "PATCH /projects/:projectId/findings/:findingId/resolution";
 const SQLI = "SQL injection in user lookup";
@@ -24,10 +24,7 @@ beforeAll(async () => {
     settings: { redeliveryPaceMs: 0, redeliveryPendingMs: 3_000 },
     boot: {
       recoverDeliveries: true,
-      Octokit: ProbotOctokit.defaults((o: Record<string, unknown>) => ({
-        ...o,
-        throttle: { ...(o.throttle as object), enabled: false },
-      })) as typeof ProbotOctokit,
+      Octokit: UnthrottledOctokit,
     },
   });
 });

@@ -1,4 +1,3 @@
-import { ProbotOctokit } from "probot";
 import { readAudit, type AuditEntry } from "../../src/runtime/audit-log.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHarness, type Harness } from "../../dev/harness/harness.js";
@@ -14,6 +13,7 @@ import {
   waitForReport,
 } from "../support/reported-pull.js";
 import { writeReviewReply } from "../../dev/harness/triage.js";
+import { UnthrottledOctokit } from "../support/octokit.js";
 
 const SQLI = "SQL injection in user lookup";
 const SECRET = "Session secret hard-coded";
@@ -25,10 +25,7 @@ beforeAll(async () => {
   h = await startHarness({
     sandbox: { scenario: TRIAGE_SCENARIO, scanDurationMs: () => scanMs, retryAfterSeconds: 1 },
     boot: {
-      Octokit: ProbotOctokit.defaults((o: Record<string, unknown>) => ({
-        ...o,
-        throttle: { ...(o.throttle as object), enabled: false },
-      })) as typeof ProbotOctokit,
+      Octokit: UnthrottledOctokit,
     },
   });
 });

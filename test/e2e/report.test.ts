@@ -3,6 +3,7 @@ import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import { demoConfig } from "../../dev/harness/demo-repo.js";
 import { jobId } from "../../src/runtime/names.js";
 import { completedRun, launchedScan, openPull, pushPull, sha } from "../support/pr.js";
+import { quickRetryOctokit } from "../support/octokit.js";
 
 function checkWrites(h: Harness, checkRunId: number) {
   return h.github.requests.filter(
@@ -139,6 +140,8 @@ describe("a report that throws on its last attempt", () => {
     h = await startHarness({
       sandbox: { scenario: "demo", scanDurationMs: 1_000, retryAfterSeconds: 1, seed: 37 },
       settings: { reportAttempts: 2, reportBackoffMs: 200 },
+      // each refused review is retried by Octokit (3 times, 1, 4 and 9 units apart): 50 ms units, not 1 s
+      boot: { Octokit: quickRetryOctokit() },
     });
   });
   afterAll(async () => h?.close());
@@ -146,7 +149,11 @@ describe("a report that throws on its last attempt", () => {
   it("concludes the check run failure with what happened and what to do, instead of staying in progress", async () => {
     // Every review this repository's report posts is refused: not a service error, so only the last-attempt
     // rule can end the check run.
-    h.github.setFaults({ next5xx: 1_000_000, status: 500, route: /\/repos\/[^/]+\/report-throws\/pulls\/\d+\/reviews$/ });
+    h.github.setFaults({
+      next5xx: 1_000_000,
+      status: 500,
+      route: /\/repos\/[^/]+\/report-throws\/pulls\/\d+\/reviews$/,
+    });
     const pr = await openPull(h, { head: sha(251), repo: "report-throws" });
     const run = await completedRun(h, pr.owner, pr.repo, sha(251), 60_000);
     h.github.setFaults({});

@@ -3,13 +3,13 @@
  * real app, Redis, the sandbox over HTTP and the GitHub stand-in. The sandbox's scenario is set per pull
  * request to model what the service reports.
  */
-import { ProbotOctokit } from "probot";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import { loadScenario } from "../../dev/sandbox/findings-source.js";
 import type { ScenarioInput } from "../../dev/sandbox/schemas.js";
 import { FINDING_TEXT_MAX_CHARS } from "../../src/scanner/index.js";
 import { checkOf, openReportedPull } from "../support/reported-pull.js";
+import { UnthrottledOctokit } from "../support/octokit.js";
 
 const KB = 1024;
 const finding = (n: number, size: number) => ({
@@ -31,10 +31,7 @@ beforeAll(async () => {
   h = await startHarness({
     sandbox: { scenario: scenario([finding(1, 10)]), scanDurationMs: 500, retryAfterSeconds: 1 },
     boot: {
-      Octokit: ProbotOctokit.defaults((o: Record<string, unknown>) => ({
-        ...o,
-        throttle: { ...(o.throttle as object), enabled: false },
-      })) as typeof ProbotOctokit,
+      Octokit: UnthrottledOctokit,
     },
   });
 });

@@ -17,6 +17,29 @@ import {
 } from "../support/pr.js";
 
 /**
+ * The old head's check run `run` is concluded cancelled, "Superseded by" the new head, and nothing of the
+ * old head's report landed after: no review on its commit, and the stored report is another head's.
+ */
+async function expectSuperseded(
+  h: Harness,
+  pr: { owner: string; repo: string; number: number },
+  run: { conclusion: string | null; output: { title: string | null } },
+  old: string,
+  next: string,
+) {
+  expect({ conclusion: run.conclusion, title: run.output.title }).toEqual({
+    conclusion: "cancelled",
+    title: `Superseded by ${next.slice(0, 7)}`,
+  });
+  expect(h.github.state.reviews(pr.owner, pr.repo, pr.number).filter((r) => r.commitId === old)).toEqual([]);
+  const stored = await h.booted.rt.state.getJson<ReportState>(
+    "report",
+    pullKey(pr.owner, pr.repo, pr.number),
+  );
+  expect(stored?.headSha).not.toBe(old);
+}
+
+/**
  * What diffward writes about a head once it stops following it (a newer push, a close or a merge): the
  * superseded head's check run stays as the stop concluded it, its report never lands afterwards, and a scan
  * that already ended is never cancelled. Real webhooks against the GitHub stand-in, the sandbox over HTTP and
@@ -75,18 +98,7 @@ describe("a head diffward stops following", () => {
         "the old scan's report job to end",
       );
       const after = checkRuns(h, pr.owner, pr.repo, old).find((c) => c.id === stopped.id)!;
-      expect({ conclusion: after.conclusion, title: after.output.title }).toEqual({
-        conclusion: "cancelled",
-        title: `Superseded by ${next.slice(0, 7)}`,
-      });
-      expect(h.github.state.reviews(pr.owner, pr.repo, pr.number).filter((r) => r.commitId === old)).toEqual(
-        [],
-      );
-      const stored = await h.booted.rt.state.getJson<ReportState>(
-        "report",
-        pullKey(pr.owner, pr.repo, pr.number),
-      );
-      expect(stored?.headSha).not.toBe(old);
+      await expectSuperseded(h, pr, after, old, next);
     } finally {
       await reports.resume();
       await launch.resume();
@@ -151,18 +163,7 @@ describe("a head diffward stops following", () => {
       15_000,
       "the old head's check run concluded",
     );
-    expect({ conclusion: run.conclusion, title: run.output.title }).toEqual({
-      conclusion: "cancelled",
-      title: `Superseded by ${next.slice(0, 7)}`,
-    });
-    expect(h.github.state.reviews(pr.owner, pr.repo, pr.number).filter((r) => r.commitId === old)).toEqual(
-      [],
-    );
-    const stored = await h.booted.rt.state.getJson<ReportState>(
-      "report",
-      pullKey(pr.owner, pr.repo, pr.number),
-    );
-    expect(stored?.headSha).not.toBe(old);
+    await expectSuperseded(h, pr, run, old, next);
     const nextScan = await launchedScan(h, next, 15_000);
     h.sandbox.state.completeNow(nextScan);
     await completedRun(h, pr.owner, pr.repo, next);

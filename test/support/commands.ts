@@ -3,7 +3,6 @@
  * with the triage scenario, the GitHub stand-in): the harness's start and stop, opening a reported pull
  * request with a given config, and writing a command as a thread reply or a conversation comment.
  */
-import { ProbotOctokit } from "probot";
 import { afterAll, beforeAll, expect } from "vitest";
 import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import { webhookExample } from "../../dev/harness/examples.js";
@@ -18,6 +17,7 @@ import {
   type ReportedPull,
 } from "./reported-pull.js";
 import type { ScenarioInput } from "../../dev/sandbox/schemas.js";
+import { UnthrottledOctokit } from "./octokit.js";
 
 /** The login that writes commands unless a test names another. */
 const WRITER = "octo-writer";
@@ -48,10 +48,7 @@ export function useCommandHarness(started: (h: Harness) => void, options: Comman
       },
       ...(options.publicUrl === undefined ? {} : { settings: { publicUrl: options.publicUrl } }),
       boot: {
-        Octokit: ProbotOctokit.defaults((o: Record<string, unknown>) => ({
-          ...o,
-          throttle: { ...(o.throttle as object), enabled: false },
-        })) as typeof ProbotOctokit,
+        Octokit: UnthrottledOctokit,
       },
     });
     started(h);
