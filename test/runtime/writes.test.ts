@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import { createCheck, updateCheck } from "../../src/github/writes.js";
-import { DiffwardOctokit } from "../../src/runtime/octokit.js";
 import { applyWrites, createdCheckRunId } from "../../src/runtime/writes.js";
+import { quickRetryOctokit } from "../support/octokit.js";
 import { openPull, sha } from "../support/pr.js";
 
 /**
@@ -16,12 +16,7 @@ describe("applyWrites: GitHub 5xx on a write", () => {
     h = await startHarness({
       settings: { writeRetryDelaysMs: [200, 200, 200] },
       // Octokit's own retries, as in production (3), 10 ms apart instead of 1 s, 4 s and 9 s
-      boot: {
-        Octokit: DiffwardOctokit.defaults((o: Record<string, unknown>) => ({
-          ...o,
-          retry: { retryAfterBaseValue: 10 },
-        })),
-      },
+      boot: { Octokit: quickRetryOctokit(10) },
     });
   });
   afterAll(async () => h?.close());
