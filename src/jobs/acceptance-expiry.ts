@@ -23,7 +23,7 @@ import { recomputeCheck } from "../triage/check.js";
 import { readDecisions, recordDecisions } from "../triage/decisions.js";
 import { AcceptanceExpiryJobData, dropExpiryEntry, expiryAudit, type ExpiryPull } from "../triage/expiry.js";
 import { refreshFindingComment, setThreadResolved } from "../triage/reflect.js";
-import type { Decision } from "../triage/types.js";
+import { Decision } from "../triage/types.js";
 
 /** What the job did: `expired` (set back to `NOT_STARTED`), `cancelled` (the decision changed), `skipped` (the finding is in another state). */
 export type ExpiryOutcome = "expired" | "cancelled" | "skipped";
@@ -39,7 +39,8 @@ const SENT_TTL_SECONDS = 7 * 24 * 3600;
  *    one (changed in the service's UI, say), nothing is sent and the expiry ends;
  * 3. `PATCH …/resolution` with `resolutionStatus: NOT_STARTED`, then the note "Risk acceptance by @… expired
  *    on …" (`POST …/notes`: the service ignores a note sent with `NOT_STARTED`, spec §Findings resolution
- *    rule 2), each once whatever the job's retries;
+ *    rule 2); each step once whatever the job's retries (recorded in `once:expiry:<expiryId>`, kept 7 days,
+ *    with the accepted decision, so a retry after the decision was replaced still reflects it);
  * 4. the decision recorded (`NOT_STARTED`: nothing is carried to later pushes), then the pull request follows
  *    ({@link reflectExpiry}) and the expiry is audited.
  * Service and GitHub errors are thrown: BullMQ retries with backoff (`EVENT_JOB_OPTIONS`).
@@ -48,7 +49,12 @@ export async function processAcceptanceExpiry(rt: Runtime, job: Job): Promise<Ex
   const d = AcceptanceExpiryJobData.parse(job.data);
   const key = pullKey(d.owner, d.repo, d.pullNumber);
   const log = rt.log.child({ job: job.id, pull: key, installation: d.installationId });
-  const found = (await readDecisions(rt, key, log)).find((x) => x.expiryId === d.expiryId);
+  const sentKey = `${rt.state.prefix}:once:expiry:${d.expiryId}`;
+  const sent = await rt.redis.hgetall(sentKey);
+  // a retry after the decision was recorded finds the accepted decision in the job's record
+  const found =
+    (await readDecisions(rt, key, log)).find((x) => x.expiryId === d.expiryId) ??
+    (sent.decision && !sent.reflected ? Decision.parse(JSON.parse(sent.decision)) : undefined);
   if (!found?.expiresAt) {
     log.info("acceptance expiry: the decision changed meanwhile, nothing to do");
     await dropExpiryEntry(rt, d, d.expiryId);
@@ -57,10 +63,8 @@ export async function processAcceptanceExpiry(rt: Runtime, job: Job): Promise<Ex
   const decision = { ...found, expiresAt: found.expiresAt };
   const tenant = await rt.scanner.forAccount(d.accountLogin);
   if (!tenant) throw new Error("acceptance expiry: no scanning-service token for the account (retried)");
-  const sentKey = `${rt.state.prefix}:once:expiry:${d.expiryId}`;
   const detail = await tenant.client.getFinding(tenant.projectId, decision.findingId);
-  const patched = (await rt.redis.hget(sentKey, "resolution")) !== null;
-  if (!patched && detail.resolutionStatus !== decision.resolutionStatus) {
+  if (sent.resolution === undefined && detail.resolutionStatus !== decision.resolutionStatus) {
     log.info(
       { finding: detail.id, accepted: decision.resolutionStatus, now: detail.resolutionStatus },
       "acceptance expiry: the finding is in another state, nothing changed",
@@ -68,24 +72,28 @@ export async function processAcceptanceExpiry(rt: Runtime, job: Job): Promise<Ex
     await endExpiry(rt, d, decision, detail, "skipped");
     return "skipped";
   }
+  const mark = (step: string, value = "1") =>
+    rt.redis.multi().hset(sentKey, step, value).expire(sentKey, SENT_TTL_SECONDS).exec();
+  if (!sent.decision) await mark("decision", JSON.stringify(decision));
   const note = expiredNote(decision.by, decision.expiresAt, decision.resolutionStatus);
-  for (const [step, write] of [
-    [
-      "resolution",
-      () => tenant.client.setResolution(tenant.projectId, detail.id, { resolutionStatus: "NOT_STARTED" }),
-    ],
-    ["note", () => tenant.client.addNote(tenant.projectId, detail.id, note)],
-  ] as const) {
-    if ((await rt.redis.hget(sentKey, step)) !== null) continue;
-    await write();
-    await rt.redis.multi().hset(sentKey, step, "1").expire(sentKey, SENT_TTL_SECONDS).exec();
+  if (!sent.resolution) {
+    await tenant.client.setResolution(tenant.projectId, detail.id, { resolutionStatus: "NOT_STARTED" });
+    await mark("resolution");
+  }
+  if (!sent.note) {
+    await tenant.client.addNote(tenant.projectId, detail.id, note);
+    await mark("note");
   }
   log.info(
     { finding: detail.id, expiresAt: decision.expiresAt },
     "acceptance expired: finding not started again",
   );
-  await endExpiry(rt, d, decision, detail, "applied");
+  if (!sent.ended) {
+    await endExpiry(rt, d, decision, detail, "applied");
+    await mark("ended");
+  }
   await reflectExpiry(rt, d, decision, tenant, log);
+  await mark("reflected");
   return "expired";
 }
 

@@ -6,7 +6,9 @@
  * flush (rebuilt by reconciliation from the service's note) and a lost job (added again); one that finds the
  * finding in another state sends nothing; a later `/reopen` cancels it; an approval keeps it; past, malformed and too-far dates, and a missing one under `triage.requireExpiry`, are refused.
  */
+import type { Job } from "bullmq";
 import { describe, expect, it } from "vitest";
+import { processAcceptanceExpiry } from "../../src/jobs/acceptance-expiry.js";
 import type { Harness } from "../../dev/harness/harness.js";
 import { readAudit } from "../../src/runtime/audit-log.js";
 import { pullKey } from "../../src/runtime/names.js";
@@ -133,6 +135,30 @@ describe("an acceptance with an expiry", () => {
         to: "NOT_STARTED",
       }),
     );
+
+    // the job run again (a retry after its reflection failed): no second PATCH, note or audit entry
+    const ours = soon.find((e) => e.findingId === pr.byTitle.get(SQLI))!;
+    const job = {
+      id: ours.expiryId,
+      data: {
+        installationId: pr.payload.installation.id,
+        accountLogin: pr.payload.repository.owner.login,
+        owner: pr.owner,
+        repo: pr.repo,
+        pullNumber: pr.pullNumber,
+        expiryId: ours.expiryId,
+      },
+    } as unknown as Job;
+    const notes = sandboxFinding(h, pr, SQLI).notes.length;
+    await h.booted.rt.redis.hdel(`${h.booted.rt.state.prefix}:once:expiry:${ours.expiryId}`, "reflected");
+    expect(await processAcceptanceExpiry(h.booted.rt, job)).toBe("expired");
+    expect(await processAcceptanceExpiry(h.booted.rt, job)).toBe("cancelled");
+    expect(patches()).toBe(sent + 1);
+    expect(sandboxFinding(h, pr, SQLI).notes).toHaveLength(notes);
+    const expires = (await auditEntries()).filter(
+      (e) => e.action === "expire" && e.findingId === pr.byTitle.get(SQLI),
+    );
+    expect(expires).toHaveLength(1);
   });
 
   it("follows the finding to a new push: the carried acceptance expires on the new scan's finding, once", async () => {
