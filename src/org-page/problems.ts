@@ -68,7 +68,8 @@ function githubState(deps: OrgPageDeps, installationId: number): Promise<GitHubH
     try {
       const octokit = await deps.rt.octokit(installationId);
       const res = await octokit.request("GET /installation/repositories", { per_page: 1 });
-      return { state: "ok", detail: `${res.data.total_count} repositories` };
+      const n = res.data.total_count;
+      return { state: "ok", detail: `${n} ${n === 1 ? "repository" : "repositories"}` };
     } catch (err) {
       deps.rt.log.warn({ err, installationId }, "organization page: GitHub did not answer the installation");
       const status = (err as { status?: number }).status;
