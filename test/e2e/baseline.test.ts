@@ -1,7 +1,13 @@
 import type { Job } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHarness, type Harness } from "../../dev/harness/harness.js";
-import { pushPayload, sarifSchemaErrors, type PushInput } from "../../dev/github-standin/index.js";
+import {
+  mergeGroupPayload,
+  pushPayload,
+  sarifSchemaErrors,
+  type PushInput,
+} from "../../dev/github-standin/index.js";
+import { queuedPull } from "../support/merge-group.js";
 import { demoConfig } from "../../dev/harness/demo-repo.js";
 import { demoBaseline } from "../../dev/harness/baseline.js";
 import { isRuledOut } from "../../src/domain/verdict.js";
@@ -647,6 +653,31 @@ describe("baseline: scans of the default branch", () => {
       );
       expect(raised.output.summary).toMatch(/ _pre-existing_ \|/);
       expect(launchesOf(sha(0x24e3))).toHaveLength(1);
+    });
+
+    it("a merge group's own scan (mergeQueue: scan) blocks on the same findings as its pull request: the pre-existing high one does not", async () => {
+      const r = await repoWith("bl-only-new-mq", onlyNew("mergeQueue: scan"), 0x2520);
+      const demo = h.sandbox.state.scenario!;
+      h.sandbox.state.scenario = scenarioWith(A, B("LOW"));
+      try {
+        await push(r, { after: sha(0x2521), before: sha(0x2520) });
+        await completedRun(h, r.owner, r.repo, sha(0x2521), 30_000);
+        const { group } = queuedPull(
+          h,
+          { head: sha(0x2522), repo: r.repo, number: 85, private: true },
+          { head: sha(0x2523), base: sha(0x2521) },
+        );
+        const ack = await h.send("merge_group", mergeGroupPayload(h.github.state, group, "checks_requested"));
+        expect(ack.status).toBe(200);
+        const run = await completedRun(h, r.owner, r.repo, group.headSha, 30_000);
+        expect(launchesOf(group.headSha)).toHaveLength(1);
+        expect(run.output.summary).toContain("Merge group");
+        expect(run.conclusion).toBe("success");
+        expect(run.output.title).toBe("No new blocking findings (1 pre-existing at or above high)");
+        expect(run.output.summary).toContain(`### Against the baseline of \`${r.branch}\``);
+      } finally {
+        h.sandbox.state.scenario = demo;
+      }
     });
 
     it("without a baseline of the base branch: every finding counts, and the summary says so", async () => {

@@ -17,7 +17,7 @@ import { renderFindingComment } from "../../render/inline-comment.js";
 import { keepDetails, withKeptDetails, type KeptDetail } from "../../report/details.js";
 import type { ReportExtras } from "../../report/extras.js";
 import { findingCommentOptions } from "../../report/finding-comment.js";
-import { reportAnnotations } from "../../report/verdict.js";
+import { reportAnnotations, reportRule } from "../../report/verdict.js";
 import type { CodeScanningInfo } from "../../render/code-scanning.js";
 import type { Note, ScanDetail } from "../../scanner/schemas.js";
 import type { Settings } from "../../runtime/runtime.js";
@@ -453,11 +453,13 @@ export function decideReviewlessReport(
   const { findings } = read;
   const cfg = d.config;
   const disclosure = cfg.disclosure ?? "full";
+  // a merge group's comparison with its base branch's baseline (none for a baseline's own report)
+  const rule = reportRule({ config: cfg, extras: read.extras });
   const plan = planReport({
     findings,
     files: [],
     posted: [],
-    config: { failOn: cfg.failOn, disclosure, maxInline: 0, minSeverity: cfg.comments.minSeverity },
+    config: { failOn: rule, disclosure, maxInline: 0, minSeverity: cfg.comments.minSeverity },
   });
   const output = completedOutput(settings, d, scan, findings, {
     inlineIds: [],
@@ -470,7 +472,7 @@ export function decideReviewlessReport(
   const summary =
     Buffer.byteLength(withNote, "utf8") <= CHECK_RUN_SUMMARY_MAX_BYTES ? withNote : output.summary;
   const annotations = toAnnotations(findings, disclosure, {
-    failOn: cfg.failOn,
+    failOn: rule,
     labelPrefix: settings.labelPrefix,
   });
   const { completion, conclusion } = decideReportWrites({

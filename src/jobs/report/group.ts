@@ -8,6 +8,10 @@ import type { Runtime } from "../../runtime/runtime.js";
 import { applyWrites } from "../../runtime/writes.js";
 import type { PollJobData } from "../types.js";
 import { decideReviewlessReport } from "./decide.js";
+import { againstBaseline } from "../../report/baseline.js";
+import type { BaselineInfo } from "../../render/baseline.js";
+import { getBaselineReport } from "../../runtime/baseline-state.js";
+import { parseMergeGroupRef } from "../../domain/merge-group.js";
 import { concludeUnfinished, readScanFindings, settleReportedSpend, uploadReport } from "./steps.js";
 
 /**
@@ -38,7 +42,11 @@ export async function reportGroupScan(
     d.pullNumber > 0 ? await applyPullDecisions(rt, tenant, d, raw, log) : raw;
 
   const reserved = scan.creditBudget ?? d.creditBudget;
-  const extras = await collectReportExtras(rt, octokit, tenant, d, reserved ?? undefined, log);
+  const baseline = await groupBaseline(rt, d, findings);
+  const extras = {
+    ...(await collectReportExtras(rt, octokit, tenant, d, reserved ?? undefined, log)),
+    ...(baseline ? { baseline } : {}),
+  };
   // creditCap.monthly: a settled group scan counts what it spent, no longer its budget;
   // one not settled yet is looked at again later, for the ledger only (the group has no report state)
   await settleReportedSpend(rt, d, extras.credits);
@@ -56,5 +64,26 @@ export async function reportGroupScan(
   log.info(
     { conclusion, findings: findings.length, annotations: annotations.length },
     "merge group scan reported",
+  );
+}
+
+/**
+ * The merge group's findings against its base branch's last completed baseline (the branch its `head_ref`
+ * names, `gh-readonly-queue/<base>/pr-…`), as a pull request's report has them, so `failOn: {only: new}`
+ * blocks the group on the same findings as the pull request.
+ */
+async function groupBaseline(
+  rt: Runtime,
+  d: PollJobData,
+  findings: readonly ReportFinding[],
+): Promise<BaselineInfo | undefined> {
+  const branch =
+    d.target?.kind === "merge-group" ? parseMergeGroupRef(d.target.headRef)?.baseBranch : undefined;
+  if (!branch) return undefined;
+  return againstBaseline(
+    await getBaselineReport(rt.state, d.owner, d.repo),
+    branch,
+    findings,
+    d.config.failOn,
   );
 }

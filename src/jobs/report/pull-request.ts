@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import { getPull, listPullFiles } from "../../github/pulls.js";
-import { compareWithBaseline } from "../../domain/baseline.js";
+import { againstBaseline } from "../../report/baseline.js";
 import { blockingRule } from "../../domain/verdict.js";
 import { comparisonOf, type BaselineInfo } from "../../render/baseline.js";
 import { getBaselineReport } from "../../runtime/baseline-state.js";
@@ -135,8 +135,7 @@ async function readBaselineComparison(
   const onlyNew = blockingRule(d.config.failOn).only === "new";
   if (!baseline && !onlyNew) return undefined;
   const pull = await getPull(octokit, { owner: d.owner, repo: d.repo, pullNumber: d.pullNumber });
-  if (baseline && pull.baseRef === baseline.branch) return compareWithBaseline(findings, baseline);
-  return onlyNew ? { branch: pull.baseRef, missing: true } : undefined;
+  return againstBaseline(baseline, pull.baseRef, findings, d.config.failOn);
 }
 
 /** Details (description, recommended fix, notes) only for the findings shown inline: one `GET` each. */

@@ -1,0 +1,31 @@
+/**
+ * What a report shows of its base branch's baseline (pure): the comparison of its findings with the branch's
+ * last completed baseline, or, with `failOn: {only: new}` and no such baseline, that it has none (so the
+ * summary says every finding counts). Shared by a pull request's report and a merge group's.
+ */
+import type { FailOnSetting } from "../config/repo-config.js";
+import { compareWithBaseline } from "../domain/baseline.js";
+import type { ReportFinding } from "../domain/types.js";
+import { blockingRule } from "../domain/verdict.js";
+import type { BaselineInfo } from "../render/baseline.js";
+
+/** A completed baseline as the report reads it (src/runtime/baseline-state.ts `BaselineReport`). */
+export interface CompletedBaseline {
+  branch: string;
+  headSha: string;
+  openFingerprints: readonly string[];
+}
+
+/**
+ * The report's {@link BaselineInfo}: the comparison when `baseline` is of `branch` (the pull request's or the
+ * merge group's base branch), else `{ branch, missing: true }` with `failOn: {only: new}`, else `undefined`.
+ */
+export function againstBaseline(
+  baseline: CompletedBaseline | undefined,
+  branch: string,
+  findings: readonly ReportFinding[],
+  failOn: FailOnSetting,
+): BaselineInfo | undefined {
+  if (baseline && baseline.branch === branch) return compareWithBaseline(findings, baseline);
+  return blockingRule(failOn).only === "new" ? { branch, missing: true } : undefined;
+}
