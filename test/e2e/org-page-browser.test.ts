@@ -119,7 +119,9 @@ describe("the organization's page in Chromium", () => {
   it("is readable on a phone: nothing wider than the screen but the tables, which scroll in their box", async () => {
     const b = await browser({ width: 390, height: 844 });
     const page = await signIn(b, `/installations/${ACME}`, "acme-owner");
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    const overflow = await page.evaluate<number>(
+      "document.documentElement.scrollWidth - window.innerWidth", // runs in the page (the DOM is not in our lib)
+    );
     expect(overflow).toBeLessThanOrEqual(0);
     await page.screenshot({ path: `${OUT}/owner-phone.png`, fullPage: true });
   }, 90_000);

@@ -163,7 +163,7 @@ describe("write lane (real Redis)", () => {
     expect(log.slice(5).map(([n]) => n.slice(0, 2))).toEqual(["p1", "p1", "p1", "p1"]);
     // the gaps are read from the lane's own record of its grants (Redis's clock, `sent`), not from when each
     // caller's promise settled: a loaded event loop delays the latter, never the former
-    const sent = await connections[0]!.zrange(`${prefix}:lane:${inst}:sent`, 0, -1, "WITHSCORES");
+    const sent = await connections[0]!.zrange(`${prefix}:lane:${inst}:sent`, "0", "-1", "WITHSCORES");
     const times = sent.filter((_, i) => i % 2 === 1).map(Number);
     expect(times).toHaveLength(9);
     for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(150);
