@@ -178,6 +178,7 @@ export async function recordScanSpend(
     d.installationId,
     d.launchedAt,
     { scanId: d.scanId, repository: `${d.owner}/${d.repo}`, pullNumber: d.pullNumber, credits, settled },
-    d.config?.creditCap.monthly,
+    // a settle job carries no config: the cap kept by the report stays
+    d.config ? (d.config.creditCap.monthly ?? null) : undefined,
   );
 }

@@ -66,21 +66,24 @@ export class OrgRecords {
   /**
    * Counts a scan's spend in the month it was launched (UTC). A settled spend replaces whatever was
    * counted; a budget is written only when nothing is counted yet, so a late report never undoes a
-   * settlement. The repository's `creditCap.monthly` (when given) is kept beside it for the page.
+   * settlement. The repository's `creditCap.monthly` is kept beside it for the page.
    * @param launchedAt ms since the epoch
+   * @param cap the repository's cap in credits; `null`: it has none (a cap kept before is dropped);
+   *   `undefined`: not known here (what is kept stays)
    */
   async recordSpend(
     installationId: number,
     launchedAt: number,
     spend: ScanSpendRecord,
-    cap?: number,
+    cap?: number | null,
   ): Promise<void> {
     const k = this.#k("spend", installationId, capMonth(launchedAt));
     const field = `s:${spend.scanId}`;
     const m = this.redis.multi();
     if (spend.settled) m.hset(k, field, JSON.stringify(spend));
     else m.hsetnx(k, field, JSON.stringify(spend));
-    if (cap !== undefined) m.hset(k, `cap:${spend.repository}`, String(cap));
+    if (cap === null) m.hdel(k, `cap:${spend.repository}`);
+    else if (cap !== undefined) m.hset(k, `cap:${spend.repository}`, String(cap));
     await m.expire(k, SPEND_TTL_SECONDS).exec();
   }
 

@@ -57,6 +57,11 @@ describe("OrgRecords", () => {
     ]);
     expect(nov!.scans).toEqual([{ ...scan, credits: 32, settled: true }]);
     expect(nov!.caps).toEqual(new Map([["acme/web", 400]]));
+    // a cap removed from the config is dropped; a write that does not know the config keeps it
+    await records.recordSpend(1, NOV, { ...scan, scanId: "s2", credits: 1, settled: true });
+    expect((await records.monthSpend(1, ["2026-11"]))[0]!.caps).toEqual(new Map([["acme/web", 400]]));
+    await records.recordSpend(1, NOV, { ...scan, scanId: "s3", credits: 1, settled: true }, null);
+    expect((await records.monthSpend(1, ["2026-11"]))[0]!.caps).toEqual(new Map());
     const ttl = await redis.ttl(`${prefix}:spend:1:2026-11`);
     expect(ttl).toBeGreaterThan(SPEND_TTL_SECONDS - 10);
     expect((await records.monthSpend(2, ["2026-11"]))[0]!.scans).toEqual([]);
