@@ -10,13 +10,11 @@ import { readAudit, type AuditEntry } from "../../src/runtime/audit-log.js";
 import { jobId, pullKey } from "../../src/runtime/names.js";
 import { readDecisions } from "../../src/triage/decisions.js";
 import { completedRun, openPull, pushPull, sha } from "../support/pr.js";
-import { TRIAGE_SCENARIO, nextAnswer, sandboxFinding } from "../support/reported-pull.js";
+import { TRIAGE_SCENARIO, nextAnswer, sandboxFinding, SQLI, SECRET } from "../support/reported-pull.js";
 import { queuedPull } from "../support/merge-group.js";
 import { UnthrottledOctokit } from "../support/octokit.js";
+import { WRITER } from "../support/commands.js";
 
-const SQLI = "SQL injection in user lookup";
-const SECRET = "Session secret hard-coded";
-const WRITER = "octo-writer";
 const READER = "octo-reader";
 const UPLOAD_ON = "codeScanning:\n  upload: true";
 /** A private repository's config without `disclosure`: the effective disclosure is `full`. */

@@ -15,13 +15,24 @@ import { pullKey } from "../../src/runtime/names.js";
 import { readDecisions } from "../../src/triage/decisions.js";
 import { listAcceptanceExpiries } from "../../src/triage/expiry.js";
 import { flushPrefix } from "../support/flush.js";
-import { openConfiguredPull, replyTo, sandboxCalls, sayIn, useCommandHarness } from "../support/commands.js";
+import {
+  openConfiguredPull,
+  replyTo,
+  sandboxCalls,
+  sayIn,
+  useCommandHarness,
+  WRITER,
+} from "../support/commands.js";
 import { findingLabel } from "../../src/scanner/labels.js";
-import { checkOf, pushAndReport, sandboxFinding, type ReportedPull } from "../support/reported-pull.js";
+import {
+  checkOf,
+  pushAndReport,
+  sandboxFinding,
+  type ReportedPull,
+  SQLI,
+  SECRET,
+} from "../support/reported-pull.js";
 
-const SQLI = "SQL injection in user lookup";
-const SECRET = "Session secret hard-coded";
-const WRITER = "octo-writer";
 const MAINTAINER = "octo-maintainer";
 const PATCH_RESOLUTION = "PATCH /projects/:projectId/findings/:findingId/resolution";
 

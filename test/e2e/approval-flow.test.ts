@@ -19,13 +19,12 @@ import {
   threadAnswers,
   type ReportedPull,
   sandboxFinding,
+  SQLI,
+  SECRET,
+  RATE,
 } from "../support/reported-pull.js";
-import { replyTo, sandboxCalls, sayIn, useCommandHarness } from "../support/commands.js";
+import { replyTo, sandboxCalls, sayIn, useCommandHarness, WRITER } from "../support/commands.js";
 
-const SQLI = "SQL injection in user lookup";
-const SECRET = "Session secret hard-coded";
-const RATE = "Missing rate limit on login";
-const WRITER = "octo-writer";
 const WRITER2 = "octo-writer-two";
 const MAINTAINER = "octo-maintainer";
 const MAINTAINER2 = "octo-maintainer-two";

@@ -21,11 +21,8 @@ import { jobId } from "../../src/runtime/names.js";
 import { findingLabel } from "../../src/scanner/labels.js";
 import { startWebServer, type WebServer } from "../../src/web.js";
 import { openConfiguredPull, replyTo, useCommandHarness } from "../support/commands.js";
-import type { ReportedPull } from "../support/reported-pull.js";
+import { type ReportedPull, SQLI, SECRET, RATE } from "../support/reported-pull.js";
 
-const SQLI = "SQL injection in user lookup";
-const SECRET = "Session secret hard-coded";
-const RATE = "Missing rate limit on login";
 const AUTHOR = "octo-writer";
 const MAINTAINER = "octo-maintainer";
 const READER = "octo-reader";

@@ -13,16 +13,19 @@ import { webhookExample } from "../../dev/harness/examples.js";
 import type { ScenarioInput } from "../../dev/sandbox/schemas.js";
 import { ZWSP } from "../../src/render/escape.js";
 import { findingLabel } from "../../src/scanner/labels.js";
-import { currentCheckRun, openReportedPull, type ReportedPull } from "../support/reported-pull.js";
-import { replyTo, sandboxCalls, sayIn, useCommandHarness } from "../support/commands.js";
+import {
+  currentCheckRun,
+  openReportedPull,
+  type ReportedPull,
+  SQLI,
+  SECRET,
+} from "../support/reported-pull.js";
+import { replyTo, sandboxCalls, sayIn, useCommandHarness, WRITER } from "../support/commands.js";
 import { DIFFWARD_HTML, hazards } from "../support/markdown.js";
 
 const PUBLIC_URL = "https://scanner.example";
-const WRITER = "octo-writer";
 const GET_DETAIL = "GET /projects/:projectId/findings/:findingId";
 
-const SQLI = "SQL injection in user lookup";
-const SECRET = "Session secret hard-coded";
 const LEGACY = "Prototype pollution in legacy merge helper";
 const PIN = "Dependency pins a vulnerable version";
 

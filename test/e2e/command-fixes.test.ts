@@ -9,14 +9,10 @@
 import { describe, expect, it } from "vitest";
 import type { Harness } from "../../dev/harness/harness.js";
 import { findingLabel } from "../../src/scanner/labels.js";
-import { type ReportedPull, sandboxFinding } from "../support/reported-pull.js";
-import { openConfiguredPull, replyTo, sayIn, useCommandHarness } from "../support/commands.js";
+import { type ReportedPull, sandboxFinding, SQLI, SECRET, RATE } from "../support/reported-pull.js";
+import { openConfiguredPull, replyTo, sayIn, useCommandHarness, WRITER } from "../support/commands.js";
 
-const SQLI = "SQL injection in user lookup";
-const SECRET = "Session secret hard-coded";
-const RATE = "Missing rate limit on login";
 const ADMIN = "octo-admin";
-const WRITER = "octo-writer";
 
 let h: Harness;
 useCommandHarness((started) => (h = started), { publicUrl: "https://scanner.example" });

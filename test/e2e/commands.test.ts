@@ -13,13 +13,12 @@ import {
   threadAnswers,
   type ReportedPull,
   sandboxFinding,
+  SQLI,
+  SECRET,
+  RATE,
 } from "../support/reported-pull.js";
-import { replyTo, sayIn, useCommandHarness } from "../support/commands.js";
+import { replyTo, sayIn, useCommandHarness, WRITER } from "../support/commands.js";
 
-const SQLI = "SQL injection in user lookup";
-const SECRET = "Session secret hard-coded";
-const RATE = "Missing rate limit on login";
-const WRITER = "octo-writer";
 const READER = "octo-reader";
 
 let h: Harness;

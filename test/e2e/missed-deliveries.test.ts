@@ -8,13 +8,12 @@ import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import { webhookExample } from "../../dev/harness/examples.js";
 import { demoConfig, demoPullFiles } from "../../dev/harness/demo-repo.js";
 import { writeReviewReply } from "../../dev/harness/triage.js";
-import { TRIAGE_SCENARIO, nextSha, openReportedPull, threadAnswers } from "../support/reported-pull.js";
+import { TRIAGE_SCENARIO, nextSha, openReportedPull, threadAnswers, SQLI } from "../support/reported-pull.js";
 import type { Payload } from "../support/pr.js";
 import { sandboxCalls } from "../support/commands.js";
 import { UnthrottledOctokit } from "../support/octokit.js";
 
 const PATCH_RESOLUTION = "PATCH /projects/:projectId/findings/:findingId/resolution";
-const SQLI = "SQL injection in user lookup";
 
 let h: Harness;
 beforeAll(async () => {

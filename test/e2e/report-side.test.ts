@@ -11,13 +11,12 @@ import {
   pushHead,
   threadAnswers,
   waitForReport,
+  SQLI,
+  SECRET,
+  RATE,
 } from "../support/reported-pull.js";
 import { writeReviewReply } from "../../dev/harness/triage.js";
 import { UnthrottledOctokit } from "../support/octokit.js";
-
-const SQLI = "SQL injection in user lookup";
-const SECRET = "Session secret hard-coded";
-const RATE = "Missing rate limit on login";
 
 let h: Harness;
 let scanMs = 800;

@@ -6,9 +6,8 @@
 import { describe, expect, it } from "vitest";
 import type { Harness } from "../../dev/harness/harness.js";
 import type { ReportedPull } from "../support/reported-pull.js";
-import { openConfiguredPull, sandboxCalls, sayIn, useCommandHarness } from "../support/commands.js";
+import { openConfiguredPull, sandboxCalls, sayIn, useCommandHarness, WRITER } from "../support/commands.js";
 
-const WRITER = "octo-writer";
 const MAINTAINER = "octo-maintainer";
 const READER = "octo-reader";
 

@@ -15,13 +15,12 @@ import {
   threadAnswers,
   type ReportedPull,
   sandboxFinding,
+  SQLI,
+  SECRET,
+  RATE,
 } from "../support/reported-pull.js";
-import { replyTo, sandboxCalls, useCommandHarness } from "../support/commands.js";
+import { replyTo, sandboxCalls, useCommandHarness, WRITER } from "../support/commands.js";
 
-const SQLI = "SQL injection in user lookup";
-const SECRET = "Session secret hard-coded";
-const RATE = "Missing rate limit on login";
-const WRITER = "octo-writer";
 const PATCH_RESOLUTION = "PATCH /projects/:projectId/findings/:findingId/resolution";
 const PATCH_SEVERITY = "PATCH /projects/:projectId/findings/:findingId/severity";
 

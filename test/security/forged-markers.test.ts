@@ -11,12 +11,8 @@ import type { Harness } from "../../dev/harness/harness.js";
 import { writeReviewReply } from "../../dev/harness/triage.js";
 import { findingMarker } from "../../src/render/inline-comment.js";
 import { findingLabel } from "../../src/scanner/labels.js";
-import { pushAndReport, threadAnswers, type ReportedPull } from "../support/reported-pull.js";
-import { openConfiguredPull, useCommandHarness } from "../support/commands.js";
-
-const SQLI = "SQL injection in user lookup";
-const SECRET = "Session secret hard-coded";
-const WRITER = "octo-writer";
+import { pushAndReport, threadAnswers, type ReportedPull, SQLI, SECRET } from "../support/reported-pull.js";
+import { openConfiguredPull, useCommandHarness, WRITER } from "../support/commands.js";
 
 let h: Harness;
 useCommandHarness((started) => (h = started), { scanDurationMs: 800 });

@@ -20,7 +20,7 @@ import type { ScenarioInput } from "../../dev/sandbox/schemas.js";
 import { UnthrottledOctokit } from "./octokit.js";
 
 /** The login that writes commands unless a test names another. */
-const WRITER = "octo-writer";
+export const WRITER = "octo-writer";
 
 /** How a file's harness differs from the shared one. */
 export interface CommandHarnessOptions {

@@ -7,12 +7,17 @@ import { reportEnded, type Payload } from "./pr.js";
 import type { ScenarioInput } from "../../dev/sandbox/schemas.js";
 
 /** Two blocking findings with comments (CRITICAL, HIGH), one MEDIUM below `failOn: high`. */
+/** The titles of {@link TRIAGE_SCENARIO}'s findings: CRITICAL, HIGH and MEDIUM. */
+export const SQLI = "SQL injection in user lookup";
+export const SECRET = "Session secret hard-coded";
+export const RATE = "Missing rate limit on login";
+
 export const TRIAGE_SCENARIO: ScenarioInput = {
   name: "triage",
   spendCredits: 10,
   findings: [
     {
-      title: "SQL injection in user lookup",
+      title: SQLI,
       location: "src/db.js:12",
       severity: "CRITICAL",
       category: "injection",
@@ -21,14 +26,14 @@ export const TRIAGE_SCENARIO: ScenarioInput = {
       description: "`findUser` concatenates `req.query.name` into SQL.",
     },
     {
-      title: "Session secret hard-coded",
+      title: SECRET,
       location: "src/server.js:8",
       severity: "HIGH",
       category: "secrets",
       description: "The session secret is a literal.",
     },
     {
-      title: "Missing rate limit on login",
+      title: RATE,
       location: "src/server.js:31",
       severity: "MEDIUM",
       category: "authentication",
