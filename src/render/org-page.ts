@@ -299,7 +299,7 @@ const APPROVAL_COLUMNS = (links: Links): Array<Column<HeldApproval>> => [
   ["Severity", (a) => escapeHtml(a.severity)],
   ["Dismissal", (a) => escapeHtml(a.resolutionStatus)],
   ["Asked by", (a) => escapeHtml(a.requestedBy)],
-  ["Asked at", (a) => escapeHtml(a.requestedAt)],
+  ["Asked at", (a) => formatInstant(Date.parse(a.requestedAt))],
 ];
 
 function approvalsSection(page: InstallationPage, links: Links): string {

@@ -87,7 +87,9 @@ describe("renderInstallationPage", () => {
       ),
     );
     expect(html).toContain("<td>1 min 35 s</td>");
-    expect(html).toContain('<a href="https://github.com/acme/web/pull/11#discussion_r555">fnd_1</a>');
+    expect(html).toContain(
+      '<a href="https://github.com/acme/web/pull/11#discussion_r555">fnd_1</a></td><td>HIGH</td><td>FALSE_POSITIVE</td><td>bob</td><td>2026-11-19 10:00 UTC</td>',
+    );
     expect(html).toContain("failOn: expected one of critical, high");
     expect(html).toContain(
       '<a href="https://github.com/acme/web/pull/11#discussion_r556">fnd_2</a></td><td>WONT_FIX</td><td>carol</td><td>2026-11-25 12:00 UTC</td>',
