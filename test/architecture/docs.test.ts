@@ -1,5 +1,5 @@
 /**
- * `docs/architecture.md` matches the tree (issue 9): every folder of `src/` and `dev/` has a row in its
+ * `docs/architecture.md` matches the tree: every folder of `src/` and `dev/` has a row in its
  * table, every file or folder the document names exists, and its "Redis keys" table lists exactly the key
  * kinds of `REDIS_KEYS` (src/runtime/names.ts), each with its prefix.
  */

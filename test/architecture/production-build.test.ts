@@ -1,5 +1,5 @@
 /**
- * Development tooling stays out of the product (issue 9, deliverable 3): compiling with
+ * Development tooling stays out of the product: compiling with
  * `tsconfig.build.json` (what `npm run build` and the Docker image run) emits the product's modules only,
  * none of the sandbox, the GitHub stand-in or the demo harness (`dev/`), and the Docker build stage copies
  * only `src` (plus the manifests and tsconfigs) into the image it compiles.

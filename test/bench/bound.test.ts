@@ -3,7 +3,7 @@ import { idealBound, idealBoundByInstallation } from "../../bench/bound.js";
 
 const GITHUB = { minGapMs: 1_000, perMinute: 80, perHour: 500 };
 
-describe("the ideal scheduler's bound (bench/bound.ts, issue 15 item 5)", () => {
+describe("the ideal scheduler's bound (bench/bound.ts)", () => {
   it("where the limits do not bind: creation at the webhook, completion at the scan's end", () => {
     const r = idealBound([{ key: "a", webhookAt: 0, scanDoneAt: 10_000 }], GITHUB);
     expect(r.firstFeedbackMs.get("a")).toBe(0);

@@ -14,7 +14,7 @@ describe("target choice", () => {
     expect(chooseFinding({})).toEqual({ kind: "missing" });
   });
 
-  it("a label or id named inside another finding's thread wins over the thread (issue 10, item 3)", () => {
+  it("a label or id named inside another finding's thread wins over the thread", () => {
     const ref = { kind: "label", short: "89abcdef", prefix: "SC" } as const;
     expect(chooseFinding({ threadFindingId: "f_a", threadCommentId: 5, ref })).toEqual({ kind: "ref", ref });
   });

@@ -368,7 +368,7 @@ describe("ENV_VARIABLES, derived from each variable's .meta()", () => {
   });
 });
 
-describe("deployment variables (issue 16)", () => {
+describe("deployment variables", () => {
   it("parses REDIS_CLUSTER_NODES into seed nodes and refuses malformed entries by name", () => {
     const env = loadEnv({
       ...PROD,

@@ -44,7 +44,7 @@ describe("fingerprint", () => {
     expect(fingerprint(a)).toBe(fingerprint(b));
   });
 
-  // issue 10, item 10: the first rule dropped digits and quotes, so these two were one finding
+  // the first rule dropped digits and quotes, so these two were one finding
   it("keeps two findings of the same shape apart (the AWS-key pair)", () => {
     const a = finding({
       location: "config/app.ts:8",

@@ -1,5 +1,5 @@
 /**
- * Two-person dismissals end to end (issue 12, point 1): real webhooks through the app, the sandbox over
+ * Two-person dismissals end to end: real webhooks through the app, the sandbox over
  * HTTP and the GitHub stand-in. With `triage.approval` set, a writer's `/fp` on a HIGH finding changes
  * nothing on the service; a maintainer's `/approve` changes it once and the check recomputes; the
  * requester cannot approve; `/reject` drops the request; requests survive pushes; a severity raise

@@ -1,5 +1,5 @@
 /**
- * Regression tests of issue 10 in the command path, against the real app on Redis, the sandbox and the
+ * Regression tests of the command path, against the real app on Redis, the sandbox and the
  * GitHub stand-in:
  * - item 3: a labelled command replied inside another finding's thread acts on the named finding (the
  *   label wins, and the answer says so), never on the thread's finding;
@@ -31,7 +31,7 @@ const say = async (pr: ReportedPull, body: string, login = WRITER) =>
 const publishedIds = () =>
   h.sandbox.state.published.filter((p) => p.kind === "finding").map((p) => p.targetId);
 
-describe("a labelled command inside another finding's thread (issue 10, item 3)", () => {
+describe("a labelled command inside another finding's thread", () => {
   it("/diffward wontfix SC-<B> under finding A's comment sets B, leaves A, and says so", async () => {
     const pr = await pull();
     const b = pr.byTitle.get(SECRET)!;
@@ -52,7 +52,7 @@ describe("a labelled command inside another finding's thread (issue 10, item 3)"
   });
 });
 
-describe("publishing and rescan budgets (issue 10, item 11)", () => {
+describe("publishing and rescan budgets", () => {
   it("publishing is off on a public repository unless commands.publishPermission is set", async () => {
     const pr = await pull();
     const before = publishedIds().length;

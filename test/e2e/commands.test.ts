@@ -375,7 +375,7 @@ describe("decisions survive pushes", () => {
     expect(newSqli.id).not.toBe(pr.byTitle.get(SQLI));
     expect(newSqli.resolutionStatus).toBe("FALSE_POSITIVE");
     const note = newSqli.notes.map((n) => n.body).find((b) => b.includes("earlier decision"))!;
-    // status names as the glossary writes them everywhere diffward posts (issue 11, deliverable 4)
+    // status names as the glossary writes them everywhere diffward posts
     expect(note).toContain("**False positive**");
     expect(note).toContain(`@${WRITER}`);
     expect(note).toContain(pr.byTitle.get(SQLI)!);

@@ -4,14 +4,14 @@ import { demoConfig } from "../../dev/harness/demo-repo.js";
 import { checkRuns, completedRun, openPull, pushPull, sha } from "../support/pr.js";
 
 /**
- * Regression tests of issue 10 item 7 ("Monthly credit cap not enforced against scans in flight"): pull
+ * Regression tests of "the monthly credit cap is enforced against scans in flight": pull
  * requests opened at once in one repository with `creditCap.monthly`, against the sandbox over HTTP, the
  * GitHub stand-in and a real Redis. Before the fix every launch passed the preflight (only settled spend was
  * counted) and the repository spent 4 × 10 credits under a cap of 5.
  */
 const CANCELLED_HEAD = sha(0x7301);
 
-describe("creditCap.monthly holds against scans in flight (issue 10 item 7)", () => {
+describe("creditCap.monthly holds against scans in flight", () => {
   let h: Harness;
 
   beforeAll(async () => {
@@ -28,7 +28,13 @@ describe("creditCap.monthly holds against scans in flight (issue 10 item 7)", ()
   afterAll(async () => h?.close());
 
   /** Opens `count` pull requests of one repository at once and waits until every check run is completed. */
-  async function openConcurrently(repo: string, repositoryId: string, extra: string, count: number, base: number) {
+  async function openConcurrently(
+    repo: string,
+    repositoryId: string,
+    extra: string,
+    count: number,
+    base: number,
+  ) {
     h.sandbox.state.addRepository({ id: repositoryId, readiness: "ready" });
     const config = demoConfig(extra).replace("repo_demo", repositoryId);
     const heads = Array.from({ length: count }, (_, i) => sha(base + i));
@@ -48,7 +54,13 @@ describe("creditCap.monthly holds against scans in flight (issue 10 item 7)", ()
   }
 
   it("four pull requests at once under `creditCap.monthly: 5` spend at most 5 credits", async () => {
-    const { scans, runs } = await openConcurrently("cap-five", "repo_cap_five", "creditCap:\n  monthly: 5", 4, 0x7001);
+    const { scans, runs } = await openConcurrently(
+      "cap-five",
+      "repo_cap_five",
+      "creditCap:\n  monthly: 5",
+      4,
+      0x7001,
+    );
     const spent = scans.reduce((sum, s) => sum + (s.spentCredits ?? 0) - s.refundedCredits, 0);
     const reserved = scans.reduce((sum, s) => sum + s.creditBudget, 0);
     expect(spent).toBeLessThanOrEqual(5);
@@ -103,7 +115,10 @@ describe("creditCap.monthly holds against scans in flight (issue 10 item 7)", ()
   it("a scan cancelled before it spent gives its budget back to the next launch", async () => {
     const repositoryId = "repo_cap_cancel";
     h.sandbox.state.addRepository({ id: repositoryId, readiness: "ready" });
-    const config = demoConfig("creditBudget: 10\ncreditCap:\n  monthly: 10").replace("repo_demo", repositoryId);
+    const config = demoConfig("creditBudget: 10\ncreditCap:\n  monthly: 10").replace(
+      "repo_demo",
+      repositoryId,
+    );
     const pr = await openPull(h, { head: sha(0x7301), repo: "cap-cancel", number: 1, config });
     const first = await h.waitFor(
       () => [...h.sandbox.state.scans.values()].find((s) => s.commitHash === sha(0x7301)),

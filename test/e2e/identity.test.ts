@@ -1,5 +1,5 @@
 /**
- * Finding identity end to end (issue 10, item 10): a team decision follows the same finding to the next
+ * Finding identity end to end: a team decision follows the same finding to the next
  * push's scan, says so when it was matched by fingerprint rather than by id, and never closes a different
  * finding of the same shape. Real app, Redis, the sandbox over HTTP and the GitHub stand-in; between
  * pushes the sandbox's scenario is swapped to model what the service reports for the new head.
@@ -69,7 +69,7 @@ async function decidedPull(first: ScenarioInput): Promise<ReportedPull> {
 
 const label = (id: string) => findingLabel(id, h.booted.rt.settings.labelPrefix);
 
-describe("finding identity across pushes (issue 10, item 10)", () => {
+describe("finding identity across pushes", () => {
   it("a false positive is not carried to a different finding of the same shape (the AWS-key pair)", async () => {
     const pr = await decidedPull(scenario(key(AWS_8, "src/server.js:8")));
     h.sandbox.state.scenario = loadScenario(scenario(key(AWS_240, "src/server.js:240")));

@@ -14,7 +14,7 @@ import { type Payload, MERGE_BASE, checkRuns, openPull, sha } from "../support/p
 import { propertyOptions, propertyRuns } from "../support/property.js";
 
 /**
- * Model-based (stateful) test of the pull-request lifecycle (issue 10 deliverable 4), with fast-check's
+ * Model-based (stateful) test of the pull-request lifecycle, with fast-check's
  * `fc.commands`: random sequences of pushes, force-pushes back to an earlier head, closes, merges, reopens,
  * re-runs, "Scan anyway" clicks (fork pull requests: `check_run.pull_requests` is empty, as GitHub sends it),
  * `/diffward rescan` and `/diffward cancel` from a maintainer, uninstalls, redeliveries, merge groups (the
@@ -542,7 +542,7 @@ async function queuesIdle(h: Harness, o: { reports?: boolean } = {}): Promise<bo
   return pending.every((j) => j.name === JOB.settle);
 }
 
-describe("pull-request lifecycle, model-based (issue 10 deliverable 4)", () => {
+describe("pull-request lifecycle, model-based", () => {
   let h: Harness;
   let n = 0;
 

@@ -9,14 +9,14 @@ import { LockBusyError } from "../../src/runtime/state.js";
 import { type Payload, MERGE_BASE, checkRuns, completedRun, openPull, pushPull, sha } from "../support/pr.js";
 
 /**
- * Regression tests of issue 10 ("Every check run ends, every credit is meant"), items 1, 2, 4, 5, 8 and 12:
+ * Regression tests of "every check run ends, every credit is meant":
  * real event sequences (webhooks from `@octokit/webhooks-examples`, signed) against the GitHub stand-in, the
  * sandbox over HTTP and a real Redis.
  */
 const RESCANNED = sha(1081);
 let rescannedOnce = false;
 
-describe("pull-request lifecycle under real event sequences (issue 10)", () => {
+describe("pull-request lifecycle under real event sequences", () => {
   let h: Harness;
   let n = 0;
   const repo = () => `lifecycle-${++n}`;

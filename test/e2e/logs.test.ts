@@ -9,7 +9,7 @@ import { completedRun, seedPull } from "../support/pr.js";
  * Logs during a whole end-to-end flow (debug level, Probot's and Octokit's lines included): bound to the
  * delivery, repository, installation, pull request and scan, and free of tokens, secrets and payloads.
  */
-describe("logs (issue 6 item 4)", () => {
+describe("logs", () => {
   let h: Harness | undefined;
   afterAll(async () => {
     await h?.close();

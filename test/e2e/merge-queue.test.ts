@@ -12,7 +12,7 @@ import { parseLocation } from "../../src/domain/location.js";
 import { addGroup, queuedPull } from "../support/merge-group.js";
 
 /**
- * Merge queues end to end (issue 13): real `merge_group` payloads (`@octokit/webhooks-examples`, filled from
+ * Merge queues end to end: real `merge_group` payloads (`@octokit/webhooks-examples`, filled from
  * the GitHub stand-in's merge groups), the scanning-service sandbox over HTTP, a real Redis.
  */
 describe("merge queue: the diffward check on merge groups", () => {
@@ -318,7 +318,7 @@ describe("merge queue: the diffward check on merge groups", () => {
       "the group scan's settlement in the ledger",
     );
     expect(spent).toBe(scan.spentCredits);
-    // the cap ledger counts the group scan's settled spend, no longer its budget (issue 10 item 7)
+    // the cap ledger counts the group scan's settled spend, no longer its budget
     const ledger = capLedgerOf(h.booted.rt.redis, h.booted.rt.state.prefix);
     const capKey = ledger.keyOf({ projectId: tenant.projectId, repositoryId: "repo_mq_cap" }, Date.now());
     await h.waitFor(

@@ -45,7 +45,7 @@ describe("pull request pipeline, end to end over HTTP", () => {
       30_000,
       "completed check run",
     );
-    await reportEnded(h, done.externalId); // the review goes after the completion (issue 15)
+    await reportEnded(h, done.externalId); // the review goes after the completion
     expect(done.conclusion).toBe("failure"); // the demo scenario has a confirmed critical finding
     expect(done.output.title).toMatch(/blocking/i);
     expect(done.externalId).toMatch(/\S/);
@@ -63,7 +63,7 @@ describe("pull request pipeline, end to end over HTTP", () => {
     expect(comments.some((c) => c.path === "lib/legacy.js")).toBe(false); // outside the diff: summary only
     expect(h.github.violations()).toEqual([]);
 
-    // Writes per pull request (issue 15, item 2), from the stand-in's request log: the check run created,
+    // Writes per pull request, from the stand-in's request log: the check run created,
     // completed with its annotations, then ONE review; a progress write only when the lane was idle.
     const writes = h.github.requests.filter(
       (r) => r.method !== "GET" && r.path.startsWith(`/repos/${owner}/${name}/`) && r.status < 300,

@@ -4,11 +4,11 @@ import { jobId } from "../../src/runtime/names.js";
 import { checkRuns, completedRun, launchedScan, openPull, reportEnded, sha } from "../support/pr.js";
 
 /**
- * Issue 15 item 1: polling never waits on GitHub. A terminal scan's report runs as its own job (queue
+ * polling never waits on GitHub. A terminal scan's report runs as its own job (queue
  * `diffward-reports`), so reports waiting for the installation's write lane do not hold the slots that poll
  * running scans. Counts and order only, no timing: the write lane is blocked on purpose while reports wait.
  */
-describe("reports on their own queue (issue 15 item 1)", () => {
+describe("reports on their own queue", () => {
   let h: Harness;
   const LONG = sha(0x15a1);
   const SHORT = [sha(0x15b1), sha(0x15b2), sha(0x15b3)];

@@ -1,5 +1,5 @@
 /**
- * Oversized answers of the scanning service end in a readable check run, not a crash (issue 10, item 15b):
+ * Oversized answers of the scanning service end in a readable check run, not a crash:
  * real app, Redis, the sandbox over HTTP and the GitHub stand-in. The sandbox's scenario is set per pull
  * request to model what the service reports.
  */
@@ -39,7 +39,7 @@ afterAll(async () => {
   await h?.close();
 });
 
-describe("oversized service answers (issue 10, item 15)", () => {
+describe("oversized service answers", () => {
   it("a findings page over the response cap concludes the check with a readable reason; the app keeps serving", async () => {
     // 100 findings with 180 KB titles: one page of the list is about 18 MB, over the 16 MiB cap
     h.sandbox.state.scenario = loadScenario(

@@ -1,5 +1,5 @@
 /**
- * Spec operations reachable from the pull request (issue 12, point 5), end to end through the app, the
+ * Spec operations reachable from the pull request, end to end through the app, the
  * sandbox over HTTP and the GitHub stand-in: `/diffward publish scan`, `/diffward areas add|remove`,
  * `/diffward guidance`. Each has a permission floor, a clear answer, and sends what the spec says.
  */

@@ -5,7 +5,7 @@ import { flushPrefix } from "../support/flush.js";
 import { checkRuns, completedRun, launchedScan, openPull, sha } from "../support/pr.js";
 
 /**
- * GitHub's hourly write budget (issue 15, item 3), with the lane's per-hour limit set to 3 so that one pull
+ * GitHub's hourly write budget, with the lane's per-hour limit set to 3 so that one pull
  * request meets it: the check run's creation and the scan-id progress write use two writes, the completion
  * the third; the review is folded into the check run, which says so.
  */

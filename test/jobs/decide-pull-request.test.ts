@@ -83,7 +83,7 @@ describe("decideHead: which head is followed", () => {
     expect(d).toEqual({ kind: "follow", generation: 1, resumeCheckRunId: 11 });
   });
 
-  it("a head that comes back (close then reopen, force-push A → B → A) is a new generation with a new launch job id (issue 10 item 1)", () => {
+  it("a head that comes back (close then reopen, force-push A → B → A) is a new generation with a new launch job id", () => {
     const closed = { ...prev, headSha: event.headSha, closed: true, generation: 3 };
     const reopened = decideHead(event, closed);
     expect(reopened).toMatchObject({ kind: "follow", generation: 4 });

@@ -8,7 +8,7 @@ import { jobId } from "../../src/runtime/names.js";
 import { demoConfig } from "../../dev/harness/demo-repo.js";
 import { seedOrganization } from "../../dev/github-standin/index.js";
 
-describe("reconciliation after a Redis flush (issue 6 item 3)", () => {
+describe("reconciliation after a Redis flush", () => {
   let h: Harness;
   beforeAll(async () => {
     h = await startHarness({ sandbox: { scenario: "demo", scanDurationMs: 3_000, retryAfterSeconds: 1 } });

@@ -102,7 +102,7 @@ describe("renderCheckRunOutput", () => {
     expect(out.text).not.toContain("Not real");
   });
 
-  // issue 10, item 10: a decision carried by fingerprint rather than by id says so in the finding's row
+  // a decision carried by fingerprint rather than by id says so in the finding's row
   it("says in the finding's row when its decision was matched by fingerprint", () => {
     const carried = {
       ...high,
@@ -350,7 +350,7 @@ describe("states other than a report", () => {
   });
 });
 
-// issue 10, item 15: a very long title never crowds the findings table or a details heading
+// a very long title never crowds the findings table or a details heading
 describe("very long finding titles", () => {
   it("stay within their line in the table, the details and the review comment", async () => {
     const { renderFindingComment } = await import("../../src/render/inline-comment.js");

@@ -1,5 +1,5 @@
 /**
- * Issue 11, deliverable 5: the demo's findings (fixtures/scenarios/demo.json, what `npm run demo` shows)
+ * the demo's findings (fixtures/scenarios/demo.json, what `npm run demo` shows)
  * rendered through the report job's path (`renderFindingComment` with `findingCommentOptions`, and the check
  * run's text), then read as Markdown and as the HTML the demo page shows (marked, GFM): every code block
  * reads exactly as the service wrote it, and the hostile description shows no image, raw HTML, live mention

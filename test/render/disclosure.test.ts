@@ -1,5 +1,5 @@
 /**
- * Issue 11, deliverable 3: the same report rendered with `disclosure: full` and `disclosure: summary`,
+ * the same report rendered with `disclosure: full` and `disclosure: summary`,
  * with `SCANNER_PUBLIC_URL` set, through the builders the report job uses (plan, check run output,
  * annotations, review body, finding comments).
  */

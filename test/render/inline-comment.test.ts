@@ -31,7 +31,7 @@ describe("renderFindingComment", () => {
     `);
   });
 
-  // issue 10, item 10
+  //
   it("says when the finding's decision was carried by fingerprint rather than by id", () => {
     const carried = finding({
       resolutionStatus: "FALSE_POSITIVE",
@@ -107,7 +107,7 @@ describe("parseFindingMarker", () => {
       version: 2,
     });
   });
-  // comments posted before issue 10, item 10 carry the first marker: they still parse (and pair by id only)
+  // comments posted before markers carried the fingerprint have the first marker: they still parse (and pair by id only)
   it("still reads the version 1 marker of earlier comments", () => {
     expect(parseFindingMarker(`<!-- diffward:finding=a%20b fp=${fp} -->\nold body`)).toEqual({
       id: "a b",

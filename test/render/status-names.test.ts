@@ -1,5 +1,5 @@
 /**
- * Issue 11, deliverable 4 ("one voice"): a finding's status names read the same in every place diffward
+ * One voice: a finding's status names read the same in every place diffward
  * posts: the check run summary row, the finding comment, the answer to a reply command and the annotation
  * (and the help text and the refusals that name a status). Each status is set the way a user sets it, by a
  * reply command, and the name is then read back from each place.

@@ -3,7 +3,7 @@ import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { createRedis } from "../../src/runtime/connection.js";
 import { capMonth, CapLedger, RESERVATION_STALE_MS } from "../../src/runtime/cap-ledger.js";
 
-/** The cap ledger's Lua scripts on a real Redis (issue 10 item 7): reserve, release, bind, settle, seed. */
+/** The cap ledger's Lua scripts on a real Redis: reserve, release, bind, settle, seed. */
 describe("cap ledger (creditCap.monthly, real Redis)", () => {
   const redis = createRedis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379");
   const prefix = `{dwt-cap-${randomBytes(3).toString("hex")}}`;
@@ -45,20 +45,48 @@ describe("cap ledger (creditCap.monthly, real Redis)", () => {
       reserved: 0,
       unsettled: ["s_running"],
     });
-    expect(await ledger.reserve(fresh, "L1", 100, 25, 1, now)).toEqual({ kind: "refused", counted: 80, wanted: 25 });
-    expect(await ledger.reserve(fresh, "L1", 100, 20, 1, now)).toEqual({ kind: "reserved", counted: 80, amount: 20 });
+    expect(await ledger.reserve(fresh, "L1", 100, 25, 1, now)).toEqual({
+      kind: "refused",
+      counted: 80,
+      wanted: 25,
+    });
+    expect(await ledger.reserve(fresh, "L1", 100, 20, 1, now)).toEqual({
+      kind: "reserved",
+      counted: 80,
+      amount: 20,
+    });
   });
 
   it("reserves until the cap and refuses the launch that would pass it", async () => {
-    expect(await ledger.reserve(key, "A", 25, 10, 1, now)).toEqual({ kind: "reserved", counted: 0, amount: 10 });
-    expect(await ledger.reserve(key, "B", 25, 10, 1, now)).toEqual({ kind: "reserved", counted: 10, amount: 10 });
-    expect(await ledger.reserve(key, "C", 25, 10, 1, now)).toEqual({ kind: "refused", counted: 20, wanted: 10 });
+    expect(await ledger.reserve(key, "A", 25, 10, 1, now)).toEqual({
+      kind: "reserved",
+      counted: 0,
+      amount: 10,
+    });
+    expect(await ledger.reserve(key, "B", 25, 10, 1, now)).toEqual({
+      kind: "reserved",
+      counted: 10,
+      amount: 10,
+    });
+    expect(await ledger.reserve(key, "C", 25, 10, 1, now)).toEqual({
+      kind: "refused",
+      counted: 20,
+      wanted: 10,
+    });
     expect((await ledger.snapshot(key)).reserved).toBe(20);
   });
 
   it("is idempotent per launch: a retried launch job never reserves twice", async () => {
-    expect(await ledger.reserve(key, "A", 25, 10, 1, now)).toEqual({ kind: "reserved", counted: 0, amount: 10 });
-    expect(await ledger.reserve(key, "A", 25, 10, 1, now + 5_000)).toEqual({ kind: "reserved", counted: 0, amount: 10 });
+    expect(await ledger.reserve(key, "A", 25, 10, 1, now)).toEqual({
+      kind: "reserved",
+      counted: 0,
+      amount: 10,
+    });
+    expect(await ledger.reserve(key, "A", 25, 10, 1, now + 5_000)).toEqual({
+      kind: "reserved",
+      counted: 0,
+      amount: 10,
+    });
     expect((await ledger.snapshot(key)).reserved).toBe(10);
     await ledger.bind(key, "A", "scan_a", 10);
     expect(await ledger.reserve(key, "A", 25, 10, 1, now)).toEqual({ kind: "bound", counted: 10 });
@@ -68,8 +96,16 @@ describe("cap ledger (creditCap.monthly, real Redis)", () => {
 
   it("without a budget, reserves what is left of the cap, and refuses when that is under the minimum", async () => {
     expect(await ledger.reserve(key, "A", 25, 10, 1, now)).toMatchObject({ kind: "reserved", amount: 10 });
-    expect(await ledger.reserve(key, "B", 25, undefined, 10, now)).toEqual({ kind: "reserved", counted: 10, amount: 15 });
-    expect(await ledger.reserve(key, "C", 25, undefined, 1, now)).toEqual({ kind: "refused", counted: 25, wanted: 0 });
+    expect(await ledger.reserve(key, "B", 25, undefined, 10, now)).toEqual({
+      kind: "reserved",
+      counted: 10,
+      amount: 15,
+    });
+    expect(await ledger.reserve(key, "C", 25, undefined, 1, now)).toEqual({
+      kind: "refused",
+      counted: 25,
+      wanted: 0,
+    });
   });
 
   it("release gives a refused or unwanted launch's reservation back; a bound one keeps its scan's count", async () => {
@@ -89,8 +125,18 @@ describe("cap ledger (creditCap.monthly, real Redis)", () => {
     expect(await ledger.reserve(key, "B", 20, 10, 1, now)).toMatchObject({ kind: "refused", counted: 15 });
     expect(await ledger.settle("scan_s", 4)).toBe(true); // the scan index finds the hash
     expect(await ledger.settle("scan_s", 4)).toBe(true);
-    expect(await ledger.snapshot(key)).toEqual({ seeded: true, settled: 4, inFlight: 0, reserved: 0, unsettled: [] });
-    expect(await ledger.reserve(key, "B", 20, 10, 1, now)).toEqual({ kind: "reserved", counted: 4, amount: 10 });
+    expect(await ledger.snapshot(key)).toEqual({
+      seeded: true,
+      settled: 4,
+      inFlight: 0,
+      reserved: 0,
+      unsettled: [],
+    });
+    expect(await ledger.reserve(key, "B", 20, 10, 1, now)).toEqual({
+      kind: "reserved",
+      counted: 4,
+      amount: 10,
+    });
     expect(await ledger.settle("scan_unknown", 3)).toBe(false);
   });
 

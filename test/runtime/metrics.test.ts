@@ -26,7 +26,7 @@ const PACKAGE_VERSION = (
   JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }
 ).version;
 
-describe("/metrics and /healthz (issue 6 item 4)", () => {
+describe("/metrics and /healthz", () => {
   let h: Harness;
   beforeAll(async () => {
     h = await startHarness({ sandbox: { scenario: "demo", scanDurationMs: 2_000, retryAfterSeconds: 1 } });

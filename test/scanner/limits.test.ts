@@ -1,5 +1,5 @@
 /**
- * Size limits on the scanning service's answers (issue 10, item 15b): bytes per response (streamed,
+ * Size limits on the scanning service's answers: bytes per response (streamed,
  * aborted at the cap), pages and items per listing, and per-field caps on finding text. Real HTTP for
  * the streamed body; nock for the paging cases.
  */

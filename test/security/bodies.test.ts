@@ -21,7 +21,7 @@ function postedMarkdown(h: Harness): string[] {
   return out;
 }
 
-describe("untrusted text and malformed answers (issue 6 item 5)", () => {
+describe("untrusted text and malformed answers", () => {
   let h: Harness | undefined;
   const closers: Array<() => Promise<void>> = [];
   afterEach(async () => {

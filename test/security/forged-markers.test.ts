@@ -1,5 +1,5 @@
 /**
- * Regression tests of issue 10 item 13 ("Forged finding markers trusted"), against the real app on Redis,
+ * Regression tests of "forged finding markers are never trusted", against the real app on Redis,
  * the sandbox and the GitHub stand-in: a hidden finding marker counts only in a comment written by
  * diffward's own bot login (`<app slug>[bot]`, from `GET /app`). Another bot's or a user's comment carrying
  * a copied marker is ignored by the report (never edited, never taken for diffward's comment) and is no
@@ -56,7 +56,7 @@ async function queuesIdle() {
   );
 }
 
-describe("finding markers are trusted only from diffward's own bot login (issue 10 item 13)", () => {
+describe("finding markers are trusted only from diffward's own bot login", () => {
   it("the app reads its bot login from GET /app once per process", async () => {
     expect(await h.booted.rt.botLogin()).toBe("diffward[bot]");
     const before = h.github.requests.filter((r) => r.method === "GET" && r.path === "/app").length;

@@ -1,5 +1,5 @@
 /**
- * Regression tests of issue 10 item 9 ("Secrets in logs"): every log line redacts URL userinfo and known
+ * Regression tests of "no secrets in logs": every log line redacts URL userinfo and known
  * secret fields (src/runtime/logger.ts); the start-up line prints no REDIS_URL or SCANNER_API_URL password; a YAML
  * error in the tokens file never carries the offending line (a token) into the exception or the reload log;
  * an emptied or invalid tokens file on reload keeps the last good one, warns and bumps a metric; and no check
@@ -36,12 +36,27 @@ describe("the redacting logger", () => {
   it("redacts URL userinfo in messages, fields, nested objects, child bindings and errors", async () => {
     const { log, text } = capture();
     const child = log.child({ redis: "redis://:pw-bind-1@cache:6379", job: 7 });
-    child.info({ url: "https://user:pw-field-2@scanner.example/api/v1", nested: { list: ["redis://u:pw-deep-3@h"] } }, "connecting to %s", "redis://:pw-arg-4@h:1");
-    child.error({ err: new Error("connect ECONNREFUSED redis://:pw-err-5@10.0.0.1:6379") }, "Redis connection error");
+    child.info(
+      { url: "https://user:pw-field-2@scanner.example/api/v1", nested: { list: ["redis://u:pw-deep-3@h"] } },
+      "connecting to %s",
+      "redis://:pw-arg-4@h:1",
+    );
+    child.error(
+      { err: new Error("connect ECONNREFUSED redis://:pw-err-5@10.0.0.1:6379") },
+      "Redis connection error",
+    );
     child.warn(new Error("fetch https://ghs_tokenAsUser6@github.example/x failed"));
     log.info("message with https://u:pw-msg-7@example.test only");
     await tick();
-    for (const secret of ["pw-bind-1", "pw-field-2", "pw-deep-3", "pw-arg-4", "pw-err-5", "ghs_tokenAsUser6", "pw-msg-7"])
+    for (const secret of [
+      "pw-bind-1",
+      "pw-field-2",
+      "pw-deep-3",
+      "pw-arg-4",
+      "pw-err-5",
+      "ghs_tokenAsUser6",
+      "pw-msg-7",
+    ])
       expect(text()).not.toContain(secret);
     expect(text()).toContain("redis://[redacted]@cache:6379");
     expect(text()).toContain("https://[redacted]@scanner.example/api/v1");
@@ -81,7 +96,8 @@ describe("the redacting logger", () => {
       request: { headers: { authorization: "token b-6" } },
     });
     await tick();
-    for (const secret of ["t-1", "p-2", "PRIVATE KEY", "w-3", "s-4", "b-5", "b-6"]) expect(text()).not.toContain(secret);
+    for (const secret of ["t-1", "p-2", "PRIVATE KEY", "w-3", "s-4", "b-5", "b-6"])
+      expect(text()).not.toContain(secret);
     expect(text()).toContain('"token":"[redacted]"');
   });
 
@@ -130,9 +146,12 @@ describe("SCANNER_TOKENS_FILE errors carry no token", () => {
       expect(rejected).toEqual(["invalid", "empty", "invalid", "invalid"]);
       await tick();
       const warnings = lines.map((l) => JSON.parse(l) as { level: number; msg: string; reason?: string });
-      expect(warnings.filter((l) => l.msg === "scanner tokens file not usable: keeping the last good tokens")).toHaveLength(4);
+      expect(
+        warnings.filter((l) => l.msg === "scanner tokens file not usable: keeping the last good tokens"),
+      ).toHaveLength(4);
       expect(warnings.every((l) => l.level <= 40)).toBe(true);
-      for (const secret of ["tok-acme", "tok-beta", "tok-broken-4", "tok-json-5"]) expect(text()).not.toContain(secret);
+      for (const secret of ["tok-acme", "tok-beta", "tok-broken-4", "tok-json-5"])
+        expect(text()).not.toContain(secret);
       writeFileSync(file, "acme: tok-acme-6\n");
       w.reload();
       expect(w.tokens()).toEqual({ acme: "tok-acme-6" });
@@ -188,11 +207,19 @@ describe("start-up with passworded URLs and a bad tokens file (the entry, src/in
       await waitFor(() => out.includes('"msg":"webhooks at POST'), "the web server");
       // A YAML error whose line holds a token, then an emptied file: both refused on reload.
       writeFileSync(tokens, "acme: tok-start-77c\nbeta: [tok-yaml-31a\n");
-      await waitFor(() => (out.match(/keeping the last good tokens/g) ?? []).length >= 1, "the first refused reload");
+      await waitFor(
+        () => (out.match(/keeping the last good tokens/g) ?? []).length >= 1,
+        "the first refused reload",
+      );
       writeFileSync(tokens, "");
-      await waitFor(() => (out.match(/keeping the last good tokens/g) ?? []).length >= 2, "the second refused reload");
+      await waitFor(
+        () => (out.match(/keeping the last good tokens/g) ?? []).length >= 2,
+        "the second refused reload",
+      );
       const metrics = await (
-        await fetch(`http://127.0.0.1:${port}/metrics`, { headers: { authorization: "Bearer metrics-tok-5d2" } })
+        await fetch(`http://127.0.0.1:${port}/metrics`, {
+          headers: { authorization: "Bearer metrics-tok-5d2" },
+        })
       ).text();
       expect(metrics).toContain('diffward_tokens_file_rejected_total{reason="invalid"} 1');
       expect(metrics).toContain('diffward_tokens_file_rejected_total{reason="empty"} 1');
@@ -203,7 +230,15 @@ describe("start-up with passworded URLs and a bad tokens file (the entry, src/in
     expect(out).toContain('"msg":"starting"');
     expect(out).toContain(`redis://[redacted]@${redis.host}`);
     expect(out).toContain(`//[redacted]@${api.host}`);
-    for (const secret of ["redis-pw-9f3", "svc-pw-4e1", "tok-start-77c", "tok-yaml-31a", "metrics-tok-5d2", "whs-secret-3c9", "PRIVATE KEY"])
+    for (const secret of [
+      "redis-pw-9f3",
+      "svc-pw-4e1",
+      "tok-start-77c",
+      "tok-yaml-31a",
+      "metrics-tok-5d2",
+      "whs-secret-3c9",
+      "PRIVATE KEY",
+    ])
       expect(out, secret).not.toContain(secret);
   }, 90_000);
 });

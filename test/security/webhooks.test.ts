@@ -29,7 +29,7 @@ async function post(h: Harness, body: string, headers: Record<string, string>) {
 const sign = (secret: string, body: string) =>
   `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`;
 
-describe("webhook endpoint security (issue 6 item 5)", () => {
+describe("webhook endpoint security", () => {
   let h: Harness;
   beforeAll(async () => {
     h = await startHarness({ workers: false });
@@ -97,7 +97,7 @@ describe("webhook endpoint security (issue 6 item 5)", () => {
   });
 });
 
-describe("webhook body limits (issue 10, item 15)", () => {
+describe("webhook body limits", () => {
   let h: Harness;
   beforeAll(async () => {
     h = await startHarness({ workers: false });

@@ -114,7 +114,7 @@ export function checkRuns(h: Harness, owner: string, repo: string, head?: string
 
 /**
  * Waits for the completed diffward check run on `head` and, when it names a scan, for that scan's poll job
- * to end: the report completes the check run first and posts the review after (issue 15), so a test that
+ * to end: the report completes the check run first and posts the review after, so a test that
  * reads the review waits for the whole report.
  */
 export async function completedRun(
@@ -136,7 +136,7 @@ export async function completedRun(
 /**
  * Waits until the service has a scan of `head` (launched) and returns its id. Tests that act on a running
  * scan wait for this rather than for the scan id on the check run: that write is progress, the last in the
- * installation's write lane (issue 15), and may show only with the completion.
+ * installation's write lane, and may show only with the completion.
  */
 export async function launchedScan(h: Harness, head: string, timeoutMs = 10_000): Promise<string> {
   const scan = await h.waitFor(

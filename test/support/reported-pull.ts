@@ -97,7 +97,7 @@ export async function openReportedPull(
     30_000,
     `check run of #${pullNumber}`,
   );
-  await reportEnded(h, run.externalId, 30_000); // the review goes after the completion (issue 15)
+  await reportEnded(h, run.externalId, 30_000); // the review goes after the completion
   const at = { owner, repo, pullNumber };
   const comments = new Map(findingComments(h, at).map((c) => [c.findingId, c.id]));
   const byTitle = new Map<string, string>();

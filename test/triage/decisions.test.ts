@@ -53,7 +53,7 @@ describe("planCarryOver", () => {
     expect(plan.apply[0]!.finding.id).toBe(moved.id);
   });
 
-  // issue 10, item 10: one false positive must not close a finding nobody looked at
+  // one false positive must not close a finding nobody looked at
   it("does not carry to a finding of the same shape that the identity keeps apart", () => {
     const aws8 = {
       ...base,

@@ -61,7 +61,7 @@ describe("decideReportWrites: a completed scan's writes", () => {
   });
 });
 
-describe("decideDegrade (GitHub's 500 writes an hour, issue 15 item 3)", () => {
+describe("decideDegrade (GitHub's 500 writes an hour)", () => {
   it("keeps everything while the budget covers a completion and a review per scan in flight", () => {
     expect(decideDegrade({ perHour: 500, used: 100, inFlight: 50 }, 1)).toEqual({
       progress: true,
