@@ -164,7 +164,7 @@ export async function processCommand(rt: Runtime, job: Job, token?: string): Pro
   } catch (error) {
     outcome = await handleFailure(c, cmd, error);
   }
-  await auditCommand(c, cmd, outcome);
+  await auditCommand(c, cmd, outcome, threadFindingId);
   return outcome;
 }
 
@@ -172,12 +172,15 @@ export async function processCommand(rt: Runtime, job: Job, token?: string): Pro
  * Appends the command's audit entry (`src/runtime/audit-log.ts`) once its outcome is known, for the triage
  * verbs (a module with `audit`): applied, held, or refused (a permission below the floor, a command that did
  * not parse, no such finding, a service refusal, the service unavailable), a refusal with the answer that
- * explained it as `detail`. A job that throws to retry or wait records nothing: its last run does. Never throws.
+ * explained it as `detail`. The finding is the command's target, or, when it was refused before one was
+ * found (it did not parse), the finding of the review thread it was written in. A job that throws to retry
+ * or wait records nothing: its last run does. Never throws.
  */
 async function auditCommand(
   c: Ctx,
   cmd: Exclude<ParsedCommand, { kind: "ignore" }>,
   outcome: CommandOutcome,
+  threadFindingId: string | undefined,
 ): Promise<void> {
   const verb = "verb" in cmd ? cmd.verb : "";
   const auditing = verbRow(verb)?.module.audit;
@@ -185,7 +188,7 @@ async function auditCommand(
   const e: CommandAudit = c.planned
     ? auditing.entry(c.planned.plan, c.planned.input, outcome)
     : { action: auditing.action(verb), outcome: "refused" };
-  const finding = c.target?.detail.id;
+  const finding = c.target?.detail.id ?? threadFindingId;
   await appendAudit(c.rt, {
     installationId: c.d.installationId,
     repository: `${c.d.owner}/${c.d.repo}`,

@@ -328,11 +328,43 @@ describe("an acceptance with an expiry", () => {
     }
     expect(patches()).toBe(sent);
     expect(sandboxFinding(h, pr, SQLI).resolutionStatus).toBe("NOT_STARTED");
+    // each refusal is in the audit trail: the writer's, on the finding, with the rule it broke and no expiry
+    const ofPull = async () =>
+      (await auditEntries()).filter(
+        (e) => e.repository === `${pr.owner}/${pr.repo}` && e.pullNumber === pr.pullNumber,
+      );
+    const refused = await h.waitFor(
+      async () => {
+        const found = (await ofPull()).filter((e) => e.outcome === "refused");
+        return found.length >= cases.length ? found : undefined;
+      },
+      10_000,
+      "the refusals' audit entries",
+    );
+    expect(refused).toHaveLength(cases.length);
+    cases.forEach(([, rule], i) => {
+      // a date that does not parse is refused before the finding is read: the thread names the finding
+      expect(refused[i]).toMatchObject({
+        action: "resolve",
+        actor: WRITER,
+        findingId: pr.byTitle.get(SQLI),
+        source: "command",
+      });
+      expect(refused[i]!.detail).toContain(rule);
+      expect(refused[i]!.expiresAt).toBeUndefined();
+    });
     // the conversation form with an expiry passes the same rules
     const label = findingLabel(pr.byTitle.get(SQLI)!, h.booted.rt.settings.labelPrefix);
     const { answer } = await sayIn(h, pr, `/diffward wontfix ${label} vendor fix due for 7d`);
     expect(answer).toContain("Accepted until **");
     expect(patches()).toBe(sent + 1);
     expect(sandboxFinding(h, pr, SQLI).resolutionStatus).toBe("WONT_FIX");
+    const applied = await h.waitFor(
+      async () => (await ofPull()).find((e) => e.outcome === "applied"),
+      10_000,
+      "the acceptance's audit entry",
+    );
+    expect(applied).toMatchObject({ action: "resolve", actor: WRITER, to: "WONT_FIX" });
+    expect(Date.parse(applied.expiresAt!) - Date.now()).toBeGreaterThan(6 * 24 * 3600_000);
   });
 });

@@ -197,7 +197,9 @@ describe("audit trail (stand-in, sandbox, Redis)", () => {
         source: "command",
         outcome: "applied",
       }),
+      // refused below the permission floor, before the finding is read: the thread names it
       expect.objectContaining({
+        findingId: idOf(SQLI),
         actor: READER,
         action: "resolve",
         outcome: "refused",
