@@ -160,7 +160,9 @@ describe("the organization's page in Chromium", () => {
     for (const part of [`#${reportedNumber}`, accepted.findingId, "WONT_FIX", DEVELOPER])
       expect(expiringText).toContain(part);
     // "for 14d" counts from the command: the day shown is 14 days ahead (or the next, past midnight UTC)
-    const days = [0, 1].map((d) => new Date(Date.now() + 14 * DAY_MS + d * DAY_MS).toISOString().slice(0, 10));
+    const days = [0, 1].map((d) =>
+      new Date(Date.now() + 14 * DAY_MS + d * DAY_MS).toISOString().slice(0, 10),
+    );
     expect(days.some((d) => expiringText.includes(d))).toBe(true);
     for (const [section, findingId] of [
       [approvals, held.findingId],
