@@ -6,7 +6,6 @@ import { listMatchingRefs } from "../github/refs.js";
 import type { InstallationOctokit } from "../github/types.js";
 import { createCheck, updateCheck } from "../github/writes.js";
 import { renderBaselineSuperseded } from "../render/baseline.js";
-import { isRetryable } from "../scanner/errors.js";
 import { presetsOf } from "../tenants/presets.js";
 import {
   getBaseline,
@@ -28,7 +27,7 @@ import {
   type BaselineJobData,
   type BaselineOutcome,
 } from "./decide-baseline.js";
-import { refusedToken, type TokenFact } from "./decide-pull-request.js";
+import { readAccountToken } from "./service-outage.js";
 import { stopGroupScan } from "./merge-group.js";
 import { repoContextOf, type RepoContext } from "./types.js";
 
@@ -120,7 +119,7 @@ async function startUnderLock(
     event,
     config,
     diffPresets: knownDiffPresets(config, rt.settings.defaultPreset),
-    token: await readToken(rt, d.accountLogin, log),
+    token: await readAccountToken(rt, d.accountLogin, log, { outages: false }),
     nonce: d.deliveryId ?? String(job.id),
   };
   if (facts.token.kind === "found") {
@@ -155,17 +154,6 @@ async function startUnderLock(
     "baseline started",
   );
   return plan.outcome;
-}
-
-/** The scanner token's answer for the account, as a fact: a retryable error is thrown (the job retries). */
-async function readToken(rt: Runtime, accountLogin: string, log: Runtime["log"]): Promise<TokenFact> {
-  try {
-    return (await rt.scanner.forAccount(accountLogin)) ? { kind: "found" } : { kind: "absent" };
-  } catch (error) {
-    if (isRetryable(error)) throw error;
-    log.warn({ err: error }, "scanner token refused by the service");
-    return refusedToken(error);
-  }
 }
 
 /**

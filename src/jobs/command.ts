@@ -149,7 +149,7 @@ export async function processCommand(rt: Runtime, job: Job, token?: string): Pro
   }
   const config = loaded.kind === "ok" ? loaded.config : undefined;
   await addReaction(octokit, pull, d.form === "reply" ? "review" : "issue", d.commentId, "eyes").catch(
-    (error: Error) => log.warn({ err: error.message }, "could not react to the command"),
+    (error: Error) => log.warn({ err: error }, "could not react to the command"),
   );
   const answer = async (body: string) => {
     c.answered = body;
@@ -457,7 +457,7 @@ async function handleFailure(c: Ctx, cmd: ParsedCommand, error: unknown): Promis
   if (error instanceof ScannerError && error.retryable) {
     const attempts = c.job.opts.attempts ?? 1;
     if (c.job.attemptsMade + 1 >= attempts) {
-      c.log.warn({ err: error.message }, "service unavailable: command given up");
+      c.log.warn({ err: error }, "service unavailable: command given up");
       await c.answer(unavailableAnswer(what));
       return "gave-up";
     }

@@ -295,7 +295,7 @@ function decideNotLaunched(
   const token = f.token!;
   if (token.kind === "refused") {
     const output = renderLaunchError("unauthorized", { message: token.message });
-    const why = { err: token.message };
+    const why = { serviceMessage: token.message };
     return { plan: concluded("no-token", { conclusion: "failure", output }, { ...base, ...nonce }, why) };
   }
   if (token.kind === "absent")

@@ -123,7 +123,7 @@ async function concludeTokenRefused(
     }),
   ]);
   await releaseCap(rt, job);
-  log.warn({ err: error.message }, "scanner token refused by the service at launch: check run concluded");
+  log.warn({ err: error }, "scanner token refused by the service at launch: check run concluded");
   return "no-token";
 }
 
@@ -289,7 +289,7 @@ async function onLaunchError(
   const action = classifyLaunchError(error, initializingDelay(tries, rt.settings.initializingBaseDelayMs));
   if (action.kind === "ambiguous")
     log.warn(
-      { err: action.message, attempt: job.attemptsMade + 1 },
+      { err: error, attempt: job.attemptsMade + 1 },
       "launch outcome unknown: will look up, then retry",
     );
   else await rt.state.clearLaunchAttempt(d.launchKey);
@@ -487,7 +487,7 @@ async function afterLaunch(
     await tenant.client
       .cancelScan(tenant.projectId, scanId)
       .catch((e: Error) =>
-        rt.log.warn({ scanId, err: e.message }, "could not cancel scan of uninstalled installation"),
+        rt.log.warn({ scanId, err: e }, "could not cancel scan of uninstalled installation"),
       );
     await rt.state.finishScan(d.installationId, scanId);
     rt.log.info({ scanId }, "installation removed while the scan was launched: cancelled");
@@ -523,7 +523,7 @@ async function afterLaunch(
   // the pull request's lock) does not wait for it.
   if (rt.lane)
     void launched.catch((e: Error) =>
-      rt.log.warn({ err: e.message, scanId, installation: d.installationId }, "scan id write failed"),
+      rt.log.warn({ err: e, scanId, installation: d.installationId }, "scan id write failed"),
     );
   else await launched;
 }

@@ -90,10 +90,7 @@ export async function processUninstall(rt: Runtime, job: Job<UninstallJobData>):
       });
       if (done === "cancelled") cancelled += 1;
     } catch (error) {
-      rt.log.warn(
-        { scanId, err: (error as Error).message },
-        "could not cancel scan of uninstalled installation",
-      );
+      rt.log.warn({ scanId, err: error }, "could not cancel scan of uninstalled installation");
     }
     if (link?.baseline) {
       // a baseline has no pull request or group state: forgetting its scan here is enough

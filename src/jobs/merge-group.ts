@@ -162,9 +162,8 @@ async function startGroupScan(
     await rt.state.setGroup(key, { ...state, concluded: true });
     return outcome;
   };
-  const token = await readAccountToken(rt, d.accountLogin);
+  const token = await readAccountToken(rt, d.accountLogin, log, { outages: true });
   if (token.kind === "refused") {
-    log.warn({ err: token.message }, "scanner token refused by the service");
     return conclude("no-token", {
       conclusion: "failure",
       output: renderLaunchError("unauthorized", { message: token.message }),
@@ -499,7 +498,7 @@ export async function stopGroupScan(
     });
     return done === "cancelled" ? g.scanId : undefined;
   } catch (error) {
-    log.warn({ err: (error as Error).message, scanId: g.scanId }, "could not cancel the merge group's scan");
+    log.warn({ err: error, scanId: g.scanId }, "could not cancel the merge group's scan");
     return undefined;
   } finally {
     // The group is gone: nothing reports its scan any more, whether it was cancelled, had ended or could not

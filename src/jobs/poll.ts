@@ -129,7 +129,7 @@ async function pollRunning(
   if (rt.now() - d.launchedAt > d.config.scanTimeoutMinutes * 60_000) {
     await tenant.client
       .cancelScan(d.projectId, d.scanId)
-      .catch((e: Error) => log.warn({ err: e.message }, "cancel failed"));
+      .catch((e: Error) => log.warn({ err: e }, "cancel failed"));
     await applyWrites(rt, d.installationId, planScanTimedOut(d, rt.now()));
     await rt.state.finishScan(d.installationId, d.scanId);
     log.warn("scan exceeded scanTimeoutMinutes: cancelled");
@@ -147,7 +147,7 @@ async function pollRunning(
     // Not awaited: a progress write waits its turn in the installation's write queue (GitHub asks for
     // one content write per second), and the next poll must not wait with it. The report awaits it.
     const write = applyWrites(rt, d.installationId, planProgress(d, scan)).catch((e: Error) =>
-      log.warn({ err: e.message }, "progress update failed"),
+      log.warn({ err: e }, "progress update failed"),
     );
     pendingProgress.set(d.scanId, write);
     pendingByInstallation.set(d.installationId, pendingProgressOf(d.installationId) + 1);

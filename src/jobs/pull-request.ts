@@ -5,7 +5,6 @@ import { listCheckRunsForRef } from "../github/checks.js";
 import { getPermission } from "../github/comments.js";
 import { getFileText, getMergeBase, listPullFiles } from "../github/pulls.js";
 import type { InstallationOctokit } from "../github/types.js";
-import { isRetryable } from "../scanner/errors.js";
 import { OrgRecords } from "../runtime/org-records.js";
 import { CONFIG_PATH, loadRepoConfig } from "../runtime/config-loader.js";
 import { JOB, launchJobOptions, pullKey } from "../runtime/names.js";
@@ -20,14 +19,13 @@ import {
   isFromFork,
   nextFactNeeded,
   planResumedStop,
-  refusedToken,
   type PullRequestFact,
   type PullRequestFacts,
   type HeadDecision,
   type PullRequestOutcome,
   type PullRequestPlan,
 } from "./decide-pull-request.js";
-import { recordOutage, serviceUnavailable } from "./service-outage.js";
+import { readAccountToken } from "./service-outage.js";
 import { checkRunCompleted, planStopWrites, stopCurrent } from "./supersede.js";
 import type { PullRequestJobData } from "./types.js";
 
@@ -198,27 +196,7 @@ async function readFact(
     case "token":
       // An unavailable service (its breaker open, or this request's 5xx, timeout, no answer) does not stop the
       // pull request: its check run is created and says so, and the launch waits on the tenant's breaker.
-      if (await serviceUnavailable(rt, d.accountLogin)) {
-        facts.token = unavailableToken(rt);
-        return;
-      }
-      try {
-        facts.token = (await rt.scanner.forAccount(d.accountLogin)) ? { kind: "found" } : { kind: "absent" };
-      } catch (error) {
-        if ((await recordOutage(rt, d.accountLogin, error)) !== undefined) {
-          log.warn(
-            { err: (error as Error).message },
-            "scanning service unavailable: the launch will wait for it",
-          );
-          facts.token = unavailableToken(rt);
-          return;
-        }
-        // A 429 of `GET /token` is temporary: retry the job, never conclude "no token".
-        if (isRetryable(error)) throw error;
-        // GET /token refused: the configured token is wrong, expired or revoked (spec "Authentication" 4).
-        log.warn({ err: (error as Error).message }, "scanner token refused by the service");
-        facts.token = refusedToken(error);
-      }
+      facts.token = await readAccountToken(rt, d.accountLogin, log, { outages: true });
       return;
     case "files":
       facts.files = await listPullFiles(octokit, d);
@@ -243,10 +221,6 @@ async function readFact(
       return;
     }
   }
-}
-
-function unavailableToken(rt: Runtime): PullRequestFacts["token"] {
-  return { kind: "unavailable", since: rt.now(), maxWaitMs: rt.settings.serviceOutageMaxWaitMs };
 }
 
 function logOutcome(log: Runtime["log"], outcome: PullRequestOutcome, fields: Record<string, unknown>): void {

@@ -1,10 +1,11 @@
 import { DelayedError, type Job } from "bullmq";
 import { updateCheck, type GitHubWrite } from "../github/writes.js";
 import { renderLaunchError } from "../render/check-run.js";
-import { ScannerApiError, isRetryable, isServiceOutage } from "../scanner/errors.js";
+import { isRetryable, isServiceOutage } from "../scanner/errors.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { serviceBreakerOf, type Admission } from "../runtime/service-breaker.js";
 import { applyWrites } from "../runtime/writes.js";
+import { refusedToken, type TokenFact } from "./decide-pull-request.js";
 import type { LaunchJobData, PollJobData } from "./types.js";
 
 /** The breaker of the runtime's Redis and state prefix. */
@@ -36,10 +37,7 @@ export async function recordOutage(
   rt.metrics?.breakerOpen.set({ tenant }, 1);
   if (probe) rt.metrics?.breakerProbes.inc({ tenant, result: "failed" });
   if (res.opened)
-    rt.log.warn(
-      { tenant, err: error.message, untilMs: res.untilMs },
-      "scanning service unavailable: breaker open",
-    );
+    rt.log.warn({ tenant, err: error, untilMs: res.untilMs }, "scanning service unavailable: breaker open");
   return res.untilMs;
 }
 
@@ -241,24 +239,33 @@ export async function waitOutOutage(
 
 /**
  * The account's scanner token as the service answers it (`GET /token`, spec §Authentication): `found`, `absent`
- * (no token configured), `refused` (4xx: wrong, expired or revoked, with the service's message) or `unavailable`
- * (the tenant's breaker is open, or this request met a 5xx, a timeout or no answer, recorded on the breaker):
- * a launch planned anyway waits for the service.
- * @throws the request's error when retrying may help and it is not an outage (a 429).
+ * (no token configured) or `refused` (4xx: wrong, expired or revoked, logged with the service's error). With
+ * `outages` (pull requests, merge groups), an open breaker for the tenant, or a 5xx, timeout or no answer met
+ * here (recorded on the breaker), is `unavailable` since now: a launch planned anyway waits for the service.
+ * @throws the request's error when retrying may help and it is not taken as an outage (a 429; any 5xx
+ * without `outages`): the job retries and never concludes "no token".
  */
 export async function readAccountToken(
   rt: Runtime,
   accountLogin: string,
-): Promise<{ kind: "found" | "absent" | "unavailable" } | { kind: "refused"; message: string }> {
-  if (await serviceUnavailable(rt, accountLogin)) return { kind: "unavailable" };
+  log: Runtime["log"],
+  { outages }: { outages: boolean },
+): Promise<TokenFact> {
+  const unavailable = (): TokenFact => ({
+    kind: "unavailable",
+    since: rt.now(),
+    maxWaitMs: rt.settings.serviceOutageMaxWaitMs,
+  });
+  if (outages && (await serviceUnavailable(rt, accountLogin))) return unavailable();
   try {
     return (await rt.scanner.forAccount(accountLogin)) ? { kind: "found" } : { kind: "absent" };
   } catch (error) {
-    if ((await recordOutage(rt, accountLogin, error)) !== undefined) return { kind: "unavailable" };
+    if (outages && (await recordOutage(rt, accountLogin, error)) !== undefined) {
+      log.warn({ err: error }, "scanning service unavailable: the launch will wait for it");
+      return unavailable();
+    }
     if (isRetryable(error)) throw error;
-    return {
-      kind: "refused",
-      message: error instanceof ScannerApiError ? error.message : String((error as Error).message),
-    };
+    log.warn({ err: error }, "scanner token refused by the service");
+    return refusedToken(error);
   }
 }

@@ -51,7 +51,7 @@ export async function stopCurrent(
       });
       log.info({ reason: reason.kind, done }, STOP_LOG[done]);
     } catch (error) {
-      log.warn({ err: (error as Error).message }, "could not cancel scan");
+      log.warn({ err: error }, "could not cancel scan");
     }
     await rt.state.finishScan(prev.installationId, prev.scanId);
   }
@@ -99,7 +99,7 @@ export async function checkRunCompleted(rt: Runtime, prev: PullState): Promise<b
     const octokit = await rt.octokit(prev.installationId);
     return (await getCheckRun(octokit, prev, prev.checkRunId)).status === "completed";
   } catch (error) {
-    rt.log.warn({ err: (error as Error).message, checkRun: prev.checkRunId }, "could not read check run");
+    rt.log.warn({ err: error, checkRun: prev.checkRunId }, "could not read check run");
     return false;
   }
 }

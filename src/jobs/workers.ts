@@ -126,12 +126,9 @@ export function startWorkers(
     });
   for (const w of workers) {
     w.on("failed", (job, err) => {
-      rt.log.error(
-        { job: job?.id, name: job?.name, attempts: job?.attemptsMade, err: err.message },
-        "job failed",
-      );
+      rt.log.error({ job: job?.id, name: job?.name, attempts: job?.attemptsMade, err }, "job failed");
     });
-    w.on("error", (err) => rt.log.error({ err: err.message }, "worker error"));
+    w.on("error", (err) => rt.log.error({ err }, "worker error"));
   }
   return workers;
 }

@@ -72,7 +72,7 @@ async function readGuidance(
     }
     return { guidance, warnings };
   } catch (error) {
-    log.warn({ err: (error as Error).message }, "guidance file not read");
+    log.warn({ err: error }, "guidance file not read");
     return { guidance: undefined, warnings };
   }
 }
@@ -98,7 +98,7 @@ async function readCredits(
       ...(spend.settled && creditBudget !== undefined ? { ranShort: spend.spent >= creditBudget } : {}),
     };
   } catch (error) {
-    log.warn({ err: (error as Error).message }, "credits not read");
+    log.warn({ err: error }, "credits not read");
     return creditBudget !== undefined ? { reserved: creditBudget, settled: false } : undefined;
   }
 }
@@ -115,7 +115,7 @@ async function lowBalanceWarning(
     if (balance.availableCredits < threshold)
       return `The organization has ${balance.availableCredits} credits available, below the \`lowBalanceThreshold\` of ${threshold}: ask an admin to top up before scans are refused.`;
   } catch (error) {
-    log.warn({ err: (error as Error).message }, "balance not read");
+    log.warn({ err: error }, "balance not read");
   }
   return undefined;
 }

@@ -178,10 +178,7 @@ export async function applyThreadWrites(
   try {
     threads = await listReviewThreads(octokit, pull);
   } catch (error) {
-    log.warn(
-      { err: (error as Error).message },
-      "review threads not read: not-reported threads left as they are",
-    );
+    log.warn({ err: error }, "review threads not read: not-reported threads left as they are");
     return done;
   }
   for (const w of writes) {
@@ -200,7 +197,7 @@ export async function applyThreadWrites(
       }
     } catch (error) {
       log.warn(
-        { err: (error as Error).message, commentId: w.commentId, resolved },
+        { err: error, commentId: w.commentId, resolved },
         "could not change the review thread: ignored",
       );
     }
