@@ -434,6 +434,11 @@ export function effectiveDisclosure(
   return config.disclosure ?? (repo.private ? "full" : "summary");
 }
 
+/** `config` as a launch or poll job carries it: its disclosure made explicit ({@link effectiveDisclosure}). */
+export function withEffectiveDisclosure(config: RepoConfig, repo: { private: boolean }): RepoConfig {
+  return { ...config, disclosure: effectiveDisclosure(config, repo) };
+}
+
 /** The preset in force: the configured one, else the app-wide default (`SCANNER_DIFF_PRESET`). */
 export function effectivePreset(config: Pick<RepoConfig, "preset">, appDefault: string): string {
   return config.preset ?? appDefault;

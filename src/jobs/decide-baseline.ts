@@ -1,4 +1,4 @@
-import { effectiveDisclosure, type RepoConfig } from "../config/repo-config.js";
+import { withEffectiveDisclosure, type RepoConfig } from "../config/repo-config.js";
 import type { CheckRunUpdate } from "../github/checks.js";
 import {
   diffPresetProblem,
@@ -11,7 +11,7 @@ import {
 } from "../render/baseline.js";
 import { renderLaunchError } from "../render/check-run.js";
 import type { BaselineState } from "../runtime/baseline-state.js";
-import { jobId, launchKey } from "../runtime/names.js";
+import { configLaunchKey, jobId } from "../runtime/names.js";
 import type { ScanPreset } from "../scanner/schemas.js";
 import type { TokenFact } from "./decide-pull-request.js";
 import type { LaunchJobData, RepoContext } from "./types.js";
@@ -144,12 +144,10 @@ export function decideBaseline(f: BaselineFacts): BaselinePlan {
       outcome: "config-error",
       check: { conclusion: "failure", output: renderBaselineConfigError([problem]) },
     };
-  const lk = launchKey({
-    repositoryId: config.repositoryId,
+  const lk = configLaunchKey(config, {
     headSha: d.headSha,
     mergeBase: null,
     presetRef: b.preset,
-    ...(config.auditAreas ? { auditAreaKeys: config.auditAreas } : {}),
     nonce: f.nonce,
   });
   const data: Omit<LaunchJobData, "checkRunId"> = {
@@ -166,7 +164,7 @@ export function decideBaseline(f: BaselineFacts): BaselinePlan {
     ...(config.auditAreas?.length ? { auditAreaKeys: config.auditAreas } : {}),
     launchKey: lk,
     explicit: false,
-    config: { ...config, disclosure: effectiveDisclosure(config, { private: d.repoPrivate }) },
+    config: withEffectiveDisclosure(config, { private: d.repoPrivate }),
   };
   const delayMs = d.trigger === "push" ? config.debounceSeconds * 1000 : 0;
   return {

@@ -1,4 +1,4 @@
-import { effectiveDisclosure, type RepoConfig } from "../config/repo-config.js";
+import { withEffectiveDisclosure, type RepoConfig } from "../config/repo-config.js";
 import type { CheckRunUpdate } from "../github/checks.js";
 import { createCheck, updateCheck, type GitHubWrite } from "../github/writes.js";
 import type { Gate } from "../domain/gate.js";
@@ -6,7 +6,7 @@ import { decideGate, headIsFork, type GateFile } from "../policy/gates.js";
 import { renderLaunchError, renderQueued } from "../render/check-run.js";
 import { SCAN_ANYWAY_ACTION, renderDraftSkip, renderGateApproval, renderGateSkip } from "../render/gates.js";
 import { CONFIG_PATH } from "../runtime/config-loader.js";
-import { jobId, launchKey } from "../runtime/names.js";
+import { configLaunchKey, jobId } from "../runtime/names.js";
 import type { PullState } from "../runtime/state.js";
 import { planStopWrites, type StopReason } from "./supersede.js";
 import type { LaunchJobData, PullRequestJobData } from "./types.js";
@@ -337,14 +337,7 @@ function planLaunch(
   const { config } = go;
   const { mergeBase } = f.mergeBase!;
   const presetRef = d.explicit?.presetRef ?? config.preset ?? f.settings.defaultPreset;
-  const lk = launchKey({
-    repositoryId: config.repositoryId,
-    headSha: d.headSha,
-    mergeBase,
-    presetRef,
-    ...(config.auditAreas ? { auditAreaKeys: config.auditAreas } : {}),
-    ...(d.explicit ? { nonce: d.explicit.nonce } : {}),
-  });
+  const lk = configLaunchKey(config, { headSha: d.headSha, mergeBase, presetRef, nonce: d.explicit?.nonce });
   // The generation makes a head that comes back (reopen, force-push back) a new BullMQ job: the completed
   // job of its first launch keeps its id, and an add with that id would be ignored (check stuck `queued`).
   // A resumed check run's launch gets its own job id too: a completed launch job of the lost state may remain.
@@ -421,7 +414,7 @@ function launchData(
     ...(config.auditAreas?.length ? { auditAreaKeys: config.auditAreas } : {}),
     launchKey: lk,
     explicit: Boolean(d.explicit),
-    config: { ...config, disclosure: effectiveDisclosure(config, { private: d.repoPrivate }) },
+    config: withEffectiveDisclosure(config, { private: d.repoPrivate }),
     ...(problemsInPr.length ? { configProblemsInPull: problemsInPr } : {}),
     ...(gate.guidanceChange ? { guidanceChange: gate.guidanceChange } : {}),
     ...(d.resume ? { lookupSince: d.resume.since } : {}),

@@ -1,5 +1,5 @@
 import type { Job } from "bullmq";
-import { effectiveDisclosure, type RepoConfig } from "../config/repo-config.js";
+import { withEffectiveDisclosure, type RepoConfig } from "../config/repo-config.js";
 import {
   decideReuse,
   parseMergeGroupRef,
@@ -26,7 +26,7 @@ import {
 import { cancelOrDefer } from "./cancel-scan.js";
 import { readAccountToken } from "./service-outage.js";
 import { CONFIG_PATH, loadRepoConfig, type LoadedConfig } from "../runtime/config-loader.js";
-import { JOB, groupKey, jobId, launchJobOptions, launchKey, pullKey } from "../runtime/names.js";
+import { JOB, configLaunchKey, groupKey, jobId, launchJobOptions, pullKey } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { GroupState } from "../runtime/state.js";
 import { REPORT_KIND, type ReportState } from "../report/state.js";
@@ -194,13 +194,7 @@ async function startGroupScan(
   }
 
   const presetRef = config.preset ?? rt.settings.defaultPreset;
-  const lk = launchKey({
-    repositoryId: config.repositoryId,
-    headSha: d.headSha,
-    mergeBase: d.baseSha,
-    presetRef,
-    ...(config.auditAreas ? { auditAreaKeys: config.auditAreas } : {}),
-  });
+  const lk = configLaunchKey(config, { headSha: d.headSha, mergeBase: d.baseSha, presetRef });
   const launchJobId = jobId("launch", lk);
   const data = groupLaunchData(d, { config, gate, ref, checkRunId, presetRef, launchKey: lk });
   await applyWrites(rt, d.installationId, [
@@ -245,7 +239,7 @@ function groupLaunchData(
     checkRunId: l.checkRunId,
     launchKey: l.launchKey,
     explicit: false,
-    config: { ...config, disclosure: effectiveDisclosure(config, { private: d.repoPrivate }) },
+    config: withEffectiveDisclosure(config, { private: d.repoPrivate }),
     ...(gate.guidanceChange ? { guidanceChange: gate.guidanceChange } : {}),
   };
 }

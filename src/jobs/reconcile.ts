@@ -1,6 +1,6 @@
 import type { Job } from "bullmq";
 import type { ProbotOctokit } from "probot";
-import { effectiveDisclosure } from "../config/repo-config.js";
+import { withEffectiveDisclosure } from "../config/repo-config.js";
 import { getCheckRun, listCheckRunsForRef, type FoundCheckRun } from "../github/checks.js";
 import { getMergeBase, listOpenPulls, type PullHead } from "../github/pulls.js";
 import { MERGE_QUEUE_REF_PREFIX, listMatchingRefs, type GitRef } from "../github/refs.js";
@@ -23,6 +23,7 @@ import {
   baselineKey,
   groupKey,
   jobId,
+  configLaunchKey,
   launchKey,
   pollJobOptions,
   pullKey,
@@ -413,16 +414,11 @@ async function reconcileRepository(
 ): Promise<void> {
   const cache: ConfigCache =
     loaded?.kind === "ok"
-      ? {
-          config: {
-            ...loaded.config,
-            disclosure: effectiveDisclosure(loaded.config, { private: r.repoPrivate }),
-          },
-        }
+      ? { config: withEffectiveDisclosure(loaded.config, { private: r.repoPrivate }) }
       : {};
-  await reconcilePulls(rt, octokit, summary, r, { ...cache });
-  await reconcileMergeGroups(rt, octokit, summary, r, { ...cache });
-  await reconcileBaseline(rt, octokit, summary, r, { ...cache });
+  await reconcilePulls(rt, { octokit, summary, r, cache: { ...cache } });
+  await reconcileMergeGroups(rt, { octokit, summary, r, cache: { ...cache } });
+  await reconcileBaseline(rt, { octokit, summary, r, cache: { ...cache } });
   // the repository's baseline job scheduler, rebuilt from its config (lost with Redis, or never set)
   const baseline = loaded
     ? loaded.kind === "ok"
@@ -434,13 +430,8 @@ async function reconcileRepository(
   await syncBaselineSchedule(rt, r, baseline);
 }
 
-async function reconcilePulls(
-  rt: Runtime,
-  octokit: InstallationOctokit,
-  summary: ReconcileSummary,
-  r: RepoPart,
-  cache: ConfigCache,
-): Promise<void> {
+async function reconcilePulls(rt: Runtime, at: RepoPass): Promise<void> {
+  const { octokit, summary, r } = at;
   const pulls = await listOpenPulls(octokit, r);
   if (pulls.length === 0) return;
   for (const pr of pulls) {
@@ -448,24 +439,22 @@ async function reconcilePulls(
     const key = pullKey(r.owner, r.repo, pr.number);
     const runs = await listCheckRunsForRef(octokit, r, pr.headSha);
     await rebuildPullExpiries(rt, summary, r, pr, runs);
-    const found = await findResumable(rt, octokit, summary, r, cache, {
-      headSha: pr.headSha,
-      runs,
-      bindings: { pull: key },
-      noTenantMessage: "reconcile: no scanner token for the account, scan not resumed",
-    });
+    const found = await findInFlight(
+      rt,
+      at,
+      {
+        headSha: pr.headSha,
+        runs,
+        bindings: { pull: key },
+        noTenantMessage: "reconcile: no scanner token for the account, scan not resumed",
+      },
+      {
+        follows: (run) => followsRun(rt, key, pr.headSha, run.id),
+        redecide: (run) => redecideUnlinked(rt, summary, r, pr, run),
+      },
+    );
     if (found === "stop-repository") return;
-    let resumable = found === "next" ? undefined : found;
-    const unlinked = runs.find((c) => c.status !== "completed" && !c.externalId && c.headSha === pr.headSha);
-    if (!resumable && unlinked && !(await followsRun(rt, key, pr.headSha, unlinked.id))) {
-      const scan = await findUnlinkedScan(rt, octokit, r, cache, pr.headSha, unlinked);
-      if (scan === "stop-repository") return;
-      if (scan === "no-tenant") continue;
-      if (scan) resumable = scan;
-      else await redecideUnlinked(rt, summary, r, pr, unlinked);
-    }
-    if (!resumable) continue;
-    await resumePullScan(rt, octokit, summary, r, pr, resumable);
+    if (found !== "none") await resumePullScan(rt, octokit, summary, r, pr, found);
   }
 }
 
@@ -503,6 +492,36 @@ async function rebuildPullExpiries(
 }
 
 /**
+ * The scan in flight on one head commit (a pull request's or the baseline's): the one of diffward's check
+ * run with a scan id ({@link findResumable}); else, for an unfinished check run without one that diffward's
+ * state does not follow (`unlinked.follows`), the scan the service shows for it ({@link findUnlinkedScan}),
+ * or, when the service has none, the launch decided again on that check run (`unlinked.redecide`).
+ * @returns the scan to resume; `none` (nothing to resume, already followed, or no scanner token); or
+ *   `stop-repository` when the repository's config is absent or invalid.
+ * @throws GitHub, service or Redis errors as they come (the repository counts as an error in the summary).
+ */
+async function findInFlight(
+  rt: Runtime,
+  at: RepoPass,
+  where: Parameters<typeof findResumable>[5],
+  unlinked: {
+    follows: (run: FoundCheckRun) => Promise<boolean>;
+    redecide: (run: FoundCheckRun) => Promise<void>;
+  },
+): Promise<Resumable | "none" | "stop-repository"> {
+  const { octokit, summary, r, cache } = at;
+  const found = await findResumable(rt, octokit, summary, r, cache, where);
+  if (found !== "next") return found;
+  const { headSha } = where;
+  const run = where.runs.find((c) => c.status !== "completed" && !c.externalId && c.headSha === headSha);
+  if (!run || (await unlinked.follows(run))) return "none";
+  const scan = await findUnlinkedScan(rt, octokit, r, cache, headSha, run);
+  if (scan === "stop-repository" || (scan !== undefined && scan !== "no-tenant")) return scan;
+  if (scan === undefined) await unlinked.redecide(run);
+  return "none";
+}
+
+/**
  * Resumes one pull request's scan found in flight: the pull request's state, launch record and scan link
  * are rebuilt under its lock and the `poll-<scanId>` job recreated (nothing when a poll job exists
  * already); a check run whose scan was found in the service gets its scan id.
@@ -512,97 +531,146 @@ async function resumePullScan(
   octokit: InstallationOctokit,
   summary: ReconcileSummary,
   r: RepoPart,
-  pr: Awaited<ReturnType<typeof listOpenPulls>>[number],
-  resumable: Exclude<Awaited<ReturnType<typeof findResumable>>, "next" | "stop-repository">,
+  pr: PullHead,
+  resumable: Resumable,
 ): Promise<void> {
   const key = pullKey(r.owner, r.repo, pr.number);
-  const { run, scanId, log: plog, config, tenant } = resumable;
+  const { scanId, config } = resumable;
   const { mergeBase } = await getMergeBase(octokit, r, pr.baseRef, pr.headSha);
   const presetRef = config.preset ?? rt.settings.defaultPreset;
-  const lk = launchKey({
-    repositoryId: config.repositoryId,
-    headSha: pr.headSha,
-    mergeBase,
-    presetRef,
-    ...(config.auditAreas ? { auditAreaKeys: config.auditAreas } : {}),
-  });
-  const data: PollJobData = {
-    ...r,
+  const lk = configLaunchKey(config, { headSha: pr.headSha, mergeBase, presetRef });
+  const target: ResumeTarget = {
     pullNumber: pr.number,
     headSha: pr.headSha,
     mergeBase,
-    checkRunId: run.id,
-    scanId,
-    projectId: tenant.projectId,
     presetRef,
-    ...(config.creditBudget !== undefined ? { creditBudget: config.creditBudget } : {}),
-    config,
-    launchedAt: rt.now(),
+    creditBudget: config.creditBudget,
   };
-  const locked = await withLockWaiting(rt, key, async () => {
-    if (await rt.queues.scans.getJob(jobId("poll", scanId))) return false; // added meanwhile
+  const outcome = await resumeLocked(rt, r, key, resumable, target, async () => {
+    const launched = await resumedLaunch(rt, r, resumable, { headSha: pr.headSha, launchKey: lk });
     const prev = await rt.state.getPull(key);
-    if (!prev || prev.headSha !== pr.headSha || prev.scanId !== scanId) {
-      await rt.state.setPull(key, {
-        installationId: r.installationId,
-        owner: r.owner,
-        repo: r.repo,
-        pullNumber: pr.number,
-        headSha: pr.headSha,
-        mergeBase,
-        checkRunId: run.id,
-        launchKey: lk,
-        launchJobId: jobId("launch", lk),
-        scanId,
-        projectId: tenant.projectId,
-      });
-    }
-    if (!(await rt.state.getLaunch(lk)).scanId)
-      await rt.state.recordLaunch(lk, { scanId, projectId: tenant.projectId });
-    await linkResumed(rt, r, {
-      scanId,
-      projectId: tenant.projectId,
-      pullNumber: pr.number,
-      headSha: pr.headSha,
-      checkRunId: run.id,
-    });
-    await rt.queues.scans.add(JOB.poll, data, pollJobOptions(scanId, rt.settings.firstPollDelayMs));
-    return true;
+    if (!prev || prev.headSha !== pr.headSha || prev.scanId !== scanId)
+      await rt.state.setPull(key, { ...launched, pullNumber: pr.number, mergeBase });
+    return undefined;
   });
   await afterResume(
     rt,
     summary,
     r,
-    { run, scanId, presetRef, log: plog },
-    locked,
+    { ...resumable, presetRef },
+    outcome,
     "reconcile: in-flight scan resumed",
   );
 }
 
+/** Where a resumed scan reports: the target fields of its `poll-<scanId>` job and of its scan link. */
+interface ResumeTarget {
+  pullNumber: number;
+  /** absent for a pull request's scan */
+  target?: NonNullable<PollJobData["target"]>;
+  headSha: string;
+  mergeBase: string | null;
+  presetRef: string;
+  creditBudget: number | undefined;
+}
+
 /**
- * What a pull request's or a baseline's resume does once its lock is released: counts the scan as already
- * followed (`added` false: a poll job existed) or as resumed, and writes the scan id on a check run whose scan
- * was found in the service, now that its poll job exists, so a later state loss finds the scan by it.
+ * Follows a found scan again under `key`'s lock: nothing when its `poll-<scanId>` job exists (added
+ * meanwhile: `followed`); else `writeState` rebuilds the target's state, or answers why the scan is not
+ * resumed, and the scan link (`StateStore.linkScan`, for cancel on uninstall and commands) and the poll job are
+ * written (`resumed`).
+ */
+async function resumeLocked<Refusal extends string>(
+  rt: Runtime,
+  r: RepoPart,
+  key: string,
+  { run, scanId, config, tenant }: Resumable,
+  t: ResumeTarget,
+  writeState: () => Promise<Refusal | undefined>,
+): Promise<"followed" | "resumed" | Refusal> {
+  const { creditBudget, ...where } = t;
+  const data: PollJobData = {
+    ...r,
+    ...where,
+    checkRunId: run.id,
+    scanId,
+    projectId: tenant.projectId,
+    ...(creditBudget !== undefined ? { creditBudget } : {}),
+    config,
+    launchedAt: rt.now(),
+  };
+  return withLockWaiting(rt, key, async () => {
+    if (await rt.queues.scans.getJob(jobId("poll", scanId))) return "followed" as const;
+    const refusal = await writeState();
+    if (refusal !== undefined) return refusal;
+    await rt.state.linkScan({
+      scanId,
+      projectId: tenant.projectId,
+      installationId: r.installationId,
+      accountLogin: r.accountLogin,
+      owner: r.owner,
+      repo: r.repo,
+      pullNumber: t.pullNumber,
+      headSha: t.headSha,
+      checkRunId: run.id,
+      ...(t.target?.kind === "merge-group" ? { mergeGroup: true } : {}),
+      ...(t.target?.kind === "baseline" ? { baseline: true } : {}),
+    });
+    await rt.queues.scans.add(JOB.poll, data, pollJobOptions(scanId, rt.settings.firstPollDelayMs));
+    return "resumed" as const;
+  });
+}
+
+/**
+ * A resumed launch: records the launch key's scan when its launch record lost it (so the launch job never
+ * starts it again), and returns the fields a pull request's or a baseline's state keeps of its launch.
+ */
+async function resumedLaunch(
+  rt: Runtime,
+  r: RepoPart,
+  { run, scanId, tenant }: Resumable,
+  at: { headSha: string; launchKey: string },
+) {
+  if (!(await rt.state.getLaunch(at.launchKey)).scanId)
+    await rt.state.recordLaunch(at.launchKey, { scanId, projectId: tenant.projectId });
+  return {
+    installationId: r.installationId,
+    owner: r.owner,
+    repo: r.repo,
+    headSha: at.headSha,
+    checkRunId: run.id,
+    launchKey: at.launchKey,
+    launchJobId: jobId("launch", at.launchKey),
+    scanId,
+    projectId: tenant.projectId,
+  };
+}
+
+/**
+ * What a resume does once its lock is released ({@link resumeLocked}'s `outcome`): counts the scan as already
+ * followed (a poll job existed) or as resumed, logs why it was not resumed otherwise, and writes the scan id on
+ * a check run whose scan was found in the service, now that its poll job exists, so a later state loss finds
+ * the scan by it.
  */
 async function afterResume(
   rt: Runtime,
   summary: ReconcileSummary,
   r: RepoPart,
-  {
-    run,
-    scanId,
-    presetRef,
-    log,
-  }: { run: FoundCheckRun; scanId: string; presetRef: string; log: Runtime["log"] },
-  added: boolean,
-  message: string,
+  { run, scanId, presetRef, log }: Pick<Resumable, "run" | "scanId" | "log"> & { presetRef: string },
+  outcome: string,
+  resumedMessage: string,
+  notResumedMessage = "reconcile: scan not resumed",
 ): Promise<void> {
-  if (!added) {
+  if (outcome === "followed") {
     summary.alreadyFollowed.push(scanId);
     return;
   }
+  if (outcome !== "resumed") {
+    log.info({ why: outcome }, notResumedMessage);
+    return;
+  }
   summary.resumed.push(scanId);
-  log.info({ checkRunId: run.id }, message);
+  log.info({ checkRunId: run.id }, resumedMessage);
   if (!run.externalId)
     await applyWrites(
       rt,
@@ -625,21 +693,10 @@ async function afterResume(
  * ({@link settleOlderBaselines}): followed when the newest and the head has none, else superseded.
  * Nothing is done when the repository has no `baseline` on.
  */
-async function reconcileBaseline(
-  rt: Runtime,
-  octokit: InstallationOctokit,
-  summary: ReconcileSummary,
-  r: RepoPart,
-  cache: ConfigCache,
-): Promise<void> {
-  if (!cache.config) {
-    const loaded = await loadRepoConfig(octokit, r.owner, r.repo);
-    if (loaded.kind !== "ok") return;
-    cache.config = {
-      ...loaded.config,
-      disclosure: effectiveDisclosure(loaded.config, { private: r.repoPrivate }),
-    };
-  }
+async function reconcileBaseline(rt: Runtime, at: RepoPass): Promise<void> {
+  const { octokit, summary, r, cache } = at;
+  cache.config ??= await effectiveConfig(octokit, r, rt.log.child({ installation: r.installationId }));
+  if (!cache.config) return;
   if (cache.config.baseline.on === "off") return;
   const headSha = await defaultBranchHead(octokit, r);
   if (!headSha) return;
@@ -652,38 +709,33 @@ async function reconcileBaseline(
       headSha,
       headRuns: runs,
     });
-  const found = await findResumable(rt, octokit, summary, r, cache, {
-    headSha,
-    runs,
-    bindings: { baseline: key },
-    noTenantMessage: "reconcile: no scanner token for the account, baseline scan not resumed",
-  });
-  if (found === "stop-repository") return;
-  let resumable = found === "next" ? undefined : found;
-  const unlinked = runs.find((c) => c.status !== "completed" && !c.externalId && c.headSha === headSha);
-  if (!resumable && unlinked) {
-    const prev = await getBaseline(rt.state, key);
-    if (prev && prev.headSha === headSha && prev.checkRunId === unlinked.id) return; // followed
-    const scan = await findUnlinkedScan(rt, octokit, r, cache, headSha, unlinked);
-    if (scan === "stop-repository" || scan === "no-tenant") return;
-    if (!scan) {
-      const data: BaselineJobData = {
-        ...repoContextOf(r),
-        trigger: cache.config.baseline.on,
-        headSha,
-        resumeCheckRunId: unlinked.id,
-      };
-      await rt.queues.events.add(JOB.baselinePush, data, {
-        ...EVENT_JOB_OPTIONS,
-        jobId: jobId("baseline-resume", String(unlinked.id)),
-      });
-      summary.redecided.push(unlinked.id);
-      return;
-    }
-    resumable = scan;
-  }
-  if (!resumable) return;
-  await resumeBaselineScan(rt, summary, r, key, headSha, resumable);
+  const trigger = cache.config.baseline.on;
+  const found = await findInFlight(
+    rt,
+    at,
+    {
+      headSha,
+      runs,
+      bindings: { baseline: key },
+      noTenantMessage: "reconcile: no scanner token for the account, baseline scan not resumed",
+    },
+    {
+      follows: async (run) => {
+        const prev = await getBaseline(rt.state, key);
+        return prev?.headSha === headSha && prev.checkRunId === run.id;
+      },
+      redecide: async (run) => {
+        const data: BaselineJobData = { ...repoContextOf(r), trigger, headSha, resumeCheckRunId: run.id };
+        await rt.queues.events.add(JOB.baselinePush, data, {
+          ...EVENT_JOB_OPTIONS,
+          jobId: jobId("baseline-resume", String(run.id)),
+        });
+        summary.redecided.push(run.id);
+      },
+    },
+  );
+  if (found === "stop-repository" || found === "none") return;
+  await resumeBaselineScan(rt, summary, r, key, headSha, found);
 }
 
 /** How far back reconciliation looks for baselines of older commits left unfinished, in ms: a week of scans. */
@@ -783,59 +835,35 @@ async function resumeBaselineScan(
   r: RepoPart,
   key: string,
   headSha: string,
-  { run, scanId, log, config, tenant }: Resumable,
+  found: Resumable,
 ): Promise<void> {
+  const { config } = found;
   const presetRef = config.baseline.preset ?? "";
   const lk = launchKey({ repositoryId: config.repositoryId, headSha, mergeBase: null, presetRef });
-  const data: PollJobData = {
-    ...r,
+  const target: ResumeTarget = {
     pullNumber: 0,
     target: { kind: "baseline", branch: r.defaultBranch },
     headSha,
     mergeBase: null,
-    checkRunId: run.id,
-    scanId,
-    projectId: tenant.projectId,
     presetRef,
-    ...(config.baseline.creditBudget !== undefined ? { creditBudget: config.baseline.creditBudget } : {}),
-    config,
-    launchedAt: rt.now(),
+    creditBudget: config.baseline.creditBudget,
   };
-  const added = await withLockWaiting(rt, key, async () => {
-    if (await rt.queues.scans.getJob(jobId("poll", scanId))) return false; // added meanwhile
+  const outcome = await resumeLocked(rt, r, key, found, target, async () => {
     await setBaseline(rt.state, key, {
-      installationId: r.installationId,
-      owner: r.owner,
-      repo: r.repo,
+      ...(await resumedLaunch(rt, r, found, { headSha, launchKey: lk })),
       branch: r.defaultBranch,
-      headSha,
-      checkRunId: run.id,
-      launchKey: lk,
-      launchJobId: jobId("launch", lk),
-      scanId,
-      projectId: tenant.projectId,
     });
-    if (!(await rt.state.getLaunch(lk)).scanId)
-      await rt.state.recordLaunch(lk, { scanId, projectId: tenant.projectId });
-    await linkResumed(rt, r, {
-      scanId,
-      projectId: tenant.projectId,
-      pullNumber: 0,
-      headSha,
-      checkRunId: run.id,
-      baseline: true,
-    });
-    await rt.queues.scans.add(JOB.poll, data, pollJobOptions(scanId, rt.settings.firstPollDelayMs));
-    return true;
+    return undefined;
   });
-  await afterResume(
-    rt,
-    summary,
-    r,
-    { run, scanId, presetRef, log },
-    added,
-    "reconcile: baseline scan resumed",
-  );
+  await afterResume(rt, summary, r, { ...found, presetRef }, outcome, "reconcile: baseline scan resumed");
+}
+
+/** One repository's reconciliation pass: its installation's client, the summary it adds to, its config cache. */
+interface RepoPass {
+  octokit: InstallationOctokit;
+  summary: ReconcileSummary;
+  r: RepoPart;
+  cache: ConfigCache;
 }
 
 /** The repository's effective config, loaded once per repository by {@link findResumable} (per loop). */
@@ -919,7 +947,7 @@ async function effectiveConfig(
     log.warn({ config: loaded.kind }, "reconcile: repository config unusable, scan not resumed");
     return undefined;
   }
-  return { ...loaded.config, disclosure: effectiveDisclosure(loaded.config, { private: r.repoPrivate }) };
+  return withEffectiveDisclosure(loaded.config, { private: r.repoPrivate });
 }
 
 /**
@@ -942,13 +970,8 @@ async function effectiveConfig(
  * still launches nothing: a group whose state holds a scan is handled (`processMergeGroup`, `src/jobs/merge-group.ts`).
  * `head_ref` is the branch's full ref, as in the `merge_group` event.
  */
-async function reconcileMergeGroups(
-  rt: Runtime,
-  octokit: InstallationOctokit,
-  summary: ReconcileSummary,
-  r: RepoPart,
-  cache: ConfigCache,
-): Promise<void> {
+async function reconcileMergeGroups(rt: Runtime, at: RepoPass): Promise<void> {
+  const { octokit, summary, r, cache } = at;
   let refs: GitRef[];
   try {
     refs = await listMatchingRefs(octokit, r, MERGE_QUEUE_REF_PREFIX);
@@ -985,27 +1008,21 @@ async function resumeGroupScan(
   summary: ReconcileSummary,
   r: RepoPart,
   g: { gitRef: GitRef; ref: NonNullable<ReturnType<typeof parseMergeGroupRef>>; key: string },
-  found: Exclude<Awaited<ReturnType<typeof findResumable>>, "next" | "stop-repository">,
+  found: Resumable,
 ): Promise<void> {
   const { gitRef, ref, key } = g;
   const headSha = gitRef.sha;
-  const { run, scanId, log: glog, config, tenant } = found;
-  const data: PollJobData = {
-    ...r,
+  const { run, scanId, config, tenant } = found;
+  const presetRef = config.preset ?? rt.settings.defaultPreset;
+  const target: ResumeTarget = {
     pullNumber: ref.pullNumber,
     target: { kind: "merge-group", headRef: gitRef.ref },
     headSha,
     mergeBase: null,
-    checkRunId: run.id,
-    scanId,
-    projectId: tenant.projectId,
-    presetRef: config.preset ?? rt.settings.defaultPreset,
-    ...(config.creditBudget !== undefined ? { creditBudget: config.creditBudget } : {}),
-    config,
-    launchedAt: rt.now(),
+    presetRef,
+    creditBudget: config.creditBudget,
   };
-  const outcome = await withLockWaiting(rt, key, async () => {
-    if (await rt.queues.scans.getJob(jobId("poll", scanId))) return "followed" as const; // added meanwhile
+  const outcome = await resumeLocked(rt, r, key, found, target, async () => {
     const prev = await rt.state.getGroup(key);
     if (prev?.destroyed) return "destroyed" as const;
     if (prev?.scanId !== undefined && prev.scanId !== scanId) return "other-scan" as const;
@@ -1020,51 +1037,17 @@ async function resumeGroupScan(
       scanId,
       projectId: tenant.projectId,
     });
-    await linkResumed(rt, r, {
-      scanId,
-      projectId: tenant.projectId,
-      pullNumber: ref.pullNumber,
-      headSha,
-      checkRunId: run.id,
-      mergeGroup: true,
-    });
-    await rt.queues.scans.add(JOB.poll, data, pollJobOptions(scanId, rt.settings.firstPollDelayMs));
-    return "resumed" as const;
+    return undefined;
   });
-  if (outcome === "followed") summary.alreadyFollowed.push(scanId);
-  else if (outcome === "resumed") {
-    summary.resumed.push(scanId);
-    glog.info({ checkRunId: run.id }, "reconcile: in-flight merge group scan resumed");
-  } else glog.info({ why: outcome }, "reconcile: merge group scan not resumed");
-}
-
-/** Links a resumed scan to what it reports on (`StateStore.linkScan`), for cancel on uninstall and commands. */
-async function linkResumed(
-  rt: Runtime,
-  r: RepoPart,
-  scan: {
-    scanId: string;
-    projectId: string;
-    pullNumber: number;
-    headSha: string;
-    checkRunId: number;
-    mergeGroup?: true;
-    baseline?: true;
-  },
-): Promise<void> {
-  await rt.state.linkScan({
-    scanId: scan.scanId,
-    projectId: scan.projectId,
-    installationId: r.installationId,
-    accountLogin: r.accountLogin,
-    owner: r.owner,
-    repo: r.repo,
-    pullNumber: scan.pullNumber,
-    headSha: scan.headSha,
-    checkRunId: scan.checkRunId,
-    ...(scan.mergeGroup ? { mergeGroup: true } : {}),
-    ...(scan.baseline ? { baseline: true } : {}),
-  });
+  await afterResume(
+    rt,
+    summary,
+    r,
+    { ...found, presetRef },
+    outcome,
+    "reconcile: in-flight merge group scan resumed",
+    "reconcile: merge group scan not resumed",
+  );
 }
 
 /**

@@ -145,6 +145,21 @@ export function launchKey(parts: {
 }
 
 /**
+ * {@link launchKey} of a scan under a repository's config: its service repository (`repositoryId`) and its
+ * audit areas' keys, with the scan's head, merge base, preset and, for an explicit request, nonce.
+ */
+export function configLaunchKey(
+  config: { repositoryId: string; auditAreas?: readonly string[] },
+  scan: { headSha: string; mergeBase: string | null; presetRef: string; nonce?: string },
+): string {
+  return launchKey({
+    repositoryId: config.repositoryId,
+    ...scan,
+    ...(config.auditAreas ? { auditAreaKeys: config.auditAreas } : {}),
+  });
+}
+
+/**
  * Every Redis key diffward writes itself, by kind: `prefix` says which key prefix it sits under (`state`:
  * diffward's state prefix, `{dw}` by default; `queue`: BullMQ's queue prefix, `{diffward}` by default, for a key a
  * script must read beside BullMQ's job hashes) and `pattern` the rest of the key, `<…>` standing for a variable
