@@ -15,6 +15,7 @@
 import type { Logger } from "pino";
 import type { z } from "zod";
 import type { RepoConfig } from "../config/repo-config.js";
+import type { PullHead } from "../github/pulls.js";
 import type { ReportFinding } from "../domain/types.js";
 import type { Verdict } from "../domain/verdict.js";
 import type { ReportState } from "../report/state.js";
@@ -74,17 +75,8 @@ export interface PullRef {
   pullNumber: number;
 }
 
-/** A pull request's head as GitHub has it now (for `rescan`). */
-export interface PullNow {
-  state: string;
-  draft: boolean;
-  headSha: string;
-  headRef: string;
-  baseRef: string;
-  authorLogin: string;
-  /** `head.repo.full_name` (a fork's name for a pull request from a fork); absent when the fork was deleted */
-  headRepoFullName?: string;
-}
+/** A pull request's head as GitHub has it now (for `rescan`): its REST head without the display fields. */
+export type PullNow = Omit<PullHead, "number" | "htmlUrl" | "title" | "updatedAt">;
 
 /** A rescan to enqueue: the head to scan and what the command asked for. */
 export interface RescanRequest {
@@ -305,6 +297,18 @@ export function defineVerb<C extends { kind: string }, F = undefined, P = unknow
 /** An answer-only plan: post `answer`, change nothing. */
 export interface AnswerPlan {
   answer: string;
+}
+
+/** Where the pull request's scan stands and its last report: what `status` and `cancel` plan from. */
+export interface ScanAndReport {
+  scan: PullScan | undefined;
+  report: ReportState | undefined;
+}
+
+/** The `read` of a verb that plans from {@link ScanAndReport}: both read through the ports at once. */
+export async function readScanAndReport(io: CommandIO): Promise<ScanAndReport> {
+  const [scan, report] = await Promise.all([io.readPullScan(), io.readReport()]);
+  return { scan, report };
 }
 
 /** The `apply` of an answer-only plan. */

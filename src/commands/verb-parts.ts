@@ -50,6 +50,18 @@ export type CommandErrorCode = z.infer<typeof CommandErrorCode>;
 export const finding = { ref: CommandFindingRef.optional() };
 /** Marks a command that changes something or reads the account: the permission floor applies. */
 export const needsPermission = { requiresPermission: z.literal(true) };
+/**
+ * The fields that name a verb's command: `kind` (its key in the verb table), `verb` (the canonical words
+ * typed) and `requiresPermission` (`true`, the default: it changes something or reads the account, so the
+ * permission floor applies; `false`: anyone may ask).
+ */
+export function commandName<K extends string, V extends string, P extends boolean = true>(
+  kind: K,
+  verb: V,
+  requiresPermission: P = true as P,
+) {
+  return { kind: z.literal(kind), verb: z.literal(verb), requiresPermission: z.literal(requiresPermission) };
+}
 /** Free text of a note (code units; the code-point cap {@link MAX_NOTE_LENGTH} is enforced by the parser). */
 export const noteText = z
   .string()
@@ -63,9 +75,7 @@ export const IgnoreCommand = z.object({ kind: z.literal("ignore") });
 export type IgnoreCommand = z.infer<typeof IgnoreCommand>;
 /** Show help; `unknown` is the verb the user typed when it was not recognised. */
 export const HelpCommand = z.object({
-  kind: z.literal("help"),
-  verb: z.literal("help"),
-  requiresPermission: z.literal(false),
+  ...commandName("help", "help", false),
   unknown: z.string().optional(),
 });
 export type HelpCommand = z.infer<typeof HelpCommand>;
@@ -138,6 +148,11 @@ export function capped(verb: string, text: string): ErrorCommand | undefined {
  */
 export function noArgs<C>(a: VerbArgs, verb: string, cmd: C): C | ErrorCommand {
   return a.args ? unexpected(verb, a.args, a.syntax) : cmd;
+}
+
+/** The parser of a verb that takes no argument (behind the permission floor): its command, or {@link noArgs}'s error. */
+export function argumentless<K extends string, V extends string>(kind: K, verb: V) {
+  return (a: VerbArgs) => noArgs(a, verb, { kind, verb, requiresPermission: true as const });
 }
 
 /** An `unexpected_argument` error naming what was typed (echoed inert). */

@@ -12,7 +12,7 @@
 import { z } from "zod";
 import { inlineCode, neutralize } from "../../render/escape.js";
 import { ScannerApiError } from "../../scanner/errors.js";
-import { commandError, echo, needsPermission, unexpected, type VerbArgs } from "../verb-parts.js";
+import { commandError, echo, commandName, unexpected, type VerbArgs } from "../verb-parts.js";
 import type { ErrorCommand } from "../verb-parts.js";
 import {
   configOf,
@@ -32,9 +32,7 @@ export const MAX_AREA_DESCRIPTION = 5_000;
 
 /** `POST …/audit-areas` with `name` and `description`: a `custom` area. */
 export const AreasAddCommand = z.object({
-  kind: z.literal("areas-add"),
-  verb: z.literal("areas add"),
-  ...needsPermission,
+  ...commandName("areas-add", "areas add"),
   name: z.string().min(1).max(MAX_AREA_NAME),
   description: z.string().min(1).max(MAX_AREA_DESCRIPTION),
 });
@@ -42,9 +40,7 @@ export type AreasAddCommand = z.infer<typeof AreasAddCommand>;
 
 /** `DELETE …/audit-areas/{areaKey}`. */
 export const AreasRemoveCommand = z.object({
-  kind: z.literal("areas-remove"),
-  verb: z.literal("areas remove"),
-  ...needsPermission,
+  ...commandName("areas-remove", "areas remove"),
   key: z.string().min(1).max(200),
 });
 export type AreasRemoveCommand = z.infer<typeof AreasRemoveCommand>;

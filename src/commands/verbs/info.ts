@@ -7,49 +7,33 @@ import { repositoryMonthSpend } from "../../policy/credits.js";
 import { inlineCode } from "../../render/escape.js";
 import { conclusionName, findingTally } from "../../render/glossary.js";
 import { renderAreasAnswer, renderCreditsAnswer } from "../../render/spend-answers.js";
-import type { ReportState } from "../../report/state.js";
 import { storedVerdict } from "../../report/verdict.js";
 import type { AuditAreaList, Balance, Summary } from "../../scanner/schemas.js";
 import { guidanceRevision, type GuidanceRevision } from "../../scanner/envelopes.js";
 import type { GuidanceInfo } from "../../render/check-run.js";
-import { HelpCommand, helpCommand, needsPermission, noArgs } from "../verb-parts.js";
+import { HelpCommand, argumentless, commandName, helpCommand } from "../verb-parts.js";
 import {
   answerOnly,
   configOf,
   defineVerb,
+  readScanAndReport,
   tenantOf,
   type AnswerPlan,
-  type PullScan,
+  type ScanAndReport,
   type VerbInput,
 } from "../verb-module.js";
 
 /** Report the pull request's scan state (anyone may ask). */
-export const StatusCommand = z.object({
-  kind: z.literal("status"),
-  verb: z.literal("status"),
-  requiresPermission: z.literal(false),
-});
+export const StatusCommand = z.object(commandName("status", "status", false));
 export type StatusCommand = z.infer<typeof StatusCommand>;
 /** `GET …/billing/balance` (and usage) for the project. */
-export const CreditsCommand = z.object({
-  kind: z.literal("credits"),
-  verb: z.literal("credits"),
-  ...needsPermission,
-});
+export const CreditsCommand = z.object(commandName("credits", "credits"));
 export type CreditsCommand = z.infer<typeof CreditsCommand>;
 /** Show the guidance layers that apply to the pull request. */
-export const GuidanceCommand = z.object({
-  kind: z.literal("guidance"),
-  verb: z.literal("guidance"),
-  ...needsPermission,
-});
+export const GuidanceCommand = z.object(commandName("guidance", "guidance"));
 export type GuidanceCommand = z.infer<typeof GuidanceCommand>;
 /** `GET …/audit-areas` for the repository. */
-export const AreasCommand = z.object({
-  kind: z.literal("areas"),
-  verb: z.literal("areas"),
-  ...needsPermission,
-});
+export const AreasCommand = z.object(commandName("areas", "areas"));
 export type AreasCommand = z.infer<typeof AreasCommand>;
 
 /** `/help`, `/diffward help`: the command list of the form, generated from the verb table. */
@@ -64,10 +48,7 @@ export const helpVerb = defineVerb<HelpCommand, undefined, AnswerPlan>({
 });
 
 /** The `status` answer from diffward's state (pure). */
-export function planStatus(
-  _input: VerbInput<StatusCommand>,
-  facts: { scan: PullScan | undefined; report: ReportState | undefined },
-): AnswerPlan {
+export function planStatus(_input: VerbInput<StatusCommand>, facts: ScanAndReport): AnswerPlan {
   const { scan, report } = facts;
   if (!scan && !report) return { answer: "diffward has not scanned this pull request yet." };
   const lines = ["**diffward status**", ""];
@@ -85,17 +66,13 @@ export function planStatus(
 }
 
 /** `/diffward status` (like help, read-only and open to anyone: trailing words are ignored). */
-export const statusVerb = defineVerb<
-  StatusCommand,
-  { scan: PullScan | undefined; report: ReportState | undefined },
-  AnswerPlan
->({
+export const statusVerb = defineVerb<StatusCommand, ScanAndReport, AnswerPlan>({
   kind: "status",
   schema: StatusCommand,
   needs: { permission: "anyone", tenant: false, config: false, target: "none" },
   parse: () => ({ kind: "status", verb: "status", requiresPermission: false }),
   describe: () => "run `status`",
-  read: async (io) => ({ scan: await io.readPullScan(), report: await io.readReport() }),
+  read: readScanAndReport,
   plan: planStatus,
   apply: answerOnly,
 });
@@ -113,7 +90,7 @@ export const creditsVerb = defineVerb<CreditsCommand, CreditFacts, AnswerPlan>({
   kind: "credits",
   schema: CreditsCommand,
   needs: { permission: "command", tenant: true, config: false, target: "none" },
-  parse: (a) => noArgs(a, "credits", { kind: "credits", verb: "credits", requiresPermission: true }),
+  parse: argumentless("credits", "credits"),
   describe: () => "run `credits`",
   async read(_io, input) {
     const tenant = tenantOf(input);
@@ -198,7 +175,7 @@ export const guidanceVerb = defineVerb<GuidanceCommand, GuidanceFacts, AnswerPla
   kind: "guidance",
   schema: GuidanceCommand,
   needs: { permission: "command", tenant: true, config: true, target: "none" },
-  parse: (a) => noArgs(a, "guidance", { kind: "guidance", verb: "guidance", requiresPermission: true }),
+  parse: argumentless("guidance", "guidance"),
   describe: () => "run `guidance`",
   async read(io, input) {
     const tenant = tenantOf(input);
@@ -223,7 +200,7 @@ export const areasVerb = defineVerb<AreasCommand, AuditAreaList, AnswerPlan>({
   kind: "areas",
   schema: AreasCommand,
   needs: { permission: "command", tenant: true, config: true, target: "none" },
-  parse: (a) => noArgs(a, "areas", { kind: "areas", verb: "areas", requiresPermission: true }),
+  parse: argumentless("areas", "areas"),
   describe: () => "run `areas`",
   async read(_io, input) {
     const tenant = tenantOf(input);

@@ -10,7 +10,7 @@ import {
   commandError,
   finding,
   joinText,
-  needsPermission,
+  commandName,
   noteText,
   type VerbArgs,
 } from "../verb-parts.js";
@@ -19,9 +19,7 @@ import { appliedOr, defineVerb, targetOf, tenantOf, type VerbInput } from "../ve
 
 /** `POST …/notes` with `content`. */
 export const NoteCommand = z.object({
-  kind: z.literal("note"),
-  verb: z.literal("note"),
-  ...needsPermission,
+  ...commandName("note", "note"),
   ...finding,
   content: noteText,
 });

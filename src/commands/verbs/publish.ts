@@ -9,15 +9,13 @@ import { inlineCode } from "../../render/escape.js";
 import type { ReportState } from "../../report/state.js";
 import { ScannerApiError } from "../../scanner/errors.js";
 import { findingLabel } from "../../scanner/labels.js";
-import { finding, needsPermission, noArgs, unexpected, type VerbArgs } from "../verb-parts.js";
+import { argumentless, commandName, finding, unexpected, type VerbArgs } from "../verb-parts.js";
 import type { ErrorCommand } from "../verb-parts.js";
 import { defineVerb, targetOf, tenantOf, type VerbInput } from "../verb-module.js";
 
 /** `POST …/findings/{findingId}/publish`. */
 export const PublishCommand = z.object({
-  kind: z.literal("publish"),
-  verb: z.literal("publish"),
-  ...needsPermission,
+  ...commandName("publish", "publish"),
   ...finding,
 });
 export type PublishCommand = z.infer<typeof PublishCommand>;
@@ -65,16 +63,8 @@ export const publishVerb = defineVerb<PublishCommand, undefined, PublishPlan>({
 });
 
 /** `/diffward publish scan`: `POST …/scans/{scanId}/publish` of the pull request's last reported scan. */
-export const PublishScanCommand = z.object({
-  kind: z.literal("publish-scan"),
-  verb: z.literal("publish scan"),
-  ...needsPermission,
-});
+export const PublishScanCommand = z.object(commandName("publish-scan", "publish scan"));
 export type PublishScanCommand = z.infer<typeof PublishScanCommand>;
-
-function parsePublishScan(a: VerbArgs): PublishScanCommand | ErrorCommand {
-  return noArgs(a, "publish scan", { kind: "publish-scan", verb: "publish scan", requiresPermission: true });
-}
 
 /** What `/diffward publish scan` does: publish one scan (without a password), or only answer. */
 export type PublishScanPlan =
@@ -112,7 +102,7 @@ export const publishScanVerb = defineVerb<
   kind: "publish-scan",
   schema: PublishScanCommand,
   needs: { permission: "publish", tenant: true, config: false, target: "none" },
-  parse: parsePublishScan,
+  parse: argumentless("publish-scan", "publish scan"),
   describe: () => "publish the scan",
   read: async (io) => io.readReport(),
   plan: planPublishScan,

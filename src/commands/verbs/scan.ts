@@ -8,20 +8,20 @@ import { who } from "../../render/command-answers.js";
 import { inlineCode } from "../../render/escape.js";
 import { isTerminalScanStatus } from "../../scanner/catalog.js";
 import { ScannerApiError } from "../../scanner/errors.js";
-import { commandError, echo, needsPermission, noArgs, unexpected, type VerbArgs } from "../verb-parts.js";
+import { argumentless, commandError, commandName, echo, unexpected, type VerbArgs } from "../verb-parts.js";
 import type { ErrorCommand } from "../verb-parts.js";
 import {
   answerOnly,
   configOf,
   defineVerb,
+  readScanAndReport,
   tenantOf,
   type AnswerPlan,
   type PullNow,
-  type PullScan,
+  type ScanAndReport,
   type RescanRequest,
   type VerbInput,
 } from "../verb-module.js";
-import type { ReportState } from "../../report/state.js";
 
 /** Largest `budget=` accepted by `/diffward rescan`, in credits. */
 export const MAX_RESCAN_BUDGET = 1_000_000_000;
@@ -30,20 +30,14 @@ export const MAX_PRESET_REF_LENGTH = 200;
 
 /** A new diff scan of the pull request head: `preset` and `budget` (credits) when given. */
 export const RescanCommand = z.object({
-  kind: z.literal("rescan"),
-  verb: z.literal("rescan"),
-  ...needsPermission,
+  ...commandName("rescan", "rescan"),
   preset: z.string().min(1).max(MAX_PRESET_REF_LENGTH).optional(),
   budget: z.int().min(1).max(MAX_RESCAN_BUDGET).optional(),
 });
 export type RescanCommand = z.infer<typeof RescanCommand>;
 
 /** `POST …/scans/{scanId}/cancel` for the pull request's running scan. */
-export const CancelCommand = z.object({
-  kind: z.literal("cancel"),
-  verb: z.literal("cancel"),
-  ...needsPermission,
-});
+export const CancelCommand = z.object(commandName("cancel", "cancel"));
 export type CancelCommand = z.infer<typeof CancelCommand>;
 
 function parseRescan(a: VerbArgs): RescanCommand | ErrorCommand {
@@ -141,10 +135,7 @@ export type CancelPlan =
  * Plans a cancel from diffward's state (pure): only a scan that is running, not yet reported and not known to
  * have ended (spec §Scan status: only `QUEUED` and `PROCESSING` scans can be cancelled).
  */
-export function planCancel(
-  input: VerbInput<CancelCommand>,
-  facts: { scan: PullScan | undefined; report: ReportState | undefined },
-): CancelPlan {
+export function planCancel(input: VerbInput<CancelCommand>, facts: ScanAndReport): CancelPlan {
   const { scan, report } = facts;
   if (!scan?.scanId || !scan.projectId || report?.scanId === scan.scanId)
     return { answer: "No scan of this pull request is running, so there is nothing to cancel." };
@@ -156,20 +147,13 @@ const finishedAnswer = (scanId: string) =>
   `Scan ${inlineCode(scanId)} has already finished, so there is nothing to cancel.`;
 
 /** `/diffward cancel`. */
-export const cancelVerb = defineVerb<
-  CancelCommand,
-  { scan: PullScan | undefined; report: ReportState | undefined },
-  CancelPlan
->({
+export const cancelVerb = defineVerb<CancelCommand, ScanAndReport, CancelPlan>({
   kind: "cancel",
   schema: CancelCommand,
   needs: { permission: "command", tenant: true, config: false, target: "none" },
-  parse: (a) => noArgs(a, "cancel", { kind: "cancel", verb: "cancel", requiresPermission: true }),
+  parse: argumentless("cancel", "cancel"),
   describe: () => "cancel the scan",
-  read: async (io) => {
-    const [scan, report] = await Promise.all([io.readPullScan(), io.readReport()]);
-    return { scan, report };
-  },
+  read: readScanAndReport,
   plan: planCancel,
   async apply(io, plan, input) {
     if (!plan.cancel) return answerOnly(io, plan);

@@ -10,15 +10,7 @@ import { inlineCode } from "../../render/escape.js";
 import { severityName } from "../../render/glossary.js";
 import { SEVERITIES, type Severity } from "../../scanner/catalog.js";
 import { findingLabel } from "../../scanner/labels.js";
-import {
-  capped,
-  commandError,
-  echo,
-  finding,
-  needsPermission,
-  noteText,
-  type VerbArgs,
-} from "../verb-parts.js";
+import { capped, commandError, echo, finding, commandName, noteText, type VerbArgs } from "../verb-parts.js";
 import type { ErrorCommand } from "../verb-parts.js";
 import {
   appliedOr,
@@ -40,9 +32,7 @@ const SeverityValue = z.enum(SEVERITIES);
 
 /** `PATCH …/severity` with `severity` (`null` clears the override); `extraNote` → `POST …/notes`. */
 export const SeverityCommand = z.object({
-  kind: z.literal("severity"),
-  verb: z.literal("severity"),
-  ...needsPermission,
+  ...commandName("severity", "severity"),
   ...finding,
   severity: SeverityValue.nullable(),
   extraNote: noteText.optional(),
