@@ -15,24 +15,27 @@ export const MAX_REPO_CONFIG_BYTES = 64 * 1024;
 export const FailOn = z.enum(["critical", "high", "medium", "low", "info", "none"]);
 export type FailOn = z.infer<typeof FailOn>;
 
+/** A section of `.github/diffward.yml`: unknown keys are refused, and `description` is its JSON Schema text. */
+function section<S extends z.ZodRawShape>(description: string, shape: S) {
+  return z.strictObject(shape).describe(description);
+}
+
 /**
  * `failOn` written in full: the threshold and which findings it applies to. `only: new` leaves out the
  * findings already open on the base branch's last completed baseline (the same fingerprint,
  * src/domain/baseline.ts); with no such baseline every finding counts, as with `only: all`.
  */
-export const FailOnRule = z
-  .strictObject({
-    severity: FailOn.default("high").describe(
-      "Least severe open finding that makes the check run fail; `none` never fails it.",
+export const FailOnRule = section("The threshold and which findings it applies to.", {
+  severity: FailOn.default("high").describe(
+    "Least severe open finding that makes the check run fail; `none` never fails it.",
+  ),
+  only: z
+    .enum(["all", "new"])
+    .default("all")
+    .describe(
+      "`all`: every open finding counts; `new`: only findings not already open on the base branch's last completed baseline (`baseline:`) count, pre-existing ones are listed but do not fail the check. Without a completed baseline of the base branch every finding counts.",
     ),
-    only: z
-      .enum(["all", "new"])
-      .default("all")
-      .describe(
-        "`all`: every open finding counts; `new`: only findings not already open on the base branch's last completed baseline (`baseline:`) count, pre-existing ones are listed but do not fail the check. Without a completed baseline of the base branch every finding counts.",
-      ),
-  })
-  .describe("The threshold and which findings it applies to.");
+});
 export type FailOnRule = z.infer<typeof FailOnRule>;
 
 /** `failOn` as written: a threshold alone (`high`, every finding counts) or a {@link FailOnRule}. */
@@ -57,44 +60,38 @@ export type MinPermission = z.infer<typeof MinPermission>;
 
 const GITHUB_LOGIN = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?$/;
 
-export const CommentsConfig = z
-  .strictObject({
-    maxInline: z
-      .int()
-      .min(0)
-      .max(100)
-      .default(20)
-      .describe(
-        "Most inline review comments per scan (0 to 100); further findings appear in the check run only.",
-      ),
-    // default `low`: INFO findings stay out of the diff so they do not crowd it
-    minSeverity: SeverityLevel.default("low").describe(
-      "Least severe finding that gets an inline review comment; `info` means every finding. INFO findings are in the check run either way.",
+export const CommentsConfig = section("Inline review comments.", {
+  maxInline: z
+    .int()
+    .min(0)
+    .max(100)
+    .default(20)
+    .describe(
+      "Most inline review comments per scan (0 to 100); further findings appear in the check run only.",
     ),
-  })
-  .describe("Inline review comments.");
+  // default `low`: INFO findings stay out of the diff so they do not crowd it
+  minSeverity: SeverityLevel.default("low").describe(
+    "Least severe finding that gets an inline review comment; `info` means every finding. INFO findings are in the check run either way.",
+  ),
+});
 
-export const CommandsConfig = z
-  .strictObject({
-    minPermission: MinPermission.default("write").describe(
-      "Least repository role (read, triage, write, maintain, admin) needed to run slash commands that change something; /help and /diffward status are open to everyone.",
-    ),
-    publishPermission: MinPermission.optional().describe(
-      "Least repository role needed to publish a finding (`/publish`, an irreversible public artifact); never below `minPermission`. When omitted: `admin` on private repositories, and publishing is off on public repositories.",
-    ),
-  })
-  .describe("Slash commands in pull request comments.");
+export const CommandsConfig = section("Slash commands in pull request comments.", {
+  minPermission: MinPermission.default("write").describe(
+    "Least repository role (read, triage, write, maintain, admin) needed to run slash commands that change something; /help and /diffward status are open to everyone.",
+  ),
+  publishPermission: MinPermission.optional().describe(
+    "Least repository role needed to publish a finding (`/publish`, an irreversible public artifact); never below `minPermission`. When omitted: `admin` on private repositories, and publishing is off on public repositories.",
+  ),
+});
 
-export const GuidanceConfig = z
-  .strictObject({
-    onChange: z
-      .enum(["warn", "require-approval"])
-      .default("warn")
-      .describe(
-        'When a pull request edits the guidance file (the PR\'s own guidance steers its scan): `warn` flags it prominently in the check run; `require-approval` holds the scan (check run `action_required`) until a user at or above `commands.minPermission` clicks "Scan anyway".',
-      ),
-  })
-  .describe("The scanning guidance file committed in the repository.");
+export const GuidanceConfig = section("The scanning guidance file committed in the repository.", {
+  onChange: z
+    .enum(["warn", "require-approval"])
+    .default("warn")
+    .describe(
+      'When a pull request edits the guidance file (the PR\'s own guidance steers its scan): `warn` flags it prominently in the check run; `require-approval` holds the scan (check run `action_required`) until a user at or above `commands.minPermission` clicks "Scan anyway".',
+    ),
+});
 
 /**
  * `triage.approval`: two-person dismissals. A dismissal (any resolution that stops a finding from blocking:
@@ -103,88 +100,76 @@ export const GuidanceConfig = z
  * `approvers` approves it; the pattern of GitHub's delegated alert dismissal
  * (https://docs.github.com/en/code-security/code-scanning/managing-your-code-scanning-configuration/enabling-delegated-alert-dismissal-for-code-scanning).
  */
-export const ApprovalConfig = z
-  .strictObject({
-    minSeverity: SeverityLevel.default("high").describe(
-      "Dismissals (resolved, mitigated, won't fix, false positive, duplicate: every resolution that stops a finding from blocking) of findings at or above this severity need a second person's `/approve`.",
-    ),
-    approvers: MinPermission.default("maintain").describe(
-      "Least repository role (read, triage, write, maintain, admin) of the approver; a user at or above it dismisses without approval.",
-    ),
-  })
-  .describe("Two-person dismissals; off when absent.");
+export const ApprovalConfig = section("Two-person dismissals; off when absent.", {
+  minSeverity: SeverityLevel.default("high").describe(
+    "Dismissals (resolved, mitigated, won't fix, false positive, duplicate: every resolution that stops a finding from blocking) of findings at or above this severity need a second person's `/approve`.",
+  ),
+  approvers: MinPermission.default("maintain").describe(
+    "Least repository role (read, triage, write, maintain, admin) of the approver; a user at or above it dismisses without approval.",
+  ),
+});
 export type ApprovalConfig = z.infer<typeof ApprovalConfig>;
 
 /** The resolution statuses that accept a finding's risk and may carry an expiry (`/wontfix`, `/mitigate`). */
 export const ACCEPTANCE_STATUSES = ["WONT_FIX", "MITIGATED"] as const;
 export type AcceptanceStatus = (typeof ACCEPTANCE_STATUSES)[number];
 
-export const TriageConfig = z
-  .strictObject({
-    approval: ApprovalConfig.optional(),
-    maxAcceptanceDays: z
-      .number()
-      .int()
-      .min(1)
-      .max(3650)
-      .default(365)
-      .describe(
-        "Longest expiry, in days from the command, of an acceptance (`/wontfix … until <date>` or `for <N>d`, also `/mitigate`); a later date is refused with this rule.",
-      ),
-    requireExpiry: z
-      .array(z.enum(ACCEPTANCE_STATUSES))
-      .default([])
-      .describe(
-        "Resolution statuses (`WONT_FIX`, `MITIGATED`) whose acceptance must carry an expiry (`until <date>` or `for <N>d`); one without it is refused.",
-      ),
-  })
-  .describe("Triage from the pull request.");
+export const TriageConfig = section("Triage from the pull request.", {
+  approval: ApprovalConfig.optional(),
+  maxAcceptanceDays: z
+    .number()
+    .int()
+    .min(1)
+    .max(3650)
+    .default(365)
+    .describe(
+      "Longest expiry, in days from the command, of an acceptance (`/wontfix … until <date>` or `for <N>d`, also `/mitigate`); a later date is refused with this rule.",
+    ),
+  requireExpiry: z
+    .array(z.enum(ACCEPTANCE_STATUSES))
+    .default([])
+    .describe(
+      "Resolution statuses (`WONT_FIX`, `MITIGATED`) whose acceptance must carry an expiry (`until <date>` or `for <N>d`); one without it is refused.",
+    ),
+});
 
-export const PathsConfig = z
-  .strictObject({
-    ignore: z
-      .array(z.string().min(1).max(500))
-      .max(200)
-      .default([])
-      .describe(
-        "Glob patterns (picomatch syntax), e.g. `docs/**`: a pull request whose changed files all match is not scanned and concludes `neutral` saying why.",
-      ),
-  })
-  .describe("Paths that need no scan.");
+export const PathsConfig = section("Paths that need no scan.", {
+  ignore: z
+    .array(z.string().min(1).max(500))
+    .max(200)
+    .default([])
+    .describe(
+      "Glob patterns (picomatch syntax), e.g. `docs/**`: a pull request whose changed files all match is not scanned and concludes `neutral` saying why.",
+    ),
+});
 
-export const AuthorsConfig = z
-  .strictObject({
-    skip: z
-      .array(z.string().regex(GITHUB_LOGIN, "must be a GitHub login"))
-      .max(200)
-      .default([])
-      .describe("GitHub logins whose pull requests are not scanned, e.g. `dependabot[bot]`."),
-  })
-  .describe("Pull request authors.");
+export const AuthorsConfig = section("Pull request authors.", {
+  skip: z
+    .array(z.string().regex(GITHUB_LOGIN, "must be a GitHub login"))
+    .max(200)
+    .default([])
+    .describe("GitHub logins whose pull requests are not scanned, e.g. `dependabot[bot]`."),
+});
 
-export const CreditCapConfig = z
-  .strictObject({
-    monthly: z
-      .int()
-      .min(1)
-      .optional()
-      .describe(
-        "Most credits diffward launches may spend on this repository per calendar month (UTC); no cap when omitted.",
-      ),
-  })
-  .describe("Spending caps, in credits.");
+export const CreditCapConfig = section("Spending caps, in credits.", {
+  monthly: z
+    .int()
+    .min(1)
+    .optional()
+    .describe(
+      "Most credits diffward launches may spend on this repository per calendar month (UTC); no cap when omitted.",
+    ),
+});
 
-export const CodeScanningConfig = z
-  .strictObject({
-    // never with disclosure `summary`: code scanning alerts are visible to everyone with read access
-    upload: z
-      .boolean()
-      .default(false)
-      .describe(
-        "Upload each completed report's open findings to GitHub code scanning (SARIF, tool `diffward`), where dismissals and reopenings stay in step with the finding's resolution. Needs the app's `security_events` permission; nothing is uploaded when the effective `disclosure` is `summary`.",
-      ),
-  })
-  .describe("GitHub code scanning.");
+export const CodeScanningConfig = section("GitHub code scanning.", {
+  // never with disclosure `summary`: code scanning alerts are visible to everyone with read access
+  upload: z
+    .boolean()
+    .default(false)
+    .describe(
+      "Upload each completed report's open findings to GitHub code scanning (SARIF, tool `diffward`), where dismissals and reopenings stay in step with the finding's resolution. Needs the app's `security_events` permission; nothing is uploaded when the effective `disclosure` is `summary`.",
+    ),
+});
 
 /**
  * `baseline`: scans of the default branch's commits with a whole-repository (non-diff) preset, reported
@@ -250,97 +235,95 @@ export type BaselineConfig = z.infer<typeof BaselineConfig>;
  * The whole `.github/diffward.yml`. Strict at every level: an unknown key is an error naming it, so a
  * typo never passes silently.
  */
-export const RepoConfig = z
-  .strictObject({
-    // spec §Scans, `POST /projects/{projectId}/scans`: `repositoryId`
-    repositoryId: z
-      .string()
-      .min(1)
-      .max(200)
-      .describe(
-        "The scanning service's id of this repository (the `repositoryId` of scan launches). Required.",
-      ),
-    // spec §Scan preset (scan type): `ref`
-    preset: z
-      .string()
-      .min(1)
-      .max(200)
-      .optional()
-      .describe(
-        "Scan preset ref used for pull request scans; a diff preset. Defaults to the app's SCANNER_DIFF_PRESET.",
-      ),
-    // spec §Scans, launch rule 1
-    creditBudget: z
-      .int()
-      .min(1)
-      .optional()
-      .describe("Most credits one scan may spend. When omitted the service picks its recommended budget."),
-    // spec §Audit area
-    auditAreas: z
-      .array(z.string().min(1).max(200))
-      .max(100)
-      .optional()
-      .describe("Audit area keys to scope scans to; omitted or empty scans the whole change."),
-    failOn: FailOnSetting.default("high").describe(
-      "Least severe open finding that makes the check run fail (`none` never fails it): a severity such as `high`, or `{severity: high, only: new}` so that only findings not already open on the base branch's last completed baseline count (pre-existing ones are listed but do not block; without a baseline every finding counts).",
+export const RepoConfig = section("diffward configuration (.github/diffward.yml).", {
+  // spec §Scans, `POST /projects/{projectId}/scans`: `repositoryId`
+  repositoryId: z
+    .string()
+    .min(1)
+    .max(200)
+    .describe(
+      "The scanning service's id of this repository (the `repositoryId` of scan launches). Required.",
     ),
-    drafts: z.enum(["skip", "scan"]).default("skip").describe("Whether draft pull requests are scanned."),
-    onServiceOutage: z
-      .enum(["failure", "neutral"])
-      .default("failure")
-      .describe(
-        "How the check run concludes when the scanning service stayed unavailable longer than the app waits (DIFFWARD_SERVICE_OUTAGE_MAX_WAIT, 60 minutes by default): `failure` (with the Re-run button) or `neutral`. Until then the check stays in progress and diffward retries on its own.",
-      ),
-    debounceSeconds: z
-      .int()
-      .min(0)
-      .max(600)
-      .default(10)
-      .describe(
-        "Seconds to wait after a push before launching a scan (0 to 600), so a burst of pushes costs one scan.",
-      ),
-    // no schema default: it depends on the repository's visibility (effectiveDisclosure)
-    disclosure: z
-      .enum(["full", "summary"])
-      .optional()
-      .describe(
-        "How much finding detail is posted on GitHub: `full` or `summary`. Default: `summary` for public repositories, `full` for private ones.",
-      ),
-    comments: CommentsConfig.prefault({}),
-    commands: CommandsConfig.prefault({}),
-    triage: TriageConfig.prefault({}),
-    guidance: GuidanceConfig.prefault({}),
-    forks: z
-      .enum(["scan", "approve", "skip"])
-      .default("approve")
-      .describe(
-        'Pull requests from forks whose author is below `commands.minPermission`: `scan` at once, `approve` waits (check run `action_required`) until a permitted user clicks "Scan anyway", `skip` never scans them.',
-      ),
-    paths: PathsConfig.prefault({}),
-    authors: AuthorsConfig.prefault({}),
-    creditCap: CreditCapConfig.prefault({}),
-    codeScanning: CodeScanningConfig.prefault({}),
-    baseline: BaselineConfig.prefault({}),
-    lowBalanceThreshold: z
-      .int()
-      .min(0)
-      .optional()
-      .describe("Warn in the check run when the organization's available credits fall below this number."),
-    // GitHub's `merge_group` event, action `checks_requested`
-    mergeQueue: z
-      .enum(["reuse", "scan", "skip"])
-      .default("reuse")
-      .describe(
-        "The `diffward` check on merge-queue groups: `reuse` concludes with the pull request's completed report when its current head was scanned (no new scan), else scans the group; `scan` always runs one diff scan of the group against its base; `skip` concludes `neutral` at once.",
-      ),
-    scanTimeoutMinutes: z
-      .int()
-      .min(1)
-      .max(1440)
-      .default(120)
-      .describe("Minutes after which an unfinished scan is reported as timed out (1 to 1440)."),
-  })
-  .describe("diffward configuration (.github/diffward.yml).");
+  // spec §Scan preset (scan type): `ref`
+  preset: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe(
+      "Scan preset ref used for pull request scans; a diff preset. Defaults to the app's SCANNER_DIFF_PRESET.",
+    ),
+  // spec §Scans, launch rule 1
+  creditBudget: z
+    .int()
+    .min(1)
+    .optional()
+    .describe("Most credits one scan may spend. When omitted the service picks its recommended budget."),
+  // spec §Audit area
+  auditAreas: z
+    .array(z.string().min(1).max(200))
+    .max(100)
+    .optional()
+    .describe("Audit area keys to scope scans to; omitted or empty scans the whole change."),
+  failOn: FailOnSetting.default("high").describe(
+    "Least severe open finding that makes the check run fail (`none` never fails it): a severity such as `high`, or `{severity: high, only: new}` so that only findings not already open on the base branch's last completed baseline count (pre-existing ones are listed but do not block; without a baseline every finding counts).",
+  ),
+  drafts: z.enum(["skip", "scan"]).default("skip").describe("Whether draft pull requests are scanned."),
+  onServiceOutage: z
+    .enum(["failure", "neutral"])
+    .default("failure")
+    .describe(
+      "How the check run concludes when the scanning service stayed unavailable longer than the app waits (DIFFWARD_SERVICE_OUTAGE_MAX_WAIT, 60 minutes by default): `failure` (with the Re-run button) or `neutral`. Until then the check stays in progress and diffward retries on its own.",
+    ),
+  debounceSeconds: z
+    .int()
+    .min(0)
+    .max(600)
+    .default(10)
+    .describe(
+      "Seconds to wait after a push before launching a scan (0 to 600), so a burst of pushes costs one scan.",
+    ),
+  // no schema default: it depends on the repository's visibility (effectiveDisclosure)
+  disclosure: z
+    .enum(["full", "summary"])
+    .optional()
+    .describe(
+      "How much finding detail is posted on GitHub: `full` or `summary`. Default: `summary` for public repositories, `full` for private ones.",
+    ),
+  comments: CommentsConfig.prefault({}),
+  commands: CommandsConfig.prefault({}),
+  triage: TriageConfig.prefault({}),
+  guidance: GuidanceConfig.prefault({}),
+  forks: z
+    .enum(["scan", "approve", "skip"])
+    .default("approve")
+    .describe(
+      'Pull requests from forks whose author is below `commands.minPermission`: `scan` at once, `approve` waits (check run `action_required`) until a permitted user clicks "Scan anyway", `skip` never scans them.',
+    ),
+  paths: PathsConfig.prefault({}),
+  authors: AuthorsConfig.prefault({}),
+  creditCap: CreditCapConfig.prefault({}),
+  codeScanning: CodeScanningConfig.prefault({}),
+  baseline: BaselineConfig.prefault({}),
+  lowBalanceThreshold: z
+    .int()
+    .min(0)
+    .optional()
+    .describe("Warn in the check run when the organization's available credits fall below this number."),
+  // GitHub's `merge_group` event, action `checks_requested`
+  mergeQueue: z
+    .enum(["reuse", "scan", "skip"])
+    .default("reuse")
+    .describe(
+      "The `diffward` check on merge-queue groups: `reuse` concludes with the pull request's completed report when its current head was scanned (no new scan), else scans the group; `scan` always runs one diff scan of the group against its base; `skip` concludes `neutral` at once.",
+    ),
+  scanTimeoutMinutes: z
+    .int()
+    .min(1)
+    .max(1440)
+    .default(120)
+    .describe("Minutes after which an unfinished scan is reported as timed out (1 to 1440)."),
+});
 export type RepoConfig = z.infer<typeof RepoConfig>;
 /** The config as written, before defaults (what the JSON Schema describes). */
 export type RepoConfigInput = z.input<typeof RepoConfig>;
