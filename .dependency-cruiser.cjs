@@ -132,9 +132,17 @@ module.exports = {
       name: "commands-reach-world-through-ports",
       severity: "error",
       comment:
-        "commands/ (parser, verb table, verb modules) reach GitHub and diffward's state only through the CommandIO ports the command job builds.",
+        "commands/ (parser, verb table, verb modules) reach GitHub and diffward's state only through the CommandIO ports the command job builds: GitHub's shapes may be named (type-only), never called.",
       from: { path: "^src/commands/" },
-      to: { path: "^src/github/|^src/triage/(?!types\\.ts$)" },
+      to: { path: "^src/github/", dependencyTypesNot: ["type-only"] },
+    },
+    {
+      name: "commands-reach-state-through-ports",
+      severity: "error",
+      comment:
+        "commands/ reach diffward's triage state only through the CommandIO ports; triage/types.ts names its shapes.",
+      from: { path: "^src/commands/" },
+      to: { path: "^src/triage/(?!types\\.ts$)" },
     },
     {
       name: "policy-decides-not-writes",

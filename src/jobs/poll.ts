@@ -11,8 +11,7 @@ import { planProgress, planScanTimedOut } from "./report/decide.js";
 import { enqueueReport } from "./report/job.js";
 import { concludeOnScanReadError } from "./service-error.js";
 import { admitRequest, serviceAnswered, waitForBreaker, waitOutOutage } from "./service-outage.js";
-import { targetKey, whileFollowed } from "./target.js";
-import { tenantOrWait } from "./token-wait.js";
+import { withFollowedTenant } from "./token-wait.js";
 import type { PollJobData, PollProgress } from "./types.js";
 
 /** What a poll job did when it stopped rescheduling itself. */
@@ -46,26 +45,20 @@ export const MAX_PROGRESS_UPDATES = 5;
  * write lane (GitHub: one write per second), and the poll slots must stay free for running scans.
  */
 export async function processPoll(rt: Runtime, job: Job<PollJobData>, token?: string): Promise<PollOutcome> {
-  const d = job.data;
-  const log = rt.log.child({
-    pull: targetKey(d),
-    scanId: d.scanId,
-    installation: d.installationId,
-  });
-  return whileFollowed(rt, d, log, "", (followed) => pollFollowed(followed, job, token, log));
+  return withFollowedTenant(rt, job, token, "", (followed, tenant, log) =>
+    pollFollowed(followed, job, token, tenant, log),
+  );
 }
 
-/** {@link processPoll} for a scan still followed; `rt`'s writes each check that it still is. */
+/** {@link processPoll} for a scan still followed, with a tenant; `rt`'s writes each check that it still is. */
 async function pollFollowed(
   rt: Runtime,
   job: Job<PollJobData>,
   token: string | undefined,
+  tenant: ScannerTenant,
   log: Runtime["log"],
 ): Promise<PollOutcome> {
   const d = job.data;
-  const tenant = await tenantOrWait(rt, job, token, log);
-  if (tenant === "no-token") return tenant;
-
   // While the service is unavailable, the scan is read only by the tenant breaker's one probe, until
   // DIFFWARD_SERVICE_OUTAGE_MAX_WAIT; past it, reads go out and fail as before (BullMQ's attempts).
   const pastLimit =

@@ -4,10 +4,34 @@ import { inlineCode } from "../render/escape.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { applyWrites } from "../runtime/writes.js";
 import type { ScannerTenant } from "../tenants/index.js";
+import { targetKey, whileFollowed } from "./target.js";
 import type { PollJobData } from "./types.js";
 
 /** How often a job waiting for its account's token looks again, in ms (at most; less near the end). */
 export const TOKEN_RECHECK_MS = 5_000;
+
+/**
+ * Runs a poll or report job's `work` on its scan while the scan is followed ({@link whileFollowed}; `what`
+ * says how the job ends when it is not), with the account's tenant once it has a scanner token
+ * ({@link tenantOrWait}). `work` gets the followed runtime, the tenant and the job's logger, bound to the
+ * target, the scan and the installation.
+ * @returns `work`'s outcome, `superseded`, or `no-token` once the check run was concluded.
+ * @throws DelayedError while the job waits for the token.
+ */
+export async function withFollowedTenant<T>(
+  rt: Runtime,
+  job: Job<PollJobData>,
+  token: string | undefined,
+  what: string,
+  work: (followed: Runtime, tenant: ScannerTenant, log: Runtime["log"]) => Promise<T>,
+): Promise<T | "superseded" | "no-token"> {
+  const d = job.data;
+  const log = rt.log.child({ pull: targetKey(d), scanId: d.scanId, installation: d.installationId });
+  return whileFollowed(rt, d, log, what, async (followed) => {
+    const tenant = await tenantOrWait(followed, job, token, log);
+    return tenant === "no-token" ? tenant : work(followed, tenant, log);
+  });
+}
 
 /**
  * The account's scanner tenant for a job that follows a launched scan (poll, report). The scan is paid and

@@ -1,21 +1,17 @@
-import type { Logger } from "pino";
 import { fingerprint } from "../../domain/identity.js";
 import { isRuledOut } from "../../domain/verdict.js";
 import { renderBaselineNote } from "../../render/baseline.js";
-import type { ScanDetail } from "../../scanner/schemas.js";
-import type { ScannerTenant } from "../../tenants/index.js";
-import { collectReportExtras } from "../../report/extras.js";
 import { getBaseline, setBaseline, setBaselineReport } from "../../runtime/baseline-state.js";
 import { baselineKey } from "../../runtime/names.js";
 import type { Runtime } from "../../runtime/runtime.js";
 import { applyWrites } from "../../runtime/writes.js";
 import type { PollJobData } from "../types.js";
 import { decideReviewlessReport } from "./decide.js";
-import { concludeUnfinished, readScanFindings, settleReportedSpend, uploadReport } from "./steps.js";
+import { readReviewlessFacts, readScanFindings, type ReportRun } from "./steps.js";
 
 /**
- * Reports a default-branch baseline's terminal scan on the commit's check run: `FAILED` and `CANCELLED`
- * conclude it as for a pull request; `COMPLETED` pages through every finding, and completes the check run
+ * Reports a default-branch baseline's `COMPLETED` scan on the commit's check run (`FAILED` and `CANCELLED`
+ * are concluded by the report job, as a pull request's, and mark the baseline reported): pages through every finding, and completes the check run
  * with the conclusion under `failOn` ({@link planReport}'s verdict), the summary (a baseline note, the
  * counts by severity, credits reserved and spent, code scanning) and the annotations in batches of 50. No
  * review and no comments: a commit on the default branch has no pull request. With `codeScanning.upload`
@@ -25,29 +21,13 @@ import { concludeUnfinished, readScanFindings, settleReportedSpend, uploadReport
  * fingerprints are kept as the branch's baseline, which pull request reports compare with. Credits not
  * settled yet get a `settle` job for `creditCap.monthly`'s ledger (as a merge group's).
  */
-export async function reportBaselineScan(
-  rt: Runtime,
-  d: PollJobData,
-  tenant: ScannerTenant,
-  scan: ScanDetail,
-  log: Logger,
-): Promise<void> {
-  const octokit = await rt.octokit(d.installationId);
-  if (await concludeUnfinished(rt, d, scan, log, "baseline scan ended without findings report")) {
-    await markReported(rt, d);
-    return;
-  }
+export async function reportBaselineScan(run: ReportRun): Promise<void> {
+  const { rt, tenant, d, scan, log } = run;
   const findings = await readScanFindings(tenant, d);
-  const reserved = scan.creditBudget ?? d.creditBudget;
-  const extras = await collectReportExtras(rt, octokit, tenant, d, reserved ?? undefined, log);
-  // creditCap.monthly: the ledger counts what the scan spent once settled (a later look when not yet)
-  await settleReportedSpend(rt, d, extras.credits);
-  const codeScanning = await uploadReport(rt, d, findings, log);
+  const read = await readReviewlessFacts(run, findings);
   const branch = d.target?.kind === "baseline" ? d.target.branch : d.defaultBranch;
   const { completion, conclusion, annotations } = decideReviewlessReport(rt.settings, d, scan, {
-    findings,
-    extras,
-    codeScanning,
+    ...read,
     note: renderBaselineNote({ branch, headSha: d.headSha, presetName: scan.presetName ?? d.presetRef }),
     subject: "commit",
   });
@@ -63,7 +43,7 @@ export async function reportBaselineScan(
     reportedAt: rt.now(),
     openFingerprints: [...new Set(findings.filter((f) => !isRuledOut(f)).map((f) => fingerprint(f)))],
   });
-  await markReported(rt, d);
+  await markBaselineReported(rt, d);
   await rt.state.finishScan(d.installationId, d.scanId);
   log.info(
     { conclusion, findings: findings.length, annotations: annotations.length, branch },
@@ -71,8 +51,8 @@ export async function reportBaselineScan(
   );
 }
 
-/** Marks the baseline followed now reported, when it is still this scan's. */
-async function markReported(rt: Runtime, d: PollJobData): Promise<void> {
+/** Marks the baseline followed now reported (completed or ended), when it is still this scan's. */
+export async function markBaselineReported(rt: Runtime, d: PollJobData): Promise<void> {
   const key = baselineKey(d.owner, d.repo);
   const b = await getBaseline(rt.state, key);
   if (b && b.headSha === d.headSha && (b.scanId === undefined || b.scanId === d.scanId))

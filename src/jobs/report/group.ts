@@ -1,9 +1,5 @@
-import type { Logger } from "pino";
 import type { ReportFinding } from "../../domain/types.js";
-import type { ScanDetail } from "../../scanner/schemas.js";
-import type { ScannerTenant } from "../../tenants/index.js";
 import { applyPullDecisions } from "../../triage/decisions.js";
-import { collectReportExtras } from "../../report/extras.js";
 import type { Runtime } from "../../runtime/runtime.js";
 import { applyWrites } from "../../runtime/writes.js";
 import type { PollJobData } from "../types.js";
@@ -12,11 +8,11 @@ import { againstBaseline } from "../../report/baseline.js";
 import type { BaselineInfo } from "../../render/baseline.js";
 import { getBaselineReport } from "../../runtime/baseline-state.js";
 import { parseMergeGroupRef } from "../../domain/merge-group.js";
-import { concludeUnfinished, readScanFindings, settleReportedSpend, uploadReport } from "./steps.js";
+import { readReviewlessFacts, readScanFindings, type ReportRun } from "./steps.js";
 
 /**
- * Reports a merge group's terminal scan on the group's check run: `FAILED` and `CANCELLED`
- * conclude it with the same messages as a pull request's; `COMPLETED` pages through every finding (limit
+ * Reports a merge group's `COMPLETED` scan on the group's check run (`FAILED` and `CANCELLED` are concluded
+ * by the report job, as a pull request's): pages through every finding (limit
  * 100), carries the triage decisions of the pull request the group names (the same findings, decided once),
  * and completes the check run with the conclusion ({@link planReport}'s verdict under `failOn`), the summary
  * (findings, guidance, credits reserved and spent, code scanning) and the annotations in batches of 50
@@ -25,38 +21,21 @@ import { concludeUnfinished, readScanFindings, settleReportedSpend, uploadReport
  * report state: a merge group has no pull request to comment on, and the pull request's own report must
  * stay the one its triage commands and reuse read. Credits not settled at report time get a `settle` job
  * that settles `creditCap.monthly`'s ledger once they land (`./settle.ts`; the group's check run keeps
- * "Spend not settled yet"). The steps shared with a pull request's report are in `./report-steps.ts`.
+ * "Spend not settled yet"). The steps shared with the other reports are in `./steps.ts`.
  */
-export async function reportGroupScan(
-  rt: Runtime,
-  d: PollJobData,
-  tenant: ScannerTenant,
-  scan: ScanDetail,
-  log: Logger,
-): Promise<void> {
-  const octokit = await rt.octokit(d.installationId);
-  if (await concludeUnfinished(rt, d, scan, log, "merge group scan ended without findings report")) return;
-
+export async function reportGroupScan(run: ReportRun): Promise<void> {
+  const { rt, tenant, d, scan, log } = run;
   const raw = await readScanFindings(tenant, d);
   const findings: ReportFinding[] =
     d.pullNumber > 0 ? await applyPullDecisions(rt, tenant, d, raw, log) : raw;
-
-  const reserved = scan.creditBudget ?? d.creditBudget;
   const baseline = await groupBaseline(rt, d, findings);
-  const extras = {
-    ...(await collectReportExtras(rt, octokit, tenant, d, reserved ?? undefined, log)),
-    ...(baseline ? { baseline } : {}),
-  };
-  // creditCap.monthly: a settled group scan counts what it spent, no longer its budget;
-  // one not settled yet is looked at again later, for the ledger only (the group has no report state)
-  await settleReportedSpend(rt, d, extras.credits);
-  // One SARIF upload per group report, on the group's ref and head.
-  const codeScanning = await uploadReport(rt, d, findings, log);
+  // creditCap.monthly: a settled group scan counts what it spent, no longer its budget; one not settled yet
+  // is looked at again later, for the ledger only (the group has no report state). One SARIF upload per
+  // group report, on the group's ref and head.
+  const read = await readReviewlessFacts(run, findings, baseline ? { baseline } : {});
   // a merge group has no review comments: nothing is planned inline (no files, no posted comments)
   const { completion, conclusion, annotations } = decideReviewlessReport(rt.settings, d, scan, {
-    findings,
-    extras,
-    codeScanning,
+    ...read,
     note: `**Merge group** ${d.pullNumber > 0 ? `for pull request #${d.pullNumber}, ` : ""}scanned against its base: no review is posted (a merge group has no pull request); the findings are below and annotated on the files.`,
   });
   await applyWrites(rt, d.installationId, completion);

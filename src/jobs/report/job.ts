@@ -7,11 +7,13 @@ import type { Runtime } from "../../runtime/runtime.js";
 import { WritesWithdrawnError } from "../../runtime/writes.js";
 import { reportScan } from "./pull-request.js";
 import { reportGroupScan } from "./group.js";
-import { reportBaselineScan } from "./baseline.js";
+import { markBaselineReported, reportBaselineScan } from "./baseline.js";
+import { concludeUnfinished, type ReportRun } from "./steps.js";
 import { concludeOnLastAttempt, concludeOnScanReadError, concludeOnServiceError } from "../service-error.js";
 import { admitRequest, serviceAnswered, waitForBreaker, waitOutOutage } from "../service-outage.js";
-import { isBaselineScan, isGroupScan, targetKey, whileFollowed } from "../target.js";
-import { tenantOrWait } from "../token-wait.js";
+import { isBaselineScan, isGroupScan } from "../target.js";
+import { withFollowedTenant } from "../token-wait.js";
+import type { ScannerTenant } from "../../tenants/index.js";
 import type { PollJobData, ReportJobData } from "../types.js";
 
 /** What a report job did. */
@@ -59,22 +61,20 @@ export async function processReport(
   job: Job<ReportJobData>,
   token?: string,
 ): Promise<ReportOutcome> {
-  const d = job.data;
-  const log = rt.log.child({ pull: targetKey(d), scanId: d.scanId, installation: d.installationId });
-  return whileFollowed(rt, d, log, "not reported", (followed) => reportFollowed(followed, job, token, log));
+  return withFollowedTenant(rt, job, token, "not reported", (followed, tenant, log) =>
+    reportFollowed(followed, job, token, tenant, log),
+  );
 }
 
-/** {@link processReport} for a scan still followed; `rt`'s writes each check that it still is. */
+/** {@link processReport} for a scan still followed, with a tenant; `rt`'s writes each check that it still is. */
 async function reportFollowed(
   rt: Runtime,
   job: Job<ReportJobData>,
   token: string | undefined,
+  tenant: ScannerTenant,
   log: Runtime["log"],
 ): Promise<ReportOutcome> {
   const d = job.data;
-  const tenant = await tenantOrWait(rt, job, token, log);
-  if (tenant === "no-token") return tenant;
-
   const carried = ScanDetail.safeParse(d.scan);
   let scan: ScanDetail;
   if (carried.success) scan = carried.data;
@@ -97,8 +97,7 @@ async function reportFollowed(
   const gate = await admitRequest(rt, d.accountLogin, `${job.id ?? ""}@${rt.now()}`);
   if (gate.kind === "wait") await waitForBreaker(rt, job, token, gate.untilMs, log);
   try {
-    const report = isGroupScan(d) ? reportGroupScan : isBaselineScan(d) ? reportBaselineScan : reportScan;
-    await report(rt, pollData, tenant, scan, log);
+    await reportTerminal({ rt, octokit: await rt.octokit(d.installationId), tenant, d: pollData, scan, log });
     if (gate.kind === "go" && gate.probe) await serviceAnswered(rt, d.accountLogin, undefined);
   } catch (error) {
     if (error instanceof WritesWithdrawnError) throw error;
@@ -113,4 +112,35 @@ async function reportFollowed(
   const since = scan.completedAt ? Date.parse(scan.completedAt) : d.terminalAt;
   rt.metrics?.observeReportDelay((rt.now() - (Number.isFinite(since) ? since : d.terminalAt)) / 1000);
   return "reported";
+}
+
+/**
+ * The report of one kind of scan: its steps for a `COMPLETED` scan, the log line (fixed text) of one that
+ * ended `FAILED` or `CANCELLED` without a findings report, and what follows that end.
+ */
+interface ScanReport {
+  report: (run: ReportRun) => Promise<void>;
+  ended: string;
+  afterEnded?: (rt: Runtime, d: PollJobData) => Promise<void>;
+}
+
+const REPORTS: Record<"pull" | "group" | "baseline", ScanReport> = {
+  pull: { report: reportScan, ended: "scan ended without findings report" },
+  group: { report: reportGroupScan, ended: "merge group scan ended without findings report" },
+  baseline: {
+    report: reportBaselineScan,
+    ended: "baseline scan ended without findings report",
+    afterEnded: markBaselineReported,
+  },
+};
+
+/** Reports a terminal scan: one that did not complete is concluded ({@link concludeUnfinished}), else its kind reports it. */
+async function reportTerminal(run: ReportRun): Promise<void> {
+  const { rt, d, scan, log } = run;
+  const target = REPORTS[isGroupScan(d) ? "group" : isBaselineScan(d) ? "baseline" : "pull"];
+  if (await concludeUnfinished(rt, d, scan, log, target.ended)) {
+    await target.afterEnded?.(rt, d);
+    return;
+  }
+  await target.report(run);
 }

@@ -13,7 +13,6 @@ import type { ScannerTenant } from "../../tenants/index.js";
 import { planReport, type ReportPlan } from "../../report/plan.js";
 import { postedFindingComments } from "../../report/posted.js";
 import { applyPullDecisions } from "../../triage/decisions.js";
-import { collectReportExtras } from "../../report/extras.js";
 import { REPORT_KIND, buildReportState, type ReportState } from "../../report/state.js";
 import { auditThreadWrites, closingCoverage, syncNotReported } from "../../report/not-reported.js";
 import { annotationsDigest } from "../../report/verdict.js";
@@ -23,16 +22,17 @@ import { WritesWithdrawnError, applyWrites, writeBudget } from "../../runtime/wr
 import { decidePullReport, type PullReportDecision, type PullReportFacts } from "./decide.js";
 import type { PollJobData } from "../types.js";
 import {
-  concludeUnfinished,
   logReport,
+  readExtras,
   readScanFindings,
   settleReportedSpend,
   uploadReport,
+  type ReportRun,
 } from "./steps.js";
 
 /**
- * Reports a terminal scan on its pull request, in the pull-request job's shape: `FAILED` and `CANCELLED`
- * conclude the check with a clear message; `COMPLETED` is
+ * Reports a `COMPLETED` scan on its pull request, in the pull-request job's shape (`FAILED` and `CANCELLED`
+ * are concluded by the report job with a clear message):
  * 1. read ({@link readPullReport}): every finding (pages of 100) with the pull request's decisions, the
  *    pending approvals, files and review comments, the plan ({@link planReport}), the details of the
  *    findings shown inline, the extras, the one SARIF upload and the hourly write budget;
@@ -45,16 +45,9 @@ import {
  * A crash in between is retried: a Redis marker per scan keeps the retry from completing twice, and the
  * comment markers already on the pull request from posting twice.
  */
-export async function reportScan(
-  rt: Runtime,
-  d: PollJobData,
-  tenant: ScannerTenant,
-  scan: ScanDetail,
-  log: Logger,
-): Promise<void> {
-  const octokit = await rt.octokit(d.installationId);
-  if (await concludeUnfinished(rt, d, scan, log, "scan ended without findings report")) return;
-  const facts = await readPullReport(rt, octokit, tenant, d, scan, log);
+export async function reportScan(run: ReportRun): Promise<void> {
+  const { rt, octokit, d, scan, log } = run;
+  const facts = await readPullReport(run);
   const decision = decidePullReport(facts, d, scan, rt.settings);
   const commentIds = await writePullReport(rt, octokit, d, facts, decision);
   await saveReport(rt, octokit, d, scan, { facts, decision, commentIds }, log);
@@ -78,14 +71,8 @@ export async function reportScan(
  * comments: a copied one is someone's text. The one SARIF upload goes out here, before the check run
  * links to it.
  */
-async function readPullReport(
-  rt: Runtime,
-  octokit: InstallationOctokit,
-  tenant: ScannerTenant,
-  d: PollJobData,
-  scan: ScanDetail,
-  log: Logger,
-): Promise<PullReportFacts & { botLogin: string }> {
+async function readPullReport(run: ReportRun): Promise<PullReportFacts & { botLogin: string }> {
+  const { rt, octokit, tenant, d, log } = run;
   const pull = { owner: d.owner, repo: d.repo, pullNumber: d.pullNumber };
   const findings = await applyPullDecisions(rt, tenant, d, await readScanFindings(tenant, d), log);
   const pending = await carryApprovals(rt, pullKey(d.owner, d.repo, d.pullNumber), findings, log);
@@ -108,11 +95,7 @@ async function readPullReport(
     },
   });
   const { details, notes } = await readDetails(tenant, d, plan);
-  const reserved = scan.creditBudget ?? d.creditBudget;
-  const extras = {
-    ...(await collectReportExtras(rt, octokit, tenant, d, reserved ?? undefined, log)),
-    ...(baseline ? { baseline } : {}),
-  };
+  const extras = { ...(await readExtras(run)), ...(baseline ? { baseline } : {}) };
   const codeScanning = await uploadReport(rt, d, findings, log);
   const budget = await writeBudget(rt, d.installationId);
   return { findings, pending, comments, botLogin, plan, details, notes, extras, codeScanning, budget };

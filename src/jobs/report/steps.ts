@@ -1,12 +1,14 @@
 /**
- * The I/O steps a pull request's report (`./pull-request.ts`) and a merge group's (`./group.ts`) share: the
- * end of a scan that did not complete, reading every finding, the one SARIF upload, and counting the spend
- * in the cap ledger. Each report keeps what is its own (review, report state, the group's note).
+ * The I/O steps the reports of a pull request (`./pull-request.ts`), a merge group (`./group.ts`) and a
+ * baseline (`./baseline.ts`) share: the end of a scan that did not complete, reading every finding, the
+ * extras, the one SARIF upload, and counting the spend in the cap ledger. Each report keeps what is its own
+ * (review, report state, the group's note, the baseline's fingerprints).
  */
 import type { Logger } from "pino";
 import type { ReportFinding } from "../../domain/types.js";
 import { applyCodeScanningUpload, planCodeScanningUpload } from "../../codescanning/upload.js";
-import type { ReportExtras } from "../../report/extras.js";
+import { collectReportExtras, type ReportExtras } from "../../report/extras.js";
+import type { InstallationOctokit } from "../../github/types.js";
 import { toReportFinding } from "../../report/findings.js";
 import type { CodeScanningInfo } from "../../render/code-scanning.js";
 import type { FindingListItem, ScanDetail } from "../../scanner/schemas.js";
@@ -19,6 +21,37 @@ import { pullKey } from "../../runtime/names.js";
 import { OrgRecords } from "../../runtime/org-records.js";
 import { enqueueSettle, recordScanSpend } from "../settle.js";
 import type { PollJobData } from "../types.js";
+
+/** One report's context: the process runtime, the installation's client, the account's tenant, the poll job's data, the terminal scan, the job's logger. */
+export interface ReportRun {
+  rt: Runtime;
+  octokit: InstallationOctokit;
+  tenant: ScannerTenant;
+  d: PollJobData;
+  scan: ScanDetail;
+  log: Logger;
+}
+
+/** The report's extras ({@link collectReportExtras}), with the credits reserved: the scan's budget, else the launch's. */
+export function readExtras({ rt, octokit, tenant, d, scan, log }: ReportRun): Promise<ReportExtras> {
+  const reserved = scan.creditBudget ?? d.creditBudget;
+  return collectReportExtras(rt, octokit, tenant, d, reserved ?? undefined, log);
+}
+
+/**
+ * What a report without a review (a merge group's, a baseline's) reads besides its findings: the extras (with
+ * `more`, e.g. a merge group's baseline comparison), the spend counted in `creditCap.monthly`'s ledger once settled (a later look when not yet: a `settle` job), and
+ * the one SARIF upload.
+ */
+export async function readReviewlessFacts(
+  run: ReportRun,
+  findings: ReportFinding[],
+  more: Partial<ReportExtras> = {},
+): Promise<{ findings: ReportFinding[]; extras: ReportExtras; codeScanning: CodeScanningInfo | undefined }> {
+  const extras = { ...(await readExtras(run)), ...more };
+  await settleReportedSpend(run.rt, run.d, extras.credits);
+  return { findings, extras, codeScanning: await uploadReport(run.rt, run.d, findings, run.log) };
+}
 
 /**
  * Concludes the check run of a scan that ended `FAILED` or `CANCELLED` (spec "Scan status": terminal
