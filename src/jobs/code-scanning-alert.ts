@@ -22,6 +22,7 @@ import { appendAudit, type AuditEntry } from "../runtime/audit-log.js";
 import { loadRepoConfig } from "../runtime/config-loader.js";
 import { pullKey } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
+import { deliveryInRepository } from "./types.js";
 import type { ExtraProcessors } from "./workers.js";
 import { recordDecisionWithExpiry } from "../triage/expiry.js";
 import { recomputeCheck } from "../triage/check.js";
@@ -35,13 +36,7 @@ export const CODE_SCANNING_ALERT_JOB = "code-scanning-alert";
 
 /** A `code_scanning_alert` delivery to act on, as the handler enqueues it (re-validated in the job). */
 export const AlertJobData = z.object({
-  deliveryId: z.string().min(1),
-  installationId: z.number().int().positive(),
-  accountLogin: z.string(),
-  owner: z.string().min(1),
-  repo: z.string().min(1),
-  repoPrivate: z.boolean(),
-  defaultBranch: z.string().min(1),
+  ...deliveryInRepository,
   repoHtmlUrl: z.string().optional(),
   action: z.string(),
   alertNumber: z.number().int().positive(),

@@ -1,20 +1,14 @@
 import { z } from "zod";
 import { CommandForm } from "../commands/form.js";
+import { deliveryInRepository } from "./types.js";
 
 /**
  * A slash command to run (job `command`, queue `diffward-events`), as the comment handlers enqueue it.
  * Re-validated when the job starts: the data went through Redis.
  */
 export const CommandJobData = z.object({
-  deliveryId: z.string().min(1),
+  ...deliveryInRepository,
   form: CommandForm,
-  installationId: z.number().int().positive(),
-  /** the installation's account login: picks the scanner token */
-  accountLogin: z.string(),
-  owner: z.string().min(1),
-  repo: z.string().min(1),
-  repoPrivate: z.boolean(),
-  defaultBranch: z.string().min(1),
   pullNumber: z.number().int().positive(),
   /** the command comment (review comment for `reply`, issue comment for `conversation`) */
   commentId: z.number().int().positive(),

@@ -64,9 +64,10 @@ import { appendAudit } from "../runtime/audit-log.js";
 import { loadRepoConfig } from "../runtime/config-loader.js";
 import { findingLabel } from "../scanner/labels.js";
 import { syncAlertWithResolution } from "../codescanning/sync.js";
-import { EVENT_JOB_OPTIONS, JOB, jobId, pullKey } from "../runtime/names.js";
+import { EVENT_JOB_OPTIONS, JOB, jobId } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { CommandJobData } from "./command-data.js";
+import { pullJobLog } from "./target.js";
 import { repoOf, type PullRequestJobData } from "./types.js";
 
 export type { CommandOutcome } from "../commands/index.js";
@@ -112,14 +113,7 @@ export async function processCommand(rt: Runtime, job: Job, token?: string): Pro
     return "invalid-job";
   }
   const d = parsedData.data;
-  const key = pullKey(d.owner, d.repo, d.pullNumber);
-  const log = rt.log.child({
-    delivery: d.deliveryId,
-    pull: key,
-    installation: d.installationId,
-    comment: d.commentId,
-    job: job.id,
-  });
+  const { key, log } = pullJobLog(rt, d, { comment: d.commentId, job: job.id });
   // 1. claim
   if (!(await claimComment(rt, d, String(job.id)))) {
     log.info("command comment already handled by another job: ignored");

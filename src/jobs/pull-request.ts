@@ -27,6 +27,7 @@ import {
 } from "./decide-pull-request.js";
 import { readAccountToken } from "./service-outage.js";
 import { checkRunCompleted, planStopWrites, stopCurrent } from "./supersede.js";
+import { pullJobLog } from "./target.js";
 import type { PullRequestJobData } from "./types.js";
 
 export type { PullRequestOutcome } from "./decide-pull-request.js";
@@ -49,13 +50,7 @@ export async function processPullRequest(
   job: Job<PullRequestJobData>,
 ): Promise<PullRequestOutcome> {
   const d = job.data;
-  const key = pullKey(d.owner, d.repo, d.pullNumber);
-  const log = rt.log.child({
-    delivery: d.deliveryId,
-    pull: key,
-    installation: d.installationId,
-    sha: d.headSha,
-  });
+  const { key, log } = pullJobLog(rt, d, { sha: d.headSha });
   const octokit = await rt.octokit(d.installationId);
 
   const loaded = await loadRepoConfig(octokit, d.owner, d.repo);

@@ -134,3 +134,19 @@ export async function whileFollowed<T>(
     throw error;
   }
 }
+
+/**
+ * A pull request job's state key and its child logger, bound to the webhook delivery, the pull request and
+ * the installation, then `more` (one child logger per job, bound once).
+ */
+export function pullJobLog(
+  rt: Runtime,
+  d: { deliveryId: string; owner: string; repo: string; pullNumber: number; installationId: number },
+  more: Record<string, unknown>,
+): { key: string; log: Runtime["log"] } {
+  const key = pullKey(d.owner, d.repo, d.pullNumber);
+  return {
+    key,
+    log: rt.log.child({ delivery: d.deliveryId, pull: key, installation: d.installationId, ...more }),
+  };
+}

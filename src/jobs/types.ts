@@ -1,3 +1,4 @@
+import { z } from "zod";
 import type { RepoConfig } from "../config/repo-config.js";
 import type { GuidanceChange } from "../domain/gate.js";
 import type { PullHead } from "../github/pulls.js";
@@ -14,6 +15,21 @@ export interface RepoContext {
   /** `repository.html_url`, for links to files at a commit */
   repoHtmlUrl?: string;
 }
+
+/**
+ * The fields an event job's data starts with, as zod re-validates them when the job starts (the data went
+ * through Redis): the webhook delivery and the {@link RepoContext} it came from (without `repoHtmlUrl`).
+ */
+export const deliveryInRepository = {
+  deliveryId: z.string().min(1),
+  installationId: z.number().int().positive(),
+  /** the installation's account login: picks the scanner token */
+  accountLogin: z.string(),
+  owner: z.string().min(1),
+  repo: z.string().min(1),
+  repoPrivate: z.boolean(),
+  defaultBranch: z.string().min(1),
+};
 
 /** The {@link RepoContext} part of any job's data (to hand on to the next job). */
 export function repoContextOf(d: RepoContext): RepoContext {
