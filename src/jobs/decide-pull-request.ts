@@ -7,7 +7,7 @@ import { renderLaunchError, renderQueued } from "../render/check-run.js";
 import { SCAN_ANYWAY_ACTION, renderDraftSkip, renderGateApproval, renderGateSkip } from "../render/gates.js";
 import { CONFIG_PATH } from "../runtime/config-loader.js";
 import { configLaunchKey, jobId } from "../runtime/names.js";
-import type { PullState } from "../runtime/state.js";
+import { pullStateAt, type PullState } from "../runtime/state.js";
 import { planStopWrites, type StopReason } from "./supersede.js";
 import type { LaunchJobData, PullRequestJobData } from "./types.js";
 import { ScannerApiError } from "../scanner/errors.js";
@@ -231,12 +231,7 @@ export function decidePullRequest(f: PullRequestFacts): PullRequestPlan {
   if (missing) throw new Error(`decidePullRequest: fact ${missing} was not read`);
   const d = f.event;
   const base: Omit<PullState, "checkRunId"> = {
-    installationId: d.installationId,
-    owner: d.owner,
-    repo: d.repo,
-    pullNumber: d.pullNumber,
-    headSha: d.headSha,
-    updatedAt: d.updatedAt,
+    ...pullStateAt(d, d.headSha, d.updatedAt),
     generation: f.head.generation,
   };
   const existing = f.head.resumeCheckRunId ?? f.adoption?.checkRunId;

@@ -2,6 +2,7 @@ import type { Job } from "bullmq";
 import { groupKey, pullKey } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { applyWrites } from "../runtime/writes.js";
+import { pullStateAt } from "../runtime/state.js";
 import { cancelOrDefer } from "./cancel-scan.js";
 import { checkRunCompleted, planStopWrites, stopCurrent } from "./supersede.js";
 import type { RepoContext } from "./types.js";
@@ -32,15 +33,7 @@ export async function processPullClosed(
     // instead of launching a scan for a closed pull request.
     if (!prev) {
       if (d.headSha && d.updatedAt)
-        await rt.state.setPull(key, {
-          installationId: d.installationId,
-          owner: d.owner,
-          repo: d.repo,
-          pullNumber: d.pullNumber,
-          headSha: d.headSha,
-          updatedAt: d.updatedAt,
-          closed: true,
-        });
+        await rt.state.setPull(key, { ...pullStateAt(d, d.headSha, d.updatedAt), closed: true });
       return "idle";
     }
     if (prev.closed) return "idle";

@@ -29,6 +29,19 @@ export interface PullState {
   generation?: number;
 }
 
+/**
+ * The state a pull request event starts: its installation, repository and number, the head it names and that
+ * event's `pull_request.updated_at` (ISO).
+ */
+export function pullStateAt(
+  pull: Pick<PullState, "installationId" | "owner" | "repo" | "pullNumber">,
+  headSha: string,
+  updatedAt: string,
+): PullState {
+  const { installationId, owner, repo, pullNumber } = pull;
+  return { installationId, owner, repo, pullNumber, headSha, updatedAt };
+}
+
 /** The pull request a check run of diffward's belongs to, recorded when the check run is created. */
 export interface CheckRunOwner {
   pullNumber: number;
