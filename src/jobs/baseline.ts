@@ -14,8 +14,7 @@ import {
   type BaselineState,
 } from "../runtime/baseline-state.js";
 import { loadRepoConfig } from "../runtime/config-loader.js";
-import { addFair } from "../runtime/fairness.js";
-import { JOB, baselineKey, baselineSchedulerId, launchJobOptions } from "../runtime/names.js";
+import { JOB, baselineKey, baselineSchedulerId } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { applyWrites, createdCheckRunId } from "../runtime/writes.js";
 import {
@@ -27,6 +26,7 @@ import {
   type BaselineJobData,
   type BaselineOutcome,
 } from "./decide-baseline.js";
+import { enqueueLaunch } from "./launch.js";
 import { readAccountToken } from "./service-outage.js";
 import { stopGroupScan } from "./merge-group.js";
 import { repoContextOf, type RepoContext } from "./types.js";
@@ -141,14 +141,7 @@ async function startUnderLock(
   };
   // The state names the launch before it is added: the launch job runs only for the key the state names.
   await setBaseline(rt.state, key, state);
-  if (plan.launch)
-    await addFair(
-      rt.redis,
-      rt.queues.launch,
-      JOB.launch,
-      { ...plan.launch.data, checkRunId },
-      launchJobOptions(plan.launch.jobId, plan.launch.delayMs),
-    );
+  if (plan.launch) await enqueueLaunch(rt, plan.launch, checkRunId);
   log.info(
     { sha: headSha, checkRunId, outcome: plan.outcome, preset: config.baseline.preset },
     "baseline started",

@@ -6,7 +6,7 @@ import { classifyLaunchError, initializingDelay } from "./launch-errors.js";
 import { preflight } from "../policy/preflight.js";
 import { capRefusal, readMonthSeed, readSettledSpends } from "../policy/credit-cap.js";
 import { capLedgerOf } from "../runtime/cap-ledger.js";
-import { JOB, pollJobOptions } from "../runtime/names.js";
+import { JOB, launchJobOptions, pollJobOptions } from "../runtime/names.js";
 import { presetsOf } from "../tenants/presets.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { LockBusyError } from "../runtime/state.js";
@@ -29,6 +29,25 @@ import { repoContextOf } from "./types.js";
 import { isBaselineScan, isGroupScan, launchWanted, rememberScan, targetKey } from "./target.js";
 
 export { renderServiceError } from "./decide-launch.js";
+
+/**
+ * Enqueues a planned launch on `checkRunId` (job `launch`, queue `diffward-launch`, fair per installation):
+ * `jobId` is the launch key's, so a second add of the same launch is ignored (BullMQ "Job Ids"), and
+ * `delayMs` is the debounce window (none for an explicit request).
+ */
+export async function enqueueLaunch(
+  rt: Runtime,
+  launch: { data: Omit<LaunchJobData, "checkRunId">; jobId: string; delayMs?: number },
+  checkRunId: number,
+): Promise<void> {
+  await addFair(
+    rt.redis,
+    rt.queues.launch,
+    JOB.launch,
+    { ...launch.data, checkRunId },
+    launchJobOptions(launch.jobId, launch.delayMs),
+  );
+}
 
 /** What a launch job did. */
 export type LaunchOutcome =

@@ -9,7 +9,6 @@ import {
 import { decideGate } from "../policy/gates.js";
 import type { Gate } from "../domain/gate.js";
 import { renderGateSkip } from "../render/gates.js";
-import { addFair } from "../runtime/fairness.js";
 import { getCheckRun, listCheckRunsForRef, type CheckRunUpdate } from "../github/checks.js";
 import { getPull, listCompareFiles } from "../github/pulls.js";
 import { createCheck, updateCheck } from "../github/writes.js";
@@ -23,10 +22,11 @@ import {
   renderGroupScanQueued,
   renderGroupSkipped,
 } from "../render/merge-group.js";
+import { enqueueLaunch } from "./launch.js";
 import { cancelOrDefer } from "./cancel-scan.js";
 import { readAccountToken } from "./service-outage.js";
 import { CONFIG_PATH, loadRepoConfig, type LoadedConfig } from "../runtime/config-loader.js";
-import { JOB, configLaunchKey, groupKey, jobId, launchJobOptions, pullKey } from "../runtime/names.js";
+import { configLaunchKey, groupKey, jobId, pullKey } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { GroupState } from "../runtime/state.js";
 import { REPORT_KIND, type ReportState } from "../report/state.js";
@@ -205,7 +205,7 @@ async function startGroupScan(
   ]);
   // The launch job waits for the group's lock (held here) and runs only for the key the state names. A crash
   // between these two writes re-runs this job, which adds the same job id again (BullMQ keeps one).
-  await addFair(rt.redis, rt.queues.launch, JOB.launch, data, launchJobOptions(launchJobId));
+  await enqueueLaunch(rt, { data, jobId: launchJobId }, checkRunId);
   await rt.state.setGroup(key, { ...state, launchKey: lk, launchJobId });
   log.info({ baseSha: d.baseSha, presetRef, checkRunId }, "merge group scan enqueued");
   return "scan-enqueued";

@@ -1,5 +1,4 @@
 import type { Job } from "bullmq";
-import { addFair } from "../runtime/fairness.js";
 import { parseRepoConfigYaml, permissionAtLeast } from "../config/repo-config.js";
 import { listCheckRunsForRef } from "../github/checks.js";
 import { getPermission } from "../github/comments.js";
@@ -7,7 +6,7 @@ import { getFileText, getMergeBase, listPullFiles } from "../github/pulls.js";
 import type { InstallationOctokit } from "../github/types.js";
 import { OrgRecords } from "../runtime/org-records.js";
 import { CONFIG_PATH, loadRepoConfig } from "../runtime/config-loader.js";
-import { JOB, launchJobOptions, pullKey } from "../runtime/names.js";
+import { pullKey } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { PullState } from "../runtime/state.js";
 import { applyWrites, createdCheckRunId } from "../runtime/writes.js";
@@ -25,6 +24,7 @@ import {
   type PullRequestOutcome,
   type PullRequestPlan,
 } from "./decide-pull-request.js";
+import { enqueueLaunch } from "./launch.js";
 import { readAccountToken } from "./service-outage.js";
 import { checkRunCompleted, planStopWrites, stopCurrent } from "./supersede.js";
 import { pullJobLog } from "./target.js";
@@ -149,15 +149,7 @@ async function writePlan(
       pullNumber: d.pullNumber,
       headSha: d.headSha,
     });
-  if (plan.launch && checkRunId !== undefined) {
-    await addFair(
-      rt.redis,
-      rt.queues.launch,
-      JOB.launch,
-      { ...plan.launch.data, checkRunId },
-      launchJobOptions(plan.launch.jobId, plan.launch.delayMs),
-    );
-  }
+  if (plan.launch && checkRunId !== undefined) await enqueueLaunch(rt, plan.launch, checkRunId);
   await rt.state.setPull(pullKey(d.owner, d.repo, d.pullNumber), {
     ...plan.state,
     ...(plan.keepsCheckRun && checkRunId !== undefined ? { checkRunId } : {}),
