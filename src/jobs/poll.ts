@@ -11,7 +11,7 @@ import { planProgress, planScanTimedOut } from "./report/decide.js";
 import { enqueueReport } from "./report/job.js";
 import { concludeOnScanReadError } from "./service-error.js";
 import { admitRequest, serviceAnswered, waitForBreaker, waitOutOutage } from "./service-outage.js";
-import { withFollowedTenant } from "./token-wait.js";
+import { withFollowedTenant, type FollowedJob } from "./token-wait.js";
 import type { PollJobData, PollProgress } from "./types.js";
 
 /** What a poll job did when it stopped rescheduling itself. */
@@ -45,19 +45,11 @@ export const MAX_PROGRESS_UPDATES = 5;
  * write lane (GitHub: one write per second), and the poll slots must stay free for running scans.
  */
 export async function processPoll(rt: Runtime, job: Job<PollJobData>, token?: string): Promise<PollOutcome> {
-  return withFollowedTenant(rt, job, token, "", (followed, tenant, log) =>
-    pollFollowed(followed, job, token, tenant, log),
-  );
+  return withFollowedTenant(rt, job, token, "", pollFollowed);
 }
 
-/** {@link processPoll} for a scan still followed, with a tenant; `rt`'s writes each check that it still is. */
-async function pollFollowed(
-  rt: Runtime,
-  job: Job<PollJobData>,
-  token: string | undefined,
-  tenant: ScannerTenant,
-  log: Runtime["log"],
-): Promise<PollOutcome> {
+/** {@link processPoll} for a scan still followed, with its tenant. */
+async function pollFollowed({ rt, job, token, tenant, log }: FollowedJob<PollJobData>): Promise<PollOutcome> {
   const d = job.data;
   // While the service is unavailable, the scan is read only by the tenant breaker's one probe, until
   // DIFFWARD_SERVICE_OUTAGE_MAX_WAIT; past it, reads go out and fail as before (BullMQ's attempts).

@@ -10,26 +10,36 @@ import type { PollJobData } from "./types.js";
 /** How often a job waiting for its account's token looks again, in ms (at most; less near the end). */
 export const TOKEN_RECHECK_MS = 5_000;
 
+/** A poll or report job running on a scan still followed: `rt`'s writes each check that it still is. */
+export interface FollowedJob<J extends PollJobData> {
+  rt: Runtime;
+  job: Job<J>;
+  /** BullMQ's lock token of the job (to move it to delayed) */
+  token: string | undefined;
+  tenant: ScannerTenant;
+  /** the job's logger, bound to the target, the scan and the installation */
+  log: Runtime["log"];
+}
+
 /**
  * Runs a poll or report job's `work` on its scan while the scan is followed ({@link whileFollowed}; `what`
  * says how the job ends when it is not), with the account's tenant once it has a scanner token
- * ({@link tenantOrWait}). `work` gets the followed runtime, the tenant and the job's logger, bound to the
- * target, the scan and the installation.
+ * ({@link tenantOrWait}).
  * @returns `work`'s outcome, `superseded`, or `no-token` once the check run was concluded.
  * @throws DelayedError while the job waits for the token.
  */
-export async function withFollowedTenant<T>(
+export async function withFollowedTenant<J extends PollJobData, T>(
   rt: Runtime,
-  job: Job<PollJobData>,
+  job: Job<J>,
   token: string | undefined,
   what: string,
-  work: (followed: Runtime, tenant: ScannerTenant, log: Runtime["log"]) => Promise<T>,
+  work: (followed: FollowedJob<J>) => Promise<T>,
 ): Promise<T | "superseded" | "no-token"> {
   const d = job.data;
   const log = rt.log.child({ pull: targetKey(d), scanId: d.scanId, installation: d.installationId });
   return whileFollowed(rt, d, log, what, async (followed) => {
     const tenant = await tenantOrWait(followed, job, token, log);
-    return tenant === "no-token" ? tenant : work(followed, tenant, log);
+    return tenant === "no-token" ? tenant : work({ rt: followed, job, token, tenant, log });
   });
 }
 

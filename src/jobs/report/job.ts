@@ -12,8 +12,7 @@ import { concludeUnfinished, type ReportRun } from "./steps.js";
 import { concludeOnLastAttempt, concludeOnScanReadError, concludeOnServiceError } from "../service-error.js";
 import { admitRequest, serviceAnswered, waitForBreaker, waitOutOutage } from "../service-outage.js";
 import { isBaselineScan, isGroupScan } from "../target.js";
-import { withFollowedTenant } from "../token-wait.js";
-import type { ScannerTenant } from "../../tenants/index.js";
+import { withFollowedTenant, type FollowedJob } from "../token-wait.js";
 import type { PollJobData, ReportJobData } from "../types.js";
 
 /** What a report job did. */
@@ -61,19 +60,17 @@ export async function processReport(
   job: Job<ReportJobData>,
   token?: string,
 ): Promise<ReportOutcome> {
-  return withFollowedTenant(rt, job, token, "not reported", (followed, tenant, log) =>
-    reportFollowed(followed, job, token, tenant, log),
-  );
+  return withFollowedTenant(rt, job, token, "not reported", reportFollowed);
 }
 
-/** {@link processReport} for a scan still followed, with a tenant; `rt`'s writes each check that it still is. */
-async function reportFollowed(
-  rt: Runtime,
-  job: Job<ReportJobData>,
-  token: string | undefined,
-  tenant: ScannerTenant,
-  log: Runtime["log"],
-): Promise<ReportOutcome> {
+/** {@link processReport} for a scan still followed, with its tenant. */
+async function reportFollowed({
+  rt,
+  job,
+  token,
+  tenant,
+  log,
+}: FollowedJob<ReportJobData>): Promise<ReportOutcome> {
   const d = job.data;
   const carried = ScanDetail.safeParse(d.scan);
   let scan: ScanDetail;
