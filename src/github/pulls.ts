@@ -1,4 +1,4 @@
-import type { InstallationOctokit, PullRef, RepoRef } from "./types.js";
+import { pullParams, type InstallationOctokit, type PullRef, type RepoRef } from "./types.js";
 
 /** The merge base of a pull request's base and head, and the head commit's message when GitHub lists it. */
 export interface MergeBase {
@@ -69,9 +69,7 @@ export interface PullFile {
  */
 export async function listPullFiles(octokit: InstallationOctokit, pull: PullRef): Promise<PullFile[]> {
   const files = await octokit.paginate(octokit.rest.pulls.listFiles, {
-    owner: pull.owner,
-    repo: pull.repo,
-    pull_number: pull.pullNumber,
+    ...pullParams(pull),
     per_page: 100,
   });
   return files.map((f) => ({
@@ -101,11 +99,7 @@ export interface PullHead {
 
 /** Reads a pull request (GitHub REST `GET /repos/{owner}/{repo}/pulls/{pull_number}`). */
 export async function getPull(octokit: InstallationOctokit, pull: PullRef): Promise<PullHead> {
-  const { data } = await octokit.rest.pulls.get({
-    owner: pull.owner,
-    repo: pull.repo,
-    pull_number: pull.pullNumber,
-  });
+  const { data } = await octokit.rest.pulls.get(pullParams(pull));
   return {
     number: data.number,
     state: data.state,

@@ -1,4 +1,4 @@
-import type { InstallationOctokit, PullRef, RepoRef } from "./types.js";
+import { pullParams, type InstallationOctokit, type PullRef, type RepoRef } from "./types.js";
 
 /** One inline comment of a review: on `line` of `path`, RIGHT side (the PR's version of the file). */
 export interface ReviewCommentDraft {
@@ -32,9 +32,7 @@ export async function createReview(
   comments: ReviewCommentDraft[],
 ): Promise<number> {
   const { data } = await octokit.rest.pulls.createReview({
-    owner: pull.owner,
-    repo: pull.repo,
-    pull_number: pull.pullNumber,
+    ...pullParams(pull),
     commit_id: commitId,
     event: "COMMENT",
     body,
@@ -60,9 +58,7 @@ export async function listReviewComments(
   pull: PullRef,
 ): Promise<ExistingReviewComment[]> {
   const comments = await octokit.paginate(octokit.rest.pulls.listReviewComments, {
-    owner: pull.owner,
-    repo: pull.repo,
-    pull_number: pull.pullNumber,
+    ...pullParams(pull),
     per_page: 100,
   });
   return comments.map((c) => ({
@@ -122,9 +118,7 @@ export async function replyToReviewComment(
   body: string,
 ): Promise<number> {
   const { data } = await octokit.rest.pulls.createReplyForReviewComment({
-    owner: pull.owner,
-    repo: pull.repo,
-    pull_number: pull.pullNumber,
+    ...pullParams(pull),
     comment_id: commentId,
     body,
   });

@@ -11,3 +11,8 @@ export interface RepoRef {
 export interface PullRef extends RepoRef {
   pullNumber: number;
 }
+
+/** The path parameters of GitHub's pull request endpoints (`/repos/{owner}/{repo}/pulls/{pull_number}…`). */
+export function pullParams(pull: PullRef): { owner: string; repo: string; pull_number: number } {
+  return { owner: pull.owner, repo: pull.repo, pull_number: pull.pullNumber };
+}
