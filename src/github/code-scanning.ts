@@ -1,4 +1,4 @@
-import type { InstallationOctokit, RepoRef } from "./types.js";
+import { unlessStatus, type InstallationOctokit, type RepoRef } from "./types.js";
 
 /**
  * Reasons GitHub accepts when an alert is dismissed (REST "Update a code scanning alert",
@@ -118,17 +118,11 @@ export async function getCodeScanningAlert(
   repo: RepoRef,
   alertNumber: number,
 ): Promise<CodeScanningAlert | undefined> {
-  try {
-    const { data } = await octokit.rest.codeScanning.getAlert({
-      owner: repo.owner,
-      repo: repo.repo,
-      alert_number: alertNumber,
-    });
-    return toCodeScanningAlert(data as RawAlert);
-  } catch (error) {
-    if ((error as { status?: number }).status === 404) return undefined;
-    throw error;
-  }
+  const found = await unlessStatus(
+    404,
+    octokit.rest.codeScanning.getAlert({ owner: repo.owner, repo: repo.repo, alert_number: alertNumber }),
+  );
+  return found && toCodeScanningAlert(found.data as RawAlert);
 }
 
 /**

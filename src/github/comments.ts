@@ -1,5 +1,5 @@
 import { collaboratorRole, type RepoPermission } from "../config/repo-config.js";
-import type { InstallationOctokit, PullRef, RepoRef } from "./types.js";
+import { unlessStatus, type InstallationOctokit, type PullRef, type RepoRef } from "./types.js";
 
 /** Posts a comment in the pull request's conversation (GitHub REST `POST …/issues/{issue_number}/comments`). */
 export async function createIssueComment(
@@ -53,15 +53,11 @@ export async function getPermission(
   repo: RepoRef,
   username: string,
 ): Promise<RepoPermission> {
-  try {
-    const { data } = await octokit.rest.repos.getCollaboratorPermissionLevel({
-      owner: repo.owner,
-      repo: repo.repo,
-      username,
-    });
-    return collaboratorRole(data as { permission?: string | null; role_name?: string | null });
-  } catch (error) {
-    if ((error as { status?: number }).status === 404) return "none";
-    throw error;
-  }
+  const found = await unlessStatus(
+    404,
+    octokit.rest.repos.getCollaboratorPermissionLevel({ owner: repo.owner, repo: repo.repo, username }),
+  );
+  return found
+    ? collaboratorRole(found.data as { permission?: string | null; role_name?: string | null })
+    : "none";
 }

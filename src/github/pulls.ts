@@ -1,4 +1,4 @@
-import { pullParams, type InstallationOctokit, type PullRef, type RepoRef } from "./types.js";
+import { pullParams, unlessStatus, type InstallationOctokit, type PullRef, type RepoRef } from "./types.js";
 
 /** The merge base of a pull request's base and head, and the head commit's message when GitHub lists it. */
 export interface MergeBase {
@@ -148,17 +148,15 @@ export async function getFileText(
   path: string,
   ref: string,
 ): Promise<string | undefined> {
-  try {
-    const res = await octokit.request("GET /repos/{owner}/{repo}/contents/{path}", {
+  const res = await unlessStatus(
+    404,
+    octokit.request("GET /repos/{owner}/{repo}/contents/{path}", {
       owner: repo.owner,
       repo: repo.repo,
       path,
       ref,
       mediaType: { format: "raw" },
-    });
-    return typeof res.data === "string" ? res.data : String(res.data);
-  } catch (error) {
-    if ((error as { status?: number }).status === 404) return undefined;
-    throw error;
-  }
+    }),
+  );
+  return res && (typeof res.data === "string" ? res.data : String(res.data));
 }

@@ -1,4 +1,4 @@
-import { pullParams, type InstallationOctokit, type PullRef, type RepoRef } from "./types.js";
+import { pullParams, unlessStatus, type InstallationOctokit, type PullRef, type RepoRef } from "./types.js";
 
 /** One inline comment of a review: on `line` of `path`, RIGHT side (the PR's version of the file). */
 export interface ReviewCommentDraft {
@@ -61,13 +61,7 @@ export async function listReviewComments(
     ...pullParams(pull),
     per_page: 100,
   });
-  return comments.map((c) => ({
-    id: c.id,
-    body: c.body,
-    path: c.path,
-    ...(c.in_reply_to_id !== undefined ? { inReplyToId: c.in_reply_to_id } : {}),
-    ...(c.user ? { userLogin: c.user.login, userType: c.user.type } : {}),
-  }));
+  return comments.map(existingReviewComment);
 }
 
 /** Reads one review comment (GitHub REST `GET /repos/{owner}/{repo}/pulls/comments/{comment_id}`). */
@@ -76,23 +70,28 @@ export async function getReviewComment(
   repo: RepoRef,
   commentId: number,
 ): Promise<ExistingReviewComment | undefined> {
-  try {
-    const { data: c } = await octokit.rest.pulls.getReviewComment({
-      owner: repo.owner,
-      repo: repo.repo,
-      comment_id: commentId,
-    });
-    return {
-      id: c.id,
-      body: c.body,
-      path: c.path,
-      ...(c.in_reply_to_id !== undefined ? { inReplyToId: c.in_reply_to_id } : {}),
-      ...(c.user ? { userLogin: c.user.login, userType: c.user.type } : {}),
-    };
-  } catch (error) {
-    if ((error as { status?: number }).status === 404) return undefined;
-    throw error;
-  }
+  const found = await unlessStatus(
+    404,
+    octokit.rest.pulls.getReviewComment({ owner: repo.owner, repo: repo.repo, comment_id: commentId }),
+  );
+  return found && existingReviewComment(found.data);
+}
+
+/** The fields diffward reads of a GitHub review comment (REST "pull-request-review-comment"). */
+function existingReviewComment(c: {
+  id: number;
+  body: string;
+  path: string;
+  in_reply_to_id?: number;
+  user?: { login: string; type: string } | null;
+}): ExistingReviewComment {
+  return {
+    id: c.id,
+    body: c.body,
+    path: c.path,
+    ...(c.in_reply_to_id !== undefined ? { inReplyToId: c.in_reply_to_id } : {}),
+    ...(c.user ? { userLogin: c.user.login, userType: c.user.type } : {}),
+  };
 }
 
 /** Replaces a review comment's body (GitHub REST `PATCH /repos/{owner}/{repo}/pulls/comments/{comment_id}`). */

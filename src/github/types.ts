@@ -16,3 +16,17 @@ export interface PullRef extends RepoRef {
 export function pullParams(pull: PullRef): { owner: string; repo: string; pull_number: number } {
   return { owner: pull.owner, repo: pull.repo, pull_number: pull.pullNumber };
 }
+
+/**
+ * `request`'s answer, or `undefined` when GitHub answers `status` instead: 404 Not Found (the thing does not
+ * exist, or the App may not see it) or 409 Conflict (the git endpoints of an empty repository).
+ * @throws Octokit's RequestError for any other failure, as it comes.
+ */
+export async function unlessStatus<T>(status: 404 | 409, request: Promise<T>): Promise<T | undefined> {
+  try {
+    return await request;
+  } catch (error) {
+    if ((error as { status?: number }).status === status) return undefined;
+    throw error;
+  }
+}

@@ -3,7 +3,7 @@ import type { RepoConfig } from "../config/repo-config.js";
 import { cronPatternOf } from "../config/schedule.js";
 import { getCheckRun, listCheckRunsForRef } from "../github/checks.js";
 import { listMatchingRefs } from "../github/refs.js";
-import type { InstallationOctokit } from "../github/types.js";
+import { unlessStatus, type InstallationOctokit } from "../github/types.js";
 import { createCheck, updateCheck } from "../github/writes.js";
 import { renderBaselineSuperseded } from "../render/baseline.js";
 import { presetsOf } from "../tenants/presets.js";
@@ -157,13 +157,8 @@ export async function defaultBranchHead(
   octokit: InstallationOctokit,
   d: RepoContext,
 ): Promise<string | undefined> {
-  try {
-    const refs = await listMatchingRefs(octokit, d, `heads/${d.defaultBranch}`);
-    return refs.find((r) => r.ref === `refs/heads/${d.defaultBranch}`)?.sha;
-  } catch (error) {
-    if ((error as { status?: number }).status === 409) return undefined;
-    throw error;
-  }
+  const refs = await unlessStatus(409, listMatchingRefs(octokit, d, `heads/${d.defaultBranch}`));
+  return refs?.find((r) => r.ref === `refs/heads/${d.defaultBranch}`)?.sha;
 }
 
 /**

@@ -13,7 +13,7 @@ import { getCheckRun, listCheckRunsForRef, type CheckRunUpdate } from "../github
 import { getPull, listCompareFiles } from "../github/pulls.js";
 import { createCheck, updateCheck } from "../github/writes.js";
 import { applyWrites, createdCheckRunId } from "../runtime/writes.js";
-import type { InstallationOctokit } from "../github/types.js";
+import { unlessStatus, type InstallationOctokit } from "../github/types.js";
 import { renderLaunchError } from "../render/check-run.js";
 import {
   renderGroupCancelled,
@@ -250,12 +250,8 @@ async function pullAuthor(
   d: MergeGroupJobData,
   pullNumber: number,
 ): Promise<string> {
-  try {
-    return (await getPull(octokit, { owner: d.owner, repo: d.repo, pullNumber })).authorLogin;
-  } catch (error) {
-    if ((error as { status?: number }).status === 404) return "";
-    throw error;
-  }
+  const pull = await unlessStatus(404, getPull(octokit, { owner: d.owner, repo: d.repo, pullNumber }));
+  return pull?.authorLogin ?? "";
 }
 
 /**
@@ -327,13 +323,8 @@ async function readReuse(
   d: MergeGroupJobData,
   pullNumber: number,
 ): Promise<ReuseDecision> {
-  let pull;
-  try {
-    pull = await getPull(octokit, { owner: d.owner, repo: d.repo, pullNumber });
-  } catch (error) {
-    if ((error as { status?: number }).status === 404) return { kind: "scan", why: "no-report" };
-    throw error;
-  }
+  const pull = await unlessStatus(404, getPull(octokit, { owner: d.owner, repo: d.repo, pullNumber }));
+  if (!pull) return { kind: "scan", why: "no-report" };
   const report = await rt.state.getJson<ReportState>(REPORT_KIND, pullKey(d.owner, d.repo, pullNumber));
   const runs =
     report && report.headSha === pull.headSha ? await listCheckRunsForRef(octokit, d, pull.headSha) : [];

@@ -4,7 +4,7 @@ import { withEffectiveDisclosure } from "../config/repo-config.js";
 import { getCheckRun, listCheckRunsForRef, type FoundCheckRun } from "../github/checks.js";
 import { getMergeBase, listOpenPulls, type PullHead } from "../github/pulls.js";
 import { MERGE_QUEUE_REF_PREFIX, listMatchingRefs, type GitRef } from "../github/refs.js";
-import type { InstallationOctokit, RepoRef } from "../github/types.js";
+import { unlessStatus, type InstallationOctokit, type RepoRef } from "../github/types.js";
 import { OwnerConfigs, loadRepoConfig, type LoadedConfig } from "../runtime/config-loader.js";
 import { RatePacer, type RatePacerOptions } from "../github/rate-pacer.js";
 import {
@@ -972,14 +972,9 @@ async function effectiveConfig(
  */
 async function reconcileMergeGroups(rt: Runtime, at: RepoPass): Promise<void> {
   const { octokit, summary, r, cache } = at;
-  let refs: GitRef[];
-  try {
-    refs = await listMatchingRefs(octokit, r, MERGE_QUEUE_REF_PREFIX);
-  } catch (error) {
-    // "List matching references" answers 409 for an empty repository: no branch, no merge group.
-    if ((error as { status?: number }).status === 409) return;
-    throw error;
-  }
+  // "List matching references" answers 409 for an empty repository: no branch, no merge group.
+  const refs = await unlessStatus(409, listMatchingRefs(octokit, r, MERGE_QUEUE_REF_PREFIX));
+  if (!refs) return;
   for (const gitRef of refs) {
     const ref = parseMergeGroupRef(gitRef.ref);
     if (!ref || gitRef.type !== "commit") continue;
