@@ -1,5 +1,5 @@
 import type { RedisConnection } from "./connection.js";
-import { DEFAULT_STATE_PREFIX } from "./connection.js";
+import { DEFAULT_STATE_PREFIX, perConnection } from "./connection.js";
 
 /** What `creditCap.monthly` caps: one service repository of one project (`.github/diffward.yml` `repositoryId`). */
 export interface CapScope {
@@ -102,7 +102,12 @@ export class CapLedger {
    * Turns a launch's reservation into its scan's count once the service accepted it: the scan counts
    * `creditBudget` (the budget the service answered) until it settles. Idempotent per launch key and scan.
    */
-  async bind(key: string, launchKey: string, scanId: string, creditBudget: number | undefined): Promise<void> {
+  async bind(
+    key: string,
+    launchKey: string,
+    scanId: string,
+    creditBudget: number | undefined,
+  ): Promise<void> {
     await this.#run("dwCapBind", key, [launchKey, scanId, creditBudget ?? "", TTL_SECONDS]);
     await this.redis.set(this.#scanIndex(scanId), key, "EX", TTL_SECONDS);
   }
@@ -153,9 +158,9 @@ export class CapLedger {
   }
 
   async #run(name: ScriptName, key: string, args: Array<string | number>): Promise<unknown> {
-    const fn = (this.redis as unknown as Record<ScriptName, (...a: Array<string | number>) => Promise<unknown>>)[
-      name
-    ];
+    const fn = (
+      this.redis as unknown as Record<ScriptName, (...a: Array<string | number>) => Promise<unknown>>
+    )[name];
     return fn.call(this.redis, key, ...args);
   }
 }
@@ -280,13 +285,5 @@ function defineScripts(redis: RedisConnection): void {
   defined.add(redis);
 }
 
-const ledgers = new WeakMap<object, CapLedger>();
-
 /** The process's ledger on a connection and state prefix (scripts defined once per connection). */
-export function capLedgerOf(redis: RedisConnection, prefix: string): CapLedger {
-  const cached = ledgers.get(redis);
-  if (cached && cached.prefix === prefix) return cached;
-  const ledger = new CapLedger(redis, prefix);
-  ledgers.set(redis, ledger);
-  return ledger;
-}
+export const capLedgerOf = perConnection((redis, prefix) => new CapLedger(redis, prefix));

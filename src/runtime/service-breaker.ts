@@ -1,4 +1,4 @@
-import { DEFAULT_STATE_PREFIX, type RedisConnection } from "./connection.js";
+import { DEFAULT_STATE_PREFIX, perConnection, type RedisConnection } from "./connection.js";
 
 /**
  * What a job may do before sending requests to a service tenant (one scanner token):
@@ -199,13 +199,5 @@ export class ServiceBreaker {
   }
 }
 
-const breakers = new WeakMap<RedisConnection, ServiceBreaker>();
-
 /** The {@link ServiceBreaker} of a Redis connection and state prefix (one per connection). */
-export function serviceBreakerOf(redis: RedisConnection, prefix: string): ServiceBreaker {
-  const cached = breakers.get(redis);
-  if (cached && cached.prefix === prefix) return cached;
-  const breaker = new ServiceBreaker(redis, prefix);
-  breakers.set(redis, breaker);
-  return breaker;
-}
+export const serviceBreakerOf = perConnection((redis, prefix) => new ServiceBreaker(redis, prefix));
