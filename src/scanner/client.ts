@@ -440,13 +440,11 @@ export class ScannerClient {
 
   /** `POST /projects/{projectId}/findings/{findingId}/notes`, scope `findings:write`: a Markdown comment. */
   async addNote(projectId: string, findingId: string, content: string): Promise<AddNoteResult> {
-    const route = "/projects/{projectId}/findings/{findingId}/notes";
-    const v = checkInput(NoteContent, content, `POST ${route}`, "content");
-    return this.#json(AddNoteResult, {
-      method: "POST",
-      route,
-      params: { projectId, findingId },
-      body: { content: v },
+    return this.#writeFinding(AddNoteResult, { projectId, findingId }, "POST", "notes", {
+      schema: NoteContent,
+      value: content,
+      field: "content",
+      body: (v) => ({ content: v }),
     });
   }
 
@@ -459,13 +457,11 @@ export class ScannerClient {
     findingId: string,
     severity: SeverityOverride,
   ): Promise<SeverityResult> {
-    const route = "/projects/{projectId}/findings/{findingId}/severity";
-    const v = checkInput(SeverityOverride, severity, `PATCH ${route}`, "severity");
-    return this.#json(SeverityResult, {
-      method: "PATCH",
-      route,
-      params: { projectId, findingId },
-      body: { severity: v },
+    return this.#writeFinding(SeverityResult, { projectId, findingId }, "PATCH", "severity", {
+      schema: SeverityOverride,
+      value: severity,
+      field: "severity",
+      body: (v) => ({ severity: v }),
     });
   }
 
@@ -479,12 +475,15 @@ export class ScannerClient {
     findingId: string,
     input: SetResolutionInput,
   ): Promise<ResolutionResult> {
-    const route = "/projects/{projectId}/findings/{findingId}/resolution";
-    const v = checkInput(SetResolutionInput, input, `PATCH ${route}`);
-    const body: Record<string, unknown> = { resolutionStatus: v.resolutionStatus };
-    if (v.note !== undefined) body.note = v.note;
-    if (v.reason !== undefined) body.reason = v.reason;
-    return this.#json(ResolutionResult, { method: "PATCH", route, params: { projectId, findingId }, body });
+    return this.#writeFinding(ResolutionResult, { projectId, findingId }, "PATCH", "resolution", {
+      schema: SetResolutionInput,
+      value: input,
+      body: (v) => ({
+        resolutionStatus: v.resolutionStatus,
+        ...(v.note !== undefined ? { note: v.note } : {}),
+        ...(v.reason !== undefined ? { reason: v.reason } : {}),
+      }),
+    });
   }
 
   /** `POST /projects/{projectId}/findings/{findingId}/publish`, scope `publish`; `noteId` pins a note. */
@@ -493,11 +492,14 @@ export class ScannerClient {
     findingId: string,
     input: PublishFindingInput,
   ): Promise<PublishedArtifact> {
-    const route = "/projects/{projectId}/findings/{findingId}/publish";
-    const v = checkInput(PublishFindingInput, input, `POST ${route}`);
-    const body: Record<string, unknown> = { withPassword: v.withPassword };
-    if (v.noteId !== undefined) body.noteId = v.noteId;
-    return this.#json(PublishedArtifact, { method: "POST", route, params: { projectId, findingId }, body });
+    return this.#writeFinding(PublishedArtifact, { projectId, findingId }, "POST", "publish", {
+      schema: PublishFindingInput,
+      value: input,
+      body: (v) => ({
+        withPassword: v.withPassword,
+        ...(v.noteId !== undefined ? { noteId: v.noteId } : {}),
+      }),
+    });
   }
 
   // ── spec §Billing (all amounts in credits) ───────────────────────────────────────────────────────
@@ -538,6 +540,24 @@ export class ScannerClient {
 
   async #json<S extends z.ZodType>(schema: S, spec: RequestSpec): Promise<z.output<S>> {
     return parseBody(schema, await this.#send(spec));
+  }
+
+  /**
+   * A write to one finding, `<method> /projects/{projectId}/findings/{findingId}/<action>` (spec §Findings):
+   * `input.value` is checked against `input.schema` before any request ({@link checkInput}; `input.field`
+   * names it in the error when the body is that one field), then sent as `input.body` makes it.
+   * @throws ScannerRequestError for an input the spec refuses; the request's errors as {@link #send} throws them.
+   */
+  async #writeFinding<R extends z.ZodType, I extends z.ZodType>(
+    result: R,
+    params: { projectId: string; findingId: string },
+    method: "POST" | "PATCH",
+    action: "notes" | "severity" | "resolution" | "publish",
+    input: { schema: I; value: unknown; field?: string; body: (v: z.output<I>) => Record<string, unknown> },
+  ): Promise<z.output<R>> {
+    const route = `/projects/{projectId}/findings/{findingId}/${action}` as const;
+    const v = checkInput(input.schema, input.value, `${method} ${route}`, input.field);
+    return this.#json(result, { method, route, params, body: input.body(v) });
   }
 
   async #normalized<T>(normalize: (body: unknown) => Normalized<T>, spec: RequestSpec): Promise<T> {
