@@ -43,15 +43,19 @@ export const LaunchScanOptions = z.strictObject({
 });
 export type LaunchScanOptions = z.input<typeof LaunchScanOptions>;
 
-/** Paging of the scans and findings lists: `page` ≥ 1, `limit` 1 to 100 (spec §Limits). */
-export const PageOptions = z.strictObject({
-  page: z.number().int("expected an integer").min(1, "expected at least 1").optional(),
-  limit: z
+/** A `limit` query parameter: a whole number from 1 to `max` (spec §Limits). */
+function limitUpTo(max: number) {
+  return z
     .number()
     .int("expected an integer")
     .min(1, "expected at least 1")
-    .max(MAX_PAGE_LIMIT, `expected at most ${MAX_PAGE_LIMIT}`)
-    .optional(),
+    .max(max, `expected at most ${max}`);
+}
+
+/** Paging of the scans and findings lists: `page` ≥ 1, `limit` 1 to 100 (spec §Limits). */
+export const PageOptions = z.strictObject({
+  page: z.number().int("expected an integer").min(1, "expected at least 1").optional(),
+  limit: limitUpTo(MAX_PAGE_LIMIT).optional(),
 });
 export type PageOptions = z.input<typeof PageOptions>;
 
@@ -118,12 +122,7 @@ const DateTimeInput = z.union([
 export const UsageOptions = z.strictObject({
   from: DateTimeInput.optional(),
   to: DateTimeInput.optional(),
-  limit: z
-    .number()
-    .int("expected an integer")
-    .min(1, "expected at least 1")
-    .max(MAX_USAGE_LIMIT, `expected at most ${MAX_USAGE_LIMIT}`)
-    .optional(),
+  limit: limitUpTo(MAX_USAGE_LIMIT).optional(),
 });
 export type UsageOptions = z.input<typeof UsageOptions>;
 
