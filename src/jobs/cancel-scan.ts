@@ -47,6 +47,20 @@ export interface CancelJobData {
   tokenMissingSince?: number;
 }
 
+/**
+ * {@link cancelOrDefer} of `scanId` for what follows it (a pull request's or a merge group's state, a scan
+ * link): its installation and, when known, its service project (else the account's tenant's).
+ */
+export function cancelFollowedScan(
+  rt: Pick<Runtime, "state" | "scanner" | "queues">,
+  scanId: string,
+  accountLogin: string,
+  by: { installationId: number; projectId?: string | undefined },
+): Promise<"ended" | "cancelled" | "deferred"> {
+  const { installationId, projectId } = by;
+  return cancelOrDefer(rt, { installationId, accountLogin, ...(projectId ? { projectId } : {}), scanId });
+}
+
 /** How often a `cancel` job waiting for its account's token looks again, in ms (at most). */
 const CANCEL_RECHECK_MS = 1_000;
 

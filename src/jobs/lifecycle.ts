@@ -3,7 +3,7 @@ import { groupKey, pullKey } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { applyWrites } from "../runtime/writes.js";
 import { pullStateAt } from "../runtime/state.js";
-import { cancelOrDefer } from "./cancel-scan.js";
+import { cancelFollowedScan } from "./cancel-scan.js";
 import { checkRunCompleted, planStopWrites, stopCurrent } from "./supersede.js";
 import type { RepoContext } from "./types.js";
 
@@ -60,7 +60,7 @@ export interface UninstallJobData {
 
 /**
  * Cancels every scan diffward follows for an installation that uninstalled the app, unless it has ended
- * ({@link cancelOrDefer}; spec `POST …/scans/{scanId}/cancel`: reserved credits are released; a scanner
+ * ({@link cancelFollowedScan}; spec `POST …/scans/{scanId}/cancel`: reserved credits are released; a scanner
  * token missing for the moment is waited for by a `cancel` job). GitHub can
  * no longer be written to.
  * @returns the number of scans cancelled.
@@ -75,11 +75,9 @@ export async function processUninstall(rt: Runtime, job: Job<UninstallJobData>):
     await rt.state.recordScanStop(scanId, { kind: "uninstalled" });
     const link = await rt.state.getScanLink(scanId);
     try {
-      const done = await cancelOrDefer(rt, {
+      const done = await cancelFollowedScan(rt, scanId, d.accountLogin, {
         installationId: d.installationId,
-        accountLogin: d.accountLogin,
-        ...(link?.projectId ? { projectId: link.projectId } : {}),
-        scanId,
+        projectId: link?.projectId,
       });
       if (done === "cancelled") cancelled += 1;
     } catch (error) {

@@ -23,7 +23,7 @@ import {
   renderGroupSkipped,
 } from "../render/merge-group.js";
 import { enqueueLaunch } from "./launch.js";
-import { cancelOrDefer } from "./cancel-scan.js";
+import { cancelFollowedScan } from "./cancel-scan.js";
 import { readAccountToken } from "./service-outage.js";
 import { CONFIG_PATH, loadRepoConfig, type LoadedConfig } from "../runtime/config-loader.js";
 import { configLaunchKey, groupKey, jobId, pullKey } from "../runtime/names.js";
@@ -379,7 +379,7 @@ export type GroupDestroyedOutcome = "cancelled" | "already-completed" | "idle";
 /**
  * Acts on `merge_group` `destroyed` (merged, dequeued or invalidated; GitHub "Webhook events and payloads",
  * `merge_group.reason`): marks the group destroyed (a `checks_requested` delivered late then does nothing),
- * removes a launch still waiting, cancels the group's scan unless it has ended ({@link cancelOrDefer};
+ * removes a launch still waiting, cancels the group's scan unless it has ended ({@link cancelFollowedScan};
  * spec `POST …/scans/{scanId}/cancel`: a completed scan is never cancelled), and concludes the group's
  * check run `cancelled` unless GitHub shows it completed. When diffward has no state of the group (lost with
  * Redis), the check run and scan are read from GitHub ({@link unfinishedFromGitHub}), so the group's check
@@ -452,7 +452,7 @@ async function unfinishedFromGitHub(
 
 /**
  * Stops the group's work (or a superseded baseline's, `./baseline.ts`: the same fields): removes its launch job while it waits (nothing spent), removes its poll job,
- * cancels its scan unless it has ended ({@link cancelOrDefer}: once the scanner token is back when it is
+ * cancels its scan unless it has ended ({@link cancelFollowedScan}: once the scanner token is back when it is
  * missing for the moment), and takes the scan out of the installation's
  * scans in flight in every case. Errors of the service are logged, never thrown.
  * @returns the id of the scan cancelled, if one was.
@@ -475,12 +475,7 @@ export async function stopGroupScan(
   const poll = await rt.queues.scans.getJob(jobId("poll", g.scanId));
   if (poll && (await poll.isDelayed().catch(() => false))) await poll.remove().catch(() => undefined);
   try {
-    const done = await cancelOrDefer(rt, {
-      installationId: g.installationId,
-      accountLogin,
-      ...(g.projectId ? { projectId: g.projectId } : {}),
-      scanId: g.scanId,
-    });
+    const done = await cancelFollowedScan(rt, g.scanId, accountLogin, g);
     return done === "cancelled" ? g.scanId : undefined;
   } catch (error) {
     log.warn({ err: error, scanId: g.scanId }, "could not cancel the merge group's scan");

@@ -5,7 +5,7 @@ import { updateCheck, type GitHubWrite } from "../github/writes.js";
 import { jobId } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { PullState, ScanStop } from "../runtime/state.js";
-import { cancelOrDefer } from "./cancel-scan.js";
+import { cancelFollowedScan } from "./cancel-scan.js";
 
 /** What a stop logs of its scan's cancel. */
 const STOP_LOG = {
@@ -24,7 +24,7 @@ export type StopReason = ScanStop;
  * debounce window (nothing spent) and the scan's poll and report jobs while they wait, cancels a launched scan
  * unless it has ended (`cancelUnlessEnded`; spec `POST …/scans/{scanId}/cancel`: reserved credits are
  * released; when the account's scanner token is missing for the moment, a `cancel` job does it once the token
- * is back: {@link cancelOrDefer}) and forgets its launch key. The check run's conclusion is planned apart ({@link planStopWrites}).
+ * is back: {@link cancelFollowedScan}) and forgets its launch key. The check run's conclusion is planned apart ({@link planStopWrites}).
  * Errors while cancelling are logged, never thrown: the new head must not wait on the old one.
  */
 export async function stopCurrent(
@@ -43,12 +43,7 @@ export async function stopCurrent(
     await removeWaiting(await rt.queues.scans.getJob(jobId("poll", prev.scanId)));
     await removeWaiting(await rt.queues.reports.getJob(jobId("report", prev.scanId)));
     try {
-      const done = await cancelOrDefer(rt, {
-        installationId: prev.installationId,
-        accountLogin,
-        ...(prev.projectId ? { projectId: prev.projectId } : {}),
-        scanId: prev.scanId,
-      });
+      const done = await cancelFollowedScan(rt, prev.scanId, accountLogin, prev);
       log.info({ reason: reason.kind, done }, STOP_LOG[done]);
     } catch (error) {
       log.warn({ err: error }, "could not cancel scan");
