@@ -7,7 +7,7 @@ import { z } from "zod";
 import type { CheckRunOutput } from "../github/checks.js";
 import type { ScanPreset } from "../scanner/schemas.js";
 import { codeBlock, inlineCode } from "./escape.js";
-import { shortSha } from "./format.js";
+import { creditFigures, shortSha } from "./format.js";
 import { bullets, sections } from "./markdown.js";
 import { plural } from "./format.js";
 
@@ -85,11 +85,7 @@ export function renderBaselineNoCredits(x: {
   balanceCredits?: number;
   requiredCredits?: number;
 }): CheckRunOutput {
-  const facts = [
-    x.requiredCredits !== undefined && `budget asked: **${x.requiredCredits}** credits`,
-    x.availableCredits !== undefined && `available: **${x.availableCredits}** credits`,
-    x.balanceCredits !== undefined && `balance: **${x.balanceCredits}** credits`,
-  ].filter((f): f is string => typeof f === "string");
+  const facts = creditFigures(x, "budget asked");
   return {
     title: "Baseline not scanned: not enough credits",
     summary: sections(

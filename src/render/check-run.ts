@@ -19,6 +19,7 @@ import { codeBlock, findingTitle, inlineCode, neutralize } from "./escape.js";
 import {
   countsInWords,
   countsLine,
+  creditFigures,
   evidenceText,
   labelCode,
   matchedByText,
@@ -691,11 +692,7 @@ const LAUNCH_ERRORS = {
       message?: string;
       billingUrl?: string;
     }) => {
-      const facts = [
-        x.requiredCredits !== undefined && `budget needed: **${x.requiredCredits}** credits`,
-        x.availableCredits !== undefined && `available: **${x.availableCredits}** credits`,
-        x.balanceCredits !== undefined && `balance: **${x.balanceCredits}** credits`,
-      ].filter((f): f is string => typeof f === "string");
+      const facts = creditFigures(x, "budget needed");
       return {
         title: "Not enough credits to scan",
         summary: wwn(

@@ -69,3 +69,19 @@ export { plural } from "./glossary.js";
 export function shortSha(sha: string): string {
   return inlineCode(/^[0-9a-f]{8,}$/i.test(sha) ? sha.slice(0, 7) : sha);
 }
+
+/**
+ * The credit figures a refused budget came with (spec §Errors, `insufficient_credits`: `requiredCredits`,
+ * `availableCredits`, `balanceCredits`), each given one as `<label>: **<n>** credits`, the budget named
+ * `budgetLabel`.
+ */
+export function creditFigures(
+  x: { requiredCredits?: number; availableCredits?: number; balanceCredits?: number },
+  budgetLabel: string,
+): string[] {
+  return [
+    x.requiredCredits !== undefined && `${budgetLabel}: **${x.requiredCredits}** credits`,
+    x.availableCredits !== undefined && `available: **${x.availableCredits}** credits`,
+    x.balanceCredits !== undefined && `balance: **${x.balanceCredits}** credits`,
+  ].filter((f): f is string => typeof f === "string");
+}
