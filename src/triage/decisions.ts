@@ -190,19 +190,16 @@ export function planCarryOver(
   decisions: readonly Decision[],
   findings: readonly ReportFinding[],
 ): CarryOverPlan {
-  const previous = decisions.map((d) => ({ ...storedIdentity(d), d }));
-  const current = findings.map((f) => ({ ...identifiable(f), f }));
-  const plan: CarryOverPlan = { apply: [], severityRose: [] };
-  for (const m of matchFindings(previous, current)) {
-    const decision = m.previous.d;
-    const finding = m.current.f;
-    if (OPEN_RESOLUTIONS.includes(decision.resolutionStatus)) continue;
-    if (finding.resolutionStatus !== "NOT_STARTED") continue;
-    const item = { decision, finding, by: m.by };
-    if (severityRank(finding.severity) > severityRank(decision.severity)) plan.severityRose.push(item);
-    else plan.apply.push(item);
-  }
-  return plan;
+  return carryPlan(
+    decisions,
+    findings,
+    (decision, finding) => {
+      if (OPEN_RESOLUTIONS.includes(decision.resolutionStatus)) return undefined;
+      if (finding.resolutionStatus !== "NOT_STARTED") return undefined;
+      return severityRank(finding.severity) > severityRank(decision.severity) ? "severityRose" : "apply";
+    },
+    (decision, finding, by) => ({ decision, finding, by }),
+  );
 }
 
 /** One severity override to carry to a finding of a newer scan. */
@@ -230,17 +227,37 @@ export function planSeverityCarryOver(
   overrides: readonly SeverityDecision[],
   findings: readonly ReportFinding[],
 ): SeverityCarryOverPlan {
-  const previous = overrides.map((o) => ({ ...storedIdentity(o), o }));
+  return carryPlan(
+    overrides,
+    findings,
+    (override, finding) => {
+      if (finding.severity === override.severity) return undefined;
+      const raises = severityRank(override.severity) > severityRank(finding.severity);
+      return raises || severityRank(finding.severity) <= severityRank(override.from)
+        ? "apply"
+        : "severityRose";
+    },
+    (override, finding, by) => ({ override, finding, by }),
+  );
+}
+
+/**
+ * Matches stored entries (decisions, severity overrides) to a new scan's findings one-to-one by identity
+ * ({@link matchFindings}) and sorts each match with `sort`: carried (`apply`), held because the finding's
+ * severity rose since (`severityRose`), or left (`undefined`). Pure.
+ */
+function carryPlan<E extends Parameters<typeof storedIdentity>[0], Item>(
+  entries: readonly E[],
+  findings: readonly ReportFinding[],
+  sort: (entry: E, finding: ReportFinding) => "apply" | "severityRose" | undefined,
+  item: (entry: E, finding: ReportFinding, by: MatchedBy) => Item,
+): { apply: Item[]; severityRose: Item[] } {
+  const previous = entries.map((e) => ({ ...storedIdentity(e), e }));
   const current = findings.map((f) => ({ ...identifiable(f), f }));
-  const plan: SeverityCarryOverPlan = { apply: [], severityRose: [] };
+  const plan: { apply: Item[]; severityRose: Item[] } = { apply: [], severityRose: [] };
   for (const m of matchFindings(previous, current)) {
-    const override = m.previous.o;
-    const finding = m.current.f;
-    if (finding.severity === override.severity) continue;
-    const item = { override, finding, by: m.by };
-    const raises = severityRank(override.severity) > severityRank(finding.severity);
-    if (raises || severityRank(finding.severity) <= severityRank(override.from)) plan.apply.push(item);
-    else plan.severityRose.push(item);
+    const to = sort(m.previous.e, m.current.f);
+    if (to) plan[to].push(item(m.previous.e, m.current.f, m.by));
   }
   return plan;
 }
