@@ -323,6 +323,26 @@ export function tenantOf(input: VerbInput<unknown>): ScannerTenant {
   return input.tenant;
 }
 
+/**
+ * Sends one write to the finding in the scanning service once whatever the job's retries
+ * ({@link CommandIO.once}, its step named after it): a note (spec §Findings, `POST …/notes`) or a
+ * resolution (`PATCH …/resolution`), with the verb's tenant.
+ */
+export async function writeFindingOnce(
+  io: CommandIO,
+  input: VerbInput<unknown>,
+  findingId: string,
+  write:
+    | { step: "note"; note: string }
+    | { step: "resolution"; resolution: Parameters<ScannerTenant["client"]["setResolution"]>[2] },
+): Promise<void> {
+  const tenant = tenantOf(input);
+  await io.once(write.step, async () => {
+    if (write.step === "note") await tenant.client.addNote(tenant.projectId, findingId, write.note);
+    else await tenant.client.setResolution(tenant.projectId, findingId, write.resolution);
+  });
+}
+
 /** The target of a verb whose `needs.target` is `finding` (the job resolved it); a missing one is a bug. */
 export function targetOf(input: VerbInput<unknown>): FindingTarget {
   if (!input.target) throw new Error("verb needs a finding: the pipeline did not resolve one");

@@ -39,7 +39,7 @@ import {
   defineVerb,
   expiryOf,
   targetOf,
-  tenantOf,
+  writeFindingOnce,
   type CommandAudit,
   type CommandIO,
   type CommandOutcome,
@@ -323,7 +323,6 @@ async function applyApproval(
   plan: ApprovePlan,
   input: VerbInput<ApprovalCommand>,
 ): Promise<CommandOutcome> {
-  const tenant = tenantOf(input);
   const target = targetOf(input);
   const label = inlineCode(findingLabel(plan.identity.id, input.labelPrefix));
   const claim = await io.approvals.claim(plan.identity);
@@ -352,14 +351,11 @@ async function applyApproval(
   try {
     // each write once (`once`), so a run after a busy lock or a 5xx neither repeats nor loses one
     if (target.detail.resolutionStatus !== plan.resolution.resolutionStatus)
-      await io.once("resolution", async () => {
-        await tenant.client.setResolution(tenant.projectId, plan.identity.id, plan.resolution);
+      await writeFindingOnce(io, input, plan.identity.id, {
+        step: "resolution",
+        resolution: plan.resolution,
       });
-    const note = plan.note;
-    if (note)
-      await io.once("note", async () => {
-        await tenant.client.addNote(tenant.projectId, plan.identity.id, note);
-      });
+    if (plan.note) await writeFindingOnce(io, input, plan.identity.id, { step: "note", note: plan.note });
   } catch (error) {
     await io.approvals.release(plan.identity);
     throw error;

@@ -15,7 +15,7 @@ import {
   type VerbArgs,
 } from "../verb-parts.js";
 import type { ErrorCommand } from "../verb-parts.js";
-import { appliedOr, defineVerb, targetOf, tenantOf, type VerbInput } from "../verb-module.js";
+import { appliedOr, defineVerb, targetOf, writeFindingOnce, type VerbInput } from "../verb-module.js";
 
 /** `POST …/notes` with `content`. */
 export const NoteCommand = z.object({
@@ -66,10 +66,7 @@ export const noteVerb = defineVerb<NoteCommand, undefined, NotePlan>({
   describe: () => "add the note",
   plan: planNote,
   async apply(io, plan, input) {
-    const tenant = tenantOf(input);
-    await io.once("note", async () => {
-      await tenant.client.addNote(tenant.projectId, plan.findingId, plan.note);
-    });
+    await writeFindingOnce(io, input, plan.findingId, { step: "note", note: plan.note });
     await io.refreshFindingComment(targetOf(input));
     await io.answer(plan.answer);
     return "changed";

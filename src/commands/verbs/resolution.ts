@@ -23,7 +23,7 @@ import {
   defineVerb,
   expiryOf,
   targetOf,
-  tenantOf,
+  writeFindingOnce,
   type CommandAudit,
   type CommandIO,
   type CommandOutcome,
@@ -433,16 +433,9 @@ async function applySet(
   plan: ResolutionPlan,
   input: VerbInput<ResolutionCommand>,
 ): Promise<CommandOutcome> {
-  const tenant = tenantOf(input);
   const target = targetOf(input);
-  await io.once("resolution", async () => {
-    await tenant.client.setResolution(tenant.projectId, plan.findingId, plan.resolution);
-  });
-  const note = plan.note;
-  if (note)
-    await io.once("note", async () => {
-      await tenant.client.addNote(tenant.projectId, plan.findingId, note);
-    });
+  await writeFindingOnce(io, input, plan.findingId, { step: "resolution", resolution: plan.resolution });
+  if (plan.note) await writeFindingOnce(io, input, plan.findingId, { step: "note", note: plan.note });
   await io.recordDecision(plan.decision);
   // A closing resolution set by someone allowed to settles any pending request of the finding; the
   // answer names the request it dropped.

@@ -17,6 +17,7 @@ import {
   defineVerb,
   targetOf,
   tenantOf,
+  writeFindingOnce,
   type SeverityOverrideEntry,
   type VerbInput,
 } from "../verb-module.js";
@@ -184,9 +185,7 @@ export const severityVerb = defineVerb<SeverityCommand, SeverityFacts, SeverityV
     });
     // Severity overrides survive pushes like resolutions.
     await io.recordSeverityOverride(plan.remember);
-    await io.once("note", async () => {
-      await tenant.client.addNote(tenant.projectId, plan.findingId, plan.note);
-    });
+    await writeFindingOnce(io, input, plan.findingId, { step: "note", note: plan.note });
     const fresh = await io.refreshFindingComment(targetOf(input));
     const verdict = await io.recomputeCheck();
     io.log.info({ finding: plan.findingId, kind: "severity", severity: fresh?.severity }, "finding triaged");
