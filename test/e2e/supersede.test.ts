@@ -186,9 +186,10 @@ describe("a head diffward stops following", () => {
     await launch.pause();
     try {
       const poll = (await scans.getJob(jobId("poll", scanId)))!;
+      // a read in progress (active) ends on its own; on a loaded machine one read can take seconds
       await h.waitFor(
         async () => ["delayed", "waiting"].includes(await poll.getState()),
-        10_000,
+        30_000,
         "poll between reads",
       );
       if ((await poll.getState()) === "delayed") await poll.promote();
