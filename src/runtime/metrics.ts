@@ -121,12 +121,7 @@ export function createMetrics(opts: MetricsOptions = {}): DiffwardMetrics {
   const registry = new Registry();
   if (opts.defaultMetrics !== false) collectDefaultMetrics({ register: registry, prefix: "diffward_" });
   registerProbes(registry, opts);
-  const m = {
-    ...jobMetrics(registry),
-    ...recoveryMetrics(registry),
-    ...serviceMetrics(registry),
-    ...queueMetrics(registry, opts.queues ?? {}),
-  };
+  const m = createTableMetrics(registry, { queueDepth: queueDepthCollector(opts.queues ?? {}) });
   const { serviceRequests, polls, serviceRateLimited, reportDelay } = m;
   return {
     registry,
@@ -186,155 +181,187 @@ function registerProbes(registry: Registry, opts: MetricsOptions): void {
     });
 }
 
-/** The counters and histograms of webhooks, jobs, the write lane and credits. */
-function jobMetrics(registry: Registry) {
-  const webhooks = new Counter({
+/**
+ * How one metric of {@link METRIC_TABLE} is declared: its prom-client type, exposed name (Prometheus' naming
+ * guide, https://prometheus.io/docs/practices/naming/), help text, label names and, for a histogram, its
+ * bucket upper bounds (in the unit the name gives, seconds).
+ */
+interface MetricDeclaration {
+  kind: "counter" | "gauge" | "histogram";
+  name: string;
+  help: string;
+  labelNames?: readonly string[];
+  buckets?: readonly number[];
+}
+
+/**
+ * Every metric created from a declaration, keyed by its {@link DiffwardMetrics} field and registered in this
+ * order. Dashboards and alerts read these names, types, help texts, labels and buckets: the exposition test
+ * (`test/runtime/metrics.test.ts`) pins them, so change them only together with docs/operations.md.
+ */
+const METRIC_TABLE = {
+  webhooks: {
+    kind: "counter",
     name: "diffward_webhooks_total",
     help: "Webhook deliveries answered, by event (unverified when the signature did not verify) and HTTP status.",
-    labelNames: ["event", "status"] as const,
-    registers: [registry],
-  });
-  const jobsCompleted = new Counter({
+    labelNames: ["event", "status"],
+  },
+  jobsCompleted: {
+    kind: "counter",
     name: "diffward_jobs_completed_total",
     help: "Jobs completed, by queue and job name.",
-    labelNames: ["queue", "name"] as const,
-    registers: [registry],
-  });
-  const jobWait = new Histogram({
+    labelNames: ["queue", "name"],
+  },
+  jobWait: {
+    kind: "histogram",
     name: "diffward_job_wait_seconds",
     help: "Seconds from when a job was due (added, plus its delay) to when a worker first took it, by queue.",
-    labelNames: ["queue"] as const,
+    labelNames: ["queue"],
     buckets: [0.1, 0.5, 1, 5, 15, 30, 60, 300, 900, 3600],
-    registers: [registry],
-  });
-  const writeLaneWait = new Histogram({
+  },
+  writeLaneWait: {
+    kind: "histogram",
     name: "diffward_write_lane_wait_seconds",
     help: "Seconds a GitHub write waited for its installation's write lane (1 write/s, 80/min, 500/h), by priority.",
-    labelNames: ["priority"] as const,
+    labelNames: ["priority"],
     buckets: [0.1, 0.5, 1, 2, 5, 10, 30, 60, 300, 900],
-    registers: [registry],
-  });
-  const creditsSpent = new Counter({
+  },
+  creditsSpent: {
+    kind: "counter",
     name: "diffward_credits_spent_total",
     help: "Settled spend of diffward's scans in credits (usage ledger: deductions less refunds), counted when read.",
-    registers: [registry],
-  });
-  return { webhooks, jobsCompleted, jobWait, writeLaneWait, creditsSpent };
-}
-
-/** The counters of missed webhook deliveries and the service's circuit breaker. */
-function recoveryMetrics(registry: Registry) {
-  const deliveriesFailedFound = new Counter({
+  },
+  deliveriesFailedFound: {
+    kind: "counter",
     name: "diffward_deliveries_failed_found_total",
     help: "Webhook events found with only failed deliveries to diffward (GitHub's App webhook deliveries), counted once each.",
-    registers: [registry],
-  });
-  const deliveriesRedelivered = new Counter({
+  },
+  deliveriesRedelivered: {
+    kind: "counter",
     name: "diffward_deliveries_redelivered_total",
     help: "Redeliveries of missed webhook events diffward asked GitHub for (answered 202).",
-    registers: [registry],
-  });
-  const deliveriesGivenUp = new Counter({
+  },
+  deliveriesGivenUp: {
+    kind: "counter",
     name: "diffward_deliveries_given_up_total",
     help: "Missed webhook events diffward stopped redelivering without a successful delivery, by reason (attempts, window, refused).",
-    labelNames: ["reason"] as const,
-    registers: [registry],
-  });
-  const breakerOpen = new Gauge({
+    labelNames: ["reason"],
+  },
+  breakerOpen: {
+    kind: "gauge",
     name: "diffward_service_breaker_open",
     help: "1 while the scanning service tenant's circuit breaker is open (5xx, timeouts, unreachable), else 0; tenant is a hash of the token.",
-    labelNames: ["tenant"] as const,
-    registers: [registry],
-  });
-  const breakerProbes = new Counter({
+    labelNames: ["tenant"],
+  },
+  breakerProbes: {
+    kind: "counter",
     name: "diffward_service_breaker_probes_total",
     help: "Half-open probes of an unavailable scanning service tenant, by result (ok, failed).",
-    labelNames: ["tenant", "result"] as const,
-    registers: [registry],
-  });
-  return { deliveriesFailedFound, deliveriesRedelivered, deliveriesGivenUp, breakerOpen, breakerProbes };
-}
-
-/** The counters and histograms of launches and of the scanning service's answers, and the report delay. */
-function serviceMetrics(registry: Registry) {
-  const launches = new Counter({
+    labelNames: ["tenant", "result"],
+  },
+  launches: {
+    kind: "counter",
     name: "diffward_launches_total",
     help: "Launch jobs by outcome (launched, found-existing, already-launched, superseded, concluded, no-token, error).",
-    labelNames: ["outcome"] as const,
-    registers: [registry],
-  });
-  const polls = new Counter({
+    labelNames: ["outcome"],
+  },
+  polls: {
+    kind: "counter",
     name: "diffward_polls_total",
     help: "Scan reads (GET /projects/{projectId}/scans/{scanId}) sent to the scanning service, by HTTP status.",
-    labelNames: ["status"] as const,
-    registers: [registry],
-  });
-  const serviceRateLimited = new Counter({
+    labelNames: ["status"],
+  },
+  serviceRateLimited: {
+    kind: "counter",
     name: "diffward_service_rate_limited_total",
     help: "429 answers received from the scanning service, by route template.",
-    labelNames: ["method", "route"] as const,
-    registers: [registry],
-  });
-  const serviceRequests = new Counter({
+    labelNames: ["method", "route"],
+  },
+  serviceRequests: {
+    kind: "counter",
     name: "diffward_service_requests_total",
     help: "Answered requests to the scanning service, by method, route template and status.",
-    labelNames: ["method", "route", "status"] as const,
-    registers: [registry],
-  });
-  const reportDelay = new Histogram({
+    labelNames: ["method", "route", "status"],
+  },
+  reportDelay: {
+    kind: "histogram",
     name: "diffward_report_delay_seconds",
     help: "Delay from a scan becoming terminal (service completedAt) to its check run completed, in seconds.",
     buckets: [0.25, 0.5, 1, 2, 3, 5, 10, 30, 60, 300],
-    registers: [registry],
-  });
-  return { launches, polls, serviceRateLimited, serviceRequests, reportDelay };
-}
-
-/** Queue depth (read at scrape from BullMQ's `getJobCounts`), job failures and the process's own trouble. */
-function queueMetrics(registry: Registry, queues: NonNullable<MetricsOptions["queues"]>) {
-  const queueDepth = new Gauge({
+  },
+  queueDepth: {
+    kind: "gauge",
     name: "diffward_queue_depth",
     help: "Jobs per BullMQ queue and state (waiting, active, delayed, prioritized, failed), read at scrape.",
-    labelNames: ["queue", "state"] as const,
-    registers: [registry],
-    async collect() {
-      await Promise.all(
-        Object.entries(queues).map(async ([name, q]) => {
-          const counts = await q.getJobCounts(...QUEUE_DEPTH_STATES).catch(() => undefined);
-          if (!counts) return;
-          for (const state of QUEUE_DEPTH_STATES) this.set({ queue: name, state }, counts[state] ?? 0);
-        }),
-      );
-    },
-  });
-  const jobFailures = new Counter({
+    labelNames: ["queue", "state"],
+  },
+  jobFailures: {
+    kind: "counter",
     name: "diffward_job_failures_total",
     help: "Failed job attempts by queue and job name; final=true when no attempt is left.",
-    labelNames: ["queue", "name", "final"] as const,
-    registers: [registry],
-  });
-
-  const tokensFileRejected = new Counter({
+    labelNames: ["queue", "name", "final"],
+  },
+  tokensFileRejected: {
+    kind: "counter",
     name: "diffward_tokens_file_rejected_total",
     help: "Reloads of SCANNER_TOKENS_FILE refused (invalid or naming no account); the last good tokens are kept.",
-    labelNames: ["reason"] as const,
-    registers: [registry],
-  });
-
-  const unhandledRejections = new Counter({
+    labelNames: ["reason"],
+  },
+  unhandledRejections: {
+    kind: "counter",
     name: "diffward_unhandled_rejections_total",
     help: "Promise rejections nothing handled (each one a bug, logged with its stack); the process keeps running.",
-    registers: [registry],
+  },
+} as const satisfies Record<string, MetricDeclaration>;
+
+/** The label names a declaration allows (`string` when it declares none, prom-client's default). */
+type LabelsOf<D> = D extends { labelNames: readonly (infer L extends string)[] } ? L : string;
+/** The prom-client metric a declaration creates, typed with its label names. */
+type MetricOf<D> = D extends { kind: "counter" }
+  ? Counter<LabelsOf<D>>
+  : D extends { kind: "gauge" }
+    ? Gauge<LabelsOf<D>>
+    : Histogram<LabelsOf<D>>;
+type TableMetrics = { [K in keyof typeof METRIC_TABLE]: MetricOf<(typeof METRIC_TABLE)[K]> };
+/** Functions run at each scrape to set a metric's values (prom-client's `collect`), by table key. */
+type Collectors = { [K in keyof TableMetrics]?: (this: TableMetrics[K]) => Promise<void> };
+
+/** Creates and registers every metric of {@link METRIC_TABLE}, in the table's order. */
+function createTableMetrics(registry: Registry, collectors: Collectors): TableMetrics {
+  const entries = Object.entries(METRIC_TABLE).map(([key, d]: [string, MetricDeclaration]) => {
+    // Each collector's `this` is typed by its key in Collectors; here every metric is the same shape.
+    const collect = collectors[key as keyof Collectors] as ((this: unknown) => Promise<void>) | undefined;
+    const config = {
+      name: d.name,
+      help: d.help,
+      registers: [registry],
+      ...(d.labelNames && { labelNames: d.labelNames }),
+      ...(collect && { collect }),
+    };
+    if (d.kind === "counter") return [key, new Counter(config)];
+    if (d.kind === "gauge") return [key, new Gauge(config)];
+    return [key, new Histogram({ ...config, ...(d.buckets && { buckets: [...d.buckets] }) })];
   });
-  return { queueDepth, jobFailures, tokensFileRejected, unhandledRejections };
+  return Object.fromEntries(entries) as TableMetrics;
+}
+
+/** Sets `diffward_queue_depth` at scrape from BullMQ's `getJobCounts` (a queue whose read fails keeps its last values). */
+function queueDepthCollector(queues: NonNullable<MetricsOptions["queues"]>): Collectors["queueDepth"] {
+  return async function () {
+    await Promise.all(
+      Object.entries(queues).map(async ([name, q]) => {
+        const counts = await q.getJobCounts(...QUEUE_DEPTH_STATES).catch(() => undefined);
+        if (!counts) return;
+        for (const state of QUEUE_DEPTH_STATES) this.set({ queue: name, state }, counts[state] ?? 0);
+      }),
+    );
+  };
 }
 
 /** Counts each worker's jobs: wait before the first run, completions, launch outcomes, failures. */
 function instrumentWorkers(
   workers: readonly Worker[],
-  m: Pick<ReturnType<typeof jobMetrics>, "jobWait" | "jobsCompleted"> &
-    Pick<ReturnType<typeof serviceMetrics>, "launches"> &
-    Pick<ReturnType<typeof queueMetrics>, "jobFailures">,
+  m: Pick<TableMetrics, "jobWait" | "jobsCompleted" | "launches" | "jobFailures">,
 ): void {
   const { jobWait, jobsCompleted, launches, jobFailures } = m;
   for (const w of workers) {

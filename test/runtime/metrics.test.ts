@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import type { Counter, Gauge, Histogram } from "prom-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import { serviceReachability } from "../../src/runtime/health.js";
@@ -201,6 +202,177 @@ describe("/metrics and /healthz", () => {
       expect((await fetch(`${ops.url}/api/github/webhooks`)).status).toBe(404);
     } finally {
       await ops.close();
+    }
+  });
+});
+
+/**
+ * The exposition dashboards and alerts read (docs/operations.md "Metrics"): every metric's name, type, help
+ * text, label names and histogram buckets, in registration order. A change here breaks them.
+ */
+const EXPOSITION: ReadonlyArray<
+  [name: string, type: string, help: string, labels: string[], buckets?: number[]]
+> = [
+  [
+    "diffward_build_info",
+    "gauge",
+    "Always 1; the labels name this process's diffward version and Node.js version.",
+    ["version", "node"],
+  ],
+  ["diffward_redis_up", "gauge", "1 when Redis answered PING within a second at this scrape, else 0.", []],
+  [
+    "diffward_service_probe",
+    "gauge",
+    "The scanning-service probe of /healthz (GET /token with SCANNER_TOKEN, cached 5 s): 1 for the current result (ok, unauthorized, unreachable, not-configured), 0 for the others.",
+    ["result"],
+  ],
+  [
+    "diffward_webhooks_total",
+    "counter",
+    "Webhook deliveries answered, by event (unverified when the signature did not verify) and HTTP status.",
+    ["event", "status"],
+  ],
+  ["diffward_jobs_completed_total", "counter", "Jobs completed, by queue and job name.", ["queue", "name"]],
+  [
+    "diffward_job_wait_seconds",
+    "histogram",
+    "Seconds from when a job was due (added, plus its delay) to when a worker first took it, by queue.",
+    ["queue"],
+    [0.1, 0.5, 1, 5, 15, 30, 60, 300, 900, 3600],
+  ],
+  [
+    "diffward_write_lane_wait_seconds",
+    "histogram",
+    "Seconds a GitHub write waited for its installation's write lane (1 write/s, 80/min, 500/h), by priority.",
+    ["priority"],
+    [0.1, 0.5, 1, 2, 5, 10, 30, 60, 300, 900],
+  ],
+  [
+    "diffward_credits_spent_total",
+    "counter",
+    "Settled spend of diffward's scans in credits (usage ledger: deductions less refunds), counted when read.",
+    [],
+  ],
+  [
+    "diffward_deliveries_failed_found_total",
+    "counter",
+    "Webhook events found with only failed deliveries to diffward (GitHub's App webhook deliveries), counted once each.",
+    [],
+  ],
+  [
+    "diffward_deliveries_redelivered_total",
+    "counter",
+    "Redeliveries of missed webhook events diffward asked GitHub for (answered 202).",
+    [],
+  ],
+  [
+    "diffward_deliveries_given_up_total",
+    "counter",
+    "Missed webhook events diffward stopped redelivering without a successful delivery, by reason (attempts, window, refused).",
+    ["reason"],
+  ],
+  [
+    "diffward_service_breaker_open",
+    "gauge",
+    "1 while the scanning service tenant's circuit breaker is open (5xx, timeouts, unreachable), else 0; tenant is a hash of the token.",
+    ["tenant"],
+  ],
+  [
+    "diffward_service_breaker_probes_total",
+    "counter",
+    "Half-open probes of an unavailable scanning service tenant, by result (ok, failed).",
+    ["tenant", "result"],
+  ],
+  [
+    "diffward_launches_total",
+    "counter",
+    "Launch jobs by outcome (launched, found-existing, already-launched, superseded, concluded, no-token, error).",
+    ["outcome"],
+  ],
+  [
+    "diffward_polls_total",
+    "counter",
+    "Scan reads (GET /projects/{projectId}/scans/{scanId}) sent to the scanning service, by HTTP status.",
+    ["status"],
+  ],
+  [
+    "diffward_service_rate_limited_total",
+    "counter",
+    "429 answers received from the scanning service, by route template.",
+    ["method", "route"],
+  ],
+  [
+    "diffward_service_requests_total",
+    "counter",
+    "Answered requests to the scanning service, by method, route template and status.",
+    ["method", "route", "status"],
+  ],
+  [
+    "diffward_report_delay_seconds",
+    "histogram",
+    "Delay from a scan becoming terminal (service completedAt) to its check run completed, in seconds.",
+    [],
+    [0.25, 0.5, 1, 2, 3, 5, 10, 30, 60, 300],
+  ],
+  [
+    "diffward_queue_depth",
+    "gauge",
+    "Jobs per BullMQ queue and state (waiting, active, delayed, prioritized, failed), read at scrape.",
+    ["queue", "state"],
+  ],
+  [
+    "diffward_job_failures_total",
+    "counter",
+    "Failed job attempts by queue and job name; final=true when no attempt is left.",
+    ["queue", "name", "final"],
+  ],
+  [
+    "diffward_tokens_file_rejected_total",
+    "counter",
+    "Reloads of SCANNER_TOKENS_FILE refused (invalid or naming no account); the last good tokens are kept.",
+    ["reason"],
+  ],
+  [
+    "diffward_unhandled_rejections_total",
+    "counter",
+    "Promise rejections nothing handled (each one a bug, logged with its stack); the process keeps running.",
+    [],
+  ],
+];
+
+describe("the metrics exposition", () => {
+  it("keeps every metric's name, type, help, labels and buckets, each listed in docs/operations.md", async () => {
+    const metrics = createMetrics({
+      defaultMetrics: false,
+      queues: { "diffward-events": { getJobCounts: async () => ({ waiting: 1 }) } },
+      redis: { ping: async () => "PONG" },
+      serviceHealth: async () => ({ service: "ok" }),
+    });
+    // One labelled sample of every metric, so the exposition names each label and every histogram bucket.
+    for (const [name, type, , labels] of EXPOSITION) {
+      const metric = metrics.registry.getSingleMetric(name);
+      const values = Object.fromEntries(labels.map((l) => [l, "x"]));
+      if (type === "counter") (metric as Counter).inc(values, 1);
+      else if (type === "gauge") (metric as Gauge).set(values, 1);
+      else (metric as Histogram).observe(values, 1);
+    }
+    const text = await metrics.render();
+    const docs = readFileSync(new URL("../../docs/operations.md", import.meta.url), "utf8");
+    const helpLines = text.split("\n").filter((l) => l.startsWith("# HELP "));
+    expect(helpLines).toEqual(EXPOSITION.map(([name, , help]) => `# HELP ${name} ${help}`));
+    for (const [name, type, , labels, buckets] of EXPOSITION) {
+      expect(text).toContain(`# TYPE ${name} ${type}\n`);
+      expect(docs).toMatch(new RegExp(`^\\| \`${name}\` \\| ${type}`, "m"));
+      const series = type === "histogram" ? `${name}_count` : name;
+      const line = text.split("\n").find((l) => l.startsWith(`${series}{`) || l.startsWith(`${series} `));
+      expect(line, name).toBeDefined();
+      const got = [...(/\{(.*)\}/.exec(line!)?.[1] ?? "").matchAll(/(\w+)="/g)].map((m) => m[1]);
+      expect(got, name).toEqual(labels);
+      const les = text
+        .split("\n")
+        .filter((l) => l.startsWith(`${name}_bucket{`))
+        .map((l) => /le="([^"]+)"/.exec(l)![1]);
+      expect(les, name).toEqual(buckets ? [...buckets.map(String), "+Inf"] : []);
     }
   });
 });
