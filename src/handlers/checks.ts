@@ -1,9 +1,7 @@
-import type { Context } from "probot";
-import { addFair } from "../runtime/fairness.js";
 import type { PullRequestJobData } from "../jobs/types.js";
 import { JOB, jobId } from "../runtime/names.js";
-import type { HandlerDeps } from "./deps.js";
-import { EVENT_JOB_OPTIONS, repoContext } from "./deps.js";
+import type { HandlerDeps, WebhookEvent } from "./deps.js";
+import { enqueueEvent, repoContext } from "./deps.js";
 import type { ApproveJobData } from "../jobs/approve.js";
 import { SCAN_ANYWAY } from "../render/gates.js";
 
@@ -21,11 +19,10 @@ interface PullRef {
  */
 export async function onRerequested(
   deps: HandlerDeps,
-  context: Context<"check_run.rerequested"> | Context<"check_suite.rerequested">,
+  context: WebhookEvent<"check_run.rerequested" | "check_suite.rerequested">,
+  installationId: number,
 ): Promise<void> {
   const { payload } = context;
-  const installationId = payload.installation?.id;
-  if (!installationId) return;
   const pulls: PullRef[] =
     "check_run" in payload
       ? (payload.check_run.pull_requests as PullRef[])
@@ -50,10 +47,7 @@ export async function onRerequested(
         : {}),
       explicit: { nonce: context.id, requestedBy: payload.sender.login },
     };
-    await addFair(deps.redis, deps.queues.events, JOB.rerequest, data, {
-      ...EVENT_JOB_OPTIONS,
-      jobId: jobId("rerun", context.id, pr.number),
-    });
+    await enqueueEvent(deps, JOB.rerequest, data, jobId("rerun", context.id, pr.number));
   }
 }
 
@@ -63,11 +57,11 @@ export async function onRerequested(
  */
 export async function onRequestedAction(
   deps: HandlerDeps,
-  context: Context<"check_run.requested_action">,
+  context: WebhookEvent<"check_run.requested_action">,
+  installationId: number,
 ): Promise<void> {
   const { payload } = context;
-  const installationId = payload.installation?.id;
-  if (!installationId || payload.requested_action?.identifier !== SCAN_ANYWAY) return;
+  if (payload.requested_action?.identifier !== SCAN_ANYWAY) return;
   if (payload.sender.type === "Bot") return;
   const data: ApproveJobData = {
     deliveryId: context.id,
@@ -79,8 +73,5 @@ export async function onRequestedAction(
     title: payload.check_run.output?.title ?? "Waiting for approval",
     summary: payload.check_run.output?.summary ?? "",
   };
-  await addFair(deps.redis, deps.queues.events, JOB.approve, data, {
-    ...EVENT_JOB_OPTIONS,
-    jobId: jobId("approve", context.id),
-  });
+  await enqueueEvent(deps, JOB.approve, data, jobId("approve", context.id));
 }

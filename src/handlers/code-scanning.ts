@@ -1,11 +1,9 @@
-import type { Context } from "probot";
-import { addFair } from "../runtime/fairness.js";
 import { jobId } from "../runtime/names.js";
 import type { AlertJobData } from "../jobs/code-scanning-alert.js";
 import { CODE_SCANNING_ALERT_JOB } from "../jobs/code-scanning-alert.js";
 import { TOOL_NAME } from "../codescanning/sarif.js";
-import type { HandlerDeps } from "./deps.js";
-import { EVENT_JOB_OPTIONS, repoContext } from "./deps.js";
+import type { HandlerDeps, WebhookEvent } from "./deps.js";
+import { enqueueEvent, repoContext } from "./deps.js";
 import { isBot } from "./comments.js";
 
 /**
@@ -16,11 +14,10 @@ import { isBot } from "./comments.js";
  */
 export async function onCodeScanningAlert(
   deps: HandlerDeps,
-  context: Context<"code_scanning_alert.closed_by_user"> | Context<"code_scanning_alert.reopened_by_user">,
+  context: WebhookEvent<"code_scanning_alert.closed_by_user" | "code_scanning_alert.reopened_by_user">,
+  installationId: number,
 ): Promise<void> {
   const { payload } = context;
-  const installationId = payload.installation?.id;
-  if (!installationId) return;
   const alert = payload.alert;
   if (alert.tool?.name !== TOOL_NAME || isBot(payload.sender)) return;
   const instance = alert.most_recent_instance;
@@ -37,8 +34,5 @@ export async function onCodeScanningAlert(
     messageText: instance?.message?.text ?? "",
     ref: instance?.ref || payload.ref || null,
   };
-  await addFair(deps.redis, deps.queues.events, CODE_SCANNING_ALERT_JOB, data, {
-    ...EVENT_JOB_OPTIONS,
-    jobId: jobId("alert", context.id),
-  });
+  await enqueueEvent(deps, CODE_SCANNING_ALERT_JOB, data, jobId("alert", context.id));
 }

@@ -1,10 +1,8 @@
-import type { Context } from "probot";
-import { addFair } from "../runtime/fairness.js";
 import { findCommandLine } from "../commands/parse.js";
 import { JOB, jobId } from "../runtime/names.js";
 import type { CommandJobData } from "../jobs/command-data.js";
-import type { HandlerDeps } from "./deps.js";
-import { EVENT_JOB_OPTIONS, repoContext } from "./deps.js";
+import type { HandlerDeps, WebhookEvent } from "./deps.js";
+import { enqueueEvent, repoContext } from "./deps.js";
 
 interface Actor {
   login: string;
@@ -23,11 +21,7 @@ export function looksLikeCommand(body: string | null | undefined): boolean {
 }
 
 async function enqueue(deps: HandlerDeps, deliveryId: string, data: CommandJobData): Promise<void> {
-  // The delivery id makes the job id: a redelivered webhook collapses into the same job.
-  await addFair(deps.redis, deps.queues.events, JOB.command, data, {
-    ...EVENT_JOB_OPTIONS,
-    jobId: jobId("cmd", deliveryId),
-  });
+  await enqueueEvent(deps, JOB.command, data, jobId("cmd", deliveryId));
 }
 
 /**
@@ -37,12 +31,12 @@ async function enqueue(deps: HandlerDeps, deliveryId: string, data: CommandJobDa
  */
 export async function onReviewCommentCreated(
   deps: HandlerDeps,
-  context: Context<"pull_request_review_comment.created">,
+  context: WebhookEvent<"pull_request_review_comment.created">,
+  installationId: number,
 ): Promise<void> {
   const { payload } = context;
-  const installationId = payload.installation?.id;
   const comment = payload.comment;
-  if (!installationId || !comment.in_reply_to_id) return;
+  if (!comment.in_reply_to_id) return;
   if (isBot(payload.sender) || isBot(comment.user)) return;
   if (!looksLikeCommand(comment.body)) return;
   await enqueue(deps, context.id, {
@@ -63,11 +57,11 @@ export async function onReviewCommentCreated(
  */
 export async function onIssueCommentCreated(
   deps: HandlerDeps,
-  context: Context<"issue_comment.created">,
+  context: WebhookEvent<"issue_comment.created">,
+  installationId: number,
 ): Promise<void> {
   const { payload } = context;
-  const installationId = payload.installation?.id;
-  if (!installationId || !payload.issue.pull_request) return;
+  if (!payload.issue.pull_request) return;
   if (isBot(payload.sender) || isBot(payload.comment.user)) return;
   if (!looksLikeCommand(payload.comment.body)) return;
   await enqueue(deps, context.id, {

@@ -1,5 +1,8 @@
+import type { EmitterWebhookEvent, EmitterWebhookEventName } from "@octokit/webhooks";
 import type { Logger } from "pino";
 import type { RepoContext } from "../jobs/types.js";
+import { addFair } from "../runtime/fairness.js";
+import { EVENT_JOB_OPTIONS } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
 
 /** What handlers need: only the queues (and a logger). */
@@ -10,7 +13,35 @@ export interface HandlerDeps {
   log?: Logger;
 }
 
-export { EVENT_JOB_OPTIONS } from "../runtime/names.js";
+/**
+ * One webhook delivery as a handler sees it: its delivery id (`id`), event name and payload, typed per event
+ * by `@octokit/webhooks` (`WebhookEvent<"a" | "b">` is the union of both events, narrowed by `action`).
+ */
+export type WebhookEvent<E extends EmitterWebhookEventName> = EmitterWebhookEvent<E>;
+
+/**
+ * A webhook handler: the delivery and the id of the installation that received it (the route in
+ * `src/handlers/index.ts` drops deliveries without one before calling the handler).
+ */
+export type EventHandler<E extends EmitterWebhookEventName> = (
+  deps: HandlerDeps,
+  context: WebhookEvent<E>,
+  installationId: number,
+) => Promise<void>;
+
+/**
+ * Adds one job `name` with `data` to the events queue, fair per installation (`src/runtime/fairness.ts`),
+ * with the event job options and the job id `id` (built from the delivery id, so a redelivered webhook
+ * collapses into the same job).
+ */
+export async function enqueueEvent<T extends { installationId?: number }>(
+  deps: HandlerDeps,
+  name: string,
+  data: T,
+  id: string,
+): Promise<void> {
+  await addFair(deps.redis, deps.queues.events, name, data, { ...EVENT_JOB_OPTIONS, jobId: id });
+}
 
 /** The parts of a webhook payload that name the repository (every repository event has them). */
 interface RepositoryPayload {

@@ -1,5 +1,6 @@
+import type { EmitterWebhookEvent, EmitterWebhookEventName } from "@octokit/webhooks";
 import type { Probot } from "probot";
-import type { HandlerDeps } from "./deps.js";
+import type { EventHandler, HandlerDeps } from "./deps.js";
 import { onRequestedAction, onRerequested } from "./checks.js";
 import { onCodeScanningAlert } from "./code-scanning.js";
 import { onIssueCommentCreated, onReviewCommentCreated } from "./comments.js";
@@ -32,61 +33,55 @@ function guarded<C extends { id: string; name: string }>(
   };
 }
 
+/** One registration with Probot: the events (typed by `@octokit/webhooks`) and the handler they go to. */
+type Route = (app: Probot, deps: HandlerDeps) => void;
+
+/**
+ * Registers `handler` for `events` behind the shared guards: a delivery without an installation id (not sent
+ * to an app installation) is dropped before the handler runs, and a malformed payload is dropped by
+ * {@link guarded}.
+ */
+function route<E extends EmitterWebhookEventName>(events: E | E[], handler: EventHandler<NoInfer<E>>): Route {
+  return (app, deps) =>
+    app.on(
+      events,
+      guarded(deps, async (event: EmitterWebhookEvent<E>) => {
+        const payload = event.payload as { installation?: { id?: number } | null };
+        const installationId = payload.installation?.id;
+        if (installationId) await handler(deps, event, installationId);
+      }),
+    );
+}
+
+/** Every webhook event diffward subscribes to and its handler. */
+const ROUTES: Route[] = [
+  route(
+    [
+      "pull_request.opened",
+      "pull_request.synchronize",
+      "pull_request.reopened",
+      "pull_request.ready_for_review",
+      "pull_request.edited",
+    ],
+    onPullRequest,
+  ),
+  route("pull_request.closed", onPullRequestClosed),
+  route(["check_run.rerequested", "check_suite.rerequested"], onRerequested),
+  route("check_run.requested_action", onRequestedAction),
+  route("installation.deleted", onInstallationDeleted),
+  route(["merge_group.checks_requested", "merge_group.destroyed"], onMergeGroup),
+  route("pull_request_review_comment.created", onReviewCommentCreated),
+  route("issue_comment.created", onIssueCommentCreated),
+  route(["code_scanning_alert.closed_by_user", "code_scanning_alert.reopened_by_user"], onCodeScanningAlert),
+  route("push", onPush),
+];
+
 /**
  * The Probot application function: registers diffward's handlers and nothing else. Each handler only
  * checks guards and enqueues one job; bots' events never become commands.
  */
 export function diffwardApp(deps: HandlerDeps) {
   return (app: Probot): void => {
-    app.on(
-      [
-        "pull_request.opened",
-        "pull_request.synchronize",
-        "pull_request.reopened",
-        "pull_request.ready_for_review",
-        "pull_request.edited",
-      ],
-      guarded(deps, (context) => onPullRequest(deps, context)),
-    );
-    app.on(
-      "pull_request.closed",
-      guarded(deps, (context) => onPullRequestClosed(deps, context)),
-    );
-    app.on(
-      "check_run.rerequested",
-      guarded(deps, (context) => onRerequested(deps, context)),
-    );
-    app.on(
-      "check_suite.rerequested",
-      guarded(deps, (context) => onRerequested(deps, context)),
-    );
-    app.on(
-      "check_run.requested_action",
-      guarded(deps, (context) => onRequestedAction(deps, context)),
-    );
-    app.on(
-      "installation.deleted",
-      guarded(deps, (context) => onInstallationDeleted(deps, context)),
-    );
-    app.on(
-      ["merge_group.checks_requested", "merge_group.destroyed"],
-      guarded(deps, (context) => onMergeGroup(deps, context)),
-    );
-    app.on(
-      "pull_request_review_comment.created",
-      guarded(deps, (context) => onReviewCommentCreated(deps, context)),
-    );
-    app.on(
-      "issue_comment.created",
-      guarded(deps, (context) => onIssueCommentCreated(deps, context)),
-    );
-    app.on(
-      ["code_scanning_alert.closed_by_user", "code_scanning_alert.reopened_by_user"],
-      guarded(deps, (context) => onCodeScanningAlert(deps, context)),
-    );
-    app.on(
-      "push",
-      guarded(deps, (context) => onPush(deps, context)),
-    );
+    for (const register of ROUTES) register(app, deps);
   };
 }

@@ -1,13 +1,11 @@
-import type { Context } from "probot";
 import type { UninstallJobData } from "../jobs/lifecycle.js";
-import { JOB, jobId } from "../runtime/names.js";
-import type { HandlerDeps } from "./deps.js";
-import { EVENT_JOB_OPTIONS } from "./deps.js";
+import { EVENT_JOB_OPTIONS, JOB, jobId } from "../runtime/names.js";
+import type { HandlerDeps, WebhookEvent } from "./deps.js";
 
 /** `installation.deleted`: cancel every scan in flight for that installation. */
 export async function onInstallationDeleted(
   deps: HandlerDeps,
-  context: Context<"installation.deleted">,
+  context: WebhookEvent<"installation.deleted">,
 ): Promise<void> {
   const { installation } = context.payload;
   const account = installation.account as { login?: string; slug?: string } | null;

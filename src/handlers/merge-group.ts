@@ -1,9 +1,7 @@
-import type { Context } from "probot";
-import { addFair } from "../runtime/fairness.js";
 import type { MergeGroupJobData } from "../jobs/merge-group.js";
 import { JOB, jobId } from "../runtime/names.js";
-import type { HandlerDeps } from "./deps.js";
-import { EVENT_JOB_OPTIONS, repoContext } from "./deps.js";
+import type { HandlerDeps, WebhookEvent } from "./deps.js";
+import { enqueueEvent, repoContext } from "./deps.js";
 
 /**
  * `merge_group` `checks_requested` and `destroyed` (GitHub "Webhook events and payloads", `merge_group`):
@@ -12,11 +10,11 @@ import { EVENT_JOB_OPTIONS, repoContext } from "./deps.js";
  */
 export async function onMergeGroup(
   deps: HandlerDeps,
-  context: Context<"merge_group.checks_requested"> | Context<"merge_group.destroyed">,
+  context: WebhookEvent<"merge_group.checks_requested" | "merge_group.destroyed">,
+  installationId: number,
 ): Promise<void> {
   const { payload } = context;
-  const installationId = payload.installation?.id;
-  if (!installationId || !payload.repository) return;
+  if (!payload.repository) return;
   const g = payload.merge_group;
   const data: MergeGroupJobData = {
     deliveryId: context.id,
@@ -29,8 +27,10 @@ export async function onMergeGroup(
     ...(payload.action === "destroyed" && payload.reason ? { reason: payload.reason } : {}),
   };
   const destroyed = payload.action === "destroyed";
-  await addFair(deps.redis, deps.queues.events, destroyed ? JOB.mergeGroupDestroyed : JOB.mergeGroup, data, {
-    ...EVENT_JOB_OPTIONS,
-    jobId: jobId(destroyed ? "mg-destroyed" : "mg", context.id),
-  });
+  await enqueueEvent(
+    deps,
+    destroyed ? JOB.mergeGroupDestroyed : JOB.mergeGroup,
+    data,
+    jobId(destroyed ? "mg-destroyed" : "mg", context.id),
+  );
 }

@@ -1,12 +1,10 @@
-import type { Context } from "probot";
-import { addFair } from "../runtime/fairness.js";
 import type { PullRequestJobData } from "../jobs/types.js";
 import type { PullClosedJobData } from "../jobs/lifecycle.js";
 import { JOB, jobId } from "../runtime/names.js";
-import type { HandlerDeps } from "./deps.js";
-import { EVENT_JOB_OPTIONS, repoContext } from "./deps.js";
+import type { HandlerDeps, WebhookEvent } from "./deps.js";
+import { enqueueEvent, repoContext } from "./deps.js";
 
-type PullRequestContext = Context<
+type PullRequestContext = WebhookEvent<
   | "pull_request.opened"
   | "pull_request.synchronize"
   | "pull_request.reopened"
@@ -19,12 +17,14 @@ type PullRequestContext = Context<
  * changed: enqueue one `pull-request` job (id from the delivery id, so a redelivery collapses into it).
  * Everything that calls GitHub or the service happens in the job, so the webhook is acknowledged at once.
  */
-export async function onPullRequest(deps: HandlerDeps, context: PullRequestContext): Promise<void> {
+export async function onPullRequest(
+  deps: HandlerDeps,
+  context: PullRequestContext,
+  installationId: number,
+): Promise<void> {
   const { payload } = context;
   if (payload.action === "edited" && !("base" in (payload.changes ?? {}))) return;
   const pr = payload.pull_request;
-  const installationId = payload.installation?.id;
-  if (!installationId) return;
   const data: PullRequestJobData = {
     deliveryId: context.id,
     action: payload.action,
@@ -40,20 +40,16 @@ export async function onPullRequest(deps: HandlerDeps, context: PullRequestConte
     ...(pr.head.repo ? { headRepoFullName: pr.head.repo.full_name } : {}),
     pullHtmlUrl: pr.html_url,
   };
-  await addFair(deps.redis, deps.queues.events, JOB.pullRequest, data, {
-    ...EVENT_JOB_OPTIONS,
-    jobId: jobId("pr", context.id),
-  });
+  await enqueueEvent(deps, JOB.pullRequest, data, jobId("pr", context.id));
 }
 
 /** `pull_request.closed`: enqueue the cancellation of its scan. */
 export async function onPullRequestClosed(
   deps: HandlerDeps,
-  context: Context<"pull_request.closed">,
+  context: WebhookEvent<"pull_request.closed">,
+  installationId: number,
 ): Promise<void> {
   const { payload } = context;
-  const installationId = payload.installation?.id;
-  if (!installationId) return;
   const data: PullClosedJobData = {
     deliveryId: context.id,
     ...repoContext(payload, installationId),
@@ -61,8 +57,5 @@ export async function onPullRequestClosed(
     headSha: payload.pull_request.head.sha,
     updatedAt: payload.pull_request.updated_at,
   };
-  await addFair(deps.redis, deps.queues.events, JOB.pullClosed, data, {
-    ...EVENT_JOB_OPTIONS,
-    jobId: jobId("closed", context.id),
-  });
+  await enqueueEvent(deps, JOB.pullClosed, data, jobId("closed", context.id));
 }

@@ -1,9 +1,7 @@
-import type { Context } from "probot";
 import type { BaselineJobData } from "../jobs/baseline.js";
-import { addFair } from "../runtime/fairness.js";
 import { JOB, jobId } from "../runtime/names.js";
-import type { HandlerDeps } from "./deps.js";
-import { EVENT_JOB_OPTIONS, repoContext } from "./deps.js";
+import type { HandlerDeps, WebhookEvent } from "./deps.js";
+import { enqueueEvent, repoContext } from "./deps.js";
 
 /** An all-zero SHA: the `after` of a push that deleted its ref (GitHub "Webhook events and payloads", `push`). */
 const ZERO_SHA = /^0+$/;
@@ -15,10 +13,12 @@ const ZERO_SHA = /^0+$/;
  * (https://docs.github.com/en/webhooks/webhook-events-and-payloads#push: `ref` is the full ref,
  * `deleted` marks a deletion, whose `after` is all zeros).
  */
-export async function onPush(deps: HandlerDeps, context: Context<"push">): Promise<void> {
+export async function onPush(
+  deps: HandlerDeps,
+  context: WebhookEvent<"push">,
+  installationId: number,
+): Promise<void> {
   const p = context.payload;
-  const installationId = p.installation?.id;
-  if (!installationId) return;
   if (p.deleted || ZERO_SHA.test(p.after)) return;
   if (p.ref !== `refs/heads/${p.repository.default_branch}`) return;
   // a push's `repository.owner` is typed nullable (the push schema's owner is a nullable user)
@@ -34,8 +34,5 @@ export async function onPush(deps: HandlerDeps, context: Context<"push">): Promi
     ...(Number.isFinite(pushedAt) && p.repository.pushed_at !== null ? { pushedAt } : {}),
     ...(message ? { commitMessage: message } : {}),
   };
-  await addFair(deps.redis, deps.queues.events, JOB.baselinePush, data, {
-    ...EVENT_JOB_OPTIONS,
-    jobId: jobId("push", context.id),
-  });
+  await enqueueEvent(deps, JOB.baselinePush, data, jobId("push", context.id));
 }
