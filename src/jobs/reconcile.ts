@@ -839,6 +839,7 @@ async function resumeBaselineScan(
 ): Promise<void> {
   const { config } = found;
   const presetRef = config.baseline.preset ?? "";
+  // Never compared with a start's key (each has its own nonce): the state's headSha stops a repeat launch.
   const lk = launchKey({ repositoryId: config.repositoryId, headSha, mergeBase: null, presetRef });
   const target: ResumeTarget = {
     pullNumber: 0,
