@@ -31,8 +31,6 @@ import { writeConversationComment } from "../../dev/harness/triage.js";
 const SLOW_HEAD = sha(0x2442);
 /** A commit whose baseline scan runs long enough for diffward's Redis state to be lost while it runs. */
 const MID_HEAD = sha(0x24c1);
-/** A commit whose baseline scan runs long: resumed after a state loss, then started again and superseded. */
-const RESUMED_HEAD = sha(0x2521);
 /** An older commit whose baseline scan runs long: still running when the state is lost and a newer head comes. */
 const OLD_SLOW = sha(0x2501);
 /** An older commit whose baseline scan runs a few seconds: still running when the state is lost. */
@@ -45,7 +43,7 @@ describe("baseline: scans of the default branch", () => {
       sandbox: {
         scenario: "demo",
         scanDurationMs: (scan) =>
-          scan.commitHash === SLOW_HEAD || scan.commitHash === OLD_SLOW || scan.commitHash === RESUMED_HEAD
+          scan.commitHash === SLOW_HEAD || scan.commitHash === OLD_SLOW
             ? 120_000
             : scan.commitHash === MID_HEAD || scan.commitHash === OLD_MID
               ? 6_000
@@ -417,56 +415,6 @@ describe("baseline: scans of the default branch", () => {
     expect(launchesOf(MID_HEAD)).toHaveLength(1);
     expect(checkRuns(h, r.owner, r.repo, MID_HEAD)).toHaveLength(1);
     expect(await getBaselineReport(h.booted.rt.state, r.owner, r.repo)).toMatchObject({ scanId: scan.id });
-  });
-
-  it("a resumed baseline scan (its launch key carries no nonce nor audit areas) is never launched again: not by a push of its commit, nor by a resume after a resume; a newer push cancels it", async () => {
-    const r = await repoWith("bl-resumed-key", baselineConfig("auditAreas: [http-api]"), 0x2520);
-    // the service's map of the default branch names the area, so the scoped baseline launches
-    h.sandbox.state.setMap("repo_demo", r.branch, [{ key: "http-api", files: 4, lines: 610 }]);
-    try {
-      await push(r, { after: RESUMED_HEAD, before: sha(0x2520) }, "bl-resumed-key-1");
-      const scan = await h.waitFor(() => launchesOf(RESUMED_HEAD)[0], 10_000, "launch");
-      expect(scan.auditAreaKeys).toEqual(["http-api"]);
-      const running = await h.waitFor(
-        () => checkRuns(h, r.owner, r.repo, RESUMED_HEAD).find((c) => c.externalId === scan.id),
-        10_000,
-        "scan id on the check run",
-      );
-      expect(await flushPrefix(h.prefix)).toBeGreaterThan(0);
-      expect((await h.booted.reconcile()).resumed).toEqual([scan.id]);
-      const key = baselineKey(r.owner, r.repo);
-      const resumed = await getBaseline(h.booted.rt.state, key);
-      expect(resumed).toMatchObject({ headSha: RESUMED_HEAD, checkRunId: running.id, scanId: scan.id });
-
-      // the same commit pushed again under a new delivery (a new nonce, so a new launch key): a duplicate start
-      await push(r, { after: RESUMED_HEAD, before: sha(0x2520) }, "bl-resumed-key-2");
-      await eventsIdle();
-      expect(launchesOf(RESUMED_HEAD)).toHaveLength(1);
-      expect(checkRuns(h, r.owner, r.repo, RESUMED_HEAD)).toHaveLength(1);
-
-      // the state lost again: the resume of the resumed scan follows the same scan, launching nothing
-      expect(await flushPrefix(h.prefix)).toBeGreaterThan(0);
-      const [a, b] = await Promise.all([h.booted.reconcile(), h.booted.reconcile()]);
-      expect([...a.resumed, ...b.resumed]).toEqual([scan.id]);
-      await push(r, { after: RESUMED_HEAD, before: sha(0x2520) }, "bl-resumed-key-3");
-      await eventsIdle();
-      expect(launchesOf(RESUMED_HEAD)).toHaveLength(1);
-      expect(["QUEUED", "PROCESSING"]).toContain(h.sandbox.state.statusOf(scan));
-
-      // a newer push supersedes the resumed baseline: its running scan cancelled, its check run concluded
-      await push(r, { after: sha(0x2522), before: RESUMED_HEAD }, "bl-resumed-key-4");
-      await h.waitFor(() => h.sandbox.state.statusOf(scan) === "CANCELLED", 10_000, "resumed scan cancelled");
-      await h.waitFor(
-        () => checkRuns(h, r.owner, r.repo, RESUMED_HEAD)[0]?.conclusion === "cancelled",
-        10_000,
-        "resumed check run cancelled",
-      );
-      await completedRun(h, r.owner, r.repo, sha(0x2522), 30_000);
-      expect(launchesOf(RESUMED_HEAD)).toHaveLength(1);
-      expect(launchesOf(sha(0x2522))).toHaveLength(1);
-    } finally {
-      h.sandbox.state.repo("repo_demo").maps.delete(r.branch);
-    }
   });
 
   it("Redis lost before a baseline's launch: reconciliation launches it once on the same check run, which completes", async () => {
