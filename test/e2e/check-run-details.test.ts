@@ -17,8 +17,8 @@ import {
   currentCheckRun,
   openReportedPull,
   type ReportedPull,
-  SQLI,
   SECRET,
+  TRIAGE_SCENARIO,
 } from "../support/reported-pull.js";
 import { replyTo, sandboxCalls, sayIn, useCommandHarness, WRITER } from "../support/commands.js";
 import { DIFFWARD_HTML, hazards } from "../support/markdown.js";
@@ -49,21 +49,10 @@ const SCENARIO: ScenarioInput = {
   name: "details",
   spendCredits: 10,
   findings: [
+    // the triage scenario's two blocking findings, with the long texts this test reads
+    { ...TRIAGE_SCENARIO.findings![0]!, description: SQLI_DESCRIPTION, recommendedFix: SQLI_FIX },
     {
-      title: SQLI,
-      location: "src/db.js:12",
-      severity: "CRITICAL",
-      category: "injection",
-      triageStatus: "CONFIRMED",
-      confirmationEvidence: "POC",
-      description: SQLI_DESCRIPTION,
-      recommendedFix: SQLI_FIX,
-    },
-    {
-      title: SECRET,
-      location: "src/server.js:8",
-      severity: "HIGH",
-      category: "secrets",
+      ...TRIAGE_SCENARIO.findings![1]!,
       description: "The session secret is the literal `keyboard cat`.",
       recommendedFix: "Read it from `SESSION_SECRET`.",
     },

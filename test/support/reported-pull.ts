@@ -6,12 +6,12 @@ import { findingComments } from "../../dev/harness/triage.js";
 import { reportEnded, type Payload } from "./pr.js";
 import type { ScenarioInput } from "../../dev/sandbox/schemas.js";
 
-/** Two blocking findings with comments (CRITICAL, HIGH), one MEDIUM below `failOn: high`. */
 /** The titles of {@link TRIAGE_SCENARIO}'s findings: CRITICAL, HIGH and MEDIUM. */
 export const SQLI = "SQL injection in user lookup";
 export const SECRET = "Session secret hard-coded";
 export const RATE = "Missing rate limit on login";
 
+/** Two blocking findings with comments (CRITICAL, HIGH), one MEDIUM below `failOn: high`. */
 export const TRIAGE_SCENARIO: ScenarioInput = {
   name: "triage",
   spendCredits: 10,
