@@ -60,6 +60,15 @@ export type MinPermission = z.infer<typeof MinPermission>;
 
 const GITHUB_LOGIN = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?$/;
 
+/**
+ * A name the scanning service gives out, as the file quotes it: a repository id, a scan preset's `ref`
+ * (spec §Scan preset (scan type)) or an audit area key (spec §Audit area); 1 to 200 characters.
+ */
+const ServiceRef = z.string().min(1).max(200);
+
+/** A scan's most spend, in credits (spec §Scans, launch rule 1: when omitted the service picks a budget). */
+const CreditBudget = z.int().min(1);
+
 export const CommentsConfig = section("Inline review comments.", {
   maxInline: z
     .int()
@@ -194,23 +203,13 @@ export const BaselineConfig = z
       .describe(
         "With `on: schedule`: `daily`, `weekly` (each at a time picked per repository) or a 5-field cron expression (minute hour day-of-month month day-of-week), all in UTC.",
       ),
-    // spec §Scan preset (scan type): `ref`; a diff preset needs `baseCommit`, which a baseline has not
-    preset: z
-      .string()
-      .min(1)
-      .max(200)
-      .optional()
-      .describe(
-        "Scan preset ref of baseline scans: a whole-repository (non-diff) preset from the service's presets list. Required unless `on: off`.",
-      ),
-    // spec §Scans, launch rule 1
-    creditBudget: z
-      .int()
-      .min(1)
-      .optional()
-      .describe(
-        "Most credits one baseline scan may spend. When omitted the service picks its recommended budget.",
-      ),
+    // a diff preset needs `baseCommit`, which a baseline has not
+    preset: ServiceRef.optional().describe(
+      "Scan preset ref of baseline scans: a whole-repository (non-diff) preset from the service's presets list. Required unless `on: off`.",
+    ),
+    creditBudget: CreditBudget.optional().describe(
+      "Most credits one baseline scan may spend. When omitted the service picks its recommended budget.",
+    ),
   })
   .superRefine((b, ctx) => {
     if (b.on !== "off" && b.preset === undefined)
@@ -237,31 +236,17 @@ export type BaselineConfig = z.infer<typeof BaselineConfig>;
  */
 export const RepoConfig = section("diffward configuration (.github/diffward.yml).", {
   // spec §Scans, `POST /projects/{projectId}/scans`: `repositoryId`
-  repositoryId: z
-    .string()
-    .min(1)
-    .max(200)
-    .describe(
-      "The scanning service's id of this repository (the `repositoryId` of scan launches). Required.",
-    ),
-  // spec §Scan preset (scan type): `ref`
-  preset: z
-    .string()
-    .min(1)
-    .max(200)
-    .optional()
-    .describe(
-      "Scan preset ref used for pull request scans; a diff preset. Defaults to the app's SCANNER_DIFF_PRESET.",
-    ),
-  // spec §Scans, launch rule 1
-  creditBudget: z
-    .int()
-    .min(1)
-    .optional()
-    .describe("Most credits one scan may spend. When omitted the service picks its recommended budget."),
-  // spec §Audit area
+  repositoryId: ServiceRef.describe(
+    "The scanning service's id of this repository (the `repositoryId` of scan launches). Required.",
+  ),
+  preset: ServiceRef.optional().describe(
+    "Scan preset ref used for pull request scans; a diff preset. Defaults to the app's SCANNER_DIFF_PRESET.",
+  ),
+  creditBudget: CreditBudget.optional().describe(
+    "Most credits one scan may spend. When omitted the service picks its recommended budget.",
+  ),
   auditAreas: z
-    .array(z.string().min(1).max(200))
+    .array(ServiceRef)
     .max(100)
     .optional()
     .describe("Audit area keys to scope scans to; omitted or empty scans the whole change."),
@@ -269,6 +254,12 @@ export const RepoConfig = section("diffward configuration (.github/diffward.yml)
     "Least severe open finding that makes the check run fail (`none` never fails it): a severity such as `high`, or `{severity: high, only: new}` so that only findings not already open on the base branch's last completed baseline count (pre-existing ones are listed but do not block; without a baseline every finding counts).",
   ),
   drafts: z.enum(["skip", "scan"]).default("skip").describe("Whether draft pull requests are scanned."),
+  forks: z
+    .enum(["scan", "approve", "skip"])
+    .default("approve")
+    .describe(
+      'Pull requests from forks whose author is below `commands.minPermission`: `scan` at once, `approve` waits (check run `action_required`) until a permitted user clicks "Scan anyway", `skip` never scans them.',
+    ),
   onServiceOutage: z
     .enum(["failure", "neutral"])
     .default("failure")
@@ -294,12 +285,6 @@ export const RepoConfig = section("diffward configuration (.github/diffward.yml)
   commands: CommandsConfig.prefault({}),
   triage: TriageConfig.prefault({}),
   guidance: GuidanceConfig.prefault({}),
-  forks: z
-    .enum(["scan", "approve", "skip"])
-    .default("approve")
-    .describe(
-      'Pull requests from forks whose author is below `commands.minPermission`: `scan` at once, `approve` waits (check run `action_required`) until a permitted user clicks "Scan anyway", `skip` never scans them.',
-    ),
   paths: PathsConfig.prefault({}),
   authors: AuthorsConfig.prefault({}),
   creditCap: CreditCapConfig.prefault({}),
