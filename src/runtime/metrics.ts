@@ -194,6 +194,11 @@ interface MetricDeclaration {
   buckets?: readonly number[];
 }
 
+/** The labels of a request to the scanning service: its method and route template ({@link ResponseInfo}). */
+const SERVICE_ROUTE_LABELS = ["method", "route"] as const;
+/** The labels of a job's metric: its BullMQ queue and job name. */
+const JOB_LABELS = ["queue", "name"] as const;
+
 /**
  * Every metric created from a declaration, keyed by its {@link DiffwardMetrics} field and registered in this
  * order. Dashboards and alerts read these names, types, help texts, labels and buckets: the exposition test
@@ -210,7 +215,7 @@ const METRIC_TABLE = {
     kind: "counter",
     name: "diffward_jobs_completed_total",
     help: "Jobs completed, by queue and job name.",
-    labelNames: ["queue", "name"],
+    labelNames: JOB_LABELS,
   },
   jobWait: {
     kind: "histogram",
@@ -275,13 +280,13 @@ const METRIC_TABLE = {
     kind: "counter",
     name: "diffward_service_rate_limited_total",
     help: "429 answers received from the scanning service, by route template.",
-    labelNames: ["method", "route"],
+    labelNames: SERVICE_ROUTE_LABELS,
   },
   serviceRequests: {
     kind: "counter",
     name: "diffward_service_requests_total",
     help: "Answered requests to the scanning service, by method, route template and status.",
-    labelNames: ["method", "route", "status"],
+    labelNames: [...SERVICE_ROUTE_LABELS, "status"],
   },
   reportDelay: {
     kind: "histogram",
@@ -299,7 +304,7 @@ const METRIC_TABLE = {
     kind: "counter",
     name: "diffward_job_failures_total",
     help: "Failed job attempts by queue and job name; final=true when no attempt is left.",
-    labelNames: ["queue", "name", "final"],
+    labelNames: [...JOB_LABELS, "final"],
   },
   tokensFileRejected: {
     kind: "counter",
