@@ -17,6 +17,13 @@ const DateTime = z.iso.datetime({ offset: true });
 const Int = z.number().int();
 const NonNegInt = Int.min(0);
 
+/**
+ * The body of a read of one resource: the resource under its name (spec §Scans `{ scan }`, §Findings
+ * `{ finding }`), other fields kept.
+ */
+const envelope = <K extends string, S extends z.ZodType>(name: K, resource: S) =>
+  z.looseObject({ [name]: resource } as Record<K, S>);
+
 /** spec §Scan status */
 export const ScanStatus = z.enum(SCAN_STATUSES);
 export type ScanStatus = z.infer<typeof ScanStatus>;
@@ -72,7 +79,7 @@ export const ScanDetail = ScanListItem.extend({
 export type ScanDetail = z.infer<typeof ScanDetail>;
 
 /** spec §Scans, `GET /projects/{projectId}/scans/{scanId}` body. */
-export const ScanEnvelope = z.looseObject({ scan: ScanDetail });
+export const ScanEnvelope = envelope("scan", ScanDetail);
 export type ScanEnvelope = z.infer<typeof ScanEnvelope>;
 
 /** spec §Scan preset (scan type). `minCredits` 0 means the default floor applies. */
@@ -97,10 +104,12 @@ export type Repository = z.infer<typeof Repository>;
 export const AuditAreaSource = z.enum(["discovered", "custom"]);
 export type AuditAreaSource = z.infer<typeof AuditAreaSource>;
 
-/** An audit area as the service sends it: `key` and `source` are the only named fields. */
+/** The only fields spec §Audit area names, which an area keeps when normalized. */
+const AuditAreaNamed = { key: z.string(), source: AuditAreaSource };
+
+/** An audit area as the service sends it. */
 export const AuditAreaRaw = z.looseObject({
-  key: z.string(),
-  source: AuditAreaSource,
+  ...AuditAreaNamed,
   name: z.string().nullish(),
   description: z.string().nullish(),
 });
@@ -111,8 +120,7 @@ export type AuditAreaRaw = z.infer<typeof AuditAreaRaw>;
  * unshown, so they are found by shape (`envelopes.ts`) and given stable names here.
  */
 export const AuditArea = z.object({
-  key: z.string(),
-  source: AuditAreaSource,
+  ...AuditAreaNamed,
   name: z.string().optional(),
   description: z.string().optional(),
   /** whether the branch's latest map still names the area (the spec's unnamed boolean flag) */
@@ -238,7 +246,7 @@ export const FindingDetail = FindingListItem.extend({
 export type FindingDetail = z.infer<typeof FindingDetail>;
 
 /** spec §Findings, `GET …/findings/{findingId}` body. */
-export const FindingEnvelope = z.looseObject({ finding: FindingDetail });
+export const FindingEnvelope = envelope("finding", FindingDetail);
 export type FindingEnvelope = z.infer<typeof FindingEnvelope>;
 
 /** spec §Findings, `POST …/findings/{findingId}/notes` body. */
