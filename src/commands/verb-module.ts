@@ -287,11 +287,76 @@ export type AnyVerbModule = VerbModule<any, any, any>;
 /** The command type a module runs. */
 export type CommandOf<M> = M extends VerbModule<infer C, infer _F, infer _P> ? C : never;
 
-/** Declares a verb module with its types inferred (an identity function). */
-export function defineVerb<C extends { kind: string }, F = undefined, P = unknown>(
-  module: VerbModule<C, F, P>,
+/** A verb's command schema: a zod object whose `kind` is one literal (the module's {@link VerbModule.kind}). */
+export type VerbSchema<C extends { kind: string }> = z.ZodType<C> & {
+  shape: { kind: { value: C["kind"] } };
+};
+
+/** What a verb module says beyond its schema and needs: its steps (`describe` defaults to "run `<verb>`"). */
+export type VerbSteps<C extends { kind: string }, F, P> = Omit<
+  VerbModule<C, F, P>,
+  "kind" | "schema" | "needs" | "describe" | "audit"
+> &
+  Partial<Pick<VerbModule<C, F, P>, "describe">> & { audit?: VerbAuditing<C, NoInfer<P>> };
+
+/**
+ * Declares a verb module: its command schema (the module's `kind` is the schema's `kind` literal), what it
+ * needs ({@link VERB_NEEDS}) and its steps, with the types inferred. A module without `describe` is named
+ * "run `<verb>`" in failure answers.
+ */
+export function defineVerb<C extends { kind: string; verb: string }, F = undefined, P = unknown>(
+  schema: VerbSchema<C>,
+  needs: VerbNeeds,
+  steps: VerbSteps<NoInfer<C>, F, P>,
 ): VerbModule<C, F, P> {
-  return module;
+  return {
+    kind: schema.shape.kind.value,
+    schema,
+    needs,
+    describe: (cmd) => `run \`${cmd.verb}\``,
+    ...steps,
+  };
+}
+
+/**
+ * What each kind of verb needs ({@link VerbNeeds}), by what it acts on:
+ * - `open`: anyone may ask, about diffward's own state (`help`, `status`);
+ * - `account`: the command floor and the account's service token (`credits`, `cancel`);
+ * - `repository`: also a valid `.github/diffward.yml` (the service repository and its settings: `guidance`,
+ *   `areas`, `rescan`);
+ * - `finding`: one finding of the pull request, with the token (`note`, `severity`, the resolution verbs);
+ * - `approval`: a finding and the config's `triage.approval` (`approve`, `reject`);
+ * - `publishFinding`, `publishScan`: the publish floor (`commands.publishPermission`) and the token.
+ */
+export const VERB_NEEDS = {
+  open: needs("anyone", { tenant: false, config: false }),
+  account: needs("command", { tenant: true, config: false }),
+  repository: needs("command", { tenant: true, config: true }),
+  finding: needs("command", { tenant: true, config: false, target: "finding" }),
+  approval: needs("command", { tenant: true, config: true, target: "finding" }),
+  publishFinding: needs("publish", { tenant: true, config: false, target: "finding" }),
+  publishScan: needs("publish", { tenant: true, config: false }),
+} as const satisfies Record<string, VerbNeeds>;
+
+function needs(
+  permission: PermissionFloor,
+  what: Pick<VerbNeeds, "tenant" | "config"> & Partial<Pick<VerbNeeds, "target">>,
+): VerbNeeds {
+  return { permission, tenant: what.tenant, config: what.config, target: what.target ?? "none" };
+}
+
+/**
+ * The auditing of a verb with one action whose entry is `applied` or `refused` by its outcome
+ * ({@link appliedOr}), with the fields `fields` takes from the command (the state asked for, the user's text).
+ */
+export function auditAs<C, P>(
+  action: CommandAudit["action"],
+  fields: (input: VerbInput<C>) => Omit<CommandAudit, "action" | "outcome">,
+): VerbAuditing<C, P> {
+  return {
+    action: () => action,
+    entry: (_plan, input, outcome) => ({ action, outcome: appliedOr(outcome), ...fields(input) }),
+  };
 }
 
 /** An answer-only plan: post `answer`, change nothing. */

@@ -35,10 +35,12 @@ import {
 } from "../verb-parts.js";
 import type { ErrorCommand } from "../verb-parts.js";
 import {
+  answerOnly,
   appliedOr,
   defineVerb,
   expiryOf,
   targetOf,
+  VERB_NEEDS,
   writeFindingOnce,
   type CommandAudit,
   type CommandIO,
@@ -253,10 +255,7 @@ function planApproved(
 }
 
 /** `/approve` and `/reject` (rows of the verb table). */
-export const approvalVerb = defineVerb<ApprovalCommand, ApprovalFacts, ApprovalPlan>({
-  kind: "approval",
-  schema: ApprovalCommand,
-  needs: { permission: "command", tenant: true, config: true, target: "finding" },
+export const approvalVerb = defineVerb(ApprovalCommand, VERB_NEEDS.approval, {
   parse: parseApproval,
   describe: (cmd) => (cmd.verb === "approve" ? "approve the dismissal" : "reject the dismissal"),
   async read(io, input) {
@@ -267,10 +266,7 @@ export const approvalVerb = defineVerb<ApprovalCommand, ApprovalFacts, ApprovalP
   },
   plan: planApproval,
   async apply(io, plan, input) {
-    if (plan.kind === "answer") {
-      await io.answer(plan.answer);
-      return "answered";
-    }
+    if (plan.kind === "answer") return answerOnly(io, plan);
     if (plan.kind === "drop") {
       await io.approvals.drop(plan.identity);
       await io.refreshFindingComment(targetOf(input));

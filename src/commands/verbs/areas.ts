@@ -15,9 +15,11 @@ import { ScannerApiError } from "../../scanner/errors.js";
 import { commandError, echo, commandName, unexpected, type VerbArgs } from "../verb-parts.js";
 import type { ErrorCommand } from "../verb-parts.js";
 import {
+  answerOnly,
   configOf,
   defineVerb,
   tenantOf,
+  VERB_NEEDS,
   type CommandIO,
   type CommandOutcome,
   type VerbInput,
@@ -145,10 +147,7 @@ async function applyAreasWrite(
   plan: AreasWritePlan,
   input: VerbInput<AreasAddCommand | AreasRemoveCommand>,
 ): Promise<CommandOutcome> {
-  if (plan.kind === "answer") {
-    await io.answer(plan.answer);
-    return "answered";
-  }
+  if (plan.kind === "answer") return answerOnly(io, plan);
   const tenant = tenantOf(input);
   try {
     if (plan.kind === "add") {
@@ -187,23 +186,17 @@ async function applyAreasWrite(
 }
 
 /** `/diffward areas add <name>: <description>`. */
-export const areasAddVerb = defineVerb<AreasAddCommand, undefined, AreasWritePlan>({
-  kind: "areas-add",
-  schema: AreasAddCommand,
-  needs: { permission: "command", tenant: true, config: true, target: "none" },
+export const areasAddVerb = defineVerb(AreasAddCommand, VERB_NEEDS.repository, {
   parse: parseAreasAdd,
   describe: () => "add the audit area",
   plan: planAreasAdd,
-  apply: (io, plan, input) => applyAreasWrite(io, plan, input),
+  apply: applyAreasWrite,
 });
 
 /** `/diffward areas remove <key>`. */
-export const areasRemoveVerb = defineVerb<AreasRemoveCommand, undefined, AreasWritePlan>({
-  kind: "areas-remove",
-  schema: AreasRemoveCommand,
-  needs: { permission: "command", tenant: true, config: true, target: "none" },
+export const areasRemoveVerb = defineVerb(AreasRemoveCommand, VERB_NEEDS.repository, {
   parse: parseAreasRemove,
   describe: () => "remove the audit area",
   plan: planAreasRemove,
-  apply: (io, plan, input) => applyAreasWrite(io, plan, input),
+  apply: applyAreasWrite,
 });

@@ -8,7 +8,7 @@ import { inlineCode } from "../../render/escape.js";
 import { conclusionName, findingTally } from "../../render/glossary.js";
 import { renderAreasAnswer, renderCreditsAnswer } from "../../render/spend-answers.js";
 import { storedVerdict } from "../../report/verdict.js";
-import type { AuditAreaList, Balance, Summary } from "../../scanner/schemas.js";
+import type { Balance, Summary } from "../../scanner/schemas.js";
 import { guidanceRevision, type GuidanceRevision } from "../../scanner/envelopes.js";
 import type { GuidanceInfo } from "../../render/check-run.js";
 import { HelpCommand, argumentless, commandName, helpCommand } from "../verb-parts.js";
@@ -18,6 +18,7 @@ import {
   defineVerb,
   readScanAndReport,
   tenantOf,
+  VERB_NEEDS,
   type AnswerPlan,
   type ScanAndReport,
   type VerbInput,
@@ -37,12 +38,8 @@ export const AreasCommand = z.object(commandName("areas", "areas"));
 export type AreasCommand = z.infer<typeof AreasCommand>;
 
 /** `/help`, `/diffward help`: the command list of the form, generated from the verb table. */
-export const helpVerb = defineVerb<HelpCommand, undefined, AnswerPlan>({
-  kind: "help",
-  schema: HelpCommand,
-  needs: { permission: "anyone", tenant: false, config: false, target: "none" },
+export const helpVerb = defineVerb(HelpCommand, VERB_NEEDS.open, {
   parse: () => helpCommand(),
-  describe: () => "run `help`",
   plan: (input) => ({ answer: input.help(input.cmd.unknown) }),
   apply: answerOnly,
 });
@@ -66,12 +63,8 @@ export function planStatus(_input: VerbInput<StatusCommand>, facts: ScanAndRepor
 }
 
 /** `/diffward status` (like help, read-only and open to anyone: trailing words are ignored). */
-export const statusVerb = defineVerb<StatusCommand, ScanAndReport, AnswerPlan>({
-  kind: "status",
-  schema: StatusCommand,
-  needs: { permission: "anyone", tenant: false, config: false, target: "none" },
-  parse: () => ({ kind: "status", verb: "status", requiresPermission: false }),
-  describe: () => "run `status`",
+export const statusVerb = defineVerb(StatusCommand, VERB_NEEDS.open, {
+  parse: (): StatusCommand => ({ kind: "status", verb: "status", requiresPermission: false }),
   read: readScanAndReport,
   plan: planStatus,
   apply: answerOnly,
@@ -86,12 +79,8 @@ export interface CreditFacts {
 }
 
 /** `/diffward credits`. */
-export const creditsVerb = defineVerb<CreditsCommand, CreditFacts, AnswerPlan>({
-  kind: "credits",
-  schema: CreditsCommand,
-  needs: { permission: "command", tenant: true, config: false, target: "none" },
+export const creditsVerb = defineVerb(CreditsCommand, VERB_NEEDS.account, {
   parse: argumentless("credits", "credits"),
-  describe: () => "run `credits`",
   async read(_io, input) {
     const tenant = tenantOf(input);
     const [balance, summary, monthSpend] = await Promise.all([
@@ -171,12 +160,8 @@ export function planGuidance(input: VerbInput<GuidanceCommand>, facts: GuidanceF
 }
 
 /** `/diffward guidance`. */
-export const guidanceVerb = defineVerb<GuidanceCommand, GuidanceFacts, AnswerPlan>({
-  kind: "guidance",
-  schema: GuidanceCommand,
-  needs: { permission: "command", tenant: true, config: true, target: "none" },
+export const guidanceVerb = defineVerb(GuidanceCommand, VERB_NEEDS.repository, {
   parse: argumentless("guidance", "guidance"),
-  describe: () => "run `guidance`",
   async read(io, input) {
     const tenant = tenantOf(input);
     const repositoryId = configOf(input).repositoryId;
@@ -196,12 +181,8 @@ export const guidanceVerb = defineVerb<GuidanceCommand, GuidanceFacts, AnswerPla
 });
 
 /** `/diffward areas`. */
-export const areasVerb = defineVerb<AreasCommand, AuditAreaList, AnswerPlan>({
-  kind: "areas",
-  schema: AreasCommand,
-  needs: { permission: "command", tenant: true, config: true, target: "none" },
+export const areasVerb = defineVerb(AreasCommand, VERB_NEEDS.repository, {
   parse: argumentless("areas", "areas"),
-  describe: () => "run `areas`",
   async read(_io, input) {
     const tenant = tenantOf(input);
     return tenant.client.listAuditAreas(tenant.projectId, configOf(input).repositoryId);

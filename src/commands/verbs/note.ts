@@ -15,7 +15,14 @@ import {
   type VerbArgs,
 } from "../verb-parts.js";
 import type { ErrorCommand } from "../verb-parts.js";
-import { appliedOr, defineVerb, targetOf, writeFindingOnce, type VerbInput } from "../verb-module.js";
+import {
+  auditAs,
+  defineVerb,
+  targetOf,
+  VERB_NEEDS,
+  writeFindingOnce,
+  type VerbInput,
+} from "../verb-module.js";
 
 /** `POST …/notes` with `content`. */
 export const NoteCommand = z.object({
@@ -58,10 +65,7 @@ export function planNote(input: VerbInput<NoteCommand>): NotePlan {
 }
 
 /** `/note`. */
-export const noteVerb = defineVerb<NoteCommand, undefined, NotePlan>({
-  kind: "note",
-  schema: NoteCommand,
-  needs: { permission: "command", tenant: true, config: false, target: "finding" },
+export const noteVerb = defineVerb(NoteCommand, VERB_NEEDS.finding, {
   parse: parseNote,
   describe: () => "add the note",
   plan: planNote,
@@ -71,12 +75,5 @@ export const noteVerb = defineVerb<NoteCommand, undefined, NotePlan>({
     await io.answer(plan.answer);
     return "changed";
   },
-  audit: {
-    action: () => "note",
-    entry: (_plan, input, outcome) => ({
-      action: "note",
-      outcome: appliedOr(outcome),
-      reason: input.cmd.content,
-    }),
-  },
+  audit: auditAs("note", (input) => ({ reason: input.cmd.content })),
 });

@@ -11,7 +11,7 @@ import { ScannerApiError } from "../../scanner/errors.js";
 import { findingLabel } from "../../scanner/labels.js";
 import { argumentless, commandName, finding, unexpected, type VerbArgs } from "../verb-parts.js";
 import type { ErrorCommand } from "../verb-parts.js";
-import { defineVerb, targetOf, tenantOf, type VerbInput } from "../verb-module.js";
+import { answerOnly, defineVerb, targetOf, tenantOf, VERB_NEEDS, type VerbInput } from "../verb-module.js";
 
 /** `POST …/findings/{findingId}/publish`. */
 export const PublishCommand = z.object({
@@ -40,10 +40,7 @@ export function planPublish(input: VerbInput<PublishCommand>): PublishPlan {
 }
 
 /** `/publish`. */
-export const publishVerb = defineVerb<PublishCommand, undefined, PublishPlan>({
-  kind: "publish",
-  schema: PublishCommand,
-  needs: { permission: "publish", tenant: true, config: false, target: "finding" },
+export const publishVerb = defineVerb(PublishCommand, VERB_NEEDS.publishFinding, {
   parse: parsePublish,
   describe: () => "publish the finding",
   plan: planPublish,
@@ -94,23 +91,13 @@ export function planPublishScan(
  * address. Floor: `commands.publishPermission`, as for `/publish` (off on public repositories unless set).
  * A 409 (the scan is not completed) is explained; the access password is never requested nor posted.
  */
-export const publishScanVerb = defineVerb<
-  PublishScanCommand,
-  Pick<ReportState, "scanId" | "headSha"> | undefined,
-  PublishScanPlan
->({
-  kind: "publish-scan",
-  schema: PublishScanCommand,
-  needs: { permission: "publish", tenant: true, config: false, target: "none" },
+export const publishScanVerb = defineVerb(PublishScanCommand, VERB_NEEDS.publishScan, {
   parse: argumentless("publish-scan", "publish scan"),
   describe: () => "publish the scan",
   read: async (io) => io.readReport(),
   plan: planPublishScan,
   async apply(io, plan, input) {
-    if (plan.kind === "answer") {
-      await io.answer(plan.answer);
-      return "answered";
-    }
+    if (plan.kind === "answer") return answerOnly(io, plan);
     const tenant = tenantOf(input);
     let art;
     try {

@@ -23,6 +23,7 @@ import {
   defineVerb,
   expiryOf,
   targetOf,
+  VERB_NEEDS,
   writeFindingOnce,
   type CommandAudit,
   type CommandIO,
@@ -330,10 +331,7 @@ function heldAnswer(input: VerbInput<ResolutionCommand>, r: ApprovalRequest, rol
 }
 
 /** The resolution verbs: one module for the family (each verb is a row of the table). */
-export const resolutionVerb = defineVerb<ResolutionCommand, ResolutionFacts, ResolutionVerbPlan>({
-  kind: "resolution",
-  schema: ResolutionCommand,
-  needs: { permission: "command", tenant: true, config: false, target: "finding" },
+export const resolutionVerb = defineVerb(ResolutionCommand, VERB_NEEDS.finding, {
   parse: parseResolution,
   describe: (cmd) => `set the resolution to ${statusName(cmd.status)}`,
   async read(io, input) {

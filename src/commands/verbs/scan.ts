@@ -16,6 +16,7 @@ import {
   defineVerb,
   readScanAndReport,
   tenantOf,
+  VERB_NEEDS,
   type AnswerPlan,
   type PullNow,
   type ScanAndReport,
@@ -111,12 +112,8 @@ export function planRescan(input: VerbInput<RescanCommand>, pr: PullNow): Rescan
 }
 
 /** `/diffward rescan`. */
-export const rescanVerb = defineVerb<RescanCommand, PullNow, RescanPlan>({
-  kind: "rescan",
-  schema: RescanCommand,
-  needs: { permission: "command", tenant: true, config: true, target: "none" },
+export const rescanVerb = defineVerb(RescanCommand, VERB_NEEDS.repository, {
   parse: parseRescan,
-  describe: () => "run `rescan`",
   read: (io) => io.readPull(),
   plan: planRescan,
   async apply(io, plan) {
@@ -147,10 +144,7 @@ const finishedAnswer = (scanId: string) =>
   `Scan ${inlineCode(scanId)} has already finished, so there is nothing to cancel.`;
 
 /** `/diffward cancel`. */
-export const cancelVerb = defineVerb<CancelCommand, ScanAndReport, CancelPlan>({
-  kind: "cancel",
-  schema: CancelCommand,
-  needs: { permission: "command", tenant: true, config: false, target: "none" },
+export const cancelVerb = defineVerb(CancelCommand, VERB_NEEDS.account, {
   parse: argumentless("cancel", "cancel"),
   describe: () => "cancel the scan",
   read: readScanAndReport,

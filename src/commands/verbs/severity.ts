@@ -13,10 +13,12 @@ import { findingLabel } from "../../scanner/labels.js";
 import { capped, commandError, echo, finding, commandName, noteText, type VerbArgs } from "../verb-parts.js";
 import type { ErrorCommand } from "../verb-parts.js";
 import {
-  appliedOr,
+  answerOnly,
+  auditAs,
   defineVerb,
   targetOf,
   tenantOf,
+  VERB_NEEDS,
   writeFindingOnce,
   type SeverityOverrideEntry,
   type VerbInput,
@@ -165,19 +167,13 @@ export function planSeverityCommand(
 }
 
 /** `/severity`. */
-export const severityVerb = defineVerb<SeverityCommand, SeverityFacts, SeverityVerbPlan>({
-  kind: "severity",
-  schema: SeverityCommand,
-  needs: { permission: "command", tenant: true, config: false, target: "finding" },
+export const severityVerb = defineVerb(SeverityCommand, VERB_NEEDS.finding, {
   parse: parseSeverity,
   describe: () => "change the severity",
   read: async (io, input) => (lowersBelowApproval(input) ? { role: await io.senderPermission() } : {}),
   plan: planSeverityCommand,
   async apply(io, verbPlan, input) {
-    if (verbPlan.kind === "answer") {
-      await io.answer(verbPlan.answer);
-      return "answered";
-    }
+    if (verbPlan.kind === "answer") return answerOnly(io, verbPlan);
     const plan = verbPlan.set;
     const tenant = tenantOf(input);
     await io.once("severity", async () => {
@@ -193,14 +189,9 @@ export const severityVerb = defineVerb<SeverityCommand, SeverityFacts, SeverityV
     return "changed";
   },
   // `to: "reset"`: the override is cleared and the service's own severity counts again
-  audit: {
-    action: () => "severity",
-    entry: (_plan, input, outcome) => ({
-      action: "severity",
-      outcome: appliedOr(outcome),
-      from: targetOf(input).detail.severity,
-      to: input.cmd.severity ?? "reset",
-      ...(input.cmd.extraNote ? { reason: input.cmd.extraNote } : {}),
-    }),
-  },
+  audit: auditAs("severity", (input) => ({
+    from: targetOf(input).detail.severity,
+    to: input.cmd.severity ?? "reset",
+    ...(input.cmd.extraNote ? { reason: input.cmd.extraNote } : {}),
+  })),
 });
