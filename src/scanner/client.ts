@@ -69,6 +69,26 @@ import {
   type ScanPreset,
 } from "./schemas.js";
 
+/**
+ * A write to one finding (spec §Findings): its method, the schemas of the caller's input and of the answer,
+ * and, for an input that is one value, the body field it is sent in (else the checked input is the body; a
+ * field left `undefined` is not sent).
+ */
+interface FindingWrite {
+  method: "POST" | "PATCH";
+  input: z.ZodType;
+  answer: z.ZodType;
+  field?: string;
+}
+
+/** The writes to one finding, by the route's last segment. */
+const FINDING_WRITES = {
+  notes: { method: "POST", input: NoteContent, answer: AddNoteResult, field: "content" },
+  severity: { method: "PATCH", input: SeverityOverride, answer: SeverityResult, field: "severity" },
+  resolution: { method: "PATCH", input: SetResolutionInput, answer: ResolutionResult },
+  publish: { method: "POST", input: PublishFindingInput, answer: PublishedArtifact },
+} as const satisfies Record<string, FindingWrite>;
+
 /** Default per-request timeout, in milliseconds. */
 export const DEFAULT_TIMEOUT_MS = 30_000;
 export const DEFAULT_USER_AGENT = "diffward-scanner-client";
@@ -439,68 +459,23 @@ export class ScannerClient {
   }
 
   /** `POST /projects/{projectId}/findings/{findingId}/notes`, scope `findings:write`: a Markdown comment. */
-  async addNote(projectId: string, findingId: string, content: string): Promise<AddNoteResult> {
-    return this.#writeFinding(AddNoteResult, { projectId, findingId }, "POST", "notes", {
-      schema: NoteContent,
-      value: content,
-      field: "content",
-      body: (v) => ({ content: v }),
-    });
-  }
+  readonly addNote = this.#findingWrite("notes");
 
   /**
    * `PATCH /projects/{projectId}/findings/{findingId}/severity`, scope `findings:write`. `null` clears the
    * override. The response is not shown by the spec: any JSON object is returned as is.
    */
-  async setSeverity(
-    projectId: string,
-    findingId: string,
-    severity: SeverityOverride,
-  ): Promise<SeverityResult> {
-    return this.#writeFinding(SeverityResult, { projectId, findingId }, "PATCH", "severity", {
-      schema: SeverityOverride,
-      value: severity,
-      field: "severity",
-      body: (v) => ({ severity: v }),
-    });
-  }
+  readonly setSeverity = this.#findingWrite("severity");
 
   /**
    * `PATCH /projects/{projectId}/findings/{findingId}/resolution`, scope `findings:write`. Its rules:
    * `note` wins over `reason` (1); both are ignored for `NOT_STARTED`/`IN_PROGRESS` (2); a reason of
    * another status gives 400 `bad_request` with the valid list (4).
    */
-  async setResolution(
-    projectId: string,
-    findingId: string,
-    input: SetResolutionInput,
-  ): Promise<ResolutionResult> {
-    return this.#writeFinding(ResolutionResult, { projectId, findingId }, "PATCH", "resolution", {
-      schema: SetResolutionInput,
-      value: input,
-      body: (v) => ({
-        resolutionStatus: v.resolutionStatus,
-        ...(v.note !== undefined ? { note: v.note } : {}),
-        ...(v.reason !== undefined ? { reason: v.reason } : {}),
-      }),
-    });
-  }
+  readonly setResolution = this.#findingWrite("resolution");
 
   /** `POST /projects/{projectId}/findings/{findingId}/publish`, scope `publish`; `noteId` pins a note. */
-  async publishFinding(
-    projectId: string,
-    findingId: string,
-    input: PublishFindingInput,
-  ): Promise<PublishedArtifact> {
-    return this.#writeFinding(PublishedArtifact, { projectId, findingId }, "POST", "publish", {
-      schema: PublishFindingInput,
-      value: input,
-      body: (v) => ({
-        withPassword: v.withPassword,
-        ...(v.noteId !== undefined ? { noteId: v.noteId } : {}),
-      }),
-    });
-  }
+  readonly publishFinding = this.#findingWrite("publish");
 
   // ── spec §Billing (all amounts in credits) ───────────────────────────────────────────────────────
 
@@ -543,21 +518,25 @@ export class ScannerClient {
   }
 
   /**
-   * A write to one finding, `<method> /projects/{projectId}/findings/{findingId}/<action>` (spec §Findings):
-   * `input.value` is checked against `input.schema` before any request ({@link checkInput}; `input.field`
-   * names it in the error when the body is that one field), then sent as `input.body` makes it.
+   * The method of a write to one finding, `<method> /projects/{projectId}/findings/{findingId}/<action>`
+   * ({@link FINDING_WRITES}): the input is checked before any request ({@link checkInput}; a one-value input
+   * is named by its body field in the error), then sent as the body.
    * @throws ScannerRequestError for an input the spec refuses; the request's errors as {@link #send} throws them.
    */
-  async #writeFinding<R extends z.ZodType, I extends z.ZodType>(
-    result: R,
-    params: { projectId: string; findingId: string },
-    method: "POST" | "PATCH",
-    action: "notes" | "severity" | "resolution" | "publish",
-    input: { schema: I; value: unknown; field?: string; body: (v: z.output<I>) => Record<string, unknown> },
-  ): Promise<z.output<R>> {
+  #findingWrite<A extends keyof typeof FINDING_WRITES>(action: A) {
+    type Write = (typeof FINDING_WRITES)[A];
+    const { method, input: schema, answer, field } = FINDING_WRITES[action] as FindingWrite;
     const route = `/projects/{projectId}/findings/{findingId}/${action}` as const;
-    const v = checkInput(input.schema, input.value, `${method} ${route}`, input.field);
-    return this.#json(result, { method, route, params, body: input.body(v) });
+    return async (
+      projectId: string,
+      findingId: string,
+      input: z.input<Write["input"]>,
+    ): Promise<z.output<Write["answer"]>> => {
+      const v = checkInput(schema, input, `${method} ${route}`, field);
+      const body = field === undefined ? v : { [field]: v };
+      const answered = await this.#json(answer, { method, route, params: { projectId, findingId }, body });
+      return answered as z.output<Write["answer"]>;
+    };
   }
 
   async #normalized<T>(normalize: (body: unknown) => Normalized<T>, spec: RequestSpec): Promise<T> {
