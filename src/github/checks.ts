@@ -1,4 +1,4 @@
-import type { InstallationOctokit, RepoRef } from "./types.js";
+import { listAll, type InstallationOctokit, type RepoRef } from "./types.js";
 
 export const CHECK_NAME = "diffward";
 
@@ -142,17 +142,8 @@ function foundCheckRun(r: {
  * Lists diffward's check runs on a ref (GitHub REST `GET /repos/{owner}/{repo}/commits/{ref}/check-runs`
  * with `check_name=diffward`), newest first as GitHub returns them.
  */
-export async function listCheckRunsForRef(
-  octokit: InstallationOctokit,
-  repo: RepoRef,
-  ref: string,
-): Promise<FoundCheckRun[]> {
-  const runs = await octokit.paginate(octokit.rest.checks.listForRef, {
-    owner: repo.owner,
-    repo: repo.repo,
-    ref,
-    check_name: CHECK_NAME,
-    per_page: 100,
-  });
-  return runs.map(foundCheckRun);
-}
+export const listCheckRunsForRef = listAll(
+  (octokit, repo, ref: string) =>
+    octokit.paginate(octokit.rest.checks.listForRef, { ...repo, ref, check_name: CHECK_NAME, per_page: 100 }),
+  foundCheckRun,
+);

@@ -1,4 +1,4 @@
-import { unlessStatus, type InstallationOctokit, type RepoRef } from "./types.js";
+import { listAll, readUnless404, type InstallationOctokit, type RepoRef } from "./types.js";
 
 /**
  * Reasons GitHub accepts when an alert is dismissed (REST "Update a code scanning alert",
@@ -96,34 +96,24 @@ export async function uploadSarif(
  * The alerts of one tool on one ref, every state (GitHub REST "List code scanning alerts for a
  * repository", `tool_name` and `ref` filters, paginated by 100).
  */
-export async function listCodeScanningAlerts(
-  octokit: InstallationOctokit,
-  repo: RepoRef,
-  filter: { toolName: string; ref?: string; state?: "open" | "dismissed" | "fixed" },
-): Promise<CodeScanningAlert[]> {
-  const alerts = await octokit.paginate(octokit.rest.codeScanning.listAlertsForRepo, {
-    owner: repo.owner,
-    repo: repo.repo,
-    tool_name: filter.toolName,
-    ...(filter.ref ? { ref: filter.ref } : {}),
-    ...(filter.state ? { state: filter.state } : {}),
-    per_page: 100,
-  });
-  return alerts.map((a) => toCodeScanningAlert(a as RawAlert));
-}
+export const listCodeScanningAlerts = listAll(
+  (octokit, repo, filter: { toolName: string; ref?: string; state?: "open" | "dismissed" | "fixed" }) =>
+    octokit.paginate(octokit.rest.codeScanning.listAlertsForRepo, {
+      ...repo,
+      tool_name: filter.toolName,
+      ...(filter.ref ? { ref: filter.ref } : {}),
+      ...(filter.state ? { state: filter.state } : {}),
+      per_page: 100,
+    }),
+  (a) => toCodeScanningAlert(a as RawAlert),
+);
 
-/** One alert (GitHub REST "Get a code scanning alert"). A 404 is `undefined`. */
-export async function getCodeScanningAlert(
-  octokit: InstallationOctokit,
-  repo: RepoRef,
-  alertNumber: number,
-): Promise<CodeScanningAlert | undefined> {
-  const found = await unlessStatus(
-    404,
-    octokit.rest.codeScanning.getAlert({ owner: repo.owner, repo: repo.repo, alert_number: alertNumber }),
-  );
-  return found && toCodeScanningAlert(found.data as RawAlert);
-}
+/** One alert by its number (GitHub REST "Get a code scanning alert"). A 404 is `undefined`. */
+export const getCodeScanningAlert = readUnless404(
+  (octokit, repo, alertNumber: number) =>
+    octokit.rest.codeScanning.getAlert({ ...repo, alert_number: alertNumber }),
+  (data) => toCodeScanningAlert(data as RawAlert),
+);
 
 /**
  * Dismisses (with a reason and a comment of at most {@link DISMISSED_COMMENT_MAX_CHARS} characters, cut

@@ -1,4 +1,4 @@
-import type { InstallationOctokit, RepoRef } from "./types.js";
+import { listAll } from "./types.js";
 
 /** The prefix of GitHub's merge-queue branches, as a `matching-refs` argument (`heads/<branch prefix>`). */
 export const MERGE_QUEUE_REF_PREFIX = "heads/gh-readonly-queue/";
@@ -23,15 +23,8 @@ export interface GitRef {
  * @param prefix `heads/<branch prefix>` or `tags/<tag prefix>` (GitHub's format for `:ref`).
  * @throws Octokit's RequestError on any non-2xx answer (409 for an empty repository included).
  */
-export async function listMatchingRefs(
-  octokit: InstallationOctokit,
-  repo: RepoRef,
-  prefix: string,
-): Promise<GitRef[]> {
-  const refs = await octokit.paginate(octokit.rest.git.listMatchingRefs, {
-    owner: repo.owner,
-    repo: repo.repo,
-    ref: prefix,
-  });
-  return refs.map((r) => ({ ref: r.ref, sha: r.object.sha, type: r.object.type }));
-}
+export const listMatchingRefs = listAll(
+  (octokit, repo, prefix: string) =>
+    octokit.paginate(octokit.rest.git.listMatchingRefs, { ...repo, ref: prefix }),
+  (r): GitRef => ({ ref: r.ref, sha: r.object.sha, type: r.object.type }),
+);

@@ -1,4 +1,4 @@
-import { pullParams, unlessStatus, type InstallationOctokit, type PullRef, type RepoRef } from "./types.js";
+import { pullParams, readUnless404, type InstallationOctokit, type PullRef, type RepoRef } from "./types.js";
 
 /** One inline comment of a review: on `line` of `path`, RIGHT side (the PR's version of the file). */
 export interface ReviewCommentDraft {
@@ -64,18 +64,15 @@ export async function listReviewComments(
   return comments.map(existingReviewComment);
 }
 
-/** Reads one review comment (GitHub REST `GET /repos/{owner}/{repo}/pulls/comments/{comment_id}`). */
-export async function getReviewComment(
-  octokit: InstallationOctokit,
-  repo: RepoRef,
-  commentId: number,
-): Promise<ExistingReviewComment | undefined> {
-  const found = await unlessStatus(
-    404,
-    octokit.rest.pulls.getReviewComment({ owner: repo.owner, repo: repo.repo, comment_id: commentId }),
-  );
-  return found && existingReviewComment(found.data);
-}
+/**
+ * Reads one review comment by its id (GitHub REST `GET /repos/{owner}/{repo}/pulls/comments/{comment_id}`).
+ * A 404 is `undefined`.
+ */
+export const getReviewComment = readUnless404(
+  (octokit, repo, commentId: number) =>
+    octokit.rest.pulls.getReviewComment({ ...repo, comment_id: commentId }),
+  existingReviewComment,
+);
 
 /** The fields diffward reads of a GitHub review comment (REST "pull-request-review-comment"). */
 function existingReviewComment(c: {
