@@ -1,9 +1,15 @@
 import type { PullRequestJobData } from "../jobs/types.js";
 import { JOB, jobId } from "../runtime/names.js";
-import type { HandlerDeps, WebhookEvent } from "./deps.js";
+import type { EventHandler } from "./deps.js";
 import { enqueueEvent, repoContext } from "./deps.js";
 import type { ApproveJobData } from "../jobs/approve.js";
 import { SCAN_ANYWAY } from "../render/gates.js";
+
+/** The "Re-run" buttons' events (GitHub "Webhook events and payloads", `check_run` and `check_suite`). */
+type RerunEvent = "check_run.rerequested" | "check_suite.rerequested";
+
+/** A click on one of a check run's buttons (GitHub "Webhook events and payloads", `check_run`). */
+type ActionEvent = "check_run.requested_action";
 
 interface PullRef {
   number: number;
@@ -17,11 +23,7 @@ interface PullRef {
  * into one scan: `launchKey` in src/runtime/names.ts).
  * GitHub sends these only to the app that created the check run or suite.
  */
-export async function onRerequested(
-  deps: HandlerDeps,
-  context: WebhookEvent<"check_run.rerequested" | "check_suite.rerequested">,
-  installationId: number,
-): Promise<void> {
+export const onRerequested: EventHandler<RerunEvent> = async (deps, context, installationId) => {
   const { payload } = context;
   const pulls: PullRef[] =
     "check_run" in payload
@@ -49,17 +51,13 @@ export async function onRerequested(
     };
     await enqueueEvent(deps, JOB.rerequest, data, jobId("rerun", context.id, pr.number));
   }
-}
+};
 
 /**
  * `check_run.requested_action` with identifier `scan-anyway`: enqueue the approval job, which checks the
  * clicking user's permission (the handler makes no GitHub call).
  */
-export async function onRequestedAction(
-  deps: HandlerDeps,
-  context: WebhookEvent<"check_run.requested_action">,
-  installationId: number,
-): Promise<void> {
+export const onRequestedAction: EventHandler<ActionEvent> = async (deps, context, installationId) => {
   const { payload } = context;
   if (payload.requested_action?.identifier !== SCAN_ANYWAY) return;
   if (payload.sender.type === "Bot") return;
@@ -74,4 +72,4 @@ export async function onRequestedAction(
     summary: payload.check_run.output?.summary ?? "",
   };
   await enqueueEvent(deps, JOB.approve, data, jobId("approve", context.id));
-}
+};

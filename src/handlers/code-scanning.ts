@@ -2,9 +2,12 @@ import { jobId } from "../runtime/names.js";
 import type { AlertJobData } from "../jobs/code-scanning-alert.js";
 import { CODE_SCANNING_ALERT_JOB } from "../jobs/code-scanning-alert.js";
 import { TOOL_NAME } from "../codescanning/sarif.js";
-import type { HandlerDeps, WebhookEvent } from "./deps.js";
+import type { EventHandler } from "./deps.js";
 import { enqueueEvent, repoContext } from "./deps.js";
 import { isBot } from "./comments.js";
+
+/** A person's change of an alert's state (GitHub "Webhook events and payloads", `code_scanning_alert`). */
+type AlertEvent = "code_scanning_alert.closed_by_user" | "code_scanning_alert.reopened_by_user";
 
 /**
  * `code_scanning_alert.closed_by_user` and `.reopened_by_user` on an alert of tool `diffward`, by a person:
@@ -12,11 +15,7 @@ import { isBot } from "./comments.js";
  * tools' alerts are dropped here; the job checks the sender's permission and finds the finding. The delivery
  * id makes the job id, so a redelivered webhook collapses into the same job.
  */
-export async function onCodeScanningAlert(
-  deps: HandlerDeps,
-  context: WebhookEvent<"code_scanning_alert.closed_by_user" | "code_scanning_alert.reopened_by_user">,
-  installationId: number,
-): Promise<void> {
+export const onCodeScanningAlert: EventHandler<AlertEvent> = async (deps, context, installationId) => {
   const { payload } = context;
   const alert = payload.alert;
   if (alert.tool?.name !== TOOL_NAME || isBot(payload.sender)) return;
@@ -35,4 +34,4 @@ export async function onCodeScanningAlert(
     ref: instance?.ref || payload.ref || null,
   };
   await enqueueEvent(deps, CODE_SCANNING_ALERT_JOB, data, jobId("alert", context.id));
-}
+};

@@ -1,7 +1,7 @@
 import { findCommandLine } from "../commands/parse.js";
 import { JOB, jobId } from "../runtime/names.js";
 import type { CommandJobData } from "../jobs/command-data.js";
-import type { HandlerDeps, WebhookEvent } from "./deps.js";
+import type { EventHandler, HandlerDeps } from "./deps.js";
 import { enqueueEvent, repoContext } from "./deps.js";
 
 interface Actor {
@@ -20,6 +20,12 @@ export function looksLikeCommand(body: string | null | undefined): boolean {
   return typeof body === "string" && (findCommandLine(body)?.line.startsWith("/") ?? false);
 }
 
+/** A new comment in a review thread (GitHub "Webhook events and payloads", `pull_request_review_comment`). */
+type ReplyEvent = "pull_request_review_comment.created";
+
+/** A new comment in an issue's or a pull request's conversation (GitHub "Webhook events", `issue_comment`). */
+type ConversationEvent = "issue_comment.created";
+
 async function enqueue(deps: HandlerDeps, deliveryId: string, data: CommandJobData): Promise<void> {
   await enqueueEvent(deps, JOB.command, data, jobId("cmd", deliveryId));
 }
@@ -29,11 +35,7 @@ async function enqueue(deps: HandlerDeps, deliveryId: string, data: CommandJobDa
  * person, becomes one `command` job (reply form). Whether the thread is diffward's is checked in the job.
  * Edited and deleted comments are not subscribed to: they change nothing.
  */
-export async function onReviewCommentCreated(
-  deps: HandlerDeps,
-  context: WebhookEvent<"pull_request_review_comment.created">,
-  installationId: number,
-): Promise<void> {
+export const onReviewCommentCreated: EventHandler<ReplyEvent> = async (deps, context, installationId) => {
   const { payload } = context;
   const comment = payload.comment;
   if (!comment.in_reply_to_id) return;
@@ -49,17 +51,17 @@ export async function onReviewCommentCreated(
     body: comment.body,
     senderLogin: payload.sender.login,
   });
-}
+};
 
 /**
  * `issue_comment.created` on a pull request: a `/diffward …` comment by a person becomes one `command`
  * job (conversation form). Comments on plain issues are ignored.
  */
-export async function onIssueCommentCreated(
-  deps: HandlerDeps,
-  context: WebhookEvent<"issue_comment.created">,
-  installationId: number,
-): Promise<void> {
+export const onIssueCommentCreated: EventHandler<ConversationEvent> = async (
+  deps,
+  context,
+  installationId,
+) => {
   const { payload } = context;
   if (!payload.issue.pull_request) return;
   if (isBot(payload.sender) || isBot(payload.comment.user)) return;
@@ -73,4 +75,4 @@ export async function onIssueCommentCreated(
     body: payload.comment.body,
     senderLogin: payload.sender.login,
   });
-}
+};

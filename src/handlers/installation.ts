@@ -1,12 +1,9 @@
 import type { UninstallJobData } from "../jobs/lifecycle.js";
 import { EVENT_JOB_OPTIONS, JOB, jobId } from "../runtime/names.js";
-import type { HandlerDeps, WebhookEvent } from "./deps.js";
+import type { EventHandler } from "./deps.js";
 
 /** `installation.deleted`: cancel every scan in flight for that installation. */
-export async function onInstallationDeleted(
-  deps: HandlerDeps,
-  context: WebhookEvent<"installation.deleted">,
-): Promise<void> {
+export const onInstallationDeleted: EventHandler<"installation.deleted"> = async (deps, context) => {
   const { installation } = context.payload;
   const account = installation.account as { login?: string; slug?: string } | null;
   const data: UninstallJobData = {
@@ -18,4 +15,4 @@ export async function onInstallationDeleted(
     ...EVENT_JOB_OPTIONS,
     jobId: jobId("uninstall", context.id),
   });
-}
+};

@@ -1,18 +1,17 @@
 import type { MergeGroupJobData } from "../jobs/merge-group.js";
 import { JOB, jobId } from "../runtime/names.js";
-import type { HandlerDeps, WebhookEvent } from "./deps.js";
+import type { EventHandler } from "./deps.js";
 import { enqueueEvent, repoContext } from "./deps.js";
+
+/** A merge group to check, or one that is gone (GitHub "Webhook events and payloads", `merge_group`). */
+type MergeGroupEvent = "merge_group.checks_requested" | "merge_group.destroyed";
 
 /**
  * `merge_group` `checks_requested` and `destroyed` (GitHub "Webhook events and payloads", `merge_group`):
  * enqueue one job (id from the delivery id, so a redelivery collapses into it). The job creates or stops the
  * group's `diffward` check run; nothing here calls GitHub or the service.
  */
-export async function onMergeGroup(
-  deps: HandlerDeps,
-  context: WebhookEvent<"merge_group.checks_requested" | "merge_group.destroyed">,
-  installationId: number,
-): Promise<void> {
+export const onMergeGroup: EventHandler<MergeGroupEvent> = async (deps, context, installationId) => {
   const { payload } = context;
   if (!payload.repository) return;
   const g = payload.merge_group;
@@ -33,4 +32,4 @@ export async function onMergeGroup(
     data,
     jobId(destroyed ? "mg-destroyed" : "mg", context.id),
   );
-}
+};

@@ -1,27 +1,23 @@
 import type { PullRequestJobData } from "../jobs/types.js";
 import type { PullClosedJobData } from "../jobs/lifecycle.js";
 import { JOB, jobId } from "../runtime/names.js";
-import type { HandlerDeps, WebhookEvent } from "./deps.js";
+import type { EventHandler } from "./deps.js";
 import { enqueueEvent, repoContext } from "./deps.js";
 
-type PullRequestContext = WebhookEvent<
+/** The pull request events that can start a scan (GitHub "Webhook events and payloads", `pull_request`). */
+type PullRequestEvent =
   | "pull_request.opened"
   | "pull_request.synchronize"
   | "pull_request.reopened"
   | "pull_request.ready_for_review"
-  | "pull_request.edited"
->;
+  | "pull_request.edited";
 
 /**
  * `pull_request` opened, synchronize, reopened, ready_for_review, and edited when the base branch
  * changed: enqueue one `pull-request` job (id from the delivery id, so a redelivery collapses into it).
  * Everything that calls GitHub or the service happens in the job, so the webhook is acknowledged at once.
  */
-export async function onPullRequest(
-  deps: HandlerDeps,
-  context: PullRequestContext,
-  installationId: number,
-): Promise<void> {
+export const onPullRequest: EventHandler<PullRequestEvent> = async (deps, context, installationId) => {
   const { payload } = context;
   if (payload.action === "edited" && !("base" in (payload.changes ?? {}))) return;
   const pr = payload.pull_request;
@@ -41,14 +37,13 @@ export async function onPullRequest(
     pullHtmlUrl: pr.html_url,
   };
   await enqueueEvent(deps, JOB.pullRequest, data, jobId("pr", context.id));
-}
+};
+
+/** A pull request closed, merged or not (GitHub "Webhook events and payloads", `pull_request`). */
+type ClosedEvent = "pull_request.closed";
 
 /** `pull_request.closed`: enqueue the cancellation of its scan. */
-export async function onPullRequestClosed(
-  deps: HandlerDeps,
-  context: WebhookEvent<"pull_request.closed">,
-  installationId: number,
-): Promise<void> {
+export const onPullRequestClosed: EventHandler<ClosedEvent> = async (deps, context, installationId) => {
   const { payload } = context;
   const data: PullClosedJobData = {
     deliveryId: context.id,
@@ -58,4 +53,4 @@ export async function onPullRequestClosed(
     updatedAt: payload.pull_request.updated_at,
   };
   await enqueueEvent(deps, JOB.pullClosed, data, jobId("closed", context.id));
-}
+};

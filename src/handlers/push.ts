@@ -1,6 +1,6 @@
 import type { BaselineJobData } from "../jobs/baseline.js";
 import { JOB, jobId } from "../runtime/names.js";
-import type { HandlerDeps, WebhookEvent } from "./deps.js";
+import type { EventHandler } from "./deps.js";
 import { enqueueEvent, repoContext } from "./deps.js";
 
 /** An all-zero SHA: the `after` of a push that deleted its ref (GitHub "Webhook events and payloads", `push`). */
@@ -13,11 +13,7 @@ const ZERO_SHA = /^0+$/;
  * (https://docs.github.com/en/webhooks/webhook-events-and-payloads#push: `ref` is the full ref,
  * `deleted` marks a deletion, whose `after` is all zeros).
  */
-export async function onPush(
-  deps: HandlerDeps,
-  context: WebhookEvent<"push">,
-  installationId: number,
-): Promise<void> {
+export const onPush: EventHandler<"push"> = async (deps, context, installationId) => {
   const p = context.payload;
   if (p.deleted || ZERO_SHA.test(p.after)) return;
   if (p.ref !== `refs/heads/${p.repository.default_branch}`) return;
@@ -35,4 +31,4 @@ export async function onPush(
     ...(message ? { commitMessage: message } : {}),
   };
   await enqueueEvent(deps, JOB.baselinePush, data, jobId("push", context.id));
-}
+};
