@@ -88,8 +88,7 @@ export async function processMergeGroup(
   rt: Runtime,
   job: Job<MergeGroupJobData>,
 ): Promise<MergeGroupOutcome> {
-  const d = job.data;
-  const { key, log } = groupJob(rt, d);
+  const { d, key, log } = groupJob(rt, job);
   const octokit = await rt.octokit(d.installationId);
   const config = await loadRepoConfig(octokit, d.owner, d.repo);
   if (config.kind === "absent") {
@@ -367,10 +366,18 @@ async function adoptOrCreate(
   return created;
 }
 
-/** A merge group job's state key and its logger, bound to the delivery, the group and the installation. */
-function groupJob(rt: Runtime, d: MergeGroupJobData): { key: string; log: Runtime["log"] } {
+/**
+ * What a merge group job works with: its data, the group's state key and its logger, bound to the delivery,
+ * the group and the installation.
+ */
+function groupJob(
+  rt: Runtime,
+  job: Job<MergeGroupJobData>,
+): { d: MergeGroupJobData; key: string; log: Runtime["log"] } {
+  const d = job.data;
   const key = groupKey(d.owner, d.repo, d.headSha);
-  return { key, log: rt.log.child({ delivery: d.deliveryId, group: key, installation: d.installationId }) };
+  const log = rt.log.child({ delivery: d.deliveryId, group: key, installation: d.installationId });
+  return { d, key, log };
 }
 
 /** What the destroyed job did. */
@@ -389,8 +396,7 @@ export async function processMergeGroupDestroyed(
   rt: Runtime,
   job: Job<MergeGroupJobData>,
 ): Promise<GroupDestroyedOutcome> {
-  const d = job.data;
-  const { key, log } = groupJob(rt, d);
+  const { d, key, log } = groupJob(rt, job);
   return rt.state.withPullLock(key, async () => {
     const prev = await rt.state.getGroup(key);
     const base: GroupState = prev ?? {
