@@ -88,10 +88,9 @@ export async function processSettle(
   const key = pullKey(d.owner, d.repo, d.pullNumber);
   const first = await rt.state.getJson<ReportState>(REPORT_KIND, key);
   if (!first || first.scanId !== d.scanId) return "stale";
-  const tenant = await rt.scanner.forAccount(d.accountLogin);
-  if (!tenant) return "stale";
-  const spend = await settleSpend(rt, tenant, d);
-  if (!spend) return "pending";
+  const look = await settleSpend(rt, d);
+  if (typeof look === "string") return look;
+  const { tenant, spend } = look;
   // Read the report again: while the ledger was read, a triage recompute may have posted a fresh check run
   // (new `checkRunId`, `annotationsDigest`, findings) or a newer report replaced this one. Writing the first
   // read back would undo them.
@@ -128,38 +127,39 @@ export async function processSettle(
 
 /** {@link processSettle} for a merge group's scan: the cap ledger only. */
 async function settleGroupScan(rt: Runtime, d: SettleJobData): Promise<"settled" | "pending" | "stale"> {
-  const tenant = await rt.scanner.forAccount(d.accountLogin);
-  if (!tenant) return "stale";
-  const spend = await settleSpend(rt, tenant, d);
-  if (!spend) return "pending";
-  rt.log.info({ scanId: d.scanId, spent: spend.spent }, "merge group scan settled in the cap ledger");
+  const look = await settleSpend(rt, d);
+  if (typeof look === "string") return look;
+  rt.log.info({ scanId: d.scanId, spent: look.spend.spent }, "merge group scan settled in the cap ledger");
   return "settled";
 }
 
 /**
- * One look at the usage ledger for a reported scan ({@link readScanSpend}: `GET …/billing/usage` from the
- * scan's `launchedAt` less one day). While its settlement is not in, schedules the next look
- * (`settle-<scanId>-<tries + 1>`, {@link enqueueSettle}) unless {@link SETTLE_MAX_TRIES} looks were made.
- * Once it is in, `creditCap.monthly`'s ledger counts the scan's actual spend instead of its budget.
- * @returns the scan's spend (credits, `settled: true`) once settled; `undefined` while not (pending).
+ * One look at the usage ledger for a reported scan, with the account's scanner token
+ * ({@link readScanSpend}: `GET …/billing/usage` from the scan's `launchedAt` less one day). While its
+ * settlement is not in, schedules the next look (`settle-<scanId>-<tries + 1>`, {@link enqueueSettle})
+ * unless {@link SETTLE_MAX_TRIES} looks were made. Once it is in, `creditCap.monthly`'s ledger counts the
+ * scan's actual spend instead of its budget.
+ * @returns the scan's spend (credits, `settled: true`) once settled, with the tenant it was read with;
+ *   `pending` while not; `stale` when the account has no scanner token.
  * @throws what {@link readScanSpend} or the cap ledger throw (scanning-service or Redis errors): the settle
  *   job is retried by BullMQ.
  */
 async function settleSpend(
   rt: Runtime,
-  tenant: ScannerTenant,
   d: SettleJobData,
-): Promise<ScanSpend | undefined> {
+): Promise<{ tenant: ScannerTenant; spend: ScanSpend } | "pending" | "stale"> {
+  const tenant = await rt.scanner.forAccount(d.accountLogin);
+  if (!tenant) return "stale";
   const spend = await readScanSpend(tenant, d.scanId, d.launchedAt, rt.now());
   if (!spend.settled) {
     if (d.tries + 1 < SETTLE_MAX_TRIES) await enqueueSettle(rt, d, d.tries + 1);
-    return undefined;
+    return "pending";
   }
   // creditCap.monthly: the scan now counts what it spent, no longer its budget.
   await capLedgerOf(rt.redis, rt.state.prefix).settle(d.scanId, spend.spent);
   await recordScanSpend(rt, d, spend.spent, true);
   rt.metrics?.creditsSpent.inc(spend.spent);
-  return spend;
+  return { tenant, spend };
 }
 
 /**
