@@ -170,11 +170,11 @@ export interface CarryOver {
   by: MatchedBy;
 }
 
-/** The plan of {@link planCarryOver}. */
-export interface CarryOverPlan {
-  apply: CarryOver[];
-  /** matched, but not applied: the severity rose since the decision */
-  severityRose: CarryOver[];
+/** A carry-over plan ({@link planCarryOver}, {@link planSeverityCarryOver}): the matches to apply, and those held. */
+export interface CarryPlan<Item> {
+  apply: Item[];
+  /** matched, but not applied: the finding's severity rose since the team looked at it */
+  severityRose: Item[];
 }
 
 /**
@@ -186,34 +186,20 @@ export interface CarryOverPlan {
  * - the new finding is still `NOT_STARTED` (a decision already taken in the service wins);
  * - the new finding's severity is not above the severity the decision was taken at (else `severityRose`).
  */
-export function planCarryOver(
-  decisions: readonly Decision[],
-  findings: readonly ReportFinding[],
-): CarryOverPlan {
-  return carryPlan(
-    decisions,
-    findings,
-    (decision, finding) => {
-      if (OPEN_RESOLUTIONS.includes(decision.resolutionStatus)) return undefined;
-      if (finding.resolutionStatus !== "NOT_STARTED") return undefined;
-      return severityRank(finding.severity) > severityRank(decision.severity) ? "severityRose" : "apply";
-    },
-    (decision, finding, by) => ({ decision, finding, by }),
-  );
-}
+export const planCarryOver = carryPlanner(
+  (decision: Decision, finding: ReportFinding) => {
+    if (OPEN_RESOLUTIONS.includes(decision.resolutionStatus)) return undefined;
+    if (finding.resolutionStatus !== "NOT_STARTED") return undefined;
+    return severityRank(finding.severity) > severityRank(decision.severity) ? "severityRose" : "apply";
+  },
+  (decision, finding, by): CarryOver => ({ decision, finding, by }),
+);
 
 /** One severity override to carry to a finding of a newer scan. */
 export interface SeverityCarryOver {
   override: SeverityDecision;
   finding: ReportFinding;
   by: MatchedBy;
-}
-
-/** The plan of {@link planSeverityCarryOver}. */
-export interface SeverityCarryOverPlan {
-  apply: SeverityCarryOver[];
-  /** matched, but not applied: the service's severity rose above what the team looked at */
-  severityRose: SeverityCarryOver[];
 }
 
 /**
@@ -223,43 +209,35 @@ export interface SeverityCarryOverPlan {
  * above the severity the override was made against (`from`); a lowering override of a finding whose
  * severity rose since is not carried (`severityRose`), like resolutions.
  */
-export function planSeverityCarryOver(
-  overrides: readonly SeverityDecision[],
-  findings: readonly ReportFinding[],
-): SeverityCarryOverPlan {
-  return carryPlan(
-    overrides,
-    findings,
-    (override, finding) => {
-      if (finding.severity === override.severity) return undefined;
-      const raises = severityRank(override.severity) > severityRank(finding.severity);
-      return raises || severityRank(finding.severity) <= severityRank(override.from)
-        ? "apply"
-        : "severityRose";
-    },
-    (override, finding, by) => ({ override, finding, by }),
-  );
-}
+export const planSeverityCarryOver = carryPlanner(
+  (override: SeverityDecision, finding: ReportFinding) => {
+    if (finding.severity === override.severity) return undefined;
+    const raises = severityRank(override.severity) > severityRank(finding.severity);
+    return raises || severityRank(finding.severity) <= severityRank(override.from) ? "apply" : "severityRose";
+  },
+  (override, finding, by): SeverityCarryOver => ({ override, finding, by }),
+);
 
 /**
- * Matches stored entries (decisions, severity overrides) to a new scan's findings one-to-one by identity
- * ({@link matchFindings}) and sorts each match with `sort`: carried (`apply`), held because the finding's
- * severity rose since (`severityRose`), or left (`undefined`). Pure.
+ * A carry-over planner for one kind of stored entry (decisions, severity overrides): it matches the entries
+ * to a new scan's findings one-to-one by identity ({@link matchFindings}) and sorts each match with `sort`:
+ * carried (`apply`), held because the finding's severity rose since (`severityRose`), or left
+ * (`undefined`); `item` makes each match's plan entry. Pure.
  */
-function carryPlan<E extends Parameters<typeof storedIdentity>[0], Item>(
-  entries: readonly E[],
-  findings: readonly ReportFinding[],
+function carryPlanner<E extends Parameters<typeof storedIdentity>[0], Item>(
   sort: (entry: E, finding: ReportFinding) => "apply" | "severityRose" | undefined,
   item: (entry: E, finding: ReportFinding, by: MatchedBy) => Item,
-): { apply: Item[]; severityRose: Item[] } {
-  const previous = entries.map((e) => ({ ...storedIdentity(e), e }));
-  const current = findings.map((f) => ({ ...identifiable(f), f }));
-  const plan: { apply: Item[]; severityRose: Item[] } = { apply: [], severityRose: [] };
-  for (const m of matchFindings(previous, current)) {
-    const to = sort(m.previous.e, m.current.f);
-    if (to) plan[to].push(item(m.previous.e, m.current.f, m.by));
-  }
-  return plan;
+): (entries: readonly E[], findings: readonly ReportFinding[]) => CarryPlan<Item> {
+  return (entries, findings) => {
+    const previous = entries.map((e) => ({ ...storedIdentity(e), e }));
+    const current = findings.map((f) => ({ ...identifiable(f), f }));
+    const plan: CarryPlan<Item> = { apply: [], severityRose: [] };
+    for (const m of matchFindings(previous, current)) {
+      const to = sort(m.previous.e, m.current.f);
+      if (to) plan[to].push(item(m.previous.e, m.current.f, m.by));
+    }
+    return plan;
+  };
 }
 
 /** How a carried entry found its finding, for the notes: the id, or {@link matchedByText}. */
