@@ -54,31 +54,31 @@ export class LimitTooSmallError extends RangeError {
 
 type Measure = (text: string) => number;
 
-const bytes: Measure = (text) => Buffer.byteLength(text, "utf8");
-const chars: Measure = (text) => text.length;
+/** The units GitHub's limits are given in. */
+type Unit = LimitTooSmallError["unit"];
+
+/** How each unit measures a text. */
+const MEASURES: Record<Unit, Measure> = {
+  bytes: (text) => Buffer.byteLength(text, "utf8"),
+  characters: (text) => text.length,
+};
 
 /**
- * Cuts `text` to at most `maxBytes` UTF-8 bytes. Text that fits is returned unchanged. Otherwise the
+ * Cuts `text` to at most `max` UTF-8 bytes. Text that fits is returned unchanged. Otherwise the
  * longest prefix that fits is kept, cut back to the last line break (or, without one, to a whole
  * character: never inside a multi-byte character or a surrogate pair); any `<details>` or code fence
  * left open by the cut is closed; then a blank line and `note` are appended. The result, note
- * included, is at most `maxBytes` bytes.
+ * included, is at most `max` bytes.
  *
  * GitHub doc: check run `output.summary`/`output.text` take at most 65,535 bytes
  * ({@link CHECK_RUNS_DOCS_URL}).
  *
- * @param maxBytes the limit in bytes (UTF-8), a positive integer.
+ * @param max the limit in bytes (UTF-8), a positive integer.
  * @param note trusted Markdown shown after the cut, e.g. where to read the rest.
- * @throws LimitTooSmallError when the note and its closers do not fit in `maxBytes`.
- * @throws RangeError when `maxBytes` is not a positive integer.
+ * @throws LimitTooSmallError when the note and its closers do not fit in `max`.
+ * @throws RangeError when `max` is not a positive integer.
  */
-export function truncateBytes(
-  text: string,
-  maxBytes: number,
-  note: string = DEFAULT_TRUNCATION_NOTE,
-): string {
-  return truncate(text, maxBytes, note, bytes, "bytes");
-}
+export const truncateBytes = truncator("bytes");
 
 /**
  * Like {@link truncateBytes} but counts characters as JavaScript string length (UTF-16 code units),
@@ -86,38 +86,30 @@ export function truncateBytes(
  *
  * GitHub doc: a comment body takes at most 65,536 characters ({@link COMMENT_LIMIT_DOCS_URL}).
  *
- * @throws LimitTooSmallError when the note does not fit in `maxChars`.
- * @throws RangeError when `maxChars` is not a positive integer.
+ * @throws LimitTooSmallError when the note does not fit in `max`.
+ * @throws RangeError when `max` is not a positive integer.
  */
-export function truncateChars(
-  text: string,
-  maxChars: number,
-  note: string = DEFAULT_TRUNCATION_NOTE,
-): string {
-  return truncate(text, maxChars, note, chars, "characters");
-}
+export const truncateChars = truncator("characters");
 
-function truncate(
-  text: string,
-  max: number,
-  note: string,
-  measure: Measure,
-  unit: "bytes" | "characters",
-): string {
-  if (!Number.isSafeInteger(max) || max <= 0)
-    throw new RangeError(`limit must be a positive integer, got ${max}`);
-  if (measure(text) <= max) return text;
-  const tail = `\n\n${note}`;
-  let budget = max - measure(tail);
-  for (let attempt = 0; attempt < 8; attempt += 1) {
-    if (budget < 0) break;
-    const kept = cutAtLine(prefixWithin(text, budget, measure));
-    const closers = openBlockClosers(kept);
-    const result = `${kept}${closers}${tail}`;
-    if (measure(result) <= max) return result;
-    budget -= measure(closers);
-  }
-  throw new LimitTooSmallError(max, measure(tail), unit);
+/** {@link truncateBytes} and {@link truncateChars}: one trimmer, measuring `text` in `unit`. */
+function truncator(unit: Unit): (text: string, max: number, note?: string) => string {
+  const measure = MEASURES[unit];
+  return (text, max, note = DEFAULT_TRUNCATION_NOTE) => {
+    if (!Number.isSafeInteger(max) || max <= 0)
+      throw new RangeError(`limit must be a positive integer, got ${max}`);
+    if (measure(text) <= max) return text;
+    const tail = `\n\n${note}`;
+    let budget = max - measure(tail);
+    for (let attempt = 0; attempt < 8; attempt += 1) {
+      if (budget < 0) break;
+      const kept = cutAtLine(prefixWithin(text, budget, measure));
+      const closers = openBlockClosers(kept);
+      const result = `${kept}${closers}${tail}`;
+      if (measure(result) <= max) return result;
+      budget -= measure(closers);
+    }
+    throw new LimitTooSmallError(max, measure(tail), unit);
+  };
 }
 
 /** The longest prefix of `text` measuring at most `budget`, ending on a whole code point. */
