@@ -200,6 +200,37 @@ function paragraph(children: Phrasing[]): Paragraph {
   return { type: "paragraph", children };
 }
 
+/** A list with its items' blocks sanitized; its kind (ordered, start, spread, task) kept. */
+function list(node: List, ctx: Ctx): List {
+  return {
+    type: "list",
+    ordered: node.ordered ?? false,
+    start: node.ordered ? (node.start ?? 1) : null,
+    spread: node.spread ?? false,
+    children: node.children.map((li): ListItem => ({
+      type: "listItem",
+      spread: li.spread ?? false,
+      checked: li.checked ?? null,
+      children: blocks(li.children, ctx) as ListItem["children"],
+    })),
+  };
+}
+
+/** A table with its cells' phrasing sanitized; its column alignment kept. */
+function table(node: Table, ctx: Ctx): Table {
+  return {
+    type: "table",
+    align: node.align ?? null,
+    children: node.children.map((row): TableRow => ({
+      type: "tableRow",
+      children: row.children.map((cell): TableCell => ({
+        type: "tableCell",
+        children: phrasing(cell.children, ctx),
+      })),
+    })),
+  };
+}
+
 function block(node: Nodes, ctx: Ctx): RootContent[] {
   switch (node.type) {
     case "paragraph":
@@ -210,42 +241,12 @@ function block(node: Nodes, ctx: Ctx): RootContent[] {
       const code: Code = { type: "code", lang: safeLang(node.lang), meta: null, value: node.value };
       return [code];
     }
-    case "blockquote": {
-      const q: Blockquote = {
-        type: "blockquote",
-        children: blocks(node.children, ctx) as Blockquote["children"],
-      };
-      return [q];
-    }
-    case "list": {
-      const list: List = {
-        type: "list",
-        ordered: node.ordered ?? false,
-        start: node.ordered ? (node.start ?? 1) : null,
-        spread: node.spread ?? false,
-        children: node.children.map((li): ListItem => ({
-          type: "listItem",
-          spread: li.spread ?? false,
-          checked: li.checked ?? null,
-          children: blocks(li.children, ctx) as ListItem["children"],
-        })),
-      };
-      return [list];
-    }
-    case "table": {
-      const t: Table = {
-        type: "table",
-        align: node.align ?? null,
-        children: node.children.map((row): TableRow => ({
-          type: "tableRow",
-          children: row.children.map((cell): TableCell => ({
-            type: "tableCell",
-            children: phrasing(cell.children, ctx),
-          })),
-        })),
-      };
-      return [t];
-    }
+    case "blockquote":
+      return [{ type: "blockquote", children: blocks(node.children, ctx) as Blockquote["children"] }];
+    case "list":
+      return [list(node, ctx)];
+    case "table":
+      return [table(node, ctx)];
     case "thematicBreak":
       return [{ type: "thematicBreak" }];
     case "html":
