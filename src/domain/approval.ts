@@ -11,8 +11,9 @@
  */
 import { z } from "zod";
 import { MinPermission, permissionAtLeast, type ApprovalConfig } from "../config/repo-config.js";
-import { RESOLUTION_STATUSES, SEVERITIES, type ResolutionStatus, type Severity } from "../scanner/catalog.js";
-import { identityOf, STORED_IDENTITY_FIELDS, storedIdentity, type FingerprintInput } from "./identity.js";
+import { RESOLUTION_STATUSES, type ResolutionStatus, type Severity } from "../scanner/catalog.js";
+import { identityOf, storedIdentity, type FingerprintInput } from "./identity.js";
+import { STORED_RESOLUTION_FIELDS } from "./resolution.js";
 import { atLeast, OPEN_RESOLUTIONS, severityRank } from "./verdict.js";
 import { matchFindings } from "./identity.js";
 
@@ -36,15 +37,10 @@ export function isDismissal(status: string): status is DismissalStatus {
 
 /** A dismissal waiting for a second person. */
 export const ApprovalRequest = z.object({
-  /** `findingId`, `fingerprint`, `shape` (./identity.ts) */
-  ...STORED_IDENTITY_FIELDS,
-  /** the finding's effective severity when the dismissal was requested */
-  severity: z.enum(SEVERITIES),
+  /** the finding's identity, its severity when the dismissal was requested, `reason` and the requester's `note` */
+  ...STORED_RESOLUTION_FIELDS,
+  /** a dismissal only (the note is sent with both people named) */
   resolutionStatus: z.enum(DISMISSAL_STATUSES),
-  /** a catalog reason code (sent as `reason`), when the requester gave one alone */
-  reason: z.string().optional(),
-  /** the requester's text (sent as the note, with both people named) */
-  note: z.string().optional(),
   /** the reason code stated in `note`, for display */
   reasonCode: z.string().optional(),
   /** GitHub login of the requester */

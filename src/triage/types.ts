@@ -1,16 +1,12 @@
 import { z } from "zod";
 import { STORED_IDENTITY_FIELDS } from "../domain/identity.js";
-import { RESOLUTION_STATUSES, SEVERITIES } from "../scanner/catalog.js";
+import { STORED_RESOLUTION_FIELDS } from "../domain/resolution.js";
+import { SEVERITIES } from "../scanner/catalog.js";
 
 /** A team decision on a finding of a pull request, remembered for later scans of the same pull request. */
 export const Decision = z.object({
-  /** `findingId`, `fingerprint`, `shape` (src/domain/identity.ts) */
-  ...STORED_IDENTITY_FIELDS,
-  /** the finding's effective severity when the decision was taken */
-  severity: z.enum(SEVERITIES),
-  resolutionStatus: z.enum(RESOLUTION_STATUSES),
-  reason: z.string().optional(),
-  note: z.string().optional(),
+  /** the finding's identity, its severity when the decision was taken, the status, `reason` and `note` */
+  ...STORED_RESOLUTION_FIELDS,
   /** GitHub login of the person who decided (the requester, for an approved dismissal) */
   by: z.string(),
   /** GitHub login of the second person, for a dismissal that needed approval (`triage.approval`) */
