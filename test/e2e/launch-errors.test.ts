@@ -36,16 +36,21 @@ describe("every launch error becomes something a user understands", () => {
   afterAll(async () => h?.close());
 
   it("repository_initializing: the check says so, the launch is retried until the repository is ready", async () => {
-    // Long enough that the first launch finds it analyzing even on a loaded machine (the pull-request job reads
-    // several facts from GitHub first).
-    h.sandbox.state.addRepository({ id: "repo_fresh", readiness: "analyzing", analyzingMs: 4_000 });
+    // The repository stays in its one-time pass until the check run has said so, however slow the machine: only
+    // then does its pass end, and the retried launch goes through.
+    h.sandbox.state.addRepository({ id: "repo_fresh", readiness: "analyzing" });
     const pr = await openPull(h, {
       head: sha(1),
       repo: repo(),
       config: demoConfig().replace("repo_demo", "repo_fresh"),
     });
+    await h.waitFor(
+      () => titlesSent(h).includes("Repository is being analyzed for the first time"),
+      20_000,
+      "the check run's analyzing title",
+    );
+    h.sandbox.state.setReadiness("repo_fresh", "ready");
     const run = await completedRun(h, pr.owner, pr.repo, sha(1));
-    expect(titlesSent(h)).toContain("Repository is being analyzed for the first time");
     expect(run.conclusion).toBe("failure"); // the demo scenario's findings, once scanned
     expect([...h.sandbox.state.scans.values()].filter((s) => s.repositoryId === "repo_fresh")).toHaveLength(
       1,

@@ -371,7 +371,9 @@ describe("reconciliation's full sweep: pacing within the rate limit", () => {
   beforeAll(async () => {
     h = await startHarness({
       sandbox: { scenario: "demo" },
-      github: { limits: { primary: { limit: 30, windowSeconds: 2 } } },
+      // A window long enough that the sweep spends its first 24 requests inside it even on a loaded machine (a
+      // shorter one can reset before the sweep runs low, and the pacing is never exercised).
+      github: { limits: { primary: { limit: 30, windowSeconds: 8 } } },
     });
   });
   afterAll(async () => h?.close());
