@@ -34,21 +34,9 @@ import {
   type VerbArgs,
 } from "../verb-parts.js";
 import type { ErrorCommand } from "../verb-parts.js";
-import {
-  answerOnly,
-  appliedOr,
-  defineVerb,
-  expiryOf,
-  targetOf,
-  VERB_NEEDS,
-  writeFindingOnce,
-  type CommandAudit,
-  type CommandIO,
-  type CommandOutcome,
-  type FindingIdentity,
-  type VerbInput,
-} from "../verb-module.js";
-import { checkSentence, untilSentence } from "./resolution.js";
+import { answerOnly, appliedOr, defineVerb, targetOf, VERB_NEEDS, writeFindingOnce } from "../verb-module.js";
+import type { CommandAudit, CommandIO, CommandOutcome, FindingIdentity, VerbInput } from "../verb-module.js";
+import { checkSentence, requestedChange, untilSentence } from "./resolution.js";
 import { acceptanceLine, expiryText } from "../../domain/acceptance.js";
 
 /** `/approve [text]` or `/reject` of a finding's pending dismissal request. */
@@ -294,7 +282,6 @@ export function auditApproval(
   const from = targetOf(input).detail.resolutionStatus;
   if (plan.kind === "answer") return { action, outcome: "refused", from };
   const r = plan.request;
-  const reason = r.note ?? r.reason ?? r.reasonCode;
   const own = r.requestedBy.toLowerCase() === input.sender.toLowerCase();
   return {
     action,
@@ -302,9 +289,7 @@ export function auditApproval(
     actor: r.requestedBy,
     ...(own ? {} : { approver: input.sender }),
     from,
-    to: r.resolutionStatus,
-    ...(reason ? { reason } : {}),
-    ...expiryOf(r),
+    ...requestedChange(r),
   };
 }
 

@@ -14,16 +14,8 @@ import { inlineCode, neutralize } from "../../render/escape.js";
 import { ScannerApiError } from "../../scanner/errors.js";
 import { commandError, echo, commandName, unexpected, type VerbArgs } from "../verb-parts.js";
 import type { ErrorCommand } from "../verb-parts.js";
-import {
-  answerOnly,
-  configOf,
-  defineVerb,
-  tenantOf,
-  VERB_NEEDS,
-  type CommandIO,
-  type CommandOutcome,
-  type VerbInput,
-} from "../verb-module.js";
+import { answerOnly, configOf, defineVerb, tenantOf, VERB_NEEDS } from "../verb-module.js";
+import type { CommandIO, CommandOutcome, VerbInput } from "../verb-module.js";
 
 /** The token scope both writes need (spec §Repositories). */
 export const AREAS_WRITE_SCOPE = "guidance:write";

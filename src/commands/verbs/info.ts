@@ -12,17 +12,8 @@ import type { Balance, Summary } from "../../scanner/schemas.js";
 import { guidanceRevision, type GuidanceRevision } from "../../scanner/envelopes.js";
 import type { GuidanceInfo } from "../../render/check-run.js";
 import { HelpCommand, argumentless, commandName, helpCommand } from "../verb-parts.js";
-import {
-  answerOnly,
-  configOf,
-  defineVerb,
-  readScanAndReport,
-  tenantOf,
-  VERB_NEEDS,
-  type AnswerPlan,
-  type ScanAndReport,
-  type VerbInput,
-} from "../verb-module.js";
+import { answerOnly, configOf, defineVerb, readScanAndReport, tenantOf, VERB_NEEDS } from "../verb-module.js";
+import type { AnswerPlan, ScanAndReport, VerbInput } from "../verb-module.js";
 
 /** Report the pull request's scan state (anyone may ask). */
 export const StatusCommand = z.object(commandName("status", "status", false));

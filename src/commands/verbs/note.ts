@@ -15,14 +15,8 @@ import {
   type VerbArgs,
 } from "../verb-parts.js";
 import type { ErrorCommand } from "../verb-parts.js";
-import {
-  auditAs,
-  defineVerb,
-  targetOf,
-  VERB_NEEDS,
-  writeFindingOnce,
-  type VerbInput,
-} from "../verb-module.js";
+import { auditAs, defineVerb, targetOf, VERB_NEEDS, writeFindingOnce } from "../verb-module.js";
+import type { VerbInput } from "../verb-module.js";
 
 /** `POST …/notes` with `content`. */
 export const NoteCommand = z.object({

@@ -11,7 +11,8 @@ import { ScannerApiError } from "../../scanner/errors.js";
 import { findingLabel } from "../../scanner/labels.js";
 import { argumentless, commandName, finding, unexpected, type VerbArgs } from "../verb-parts.js";
 import type { ErrorCommand } from "../verb-parts.js";
-import { answerOnly, defineVerb, targetOf, tenantOf, VERB_NEEDS, type VerbInput } from "../verb-module.js";
+import { answerOnly, defineVerb, targetOf, tenantOf, VERB_NEEDS } from "../verb-module.js";
+import type { VerbInput } from "../verb-module.js";
 
 /** `POST …/findings/{findingId}/publish`. */
 export const PublishCommand = z.object({

@@ -25,11 +25,8 @@ import {
   targetOf,
   VERB_NEEDS,
   writeFindingOnce,
-  type CommandAudit,
-  type CommandIO,
-  type CommandOutcome,
-  type VerbInput,
 } from "../verb-module.js";
+import type { CommandAudit, CommandIO, CommandOutcome, VerbInput } from "../verb-module.js";
 import { isDismissal, needsApproval, type ApprovalRequest } from "../../domain/approval.js";
 import {
   acceptanceLine,
@@ -366,15 +363,12 @@ export function auditResolution(
 ): CommandAudit {
   const from = targetOf(input).detail.resolutionStatus;
   if (plan.kind === "hold") {
-    const r = plan.hold.request;
-    const reason = r.note ?? r.reason ?? r.reasonCode;
+    const outcomeOfHold = outcome === "approval-requested" ? "held" : "refused";
     return {
       action: "approval-request",
-      outcome: outcome === "approval-requested" ? "held" : "refused",
+      outcome: outcomeOfHold,
       from,
-      to: r.resolutionStatus,
-      ...(reason ? { reason } : {}),
-      ...expiryOf(r),
+      ...requestedChange(plan.hold.request),
     };
   }
   const { cmd } = input;
@@ -387,6 +381,15 @@ export function auditResolution(
     ...(reason ? { reason } : {}),
     ...(plan.kind === "set" ? expiryOf(plan.set.decision) : {}),
   };
+}
+
+/**
+ * What a two-person dismissal request asks for, as the audit trail records it: the status, the reason (the
+ * requester's note, else the reason text, else the reason code) and the acceptance's end.
+ */
+export function requestedChange(r: ApprovalRequest): Pick<CommandAudit, "to" | "reason" | "expiresAt"> {
+  const reason = r.note ?? r.reason ?? r.reasonCode;
+  return { to: r.resolutionStatus, ...(reason ? { reason } : {}), ...expiryOf(r) };
 }
 
 /**

@@ -10,19 +10,8 @@ import { isTerminalScanStatus } from "../../scanner/catalog.js";
 import { ScannerApiError } from "../../scanner/errors.js";
 import { argumentless, commandError, commandName, echo, unexpected, type VerbArgs } from "../verb-parts.js";
 import type { ErrorCommand } from "../verb-parts.js";
-import {
-  answerOnly,
-  configOf,
-  defineVerb,
-  readScanAndReport,
-  tenantOf,
-  VERB_NEEDS,
-  type AnswerPlan,
-  type PullNow,
-  type ScanAndReport,
-  type RescanRequest,
-  type VerbInput,
-} from "../verb-module.js";
+import { answerOnly, configOf, defineVerb, readScanAndReport, tenantOf, VERB_NEEDS } from "../verb-module.js";
+import type { AnswerPlan, PullNow, ScanAndReport, RescanRequest, VerbInput } from "../verb-module.js";
 
 /** Largest `budget=` accepted by `/diffward rescan`, in credits. */
 export const MAX_RESCAN_BUDGET = 1_000_000_000;

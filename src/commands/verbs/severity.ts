@@ -20,9 +20,8 @@ import {
   tenantOf,
   VERB_NEEDS,
   writeFindingOnce,
-  type SeverityOverrideEntry,
-  type VerbInput,
 } from "../verb-module.js";
+import type { SeverityOverrideEntry, VerbInput } from "../verb-module.js";
 import { identityOf } from "../../domain/identity.js";
 import { checkSentence } from "./resolution.js";
 import { atLeast } from "../../domain/verdict.js";
