@@ -2,8 +2,9 @@
  * Two rules of docs/architecture.md and STYLE.md over `src/`, read with the TypeScript compiler API:
  * - a function fits on a screen: none is longer than {@link MAX_LINES} lines unless its docblock says why
  *   (a `@long <reason>` tag, or a sentence starting "Long because");
- * - a comment states the rule and its source, never a tracker nobody can open: no comment cites an issue
- *   number (`issue 12`, `issue "Reporting"`), a tracker item (`item 4`) or a bare `#123`.
+ * - a comment states the rule and its source, never a tracker nobody can open: no comment in `src/`, `test/`,
+ *   `dev/`, `scripts/` or `bench/`, and no test title, cites an issue by number or title, a tracker's item by
+ *   number, or a bare number after a hash sign (the patterns are {@link TRACKER}).
  */
 import { readFileSync, readdirSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
@@ -13,11 +14,11 @@ import { describe, expect, it } from "vitest";
 const ROOT = resolve(import.meta.dirname, "../..");
 const MAX_LINES = 80;
 
-/** Every `.ts` file below `src/`. */
-function sourceFiles(): string[] {
-  return readdirSync(join(ROOT, "src"), { recursive: true, encoding: "utf8" })
+/** Every `.ts` file below `dir` (default `src/`). */
+function sourceFiles(dir = "src"): string[] {
+  return readdirSync(join(ROOT, dir), { recursive: true, encoding: "utf8" })
     .filter((f) => f.endsWith(".ts"))
-    .map((f) => join(ROOT, "src", f));
+    .map((f) => join(ROOT, dir, f));
 }
 
 function parse(file: string): ts.SourceFile {
@@ -161,9 +162,37 @@ describe("functions in src/", () => {
   });
 });
 
-describe("comments in src/", () => {
+/** The titles of `describe`, `it` and `test` calls in `source` that cite a tracker, as `file:line: title`. */
+export function trackerTitles(source: ts.SourceFile): string[] {
+  const found: string[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isCallExpression(node)) {
+      const callee = node.expression.getText(source).split(".")[0];
+      const title = node.arguments[0];
+      if (
+        ["describe", "it", "test"].includes(callee ?? "") &&
+        title &&
+        (ts.isStringLiteral(title) || ts.isNoSubstitutionTemplateLiteral(title)) &&
+        TRACKER.some((p) => p.test(title.text))
+      ) {
+        const line = source.getLineAndCharacterOfPosition(title.getStart(source)).line + 1;
+        found.push(`${relative(ROOT, source.fileName)}:${line}: ${title.text}`);
+      }
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+describe("comments in src/, test/, dev/, scripts/ and bench/", () => {
   it("cite no issue number, tracker item or #number", () => {
-    expect(sourceFiles().map(parse).flatMap(trackerCitations)).toEqual([]);
+    const files = ["src", "test", "dev", "scripts", "bench"].flatMap((dir) => sourceFiles(dir));
+    expect(files.map(parse).flatMap(trackerCitations)).toEqual([]);
+  });
+
+  it("test titles cite no issue number, tracker item or #number either", () => {
+    expect(sourceFiles("test").map(parse).flatMap(trackerTitles)).toEqual([]);
   });
 
   it("the check sees tracker citations in line and block comments, and not in code", () => {
@@ -175,5 +204,12 @@ describe("comments in src/", () => {
     expect(cites("// fixed in #123\nconst a = 1;\n")).toHaveLength(1);
     expect(cites("const s = `pull request #${n}, issue 12`; // the rule, by heading\n")).toEqual([]);
     expect(cites("// spec §Scans: 100 items per page\nconst a = 1;\n")).toEqual([]);
+    const titles = (code: string) =>
+      trackerTitles(ts.createSourceFile("x.test.ts", code, ts.ScriptTarget.Latest, true));
+    expect(titles('it("item 5: uninstalling launches nothing", () => {});\n')).toHaveLength(1);
+    expect(
+      titles('describe.each([1])("issue 12", () => {});\ntest.skip("#4 works", () => {});\n'),
+    ).toHaveLength(2);
+    expect(titles('it("uninstalling launches nothing, 100 items per page", () => {});\n')).toEqual([]);
   });
 });

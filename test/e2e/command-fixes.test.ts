@@ -1,9 +1,9 @@
 /**
  * Regression tests of the command path, against the real app on Redis, the sandbox and the
  * GitHub stand-in:
- * - item 3: a labelled command replied inside another finding's thread acts on the named finding (the
+ * - a labelled command replied inside another finding's thread acts on the named finding (the
  *   label wins, and the answer says so), never on the thread's finding;
- * - item 11: publishing has its own floor (`commands.publishPermission`, default `admin`, off on public
+ * - publishing has its own floor (`commands.publishPermission`, default `admin`, off on public
  *   repositories unless set), and `/diffward rescan budget=` never exceeds the repository's `creditBudget`.
  */
 import { describe, expect, it } from "vitest";

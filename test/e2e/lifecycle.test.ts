@@ -51,7 +51,7 @@ describe("pull-request lifecycle under real event sequences", () => {
   });
   afterAll(async () => h?.close());
 
-  it("item 1: close then reopen with no new commit scans the head again and completes its check run", async () => {
+  it("close then reopen with no new commit scans the head again and completes its check run", async () => {
     const head = sha(1001);
     const pr = await openPull(h, { head, repo: repo() });
     const first = await completedRun(h, pr.owner, pr.repo, head);
@@ -79,7 +79,7 @@ describe("pull-request lifecycle under real event sequences", () => {
     expect(launchedFor(head)).toHaveLength(2);
   });
 
-  it("item 1: a force-push A → B → A completes the check run of A's return", async () => {
+  it("a force-push A → B → A completes the check run of A's return", async () => {
     const a = sha(1011);
     const b = sha(1012);
     const pr = await openPull(h, { head: a, repo: repo() });
@@ -98,7 +98,7 @@ describe("pull-request lifecycle under real event sequences", () => {
     expect(launchedFor(a)).toHaveLength(2);
   });
 
-  it("item 8: closing a pull request whose report is complete leaves the report as it is", async () => {
+  it("closing a pull request whose report is complete leaves the report as it is", async () => {
     const head = sha(1021);
     const pr = await openPull(h, { head, repo: repo() });
     const run = await completedRun(h, pr.owner, pr.repo, head);
@@ -116,7 +116,7 @@ describe("pull-request lifecycle under real event sequences", () => {
     expect(after.output.title).toBe(done.title);
   });
 
-  it("item 4: an explicit launch whose head is no longer the pull request's head spends nothing", async () => {
+  it("an explicit launch whose head is no longer the pull request's head spends nothing", async () => {
     const head = sha(1041);
     const pr = await openPull(h, { head, repo: repo() });
     await completedRun(h, pr.owner, pr.repo, head);
@@ -152,7 +152,7 @@ describe("pull-request lifecycle under real event sequences", () => {
     expect(launchedFor(head)).toHaveLength(1); // only the first, automatic scan
   });
 
-  it("items 2 and 4: Scan anyway on a fork's pull request (check_run.pull_requests empty) launches once and drops its button", async () => {
+  it("Scan anyway on a fork's pull request (check_run.pull_requests empty) launches once and drops its button", async () => {
     const head = sha(1051);
     const pr = await openPull(h, {
       head,
@@ -197,7 +197,7 @@ describe("pull-request lifecycle under real event sequences", () => {
     expect(approved.actions ?? []).toEqual([]);
   });
 
-  it("item 12: an event job that finds the pull request's lock busy waits without spending its attempts", async () => {
+  it("an event job that finds the pull request's lock busy waits without spending its attempts", async () => {
     const head = sha(1061);
     const pr = await openPull(h, { head, repo: repo() });
     await h.waitFor(() => checkRuns(h, pr.owner, pr.repo, head).find((c) => c.externalId), 15_000, "launch");
@@ -308,7 +308,7 @@ describe("pull-request lifecycle under real event sequences", () => {
     expect(checkRuns(h, pr.owner, pr.repo, pushed)).toHaveLength(1);
   });
 
-  it("item 5: a launch already under way when the uninstall is processed cancels its scan at once", async () => {
+  it("a launch already under way when the uninstall is processed cancels its scan at once", async () => {
     const head = sha(1071);
     const installationId = 71_071;
     // Every service request takes 0.7 s: the launch is still between its look at the installation and its
@@ -350,7 +350,7 @@ describe("pull-request lifecycle under real event sequences", () => {
   });
 
   // Last: every pull request of this file shares the webhook example's installation id.
-  it("item 5: uninstalling during the debounce window launches nothing", async () => {
+  it("uninstalling during the debounce window launches nothing", async () => {
     const head = sha(1031);
     const config = demoConfig().replace("debounceSeconds: 0", "debounceSeconds: 2");
     const pr = await openPull(h, { head, repo: repo(), config });
