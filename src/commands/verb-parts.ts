@@ -25,25 +25,22 @@ export const CommandFindingRef = z.discriminatedUnion("kind", [
 ]);
 export type CommandFindingRef = z.infer<typeof CommandFindingRef>;
 
-/** Why a command could not be turned into a request. */
-export const CommandErrorCode = z.enum([
-  /** a required argument is missing (`/note` without text, `/severity` without a level) */
-  "missing_argument",
-  /** `/severity` with a word that is not a level */
-  "invalid_severity",
-  /** conversation form without a finding label or id */
-  "missing_finding_ref",
-  /** conversation form with something that is not a label or id */
-  "invalid_finding_ref",
-  /** note text longer than {@link MAX_NOTE_LENGTH} */
-  "note_too_long",
-  /** a malformed `key=value` argument (`budget=abc`) */
-  "invalid_argument",
-  /** an argument the verb does not take */
-  "unexpected_argument",
-  /** an expiry clause (`until <date>`, `for <N>d`) that is not a date or a number of days */
-  "invalid_expiry",
-]);
+/** Why a command could not be turned into a request: each error code and when the parser gives it. */
+const COMMAND_ERRORS = {
+  missing_argument: "a required argument is missing (`/note` without text, `/severity` without a level)",
+  invalid_severity: "`/severity` with a word that is not a level",
+  missing_finding_ref: "conversation form without a finding label or id",
+  invalid_finding_ref: "conversation form with something that is not a label or id",
+  note_too_long: `note text longer than ${MAX_NOTE_LENGTH} characters`,
+  invalid_argument: "a malformed `key=value` argument (`budget=abc`)",
+  unexpected_argument: "an argument the verb does not take",
+  invalid_expiry: "an expiry clause (`until <date>`, `for <N>d`) that is not a date or a number of days",
+} as const;
+type CommandErrorKey = keyof typeof COMMAND_ERRORS;
+/** The codes of {@link COMMAND_ERRORS}. */
+export const CommandErrorCode = z.enum(
+  Object.keys(COMMAND_ERRORS) as [CommandErrorKey, ...CommandErrorKey[]],
+);
 export type CommandErrorCode = z.infer<typeof CommandErrorCode>;
 
 /** The optional finding reference of a finding verb (conversation form; a reply may name one too). */
