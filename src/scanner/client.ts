@@ -141,14 +141,25 @@ export interface GetScanResult {
 
 type Query = Record<string, string | number | undefined>;
 
+/**
+ * What a request sends besides its path: a query (`undefined` values are not sent) and a JSON body
+ * (`undefined` sends none).
+ */
+interface Payload {
+  query?: Query;
+  body?: unknown;
+}
+
+/** Caller input, given the endpoint to name in its error: checked, then made into the request's payload. */
+type CheckedInput = (endpoint: string) => Payload;
+
 interface RequestSpec {
   method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
   /** relative to the base URL, e.g. `/projects/{projectId}/scans/{scanId}` */
   route: string;
   params?: Record<string, string>;
-  query?: Query;
-  /** JSON body; `undefined` sends none */
-  body?: unknown;
+  /** the caller's input ({@link checked}), checked before anything is sent; none sends no query and no body */
+  input?: CheckedInput;
 }
 
 interface RawAnswer {
@@ -271,15 +282,13 @@ export class ScannerClient {
     repositoryId: string,
     input: PutGuidanceInput,
   ): Promise<GuidanceWriteResult> {
-    const endpoint = "PUT /projects/{projectId}/repositories/{repositoryId}/guidance";
-    const v = checkInput(PutGuidanceInput, input, endpoint);
-    const body: Record<string, unknown> = { content: v.content };
-    if (v.expectedContent !== undefined) body.expectedContent = v.expectedContent;
     return this.#json(GuidanceWriteResult, {
       method: "PUT",
       route: "/projects/{projectId}/repositories/{repositoryId}/guidance",
       params: { projectId, repositoryId },
-      body,
+      input: checked(PutGuidanceInput, input, ({ content, expectedContent }) => ({
+        body: expectedContent === undefined ? { content } : { content, expectedContent },
+      })),
     });
   }
 
@@ -293,13 +302,11 @@ export class ScannerClient {
     repositoryId: string,
     options: AuditAreaListOptions = {},
   ): Promise<AuditAreaList> {
-    const route = "/projects/{projectId}/repositories/{repositoryId}/audit-areas";
-    const v = checkInput(AuditAreaListOptions, options, `GET ${route}`);
     return this.#normalized(normalizeAuditAreaList, {
       method: "GET",
-      route,
+      route: "/projects/{projectId}/repositories/{repositoryId}/audit-areas",
       params: { projectId, repositoryId },
-      query: { branch: v.branch },
+      input: checked(AuditAreaListOptions, options, ({ branch }) => ({ query: { branch } })),
     });
   }
 
@@ -312,13 +319,13 @@ export class ScannerClient {
     repositoryId: string,
     input: CreateAuditAreaInput,
   ): Promise<CreatedAuditArea> {
-    const route = "/projects/{projectId}/repositories/{repositoryId}/audit-areas";
-    const v = checkInput(CreateAuditAreaInput, input, `POST ${route}`);
     return this.#normalized(normalizeCreatedAuditArea, {
       method: "POST",
-      route,
+      route: "/projects/{projectId}/repositories/{repositoryId}/audit-areas",
       params: { projectId, repositoryId },
-      body: { name: v.name, description: v.description },
+      input: checked(CreateAuditAreaInput, input, ({ name, description }) => ({
+        body: { name, description },
+      })),
     });
   }
 
@@ -342,9 +349,12 @@ export class ScannerClient {
 
   /** `GET /projects/{projectId}/scans`, scope `read`: one page, newest first (`page` ≥ 1, `limit` 1–100). */
   async listScans(projectId: string, options: PageOptions = {}): Promise<ScanPage> {
-    const route = "/projects/{projectId}/scans";
-    const v = checkInput(PageOptions, options, `GET ${route}`);
-    return this.#json(ScanPage, { method: "GET", route, params: { projectId }, query: v });
+    return this.#json(ScanPage, {
+      method: "GET",
+      route: "/projects/{projectId}/scans",
+      params: { projectId },
+      input: checked(PageOptions, options, (query) => ({ query })),
+    });
   }
 
   /** Every scan of the project, newest first, page by page with `limit` (1–100, default 100). */
@@ -366,11 +376,15 @@ export class ScannerClient {
    * `diff_empty`, 404 `not_found`.
    */
   async launchScan(projectId: string, options: LaunchScanOptions): Promise<LaunchResult> {
-    const route = "/projects/{projectId}/scans";
-    checkInput(LaunchScanOptions, options, `POST ${route}`);
-    const body: Record<string, unknown> = {};
-    for (const [k, val] of Object.entries(options)) if (val !== undefined) body[k] = val;
-    return this.#json(LaunchResult, { method: "POST", route, params: { projectId }, body });
+    return this.#json(LaunchResult, {
+      method: "POST",
+      route: "/projects/{projectId}/scans",
+      params: { projectId },
+      // The body is the caller's keys in the caller's order, those left `undefined` not sent.
+      input: checked(LaunchScanOptions, options, () => ({
+        body: Object.fromEntries(Object.entries(options).filter(([, val]) => val !== undefined)),
+      })),
+    });
   }
 
   /**
@@ -402,13 +416,11 @@ export class ScannerClient {
 
   /** `POST /projects/{projectId}/scans/{scanId}/publish`, scope `publish`; the scan must be `COMPLETED`. */
   async publishScan(projectId: string, scanId: string, input: PublishScanInput): Promise<PublishedArtifact> {
-    const route = "/projects/{projectId}/scans/{scanId}/publish";
-    const v = checkInput(PublishScanInput, input, `POST ${route}`);
     return this.#json(PublishedArtifact, {
       method: "POST",
-      route,
+      route: "/projects/{projectId}/scans/{scanId}/publish",
       params: { projectId, scanId },
-      body: { withPassword: v.withPassword },
+      input: checked(PublishScanInput, input, ({ withPassword }) => ({ body: { withPassword } })),
     });
   }
 
@@ -428,9 +440,12 @@ export class ScannerClient {
    * `GET /projects/{projectId}/findings`, scope `read`: one page, most severe first, optionally of one scan.
    */
   async listFindings(projectId: string, options: FindingListOptions = {}): Promise<FindingPage> {
-    const route = "/projects/{projectId}/findings";
-    const v = checkInput(FindingListOptions, options, `GET ${route}`);
-    return this.#json(FindingPage, { method: "GET", route, params: { projectId }, query: v });
+    return this.#json(FindingPage, {
+      method: "GET",
+      route: "/projects/{projectId}/findings",
+      params: { projectId },
+      input: checked(FindingListOptions, options, (query) => ({ query })),
+    });
   }
 
   /** Every finding (optionally of `scanId`), page by page with `limit` (1–100, default 100). */
@@ -493,22 +508,25 @@ export class ScannerClient {
    * window `from`/`to` (default the last 30 days), `limit` 1–1000.
    */
   async getUsage(projectId: string, options: UsageOptions = {}): Promise<Usage> {
-    const route = "/projects/{projectId}/billing/usage";
-    const v = checkInput(UsageOptions, options, `GET ${route}`);
     const iso = (d: Date | string | undefined) => (d instanceof Date ? d.toISOString() : d);
     return this.#json(Usage, {
       method: "GET",
-      route,
+      route: "/projects/{projectId}/billing/usage",
       params: { projectId },
-      query: { from: iso(v.from), to: iso(v.to), limit: v.limit },
+      input: checked(UsageOptions, options, ({ from, to, limit }) => ({
+        query: { from: iso(from), to: iso(to), limit },
+      })),
     });
   }
 
   /** `GET /projects/{projectId}/billing/summary`, scope `read`: per-month net spend and purchases. */
   async getSummary(projectId: string, options: SummaryOptions = {}): Promise<Summary> {
-    const route = "/projects/{projectId}/billing/summary";
-    const v = checkInput(SummaryOptions, options, `GET ${route}`);
-    return this.#json(Summary, { method: "GET", route, params: { projectId }, query: { months: v.months } });
+    return this.#json(Summary, {
+      method: "GET",
+      route: "/projects/{projectId}/billing/summary",
+      params: { projectId },
+      input: checked(SummaryOptions, options, ({ months }) => ({ query: { months } })),
+    });
   }
 
   // ── Transport ────────────────────────────────────────────────────────────────────────────────────
@@ -519,7 +537,7 @@ export class ScannerClient {
 
   /**
    * The method of a write to one finding, `<method> /projects/{projectId}/findings/{findingId}/<action>`
-   * ({@link FINDING_WRITES}): the input is checked before any request ({@link checkInput}; a one-value input
+   * ({@link FINDING_WRITES}): the input is checked before any request ({@link checked}; a one-value input
    * is named by its body field in the error), then sent as the body.
    * @throws ScannerRequestError for an input the spec refuses; the request's errors as {@link #send} throws them.
    */
@@ -532,9 +550,12 @@ export class ScannerClient {
       findingId: string,
       input: z.input<Write["input"]>,
     ): Promise<z.output<Write["answer"]>> => {
-      const v = checkInput(schema, input, `${method} ${route}`, field);
-      const body = field === undefined ? v : { [field]: v };
-      const answered = await this.#json(answer, { method, route, params: { projectId, findingId }, body });
+      const answered = await this.#json(answer, {
+        method,
+        route,
+        params: { projectId, findingId },
+        input: checked(schema, input, (v) => ({ body: field === undefined ? v : { [field]: v } }), field),
+      });
       return answered as z.output<Write["answer"]>;
     };
   }
@@ -548,16 +569,16 @@ export class ScannerClient {
 
   async #send(spec: RequestSpec): Promise<RawAnswer> {
     const endpoint = `${spec.method} ${spec.route}`;
+    const { query, body: payload } = spec.input?.(endpoint) ?? {};
     const url = new URL(this.baseUrl + buildPath(spec, endpoint));
-    for (const [k, v] of Object.entries(spec.query ?? {}))
-      if (v !== undefined) url.searchParams.set(k, String(v));
+    for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
 
     const headers: Record<string, string> = {
       authorization: `Bearer ${this.#token}`,
       accept: "application/json",
       "user-agent": this.userAgent,
     };
-    if (spec.body !== undefined) headers["content-type"] = "application/json";
+    if (payload !== undefined) headers["content-type"] = "application/json";
 
     const started = performance.now();
     const signal = AbortSignal.timeout(this.timeoutMs);
@@ -568,7 +589,7 @@ export class ScannerClient {
       const res = await this.#fetch(url, {
         method: spec.method,
         headers,
-        body: spec.body === undefined ? undefined : JSON.stringify(spec.body),
+        body: payload === undefined ? undefined : JSON.stringify(payload),
         signal,
         redirect: "error",
       });
@@ -685,6 +706,20 @@ function parseBody<S extends z.ZodType>(schema: S, answer: RawAnswer): z.output<
   if (!parsed.success)
     throw new ScannerResponseError(answer.endpoint, answer.status, zodIssues(parsed.error));
   return parsed.data;
+}
+
+/**
+ * Caller input for a {@link RequestSpec}: `value` is checked with `schema` ({@link checkInput}, naming the
+ * endpoint of the request it is sent with, and `field` for a one-value input), then `send` makes the query
+ * or body of the checked value.
+ */
+function checked<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  send: (checked: z.output<S>) => Payload,
+  field?: string,
+): CheckedInput {
+  return (endpoint) => send(checkInput(schema, value, endpoint, field));
 }
 
 /**
