@@ -7,20 +7,17 @@ import { expect } from "vitest";
 import { parseCommand, type VerbInput } from "../../src/commands/index.js";
 import type { ReportState } from "../../src/report/state.js";
 import type { FindingDetail } from "../../src/scanner/schemas.js";
+import { finding } from "./finding.js";
 import { repoConfig } from "./jobs.js";
 
 /** The finding the plans act on, as the service details it (label `SC-01234567`, HIGH, open). */
 export const DETAIL = {
-  id: "f_abcdef0101234567",
-  displayId: 7,
-  title: "SQL injection in user lookup",
-  location: "src/db.ts:12",
-  severity: "HIGH",
-  category: "injection",
-  triageStatus: "CONFIRMED",
-  confirmationEvidence: "POC",
-  resolutionStatus: "NOT_STARTED",
-  notesCount: 0,
+  ...finding({
+    id: "f_abcdef0101234567",
+    displayId: 7,
+    title: "SQL injection in user lookup",
+    location: "src/db.ts:12",
+  }),
   description: "d",
   scanId: "scan_1",
   createdAt: "2026-01-01T00:00:00Z",
