@@ -1,3 +1,5 @@
+import type { ApprovalRequest } from "../../src/domain/approval.js";
+import { identityOf } from "../../src/domain/identity.js";
 import type { ReportFinding } from "../../src/domain/types.js";
 
 /** A finding with sensible defaults; override what the test is about. */
@@ -32,5 +34,25 @@ export function nthFinding(n: number, over: Partial<ReportFinding> = {}): Report
     triageStatus: "CONFIRMED",
     resolutionStatus: "NOT_STARTED",
     ...over,
+  };
+}
+
+/**
+ * A held two-person dismissal of `f`: `/fp … not_reachable` of a HIGH finding by `octo-writer`, approvers
+ * `maintain`, requested at `requestedAt` (ISO 8601).
+ */
+export function approvalRequest(
+  f: Pick<ReportFinding, "id" | "title" | "location" | "category">,
+  requestedAt: string,
+): ApprovalRequest {
+  return {
+    findingId: f.id,
+    ...identityOf(f),
+    severity: "HIGH",
+    resolutionStatus: "FALSE_POSITIVE",
+    reason: "not_reachable",
+    requestedBy: "octo-writer",
+    requestedAt,
+    approvers: "maintain",
   };
 }

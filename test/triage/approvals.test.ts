@@ -1,8 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { pino } from "pino";
 import { afterAll, describe, expect, it } from "vitest";
-import { fingerprint, identityOf, shapeKey } from "../../src/domain/identity.js";
+import { fingerprint, shapeKey } from "../../src/domain/identity.js";
 import type { ReportFinding } from "../../src/domain/types.js";
+import { approvalRequest } from "../support/finding.js";
 import { RESOLUTION_STATUSES } from "../../src/scanner/catalog.js";
 import { isBlocking } from "../../src/domain/verdict.js";
 import { createRedis } from "../../src/runtime/connection.js";
@@ -33,16 +34,7 @@ const f: ReportFinding = {
   triageStatus: "NEW",
   resolutionStatus: "NOT_STARTED",
 };
-const request: ApprovalRequest = {
-  findingId: f.id,
-  ...identityOf(f),
-  severity: "HIGH",
-  resolutionStatus: "FALSE_POSITIVE",
-  reason: "not_reachable",
-  requestedBy: "octo-writer",
-  requestedAt: "2026-03-01T00:00:00.000Z",
-  approvers: "maintain",
-};
+const request = approvalRequest(f, "2026-03-01T00:00:00.000Z");
 
 describe("needsApproval", () => {
   it("holds dismissals at or above minSeverity by users below approvers; off without triage.approval", () => {

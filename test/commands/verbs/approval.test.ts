@@ -1,27 +1,17 @@
 /** Two-person dismissal plans (src/commands/verbs/approval.ts), without network. */
-import { identityOf } from "../../../src/domain/identity.js";
 import { describe, expect, it } from "vitest";
 import { type ResolutionCommand } from "../../../src/commands/verbs/resolution.js";
 import { planResolutionCommand } from "../../../src/commands/verbs/resolution.js";
 import { planApproval, type ApprovalCommand } from "../../../src/commands/verbs/approval.js";
-import type { ApprovalRequest } from "../../../src/domain/approval.js";
 import type { FindingDetail } from "../../../src/scanner/schemas.js";
+import { approvalRequest } from "../../support/finding.js";
 import { DETAIL, input, parsed } from "../../support/verbs.js";
 import { repoConfig } from "../../support/jobs.js";
 
 describe("two-person dismissal plans (triage.approval)", () => {
   const approvalOn = () =>
     repoConfig({ triage: { approval: { minSeverity: "high", approvers: "maintain" } } });
-  const request: ApprovalRequest = {
-    findingId: DETAIL.id,
-    ...identityOf(DETAIL),
-    severity: "HIGH",
-    resolutionStatus: "FALSE_POSITIVE",
-    reason: "not_reachable",
-    requestedBy: "octo-writer",
-    requestedAt: "2026-03-04T05:00:00.000Z",
-    approvers: "maintain",
-  };
+  const request = approvalRequest(DETAIL, "2026-03-04T05:00:00.000Z");
 
   it("a writer's dismissal of a HIGH finding is held: nothing to send, the answer names the role", () => {
     const cmd = parsed("/diffward fp SC-01234567 not_reachable", "resolution") as ResolutionCommand;
