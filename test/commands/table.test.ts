@@ -9,20 +9,19 @@ import {
   renderHelp,
 } from "../../src/commands/index.js";
 
+/** The argument each verb that needs one is written with; the others take none. */
+const EXAMPLE_ARGUMENTS: Record<string, string> = {
+  severity: " low",
+  note: " text",
+  "areas add": " Billing: invoices and refunds",
+  "areas remove": " billing",
+};
+
 describe("the verb table drives parsing, dispatch and help", () => {
   it("every row parses in the conversation form to a command its module runs", () => {
     for (const row of VERB_TABLE) {
       const ref = row.scope === "finding" ? " SC-01234567" : "";
-      const arg =
-        row.verb === "severity"
-          ? " low"
-          : row.verb === "note"
-            ? " text"
-            : row.verb === "areas add"
-              ? " Billing: invoices and refunds"
-              : row.verb === "areas remove"
-                ? " billing"
-                : "";
+      const arg = EXAMPLE_ARGUMENTS[row.verb] ?? "";
       const cmd = parseCommand(`/diffward ${row.verb}${ref}${arg}`, "conversation");
       expect(cmd.kind, row.verb).toBe(row.module.kind);
       expect(moduleFor(cmd.kind)).toBe(row.module);

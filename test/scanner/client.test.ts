@@ -114,6 +114,16 @@ describe("requests", () => {
 
 describe("launchScan bodies", () => {
   const ok = { scanId: "scan_9", queued: true, creditBudget: 50 };
+  const EVERY_FIELD = {
+    repositoryId: "r",
+    creditBudget: 10,
+    presetRef: "diff-standard",
+    commitHash: "ABCDEF0123",
+    commitMessage: "m",
+    baseCommit: "main",
+    auditAreaKeys: ["auth"],
+    branch: null,
+  };
 
   it.each([
     ["guidance omitted", { repositoryId: "r" }, { repositoryId: "r" }],
@@ -129,29 +139,8 @@ describe("launchScan bodies", () => {
     ],
     ["guidance null", { repositoryId: "r", guidance: null }, { repositoryId: "r", guidance: null }],
     ["guidance empty", { repositoryId: "r", guidance: "" }, { repositoryId: "r", guidance: "" }],
-    [
-      "every field",
-      {
-        repositoryId: "r",
-        creditBudget: 10,
-        presetRef: "diff-standard",
-        commitHash: "ABCDEF0123",
-        commitMessage: "m",
-        baseCommit: "main",
-        auditAreaKeys: ["auth"],
-        branch: null,
-      },
-      {
-        repositoryId: "r",
-        creditBudget: 10,
-        presetRef: "diff-standard",
-        commitHash: "ABCDEF0123",
-        commitMessage: "m",
-        baseCommit: "main",
-        auditAreaKeys: ["auth"],
-        branch: null,
-      },
-    ],
+    // every field of the spec's launch body, sent as given, in the caller's order
+    ["every field", EVERY_FIELD, EVERY_FIELD],
   ])("%s", async (_name, options, expected) => {
     let sent: string | undefined;
     nock(ORIGIN, { reqheaders: { "content-type": "application/json" } })
