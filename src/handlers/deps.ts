@@ -14,18 +14,14 @@ export interface HandlerDeps {
 }
 
 /**
- * One webhook delivery as a handler sees it: its delivery id (`id`), event name and payload, typed per event
- * by `@octokit/webhooks` (`WebhookEvent<"a" | "b">` is the union of both events, narrowed by `action`).
- */
-export type WebhookEvent<E extends EmitterWebhookEventName> = EmitterWebhookEvent<E>;
-
-/**
- * A webhook handler: the delivery and the id of the installation that received it (the route in
- * `src/handlers/index.ts` drops deliveries without one before calling the handler).
+ * A webhook handler: the delivery (its delivery id `id`, event name and payload, typed per event by
+ * `@octokit/webhooks`: `EmitterWebhookEvent<"a" | "b">` is the union of both events, narrowed by `action`) and
+ * the id of the installation that received it (the route in `src/handlers/index.ts` drops deliveries without
+ * one before calling the handler).
  */
 export type EventHandler<E extends EmitterWebhookEventName> = (
   deps: HandlerDeps,
-  context: WebhookEvent<E>,
+  context: EmitterWebhookEvent<E>,
   installationId: number,
 ) => Promise<void>;
 
