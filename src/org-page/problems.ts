@@ -7,6 +7,7 @@ import type { Job } from "bullmq";
 import type { FailedJobRow, ProblemsSection, QueueDepth } from "../domain/org-page.js";
 import { QUEUE_KEYS, queueStatus } from "../runtime/queue-admin.js";
 import type { OrgRecords } from "../runtime/org-records.js";
+import { plural } from "../render/format.js";
 import { within } from "./cache.js";
 import type { GitHubHealth, OrgPageDeps } from "./deps.js";
 
@@ -68,8 +69,7 @@ function githubState(deps: OrgPageDeps, installationId: number): Promise<GitHubH
     try {
       const octokit = await deps.rt.octokit(installationId);
       const res = await octokit.request("GET /installation/repositories", { per_page: 1 });
-      const n = res.data.total_count;
-      return { state: "ok", detail: `${n} ${n === 1 ? "repository" : "repositories"}` };
+      return { state: "ok", detail: plural(res.data.total_count, "repository", "repositories") };
     } catch (err) {
       deps.rt.log.warn({ err, installationId }, "organization page: GitHub did not answer the installation");
       const status = (err as { status?: number }).status;
