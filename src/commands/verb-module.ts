@@ -390,8 +390,8 @@ export function tenantOf(input: VerbInput<unknown>): ScannerTenant {
 
 /**
  * Sends one write to the finding in the scanning service once whatever the job's retries
- * ({@link CommandIO.once}, its step named after it): a note (spec §Findings, `POST …/notes`) or a
- * resolution (`PATCH …/resolution`), with the verb's tenant.
+ * ({@link CommandIO.once}, its step named after it): a note (spec §Findings, `POST …/notes`), a severity
+ * override (`PATCH …/severity`) or a resolution (`PATCH …/resolution`), with the verb's tenant.
  */
 export async function writeFindingOnce(
   io: CommandIO,
@@ -399,12 +399,14 @@ export async function writeFindingOnce(
   findingId: string,
   write:
     | { step: "note"; note: string }
+    | { step: "severity"; severity: Parameters<ScannerTenant["client"]["setSeverity"]>[2] }
     | { step: "resolution"; resolution: Parameters<ScannerTenant["client"]["setResolution"]>[2] },
 ): Promise<void> {
-  const tenant = tenantOf(input);
+  const { client, projectId } = tenantOf(input);
   await io.once(write.step, async () => {
-    if (write.step === "note") await tenant.client.addNote(tenant.projectId, findingId, write.note);
-    else await tenant.client.setResolution(tenant.projectId, findingId, write.resolution);
+    if (write.step === "note") await client.addNote(projectId, findingId, write.note);
+    else if (write.step === "severity") await client.setSeverity(projectId, findingId, write.severity);
+    else await client.setResolution(projectId, findingId, write.resolution);
   });
 }
 

@@ -12,15 +12,7 @@ import { SEVERITIES, type Severity } from "../../scanner/catalog.js";
 import { findingLabel } from "../../scanner/labels.js";
 import { capped, commandError, echo, finding, commandName, noteText, type VerbArgs } from "../verb-parts.js";
 import type { ErrorCommand } from "../verb-parts.js";
-import {
-  answerOnly,
-  auditAs,
-  defineVerb,
-  targetOf,
-  tenantOf,
-  VERB_NEEDS,
-  writeFindingOnce,
-} from "../verb-module.js";
+import { answerOnly, auditAs, defineVerb, targetOf, VERB_NEEDS, writeFindingOnce } from "../verb-module.js";
 import type { SeverityOverrideEntry, VerbInput } from "../verb-module.js";
 import { identityOf } from "../../domain/identity.js";
 import { checkSentence } from "./resolution.js";
@@ -174,10 +166,7 @@ export const severityVerb = defineVerb(SeverityCommand, VERB_NEEDS.finding, {
   async apply(io, verbPlan, input) {
     if (verbPlan.kind === "answer") return answerOnly(io, verbPlan);
     const plan = verbPlan.set;
-    const tenant = tenantOf(input);
-    await io.once("severity", async () => {
-      await tenant.client.setSeverity(tenant.projectId, plan.findingId, plan.severity);
-    });
+    await writeFindingOnce(io, input, plan.findingId, { step: "severity", severity: plan.severity });
     // Severity overrides survive pushes like resolutions.
     await io.recordSeverityOverride(plan.remember);
     await writeFindingOnce(io, input, plan.findingId, { step: "note", note: plan.note });
