@@ -140,16 +140,12 @@ export function capped(verb: string, text: string): ErrorCommand | undefined {
 }
 
 /**
- * The parse of a verb that takes no arguments: `cmd`, or an `unexpected_argument` error naming what was
- * typed after `/verb`.
+ * The parser of a verb that takes no arguments (behind the permission floor): its command, or an
+ * `unexpected_argument` error naming what was typed after `/verb`.
  */
-export function noArgs<C>(a: VerbArgs, verb: string, cmd: C): C | ErrorCommand {
-  return a.args ? unexpected(verb, a.args, a.syntax) : cmd;
-}
-
-/** The parser of a verb that takes no argument (behind the permission floor): its command, or {@link noArgs}'s error. */
 export function argumentless<K extends string, V extends string>(kind: K, verb: V) {
-  return (a: VerbArgs) => noArgs(a, verb, { kind, verb, requiresPermission: true as const });
+  return (a: VerbArgs): { kind: K; verb: V; requiresPermission: true } | ErrorCommand =>
+    a.args ? unexpected(verb, a.args, a.syntax) : { kind, verb, requiresPermission: true };
 }
 
 /** An `unexpected_argument` error naming what was typed (echoed inert). */
