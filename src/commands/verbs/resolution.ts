@@ -363,10 +363,9 @@ export function auditResolution(
 ): CommandAudit {
   const from = targetOf(input).detail.resolutionStatus;
   if (plan.kind === "hold") {
-    const outcomeOfHold = outcome === "approval-requested" ? "held" : "refused";
     return {
       action: "approval-request",
-      outcome: outcomeOfHold,
+      outcome: outcome === "approval-requested" ? "held" : "refused",
       from,
       ...requestedChange(plan.hold.request),
     };
