@@ -43,18 +43,17 @@ export const LaunchScanOptions = z.strictObject({
 });
 export type LaunchScanOptions = z.input<typeof LaunchScanOptions>;
 
+/** A count from 1 up: a `page`, `limit` or `months` query parameter. */
+const CountFromOne = z.number().int("expected an integer").min(1, "expected at least 1");
+
 /** A `limit` query parameter: a whole number from 1 to `max` (spec §Limits). */
 function limitUpTo(max: number) {
-  return z
-    .number()
-    .int("expected an integer")
-    .min(1, "expected at least 1")
-    .max(max, `expected at most ${max}`);
+  return CountFromOne.max(max, `expected at most ${max}`);
 }
 
 /** Paging of the scans and findings lists: `page` ≥ 1, `limit` 1 to 100 (spec §Limits). */
 export const PageOptions = z.strictObject({
-  page: z.number().int("expected an integer").min(1, "expected at least 1").optional(),
+  page: CountFromOne.optional(),
   limit: limitUpTo(MAX_PAGE_LIMIT).optional(),
 });
 export type PageOptions = z.input<typeof PageOptions>;
@@ -128,6 +127,6 @@ export type UsageOptions = z.input<typeof UsageOptions>;
 
 /** `getSummary` query: `months` ≥ 1 (the service's default is not shown). */
 export const SummaryOptions = z.strictObject({
-  months: z.number().int("expected an integer").min(1, "expected at least 1").optional(),
+  months: CountFromOne.optional(),
 });
 export type SummaryOptions = z.input<typeof SummaryOptions>;
