@@ -286,9 +286,7 @@ export class ScannerClient {
       method: "PUT",
       route: "/projects/{projectId}/repositories/{repositoryId}/guidance",
       params: { projectId, repositoryId },
-      input: checked(PutGuidanceInput, input, ({ content, expectedContent }) => ({
-        body: expectedContent === undefined ? { content } : { content, expectedContent },
-      })),
+      input: checked(PutGuidanceInput, input, asBody),
     });
   }
 
@@ -306,7 +304,7 @@ export class ScannerClient {
       method: "GET",
       route: "/projects/{projectId}/repositories/{repositoryId}/audit-areas",
       params: { projectId, repositoryId },
-      input: checked(AuditAreaListOptions, options, ({ branch }) => ({ query: { branch } })),
+      input: checked(AuditAreaListOptions, options, asQuery),
     });
   }
 
@@ -323,9 +321,7 @@ export class ScannerClient {
       method: "POST",
       route: "/projects/{projectId}/repositories/{repositoryId}/audit-areas",
       params: { projectId, repositoryId },
-      input: checked(CreateAuditAreaInput, input, ({ name, description }) => ({
-        body: { name, description },
-      })),
+      input: checked(CreateAuditAreaInput, input, asBody),
     });
   }
 
@@ -353,7 +349,7 @@ export class ScannerClient {
       method: "GET",
       route: "/projects/{projectId}/scans",
       params: { projectId },
-      input: checked(PageOptions, options, (query) => ({ query })),
+      input: checked(PageOptions, options, asQuery),
     });
   }
 
@@ -420,7 +416,7 @@ export class ScannerClient {
       method: "POST",
       route: "/projects/{projectId}/scans/{scanId}/publish",
       params: { projectId, scanId },
-      input: checked(PublishScanInput, input, ({ withPassword }) => ({ body: { withPassword } })),
+      input: checked(PublishScanInput, input, asBody),
     });
   }
 
@@ -444,7 +440,7 @@ export class ScannerClient {
       method: "GET",
       route: "/projects/{projectId}/findings",
       params: { projectId },
-      input: checked(FindingListOptions, options, (query) => ({ query })),
+      input: checked(FindingListOptions, options, asQuery),
     });
   }
 
@@ -525,7 +521,7 @@ export class ScannerClient {
       method: "GET",
       route: "/projects/{projectId}/billing/summary",
       params: { projectId },
-      input: checked(SummaryOptions, options, ({ months }) => ({ query: { months } })),
+      input: checked(SummaryOptions, options, asQuery),
     });
   }
 
@@ -707,6 +703,12 @@ function parseBody<S extends z.ZodType>(schema: S, answer: RawAnswer): z.output<
     throw new ScannerResponseError(answer.endpoint, answer.status, zodIssues(parsed.error));
   return parsed.data;
 }
+
+/** Sends the checked input as the request's JSON body (JSON leaves out a field left `undefined`). */
+const asBody = (body: unknown): Payload => ({ body });
+
+/** Sends the checked input as the request's query (a value left `undefined` is not sent). */
+const asQuery = (query: Query): Payload => ({ query });
 
 /**
  * Caller input for a {@link RequestSpec}: `value` is checked with `schema` ({@link checkInput}, naming the
