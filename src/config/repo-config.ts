@@ -188,29 +188,28 @@ export const CodeScanningConfig = section("GitHub code scanning.", {
  */
 const SCHEDULE_REGEX = new RegExp(SCHEDULE_PATTERN);
 
-export const BaselineConfig = z
-  .strictObject({
-    on: z
-      .enum(["push", "schedule", "off"])
-      .default("off")
-      .describe(
-        "When the default branch gets a baseline scan: `push` (each push to it, debounced by `debounceSeconds`; a newer push cancels the running baseline of an older commit), `schedule` (by `baseline.schedule`, skipped when the branch head already has one), or `off`.",
-      ),
-    schedule: z
-      .string()
-      .regex(SCHEDULE_REGEX, "must be daily, weekly or a 5-field cron expression")
-      .default("weekly")
-      .describe(
-        "With `on: schedule`: `daily`, `weekly` (each at a time picked per repository) or a 5-field cron expression (minute hour day-of-month month day-of-week), all in UTC.",
-      ),
-    // a diff preset needs `baseCommit`, which a baseline has not
-    preset: ServiceRef.optional().describe(
-      "Scan preset ref of baseline scans: a whole-repository (non-diff) preset from the service's presets list. Required unless `on: off`.",
+export const BaselineConfig = section("Default-branch baseline scans; off when absent.", {
+  on: z
+    .enum(["push", "schedule", "off"])
+    .default("off")
+    .describe(
+      "When the default branch gets a baseline scan: `push` (each push to it, debounced by `debounceSeconds`; a newer push cancels the running baseline of an older commit), `schedule` (by `baseline.schedule`, skipped when the branch head already has one), or `off`.",
     ),
-    creditBudget: CreditBudget.optional().describe(
-      "Most credits one baseline scan may spend. When omitted the service picks its recommended budget.",
+  schedule: z
+    .string()
+    .regex(SCHEDULE_REGEX, "must be daily, weekly or a 5-field cron expression")
+    .default("weekly")
+    .describe(
+      "With `on: schedule`: `daily`, `weekly` (each at a time picked per repository) or a 5-field cron expression (minute hour day-of-month month day-of-week), all in UTC.",
     ),
-  })
+  // a diff preset needs `baseCommit`, which a baseline has not
+  preset: ServiceRef.optional().describe(
+    "Scan preset ref of baseline scans: a whole-repository (non-diff) preset from the service's presets list. Required unless `on: off`.",
+  ),
+  creditBudget: CreditBudget.optional().describe(
+    "Most credits one baseline scan may spend. When omitted the service picks its recommended budget.",
+  ),
+})
   .superRefine((b, ctx) => {
     if (b.on !== "off" && b.preset === undefined)
       ctx.addIssue({
@@ -226,8 +225,7 @@ export const BaselineConfig = z
   .meta({
     if: { properties: { on: { enum: ["push", "schedule"] } }, required: ["on"] },
     then: { required: ["preset"] },
-  })
-  .describe("Default-branch baseline scans; off when absent.");
+  });
 export type BaselineConfig = z.infer<typeof BaselineConfig>;
 
 /**
