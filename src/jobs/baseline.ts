@@ -227,18 +227,6 @@ async function adoptOrCreate(
   return created;
 }
 
-/**
- * The repository's config when it parses, for {@link syncBaselineSchedule}: `undefined` when absent; an
- * invalid one leaves the scheduler as it is (`"keep"`), since pull requests already show its problems.
- */
-export async function loadedConfig(
-  octokit: InstallationOctokit,
-  repo: RepoContext,
-): Promise<RepoConfig | undefined | "keep"> {
-  const loaded = await loadRepoConfig(octokit, repo.owner, repo.repo);
-  return loaded.kind === "ok" ? loaded.config : loaded.kind === "absent" ? undefined : "keep";
-}
-
 /** Options of the jobs a baseline scheduler adds (one per due time; the id BullMQ gives names the run). */
 const SCHEDULED_JOB_OPTIONS = {
   attempts: 5,

@@ -7,13 +7,7 @@ import { MERGE_QUEUE_REF_PREFIX, listMatchingRefs, type GitRef } from "../github
 import { unlessStatus, type InstallationOctokit, type RepoRef } from "../github/types.js";
 import { OwnerConfigs, loadRepoConfig, type LoadedConfig } from "../runtime/config-loader.js";
 import { RatePacer, type RatePacerOptions } from "../github/rate-pacer.js";
-import {
-  defaultBranchHead,
-  loadedConfig,
-  stopBaseline,
-  syncBaselineSchedule,
-  type BaselineJobData,
-} from "./baseline.js";
+import { defaultBranchHead, stopBaseline, syncBaselineSchedule, type BaselineJobData } from "./baseline.js";
 import { getBaseline, setBaseline } from "../runtime/baseline-state.js";
 import { repoContextOf, type PollJobData, type PullRequestJobData } from "./types.js";
 import { parseMergeGroupRef } from "../domain/merge-group.js";
@@ -402,31 +396,30 @@ type RepoPart = Omit<
 >;
 
 /**
- * One repository's pull requests, merge groups and baseline schedule. `loaded` is its config when the caller
- * read it already (the full sweep, {@link OwnerConfigs}); otherwise it is read here.
+ * One repository's pull requests, merge groups and baseline schedule. `given` is its config when the caller
+ * read it already (the full sweep, {@link OwnerConfigs}); otherwise it is read here, once for the three
+ * passes and the schedule.
  */
 async function reconcileRepository(
   rt: Runtime,
   octokit: InstallationOctokit,
   summary: ReconcileSummary,
   r: RepoPart,
-  loaded?: LoadedConfig,
+  given?: LoadedConfig,
 ): Promise<void> {
+  const loaded = given ?? (await loadRepoConfig(octokit, r.owner, r.repo));
   const cache: ConfigCache =
-    loaded?.kind === "ok"
+    loaded.kind === "ok"
       ? { config: withEffectiveDisclosure(loaded.config, { private: r.repoPrivate }) }
       : {};
-  await reconcilePulls(rt, { octokit, summary, r, cache: { ...cache } });
-  await reconcileMergeGroups(rt, { octokit, summary, r, cache: { ...cache } });
-  await reconcileBaseline(rt, { octokit, summary, r, cache: { ...cache } });
-  // the repository's baseline job scheduler, rebuilt from its config (lost with Redis, or never set)
-  const baseline = loaded
-    ? loaded.kind === "ok"
-      ? loaded.config
-      : loaded.kind === "absent"
-        ? undefined
-        : ("keep" as const)
-    : await loadedConfig(octokit, r);
+  const at: RepoPass = { octokit, summary, r, cache };
+  await reconcilePulls(rt, at);
+  await reconcileMergeGroups(rt, at);
+  await reconcileBaseline(rt, at);
+  // the repository's baseline job scheduler, rebuilt from its config (lost with Redis, or never set); an
+  // invalid config leaves it as it is, since pull requests already show its problems
+  const baseline =
+    loaded.kind === "ok" ? loaded.config : loaded.kind === "absent" ? undefined : ("keep" as const);
   await syncBaselineSchedule(rt, r, baseline);
 }
 
