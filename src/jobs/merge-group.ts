@@ -65,7 +65,11 @@ export type MergeGroupOutcome =
 interface GroupRead {
   config: LoadedConfig;
   /** the pull request named by `head_ref` as GitHub returns it now, its report and check runs (reuse only) */
-  reuse?: { decision: ReuseDecision };
+  reuse?: {
+    decision: ReuseDecision;
+    /** the pull request's author ("" when GitHub does not know it), for `authors.skip` when it is scanned */
+    authorLogin: string;
+  };
 }
 
 /** The one write the job applies to the group's check run, and the state to keep. */
@@ -121,7 +125,7 @@ export async function processMergeGroup(
     // read
     const read: GroupRead = { config };
     if (config.kind === "ok" && config.config.mergeQueue === "reuse" && ref) {
-      read.reuse = { decision: await readReuse(rt, octokit, d, ref.pullNumber) };
+      read.reuse = await readReuse(rt, octokit, d, ref.pullNumber);
     }
     // decide
     const plan = decideGroup(d, read, ref?.pullNumber);
@@ -133,7 +137,8 @@ export async function processMergeGroup(
       return plan.outcome;
     }
     if (config.kind !== "ok") throw new Error("unreachable: a scan plan needs a valid config");
-    return startGroupScan(rt, octokit, d, { state, config: config.config, why: plan.why, ref }, log);
+    const s = { state, config: config.config, why: plan.why, ref, authorLogin: read.reuse?.authorLogin };
+    return startGroupScan(rt, octokit, d, s, log);
   });
 }
 
@@ -150,7 +155,14 @@ async function startGroupScan(
   rt: Runtime,
   octokit: InstallationOctokit,
   d: MergeGroupJobData,
-  s: { state: GroupState; config: RepoConfig; why: string; ref: MergeGroupRef | undefined },
+  s: {
+    state: GroupState;
+    config: RepoConfig;
+    why: string;
+    ref: MergeGroupRef | undefined;
+    /** the named pull request's author when `reuse` read the pull request already */
+    authorLogin: string | undefined;
+  },
   log: Runtime["log"],
 ): Promise<MergeGroupOutcome> {
   const { state, config, ref } = s;
@@ -173,7 +185,7 @@ async function startGroupScan(
 
   const [files, author] = await Promise.all([
     listCompareFiles(octokit, d, d.baseSha, d.headSha),
-    ref ? pullAuthor(octokit, d, ref.pullNumber) : Promise.resolve(""),
+    s.authorLogin ?? (ref ? pullAuthor(octokit, d, ref.pullNumber) : ""),
   ]);
   const gate = decideGate({
     config,
@@ -314,26 +326,27 @@ export function decideGroup(
 /**
  * Reads what {@link decideReuse} needs: the pull request from GitHub now (its current head), diffward's
  * report record of it, and diffward's latest check run on that head. A pull request GitHub does not know
- * (404) is "no report".
+ * (404) is "no report". The pull request's author is kept for the spend gates should the group be scanned.
  */
 async function readReuse(
   rt: Runtime,
   octokit: InstallationOctokit,
   d: MergeGroupJobData,
   pullNumber: number,
-): Promise<ReuseDecision> {
+): Promise<NonNullable<GroupRead["reuse"]>> {
   const pull = await unlessStatus(404, getPull(octokit, { owner: d.owner, repo: d.repo, pullNumber }));
-  if (!pull) return { kind: "scan", why: "no-report" };
+  if (!pull) return { decision: { kind: "scan", why: "no-report" }, authorLogin: "" };
   const report = await rt.state.getJson<ReportState>(REPORT_KIND, pullKey(d.owner, d.repo, pullNumber));
   const runs =
     report && report.headSha === pull.headSha ? await listCheckRunsForRef(octokit, d, pull.headSha) : [];
-  return decideReuse({
+  const decision = decideReuse({
     pull: { number: pull.number, headSha: pull.headSha },
     ...(report
       ? { report: { scanId: report.scanId, headSha: report.headSha, checkRunId: report.checkRunId } }
       : {}),
     checkRuns: [...runs].sort((a, b) => b.id - a.id),
   });
+  return { decision, authorLogin: pull.authorLogin };
 }
 
 /**

@@ -297,6 +297,19 @@ describe("merge queue: the diffward check on merge groups", () => {
     expect(launchesOf(group.headSha)).toHaveLength(1);
   });
 
+  it("reuse without any report: authors.skip applies to the pull request read once for reuse and the gates", async () => {
+    const config = demoConfig("authors:\n  skip: [Codertocat]");
+    const pr = await openPull(h, { head: sha(0x13e1), repo: "mq-noreport-author", config, send: false });
+    const from = h.github.requests.length;
+    const group = await enqueue(pr, sha(0x13e2), sha(0x13e0));
+    const run = await completedRun(h, pr.owner, pr.repo, group.headSha, 30_000);
+    expect(run.conclusion).toBe("skipped");
+    expect(launchesOf(group.headSha)).toHaveLength(0);
+    const pullPath = `/repos/${pr.owner}/${pr.repo}/pulls/${pr.number}`;
+    const pullReads = h.github.requests.slice(from).filter((r) => r.path === pullPath);
+    expect(pullReads.map((r) => r.operationId)).toEqual(["pulls/get"]);
+  });
+
   it("spend: a group scan counts in the repository's month spend, and creditCap.monthly refuses the next group before any credit is reserved", async () => {
     h.sandbox.state.addRepository({ id: "repo_mq_cap", readiness: "ready" });
     const config = demoConfig("mergeQueue: scan\ncreditCap:\n  monthly: 10").replace(
