@@ -13,7 +13,7 @@ export type Admission = { kind: "closed" } | { kind: "probe" } | { kind: "wait";
 export interface BreakerTimings {
   /** the first open interval without a `Retry-After` (doubles after each failed probe) */
   baseMs: number;
-  /** the longest open interval without a `Retry-After` */
+  /** the longest open interval, whatever a `Retry-After` says: a probe goes out at least this often */
   capMs: number;
   /** how long one probe holds the half-open slot at most (longer than one request's timeout) */
   probeTtlMs: number;
@@ -47,15 +47,18 @@ return {'wait', now + math.min(left, tonumber(ARGV[4]))}
 
 // KEYS: state, probe, waiting. ARGV: now, retry-after ms (-1: none), base, cap, keep, probe ('1' or '0').
 // A failure seen while the breaker is already open, by a request sent before it opened, changes nothing: only
-// the first failure and each failed probe set the next interval.
+// the first failure and each failed probe set the next interval. The interval is whole ms and never above the
+// cap (PEXPIRE takes an integer).
 const FAIL = `
 local now = tonumber(ARGV[1])
 local open = redis.call('exists', KEYS[1]) == 1
 if open and ARGV[6] ~= '1' then return {tonumber(redis.call('hget', KEYS[1], 'until')), 0} end
 local step = redis.call('hincrby', KEYS[1], 'step', 1)
-local wait = math.min(tonumber(ARGV[3]) * 2 ^ (step - 1), tonumber(ARGV[4]))
+local cap = tonumber(ARGV[4])
+local wait = math.min(tonumber(ARGV[3]) * 2 ^ (step - 1), cap)
 local retryAfter = tonumber(ARGV[2])
-if retryAfter >= 0 then wait = math.max(retryAfter, 1000) end
+if retryAfter >= 0 then wait = math.min(math.max(retryAfter, 1000), cap) end
+wait = math.floor(wait)
 local untilMs = now + wait
 redis.call('hset', KEYS[1], 'until', untilMs)
 redis.call('hsetnx', KEYS[1], 'since', now)
@@ -90,10 +93,20 @@ return 0
 `;
 
 /**
+ * The open interval a `Retry-After` of `retryAfterSeconds` advises, in whole ms: at least 1 s and at most
+ * `capMs` (the service's `Retry-After` is advice, spec §Errors; the breaker probes at least every `capMs`
+ * whatever it says). `-1` when there is no usable advice (absent or not a number). Pure.
+ */
+export function retryAfterMs(retryAfterSeconds: number | undefined, capMs: number): number {
+  if (retryAfterSeconds === undefined || Number.isNaN(retryAfterSeconds)) return -1;
+  return Math.ceil(Math.min(Math.max(retryAfterSeconds * 1000, 1000), capMs));
+}
+
+/**
  * A circuit breaker per service tenant, shared by every process through Redis, so N waiting pull requests
  * send one stream of retries, not N. Closed (no key) → open on a 5xx, a timeout or no answer (for the
- * service's `Retry-After` when it sends one, spec §Errors; else {@link BreakerTimings.baseMs} doubling to
- * {@link BreakerTimings.capMs}) → half-open once the interval has passed, where exactly one caller across
+ * service's `Retry-After` when it sends one, spec §Errors, but never longer than {@link BreakerTimings.capMs};
+ * else {@link BreakerTimings.baseMs} doubling to {@link BreakerTimings.capMs}) → half-open once the interval has passed, where exactly one caller across
  * all processes holds the probe → closed when the probe succeeds (every parked job is handed back to be
  * woken once), open again when it fails.
  *
@@ -139,7 +152,8 @@ export class ServiceBreaker {
 
   /**
    * Records a 5xx, timeout or unreachable service.
-   * @param retryAfterSeconds the answer's `Retry-After`, in whole seconds, when it had one.
+   * @param retryAfterSeconds the answer's `Retry-After`, in seconds, when it had one: advice, bounded to
+   *   1 s … {@link BreakerTimings.capMs} ({@link retryAfterMs}).
    * @param probe whether the failed request was the half-open probe (only then does the interval grow).
    * @returns when the breaker lets a probe through next (ms since epoch), and whether this failure opened it.
    */
@@ -156,7 +170,7 @@ export class ServiceBreaker {
       probe,
       waiting,
       now,
-      opts.retryAfterSeconds === undefined ? -1 : opts.retryAfterSeconds * 1000,
+      retryAfterMs(opts.retryAfterSeconds, this.timings.capMs),
       this.timings.baseMs,
       this.timings.capMs,
       this.timings.keepMs,

@@ -4,6 +4,7 @@ import { mergeGroupPayload } from "../../dev/github-standin/index.js";
 import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import { demoConfig } from "../../dev/harness/demo-repo.js";
 import { jobId } from "../../src/runtime/names.js";
+import { DEFAULT_BREAKER_TIMINGS } from "../../src/runtime/service-breaker.js";
 import { checkRuns, completedRun, launchedScan, openPull, sha } from "../support/pr.js";
 import { addGroup } from "../support/merge-group.js";
 
@@ -125,6 +126,33 @@ describe("a scanning-service outage", () => {
     expect(run.output?.title).not.toMatch(/unavailable|could not be|unreadable/i);
     expect(h.github.state.reviews(pr.owner, pr.repo, pr.number).length).toBeLessThanOrEqual(1);
   }, 90_000);
+
+  it("one 503 with a long Retry-After holds the tenant back for the breaker's cap at most, not for the header's", async () => {
+    const { capMs } = DEFAULT_BREAKER_TIMINGS;
+    const first = await openPull(h, { head: sha(2320), repo: "retry-after-first" });
+    await completedRun(h, first.owner, first.repo, sha(2320));
+    h.booted.rt.scanner.invalidate(); // no GET /token answer cached: the next launch sends a request
+    applyFaults(h.sandbox.state, { outage: { durationMs: 10 * 60_000, retryAfterSeconds: 3_600 } });
+    const before = outageRequests(h);
+    const refused = await openPull(h, { head: sha(2321), repo: "retry-after-refused" });
+    await h.waitFor(() => outageRequests(h) > before, 20_000, "one request answered 503, Retry-After: 3600");
+    const openedAt = Date.now();
+    const refusals = outageRequests(h) - before;
+    applyFaults(h.sandbox.state, { outage: null }); // the service answers normally right after
+    expect(refusals).toBe(1);
+    const next = await openPull(h, { head: sha(2322), repo: "retry-after-next" });
+    for (const [pr, head] of [
+      [next, sha(2322)],
+      [refused, sha(2321)],
+    ] as const) {
+      const run = await completedRun(h, pr.owner, pr.repo, head, capMs + 20_000);
+      expect(run.externalId).toBeTruthy();
+      expect(run.output?.title).not.toContain(UNAVAILABLE);
+      expect(scansOf(h, head)).toBe(1);
+    }
+    // scanned within the cap (plus the probe, the 1 s scan and its report), not an hour later
+    expect(Date.now() - openedAt).toBeLessThan(capMs + 15_000);
+  }, 120_000);
 });
 
 describe("a scanning-service outage when a merge group is checked", () => {

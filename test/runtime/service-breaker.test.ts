@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { createRedis } from "../../src/runtime/connection.js";
 import { REDIS_KEYS, redisKeyRegExp } from "../../src/runtime/names.js";
-import { DEFAULT_BREAKER_TIMINGS, ServiceBreaker } from "../../src/runtime/service-breaker.js";
+import { DEFAULT_BREAKER_TIMINGS, retryAfterMs, ServiceBreaker } from "../../src/runtime/service-breaker.js";
 import { propertyOptions } from "../support/property.js";
 
 /** The service tenant's circuit breaker on a real Redis: its states, the one probe, Retry-After, parked jobs. */
@@ -52,6 +52,56 @@ describe("service breaker (real Redis)", () => {
     expect(again).toEqual({ untilMs: now + baseMs + 2 * baseMs, opened: false });
     // the probe slot is free again once the failure is recorded
     expect((await breaker.admit(t, "q", again.untilMs)).kind).toBe("probe");
+  });
+
+  it("Retry-After is advice bounded by the cap: a long or absurd one opens it for the cap at most, in whole ms", async () => {
+    const { capMs, keepMs } = DEFAULT_BREAKER_TIMINGS;
+    for (const retryAfterSeconds of [3_600, 86_400, Number.MAX_SAFE_INTEGER, Number.MAX_VALUE, Infinity]) {
+      const t = tenant();
+      expect(await breaker.recordFailure(t, now, { retryAfterSeconds })).toEqual({
+        untilMs: now + capMs,
+        opened: true,
+      });
+      expect(await breaker.admit(t, "p", now + capMs)).toEqual({ kind: "probe" });
+      const ttl = await redis.pttl(`${prefix}:breaker:${t}`);
+      expect(ttl).toBeGreaterThan(0);
+      expect(ttl).toBeLessThanOrEqual(capMs + keepMs);
+      // a failed probe under the same advice waits the cap again, never longer
+      expect(await breaker.recordFailure(t, now + capMs, { retryAfterSeconds, probe: true })).toEqual({
+        untilMs: now + 2 * capMs,
+        opened: false,
+      });
+    }
+    const t = tenant();
+    const fraction = await breaker.recordFailure(t, now, { retryAfterSeconds: 1.0004 });
+    expect(fraction.untilMs).toBe(now + 1_001);
+    expect(Number(await redis.hget(`${prefix}:breaker:${t}`, "until"))).toBe(now + 1_001);
+  });
+
+  it("retryAfterMs: whole ms from 1 s to the cap, -1 without advice", () => {
+    const cap = 60_000;
+    expect(retryAfterMs(undefined, cap)).toBe(-1);
+    expect(retryAfterMs(Number.NaN, cap)).toBe(-1);
+    expect(retryAfterMs(0, cap)).toBe(1_000);
+    expect(retryAfterMs(5, cap)).toBe(5_000);
+    expect(retryAfterMs(0.0001, cap)).toBe(1_000);
+    expect(retryAfterMs(2.0001, cap)).toBe(2_001);
+    expect(retryAfterMs(3_600, cap)).toBe(cap);
+    expect(retryAfterMs(Number.MAX_SAFE_INTEGER, cap)).toBe(cap);
+    expect(retryAfterMs(Infinity, cap)).toBe(cap);
+    fc.assert(
+      fc.property(
+        fc.double({ noNaN: true }),
+        fc.integer({ min: 1_000, max: 3_600_000 }),
+        (seconds, capMs) => {
+          const ms = retryAfterMs(seconds, capMs);
+          expect(Number.isSafeInteger(ms)).toBe(true);
+          expect(ms).toBeGreaterThanOrEqual(1_000);
+          expect(ms).toBeLessThanOrEqual(capMs);
+        },
+      ),
+      propertyOptions(200),
+    );
   });
 
   it("a success closes it and hands back every parked job once", async () => {
