@@ -181,7 +181,7 @@ async function seed(
         headSha: n.toString(16).padStart(40, "0"),
         conclusion: n % 3 === 0 ? "failure" : "success",
         severities: { CRITICAL: n % 2, HIGH: n % 4, MEDIUM: n % 5, LOW: 1 },
-        pushedAt: at - 120_000,
+        receivedAt: at - 120_000,
         reportedAt: at,
       }),
     );

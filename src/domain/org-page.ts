@@ -95,8 +95,11 @@ export interface ReportRow {
   /** null when the spend was not recorded */
   credits: number | null;
   settled: boolean;
-  /** from the head's push to the report, ms */
-  pushToReportMs: number;
+  /**
+   * from when diffward received the push (the delivery of the pull request event that set the head, or the
+   * re-run) to the report, ms; null for a report logged before diffward recorded that moment
+   */
+  pushToReportMs: number | null;
   reportedAt: number;
   scanId: string;
   headSha: string;

@@ -130,6 +130,8 @@ export interface PullRequestFacts {
   event: PullRequestJobData;
   /** BullMQ's `attemptsStarted` of the job (> 1: an earlier attempt may have created the check run) */
   attemptsStarted: number;
+  /** when the job was added (BullMQ `job.timestamp`, ms since the epoch): diffward received the request */
+  receivedAt: number;
   /** `.github/diffward.yml` of the default branch (an absent one never gets here) */
   config: { kind: "invalid"; problems: string[] } | { kind: "ok"; config: RepoConfig };
   head: Extract<HeadDecision, { kind: "follow" }>;
@@ -233,6 +235,7 @@ export function decidePullRequest(f: PullRequestFacts): PullRequestPlan {
   const base: Omit<PullState, "checkRunId"> = {
     ...pullStateAt(d, d.headSha, d.updatedAt),
     generation: f.head.generation,
+    receivedAt: f.receivedAt,
   };
   const existing = f.head.resumeCheckRunId ?? f.adoption?.checkRunId;
   const held = decideNotLaunched(f, base, existing);

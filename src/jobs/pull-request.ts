@@ -108,6 +108,7 @@ async function decideUnderLock(
   const facts: PullRequestFacts = {
     event: d,
     attemptsStarted: job.attemptsStarted,
+    receivedAt: job.timestamp,
     config,
     head,
     settings: { guidanceFile: rt.settings.guidanceFile, defaultPreset: rt.settings.defaultPreset },

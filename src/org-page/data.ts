@@ -101,7 +101,7 @@ export function reportRows(
         ...r,
         credits: s ? s.credits : null,
         settled: s?.settled ?? false,
-        pushToReportMs: Math.max(0, r.reportedAt - r.pushedAt),
+        pushToReportMs: r.receivedAt === undefined ? null : Math.max(0, r.reportedAt - r.receivedAt),
       };
     });
 }

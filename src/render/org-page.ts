@@ -268,6 +268,10 @@ function conclusionLabel(c: string): string {
   return `<span class="label ${cls}">${escapeHtml(c)}</span>`;
 }
 
+/** What "Push → report" measures, as its heading's tooltip and the note under the table say. */
+export const PUSH_TO_REPORT_MEANING =
+  "Push → report: from when diffward received the push (the delivery of the pull request's event, or the re-run) to the report; a commit's or pull request's own date is not used.";
+
 const REPORT_COLUMNS = (links: Links): Array<Column<ReportRow>> => [
   ["Pull request", (r) => links.pullOrRepo(r.repository, r.pullNumber)],
   ["Conclusion", (r) => conclusionLabel(r.conclusion)],
@@ -276,14 +280,17 @@ const REPORT_COLUMNS = (links: Links): Array<Column<ReportRow>> => [
     (r) => String(r.severities[sev] ?? 0),
   ]),
   ["#Credits", (r) => (r.credits === null ? "—" : `${formatCredits(r.credits)}${r.settled ? "" : "*"}`)],
-  ["Push → report", (r) => formatDuration(r.pushToReportMs)],
+  [
+    `<span title="${escapeHtml(PUSH_TO_REPORT_MEANING)}">Push → report</span>`,
+    (r) => (r.pushToReportMs === null ? "—" : formatDuration(r.pushToReportMs)),
+  ],
   ["Reported", (r) => formatInstant(r.reportedAt)],
 ];
 
 function reportsSection(page: InstallationPage, links: Links): string {
   return section(
     "reports",
-    `${tableOf(page.reports, REPORT_COLUMNS(links), "No report yet.")}<p class="muted">Up to 50, newest first. * a budget: the spend is not settled yet.</p>`,
+    `${tableOf(page.reports, REPORT_COLUMNS(links), "No report yet.")}<p class="muted">Up to 50, newest first. * a budget: the spend is not settled yet. ${escapeHtml(PUSH_TO_REPORT_MEANING)}</p>`,
   );
 }
 

@@ -37,8 +37,13 @@ export interface ReportLogEntry {
   conclusion: string;
   /** findings reported, by severity (`CRITICAL` … `INFO`) */
   severities: Record<string, number>;
-  /** ms since the epoch: when the head was pushed (`pull_request.updated_at` of its event), else launched */
-  pushedAt: number;
+  /**
+   * ms since the epoch: when diffward received the request that set the head (`PullState.receivedAt`: the
+   * delivery of its `pull_request` event, a re-run), else when it launched the scan. Never a payload's
+   * timestamp: a commit's or a pull request's date says when someone wrote it, not when it reached diffward.
+   * Absent from entries written before it was recorded.
+   */
+  receivedAt?: number;
   /** ms since the epoch */
   reportedAt: number;
 }

@@ -12,6 +12,12 @@ export interface PullState {
   headSha: string;
   /** `pull_request.updated_at` of the event that set `headSha` (ISO), to drop out-of-order deliveries */
   updatedAt?: string;
+  /**
+   * When diffward received the request that set `headSha`, ms since the epoch: the BullMQ add time of its
+   * `pull-request` job (the webhook delivery, a re-run, a rescan, a reconciliation), never a payload's
+   * timestamp. The organization's page measures "push → report" from it.
+   */
+  receivedAt?: number;
   mergeBase?: string;
   checkRunId?: number;
   launchKey?: string;

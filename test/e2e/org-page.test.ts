@@ -1,7 +1,7 @@
 /**
  * The organization's page after real flows (the harness: diffward against the sandbox and the GitHub
  * stand-in): a scan in flight shows its status and progress as the poll read it; its report is logged with
- * its conclusion, findings and push-to-report time; its spend counts its budget until the settlement
+ * its conclusion, findings and push-to-report time (from the delivery diffward received); its spend counts its budget until the settlement
  * lands, then the settled spend; a repository with an invalid `.github/diffward.yml` is listed with its
  * first problem.
  */
@@ -9,8 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import { demoConfig } from "../../dev/harness/demo-repo.js";
 import { createOrgPageDeps, loadInstallationPage, type OrgPageDeps } from "../../src/org-page/data.js";
-import { renderInstallationPage } from "../../src/render/org-page.js";
-import { completedRun, launchedScan, openPull, reportEnded, sha } from "../support/pr.js";
+import { PUSH_TO_REPORT_MEANING, renderInstallationPage } from "../../src/render/org-page.js";
+import { escapeHtml } from "../../src/render/html.js";
+import { completedRun, launchedScan, openPull, reportEnded, seedPull, sha } from "../support/pr.js";
 
 describe("the organization's page after real flows", () => {
   let h: Harness;
@@ -139,5 +140,29 @@ describe("the organization's page after real flows", () => {
       conclusion: "failure",
       severities: {},
     });
+  });
+
+  it("measures push → report from when diffward received the delivery, not from the payload's days-old timestamps", async () => {
+    const head = sha(0x26e);
+    const pr = seedPull(h, { head, repo: "org-old-dates" });
+    const sixDaysAgo = new Date(Date.now() - 6 * 24 * 3600_000).toISOString();
+    pr.payload.pull_request.created_at = sixDaysAgo;
+    pr.payload.pull_request.updated_at = sixDaysAgo;
+    pr.payload.repository.pushed_at = sixDaysAgo;
+    const sent = Date.now();
+    await h.send("pull_request", pr.payload);
+    const installationId: number = pr.payload.installation.id;
+    const scanId = await launchedScan(h, head, 15_000);
+    await completedRun(h, pr.owner, pr.repo, head, 30_000);
+    await reportEnded(h, scanId);
+    const page = await loadInstallationPage(deps, installationId, owner);
+    const row = page.reports.find((r) => r.scanId === scanId)!;
+    // the scan takes seconds (scanDurationMs 4 s): the report is seconds after the delivery, not six days
+    expect(row.pushToReportMs).toBeGreaterThan(0);
+    expect(row.pushToReportMs).toBeLessThanOrEqual(Date.now() - sent);
+    expect(row.pushToReportMs).toBeLessThan(60_000);
+    expect(renderInstallationPage(page, { user: pr.owner, logoutPath: "/logout" })).toContain(
+      `<span title="${escapeHtml(PUSH_TO_REPORT_MEANING)}">Push → report</span>`,
+    );
   });
 });

@@ -30,6 +30,7 @@ function facts(
   const f: PullRequestFacts = {
     event,
     attemptsStarted: 1,
+    receivedAt: Date.UTC(2026, 0, 1, 0, 0, 5),
     config: { kind: "ok", config: config() },
     head: { kind: "follow", generation: 1 },
     settings: { guidanceFile: "SCANNER.md", defaultPreset: "diff-standard" },

@@ -125,7 +125,7 @@ async function seed(): Promise<void> {
       headSha: "f".repeat(40),
       conclusion: "success",
       severities: { HIGH: i },
-      pushedAt: now - 600_000 + i,
+      receivedAt: now - 600_000 + i,
       reportedAt: now - 500_000 + i * 1000,
     });
   await records.recordConfig(7, "acme/api", "failOn: expected one of critical, high, medium, low", now);

@@ -31,7 +31,7 @@ function entry(i: number, over: Partial<ReportLogEntry> = {}): ReportLogEntry {
     headSha: "a".repeat(40),
     conclusion: "success",
     severities: { HIGH: 1 },
-    pushedAt: NOV + i * 1000 - 60_000,
+    receivedAt: NOV + i * 1000 - 60_000,
     reportedAt: NOV + i * 1000,
     ...over,
   };

@@ -152,8 +152,9 @@ export async function settleReportedSpend(
 
 /**
  * Adds a pull request's report to the installation's report log for the organization's page
- * (`src/runtime/org-records.ts`): conclusion, findings by severity, and the push time of its head (`pull_request.updated_at` of the event that
- * set it, as the pull request's state keeps it; the launch time when unknown).
+ * (`src/runtime/org-records.ts`): conclusion, findings by severity, and when diffward received the request
+ * that set its head (`PullState.receivedAt`; the scan's launch time when the state follows another head or
+ * does not know it, e.g. a merge group, a baseline, a reconciled scan).
  */
 export async function logReport(
   rt: Runtime,
@@ -163,7 +164,7 @@ export async function logReport(
   reportedAt: number,
 ): Promise<void> {
   const pull = await rt.state.getPull(pullKey(d.owner, d.repo, d.pullNumber));
-  const pushed = pull?.headSha === d.headSha && pull.updatedAt ? Date.parse(pull.updatedAt) : NaN;
+  const received = pull?.headSha === d.headSha ? pull.receivedAt : undefined;
   const severities: Record<string, number> = {};
   for (const f of findings) severities[f.severity] = (severities[f.severity] ?? 0) + 1;
   await new OrgRecords(rt.state.redis, rt.state.prefix).recordReport(d.installationId, {
@@ -173,7 +174,7 @@ export async function logReport(
     headSha: d.headSha,
     conclusion,
     severities,
-    pushedAt: Number.isFinite(pushed) ? pushed : d.launchedAt,
+    receivedAt: received ?? d.launchedAt,
     reportedAt,
   });
 }
