@@ -20,14 +20,12 @@ export const onPush: EventHandler<"push"> = async (deps, context, installationId
   // a push's `repository.owner` is typed nullable (the push schema's owner is a nullable user)
   const owner = p.repository.owner;
   if (!owner?.login) return;
-  const pushedAt = Number(p.repository.pushed_at);
   const message = p.head_commit?.message;
   const data: BaselineJobData = {
     deliveryId: context.id,
     trigger: "push",
     ...repoContext({ repository: { ...p.repository, owner: { login: owner.login } } }, installationId),
     headSha: p.after,
-    ...(Number.isFinite(pushedAt) && p.repository.pushed_at !== null ? { pushedAt } : {}),
     ...(message ? { commitMessage: message } : {}),
   };
   await enqueueEvent(deps, JOB.baselinePush, data, jobId("push", context.id));

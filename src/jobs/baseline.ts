@@ -40,9 +40,10 @@ export type { BaselineJobData, BaselineOutcome } from "./decide-baseline.js";
  * 2. stop unless `baseline.on` is this trigger (a schedule left behind removes itself);
  * 3. a scheduled run reads the default branch's head and stops when that commit already has a completed
  *    baseline or one in flight;
- * 4. under the baseline's lock: drop a push older than the one followed, and a start of the commit already
- *    followed; stop the baseline of an older commit (its waiting launch removed, its scan cancelled unless
- *    terminal, its check run concluded `cancelled` unless completed);
+ * 4. under the baseline's lock: drop a push whose commit is no longer the branch's head (read from GitHub:
+ *    {@link isStalePush}), and a start of the commit already followed; stop the baseline of an older commit
+ *    (its waiting launch removed, its scan cancelled unless terminal, its check run concluded `cancelled`
+ *    unless completed);
  * 5. read the token and the presets, decide ({@link decideBaseline}), write the check run on the commit, then
  *    enqueue the launch (the shared launch job: preflight, `creditCap.monthly`, never paying twice).
  */
@@ -104,11 +105,14 @@ async function startUnderLock(
   const d = job.data;
   const { event, config, key } = b;
   const headSha = event.headSha;
-  const prev = await getBaseline(rt.state, key);
-  if (isStalePush(prev, event)) {
-    log.info({ current: prev?.headSha }, "push older than the one followed: ignored");
-    return "stale-push";
+  if (d.trigger === "push") {
+    const branchHead = await defaultBranchHead(octokit, d);
+    if (isStalePush(event, branchHead)) {
+      log.info({ sha: headSha, branchHead }, "push no longer the default branch's head: ignored");
+      return "stale-push";
+    }
   }
+  const prev = await getBaseline(rt.state, key);
   if (followsCommit(prev, headSha)) {
     log.info({ sha: headSha }, "commit already followed: duplicate start ignored");
     return "duplicate";
@@ -134,7 +138,6 @@ async function startUnderLock(
     repo: d.repo,
     branch: d.defaultBranch,
     headSha,
-    ...(d.pushedAt !== undefined ? { pushedAt: d.pushedAt } : {}),
     checkRunId,
     ...(plan.launch ? { launchKey: plan.launch.data.launchKey, launchJobId: plan.launch.jobId } : {}),
     ...(plan.launch ? {} : { concluded: true }),

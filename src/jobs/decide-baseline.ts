@@ -27,8 +27,6 @@ export interface BaselineJobData extends RepoContext {
   trigger: BaselineTrigger;
   /** the pushed commit (`push.after`); a scheduled baseline reads the default branch's head */
   headSha?: string;
-  /** `repository.pushed_at` of the push, s since epoch */
-  pushedAt?: number;
   /** `push.head_commit.message` */
   commitMessage?: string;
   /**
@@ -193,17 +191,20 @@ export function followsCommit(prev: BaselineState | undefined, headSha: string):
 }
 
 /**
- * A push delivered after a newer one of the same branch was followed (`repository.pushed_at` older than
- * the followed push's): it must not replace the newer commit's baseline.
+ * A push start whose commit is no longer the head of the default branch: a newer push moved the branch, and
+ * that push's own delivery starts its baseline, so this one must neither launch nor stop the baseline
+ * followed. Decided from the branch as GitHub has it now (`branchHead`, read under the baseline's lock),
+ * never from a timestamp: `repository.pushed_at` counts whole seconds, so two pushes in one second tie, and
+ * deliveries are not ordered (GitHub "Webhook events and payloads", `push`: the ref is updated before the
+ * event is sent). A scheduled start reads the head itself, and a start reconciliation hands a check run to
+ * (`resumeCheckRunId`) must end that check run, so neither is ever stale.
+ * @param branchHead the default branch's head commit now, `undefined` when the branch is gone.
  */
-export function isStalePush(prev: BaselineState | undefined, d: BaselineJobData): boolean {
-  return (
-    d.trigger === "push" &&
-    prev?.pushedAt !== undefined &&
-    d.pushedAt !== undefined &&
-    d.pushedAt < prev.pushedAt &&
-    prev.headSha !== d.headSha
-  );
+export function isStalePush(
+  d: BaselineJobData & { headSha: string },
+  branchHead: string | undefined,
+): boolean {
+  return d.trigger === "push" && d.resumeCheckRunId === undefined && branchHead !== d.headSha;
 }
 
 /**

@@ -14,8 +14,6 @@ export interface BaselineState {
   branch: string;
   /** the commit scanned */
   headSha: string;
-  /** `repository.pushed_at` of the push (s since epoch), to drop pushes delivered out of order */
-  pushedAt?: number;
   checkRunId?: number;
   launchKey?: string;
   launchJobId?: string;

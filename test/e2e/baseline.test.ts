@@ -35,6 +35,8 @@ const MID_HEAD = sha(0x24c1);
 const OLD_SLOW = sha(0x2501);
 /** An older commit whose baseline scan runs a few seconds: still running when the state is lost. */
 const OLD_MID = sha(0x2511);
+/** A newer commit whose baseline scan runs a few seconds: still running when the older push is delivered. */
+const NEWER_MID = sha(0x2533);
 
 describe("baseline: scans of the default branch", () => {
   let h: Harness;
@@ -45,7 +47,7 @@ describe("baseline: scans of the default branch", () => {
         scanDurationMs: (scan) =>
           scan.commitHash === SLOW_HEAD || scan.commitHash === OLD_SLOW
             ? 120_000
-            : scan.commitHash === MID_HEAD || scan.commitHash === OLD_MID
+            : scan.commitHash === MID_HEAD || scan.commitHash === OLD_MID || scan.commitHash === NEWER_MID
               ? 6_000
               : 1_500,
         retryAfterSeconds: 1,
@@ -197,6 +199,57 @@ describe("baseline: scans of the default branch", () => {
     );
     expect(checkRuns(h, r.owner, r.repo, sha(0x2441))[0]!.conclusion).not.toBe("cancelled");
     await completedRun(h, r.owner, r.repo, sha(0x2443), 30_000);
+  });
+
+  it("two pushes in the same second delivered out of order (B on top of A first, then A): the baseline follows B, A starts nothing, B's running scan is not cancelled and only B's SARIF is uploaded", async () => {
+    const r = await repoWith("bl-same-second", baselineConfig(), 0x2530);
+    const [a, b] = [sha(0x2532), NEWER_MID];
+    const pushedAt = Math.floor(Date.now() / 1000);
+    // GitHub's order: A, then B on top of it (each payload moves the branch as its push did), one pushed_at
+    const pushA = pushPayload(h.github.state, {
+      owner: r.owner,
+      repo: r.repo,
+      before: sha(0x2530),
+      after: a,
+      pushedAt,
+    });
+    const pushB = pushPayload(h.github.state, {
+      owner: r.owner,
+      repo: r.repo,
+      before: a,
+      after: b,
+      pushedAt,
+    });
+    // delivered the other way round, A while B's scan runs
+    expect((await h.send("push", pushB, "bl-same-second-b")).status).toBe(200);
+    const scanB = await h.waitFor(() => launchesOf(b)[0], 10_000, "B's launch");
+    expect((await h.send("push", pushA, "bl-same-second-a")).status).toBe(200);
+    const startA = await h.waitFor(
+      async () => {
+        const job = await h.booted.rt.queues.events.getJob(jobId("push", "bl-same-second-a"));
+        return job?.finishedOn ? job : undefined;
+      },
+      10_000,
+      "A's start ended",
+    );
+    expect(startA.returnvalue).toBe("stale-push");
+
+    const run = await completedRun(h, r.owner, r.repo, b, 30_000);
+    expect(h.sandbox.state.statusOf(scanB)).toBe("COMPLETED");
+    expect(run.conclusion).not.toBe("cancelled");
+    expect(run.output.summary).toContain(`**Baseline** of \`${r.branch}\``);
+    expect(launchesOf(b)).toHaveLength(1);
+    expect(launchesOf(a)).toEqual([]);
+    expect(checkRuns(h, r.owner, r.repo, a)).toEqual([]);
+    expect(await getBaseline(h.booted.rt.state, baselineKey(r.owner, r.repo))).toMatchObject({ headSha: b });
+    expect(await getBaselineReport(h.booted.rt.state, r.owner, r.repo)).toMatchObject({
+      headSha: b,
+      scanId: scanB.id,
+    });
+    await h.waitFor(() => h.github.state.sarifUploads(r.owner, r.repo).length > 0, 10_000, "SARIF upload");
+    expect(h.github.state.sarifUploads(r.owner, r.repo).map((u) => [u.ref, u.commitSha])).toEqual([
+      [`refs/heads/${r.branch}`, b],
+    ]);
   });
 
   it("a diff preset in baseline.preset: a configuration error on the commit's check, and no launch", async () => {

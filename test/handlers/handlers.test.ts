@@ -181,7 +181,6 @@ describe("handlers: guards and one job per delivery, no GitHub call on the webho
       repo: "Hello-World",
       defaultBranch: "master",
       headSha: payload.after,
-      pushedAt: payload.repository.pushed_at,
     });
   });
 

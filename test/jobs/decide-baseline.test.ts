@@ -31,7 +31,6 @@ function facts(extra: Partial<BaselineFacts> = {}, baseline: Record<string, unkn
       repoPrivate: true,
       defaultBranch: "main",
       headSha: HEAD,
-      pushedAt: 1_700_000_000,
       commitMessage: "Merge pull request #3",
     },
     config: repoConfig({
@@ -133,14 +132,16 @@ describe("which pushes start a baseline", () => {
     repo: "web",
     branch: "main",
     headSha: HEAD,
-    pushedAt: 100,
     checkRunId: 5,
   };
-  it("a push older than the followed one is stale; the same commit is a duplicate", () => {
+  it("a push whose commit is no longer the branch's head is stale, whatever its time; the same commit is a duplicate", () => {
     const d = { ...facts().event, headSha: "b".repeat(40) };
-    expect(isStalePush(prev, { ...d, pushedAt: 99 })).toBe(true);
-    expect(isStalePush(prev, { ...d, pushedAt: 100 })).toBe(false);
-    expect(isStalePush(prev, { ...d, trigger: "schedule", pushedAt: 99 })).toBe(false);
+    expect(isStalePush(d, HEAD)).toBe(true);
+    expect(isStalePush(d, undefined)).toBe(true);
+    expect(isStalePush(d, "b".repeat(40))).toBe(false);
+    // a schedule reads the head itself; a start handed a check run by reconciliation must end it
+    expect(isStalePush({ ...d, trigger: "schedule" }, HEAD)).toBe(false);
+    expect(isStalePush({ ...d, resumeCheckRunId: 9 }, HEAD)).toBe(false);
     expect(followsCommit(prev, HEAD)).toBe(true);
     expect(followsCommit(prev, "b".repeat(40))).toBe(false);
     expect(followsCommit({ ...prev, checkRunId: undefined }, HEAD)).toBe(false);
