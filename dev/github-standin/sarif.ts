@@ -1,6 +1,5 @@
 import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
+import { resolve } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { Ajv, type ValidateFunction } from "ajv";
 import addFormatsModule from "ajv-formats";
@@ -20,11 +19,9 @@ export const SARIF_UPLOAD_MAXIMUMS = {
   tagsPerRule: 20,
 } as const;
 
-/** The official SARIF 2.1.0 JSON Schema (OASIS; draft-07), as shipped in @datadog/datadog-ci-plugin-sarif. */
+/** The official SARIF 2.1.0 JSON Schema (OASIS; draft-07), copied into fixtures/sarif/ (its README gives the origin). */
 export function sarifSchemaPath(): string {
-  const require = createRequire(import.meta.url);
-  const pkg = require.resolve("@datadog/datadog-ci-plugin-sarif/package.json");
-  return join(dirname(pkg), "dist/json-schema/sarif-schema-2.1.0.json");
+  return resolve(import.meta.dirname, "../../fixtures/sarif/sarif-schema-2.1.0.json");
 }
 
 let compiled: ValidateFunction | undefined;

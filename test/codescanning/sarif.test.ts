@@ -1,12 +1,9 @@
-import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
 import { gunzipSync } from "node:zlib";
-import { Ajv } from "ajv";
-import addFormatsModule from "ajv-formats";
 import fc from "fast-check";
 import type { Log } from "sarif";
 import { describe, expect, it } from "vitest";
+// Validates against the official OASIS SARIF 2.1.0 schema (fixtures/sarif/), never a hand-written one.
+import { sarifSchemaErrors } from "../../dev/github-standin/index.js";
 import {
   alertMessage,
   buildSarif,
@@ -22,19 +19,6 @@ import { fingerprint } from "../../src/domain/identity.js";
 import type { ReportFinding } from "../../src/domain/types.js";
 import { nthFinding } from "../support/finding.js";
 import { propertyOptions } from "../support/property.js";
-
-// The official OASIS SARIF 2.1.0 schema (draft-07), never a hand-written one.
-const require = createRequire(import.meta.url);
-const schemaFile = join(
-  dirname(require.resolve("@datadog/datadog-ci-plugin-sarif/package.json")),
-  "dist/json-schema/sarif-schema-2.1.0.json",
-);
-const ajv = new Ajv({ allErrors: true, strict: false });
-addFormatsModule.default(ajv);
-const validate = ajv.compile(JSON.parse(readFileSync(schemaFile, "utf8")) as object);
-function schemaErrors(log: unknown): string[] {
-  return validate(log) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message}`);
-}
 
 const HEAD = "a".repeat(40);
 let n = 0;
@@ -53,7 +37,7 @@ describe("buildSarif", () => {
       finding({ resolutionStatus: "IN_PROGRESS", severity: "INFO", category: "style" }),
     ];
     const { log, included, unplaceable } = buildSarif({ ...base, findings });
-    expect(schemaErrors(log)).toEqual([]);
+    expect(sarifSchemaErrors(log)).toEqual([]);
     expect(log.version).toBe("2.1.0");
     const run = log.runs[0]!;
     expect(run.tool.driver.name).toBe("diffward");
@@ -99,7 +83,7 @@ describe("buildSarif", () => {
     const { log, unplaceable } = buildSarif({ ...base, findings: [bad, finding()] });
     expect(unplaceable).toEqual([bad.id]);
     expect(log.runs[0]!.results).toHaveLength(1);
-    expect(schemaErrors(log)).toEqual([]);
+    expect(sarifSchemaErrors(log)).toEqual([]);
   });
 
   it("keeps at most maxResults results, dropping the least severe (GitHub keeps 5,000 per run)", () => {
@@ -153,7 +137,7 @@ describe("encodeSarif", () => {
     const enc = encodeSarif({ ...base, findings });
     const log = JSON.parse(gunzipSync(Buffer.from(enc.sarif, "base64")).toString("utf8")) as Log;
     expect(log).toEqual(enc.log);
-    expect(schemaErrors(log)).toEqual([]);
+    expect(sarifSchemaErrors(log)).toEqual([]);
     expect(enc.gzipBytes).toBe(Buffer.from(enc.sarif, "base64").length);
   });
 
