@@ -3,9 +3,7 @@
 # the frontend image from Docker Hub first (impossible offline or behind a registry mirror).
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
-# .npmrc too: the lock file was made with its legacy-peer-deps=true, and `npm ci` without it finds the lock
-# file out of step (EUSAGE "Missing: … from lock file").
-COPY package.json package-lock.json .npmrc ./
+COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
@@ -27,7 +25,7 @@ RUN apt-get update && apt-get install -y --no-install-recommends tini && rm -rf 
   && printf '#!/bin/sh\nexec node /app/dist/src/index.js "$@"\n' > /usr/local/bin/diffward \
   && chmod 755 /usr/local/bin/diffward
 WORKDIR /app
-COPY package.json package-lock.json .npmrc ./
+COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
 COPY app.yml ./

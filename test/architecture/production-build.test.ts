@@ -69,6 +69,28 @@ describe("the production build", () => {
       );
     expect(reaching).toEqual([]);
   });
+
+  it("package.json's dependencies are exactly the packages the built modules import", () => {
+    // What the image installs (`npm ci --omit=dev`) is what dist/ loads: a package only dev/, test/ or
+    // scripts use is a devDependency, and a type-only import (erased by the build) needs none.
+    const manifest = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
+      dependencies: Record<string, string>;
+    };
+    const imported = new Set(
+      emitted
+        .filter((f) => f.endsWith(".js"))
+        .flatMap((f) => ts.preProcessFile(readFileSync(join(outDir, f), "utf8"), true, true).importedFiles)
+        .map((i) => i.fileName)
+        .filter((name) => !name.startsWith(".") && !name.startsWith("node:"))
+        .map((name) =>
+          name
+            .split("/")
+            .slice(0, name.startsWith("@") ? 2 : 1)
+            .join("/"),
+        ),
+    );
+    expect([...imported].sort()).toEqual(Object.keys(manifest.dependencies).sort());
+  });
 });
 
 describe("the Docker image", () => {
@@ -80,7 +102,7 @@ describe("the Docker image", () => {
   const stageEnd = lines.findIndex((l, i) => i > stageStart && /^FROM\s/i.test(l));
   const buildStage = lines.slice(stageStart, stageEnd);
 
-  it("the build stage copies only the manifests, .npmrc, the tsconfigs and src, then runs the build", () => {
+  it("the build stage copies only the manifests, the tsconfigs and src, then runs the build", () => {
     expect(stageStart).toBeGreaterThanOrEqual(0);
     const copied = buildStage
       .filter((l) => /^COPY\s/i.test(l))
@@ -91,8 +113,7 @@ describe("the Docker image", () => {
           .slice(0, -1),
       );
     expect(copied.sort()).toEqual(
-      // .npmrc: the lock file was made with its legacy-peer-deps=true, which `npm ci` must see too
-      ["package.json", "package-lock.json", ".npmrc", "tsconfig.json", "tsconfig.build.json", "src"].sort(),
+      ["package.json", "package-lock.json", "tsconfig.json", "tsconfig.build.json", "src"].sort(),
     );
     expect(buildStage).toContain("RUN npm run build");
   });
@@ -106,7 +127,7 @@ describe("the Docker image", () => {
     const runtime = lines.slice(runtimeStart);
     const copies = runtime.filter((l) => /^COPY\s/i.test(l));
     expect(copies).toEqual([
-      "COPY package.json package-lock.json .npmrc ./",
+      "COPY package.json package-lock.json ./",
       "COPY --from=build /app/dist ./dist",
       "COPY app.yml ./",
     ]);
