@@ -77,20 +77,26 @@ export async function updatePullDecisions(
 ): Promise<void> {
   for (let attempt = 0; ; attempt++) {
     try {
-      await rt.state.withPullLock(
-        key,
-        async () => {
-          const next = PullDecisions.parse(change(await readPullDecisions(rt, key)));
-          await rt.state.putJson(DECISIONS_KIND, key, next, decisionsTtlSeconds(next, rt.now()));
-        },
-        10_000,
-      );
+      await rt.state.withPullLock(key, () => writePullDecisions(rt, key, change), 10_000);
       return;
     } catch (error) {
       if (!(error instanceof LockBusyError) || attempt >= 19) throw error;
       await new Promise((r) => setTimeout(r, 100));
     }
   }
+}
+
+/**
+ * Changes the decisions document as {@link updatePullDecisions} does, for a caller that already holds the
+ * pull request's lock (`withPullLock` is not re-entrant: taking it again would wait for the caller itself).
+ */
+export async function writePullDecisions(
+  rt: Runtime,
+  key: string,
+  change: (doc: PullDecisions) => PullDecisions,
+): Promise<void> {
+  const next = PullDecisions.parse(change(await readPullDecisions(rt, key)));
+  await rt.state.putJson(DECISIONS_KIND, key, next, decisionsTtlSeconds(next, rt.now()));
 }
 
 /** The decisions' default life, in seconds (90 days after the last change). */
@@ -106,13 +112,18 @@ export function decisionsTtlSeconds(doc: PullDecisions, now: number): number {
   return Math.max(DECISIONS_TTL_SECONDS, Math.ceil((latest - now) / 1000) + 7 * 24 * 3600);
 }
 
-/** Stores resolution decisions (one per identity, see {@link updatePullDecisions}). */
-export async function recordDecisions(rt: Runtime, key: string, add: readonly Decision[]): Promise<void> {
-  await updatePullDecisions(rt, key, (doc) => {
+/** The change that stores resolution decisions, one per identity ({@link withDecision}). Pure. */
+export function addingDecisions(add: readonly Decision[]): (doc: PullDecisions) => PullDecisions {
+  return (doc) => {
     let decisions = doc.decisions;
     for (const d of add) decisions = withDecision(decisions, Decision.parse(d));
     return { ...doc, decisions };
-  });
+  };
+}
+
+/** Stores resolution decisions (one per identity, see {@link updatePullDecisions}). */
+export async function recordDecisions(rt: Runtime, key: string, add: readonly Decision[]): Promise<void> {
+  await updatePullDecisions(rt, key, addingDecisions(add));
 }
 
 /**
