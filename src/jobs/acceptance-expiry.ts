@@ -20,7 +20,7 @@ import type { Runtime } from "../runtime/runtime.js";
 import type { FindingDetail } from "../scanner/schemas.js";
 import type { ScannerTenant } from "../tenants/index.js";
 import { recomputeCheck } from "../triage/check.js";
-import { readDecisions, recordDecisions } from "../triage/decisions.js";
+import { addingDecisions, readDecisions, writePullDecisions } from "../triage/decisions.js";
 import { AcceptanceExpiryJobData, dropExpiryEntry, expiryAudit, type ExpiryPull } from "../triage/expiry.js";
 import { refreshFindingComment, setThreadResolved } from "../triage/reflect.js";
 import { Decision } from "../triage/types.js";
@@ -31,63 +31,115 @@ export type ExpiryOutcome = "expired" | "cancelled" | "skipped";
 /** How long the record of an expiry's sent service writes is kept, in seconds (7 days, like a command's). */
 const SENT_TTL_SECONDS = 7 * 24 * 3600;
 
+/** The steps of one expiry already done (`once:expiry:<expiryId>`: `decision`, `resolution`, `note`, `ended`, `reflected`). */
+type Sent = Record<string, string>;
+
 /**
- * Applies one expiry:
- * 1. the decision carrying the job's `expiryId` (the pull request's decisions): gone means a later decision
- *    of the finding replaced it, and the expiry was cancelled: nothing is done;
- * 2. the finding as the service has it now (`GET …/findings/{findingId}`): in another state than the accepted
+ * Where an expiry stands in its pull request's decisions (pure): `due` while the finding's decision still
+ * carries it (`expiryId`), `ended` while the decision is the `NOT_STARTED` one it recorded
+ * (`endedExpiryId`) and the pull request has not followed yet; `undefined` once a later decision of the
+ * finding replaced it (a renewal, another command, a change in GitHub code scanning) or it was reflected.
+ * `decision` is the acceptance that ends (for `ended`: as kept in the job's record when it was sent).
+ */
+export function expiryStage(
+  decisions: readonly Decision[],
+  expiryId: string,
+  sent: Sent,
+): { stage: "due" | "ended"; decision: Decision & { expiresAt: string } } | undefined {
+  const due = decisions.find((x) => x.expiryId === expiryId);
+  if (due?.expiresAt) return { stage: "due", decision: { ...due, expiresAt: due.expiresAt } };
+  if (!sent.decision || sent.reflected || !decisions.some((x) => x.endedExpiryId === expiryId))
+    return undefined;
+  const accepted = Decision.parse(JSON.parse(sent.decision));
+  return accepted.expiresAt
+    ? { stage: "ended", decision: { ...accepted, expiresAt: accepted.expiresAt } }
+    : undefined;
+}
+
+/** One run of an expiry job. */
+interface ExpiryRun {
+  rt: Runtime;
+  d: AcceptanceExpiryJobData;
+  key: string;
+  log: Logger;
+  sent: Sent;
+  /** records a step as done in the job's record */
+  mark(step: string, value?: string): Promise<unknown>;
+}
+
+/**
+ * Applies one expiry. It acts only while the finding's decision still carries it ({@link expiryStage}),
+ * checked under the pull request's lock (`withPullLock`) before the service write and again before the
+ * decision write, the lock held until the pull request has followed; otherwise nothing is done and the
+ * reason logged (a renewal or another decision of the finding replaced it, even while this job ran):
+ * 1. the finding as the service has it now (`GET …/findings/{findingId}`): in another state than the accepted
  *    one (changed in the service's UI, say), nothing is sent and the expiry ends;
- * 3. `PATCH …/resolution` with `resolutionStatus: NOT_STARTED`, then the note "Risk acceptance by @… expired
+ * 2. `PATCH …/resolution` with `resolutionStatus: NOT_STARTED`, then the note "Risk acceptance by @… expired
  *    on …" (`POST …/notes`: the service ignores a note sent with `NOT_STARTED`, spec §Findings resolution
  *    rule 2); each step once whatever the job's retries (recorded in `once:expiry:<expiryId>`, kept 7 days,
- *    with the accepted decision, so a retry after the decision was replaced still reflects it);
- * 4. the decision recorded (`NOT_STARTED`: nothing is carried to later pushes), then the pull request follows
- *    ({@link reflectExpiry}) and the expiry is audited.
- * Service and GitHub errors are thrown: BullMQ retries with backoff (`EVENT_JOB_OPTIONS`).
+ *    with the accepted decision, so a retry after the decision was recorded still reflects it);
+ * 3. the decision recorded (`NOT_STARTED` with `endedExpiryId`: nothing is carried to later pushes), then the
+ *    pull request follows ({@link reflectExpiry}) and the expiry is audited.
+ * Service and GitHub errors are thrown: BullMQ retries with backoff (`EVENT_JOB_OPTIONS`); a busy lock
+ * throws `LockBusyError` (the events worker runs the job again shortly, without spending an attempt).
  */
 export async function processAcceptanceExpiry(rt: Runtime, job: Job): Promise<ExpiryOutcome> {
   const d = AcceptanceExpiryJobData.parse(job.data);
   const key = pullKey(d.owner, d.repo, d.pullNumber);
-  const log = rt.log.child({ job: job.id, pull: key, installation: d.installationId });
+  const log = rt.log.child({ job: job.id, pull: key, installation: d.installationId, expiryId: d.expiryId });
   const sentKey = `${rt.state.prefix}:once:expiry:${d.expiryId}`;
   const sent = await rt.redis.hgetall(sentKey);
-  // a retry after the decision was recorded finds the accepted decision in the job's record
-  const found =
-    (await readDecisions(rt, key, log)).find((x) => x.expiryId === d.expiryId) ??
-    (sent.decision && !sent.reflected ? Decision.parse(JSON.parse(sent.decision)) : undefined);
-  if (!found?.expiresAt) {
-    log.info("acceptance expiry: the decision changed meanwhile, nothing to do");
-    await dropExpiryEntry(rt, d, d.expiryId);
-    return "cancelled";
-  }
-  const decision = { ...found, expiresAt: found.expiresAt };
-  const tenant = await rt.scanner.forAccount(d.accountLogin);
-  if (!tenant) throw new Error("acceptance expiry: no scanning-service token for the account (retried)");
-  const detail = await tenant.client.getFinding(tenant.projectId, decision.findingId);
-  if (sent.resolution === undefined && detail.resolutionStatus !== decision.resolutionStatus) {
-    log.info(
-      { finding: detail.id, accepted: decision.resolutionStatus, now: detail.resolutionStatus },
-      "acceptance expiry: the finding is in another state, nothing changed",
-    );
-    await endExpiry(rt, d, decision, detail, "skipped");
-    return "skipped";
-  }
   const mark = (step: string, value = "1") =>
     rt.redis.multi().hset(sentKey, step, value).expire(sentKey, SENT_TTL_SECONDS).exec();
-  if (!sent.decision) await mark("decision", JSON.stringify(decision));
-  const note = expiredNote(decision.by, decision.expiresAt, decision.resolutionStatus);
-  if (!sent.resolution) {
-    await tenant.client.setResolution(tenant.projectId, detail.id, { resolutionStatus: "NOT_STARTED" });
-    await mark("resolution");
+  const run: ExpiryRun = { rt, d, key, log, sent, mark };
+  const found = expiryStage(await readDecisions(rt, key, log), d.expiryId, sent);
+  if (!found) return replaced(run, "before the finding was read");
+  const tenant = await rt.scanner.forAccount(d.accountLogin);
+  if (!tenant) throw new Error("acceptance expiry: no scanning-service token for the account (retried)");
+  const detail = await tenant.client.getFinding(tenant.projectId, found.decision.findingId);
+  return rt.state.withPullLock(key, () => applyExpiry(run, tenant, detail));
+}
+
+/** {@link processAcceptanceExpiry} under the pull request's lock, from the finding as the service has it. */
+async function applyExpiry(
+  run: ExpiryRun,
+  tenant: ScannerTenant,
+  detail: FindingDetail,
+): Promise<ExpiryOutcome> {
+  const { rt, d, key, log, sent, mark } = run;
+  const now = expiryStage(await readDecisions(rt, key, log), d.expiryId, sent);
+  if (!now) return replaced(run, "before the service write");
+  const { decision } = now;
+  if (now.stage === "due") {
+    if (sent.resolution === undefined && detail.resolutionStatus !== decision.resolutionStatus) {
+      log.info(
+        { finding: detail.id, accepted: decision.resolutionStatus, now: detail.resolutionStatus },
+        "acceptance expiry: the finding is in another state, nothing changed",
+      );
+      await endExpiry(rt, d, decision, detail, "skipped");
+      return "skipped";
+    }
+    if (!sent.decision) await mark("decision", JSON.stringify(decision));
+    if (!sent.resolution) {
+      await tenant.client.setResolution(tenant.projectId, detail.id, { resolutionStatus: "NOT_STARTED" });
+      await mark("resolution");
+    }
+    if (!sent.note) {
+      await tenant.client.addNote(
+        tenant.projectId,
+        detail.id,
+        expiredNote(decision.by, decision.expiresAt, decision.resolutionStatus),
+      );
+      await mark("note");
+    }
+    log.info(
+      { finding: detail.id, expiresAt: decision.expiresAt },
+      "acceptance expired: finding not started again",
+    );
+    // the lock is renewed while held, but a holder stalled past its lifetime loses it: look again
+    if (expiryStage(await readDecisions(rt, key, log), d.expiryId, sent)?.stage !== "due")
+      return replaced(run, "after the service write (the pull request's lock was lost)", "warn");
   }
-  if (!sent.note) {
-    await tenant.client.addNote(tenant.projectId, detail.id, note);
-    await mark("note");
-  }
-  log.info(
-    { finding: detail.id, expiresAt: decision.expiresAt },
-    "acceptance expired: finding not started again",
-  );
   if (!sent.ended) {
     await endExpiry(rt, d, decision, detail, "applied");
     await mark("ended");
@@ -98,13 +150,31 @@ export async function processAcceptanceExpiry(rt: Runtime, job: Job): Promise<Ex
 }
 
 /**
- * Records the end of an expiry: the decision without its expiry (`NOT_STARTED` with the expiry's note when
- * it was applied; the accepted decision without `expiresAt` when the finding had moved on), the index entry
- * dropped, the audit entry (`expire`, source `expiry`, `applied` or `skipped`).
+ * The expiry's decision was replaced: nothing more is done, the reason is logged (`warn` once the service was
+ * written: the finding may be left `NOT_STARTED` under a later decision) and its index entry dropped.
+ */
+async function replaced(
+  run: ExpiryRun,
+  when: string,
+  level: "info" | "warn" = "info",
+): Promise<ExpiryOutcome> {
+  run.log[level](
+    { when },
+    "acceptance expiry: nothing done, the finding's decision no longer carries this expiry (a later decision replaced it)",
+  );
+  await dropExpiryEntry(run.rt, run.d, run.d.expiryId);
+  return "cancelled";
+}
+
+/**
+ * Records the end of an expiry, under the pull request's lock: the decision without its expiry (`NOT_STARTED`
+ * with the expiry's note and `endedExpiryId` when it was applied; the accepted decision without `expiresAt`
+ * when the finding had moved on), the index entry dropped, the audit entry (`expire`, source `expiry`,
+ * `applied` or `skipped`).
  */
 async function endExpiry(
   rt: Runtime,
-  pull: ExpiryPull,
+  pull: AcceptanceExpiryJobData,
   decision: Decision & { expiresAt: string },
   detail: Pick<FindingDetail, "resolutionStatus" | "severity">,
   outcome: "applied" | "skipped",
@@ -118,10 +188,11 @@ async function endExpiry(
           resolutionStatus: "NOT_STARTED",
           note: expiredNote(decision.by, expiresAt, decision.resolutionStatus),
           at: new Date(rt.now()).toISOString(),
+          endedExpiryId: pull.expiryId,
         }
       : rest;
-  await recordDecisions(rt, pullKey(pull.owner, pull.repo, pull.pullNumber), [next]);
-  await dropExpiryEntry(rt, pull, decision.expiryId!);
+  await writePullDecisions(rt, pullKey(pull.owner, pull.repo, pull.pullNumber), addingDecisions([next]));
+  await dropExpiryEntry(rt, pull, pull.expiryId);
   await appendAudit(rt, {
     ...expiryAudit(rt, pull, decision),
     actor: decision.by,

@@ -20,6 +20,11 @@ export const Decision = z.object({
   expiresAt: z.string().optional(),
   /** the id of the expiry's delayed job (and its entry in the installation's expiries), set when scheduled */
   expiryId: z.string().optional(),
+  /**
+   * on the `NOT_STARTED` decision an applied expiry records: that expiry's `expiryId`, so a retry of the
+   * expiry follows it on the pull request only while this decision stands (src/jobs/acceptance-expiry.ts)
+   */
+  endedExpiryId: z.string().optional(),
   /** set when the decision was carried over from an earlier finding of the same identity */
   carriedFrom: z.string().optional(),
   /** how the carried decision's finding matched the earlier one (src/domain/identity.ts `MatchedBy`) */

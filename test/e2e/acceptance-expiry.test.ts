@@ -5,11 +5,14 @@
  * PATCH and the check fails again, without anyone acting. The expiry survives a worker restart and a Redis
  * flush (rebuilt by reconciliation from the service's note) and a lost job (added again); one that finds the
  * finding in another state sends nothing; a later `/reopen` cancels it; an approval keeps it; past, malformed and too-far dates, and a missing one under `triage.requireExpiry`, are refused.
+ * An expiry acts only while the finding's decision still carries it: one held in the service while the
+ * acceptance is renewed, or retried after a new acceptance, changes nothing.
  */
 import type { Job } from "bullmq";
 import { describe, expect, it } from "vitest";
 import { processAcceptanceExpiry } from "../../src/jobs/acceptance-expiry.js";
 import type { Harness } from "../../dev/harness/harness.js";
+import { applyFaults } from "../../dev/sandbox/index.js";
 import { readAudit } from "../../src/runtime/audit-log.js";
 import { pullKey } from "../../src/runtime/names.js";
 import { readDecisions } from "../../src/triage/decisions.js";
@@ -55,6 +58,17 @@ async function auditEntries() {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** An ISO 8601 moment `ms` from now, as a user would type it (seconds, `Z`). */
 const inMs = (ms: number) => new Date(Date.now() + ms).toISOString().replace(/\.\d{3}Z$/, "Z");
+
+/** The id of the expiry the finding's decision carries now (`undefined`: none). */
+async function expiryIdNow(pr: ReportedPull, title = SQLI) {
+  const decisions = await readDecisions(h.booted.rt, pullKey(pr.owner, pr.repo, pr.pullNumber));
+  return decisions.find((d) => d.findingId === pr.byTitle.get(title))?.expiryId;
+}
+
+/** The expiry job's state, read from the queue. */
+async function jobState(expiryId: string) {
+  return (await h.booted.rt.queues.events.getJob(expiryId))?.getState();
+}
 
 /** `/fp` on the HIGH finding, so the CRITICAL one is the only blocking finding left. */
 async function onlySqliBlocks(pr: ReportedPull) {
@@ -366,5 +380,88 @@ describe("an acceptance with an expiry", () => {
     );
     expect(applied).toMatchObject({ action: "resolve", actor: WRITER, to: "WONT_FIX" });
     expect(Date.parse(applied.expiresAt!) - Date.now()).toBeGreaterThan(6 * 24 * 3600_000);
+  });
+
+  it("an expiry held in the service while the acceptance is renewed changes nothing, and the renewal's own expiry applies", async () => {
+    const pr = await pull();
+    await onlySqliBlocks(pr);
+    const until = inMs(4_000);
+    await acceptUntil(pr, until);
+    const first = (await expiryIdNow(pr))!;
+    // every service request that arrives meanwhile waits 6 s: the expiry's first read of the finding is held
+    await sleep(Math.max(0, Date.parse(until) - Date.now() - 300));
+    applyFaults(h.sandbox.state, { latencyMs: 6_000 });
+    await h.waitFor(async () => (await jobState(first)) === "active", 5_000, "the expiry running");
+    await sleep(500);
+    applyFaults(h.sandbox.state, { latencyMs: 0 });
+    const { answer } = await replyTo(h, pr, SQLI, "/wontfix risk_accepted for 30d");
+    expect(answer).toContain("Accepted until");
+    expect(answer).toContain("passing");
+    // the renewal was answered while the old expiry still waited for the service
+    expect(await jobState(first)).toBe("active");
+    const renewal = await expiryIdNow(pr);
+    expect(renewal).toBeDefined();
+    expect(renewal).not.toBe(first);
+
+    await h.waitFor(async () => (await jobState(first)) === "completed", 15_000, "the held expiry's end");
+    expect(sandboxFinding(h, pr, SQLI).resolutionStatus).toBe("WONT_FIX");
+    expect(sandboxFinding(h, pr, SQLI).notes.some((n) => n.body.includes("expired on"))).toBe(false);
+    const decisions = await readDecisions(h.booted.rt, pullKey(pr.owner, pr.repo, pr.pullNumber));
+    const decision = decisions.find((d) => d.findingId === pr.byTitle.get(SQLI))!;
+    expect(decision).toMatchObject({ resolutionStatus: "WONT_FIX", expiryId: renewal });
+    expect(Date.parse(decision.expiresAt!) - Date.now()).toBeGreaterThan(29 * 24 * 3600_000);
+    expect(checkOf(h, pr).conclusion).toBe("success");
+    expect((await h.booted.rt.queues.events.getJob(first))!.returnvalue).toBe("cancelled");
+
+    // the renewal's own expiry, brought forward to now, applies: the finding is set back and the check fails
+    const sent = patches();
+    await (await h.booted.rt.queues.events.getJob(renewal!))!.promote();
+    await h.waitFor(
+      () => sandboxFinding(h, pr, SQLI).resolutionStatus === "NOT_STARTED" || undefined,
+      15_000,
+      "the renewal expired",
+    );
+    await h.waitFor(() => checkOf(h, pr).conclusion === "failure" || undefined, 10_000, "check red");
+    expect(patches()).toBe(sent + 1);
+    expect(await expiryIdNow(pr)).toBeUndefined();
+  });
+
+  it("an expiry retried after its reflection failed and the finding was accepted again leaves the code scanning alert dismissed", async () => {
+    const pr = await pull("codeScanning:\n  upload: true");
+    const alert = () =>
+      h.github.state
+        .codeScanningAlerts(pr.owner, pr.repo)
+        .find((a) => a.mostRecent.message.includes(pr.byTitle.get(SQLI)!));
+    await h.waitFor(() => alert(), 10_000, "the finding's code scanning alert");
+    const until = inMs(4_000);
+    await replyTo(h, pr, SQLI, `/wontfix risk_accepted until ${until}`);
+    expect(alert()!.state).toBe("dismissed");
+    const first = (await expiryIdNow(pr))!;
+    // the expiry's reflection fails once, at its check run recompute (the finding list), after the alert reopened
+    applyFaults(h.sandbox.state, {
+      errors: { count: 1, status: 503, route: "^GET /projects/[^/]+/findings$" },
+    });
+    const failed = await h.waitFor(
+      async () => {
+        const job = await h.booted.rt.queues.events.getJob(first);
+        return job && job.attemptsMade === 1 && (await job.getState()) === "delayed" ? job : undefined;
+      },
+      15_000,
+      "the expiry's first attempt failed",
+    );
+    // its retry waits until the finding is accepted again
+    await failed.changeDelay(60_000);
+    expect(sandboxFinding(h, pr, SQLI).resolutionStatus).toBe("NOT_STARTED");
+    expect(alert()!.state).toBe("open");
+    const { answer } = await replyTo(h, pr, SQLI, "/wontfix risk_accepted for 30d");
+    expect(answer).toContain("Accepted until");
+    expect(alert()!.state).toBe("dismissed");
+
+    await failed.promote();
+    await h.waitFor(async () => (await jobState(first)) === "completed", 15_000, "the retried expiry's end");
+    expect(alert()!.state).toBe("dismissed");
+    expect(sandboxFinding(h, pr, SQLI).resolutionStatus).toBe("WONT_FIX");
+    expect(await expiryIdNow(pr)).not.toBe(first);
+    expect((await h.booted.rt.queues.events.getJob(first))!.returnvalue).toBe("cancelled");
   });
 });

@@ -1,6 +1,7 @@
 import type { ApprovalRequest } from "../../src/domain/approval.js";
 import { identityOf } from "../../src/domain/identity.js";
 import type { ReportFinding } from "../../src/domain/types.js";
+import type { Decision } from "../../src/triage/types.js";
 
 /** A finding with sensible defaults; override what the test is about. */
 export function finding(over: Partial<ReportFinding> = {}): ReportFinding {
@@ -54,5 +55,22 @@ export function approvalRequest(
     requestedBy: "octo-writer",
     requestedAt,
     approvers: "maintain",
+  };
+}
+
+/**
+ * A stored acceptance that expires: `WONT_FIX` of finding `f_1` (HIGH) by `alice` on 2026-03-04, until
+ * 2026-04-01 end of day (UTC); override what the test is about.
+ */
+export function acceptance(over: Partial<Decision> = {}): Decision {
+  return {
+    findingId: "f_1",
+    fingerprint: "a".repeat(64),
+    severity: "HIGH",
+    resolutionStatus: "WONT_FIX",
+    by: "alice",
+    at: "2026-03-04T05:06:07.000Z",
+    expiresAt: "2026-04-01T23:59:59.999Z",
+    ...over,
   };
 }

@@ -2,18 +2,10 @@ import { describe, expect, it } from "vitest";
 import { acceptanceLine, expiredNote } from "../../src/domain/acceptance.js";
 import { decisionsTtlSeconds } from "../../src/triage/decisions.js";
 import { expiryIdOf, latestAcceptance } from "../../src/triage/expiry.js";
-import type { Decision } from "../../src/triage/types.js";
+import { acceptance } from "../support/finding.js";
 
 const PULL = { owner: "octo", repo: "app", pullNumber: 9 };
-const DECISION: Decision = {
-  findingId: "f_1",
-  fingerprint: "a".repeat(64),
-  severity: "HIGH",
-  resolutionStatus: "WONT_FIX",
-  by: "alice",
-  at: "2026-03-04T05:06:07.000Z",
-  expiresAt: "2026-04-01T23:59:59.999Z",
-};
+const DECISION = acceptance();
 
 describe("an expiry's id", () => {
   it("is a BullMQ job id (no ':', not only digits), the same for the same acceptance and new for another", () => {
