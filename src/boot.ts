@@ -10,7 +10,8 @@ import {
 } from "./runtime/connection.js";
 import { createQueues } from "./runtime/queues.js";
 import { JOB } from "./runtime/names.js";
-import { DEFAULT_SETTINGS, type Runtime, type Settings } from "./runtime/runtime.js";
+import type { Runtime } from "./runtime/runtime.js";
+import { DEFAULT_SETTINGS, type Settings } from "./config/settings.js";
 import { StateStore } from "./runtime/state.js";
 import { WriteLane, GITHUB_WRITE_LIMITS, type LaneLimits } from "./runtime/write-lane.js";
 import { createMetrics, type DiffwardMetrics } from "./runtime/metrics.js";

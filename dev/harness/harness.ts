@@ -2,7 +2,7 @@ import { generateKeyPairSync, randomBytes, randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import { boot, type Booted, type BootConfig } from "../../src/boot.js";
 import { diffwardApp } from "../../src/handlers/index.js";
-import type { Settings } from "../../src/runtime/runtime.js";
+import type { Settings } from "../../src/config/settings.js";
 import { startSandbox, type Sandbox, type SandboxOptions } from "../sandbox/index.js";
 import {
   seedFromPullRequestEvent,

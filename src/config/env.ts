@@ -4,6 +4,8 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { z } from "zod";
+import { documented, httpUrl, intIn, opt, token, type EnvMeta } from "./env-parsers.js";
+import { SETTING_VARIABLES, settingsFromEnv, type Settings } from "./settings.js";
 
 /** The file Probot's setup flow writes (`APP_ID`, `PRIVATE_KEY`, `WEBHOOK_SECRET`), in the working directory. */
 export const DOTENV_PATH = ".env";
@@ -33,48 +35,11 @@ const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"
 const PEM = /^-----BEGIN ([A-Z ]*PRIVATE KEY)-----\r?\n[\s\S]+\r?\n-----END \1-----\s*$/;
 
 /**
- * What each variable's `.meta()` says; the one place a variable is documented. `.env.example`, the README
- * table ({@link ENV_VARIABLES}), the required-in-production checks of {@link loadEnv} and the masking of
- * {@link describeEnv} all read it.
- */
-export interface EnvMeta {
-  /** one or two sentences for `.env.example` and the README */
-  description: string;
-  /** one sample value (JSON Schema `examples`), shown commented out in `.env.example` */
-  examples?: [string];
-  /**
-   * Required unless Probot's setup flow runs (always in production): `message` is the problem reported
-   * when it is missing, and the variable also counts as set when `or` (another variable) is set.
-   */
-  requiredInProduction?: { message: string; or?: string };
-  /** the value is never logged nor quoted in an error */
-  secret?: true;
-}
-
-/** Attaches a variable's documentation to its schema (zod 4 `.meta()`, stored in `z.globalRegistry`). */
-const documented = <T extends z.ZodType>(schema: T, meta: EnvMeta): T => schema.meta({ ...meta });
-
-/** Empty strings count as unset (`FOO=` in a .env file). */
-const opt = <T extends z.ZodType>(schema: T) =>
-  z.preprocess((v) => (typeof v === "string" && v.trim() === "" ? undefined : v), schema.optional());
-
-const intIn = (min: number, max: number) =>
-  z
-    .string()
-    .regex(/^\d+$/, `must be a whole number from ${min} to ${max}`)
-    .transform(Number)
-    .pipe(z.int().min(min, `must be from ${min} to ${max}`).max(max, `must be from ${min} to ${max}`));
-
-const httpUrl = z
-  .string()
-  .refine((s) => URL.canParse(s) && /^https?:$/.test(new URL(s).protocol), "must be an http(s) URL");
-
-const token = z.string().refine((s) => !/\s/.test(s), "must not contain spaces or newlines");
-
-/**
  * Every variable diffward reads, in the order `.env.example` and the README list them: its parser
- * (strings in, typed values out), its default and its documentation ({@link EnvMeta}). Cross-variable
- * rules (one of PRIVATE_KEY / PRIVATE_KEY_PATH, setup mode) are applied by {@link loadEnv}.
+ * (strings in, typed values out), its default and its documentation ({@link EnvMeta}). The process's own
+ * variables are written here; the runtime settings' variables come last, from the settings table
+ * (`SETTING_VARIABLES`, `settings.ts`). Cross-variable rules (one of PRIVATE_KEY / PRIVATE_KEY_PATH, setup
+ * mode) are applied by {@link loadEnv}.
  */
 export const ProcessEnv = z.object({
   APP_ID: documented(opt(z.string().regex(/^\d{1,12}$/, "must be the numeric GitHub App id")), {
@@ -109,6 +74,16 @@ export const ProcessEnv = z.object({
   }),
   LOG_LEVEL: documented(opt(z.enum(LOG_LEVELS)).default("info"), {
     description: `Log level: ${LOG_LEVELS.join(", ")}.`,
+  }),
+  DIFFWARD_ROLE: documented(opt(z.enum(["web", "worker", "all"])).default("all"), {
+    description: "Which part this process runs: web, worker or all.",
+  }),
+  NODE_ENV: documented(opt(z.string()), {
+    description: "production makes the App and scanner settings required.",
+    examples: ["production"],
+  }),
+  WORKER_CONCURRENCY: documented(opt(intIn(1, 1000)).default(50), {
+    description: "Jobs each worker runs at once (1 to 1000).",
   }),
   GHE_HOST: documented(
     opt(
@@ -205,6 +180,11 @@ export const ProcessEnv = z.object({
       "Key that signs the organization's page sessions and sign-in state (HMAC-SHA256), at least 32 characters (openssl rand -hex 32). Required in production when GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET are set; unset in development, each process makes one (sessions end when it restarts). Secret.",
     secret: true,
   }),
+  DIFFWARD_ADMIN_TOKEN: documented(opt(token), {
+    description:
+      "Bearer token for GET /audit, the audit trail of triage decisions as JSON Lines (Authorization: Bearer <token>). Secret. Unset: /audit answers 404.",
+    secret: true,
+  }),
   // spec §Versioning: the version segment `/api/v1` ends the base path
   SCANNER_API_URL: documented(
     opt(
@@ -234,78 +214,7 @@ export const ProcessEnv = z.object({
     description: "File of per-installation scanner tokens, instead of or besides SCANNER_TOKEN.",
     examples: ["./scanner-tokens.json"],
   }),
-  SCANNER_DIFF_PRESET: documented(
-    opt(z.string().regex(/^\S{1,200}$/, "must be a preset ref without spaces")).default("diff-standard"),
-    { description: "Preset ref for pull request scans when .github/diffward.yml names none." },
-  ),
-  // spec §Guidance: a file named after the service, `.md`; the spec does not give the service's name
-  SCANNER_GUIDANCE_FILE: documented(
-    opt(
-      z
-        .string()
-        .refine(
-          (s) => !s.startsWith("/") && !s.split("/").includes("..") && s.toLowerCase().endsWith(".md"),
-          "must be a relative path inside the repository ending in .md",
-        ),
-    ).default("SCANNER.md"),
-    { description: "Path of the guidance file the service reads from the repository (a .md file)." },
-  ),
-  SCANNER_PUBLIC_URL: documented(opt(httpUrl.transform((s) => s.replace(/\/+$/, ""))), {
-    description:
-      "Base URL of the service's web interface. The check run links each finding label to {url}/projects/{projectId}/findings/{findingId} and the scan to {url}/projects/{projectId}/scans/{scanId} (with disclosure: summary these links are the only way to a finding's details); links to it in finding text stay links. Unset: labels are shown without links.",
-    examples: ["https://scanner.example.com"],
-  }),
-  // spec §Finding label
-  SCANNER_LABEL_PREFIX: documented(
-    opt(
-      z
-        .string()
-        .regex(/^[A-Za-z]{2}$/, "must be two letters")
-        .transform((s) => s.toUpperCase()),
-    ).default("SC"),
-    { description: "Two-letter prefix printed before finding labels." },
-  ),
-  DIFFWARD_ROLE: documented(opt(z.enum(["web", "worker", "all"])).default("all"), {
-    description: "Which part this process runs: web, worker or all.",
-  }),
-  NODE_ENV: documented(opt(z.string()), {
-    description: "production makes the App and scanner settings required.",
-    examples: ["production"],
-  }),
-  WORKER_CONCURRENCY: documented(opt(intIn(1, 1000)).default(50), {
-    description: "Jobs each worker runs at once (1 to 1000).",
-  }),
-  // GitHub never redelivers a failed delivery on its own (docs: "Handling failed webhook deliveries")
-  DIFFWARD_REDELIVERY_INTERVAL_SECONDS: documented(opt(intIn(0, 86_400)).default(300), {
-    description:
-      "How often workers check the App's webhook deliveries for events diffward missed (down, restarting) and ask GitHub to redeliver them, in seconds; also once at start-up. 0 turns the recovery off.",
-  }),
-  // GitHub redelivers deliveries of the past 3 days only (docs: "Redelivering webhooks")
-  DIFFWARD_REDELIVERY_WINDOW_HOURS: documented(opt(intIn(1, 72)).default(72), {
-    description:
-      "How far back missed deliveries are looked for and redelivered, in hours (at most 72, GitHub's redelivery window).",
-  }),
-  DIFFWARD_REDELIVERY_MAX_PER_RUN: documented(opt(intIn(1, 1000)).default(50), {
-    description:
-      "Redeliveries one check asks GitHub for at most (one a second); the rest wait for the next check.",
-  }),
-  DIFFWARD_REDELIVERY_MAX_PAGES: documented(opt(intIn(1, 1000)).default(20), {
-    description:
-      "Pages of 100 deliveries one check lists at most (GitHub API requests as the App); the next check goes on where it stopped.",
-  }),
-  DIFFWARD_SERVICE_OUTAGE_MAX_WAIT: documented(opt(intIn(1, 10_080)).default(60), {
-    description:
-      "How long a pull request's check waits for an unavailable scanning service (5xx, timeout, no answer), in minutes; past it the check concludes by the repository's onServiceOutage (failure or neutral).",
-  }),
-  DIFFWARD_AUDIT_RETENTION_DAYS: documented(opt(intIn(1, 36_500)).default(400), {
-    description:
-      "How long the audit trail of triage decisions keeps an entry, in days; older entries are trimmed as new ones are appended.",
-  }),
-  DIFFWARD_ADMIN_TOKEN: documented(opt(token), {
-    description:
-      "Bearer token for GET /audit, the audit trail of triage decisions as JSON Lines (Authorization: Bearer <token>). Secret. Unset: /audit answers 404.",
-    secret: true,
-  }),
+  ...SETTING_VARIABLES,
 });
 export type ProcessEnv = z.infer<typeof ProcessEnv>;
 
@@ -342,12 +251,20 @@ const APP_VARIABLES = [
 ] as const satisfies readonly EnvName[];
 type AppVariable = (typeof APP_VARIABLES)[number];
 
-/** Every other variable's parsed value under its {@link EnvKey}, `undefined` when unset without default. */
-type Settings = { [N in Exclude<EnvName, AppVariable> as EnvKey<N>]: ProcessEnv[N] };
+/** The variables of the runtime settings: {@link loadEnv} returns them as `settings`, not under {@link EnvKey}. */
+type SettingVariable = Extract<keyof typeof SETTING_VARIABLES, EnvName>;
+
+/**
+ * Every variable of the process (neither an App variable nor a setting's) parsed, under its {@link EnvKey};
+ * `undefined` when unset without default.
+ */
+type ProcessValues = { [N in Exclude<EnvName, AppVariable | SettingVariable> as EnvKey<N>]: ProcessEnv[N] };
 
 /** Fields every loaded environment has. */
-interface EnvCommon extends Settings {
+interface EnvCommon extends ProcessValues {
   isProduction: boolean;
+  /** the runtime settings the variables give (`settingsFromEnv`, `settings.ts`): durations in ms */
+  settings: Settings;
 }
 
 /** A complete environment: the app can receive webhooks and call the service. */
@@ -375,7 +292,7 @@ export type AppEnv = ReadyEnv | SetupEnv;
 /** One documented variable of {@link ENV_VARIABLES}. */
 export interface EnvVariable extends EnvMeta {
   name: EnvName;
-  /** the default as text, or undefined when there is none */
+  /** the default as text (in `unit` for a duration), or undefined when there is none */
   default?: string;
 }
 
@@ -388,11 +305,12 @@ export const ENV_VARIABLES: readonly EnvVariable[] = (() => {
     properties: Record<EnvName, EnvMeta & { default?: unknown }>;
   };
   return (Object.keys(ProcessEnv.shape) as EnvName[]).map((name) => {
-    const { description, examples, requiredInProduction, secret, default: def } = json.properties[name];
+    const { description, examples, unit, requiredInProduction, secret, default: def } = json.properties[name];
     return {
       name,
       description,
       ...(examples ? { examples } : {}),
+      ...(unit ? { unit } : {}),
       ...(requiredInProduction ? { requiredInProduction } : {}),
       ...(secret ? { secret } : {}),
       ...(def !== undefined ? { default: String(def) } : {}),
@@ -486,11 +404,14 @@ export function loadEnv(
     throw new EnvError(problems, envReferenceHint(options.exampleExists ?? existsSync(ENV_EXAMPLE_PATH)));
 
   const d = parsed.data;
-  const common = Object.fromEntries(
-    (Object.keys(ProcessEnv.shape) as EnvName[])
-      .filter((name) => !(APP_VARIABLES as readonly EnvName[]).includes(name))
-      .map((name) => [envKey(name), d[name]]),
-  ) as unknown as Settings;
+  const own = (name: EnvName) =>
+    !(APP_VARIABLES as readonly EnvName[]).includes(name) && !(name in SETTING_VARIABLES);
+  const common = {
+    ...(Object.fromEntries(
+      (Object.keys(ProcessEnv.shape) as EnvName[]).filter(own).map((name) => [envKey(name), d[name]]),
+    ) as unknown as ProcessValues),
+    settings: settingsFromEnv(d),
+  };
   if (setupMode) {
     return {
       ...common,
@@ -605,7 +526,8 @@ export function describeEnv(env: AppEnv): Record<string, unknown> {
   out.redisUrl = redactUrlPassword(env.redisUrl);
   out.redisClusterNodes = env.redisClusterNodes?.map(redactUrlPassword);
   if (env.scannerApiUrl) out.scannerApiUrl = redactUrlPassword(env.scannerApiUrl);
-  if (env.scannerPublicUrl) out.scannerPublicUrl = redactUrlPassword(env.scannerPublicUrl);
+  if (env.settings.publicUrl)
+    out.settings = { ...env.settings, publicUrl: redactUrlPassword(env.settings.publicUrl) };
   return out;
 }
 

@@ -107,7 +107,7 @@ function bounded(s: string | undefined): string | undefined {
 
 /**
  * Appends one entry to the audit stream: XADD with an id from the Redis server's clock, trimming entries older
- * than `rt.settings.auditRetentionDays` (`MINID`, exact) and renewing the key's TTL to the same span, so a
+ * than `rt.settings.auditRetentionMs` (`MINID`, exact) and renewing the key's TTL to the same span, so a
  * quiet stream also ends. The reason and detail are cut to {@link AUDIT_TEXT_MAX} characters.
  * Never throws: a failed append is logged (`{ err }`) and the decision it records stands.
  */
@@ -122,13 +122,13 @@ export async function appendAudit(
       reason: bounded(entry.reason),
       detail: bounded(entry.detail),
     });
-    const days = rt.settings.auditRetentionDays;
+    const retentionMs = rt.settings.auditRetentionMs;
     const key = auditKey(rt.state.prefix);
-    const minId = Math.max(0, rt.now() - days * DAY_MS);
+    const minId = Math.max(0, rt.now() - retentionMs);
     await rt.redis
       .multi()
       .xadd(key, "MINID", String(minId), "*", "e", JSON.stringify(parsed))
-      .expire(key, days * 86_400)
+      .expire(key, Math.ceil(retentionMs / 1000))
       .exec();
   } catch (error) {
     rt.log.warn(

@@ -13,10 +13,11 @@ describe("renderEnvExample", () => {
     expect(text).not.toMatch(/^PORT=/m);
   });
 
-  it("comments out every other variable with its default, else its example", () => {
+  it("comments out every other variable with its default (and unit), else its example", () => {
     expect(text).toContain("# HTTP port of the web role. Default: 3000.\n# PORT=3000\n");
     expect(text).toContain("# HOST=0.0.0.0\n");
     expect(text).toContain("# METRICS_TOKEN=\n");
+    expect(text).toMatch(/ Default: 300 seconds\.\n# DIFFWARD_REDELIVERY_INTERVAL_SECONDS=300\n/);
     const uncommented = text.split("\n").filter((l) => /^[A-Z_]+=/.test(l));
     expect(uncommented.map((l) => l.slice(0, -1))).toEqual(
       ENV_VARIABLES.filter((v) => v.requiredInProduction).map((v) => v.name),
@@ -29,21 +30,22 @@ describe("renderEnvReference", () => {
   const rows = table.trim().split("\n");
 
   it("has a header and one row per variable, in schema order", () => {
-    expect(rows[0]).toBe("| Variable | Required | Default | Example | Description |");
+    expect(rows[0]).toBe("| Variable | Required | Default | Unit | Example | Description |");
     expect(rows.slice(2).map((r) => r.split(" | ")[0])).toEqual(ENV_VARIABLES.map((v) => `| \`${v.name}\``));
   });
 
-  it("says when a variable is required, its default and its example", () => {
+  it("says when a variable is required, its default, its unit and its example", () => {
     expect(table).toContain(
-      "| `PRIVATE_KEY` | in production (or `PRIVATE_KEY_PATH`) |  |  | GitHub App private key",
+      "| `PRIVATE_KEY` | in production (or `PRIVATE_KEY_PATH`) |  |  |  | GitHub App private key",
     );
-    expect(table).toContain("| `APP_ID` | in production |  | `123456` |");
-    expect(table).toContain("| `REDIS_URL` | no | `redis://127.0.0.1:6379` |  |");
+    expect(table).toContain("| `APP_ID` | in production |  |  | `123456` |");
+    expect(table).toContain("| `REDIS_URL` | no | `redis://127.0.0.1:6379` |  |  |");
+    expect(table).toContain("| `DIFFWARD_SERVICE_OUTAGE_MAX_WAIT` | no | `60` | minutes |  |");
   });
 
   it("escapes what GitHub would read as HTML or as a cell border", () => {
     expect(table).toContain("Authorization: Bearer &lt;token>");
-    for (const row of rows) expect(row.split(/(?<!\\)\|/).length, row).toBe(7);
+    for (const row of rows) expect(row.split(/(?<!\\)\|/).length, row).toBe(8);
   });
 });
 

@@ -16,6 +16,7 @@ import {
   type AppEnv,
   type EnvName,
 } from "../../src/config/env.js";
+import { DEFAULT_SETTINGS, SETTING_VARIABLES } from "../../src/config/settings.js";
 import { propertyOptions } from "../support/property.js";
 
 const pem = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey.export({
@@ -65,19 +66,23 @@ describe("loadEnv", () => {
       scannerApiUrl: undefined,
       scannerToken: undefined,
       scannerTokensFile: undefined,
-      scannerDiffPreset: "diff-standard",
-      scannerGuidanceFile: "SCANNER.md",
-      scannerPublicUrl: undefined,
-      scannerLabelPrefix: "SC",
       role: "all",
       workerConcurrency: 50,
-      diffwardRedeliveryIntervalSeconds: 300,
-      diffwardRedeliveryWindowHours: 72,
-      diffwardRedeliveryMaxPerRun: 50,
-      diffwardRedeliveryMaxPages: 20,
-      diffwardServiceOutageMaxWait: 60,
-      diffwardAuditRetentionDays: 400,
+      settings: DEFAULT_SETTINGS,
     });
+    // each variable's default, in its unit, converted to the settings' ms
+    expect(loadEnv({}).settings).toMatchObject({
+      defaultPreset: "diff-standard",
+      guidanceFile: "SCANNER.md",
+      labelPrefix: "SC",
+      redeliveryIntervalMs: 300_000,
+      redeliveryWindowMs: 72 * 3_600_000,
+      redeliveryMaxPerRun: 50,
+      redeliveryMaxPages: 20,
+      serviceOutageMaxWaitMs: 60 * 60_000,
+      auditRetentionMs: 400 * 86_400_000,
+    });
+    expect(loadEnv({}).settings).not.toHaveProperty("publicUrl");
   });
 
   it("bounds the recovery of missed deliveries by GitHub's redelivery window (72 hours)", () => {
@@ -85,7 +90,7 @@ describe("loadEnv", () => {
       DIFFWARD_REDELIVERY_INTERVAL_SECONDS: "0",
       DIFFWARD_REDELIVERY_WINDOW_HOURS: "24",
     });
-    expect([env.diffwardRedeliveryIntervalSeconds, env.diffwardRedeliveryWindowHours]).toEqual([0, 24]);
+    expect([env.settings.redeliveryIntervalMs, env.settings.redeliveryWindowMs]).toEqual([0, 24 * 3_600_000]);
     expect(() => loadEnv({ DIFFWARD_REDELIVERY_WINDOW_HOURS: "73" })).toThrow(
       /DIFFWARD_REDELIVERY_WINDOW_HOURS: must be from 1 to 72/,
     );
@@ -120,12 +125,15 @@ describe("loadEnv", () => {
       gheProtocol: "http",
       redisUrl: "rediss://cache.internal:6380/2",
       scannerApiUrl: "https://scanner.example.com/api/v1",
-      scannerDiffPreset: "diff-deep",
-      scannerGuidanceFile: "docs/.scanner.md",
-      scannerPublicUrl: "https://app.scanner.example.com",
-      scannerLabelPrefix: "AB",
       role: "worker",
       workerConcurrency: 8,
+      settings: {
+        ...DEFAULT_SETTINGS,
+        defaultPreset: "diff-deep",
+        guidanceFile: "docs/.scanner.md",
+        publicUrl: "https://app.scanner.example.com",
+        labelPrefix: "AB",
+      },
     });
   });
 
@@ -215,7 +223,7 @@ describe("loadEnv", () => {
     expect(loadEnv({ APP_ID: "", PORT: " ", SCANNER_LABEL_PREFIX: "" })).toMatchObject({
       setupMode: true,
       port: 3000,
-      scannerLabelPrefix: "SC",
+      settings: { labelPrefix: "SC" },
     });
   });
 
@@ -347,7 +355,7 @@ describe("ENV_VARIABLES, derived from each variable's .meta()", () => {
         expect(ProcessEnv.shape[v.name].safeParse(example).success, `${v.name}=${example}`).toBe(true);
   });
 
-  it("names each variable in the loaded environment by envKey (camelCase, DIFFWARD_ROLE as role)", () => {
+  it("names each process variable in the loaded environment by envKey (camelCase, DIFFWARD_ROLE as role), the settings' under settings", () => {
     expect(envKey("SCANNER_API_URL")).toBe("scannerApiUrl");
     expect(envKey("DIFFWARD_ROLE")).toBe("role");
     const env = loadEnv({ ...PROD, HOST: "0.0.0.0", METRICS_PORT: "9464" });
@@ -358,8 +366,12 @@ describe("ENV_VARIABLES, derived from each variable's .meta()", () => {
       "WEBHOOK_SECRET",
       "SCANNER_API_URL",
     ]);
-    for (const name of Object.keys(ProcessEnv.shape) as EnvName[])
-      if (!app.has(name)) expect(Object.keys(env), name).toContain(envKey(name));
+    for (const name of Object.keys(ProcessEnv.shape) as EnvName[]) {
+      if (app.has(name)) continue;
+      if (name in SETTING_VARIABLES) expect(Object.keys(env), name).not.toContain(envKey(name));
+      else expect(Object.keys(env), name).toContain(envKey(name));
+    }
+    expect(Object.keys(SETTING_VARIABLES)).toContain("DIFFWARD_REDELIVERY_INTERVAL_SECONDS");
     expect(env).toMatchObject({ host: "0.0.0.0", metricsPort: 9464, role: "all" });
     expectTypeOf<AppEnv["port"]>().toEqualTypeOf<number>();
     expectTypeOf<AppEnv["role"]>().toEqualTypeOf<"web" | "worker" | "all">();

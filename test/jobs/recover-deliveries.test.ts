@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import type { WebhookDeliveryRecord } from "../../dev/github-standin/index.js";
-import { DEFAULT_SETTINGS } from "../../src/runtime/runtime.js";
+import { DEFAULT_SETTINGS } from "../../src/config/settings.js";
 import { DeliveryLedger } from "../../src/runtime/delivery-ledger.js";
 
 let h: Harness;

@@ -52,7 +52,7 @@ describe("the entry point (npm start)", () => {
     expect(p.output().trim()).toBe(PACKAGE_VERSION);
   });
 
-  it("DIFFWARD_ROLE=worker answers the probes on METRICS_PORT (workers running), /metrics behind its token", async () => {
+  it("DIFFWARD_ROLE=worker answers the probes on METRICS_PORT (workers running), /metrics behind its token, its settings from the environment", async () => {
     const port = await freePort();
     const p = start({
       NODE_ENV: "production",
@@ -67,6 +67,7 @@ describe("the entry point (npm start)", () => {
       DIFFWARD_ROLE: "worker",
       LOG_LEVEL: "info",
       REDIS_URL: process.env.REDIS_URL ?? "redis://127.0.0.1:6379",
+      DIFFWARD_SERVICE_OUTAGE_MAX_WAIT: "5",
     });
     try {
       const base = `http://127.0.0.1:${port}`;
@@ -96,6 +97,14 @@ describe("the entry point (npm start)", () => {
     }
     expect(await p.exited).toBe(0);
     expect(p.output()).toContain("queue workers started");
+    // the variable in its unit (minutes), the setting the process runs with in ms
+    const starting = p
+      .output()
+      .split("\n")
+      .find((l) => l.includes('"msg":"starting"'));
+    expect(JSON.parse(starting!)).toMatchObject({
+      settings: { serviceOutageMaxWaitMs: 5 * 60_000, redeliveryIntervalMs: 300_000 },
+    });
   }, 60_000);
 
   it("DIFFWARD_ROLE=web serves /readyz and /healthz, and SIGTERM shuts down cleanly", async () => {

@@ -12,7 +12,7 @@ import {
   type AuditQuery,
 } from "../../src/runtime/audit-log.js";
 import { createRedis } from "../../src/runtime/connection.js";
-import { DEFAULT_SETTINGS } from "../../src/runtime/runtime.js";
+import { DEFAULT_SETTINGS } from "../../src/config/settings.js";
 import { StateStore } from "../../src/runtime/state.js";
 
 /** The audit stream on a real Redis: append, trim by retention, read by time range and repository. */
@@ -29,7 +29,7 @@ describe("audit log (Redis stream, real Redis)", () => {
     return {
       redis,
       state: new StateStore(redis, prefix),
-      settings: { ...DEFAULT_SETTINGS, auditRetentionDays },
+      settings: { ...DEFAULT_SETTINGS, auditRetentionMs: auditRetentionDays * 86_400_000 },
       log,
       now: () => now,
     };

@@ -20,7 +20,7 @@ import { findingCommentOptions } from "../../report/finding-comment.js";
 import { reportAnnotations, reportRule } from "../../report/verdict.js";
 import type { CodeScanningInfo } from "../../render/code-scanning.js";
 import type { Note, ScanDetail } from "../../scanner/schemas.js";
-import type { Settings } from "../../runtime/runtime.js";
+import type { Settings } from "../../config/settings.js";
 
 /** GitHub's cap on annotations per check-run request ("Update a check run": at most 50; they accumulate). */
 export const ANNOTATIONS_PER_REQUEST = 50;
