@@ -1,50 +1,51 @@
 /**
  * The schedule of a default-branch baseline (`baseline.schedule`): `daily`, `weekly` or a 5-field cron
- * expression in UTC (minute, hour, day of month, month, day of week; the fields of cron(8) that BullMQ's
- * job schedulers read: https://docs.bullmq.io/guide/job-schedulers/repeat-strategies). Pure.
+ * expression in UTC (minute, hour, day of month, month, day of week), run by a BullMQ job scheduler
+ * (https://docs.bullmq.io/guide/job-schedulers/repeat-strategies), which reads it with `cron-parser`.
+ * diffward validates with that same parser, at the version BullMQ pins (package.json), so what is accepted
+ * here is what BullMQ runs.
  */
 import { createHash } from "node:crypto";
+import { CronExpressionParser } from "cron-parser";
 
 /** The shorthand schedules besides a cron expression. */
 export const SCHEDULE_SHORTHANDS = ["daily", "weekly"] as const;
-
-/** Each cron field's name and its inclusive range (day of week: 0 and 7 are both Sunday). */
-const FIELDS = [
-  { name: "minute", min: 0, max: 59 },
-  { name: "hour", min: 0, max: 23 },
-  { name: "day of month", min: 1, max: 31 },
-  { name: "month", min: 1, max: 12 },
-  { name: "day of week", min: 0, max: 7 },
-] as const;
 
 /** What a schedule accepts, as a regular expression (the JSON Schema's `pattern`): the shape only. */
 export const SCHEDULE_PATTERN = "^(daily|weekly|[0-9*/,-]+( +[0-9*/,-]+){4})$";
 
 /**
- * Why `schedule` is not a valid schedule, or `undefined` when it is: a shorthand, or five fields each a
- * comma-separated list of `*`, `n`, `a-b`, each optionally `/step`, with every number in its field's range.
+ * Why `schedule` is not a schedule BullMQ can run, or `undefined` when it is: a shorthand, or a 5-field cron
+ * expression that BullMQ's parser reads and that comes due at least once. The check is BullMQ's own
+ * (`defaultRepeatStrategy` in bullmq's `job-scheduler`): `CronExpressionParser.parse(pattern, { tz, currentDate })`,
+ * where a throw makes `upsertJobScheduler` throw, then `next()`, where a throw (no date matches, e.g. the 31st
+ * of April or June) is swallowed and no scheduler is created.
+ * @param nowMs when the schedule starts (ms since epoch), BullMQ's `currentDate`; default the clock.
+ * @returns what is wrong (the parser's reason), for the configuration error that names the expression
+ *   (`baseline.schedule: … (got "0 0 30 2 *")`).
  */
-export function scheduleProblem(schedule: string): string | undefined {
+export function scheduleProblem(schedule: string, nowMs: number = Date.now()): string | undefined {
   if ((SCHEDULE_SHORTHANDS as readonly string[]).includes(schedule)) return undefined;
   const parts = schedule.trim().split(/ +/);
   if (parts.length !== 5)
     return `must be daily, weekly or a cron expression of 5 fields (minute hour day-of-month month day-of-week), got ${parts.length} field${parts.length === 1 ? "" : "s"}`;
-  for (const [i, part] of parts.entries()) {
-    const field = FIELDS[i]!;
-    for (const item of part.split(",")) {
-      const m = /^(\*|(\d+)(?:-(\d+))?)(?:\/(\d+))?$/.exec(item);
-      if (!m) return `the ${field.name} field "${part}" is not a cron field`;
-      const numbers = [m[2], m[3]].filter((n) => n !== undefined).map(Number);
-      for (const n of numbers)
-        if (n < field.min || n > field.max)
-          return `the ${field.name} field "${part}" has ${n}, outside ${field.min}-${field.max}`;
-      if (numbers.length === 2 && numbers[0]! > numbers[1]!)
-        return `the ${field.name} field "${part}" has a range that runs backwards`;
-      if (m[4] !== undefined && Number(m[4]) === 0)
-        return `the ${field.name} field "${part}" has a step of 0`;
-    }
+  let interval: ReturnType<typeof CronExpressionParser.parse>;
+  try {
+    interval = CronExpressionParser.parse(parts.join(" "), { tz: "UTC", currentDate: new Date(nowMs) });
+  } catch (error) {
+    return `BullMQ's cron parser (cron-parser) refuses it: ${reason(error)}`;
+  }
+  try {
+    interval.next();
+  } catch {
+    return "matches no date (none of its months has its day of month), so BullMQ would never run it";
   }
   return undefined;
+}
+
+/** The parser's message of `error`, without a trailing period. */
+function reason(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).replace(/\.$/, "");
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Job } from "bullmq";
 import type { RepoConfig } from "../config/repo-config.js";
-import { cronPatternOf } from "../config/schedule.js";
+import { cronPatternOf, scheduleProblem } from "../config/schedule.js";
 import { getCheckRun, listCheckRunsForRef } from "../github/checks.js";
 import { listMatchingRefs } from "../github/refs.js";
 import { unlessStatus, type InstallationOctokit } from "../github/types.js";
@@ -244,7 +244,8 @@ const SCHEDULED_JOB_OPTIONS = {
  * `cronPatternOf(baseline.schedule)` in UTC, adding a `baseline-schedule` job each period (BullMQ "Job
  * Schedulers": the scheduler and its next job live in Redis, so they survive restarts; an upsert replaces the
  * pattern); otherwise none (removed). Left untouched when already current, or when the config is `"keep"`
- * (it does not parse).
+ * (it does not parse). A pattern BullMQ cannot run ({@link scheduleProblem}; a parsed config has none) sets
+ * none and is logged, never thrown, so the baseline and reconcile jobs go on.
  * @returns whether the repository has a scheduler now.
  */
 export async function syncBaselineSchedule(
@@ -264,11 +265,21 @@ export async function syncBaselineSchedule(
   const existing = await queue.getJobScheduler(id);
   if (existing?.pattern === pattern && JSON.stringify(existing.template?.data) === JSON.stringify(data))
     return true;
-  await queue.upsertJobScheduler(
-    id,
-    { pattern, tz: "UTC" },
-    { name: JOB.baselineSchedule, data, opts: SCHEDULED_JOB_OPTIONS },
-  );
-  rt.log.info({ repository: `${repo.owner}/${repo.repo}`, pattern }, "baseline schedule set");
+  const repository = `${repo.owner}/${repo.repo}`;
+  // BullMQ throws on a pattern its parser refuses and silently creates nothing for one that never comes due
+  const problem = scheduleProblem(pattern, rt.now());
+  const set =
+    problem === undefined &&
+    (await queue.upsertJobScheduler(
+      id,
+      { pattern, tz: "UTC" },
+      { name: JOB.baselineSchedule, data, opts: SCHEDULED_JOB_OPTIONS },
+    )) !== undefined;
+  if (!set) {
+    await queue.removeJobScheduler(id);
+    rt.log.warn({ repository, pattern, problem }, "baseline schedule cannot run: none set");
+    return false;
+  }
+  rt.log.info({ repository, pattern }, "baseline schedule set");
   return true;
 }

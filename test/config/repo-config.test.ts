@@ -293,7 +293,23 @@ describe("baseline", () => {
       expect(withSchedule(ok).ok, ok).toBe(true);
     expect(withSchedule("61 * * * *")).toMatchObject({
       ok: false,
-      problems: ['baseline.schedule (line 5): the minute field "61" has 61, outside 0-59 (got "61 * * * *")'],
+      problems: [
+        `baseline.schedule (line 5): BullMQ's cron parser (cron-parser) refuses it: Constraint error, got value 61 expected range 0-59 (got "61 * * * *")`,
+      ],
+    });
+    // the configuration error names the expression and why BullMQ could not run it
+    expect(withSchedule("0 0 30 2 *")).toMatchObject({
+      ok: false,
+      problems: [
+        `baseline.schedule (line 5): BullMQ's cron parser (cron-parser) refuses it: Invalid explicit day of month definition (got "0 0 30 2 *")`,
+      ],
+    });
+    expect(withSchedule("0 0 31 4 *").ok).toBe(false);
+    expect(withSchedule("0 0 31 4,6 *")).toMatchObject({
+      ok: false,
+      problems: [
+        `baseline.schedule (line 5): matches no date (none of its months has its day of month), so BullMQ would never run it (got "0 0 31 4,6 *")`,
+      ],
     });
     expect(withSchedule("hourly")).toMatchObject({
       ok: false,

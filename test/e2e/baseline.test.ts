@@ -22,6 +22,8 @@ import type { Severity } from "../../src/scanner/catalog.js";
 import { clearPresetCache } from "../../src/tenants/presets.js";
 import { findingLabel } from "../../src/scanner/labels.js";
 import { writeConversationComment } from "../../dev/harness/triage.js";
+import { syncBaselineSchedule } from "../../src/jobs/baseline.js";
+import { repoConfig } from "../support/jobs.js";
 
 /**
  * Default-branch baselines end to end: real `push` payloads (`@octokit/webhooks-examples`, filled from the
@@ -447,6 +449,52 @@ describe("baseline: scans of the default branch", () => {
     expect(scheduler?.tz).toBe("UTC");
     await h.booted.rt.queues.events.removeJobScheduler(id);
   });
+  it("a cron schedule BullMQ cannot run: the push's baseline job ends on the config error, never throws, and sets no scheduler", async () => {
+    const events = h.booted.rt.queues.events;
+    // BullMQ's parser refuses the first; the second parses but matches no date, so BullMQ would create nothing
+    for (const [i, schedule] of ["0 0 30 2 *", "0 0 31 4,6 *"].entries()) {
+      const n = 0x2530 + 2 * i;
+      const r = await repoWith(
+        `bl-bad-schedule-${i}`,
+        demoConfig(`baseline:\n  on: schedule\n  schedule: "${schedule}"\n  preset: full-standard`),
+        n,
+      );
+      await push(r, { after: sha(n + 1), before: sha(n) });
+      const job = await h.waitFor(
+        async () =>
+          (await events.getJobs(["completed", "failed"])).find(
+            (j) => j.name === JOB.baselinePush && j.data.repo === r.repo,
+          ),
+        10_000,
+        `baseline job of ${schedule}`,
+      );
+      expect(await job.getState(), schedule).toBe("completed");
+      expect(job.returnvalue, schedule).toBe("invalid-config");
+      expect(await events.getJobScheduler(baselineSchedulerId(r.owner, r.repo))).toBeUndefined();
+    }
+  });
+
+  it("syncBaselineSchedule given a pattern BullMQ cannot run (a config parsed by an older diffward): sets none, removes the one set, does not throw", async () => {
+    const events = h.booted.rt.queues.events;
+    const repo = {
+      installationId: 1,
+      accountLogin: "acme",
+      owner: "acme",
+      repo: "bl-sync-bad",
+      repoPrivate: true,
+      defaultBranch: "main",
+    };
+    const id = baselineSchedulerId(repo.owner, repo.repo);
+    const daily = repoConfig({ baseline: { on: "schedule", schedule: "daily", preset: "full-standard" } });
+    expect(await syncBaselineSchedule(h.booted.rt, repo, daily)).toBe(true);
+    expect(await events.getJobScheduler(id)).toBeDefined();
+    for (const schedule of ["0 0 30 2 *", "0 0 31 4 *", "0 0 31 4,6 *"]) {
+      const bad = { ...daily, baseline: { ...daily.baseline, schedule } };
+      expect(await syncBaselineSchedule(h.booted.rt, repo, bad), schedule).toBe(false);
+      expect(await events.getJobScheduler(id), schedule).toBeUndefined();
+    }
+  });
+
   it("Redis lost while a baseline scan runs: reconciliation follows the scan again (once), and its check run completes; no second launch", async () => {
     const r = await repoWith("bl-flush", baselineConfig(), 0x24c0);
     await push(r, { after: MID_HEAD, before: sha(0x24c0) });
