@@ -91,7 +91,10 @@ export interface Booted {
   reconcile(): Promise<ReconcileSummary>;
   /** runs a recovery of missed webhook deliveries now, in this process (`src/jobs/recover-deliveries.ts`) */
   recoverDeliveries(): Promise<RecoverySummary>;
-  /** closes workers (letting running jobs finish), queues and Redis connections */
+  /**
+   * closes workers (letting running jobs finish; a job that can stop early is asked to through its BullMQ
+   * abort signal), queues and Redis connections
+   */
   close(): Promise<void>;
 }
 
@@ -158,6 +161,8 @@ export function boot(config: BootConfig): Booted {
     reconcile: () => reconcile(rt, reconcileDeps),
     recoverDeliveries: () => recoverDeliveries(rt, reconcileDeps),
     async close() {
+      // A job that can stop early (the recovery of missed deliveries) keeps its progress and frees its lock.
+      for (const w of workers) w.cancelAllJobs("shutting down");
       await Promise.all(workers.map((w) => w.close()));
       lane?.close();
       await Promise.all(Object.values(queues).map((q) => q.close()));

@@ -3,9 +3,15 @@ import type { Job } from "bullmq";
 import type { ProbotOctokit } from "probot";
 import { setTimeout as sleep } from "node:timers/promises";
 import { listDeliveriesPage, redeliver, type HookDelivery } from "../github/deliveries.js";
-import { DeliveryLedger, type DeliveryScan, type TrackedDelivery } from "../runtime/delivery-ledger.js";
+import {
+  deliveryLedger,
+  type DeliveryLedger,
+  type DeliveryScan,
+  type TrackedDelivery,
+} from "../runtime/delivery-ledger.js";
 import { JOB, jobId } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
+import { LockBusyError } from "../runtime/state.js";
 import { decideRedeliveries, type GiveUpReason, type RedeliveryPlan } from "./decide-redelivery.js";
 
 /** The job scheduler's id (BullMQ `upsertJobScheduler`): one for every process, so one recurring job. */
@@ -18,18 +24,12 @@ export const RECOVERY_SCHEDULER_ID = "recover-deliveries";
  */
 export const LISTING_OVERLAP_MS = 60_000;
 
-/**
- * How long a run holds the lock at most, in ms: 10 minutes for the listing, plus the paced redeliveries; a run
- * that died leaves the lock to the next one after this.
- */
-export function runLockMs(s: Pick<Runtime["settings"], "redeliveryMaxPerRun" | "redeliveryPaceMs">): number {
-  return 10 * 60_000 + s.redeliveryMaxPerRun * s.redeliveryPaceMs;
-}
-
 /** What one recovery run did; the job's result. */
 export interface RecoverySummary {
   /** another run held the lock: this one did nothing */
   busy: boolean;
+  /** when busy: how long the other run's lock is held still, in ms (renewed while that run lives) */
+  lockedForMs?: number;
   /** pages and deliveries listed */
   pages: number;
   listed: number;
@@ -52,8 +52,9 @@ export interface RecoveryDeps {
  * Registers the recurring recovery on the events queue (BullMQ job scheduler, every
  * `Settings.redeliveryIntervalMs`; upserting the same scheduler id from every process keeps one scheduler,
  * whose next job is produced when the current one starts) and adds one run for this start-up (whatever was
- * delivered while no process ran). Runs never overlap: each takes the ledger's lock, and one that finds it
- * taken does nothing. An interval of 0 removes the scheduler and adds nothing.
+ * delivered while no process ran). Runs never overlap: each takes the ledger's lock, and a job that finds it
+ * taken waits until the lock would expire and tries again ({@link recoverDeliveriesProcessor}). An interval
+ * of 0 removes the scheduler and adds nothing.
  */
 export async function scheduleDeliveryRecovery(rt: Pick<Runtime, "queues" | "settings">): Promise<void> {
   const queue = rt.queues.events;
@@ -71,14 +72,26 @@ export async function scheduleDeliveryRecovery(rt: Pick<Runtime, "queues" | "set
   );
 }
 
-/** The `recover-deliveries` job's processor (registered by `boot`). */
+/**
+ * The `recover-deliveries` job's processor (registered by `boot`). A job that finds another run's lock
+ * throws {@link LockBusyError}: the events worker delays it until that lock would expire and runs it again,
+ * without spending an attempt. So a run killed with its process holds recovery back no longer than its
+ * lock's TTL (as long as BullMQ takes to see the killed run's own job stalled and hand it to a live worker),
+ * and the next process's start-up run is never lost to it.
+ */
 export function recoverDeliveriesProcessor(deps: RecoveryDeps) {
-  return (rt: Runtime, _job: Job): Promise<RecoverySummary> => recoverDeliveries(rt, deps);
+  return async (rt: Runtime, _job: Job, _token?: string, signal?: AbortSignal): Promise<RecoverySummary> => {
+    const summary = await recoverDeliveries(rt, deps, signal);
+    if (summary.busy) throw new LockBusyError("the recovery of missed deliveries", summary.lockedForMs);
+    return summary;
+  };
 }
 
 /**
  * Recovers webhook deliveries diffward missed (GitHub never redelivers a failed delivery on its own: docs,
- * "Handling failed webhook deliveries"). One run, under a lock so one runs at a time across every process:
+ * "Handling failed webhook deliveries"). One run, under a lock so one runs at a time across every process
+ * (renewed while the run lives; its TTL is the pull locks' `StateStore.lockTtlMs`: the workers' BullMQ
+ * `lockDuration` when set, else 60 s, so a dead run's lock is free about when BullMQ takes its job back):
  * 1. lists the App's deliveries newest first ({@link listDeliveries}) back to the last point seen, at most
  *    `Settings.redeliveryWindowMs` back and `Settings.redeliveryMaxPages` pages a run;
  * 2. decides ({@link decideRedeliveries}): never a GUID with a successful delivery, never one with a
@@ -87,13 +100,18 @@ export function recoverDeliveriesProcessor(deps: RecoveryDeps) {
  *    apart (GitHub asks for mutative requests at least a second apart: docs, "Best practices for using the
  *    REST API"), each GUID then pending for `Settings.redeliveryPendingMs`.
  * A redelivery carries the same GUID (`X-GitHub-Delivery`), and every handler derives its job id from it,
- * so an event that did reach diffward after all is not acted on twice.
+ * so an event that did reach diffward after all is not acted on twice. `signal` aborted (the process shuts
+ * down): the run stops after the page or redelivery in progress, keeps where it got to, and releases its lock.
  * @throws Octokit's RequestError when listing fails (the next run starts where this one started).
  */
-export async function recoverDeliveries(rt: Runtime, deps: RecoveryDeps): Promise<RecoverySummary> {
+export async function recoverDeliveries(
+  rt: Runtime,
+  deps: RecoveryDeps,
+  signal?: AbortSignal,
+): Promise<RecoverySummary> {
   const s = rt.settings;
   const log = rt.log.child({ job: "recover-deliveries" });
-  const ledger = new DeliveryLedger(rt.redis, rt.state.prefix, s.redeliveryWindowMs + 3_600_000);
+  const ledger = deliveryLedger(rt);
   const summary: RecoverySummary = {
     busy: false,
     pages: 0,
@@ -103,36 +121,33 @@ export async function recoverDeliveries(rt: Runtime, deps: RecoveryDeps): Promis
     redelivered: [],
     givenUp: [],
   };
-  const release = await ledger.lock(runLockMs(s));
-  if (release === undefined) return { ...summary, busy: true };
+  const lock = await ledger.lock(rt.state.lockTtlMs);
+  if (lock === undefined) return { ...summary, busy: true, lockedForMs: await ledger.lockedFor() };
   try {
     const app = await deps.appOctokit();
     const now = rt.now();
     const floorMs = now - s.redeliveryWindowMs;
     const scan = await ledger.scan();
-    const listing = await listDeliveries(app, scan, floorMs, s.redeliveryMaxPages);
+    const listing = await listDeliveries(app, scan, floorMs, s.redeliveryMaxPages, signal);
     Object.assign(summary, { pages: listing.pages, listed: listing.deliveries.length });
     summary.complete = listing.scan.resume === undefined;
 
-    const tracked = await ledger.tracked();
-    const guids = [...new Set([...listing.deliveries.map((d) => d.guid), ...tracked.keys()])];
-    const [settled, pending] = await Promise.all([ledger.settled(guids), ledger.pending(guids)]);
-    const plan = decideRedeliveries({
-      listed: listing.deliveries,
-      tracked,
-      settled: new Map(guids.flatMap((g, i) => (settled[i] ? [[g, settled[i]] as const] : []))),
-      pending: new Set(guids.filter((_, i) => pending[i])),
-      floorMs,
-      maxAttempts: s.redeliveryAttempts,
-      maxPerRun: s.redeliveryMaxPerRun,
-    });
+    const { plan, tracked } = await planRedeliveries(rt, ledger, listing, floorMs);
     await ledger.settle(plan.delivered, "ok");
     summary.foundFailed = plan.found.length;
     rt.metrics?.deliveriesFailedFound.inc(plan.found.length);
 
     const track = new Map(plan.track);
     const givenUp = [...plan.giveUp];
-    await redeliverPlanned(rt, app, plan.redeliver, { ledger, tracked, track, givenUp, summary, log });
+    await redeliverPlanned(rt, app, plan.redeliver, {
+      ledger,
+      tracked,
+      track,
+      givenUp,
+      summary,
+      log,
+      signal,
+    });
     for (const g of givenUp) {
       rt.metrics?.deliveriesGivenUp.inc({ reason: g.reason });
       log.warn({ delivery: g.guid, reason: g.reason }, "missed delivery given up");
@@ -158,8 +173,33 @@ export async function recoverDeliveries(rt: Runtime, deps: RecoveryDeps): Promis
     );
     return summary;
   } finally {
-    await release();
+    await lock.release();
   }
+}
+
+/**
+ * Reads what the ledger knows of the listed and followed GUIDs (followed, settled, pending) and decides the
+ * run's redeliveries ({@link decideRedeliveries}).
+ */
+async function planRedeliveries(
+  rt: Runtime,
+  ledger: DeliveryLedger,
+  listing: Listing,
+  floorMs: number,
+): Promise<{ plan: RedeliveryPlan; tracked: Map<string, TrackedDelivery> }> {
+  const tracked = await ledger.tracked();
+  const guids = [...new Set([...listing.deliveries.map((d) => d.guid), ...tracked.keys()])];
+  const [settled, pending] = await Promise.all([ledger.settled(guids), ledger.pending(guids)]);
+  const plan = decideRedeliveries({
+    listed: listing.deliveries,
+    tracked,
+    settled: new Map(guids.flatMap((g, i) => (settled[i] ? [[g, settled[i]] as const] : []))),
+    pending: new Set(guids.filter((_, i) => pending[i])),
+    floorMs,
+    maxAttempts: rt.settings.redeliveryAttempts,
+    maxPerRun: rt.settings.redeliveryMaxPerRun,
+  });
+  return { plan, tracked };
 }
 
 /**
@@ -179,12 +219,15 @@ async function redeliverPlanned(
     givenUp: RedeliveryPlan["giveUp"];
     summary: RecoverySummary;
     log: Runtime["log"];
+    signal: AbortSignal | undefined;
   },
 ): Promise<void> {
   const s = rt.settings;
-  const { track, log } = run;
+  const { track, log, signal } = run;
   for (const [i, r] of planned.entries()) {
-    if (i > 0 && s.redeliveryPaceMs > 0) await sleep(s.redeliveryPaceMs);
+    if (i > 0 && s.redeliveryPaceMs > 0)
+      await sleep(s.redeliveryPaceMs, undefined, { signal }).catch(() => undefined);
+    if (signal?.aborted) break;
     try {
       await redeliver(app, r.id);
     } catch (error) {
@@ -216,7 +259,8 @@ export interface Listing {
  * Lists deliveries newest first, one pass: a pass cut short earlier goes on from its cursor, else a new one
  * starts at the newest delivery; either reads down to its floor (the last point seen less
  * {@link LISTING_OVERLAP_MS}, never older than `floorMs`) or `maxPages` pages, whichever comes first. A cut
- * pass whose cursor GitHub refuses (4xx) starts over from the newest delivery.
+ * pass whose cursor GitHub refuses (4xx) starts over from the newest delivery. `signal` aborted: the pass is
+ * cut short after the page in progress, as by the page bound.
  * @returns the deliveries read and the listing's next {@link DeliveryScan}: `head` moves to the pass's
  *   newest delivery once a pass is complete; an unfinished pass is kept in `resume`.
  */
@@ -225,6 +269,7 @@ export async function listDeliveries(
   scan: DeliveryScan,
   floorMs: number,
   maxPages: number,
+  signal?: AbortSignal,
 ): Promise<Listing> {
   const floor = Math.max(
     floorMs,
@@ -249,7 +294,8 @@ export async function listDeliveries(
         status === 429
       )
         throw error;
-      return listDeliveries(app, scan.head === undefined ? {} : { head: scan.head }, floorMs, maxPages);
+      const fresh: DeliveryScan = scan.head === undefined ? {} : { head: scan.head };
+      return listDeliveries(app, fresh, floorMs, maxPages, signal);
     }
     for (const d of page.deliveries) {
       const at = Date.parse(d.delivered_at);
@@ -258,7 +304,7 @@ export async function listDeliveries(
       deliveries.push(d);
     }
     if (page.next === undefined) return { deliveries, pages, scan: done(scan, top) };
-    if (pages >= maxPages) {
+    if (pages >= maxPages || signal?.aborted) {
       return {
         deliveries,
         pages,

@@ -18,8 +18,14 @@ import { processSettle } from "./settle.js";
 import { processBaseline } from "./baseline.js";
 import { processAcceptanceExpiry } from "./acceptance-expiry.js";
 
-/** Extra processors for job names the process adds (reconciliation, tests). */
-export type ExtraProcessors = Record<string, (rt: Runtime, job: Job, token?: string) => Promise<unknown>>;
+/**
+ * Extra processors for job names the process adds (reconciliation, tests). `signal` is BullMQ's: aborted when
+ * the process shuts down (`Worker.cancelAllJobs`), for a long job that can stop early and keep its progress.
+ */
+export type ExtraProcessors = Record<
+  string,
+  (rt: Runtime, job: Job, token?: string, signal?: AbortSignal) => Promise<unknown>
+>;
 
 /**
  * BullMQ worker timing (BullMQ docs "Stalled Jobs"): a job whose worker died is moved back to waiting once
@@ -96,20 +102,21 @@ export function startWorkers(
     ...opts.concurrency,
   };
   const extra = opts.extra ?? {};
-  const dispatch = async (job: Job, token?: string): Promise<unknown> => {
+  // Three parameters: BullMQ hands a processor that declares `signal` an AbortSignal per job.
+  const dispatch = async (job: Job, token?: string, signal?: AbortSignal): Promise<unknown> => {
     const fn = Object.hasOwn(PROCESSORS, job.name) ? PROCESSORS[job.name] : extra[job.name];
     if (!fn) throw new Error(`no processor for job ${job.name}`);
-    return fn(rt, job, token);
+    return fn(rt, job, token, signal);
   };
   // An event job that finds its pull request's lock busy waits and tries again without spending one of
   // its attempts (BullMQ `moveToDelayed` + `DelayedError`): a busy lock is contention, not failure, and a
   // close event must never be dropped after its attempts ran out on it.
-  const dispatchEvent = async (job: Job, token?: string): Promise<unknown> => {
+  const dispatchEvent = async (job: Job, token?: string, signal?: AbortSignal): Promise<unknown> => {
     try {
-      return await dispatch(job, token);
+      return await dispatch(job, token, signal);
     } catch (error) {
       if (!(error instanceof LockBusyError) || !token) throw error;
-      await job.moveToDelayed(rt.now() + 250 + Math.floor(Math.random() * 750), token);
+      await job.moveToDelayed(rt.now() + (error.retryInMs ?? 250) + Math.floor(Math.random() * 750), token);
       throw new DelayedError();
     }
   };

@@ -1,5 +1,6 @@
-import { randomUUID } from "node:crypto";
 import type { RedisConnection } from "./connection.js";
+import { takeLock, type HeldLock } from "./renewed-lock.js";
+import type { Runtime } from "./runtime.js";
 
 /**
  * Where the listing of the App's webhook deliveries stands (`{prefix}:deliveries:scan`, a JSON string that
@@ -26,9 +27,6 @@ export interface TrackedDelivery {
 /** Why a GUID is no longer followed: a delivery of it succeeded, or diffward gave up on it. */
 export type Settled = "ok" | "given-up";
 
-// Deletes the key only while it still holds this run's token (the run lock's release).
-const RELEASE = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0`;
-
 /**
  * diffward's Redis records of the App's webhook deliveries (`{prefix}:deliveries:*`): the run lock (one
  * recovery run at a time across every process), the listing's progress ({@link DeliveryScan}), the GUIDs
@@ -49,16 +47,17 @@ export class DeliveryLedger {
   }
 
   /**
-   * Takes the run lock for `ttlMs` (SET NX PX).
-   * @returns a release function, or `undefined` when another run holds the lock.
+   * Takes the run lock, renewed while the run lives ({@link takeLock}): a run that died frees it `ttlMs` after
+   * its last renewal.
+   * @returns the held lock, or `undefined` when another run holds it.
    */
-  async lock(ttlMs: number): Promise<(() => Promise<void>) | undefined> {
-    const token = randomUUID();
-    const key = this.#k("deliveries", "run");
-    if ((await this.redis.set(key, token, "PX", ttlMs, "NX")) !== "OK") return undefined;
-    return async () => {
-      await this.redis.eval(RELEASE, 1, key, token);
-    };
+  lock(ttlMs: number): Promise<HeldLock | undefined> {
+    return takeLock(this.redis, this.#k("deliveries", "run"), ttlMs);
+  }
+
+  /** How long the run lock is held still, in ms (0 when free): when a run that found it taken tries again. */
+  async lockedFor(): Promise<number> {
+    return Math.max(0, await this.redis.pttl(this.#k("deliveries", "run")));
   }
 
   async scan(): Promise<DeliveryScan> {
@@ -115,4 +114,12 @@ export class DeliveryLedger {
   async markPending(guid: string, ttlMs: number): Promise<void> {
     await this.redis.set(this.#k("deliveries", "pending", guid), "1", "PX", ttlMs);
   }
+}
+
+/**
+ * The ledger of `rt`'s deployment: its records kept for the redelivery window plus an hour (a record only
+ * matters while GitHub can still redeliver its event).
+ */
+export function deliveryLedger(rt: Pick<Runtime, "redis" | "state" | "settings">): DeliveryLedger {
+  return new DeliveryLedger(rt.redis, rt.state.prefix, rt.settings.redeliveryWindowMs + 3_600_000);
 }

@@ -1,6 +1,6 @@
-import { randomUUID } from "node:crypto";
 import { Cluster } from "ioredis";
 import { DEFAULT_STATE_PREFIX, type RedisConnection } from "./connection.js";
+import { takeLock } from "./renewed-lock.js";
 
 /** What diffward remembers of one pull request between jobs (Redis, JSON). */
 export interface PullState {
@@ -236,36 +236,12 @@ export class StateStore {
    * @param ttlMs how long the lock survives a dead holder, in ms.
    */
   async withPullLock<T>(key: string, fn: () => Promise<T>, ttlMs = this.lockTtlMs): Promise<T> {
-    const lockKey = this.#k("lock", key);
-    const token = randomUUID();
-    const ok = await this.redis.set(lockKey, token, "PX", ttlMs, "NX");
-    if (ok !== "OK") throw new LockBusyError(key);
-    const renew = setInterval(
-      () => {
-        this.redis
-          .eval(
-            "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end",
-            1,
-            lockKey,
-            token,
-            String(ttlMs),
-          )
-          .catch(() => undefined); // a Redis hiccup: the next renewal tries again
-      },
-      Math.max(10, Math.floor(ttlMs / 3)),
-    );
-    renew.unref();
+    const lock = await takeLock(this.redis, this.#k("lock", key), ttlMs);
+    if (lock === undefined) throw new LockBusyError(key);
     try {
       return await fn();
     } finally {
-      clearInterval(renew);
-      // Release only our own lock.
-      await this.redis.eval(
-        "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end",
-        1,
-        lockKey,
-        token,
-      );
+      await lock.release();
     }
   }
 
@@ -572,10 +548,17 @@ export class StateStore {
   }
 }
 
-/** Another worker holds the pull request's lock; the job is retried shortly. */
+/**
+ * Another worker holds a lock the job needs (a pull request's, the recovery run's); the job is retried
+ * without spending an attempt, after `retryInMs` (when the holder's lock would expire) or shortly.
+ */
 export class LockBusyError extends Error {
-  constructor(readonly key: string) {
-    super(`pull request ${key} is being handled by another worker`);
+  constructor(
+    readonly key: string,
+    /** when to try again, in ms from now; unset: shortly (a pull request's lock is held for seconds) */
+    readonly retryInMs?: number,
+  ) {
+    super(`${key} is being handled by another worker`);
     this.name = "LockBusyError";
   }
 }

@@ -8,6 +8,8 @@ import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import type { WebhookDeliveryRecord } from "../../dev/github-standin/index.js";
 import { DEFAULT_SETTINGS } from "../../src/config/settings.js";
 import { DeliveryLedger } from "../../src/runtime/delivery-ledger.js";
+import { createRedis } from "../../src/runtime/connection.js";
+import { JOB } from "../../src/runtime/names.js";
 
 let h: Harness;
 beforeEach(async () => {
@@ -46,6 +48,7 @@ const redeliveryRequests = () =>
 const listRequests = () => h.github.requests.filter((r) => r.operationId === "apps/list-webhook-deliveries");
 const recordsOf = (guid: string) => h.github.state.deliveries.list().filter((d) => d.guid === guid);
 const pendingKey = (guid: string) => `${h.booted.rt.state.prefix}:deliveries:pending:${guid}`;
+const runKey = () => `${h.booted.rt.state.prefix}:deliveries:run`;
 const metric = async (name: string, labels = "") =>
   Number(
     new RegExp(`^${name}${labels.replace(/[{}]/g, "\\$&")} (\\S+)$`, "m").exec(
@@ -194,5 +197,48 @@ describe("recovering missed webhook deliveries", () => {
     expect(run.foundFailed).toBe(2);
     expect(redeliveryRequests()).toEqual([recent.id, fresh.id]);
     expect(redeliveryRequests()).not.toContain(tooOld.id);
+  });
+
+  it("a run that finds a dead run's lock waits until the lock would expire, then recovers", async () => {
+    const lost = missed(60_000);
+    // the lock of a run whose process died: nobody renews it, it expires in 3 s
+    await h.booted.rt.redis.set(runKey(), "dead-run", "PX", 3_000);
+    const queued = Date.now();
+    const job = await h.booted.rt.queues.events.add(
+      JOB.recoverDeliveries,
+      {},
+      { jobId: "recovery-after-crash" },
+    );
+    h.booted.startWorkers();
+
+    await h.waitFor(() => redeliveryRequests().includes(lost.id), 15_000, "the redelivery");
+    expect(Date.now() - queued).toBeGreaterThanOrEqual(2_500);
+    await h.waitFor(async () => (await job.getState()) === "completed", 5_000, "the run completed");
+    const done = await h.booted.rt.queues.events.getJob(job.id!);
+    expect(done?.returnvalue).toMatchObject({ busy: false, redelivered: [lost.guid] });
+    expect(done?.attemptsMade ?? 0).toBeLessThanOrEqual(1);
+  });
+
+  it("a run stops at shutdown, keeps its progress and frees its lock", async () => {
+    const lost = Array.from({ length: 4 }, (_, i) => missed(HOUR - i * 1000));
+    h.booted.rt.settings.redeliveryPaceMs = 2_000;
+    h.booted.startWorkers();
+    await h.booted.rt.queues.events.add(JOB.recoverDeliveries, {}, { jobId: "recovery-at-shutdown" });
+    await h.waitFor(() => redeliveryRequests().length === 1, 10_000, "the first redelivery");
+
+    const closing = Date.now();
+    await h.booted.close();
+    expect(Date.now() - closing).toBeLessThan(1_500);
+    const redis = createRedis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379");
+    try {
+      expect(await redis.exists(runKey())).toBe(0);
+      // the redelivery asked for is counted, the others are left for the next run
+      expect(redeliveryRequests()).toEqual([lost[0]!.id]);
+      const ledger = new DeliveryLedger(redis, h.prefix, HOUR);
+      expect((await ledger.tracked()).get(lost[0]!.guid)?.attempts).toBe(1);
+      expect((await ledger.tracked()).get(lost[1]!.guid)?.attempts).toBe(0);
+    } finally {
+      redis.disconnect();
+    }
   });
 });

@@ -24,6 +24,8 @@ const WorkerEnv = z.object({
   DW_SANDBOX_URL: z.string().url(),
   DW_GITHUB_URL: z.string().url(),
   DW_KILL_AFTER: z.string().optional(),
+  /** `1`: register the recovery of missed deliveries and run it at start-up (`BootConfig.recoverDeliveries`) */
+  DW_RECOVER_DELIVERIES: z.literal("1").optional(),
   /** Redis Cluster seed nodes, `host:port,…` (DW_REDIS_URL is then ignored) */
   DW_REDIS_CLUSTER_NODES: z.string().optional(),
 });
@@ -36,6 +38,7 @@ export function devEnv(env: NodeJS.ProcessEnv) {
     sandboxUrl: e.DW_SANDBOX_URL,
     githubUrl: e.DW_GITHUB_URL,
     killAfter: e.DW_KILL_AFTER,
+    recoverDeliveries: e.DW_RECOVER_DELIVERIES === "1",
     clusterNodes: e.DW_REDIS_CLUSTER_NODES?.split(",").filter(Boolean),
   };
 }
@@ -54,7 +57,13 @@ const ENTRY = fileURLToPath(new URL("./worker-entry.ts", import.meta.url));
 /** Starts `worker-entry.ts` under tsx against the harness's Redis prefix, sandbox and stand-in. */
 export function spawnWorker(
   h: Harness,
-  opts: { killAfter?: string; redisUrl?: string; clusterNodes?: readonly string[] } = {},
+  opts: {
+    killAfter?: string;
+    redisUrl?: string;
+    clusterNodes?: readonly string[];
+    /** run the recovery of missed deliveries (at start-up, then on its schedule) */
+    recoverDeliveries?: boolean;
+  } = {},
 ): WorkerProcess {
   const child = spawn(process.execPath, ["--import", "tsx", ENTRY], {
     env: {
@@ -64,6 +73,7 @@ export function spawnWorker(
       DW_SANDBOX_URL: h.sandbox.url,
       DW_GITHUB_URL: h.github.url,
       ...(opts.killAfter ? { DW_KILL_AFTER: opts.killAfter } : {}),
+      ...(opts.recoverDeliveries ? { DW_RECOVER_DELIVERIES: "1" } : {}),
       ...(opts.clusterNodes ? { DW_REDIS_CLUSTER_NODES: opts.clusterNodes.join(",") } : {}),
     },
     stdio: ["ignore", "pipe", "pipe"],

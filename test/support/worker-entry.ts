@@ -6,6 +6,9 @@
  * `DW_KILL_AFTER` (a regular expression tested against `METHOD /path` of every HTTP answer this process
  * receives, GitHub's or the service's) makes the process SIGKILL itself right after the first matching 2xx
  * answer arrives: the request has had its effect, and nothing after it in the job ran.
+ *
+ * `DW_RECOVER_DELIVERIES=1` starts the recovery of missed webhook deliveries with the workers (a run at
+ * start-up, then on its schedule), as `src/index.ts` does.
  */
 import { pino } from "pino";
 import { WORKER_TIMING, devEnv } from "./faults.js";
@@ -43,6 +46,7 @@ const booted = boot({
   log: pino({ level: process.env.LOG_LEVEL ?? "silent" }),
   settings: { firstPollDelayMs: 1_000 },
   workerTiming: WORKER_TIMING,
+  recoverDeliveries: env.recoverDeliveries,
 });
 booted.startWorkers();
 process.stdout.write("worker ready\n");
