@@ -38,7 +38,7 @@ import { z } from "zod";
 import { makePulls, percentile, seeded, sum } from "./lib.js";
 import { runPipeline, type PipelineResult, type SideFigures } from "./pipeline.js";
 import { ackPhase, inflightPhase, throughputPhase } from "./phases.js";
-import { escapeHtml } from "./html.js";
+import { escapeHtml } from "../src/render/html.js";
 import { idealBoundByInstallation } from "./bound.js";
 import { reconcilePhase } from "./reconcile.js";
 import { orgPagePhase } from "./org-page.js";

@@ -1,4 +1,5 @@
 import { marked } from "marked";
+import { escapeHtml } from "../../src/render/html.js";
 import type { GitHubStandIn } from "../github-standin/index.js";
 
 /** What the demo shows: one pull request's check runs, review and comments as diffward posted them. */
@@ -34,10 +35,6 @@ pre{background:#f6f8fa;padding:12px;border-radius:6px;overflow:auto}pre code{bac
 ul.story{font-size:14px}
 `;
 
-function esc(s: string): string {
-  return s.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]!);
-}
-
 /** An annotation's place as diffward writes locations: `path:line` or `path:start-end`. */
 function annotationPlace(a: Record<string, unknown>): string {
   const start = String(a.start_line);
@@ -62,12 +59,14 @@ export function renderDemoPage(input: DemoPageInput): { html: string; markdown: 
   const html: string[] = [];
   const mdOut: string[] = [`# ${input.title}`, "", ...input.story.map((s) => `- ${s}`), ""];
   html.push(
-    `<!doctype html><html><head><meta charset="utf-8"><title>${esc(input.title)}</title><style>${CSS}</style></head><body><main>`,
+    `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(input.title)}</title><style>${CSS}</style></head><body><main>`,
   );
-  html.push(`<h1>${esc(input.title)} <span class="num">${esc(owner)}/${esc(repo)}#${pullNumber}</span></h1>`);
-  html.push(`<ul class="story">${input.story.map((s) => `<li>${esc(s)}</li>`).join("")}</ul>`);
+  html.push(
+    `<h1>${escapeHtml(input.title)} <span class="num">${escapeHtml(owner)}/${escapeHtml(repo)}#${pullNumber}</span></h1>`,
+  );
+  html.push(`<ul class="story">${input.story.map((s) => `<li>${escapeHtml(s)}</li>`).join("")}</ul>`);
   for (const l of input.links ?? []) {
-    html.push(`<p class="story"><a href="${esc(l.href)}">${esc(l.text)}</a></p>`);
+    html.push(`<p class="story"><a href="${escapeHtml(l.href)}">${escapeHtml(l.text)}</a></p>`);
     mdOut.push(`[${l.text}](${l.href})`, "");
   }
   for (const run of runs) {
@@ -79,14 +78,14 @@ export function renderDemoPage(input: DemoPageInput): { html: string; markdown: 
       ? ` <span class="replaced">(replaced by the newer check run #${newer.id} on the same commit; GitHub shows only that one)</span>`
       : "";
     html.push(
-      `<section class="box"><header><span class="pill ${esc(state)}">${esc(state)}</span> <b>${esc(run.name)}</b> #${run.id} on <code>${esc(run.headSha.slice(0, 7))}</code> — ${esc(run.output.title ?? "")}${run.externalId ? ` · scan <code>${esc(run.externalId)}</code>` : ""}${replaced}</header><div class="body">`,
+      `<section class="box"><header><span class="pill ${escapeHtml(state)}">${escapeHtml(state)}</span> <b>${escapeHtml(run.name)}</b> #${run.id} on <code>${escapeHtml(run.headSha.slice(0, 7))}</code> — ${escapeHtml(run.output.title ?? "")}${run.externalId ? ` · scan <code>${escapeHtml(run.externalId)}</code>` : ""}${replaced}</header><div class="body">`,
     );
     html.push(md(run.output.summary));
     if (run.output.text) html.push(md(run.output.text));
     for (const a of run.annotations) {
       const level = String(a.annotation_level ?? "warning");
       html.push(
-        `<div class="ann ${esc(level)}"><div class="path">${esc(annotationPlace(a))} · ${esc(level)}</div><b>${esc(String(a.title ?? ""))}</b><div class="msg">${esc(String(a.message ?? ""))}</div></div>`,
+        `<div class="ann ${escapeHtml(level)}"><div class="path">${escapeHtml(annotationPlace(a))} · ${escapeHtml(level)}</div><b>${escapeHtml(String(a.title ?? ""))}</b><div class="msg">${escapeHtml(String(a.message ?? ""))}</div></div>`,
       );
     }
     html.push(`</div></section>`);
@@ -113,24 +112,24 @@ export function renderDemoPage(input: DemoPageInput): { html: string; markdown: 
   }
   for (const review of reviews) {
     html.push(
-      `<section class="box"><header><b>${esc(review.user.login)}</b> reviewed (${esc(review.state)})</header><div class="body">${md(review.body)}</div></section>`,
+      `<section class="box"><header><b>${escapeHtml(review.user.login)}</b> reviewed (${escapeHtml(review.state)})</header><div class="body">${md(review.body)}</div></section>`,
     );
     mdOut.push(`## Review by ${review.user.login} (${review.state})`, "", review.body, "");
   }
   for (const c of comments.filter((x) => x.inReplyToId === null)) {
     html.push(
-      `<section class="box"><header><span class="path">${esc(c.path)}:${c.line ?? ""}</span> · <b>${esc(c.user.login)}</b></header><div class="body">${md(c.body)}`,
+      `<section class="box"><header><span class="path">${escapeHtml(c.path)}:${c.line ?? ""}</span> · <b>${escapeHtml(c.user.login)}</b></header><div class="body">${md(c.body)}`,
     );
     mdOut.push(`### Review comment on \`${c.path}:${c.line ?? ""}\``, "", c.body, "");
     for (const r of comments.filter((x) => x.inReplyToId === c.id)) {
-      html.push(`<div class="reply"><b>${esc(r.user.login)}</b>${md(r.body)}</div>`);
+      html.push(`<div class="reply"><b>${escapeHtml(r.user.login)}</b>${md(r.body)}</div>`);
       mdOut.push(`> **${r.user.login}** replied:`, "", ...r.body.split("\n").map((l) => `> ${l}`), "");
     }
     html.push(`</div></section>`);
   }
   for (const c of issueComments) {
     html.push(
-      `<section class="box"><header><b>${esc(c.user.login)}</b> commented</header><div class="body">${md(c.body)}</div></section>`,
+      `<section class="box"><header><b>${escapeHtml(c.user.login)}</b> commented</header><div class="body">${md(c.body)}</div></section>`,
     );
     mdOut.push(`### Comment by ${c.user.login}`, "", c.body, "");
   }

@@ -137,8 +137,16 @@ export function codeBlock(text: string, info = ""): string {
  * because GitHub shows annotations as plain text.
  */
 export function plainText(text: string): string {
-  return String(text)
-    .replace(/\r\n?/g, "\n")
+  return escapeControls(String(text).replace(/\r\n?/g, "\n"));
+}
+
+/**
+ * Control characters in untrusted text defused: bidirectional controls (Trojan Source, CVE-2021-42574)
+ * become visible `[U+202E]` escapes, other C0/C1 control characters except tab, line feed and carriage
+ * return are removed. Every other character is kept. Never throws for a string.
+ */
+export function escapeControls(text: string): string {
+  return text
     .replace(BIDI, (c) => `[U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}]`)
     .replace(CONTROL, "");
 }

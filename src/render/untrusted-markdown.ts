@@ -28,7 +28,7 @@ import { fromMarkdown } from "mdast-util-from-markdown";
 import { gfmFromMarkdown, gfmToMarkdown } from "mdast-util-gfm";
 import { toMarkdown, type Unsafe } from "mdast-util-to-markdown";
 import { gfm } from "micromark-extension-gfm";
-import { ZWSP } from "./escape.js";
+import { escapeControls, ZWSP } from "./escape.js";
 
 /** Options of {@link safeMarkdown}. */
 export interface SafeMarkdownOptions {
@@ -79,21 +79,14 @@ export function serializeMarkdown(tree: Root): string {
   }).trimEnd();
 }
 
-/** Bidirectional control characters (Trojan Source, CVE-2021-42574), shown as visible escapes in prose. */
-const BIDI = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/gu;
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/gu;
-
 /**
  * Prose text (never code) made inert for GitHub: a zero-width space after every `@` (no mention, no
  * team ping), before the number of `#123` and `GH-123` and at the end of a text ending in `#` (no
- * cross-reference), inside `://` and after `www` (no autolinked URL, so no issue URL reference); bidi
- * controls become visible `[U+202E]` escapes, other control characters (except tab and newline) go.
+ * cross-reference), inside `://` and after `www` (no autolinked URL, so no issue URL reference); control
+ * characters go through {@link escapeControls} (bidi controls become visible `[U+202E]` escapes).
  */
 export function neutralizeProse(text: string): string {
-  return text
-    .replace(BIDI, (c) => `[U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}]`)
-    .replace(CONTROL, "")
+  return escapeControls(text)
     .replace(/@/g, `@${ZWSP}`)
     .replace(/#(?=\d|$)/g, `#${ZWSP}`)
     .replace(/\b(GH)-(?=\d)/gi, `$1-${ZWSP}`)
