@@ -6,7 +6,8 @@
  * the lines go to standard output; the count goes to standard error. `--prefix` names another state prefix
  * than `{dw}` (a test harness's). docs/operations.md "Audit trail" shows a sample.
  *
- * Exit code 0 on success, 2 on a usage error (unknown option, bad date), 1 on any other error.
+ * Exit code 0 on success, 2 on a usage error (unknown option, bad date, a time before 1970), 1 on any other
+ * error.
  */
 import { createWriteStream } from "node:fs";
 import { Readable } from "node:stream";

@@ -146,6 +146,15 @@ export interface AuditQuery {
   repository?: string;
 }
 
+/**
+ * The times `since` and `until` may name, in ms since epoch (both ends included): an entry id's time is an
+ * unsigned count of ms from 1970-01-01T00:00:00Z (Redis "Streams", entry IDs), and ISO 8601's four-digit years
+ * end with 9999.
+ */
+export const AUDIT_TIME_RANGE = { minMs: 0, maxMs: Date.UTC(9999, 11, 31, 23, 59, 59, 999) } as const;
+
+const RANGE_TEXT = `${new Date(AUDIT_TIME_RANGE.minMs).toISOString()} to ${new Date(AUDIT_TIME_RANGE.maxMs).toISOString()}`;
+
 /** `since`/`until`: a date (`YYYY-MM-DD`, UTC) or an ISO 8601 date-time with `Z` or an offset. */
 const When = z.union([z.iso.date(), z.iso.datetime({ offset: true })]);
 
@@ -164,7 +173,7 @@ export type AuditQueryText = z.infer<typeof AuditQueryText>;
  * An {@link AuditQuery} from its text: `since` a date means the start of that day (UTC), `until` a date its
  * end (23:59:59.999 UTC), so `since=2026-11-01&until=2026-11-30` is the whole of November. Pure.
  * @returns the query, or `error`: one sentence naming each bad parameter and what it must be (unknown
- * parameters, unreadable dates, `since` after `until`).
+ * parameters, unreadable dates, a time outside {@link AUDIT_TIME_RANGE}, `since` after `until`).
  */
 export function parseAuditQuery(
   text: Record<string, string | undefined>,
@@ -186,18 +195,43 @@ export function parseAuditQuery(
     ...(until ? { untilMs: ms(until, true) } : {}),
     ...(repository ? { repository } : {}),
   };
+  const outside = (["since", "until"] as const).filter((name) => {
+    const at = name === "since" ? query.sinceMs : query.untilMs;
+    return at !== undefined && (at < AUDIT_TIME_RANGE.minMs || at > AUDIT_TIME_RANGE.maxMs);
+  });
+  if (outside.length > 0)
+    return { ok: false, error: outside.map((name) => `${name}: must be within ${RANGE_TEXT}`).join("; ") };
   if (query.sinceMs !== undefined && query.untilMs !== undefined && query.sinceMs > query.untilMs)
     return { ok: false, error: "since must not be after until" };
   return { ok: true, query };
 }
 
-/** The entries of {@link readAudit} as JSON Lines: one JSON object and `\n` each. */
+/**
+ * The Unicode line terminators `JSON.stringify` writes raw: U+0085 (NEL), U+2028 (LINE SEPARATOR) and U+2029
+ * (PARAGRAPH SEPARATOR). Readers that split lines by Unicode's rules (JavaScript's line terminators, Python's
+ * `str.splitlines`) would cut a JSON Lines entry at them.
+ */
+const RAW_LINE_BREAKS = /[\u0085\u2028\u2029]/g;
+
+/**
+ * One entry as a JSON Lines line: its JSON and `\n`, with every line break in its text escaped (`\n`, `\r` by
+ * `JSON.stringify`; {@link RAW_LINE_BREAKS} as `\uXXXX`), so the only line break is the one that ends it.
+ */
+function auditLine(entry: AuditEntry): string {
+  const json = JSON.stringify(entry).replace(
+    RAW_LINE_BREAKS,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
+  return `${json}\n`;
+}
+
+/** The entries of {@link readAudit} as JSON Lines ({@link auditLine}: one JSON object and `\n` each). */
 export async function* auditLines(
   redis: RedisConnection,
   query: AuditQuery,
   prefix: string = DEFAULT_STATE_PREFIX,
 ): AsyncGenerator<string> {
-  for await (const e of readAudit(redis, query, prefix)) yield `${JSON.stringify(e)}\n`;
+  for await (const e of readAudit(redis, query, prefix)) yield auditLine(e);
 }
 
 /** The entry in a stream entry's fields (`e`: its JSON), or undefined when it is missing or does not parse. */

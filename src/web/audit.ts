@@ -30,8 +30,8 @@ function queryOf(url: string): { ok: true; text: Record<string, string> } | { ok
  * stream is never held in memory and a slow reader slows the reads (the response's backpressure).
  * - 401 with `WWW-Authenticate: Bearer` (RFC 6750 §3) without `Authorization: Bearer <DIFFWARD_ADMIN_TOKEN>`
  *   or with another token (`hasBearer`: compared in constant time);
- * - 400 with `{ error }` for a bad query ({@link parseAuditQuery}: unknown parameter, unreadable date,
- *   `since` after `until`, a malformed repository, a parameter given twice);
+ * - 400 with `{ error }` for a bad query ({@link parseAuditQuery}: unknown parameter, unreadable date, a time
+ *   before 1970, `since` after `until`, a malformed repository, a parameter given twice);
  * - a Redis failure before the first line is a 500; after it, the connection is closed (the body is cut
  *   short, never silently complete) and the error logged as `{ err }`.
  */

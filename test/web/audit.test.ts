@@ -130,6 +130,49 @@ describe("GET /audit (web server, real Redis)", () => {
     expect(await bad("since=2026-11-01&since=2026-11-02")).toBe("bad query: since is given more than once");
   });
 
+  it("answers 400 naming the accepted range for a time before 1970 (a stream id counts ms from then), never 500", async () => {
+    const range = "must be within 1970-01-01T00:00:00.000Z to 9999-12-31T23:59:59.999Z";
+    for (const [q, error] of [
+      ["since=1969-12-31", `bad query: since: ${range}`],
+      ["until=1969-12-31", `bad query: until: ${range}`],
+      ["since=0001-01-01T00:00:00Z", `bad query: since: ${range}`],
+      ["since=1969-12-31T23:59:59.999Z&until=1969-12-31", `bad query: since: ${range}; until: ${range}`],
+      ["until=9999-12-31T23:00:00-05:00", `bad query: until: ${range}`],
+    ]) {
+      const res = await get(`/audit?${q}`);
+      expect(res.status, q).toBe(400);
+      expect(await res.json(), q).toEqual({ error });
+    }
+    // the range's own ends are accepted
+    const whole = await get("/audit?since=1970-01-01&until=9999-12-31");
+    expect(whole.status).toBe(200);
+    expect(await lines(whole)).toHaveLength(5);
+  });
+
+  it("escapes U+0085, U+2028 and U+2029 in an entry's text like newlines: one line per entry for any line splitter", async () => {
+    const breaks = `${prefix}-breaks`;
+    const reason = "first\u2028second\u2029third\u0085fourth\nfifth\r";
+    for (const [i, actor] of ["alice", "bob"].entries())
+      await redis.xadd(
+        auditKey(breaks),
+        `${day(1) + i}-0`,
+        "e",
+        JSON.stringify({ ...entry(1, "octo/app", actor), reason }),
+      );
+    const other = await server({ token: TOKEN, prefix: breaks });
+    try {
+      const body = await (await get("/audit", TOKEN, other.url)).text();
+      expect(body).not.toMatch(/[\r\u0085\u2028\u2029]/);
+      // Unicode's line breaks (JavaScript's line terminators, Python's str.splitlines): only the entries' ends
+      const got = body.split(/\r\n|[\n\r\u0085\u2028\u2029]/).filter(Boolean);
+      expect(got.map((l) => (JSON.parse(l) as AuditEntry).reason)).toEqual([reason, reason]);
+      expect(body).toContain("first\\u2028second\\u2029third\\u0085fourth\\nfifth\\r");
+    } finally {
+      await other.close();
+      await redis.del(auditKey(breaks));
+    }
+  });
+
   it("streams more entries than one XRANGE page, each once", async () => {
     const many = `${prefix}-many`;
     const pipe = redis.pipeline();
