@@ -115,6 +115,8 @@ if (cfg.mode === "org-page") {
       githubUrl: "https://github.com",
       sessionSecret: secret,
       secure: false,
+      // no sign-in is walked here (the session below is made directly): the callback URL is never used
+      publicUrl: "http://127.0.0.1",
     }),
   });
   const session = await new SessionStore(booted.rt.redis, cfg.prefix, secret, { secure: false }).create({

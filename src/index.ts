@@ -103,18 +103,17 @@ function bootFromEnv(
 }
 
 /**
- * The organization's page's sign-in, from the environment: the App's OAuth client, GitHub's API and web
- * addresses (`GHE_HOST` on GitHub Enterprise Server), HTTPS in production.
+ * The organization's page's sign-in, from the environment: the App's OAuth client, the page's public origin
+ * (`DIFFWARD_PUBLIC_URL`, which `loadEnv` requires with the client), GitHub's API and web addresses
+ * (`GHE_HOST` on GitHub Enterprise Server), HTTPS in production.
  */
 function signInConfig(
   env: Extract<AppEnv, { setupMode: false }>,
-  clientId: string,
-  clientSecret: string,
+  client: Pick<SignInConfig, "clientId" | "clientSecret" | "publicUrl">,
 ): SignInConfig {
   const web = env.gheHost ? `${env.gheProtocol}://${env.gheHost}` : "https://github.com";
   return {
-    clientId,
-    clientSecret,
+    ...client,
     sessionSecret: env.diffwardSessionSecret,
     apiBaseUrl: env.gheHost ? `${web}/api/v3` : "https://api.github.com",
     githubUrl: web,
@@ -150,15 +149,28 @@ async function startServers(
           port: env.port,
           host: env.host ?? "0.0.0.0",
           metrics: metricsAccess,
-          ...(env.githubClientId && env.githubClientSecret
-            ? { pages: orgPageFor(booted.rt, signInConfig(env, env.githubClientId, env.githubClientSecret)) }
+          ...(env.githubClientId && env.githubClientSecret && env.diffwardPublicUrl
+            ? {
+                pages: orgPageFor(
+                  booted.rt,
+                  signInConfig(env, {
+                    clientId: env.githubClientId,
+                    clientSecret: env.githubClientSecret,
+                    publicUrl: env.diffwardPublicUrl,
+                  }),
+                ),
+              }
             : {}),
           ...(env.diffwardAdminToken
             ? { audit: { token: env.diffwardAdminToken, prefix: booted.rt.state.prefix } }
             : {}),
         });
   if (web) log.info({ url: web.url }, "webhooks at POST /api/github/webhooks");
-  if (web && env.githubClientId) log.info({ url: `${web.url}/installations/` }, "the organization's page");
+  if (web && env.githubClientId && env.diffwardPublicUrl)
+    log.info(
+      { url: `${env.diffwardPublicUrl}/installations/`, listening: web.url },
+      "the organization's page",
+    );
   const metricsServer =
     env.metricsPort !== undefined
       ? await startMetricsServer({

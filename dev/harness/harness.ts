@@ -12,6 +12,7 @@ import {
   type GitHubStandInOptions,
 } from "../github-standin/index.js";
 import { startWebServer, type WebServer } from "../../src/web.js";
+import type { PageRoutes } from "../../src/web/routes.js";
 import { createLogger } from "../../src/runtime/logger.js";
 import { orgPageFor } from "../../src/web/org-page.js";
 import { STANDIN_CLIENT, STANDIN_SESSION_SECRET, seedSignIn } from "./sign-in.js";
@@ -34,7 +35,8 @@ export interface HarnessOptions {
   boot?: Partial<BootConfig>;
   /**
    * serve the organization's page with sign-in through the stand-in's web flow (its OAuth client
-   * {@link STANDIN_CLIENT}; add users with `github.state.oauth.addUser`)
+   * {@link STANDIN_CLIENT}; add users with `github.state.oauth.addUser`); its public URL (`DIFFWARD_PUBLIC_URL`
+   * in production, the callback URL's origin) is the web server's address, `web.url`
    */
   signIn?: boolean;
 }
@@ -111,24 +113,26 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ...options.boot,
   });
   if (options.signIn) seedSignIn(github, []);
-  const pages = options.signIn
-    ? orgPageFor(booted.rt, {
-        ...STANDIN_CLIENT,
-        sessionSecret: STANDIN_SESSION_SECRET,
-        apiBaseUrl: github.url,
-        githubUrl: github.url,
-        secure: false,
-      })
-    : undefined;
+  // the page's public URL (its callback URL's origin) is the web server's own, known once it listens
+  let pages: PageRoutes | undefined;
   const serveWebhooks = (port: number) =>
     startWebServer({
       probot: booted.probot,
       app: diffwardApp({ queues: booted.rt.queues, redis: booted.rt.redis, log }),
       rt: booted.rt,
       port,
-      ...(pages ? { pages } : {}),
+      ...(options.signIn ? { pages: (req, res) => pages?.(req, res) ?? Promise.resolve(false) } : {}),
     });
   let web = options.web === false ? undefined : await serveWebhooks(0);
+  if (web && options.signIn)
+    pages = orgPageFor(booted.rt, {
+      ...STANDIN_CLIENT,
+      sessionSecret: STANDIN_SESSION_SECRET,
+      apiBaseUrl: github.url,
+      githubUrl: github.url,
+      secure: false,
+      publicUrl: web.url,
+    });
   if (options.workers !== false) booted.startWorkers();
   const headless: HeadlessHarness = {
     sandbox,

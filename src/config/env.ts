@@ -35,6 +35,17 @@ const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"
 const PEM = /^-----BEGIN ([A-Z ]*PRIVATE KEY)-----\r?\n[\s\S]+\r?\n-----END \1-----\s*$/;
 
 /**
+ * An origin as browsers reach it: `http(s)://host[:port]`, nothing after it (a trailing `/` is dropped), so
+ * `<origin>/login/callback` is exactly the callback URL registered in the GitHub App's settings.
+ */
+const publicOrigin = httpUrl
+  .refine((s) => {
+    const u = new URL(s);
+    return !u.username && !u.password && u.pathname === "/" && !/[?#]/.test(s);
+  }, "must be a scheme and host (and port) only, e.g. https://diffward.example.com: no path, query or user")
+  .transform((s) => new URL(s).origin);
+
+/**
  * Every variable diffward reads, in the order `.env.example` and the README list them: its parser
  * (strings in, typed values out), its default and its documentation ({@link EnvMeta}). The process's own
  * variables are written here; the runtime settings' variables come last, from the settings table
@@ -167,7 +178,7 @@ export const ProcessEnv = z.object({
   // Probot's setup flow writes both from the App's manifest conversion (the App's OAuth client)
   GITHUB_CLIENT_ID: documented(opt(z.string().regex(/^[\w.-]{1,100}$/, "must be the App's client id")), {
     description:
-      "The GitHub App's client id (App settings, \"Client ID\"). With GITHUB_CLIENT_SECRET it turns on the organization's page: sign in with GitHub, callback URL https://<host>/login/callback in the App's settings. Written by Probot's setup flow.",
+      "The GitHub App's client id (App settings, \"Client ID\"). With GITHUB_CLIENT_SECRET it turns on the organization's page: sign in with GitHub, callback URL <DIFFWARD_PUBLIC_URL>/login/callback in the App's settings. Written by Probot's setup flow.",
     examples: ["Iv23liexample0123456"],
   }),
   GITHUB_CLIENT_SECRET: documented(opt(token), {
@@ -179,6 +190,12 @@ export const ProcessEnv = z.object({
     description:
       "Key that signs the organization's page sessions and sign-in state (HMAC-SHA256), at least 32 characters (openssl rand -hex 32). Required in production when GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET are set; unset in development, each process makes one (sessions end when it restarts). Secret.",
     secret: true,
+  }),
+  // GitHub sends the user back to the redirect_uri sign-in names: built from this, never from a request's Host
+  DIFFWARD_PUBLIC_URL: documented(opt(publicOrigin), {
+    description:
+      "The organization's page's public address as browsers reach it: scheme, host and port, no path. Sign-in sends GitHub <url>/login/callback as redirect_uri (the App's Callback URL, App settings); never built from a request's Host header. Required when GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET are set; https in production (the session cookie is Secure).",
+    examples: ["https://diffward.example.com"],
   }),
   DIFFWARD_ADMIN_TOKEN: documented(opt(token), {
     description:
@@ -436,12 +453,18 @@ export function loadEnv(
 
 /**
  * The organization's page sign-in: on when both `GITHUB_CLIENT_ID` and `GITHUB_CLIENT_SECRET` are set (the
- * App's OAuth client), never half-configured; in production it then needs `DIFFWARD_SESSION_SECRET`, the key
- * of its signed cookies (a key made per process would sign out everyone at each restart and differ between
- * web processes).
+ * App's OAuth client), never half-configured. It then needs `DIFFWARD_PUBLIC_URL`, the origin of the callback
+ * URL sent to GitHub (a request's `Host` header is the client's to choose), `https` in production; and in
+ * production `DIFFWARD_SESSION_SECRET`, the key of its signed cookies (a key made per process would sign out
+ * everyone at each restart and differ between web processes).
  */
 function signInProblems(
-  e: Partial<Record<"GITHUB_CLIENT_ID" | "GITHUB_CLIENT_SECRET" | "DIFFWARD_SESSION_SECRET", unknown>>,
+  e: Partial<
+    Record<
+      "GITHUB_CLIENT_ID" | "GITHUB_CLIENT_SECRET" | "DIFFWARD_SESSION_SECRET" | "DIFFWARD_PUBLIC_URL",
+      unknown
+    >
+  >,
   isProduction: boolean,
   bad: ReadonlySet<string>,
 ): EnvProblem[] {
@@ -455,15 +478,27 @@ function signInProblems(
           "set both GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET (the App's OAuth client) to turn the organization's page on, or neither",
       },
     ];
-  if (id && isProduction && e.DIFFWARD_SESSION_SECRET === undefined && !bad.has("DIFFWARD_SESSION_SECRET"))
-    return [
-      {
-        variable: "DIFFWARD_SESSION_SECRET",
-        message:
-          "is required in production when GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET are set (the key of the organization's page sessions): at least 32 random characters, e.g. openssl rand -hex 32",
-      },
-    ];
-  return [];
+  if (!id) return [];
+  const problems: EnvProblem[] = [];
+  const url = e.DIFFWARD_PUBLIC_URL;
+  if (url === undefined && !bad.has("DIFFWARD_PUBLIC_URL"))
+    problems.push({
+      variable: "DIFFWARD_PUBLIC_URL",
+      message:
+        "is required when GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET are set: the organization's page's public address (e.g. https://diffward.example.com), from which sign-in builds its callback URL <url>/login/callback (register the same in the App's settings)",
+    });
+  else if (isProduction && typeof url === "string" && !url.startsWith("https:"))
+    problems.push({
+      variable: "DIFFWARD_PUBLIC_URL",
+      message: "must be an https URL in production (the organization's page's session cookie is Secure)",
+    });
+  if (isProduction && e.DIFFWARD_SESSION_SECRET === undefined && !bad.has("DIFFWARD_SESSION_SECRET"))
+    problems.push({
+      variable: "DIFFWARD_SESSION_SECRET",
+      message:
+        "is required in production when GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET are set (the key of the organization's page sessions): at least 32 random characters, e.g. openssl rand -hex 32",
+    });
+  return problems;
 }
 
 /**

@@ -6,7 +6,10 @@ import { orgPageRoutes, type PageRoutes } from "./routes.js";
 import { SessionStore } from "./session.js";
 import type { OAuthClient } from "./sign-in.js";
 
-/** How the organization's page signs users in (`GITHUB_CLIENT_ID`, `GITHUB_CLIENT_SECRET`, `DIFFWARD_SESSION_SECRET`). */
+/**
+ * How the organization's page signs users in (`GITHUB_CLIENT_ID`, `GITHUB_CLIENT_SECRET`,
+ * `DIFFWARD_SESSION_SECRET`, `DIFFWARD_PUBLIC_URL`).
+ */
 export interface SignInConfig extends OAuthClient {
   /**
    * the key of the sessions' signatures (at least 32 characters); unset outside production: one made for
@@ -15,8 +18,13 @@ export interface SignInConfig extends OAuthClient {
   sessionSecret: string | undefined;
   /** GitHub's web address for links: `https://github.com`, or `<GHE_PROTOCOL>://<GHE_HOST>` */
   githubUrl: string;
-  /** served over HTTPS (production): cookies are `Secure`, the callback URL is `https://<host>/login/callback` */
+  /** served over HTTPS (production): cookies are `Secure` */
   secure: boolean;
+  /**
+   * the page's public origin (`DIFFWARD_PUBLIC_URL`): sign-in's callback URL is `<publicUrl>/login/callback`,
+   * the one registered in the App's settings
+   */
+  publicUrl: string;
 }
 
 /**
@@ -39,7 +47,7 @@ export function orgPageFor(rt: OrgPageDeps["rt"], config: SignInConfig, log: Log
   return orgPageRoutes({
     sessions: new SessionStore(rt.redis, rt.state.prefix, secret, { secure: config.secure }),
     client: { clientId: config.clientId, clientSecret: config.clientSecret, apiBaseUrl: config.apiBaseUrl },
-    secure: config.secure,
+    publicUrl: config.publicUrl,
     log,
     loadPage: (id, access, installation) => {
       accounts.set(id, installation.account);

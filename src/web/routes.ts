@@ -40,8 +40,11 @@ export type PageRoutes = (req: IncomingMessage, res: ServerResponse) => Promise<
 export interface OrgPageRoutesOptions<P extends Record<SectionKey, unknown>> {
   sessions: SessionStore;
   client: OAuthClient;
-  /** served over HTTPS (production): the callback URL's scheme */
-  secure: boolean;
+  /**
+   * the page's public origin (`DIFFWARD_PUBLIC_URL`, e.g. `https://diffward.example.com`): the callback URL
+   * sent to GitHub is `<publicUrl>/login/callback`, never built from a request's `Host` header
+   */
+  publicUrl: string;
   log: Logger;
   /** the page of an installation as `access` may see it (`installation`: the session's entry, its account) */
   loadPage(installationId: number, access: PageAccess, installation: InstallationListItem): Promise<P>;
@@ -124,8 +127,8 @@ const NOT_FOUND = "Not found";
 
 /**
  * The organization's page on the web process, behind sign-in with GitHub:
- * - `GET /login` sends the browser to GitHub's `/login/oauth/authorize` (`client_id`, `redirect_uri`, a signed
- *   single-use `state` bound to the browser by a cookie); `GET /login/callback` checks `state`, exchanges the
+ * - `GET /login` sends the browser to GitHub's `/login/oauth/authorize` (`client_id`, `redirect_uri`
+ *   `<publicUrl>/login/callback`, a signed single-use `state` bound to the browser by a cookie); `GET /login/callback` checks `state`, exchanges the
  *   code, reads what the user may see with their token (then dropped) and starts a session (signed cookie,
  *   `HttpOnly`, `SameSite=Lax`, `Secure` over HTTPS, 15 minutes);
  * - `GET /logout` shows a sign-out form; `POST /logout` with the session's CSRF token ends the session (a GET
@@ -216,26 +219,20 @@ async function installationPage<P extends Record<SectionKey, unknown>>(
 type SignInFlow = ReturnType<typeof signInFlow>;
 type SignInOptions = Pick<
   OrgPageRoutesOptions<Record<SectionKey, unknown>>,
-  "sessions" | "client" | "secure" | "log" | "resolve"
+  "sessions" | "client" | "publicUrl" | "log" | "resolve"
 >;
 
 /** Sign-in, its callback, the session check of every page and sign-out. */
 function signInFlow(opts: SignInOptions) {
   const { sessions, client } = opts;
   const resolve = opts.resolve ?? ((token: string) => resolveAccess(gitHubOctokit(client, token)));
-  const callbackUrl = (req: IncomingMessage) => {
-    const host = String(req.headers.host ?? "");
-    if (!/^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/.test(host)) return undefined;
-    return `${opts.secure ? "https" : "http"}://${host}/login/callback`;
-  };
-  const redirectToGitHub = ({ req, res }: Call, returnTo: string): void => {
-    const redirectUrl = callbackUrl(req);
-    if (!redirectUrl)
-      return html(res, 400, problemPage("Bad request", "The request has no valid Host header."));
+  // GitHub sends the user (and the code) back to this URL: a request's Host header is the client's to forge
+  const callbackUrl = `${opts.publicUrl.replace(/\/+$/, "")}/login/callback`;
+  const redirectToGitHub = ({ res }: Call, returnTo: string): void => {
     const { state, cookie } = sessions.startSignIn(returnTo);
     res
       .writeHead(302, {
-        location: authorizeUrl(client, redirectUrl, state),
+        location: authorizeUrl(client, callbackUrl, state),
         "set-cookie": cookie,
         "cache-control": "no-store",
       })
@@ -250,7 +247,7 @@ function signInFlow(opts: SignInOptions) {
       else redirectToGitHub(call, `${call.url.pathname}${call.url.search}`);
       return undefined;
     },
-    callback: (call: Call) => finishSignIn(opts, resolve, callbackUrl(call.req), call),
+    callback: (call: Call) => finishSignIn(opts, resolve, callbackUrl, call),
     logout: (call: Call) => signOut(sessions, call),
   };
 }
@@ -259,13 +256,13 @@ function signInFlow(opts: SignInOptions) {
 async function finishSignIn(
   opts: SignInOptions,
   resolve: (token: string) => Promise<SessionData>,
-  redirectUrl: string | undefined,
+  redirectUrl: string,
   { req, res, url }: Call,
 ): Promise<void> {
   const q = url.searchParams;
   const state = await opts.sessions.finishSignIn(q.get("state") ?? undefined, req.headers.cookie);
   const clear = { "set-cookie": opts.sessions.clearSignIn() };
-  if (!state || !redirectUrl)
+  if (!state)
     return html(
       res,
       400,

@@ -268,16 +268,66 @@ describe("loadEnv", () => {
 });
 
 describe("the organization's page sign-in variables", () => {
-  const client = { GITHUB_CLIENT_ID: "Iv23liexample0123456", GITHUB_CLIENT_SECRET: "cs_0123456789abcdef" };
+  const site = { DIFFWARD_PUBLIC_URL: "https://diffward.example.com" };
+  const client = {
+    GITHUB_CLIENT_ID: "Iv23liexample0123456",
+    GITHUB_CLIENT_SECRET: "cs_0123456789abcdef",
+    ...site,
+  };
   const sessionSecret = "s".repeat(32);
 
-  it("is off without a client, on with both client variables and a session secret", () => {
+  it("is off without a client, on with both client variables, the public URL and a session secret", () => {
     expect(loadEnv(PROD)).toMatchObject({ githubClientId: undefined, diffwardSessionSecret: undefined });
     expect(loadEnv({ ...PROD, ...client, DIFFWARD_SESSION_SECRET: sessionSecret })).toMatchObject({
       githubClientId: client.GITHUB_CLIENT_ID,
       githubClientSecret: client.GITHUB_CLIENT_SECRET,
       diffwardSessionSecret: sessionSecret,
+      diffwardPublicUrl: "https://diffward.example.com",
     });
+    // a trailing slash is dropped: the callback URL is <url>/login/callback
+    const slash = { ...client, DIFFWARD_PUBLIC_URL: "http://127.0.0.1:3000/" };
+    expect(loadEnv(slash).diffwardPublicUrl).toBe("http://127.0.0.1:3000");
+  });
+
+  it("refuses to start with sign-in configured but no DIFFWARD_PUBLIC_URL, in development too, saying why", () => {
+    const noUrl = { ...client, DIFFWARD_PUBLIC_URL: undefined };
+    for (const env of [noUrl, { ...PROD, ...noUrl, DIFFWARD_SESSION_SECRET: sessionSecret }]) {
+      const e = envError(env);
+      expect(e.problems).toEqual([
+        {
+          variable: "DIFFWARD_PUBLIC_URL",
+          message: expect.stringContaining(
+            "is required when GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET are set",
+          ),
+        },
+      ]);
+      expect(e.message).toContain("<url>/login/callback");
+    }
+  });
+
+  it("refuses a public URL with a path, a query or a user, and plain http in production", () => {
+    for (const url of [
+      "https://diffward.example.com/page",
+      "https://a.example?x=1",
+      "https://u:p@a.example",
+      "ftp://a.example",
+    ])
+      expect(
+        envError({ ...client, DIFFWARD_PUBLIC_URL: url }).problems.map((p) => p.variable),
+        url,
+      ).toEqual(["DIFFWARD_PUBLIC_URL"]);
+    const http = envError({
+      ...PROD,
+      ...client,
+      DIFFWARD_SESSION_SECRET: sessionSecret,
+      DIFFWARD_PUBLIC_URL: "http://a.example",
+    });
+    expect(http.problems).toEqual([
+      {
+        variable: "DIFFWARD_PUBLIC_URL",
+        message: expect.stringContaining("must be an https URL in production"),
+      },
+    ]);
   });
 
   it("refuses to start in production without DIFFWARD_SESSION_SECRET, saying why and how to make one", () => {

@@ -46,6 +46,21 @@ describe("the entry point (npm start)", () => {
     expect(p.output()).not.toContain("cs_secret_value");
   });
 
+  it("refuses to start the page's sign-in without DIFFWARD_PUBLIC_URL, naming it and why", async () => {
+    const p = start({
+      GITHUB_CLIENT_ID: "Iv23liexample",
+      GITHUB_CLIENT_SECRET: "cs_secret_value",
+    });
+    // a process that starts anyway (Probot's setup flow, without APP_ID) is ended, not left running
+    const code = await Promise.race([p.exited, new Promise((r) => setTimeout(() => r("running"), 30_000))]);
+    if (code === "running") p.child.kill("SIGKILL");
+    expect(code).toBe(1);
+    expect(p.output()).toContain(
+      "DIFFWARD_PUBLIC_URL: is required when GITHUB_CLIENT_ID and GITHUB_CLIENT_SECRET are set",
+    );
+    expect(p.output()).not.toContain("cs_secret_value");
+  });
+
   it("--version prints package.json's version and exits 0, with no environment at all", async () => {
     const p = start({}, ["--version"]);
     expect(await p.exited).toBe(0);
@@ -124,6 +139,7 @@ describe("the entry point (npm start)", () => {
       GITHUB_CLIENT_ID: "Iv23liexample",
       GITHUB_CLIENT_SECRET: "cs_secret_value",
       DIFFWARD_SESSION_SECRET: "session-secret-value-0123456789abcdef",
+      DIFFWARD_PUBLIC_URL: "https://diffward.example.com",
       GHE_HOST: "github.example.com",
     });
     let ready: Response | undefined;
@@ -148,7 +164,8 @@ describe("the entry point (npm start)", () => {
     const location = new URL(page.headers.get("location") ?? "");
     expect(`${location.origin}${location.pathname}`).toBe("https://github.example.com/login/oauth/authorize");
     expect(location.searchParams.get("client_id")).toBe("Iv23liexample");
-    expect(location.searchParams.get("redirect_uri")).toBe(`https://127.0.0.1:${port}/login/callback`);
+    // the callback URL is the configured public URL's, not the request's Host (127.0.0.1:<port>)
+    expect(location.searchParams.get("redirect_uri")).toBe("https://diffward.example.com/login/callback");
     expect(page.headers.get("set-cookie")).toMatch(/; HttpOnly; Secure; SameSite=Lax/);
     p.child.kill("SIGTERM");
     expect(await p.exited).toBe(0);

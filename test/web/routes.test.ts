@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { createServer, type Server } from "node:http";
+import { createServer, get as httpGet, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Writable } from "node:stream";
 import { parseSetCookie } from "cookie";
@@ -16,7 +16,7 @@ import {
 } from "../../dev/harness/sign-in.js";
 import { createLogger } from "../../src/runtime/logger.js";
 import type { PageAccess } from "../../src/web/access.js";
-import { orgPageRoutes, type SectionKey } from "../../src/web/routes.js";
+import { orgPageRoutes, type PageRoutes, type SectionKey } from "../../src/web/routes.js";
 import { SESSION_COOKIE, SESSION_TTL_SECONDS, STATE_COOKIE, SessionStore } from "../../src/web/session.js";
 
 /**
@@ -74,10 +74,17 @@ beforeAll(async () => {
     { login: "vault-owner", installations: { "22": "all" }, orgs: { "other-org": "admin" } },
     { login: "solo", installations: { "33": "all", [BROKEN]: "all" } },
   ]);
-  const routes = orgPageRoutes({
+  // the page's public URL is its server's own address, known once it listens
+  let routes: PageRoutes = async () => false;
+  server = createServer((req, res) => {
+    void routes(req, res).then((mine) => mine || res.writeHead(404).end("not the page's"));
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  web = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  routes = orgPageRoutes({
     sessions: new SessionStore(redis, prefix, STANDIN_SESSION_SECRET, { secure: false }),
     client: { ...STANDIN_CLIENT, apiBaseUrl: github.url },
-    secure: false,
+    publicUrl: web,
     log,
     loadPage,
     renderPage: (page, o) =>
@@ -85,11 +92,6 @@ beforeAll(async () => {
     renderList: (items, user) =>
       `<!doctype html><p>${user}</p>${items.map((i) => `<a href="/installations/${i.id}">${i.account}</a>`).join("")}`,
   });
-  server = createServer((req, res) => {
-    void routes(req, res).then((mine) => mine || res.writeHead(404).end("not the page's"));
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  web = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
 
 afterAll(async () => {
@@ -108,7 +110,47 @@ const getJson = async (path: string, cookie: string) => {
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 };
 
+/**
+ * `GET url` sending `Host: host` (fetch always sends the URL's own host), without following redirects.
+ */
+function getWithHost(url: string, host: string, cookie = "") {
+  return new Promise<{ status: number; location: string | undefined; setCookies: string[] }>(
+    (resolve, reject) => {
+      const req = httpGet(url, { headers: { host, ...(cookie ? { cookie } : {}) } }, (res) => {
+        res.resume();
+        res.on("end", () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            location: res.headers.location,
+            setCookies: res.headers["set-cookie"] ?? [],
+          }),
+        );
+      });
+      req.on("error", reject);
+    },
+  );
+}
+
 describe("sign-in", () => {
+  it("sends GitHub the configured public URL as redirect_uri whatever Host the request forges, and signs in", async () => {
+    for (const host of ["evil.example", "evil.example:8443", "[::1]:9"]) {
+      const first = await getWithHost(`${web}/installations/11`, host);
+      expect(first.status, host).toBe(302);
+      const authorize = new URL(first.location!);
+      expect(authorize.searchParams.get("redirect_uri"), host).toBe(`${web}/login/callback`);
+    }
+    // the whole sign-in under a forged Host: GitHub comes back to the configured URL, whose code exchanges
+    const first = await getWithHost(`${web}/installations/11`, "evil.example");
+    const authorize = new URL(first.location!);
+    authorize.searchParams.set("login", "octo-owner");
+    const fromGitHub = await hop(authorize.toString());
+    expect(fromGitHub.location!.startsWith(`${web}/login/callback?`)).toBe(true);
+    const callback = await getWithHost(fromGitHub.location!, "evil.example", cookieHeader(first.setCookies));
+    expect(callback.status).toBe(302);
+    expect(callback.location).toBe("/installations/11");
+    expect((await getJson("/installations/11", cookieHeader(callback.setCookies))).status).toBe(200);
+  });
+
   it("sends a visitor without a session to GitHub's authorize page with client_id, redirect_uri and a state", async () => {
     const first = await hop(`${web}/installations/11`);
     expect(first.status).toBe(302);
