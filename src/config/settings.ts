@@ -186,7 +186,7 @@ export const SETTINGS = {
   },
   redeliveryPendingMs: {
     description:
-      "How long a redelivery asked for counts as pending: the event is not redelivered again meanwhile.",
+      "How long after a redelivery was asked for a listing of the deliveries must begin to tell whether it succeeded: the event is not redelivered again until such a listing has ended.",
     unit: "minutes",
     default: 10,
     schema: count,

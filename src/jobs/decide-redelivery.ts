@@ -1,5 +1,5 @@
 import { deliverySucceeded, type HookDelivery } from "../github/deliveries.js";
-import type { Settled, TrackedDelivery } from "../runtime/delivery-ledger.js";
+import type { PendingRedelivery, Settled, TrackedDelivery } from "../runtime/delivery-ledger.js";
 
 /** Why diffward stops following a GUID without a successful delivery. */
 export type GiveUpReason = "window" | "attempts" | "refused";
@@ -12,8 +12,12 @@ export interface RedeliveryInputs {
   tracked: ReadonlyMap<string, TrackedDelivery>;
   /** the settlement recorded for GUIDs (absent: unsettled) */
   settled: ReadonlyMap<string, Settled>;
-  /** GUIDs with a redelivery pending */
-  pending: ReadonlySet<string>;
+  /** the redeliveries asked for earlier, by GUID (in force or not: {@link redeliveryInForce}) */
+  pending: ReadonlyMap<string, PendingRedelivery>;
+  /** when the newest finished pass began, this run's listing included (`DeliveryScan.seenAt`; none yet) */
+  seenAt: number | undefined;
+  /** the least time a redelivery stays pending, in ms (`Settings.redeliveryPendingMs`) */
+  pendingMs: number;
   /** the oldest delivered_at GitHub still redelivers, ms (now less the redelivery window) */
   floorMs: number;
   /** redeliveries of one GUID before diffward gives up */
@@ -45,10 +49,11 @@ export interface RedeliveryPlan {
  *   redelivered: its effects already happened;
  * - a GUID is followed once a failed *original* delivery of it is seen (`redelivery: false`): a failed
  *   redelivery alone may be someone's redelivery of an event that had succeeded before the listing's range;
- * - a followed GUID with a redelivery pending is left alone (never the same GUID twice while pending);
- *   otherwise it is redelivered (its newest failed delivery), oldest first and at most `maxPerRun` a run,
- *   until `maxAttempts` redeliveries were asked for or its first failure is older than the redelivery window
- *   (GitHub redelivers only the past 3 days: docs, "Redelivering webhooks"), when diffward gives up.
+ * - a followed GUID with a redelivery in force ({@link redeliveryInForce}) is left alone: the redelivery may
+ *   have succeeded where no listing has looked yet; otherwise it is redelivered (its newest failed
+ *   delivery), oldest first and at most `maxPerRun` a run, until `maxAttempts` redeliveries were asked for
+ *   or its first failure is older than the redelivery window (GitHub redelivers only the past 3 days: docs,
+ *   "Redelivering webhooks"), when diffward gives up.
  */
 export function decideRedeliveries(input: RedeliveryInputs): RedeliveryPlan {
   const ok = new Set(input.listed.filter(deliverySucceeded).map((d) => d.guid));
@@ -90,9 +95,24 @@ export function decideRedeliveries(input: RedeliveryInputs): RedeliveryPlan {
   for (const [guid, t] of [...followed].sort((a, b) => a[1].at - b[1].at)) {
     if (isSettled(guid)) plan.resolved.push(guid);
     else if (t.at < input.floorMs) plan.giveUp.push({ guid, reason: "window" });
-    else if (input.pending.has(guid)) continue;
+    else if (redeliveryInForce(input.pending.get(guid), input)) continue;
     else if (t.attempts >= input.maxAttempts) plan.giveUp.push({ guid, reason: "attempts" });
     else if (plan.redeliver.length < input.maxPerRun) plan.redeliver.push({ guid, id: t.id });
   }
   return plan;
+}
+
+/**
+ * Whether a redelivery asked for still counts as pending: until a pass that began at least `pendingMs` after
+ * it was asked for has finished. Such a pass has listed everything GitHub had recorded by then, the
+ * redelivery too when GitHub made it (deliveries "can take a few minutes to be delivered and to appear in the
+ * recent deliveries log": docs, "Troubleshooting webhooks"): it either settled the GUID (a success) or
+ * showed it failed again. A resumed pass that began before the redelivery never counts, so an event
+ * redelivered with success at the head of the listing is not redelivered again while older pages are read.
+ */
+export function redeliveryInForce(
+  p: PendingRedelivery | undefined,
+  at: Pick<RedeliveryInputs, "seenAt" | "pendingMs">,
+): boolean {
+  return p !== undefined && (at.seenAt === undefined || at.seenAt < p.at + at.pendingMs);
 }

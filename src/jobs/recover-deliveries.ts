@@ -7,8 +7,10 @@ import {
   deliveryLedger,
   type DeliveryLedger,
   type DeliveryScan,
+  type PendingRedelivery,
   type TrackedDelivery,
 } from "../runtime/delivery-ledger.js";
+import type { HeldLock } from "../runtime/renewed-lock.js";
 import { JOB, jobId } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { LockBusyError } from "../runtime/state.js";
@@ -41,6 +43,11 @@ export interface RecoverySummary {
   redelivered: string[];
   /** GUIDs given up on, with why */
   givenUp: Array<{ guid: string; reason: GiveUpReason }>;
+  /**
+   * the run found its lock another run's (it stalled longer than the lock's TTL): it stopped asking for
+   * redeliveries and left the listing's progress to that run
+   */
+  lockLost?: true;
 }
 
 /** How the recovery authenticates as the App itself (`probot.auth()` without an installation id: its JWT). */
@@ -94,11 +101,12 @@ export function recoverDeliveriesProcessor(deps: RecoveryDeps) {
  * `lockDuration` when set, else 60 s, so a dead run's lock is free about when BullMQ takes its job back):
  * 1. lists the App's deliveries newest first ({@link listDeliveries}) back to the last point seen, at most
  *    `Settings.redeliveryWindowMs` back and `Settings.redeliveryMaxPages` pages a run;
- * 2. decides ({@link decideRedeliveries}): never a GUID with a successful delivery, never one with a
- *    redelivery pending;
+ * 2. decides ({@link decideRedeliveries}): never a GUID with a successful delivery, never one whose
+ *    redelivery asked for may have succeeded where no listing has looked yet;
  * 3. asks GitHub to redeliver, at most `Settings.redeliveryMaxPerRun` a run, `Settings.redeliveryPaceMs`
  *    apart (GitHub asks for mutative requests at least a second apart: docs, "Best practices for using the
- *    REST API"), each GUID then pending for `Settings.redeliveryPendingMs`.
+ *    REST API"), each claimed first in the ledger ({@link DeliveryLedger.claimRedelivery}) so that no two
+ *    runs redeliver one GUID, even a run that outlived its lock.
  * A redelivery carries the same GUID (`X-GitHub-Delivery`), and every handler derives its job id from it,
  * so an event that did reach diffward after all is not acted on twice. `signal` aborted (the process shuts
  * down): the run stops after the page or redelivery in progress, keeps where it got to, and releases its lock.
@@ -128,11 +136,11 @@ export async function recoverDeliveries(
     const now = rt.now();
     const floorMs = now - s.redeliveryWindowMs;
     const scan = await ledger.scan();
-    const listing = await listDeliveries(app, scan, floorMs, s.redeliveryMaxPages, signal);
+    const listing = await listDeliveries(app, scan, { floorMs, maxPages: s.redeliveryMaxPages, now, signal });
     Object.assign(summary, { pages: listing.pages, listed: listing.deliveries.length });
     summary.complete = listing.scan.resume === undefined;
 
-    const { plan, tracked } = await planRedeliveries(rt, ledger, listing, floorMs);
+    const { plan, tracked, pending } = await planRedeliveries(rt, ledger, listing, floorMs);
     await ledger.settle(plan.delivered, "ok");
     summary.foundFailed = plan.found.length;
     rt.metrics?.deliveriesFailedFound.inc(plan.found.length);
@@ -141,7 +149,9 @@ export async function recoverDeliveries(
     const givenUp = [...plan.giveUp];
     await redeliverPlanned(rt, app, plan.redeliver, {
       ledger,
+      lock,
       tracked,
+      pending,
       track,
       givenUp,
       summary,
@@ -159,7 +169,7 @@ export async function recoverDeliveries(
       "given-up",
     );
     await ledger.updateTracked(track, [...plan.resolved, ...givenUp.map((g) => g.guid)]);
-    await ledger.saveScan(listing.scan);
+    if (!summary.lockLost) await ledger.saveScan(listing.scan);
     log.info(
       {
         pages: summary.pages,
@@ -186,27 +196,36 @@ async function planRedeliveries(
   ledger: DeliveryLedger,
   listing: Listing,
   floorMs: number,
-): Promise<{ plan: RedeliveryPlan; tracked: Map<string, TrackedDelivery> }> {
+): Promise<{
+  plan: RedeliveryPlan;
+  tracked: Map<string, TrackedDelivery>;
+  pending: Map<string, PendingRedelivery>;
+}> {
   const tracked = await ledger.tracked();
   const guids = [...new Set([...listing.deliveries.map((d) => d.guid), ...tracked.keys()])];
-  const [settled, pending] = await Promise.all([ledger.settled(guids), ledger.pending(guids)]);
+  const [settled, asked] = await Promise.all([ledger.settled(guids), ledger.pending(guids)]);
+  const pending = new Map(guids.flatMap((g, i) => (asked[i] ? [[g, asked[i]] as const] : [])));
   const plan = decideRedeliveries({
     listed: listing.deliveries,
     tracked,
     settled: new Map(guids.flatMap((g, i) => (settled[i] ? [[g, settled[i]] as const] : []))),
-    pending: new Set(guids.filter((_, i) => pending[i])),
+    pending,
+    seenAt: listing.scan.seenAt,
+    pendingMs: rt.settings.redeliveryPendingMs,
     floorMs,
     maxAttempts: rt.settings.redeliveryAttempts,
     maxPerRun: rt.settings.redeliveryMaxPerRun,
   });
-  return { plan, tracked };
+  return { plan, tracked, pending };
 }
 
 /**
- * Asks GitHub to redeliver each planned delivery, `Settings.redeliveryPaceMs` apart: a redelivery asked for
- * is pending for `Settings.redeliveryPendingMs` and counts one more attempt in `run.track`; one GitHub
- * refuses (404, 422) is given up (`run.givenUp`); a 5xx or a rate limit stops the run's redeliveries (the
- * next run tries again).
+ * Asks GitHub to redeliver each planned delivery, `Settings.redeliveryPaceMs` apart, each first claimed in
+ * the ledger while the run still holds its lock and the GUID's pending record is still the one the run
+ * decided on (a GUID another run claimed meanwhile is skipped; a lost lock stops the run). A redelivery asked
+ * for counts one more attempt in `run.track`; one GitHub refuses (404, 422) is given up (`run.givenUp`); a
+ * 5xx or a rate limit stops the run's redeliveries (the next run tries again). A claim GitHub did not take
+ * is put back.
  */
 async function redeliverPlanned(
   rt: Runtime,
@@ -214,7 +233,9 @@ async function redeliverPlanned(
   planned: RedeliveryPlan["redeliver"],
   run: {
     ledger: DeliveryLedger;
+    lock: HeldLock;
     tracked: Awaited<ReturnType<DeliveryLedger["tracked"]>>;
+    pending: ReadonlyMap<string, PendingRedelivery>;
     track: Map<string, TrackedDelivery>;
     givenUp: RedeliveryPlan["giveUp"];
     summary: RecoverySummary;
@@ -228,9 +249,19 @@ async function redeliverPlanned(
     if (i > 0 && s.redeliveryPaceMs > 0)
       await sleep(s.redeliveryPaceMs, undefined, { signal }).catch(() => undefined);
     if (signal?.aborted) break;
+    const seen = run.pending.get(r.guid);
+    const next = { id: r.id, at: rt.now() };
+    const claim = await run.ledger.claimRedelivery(run.lock, r.guid, seen, next);
+    if (claim === "lock-lost") {
+      run.summary.lockLost = true;
+      log.warn({ delivery: r.guid }, "recovery run no longer holds its lock: stopping");
+      break;
+    }
+    if (claim === "taken") continue;
     try {
       await redeliver(app, r.id);
     } catch (error) {
+      await run.ledger.unclaimRedelivery(r.guid, next, seen);
       const status = (error as { status?: number }).status ?? 0;
       log.warn({ delivery: r.guid, deliveryId: r.id, status, err: error }, "redelivery refused");
       // GitHub refused this one (404, 422): give up on it; a 5xx or a rate limit: the next run tries again
@@ -239,7 +270,6 @@ async function redeliverPlanned(
       else break;
       continue;
     }
-    await run.ledger.markPending(r.guid, s.redeliveryPendingMs);
     const t = track.get(r.guid) ?? run.tracked.get(r.guid)!;
     track.set(r.guid, { ...t, attempts: t.attempts + 1 });
     run.summary.redelivered.push(r.guid);
@@ -261,16 +291,19 @@ export interface Listing {
  * {@link LISTING_OVERLAP_MS}, never older than `floorMs`) or `maxPages` pages, whichever comes first. A cut
  * pass whose cursor GitHub refuses (4xx) starts over from the newest delivery. `signal` aborted: the pass is
  * cut short after the page in progress, as by the page bound.
+ * @param o.now when this run began (ms): a new pass began then.
  * @returns the deliveries read and the listing's next {@link DeliveryScan}: `head` moves to the pass's
- *   newest delivery once a pass is complete; an unfinished pass is kept in `resume`.
+ *   newest delivery and `seenAt` to when it began once a pass is complete; an unfinished pass is kept in
+ *   `resume`.
  */
 export async function listDeliveries(
   app: ProbotOctokit,
   scan: DeliveryScan,
-  floorMs: number,
-  maxPages: number,
-  signal?: AbortSignal,
+  o: { floorMs: number; maxPages: number; now: number; signal?: AbortSignal | undefined },
 ): Promise<Listing> {
+  const { floorMs, maxPages, signal } = o;
+  // a pass resumed from an older diffward's record: when it began is unknown, so as early as can be
+  const startedAt = scan.resume === undefined ? o.now : (scan.resume.startedAt ?? 0);
   const floor = Math.max(
     floorMs,
     scan.resume?.floor ?? (scan.head === undefined ? floorMs : scan.head - LISTING_OVERLAP_MS),
@@ -294,29 +327,35 @@ export async function listDeliveries(
         status === 429
       )
         throw error;
-      const fresh: DeliveryScan = scan.head === undefined ? {} : { head: scan.head };
-      return listDeliveries(app, fresh, floorMs, maxPages, signal);
+      return listDeliveries(app, done(scan, undefined, scan.seenAt), o);
     }
     for (const d of page.deliveries) {
       const at = Date.parse(d.delivered_at);
       top = Math.max(top ?? at, at);
-      if (at < floor) return { deliveries, pages, scan: done(scan, top) };
+      if (at < floor) return { deliveries, pages, scan: done(scan, top, startedAt) };
       deliveries.push(d);
     }
-    if (page.next === undefined) return { deliveries, pages, scan: done(scan, top) };
+    if (page.next === undefined) return { deliveries, pages, scan: done(scan, top, startedAt) };
     if (pages >= maxPages || signal?.aborted) {
       return {
         deliveries,
         pages,
-        scan: { ...done(scan, undefined), resume: { cursor: page.next, floor, top: top ?? floor } },
+        scan: {
+          ...done(scan, undefined, scan.seenAt),
+          resume: { cursor: page.next, floor, top: top ?? floor, startedAt },
+        },
       };
     }
     cursor = page.next;
   }
 }
 
-/** The scan once a pass is complete: `head` at the pass's newest delivery, never moving back. */
-function done(scan: DeliveryScan, top: number | undefined): DeliveryScan {
+/**
+ * The scan once a pass is complete: `head` at the pass's newest delivery and `seenAt` at when it began,
+ * neither moving back; without a resume.
+ */
+function done(scan: DeliveryScan, top: number | undefined, startedAt: number | undefined): DeliveryScan {
   const head = top === undefined ? scan.head : Math.max(top, scan.head ?? top);
-  return head === undefined ? {} : { head };
+  const seenAt = startedAt === undefined ? scan.seenAt : Math.max(startedAt, scan.seenAt ?? startedAt);
+  return { ...(head === undefined ? {} : { head }), ...(seenAt === undefined ? {} : { seenAt }) };
 }

@@ -6,13 +6,30 @@ import type { Runtime } from "./runtime.js";
  * Where the listing of the App's webhook deliveries stands (`{prefix}:deliveries:scan`, a JSON string that
  * expires with the redelivery window):
  * - `head`: delivered_at (ms) of the newest delivery a finished pass has seen; the next pass lists back to it;
- * - `resume`: a pass cut short by the per-run page bound, to go on with from `cursor` (GitHub's `cursor`
- *   query parameter of the `Link` header's next page) down to `floor` (ms), then `head` becomes `top`.
+ * - `seenAt`: when the newest finished pass began listing (ms, diffward's clock): every delivery GitHub had
+ *   recorded by then has been listed;
+ * - `resume`: a pass cut short by the per-run page bound, begun at `startedAt`, to go on with from `cursor`
+ *   (GitHub's `cursor` query parameter of the `Link` header's next page) down to `floor` (ms), then `head`
+ *   becomes `top`.
  */
 export interface DeliveryScan {
   head?: number;
-  resume?: { cursor: string; floor: number; top: number };
+  seenAt?: number;
+  /** `startedAt` is absent from a pass an older diffward began */
+  resume?: { cursor: string; floor: number; top: number; startedAt?: number };
 }
+
+/**
+ * A redelivery diffward asked for (`{prefix}:deliveries:pending:<guid>`, JSON): the failed delivery `id`
+ * it redelivered and when it asked, `at` (ms, diffward's clock).
+ */
+export interface PendingRedelivery {
+  id: number;
+  at: number;
+}
+
+/** What {@link DeliveryLedger.claimRedelivery} found. */
+export type Claim = "claimed" | "taken" | "lock-lost";
 
 /** A GUID whose deliveries all failed so far, followed until a delivery of it succeeds or diffward gives up. */
 export interface TrackedDelivery {
@@ -31,8 +48,8 @@ export type Settled = "ok" | "given-up";
  * diffward's Redis records of the App's webhook deliveries (`{prefix}:deliveries:*`): the run lock (one
  * recovery run at a time across every process), the listing's progress ({@link DeliveryScan}), the GUIDs
  * followed ({@link TrackedDelivery}, a hash), a GUID's settlement (`settled:<guid>`: a delivery of it
- * succeeded, or diffward gave up) and a redelivery pending (`pending:<guid>`). Every key expires: the
- * records only matter within GitHub's redelivery window (`ttlMs`).
+ * succeeded, or diffward gave up) and the redelivery asked for (`pending:<guid>`, {@link PendingRedelivery}).
+ * Every key expires: the records only matter within GitHub's redelivery window (`ttlMs`).
  */
 export class DeliveryLedger {
   constructor(
@@ -103,17 +120,72 @@ export class DeliveryLedger {
     await m.exec();
   }
 
-  /** Which GUIDs have a redelivery pending, in the order asked. */
-  async pending(guids: readonly string[]): Promise<boolean[]> {
+  /**
+   * The redelivery recorded for each GUID (`undefined`: none), in the order asked. A record that is not one
+   * (written by an older diffward) reads as a redelivery of delivery 0 asked for at 0.
+   */
+  async pending(guids: readonly string[]): Promise<Array<PendingRedelivery | undefined>> {
     if (guids.length === 0) return [];
     const values = await this.redis.mget(...guids.map((g) => this.#k("deliveries", "pending", g)));
-    return values.map((v) => v !== null);
+    return values.map((v) => (v === null ? undefined : parsePending(v)));
   }
 
-  /** Marks a redelivery of `guid` pending for `ttlMs`. */
-  async markPending(guid: string, ttlMs: number): Promise<void> {
-    await this.redis.set(this.#k("deliveries", "pending", guid), "1", "PX", ttlMs);
+  /**
+   * Records `next` as `guid`'s redelivery, in one script, only while the run `lock` still holds the run lock
+   * and the GUID's record is still `seen` (what the run read; `undefined`: none): of two runs that decided
+   * to redeliver the same GUID (one outlived its lock), one claims it. Kept for the ledger's TTL.
+   * @returns `claimed`; `taken` when the record changed since it was read; `lock-lost` when the run lock is
+   *   no longer the run's.
+   */
+  async claimRedelivery(
+    lock: Pick<HeldLock, "key" | "token">,
+    guid: string,
+    seen: PendingRedelivery | undefined,
+    next: PendingRedelivery,
+  ): Promise<Claim> {
+    const key = this.#k("deliveries", "pending", guid);
+    const args = [pendingText(seen), pendingText(next), String(this.ttlMs), lock.token];
+    const r = await this.redis.eval(CLAIM, 2, key, lock.key, ...args);
+    return r === 1 ? "claimed" : r === -1 ? "lock-lost" : "taken";
   }
+
+  /** Puts back `guid`'s record `seen` in place of `claimed` (a redelivery claimed that GitHub did not take). */
+  async unclaimRedelivery(
+    guid: string,
+    claimed: PendingRedelivery,
+    seen: PendingRedelivery | undefined,
+  ): Promise<void> {
+    const key = this.#k("deliveries", "pending", guid);
+    await this.redis.eval(SWAP, 1, key, pendingText(claimed), pendingText(seen), String(this.ttlMs));
+  }
+}
+
+// KEYS[1] a GUID's pending record, KEYS[2] the run lock; ARGV: the record read ('' none), the record to
+// write, its TTL (ms), the run's lock token. -1: the lock is not the run's; 0: the record changed; 1: written.
+const CLAIM = `if redis.call('get', KEYS[2]) ~= ARGV[4] then return -1 end
+if (redis.call('get', KEYS[1]) or '') ~= ARGV[1] then return 0 end
+redis.call('set', KEYS[1], ARGV[2], 'PX', ARGV[3])
+return 1`;
+
+// KEYS[1] a GUID's pending record; ARGV: the record expected, the record to put back ('' deletes), its TTL.
+const SWAP = `if (redis.call('get', KEYS[1]) or '') ~= ARGV[1] then return 0 end
+if ARGV[2] == '' then return redis.call('del', KEYS[1]) end
+redis.call('set', KEYS[1], ARGV[2], 'PX', ARGV[3])
+return 1`;
+
+/** A pending record as stored: JSON with `id` then `at` ('' for none). */
+function pendingText(p: PendingRedelivery | undefined): string {
+  return p === undefined ? "" : JSON.stringify({ id: p.id, at: p.at });
+}
+
+function parsePending(text: string): PendingRedelivery {
+  try {
+    const v = JSON.parse(text) as Partial<PendingRedelivery>;
+    if (typeof v.id === "number" && typeof v.at === "number") return { id: v.id, at: v.at };
+  } catch {
+    // not JSON: an older record
+  }
+  return { id: 0, at: 0 };
 }
 
 /**

@@ -8,11 +8,12 @@ const RELEASE = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call
 
 /** A Redis lock this process holds: renewed while held, released once. */
 export interface HeldLock {
+  key: string;
   /**
-   * false once a renewal found the key gone or another holder's (this holder stalled longer than the lock's
-   * TTL, and someone else may hold it now): whatever it guards should stop.
+   * the holder's token, the key's value while the lock is this holder's: a write guarded by the lock checks
+   * it in the same script (a holder that stalled past the TTL may have lost the lock to another)
    */
-  held(): boolean;
+  token: string;
   /** Stops the renewals and deletes the key while it is still this holder's. */
   release(): Promise<void>;
 }
@@ -32,24 +33,19 @@ export async function takeLock(
 ): Promise<HeldLock | undefined> {
   const token = randomUUID();
   if ((await redis.set(key, token, "PX", ttlMs, "NX")) !== "OK") return undefined;
-  let held = true;
   const renew = setInterval(
     () => {
-      redis
-        .eval(RENEW, 1, key, token, String(ttlMs))
-        .then((ok) => {
-          if (ok !== 1) held = false;
-        })
-        .catch(() => undefined); // a Redis hiccup: the next renewal tries again
+      // a Redis hiccup: the next renewal tries again
+      redis.eval(RENEW, 1, key, token, String(ttlMs)).catch(() => undefined);
     },
     Math.max(10, Math.floor(ttlMs / 3)),
   );
   renew.unref();
   return {
-    held: () => held,
+    key,
+    token,
     async release() {
       clearInterval(renew);
-      held = false;
       await redis.eval(RELEASE, 1, key, token);
     },
   };

@@ -1,6 +1,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { decideRedeliveries, type RedeliveryInputs } from "../../src/jobs/decide-redelivery.js";
+import {
+  decideRedeliveries,
+  redeliveryInForce,
+  type RedeliveryInputs,
+} from "../../src/jobs/decide-redelivery.js";
 import type { HookDelivery } from "../../src/github/deliveries.js";
 import { propertyOptions } from "../support/property.js";
 
@@ -30,7 +34,9 @@ const inputs = (over: Partial<RedeliveryInputs>): RedeliveryInputs => ({
   listed: [],
   tracked: new Map(),
   settled: new Map(),
-  pending: new Set(),
+  pending: new Map(),
+  seenAt: NOW,
+  pendingMs: 10 * MIN,
   floorMs: NOW - 72 * 60 * MIN,
   maxAttempts: 3,
   maxPerRun: 50,
@@ -82,7 +88,7 @@ describe("decideRedeliveries: which missed events to redeliver", () => {
           ["again", t(8 * MIN, 2)],
         ]),
         settled: new Map([["delivered", "ok"]]),
-        pending: new Set(["pending"]),
+        pending: new Map([["pending", { id: 1, at: NOW - MIN }]]),
       }),
     );
     expect(plan.redeliver.map((r) => r.guid)).toEqual(["again"]);
@@ -117,7 +123,7 @@ describe("decideRedeliveries: which missed events to redeliver", () => {
           const plan = decideRedeliveries(
             inputs({
               listed: ds,
-              pending: new Set(pending),
+              pending: new Map(pending.map((g) => [g, { id: 0, at: NOW - MIN }] as const)),
               settled: new Map(settled.map((g) => [g, "ok"] as const)),
               maxPerRun,
             }),
@@ -138,5 +144,26 @@ describe("decideRedeliveries: which missed events to redeliver", () => {
       ),
       propertyOptions(200),
     );
+  });
+
+  it("keeps a redelivery pending until a pass begun pendingMs after it has finished, however long ago it was asked", () => {
+    const asked = { id: 7, at: NOW - 60 * MIN };
+    const pendingMs = 10 * MIN;
+    // a pass resumed since before the redelivery: never enough, however late it finishes
+    expect(redeliveryInForce(asked, { seenAt: NOW - 61 * MIN, pendingMs })).toBe(true);
+    expect(redeliveryInForce(asked, { seenAt: undefined, pendingMs })).toBe(true);
+    // a pass begun after the redelivery, but before GitHub may have recorded it
+    expect(redeliveryInForce(asked, { seenAt: NOW - 55 * MIN, pendingMs })).toBe(true);
+    // a pass begun pendingMs after it has seen whatever GitHub did with it
+    expect(redeliveryInForce(asked, { seenAt: NOW - 50 * MIN, pendingMs })).toBe(false);
+    expect(redeliveryInForce(undefined, { seenAt: undefined, pendingMs })).toBe(false);
+
+    const tracked = new Map([["e", { id: 7, at: NOW - 70 * MIN, attempts: 1 }]]);
+    const resumed = decideRedeliveries(
+      inputs({ tracked, pending: new Map([["e", asked]]), seenAt: NOW - 61 * MIN }),
+    );
+    expect(resumed.redeliver).toEqual([]);
+    const seen = decideRedeliveries(inputs({ tracked, pending: new Map([["e", asked]]), seenAt: NOW }));
+    expect(seen.redeliver).toEqual([{ guid: "e", id: 7 }]);
   });
 });

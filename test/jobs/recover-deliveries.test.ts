@@ -97,10 +97,14 @@ describe("recovering missed webhook deliveries", () => {
       "the redelivery (failed: the app is still down)",
     );
     expect(failedAgain.status).toBe("failed to connect to host");
-    // pending: the failed redelivery is listed, yet nothing is asked for again
-    const pttl = await h.booted.rt.redis.pttl(pendingKey(down.id));
-    expect(pttl).toBeGreaterThan(0);
-    expect(pttl).toBeLessThanOrEqual(DEFAULT_SETTINGS.redeliveryPendingMs);
+    // pending: the failed redelivery is listed, yet nothing is asked for again before redeliveryPendingMs
+    const asked = JSON.parse((await h.booted.rt.redis.get(pendingKey(down.id)))!) as {
+      id: number;
+      at: number;
+    };
+    expect(asked.id).toBe(down.delivery.id);
+    expect(Date.now() - asked.at).toBeLessThan(DEFAULT_SETTINGS.redeliveryPendingMs);
+    expect(await h.booted.rt.redis.pttl(pendingKey(down.id))).toBeGreaterThan(0);
     expect((await h.booted.recoverDeliveries()).redelivered).toEqual([]);
     expect(redeliveryRequests()).toEqual([down.delivery.id]);
 
@@ -173,10 +177,60 @@ describe("recovering missed webhook deliveries", () => {
     expect(fourth.redelivered).toEqual([]);
   });
 
+  it("a resumed pass never redelivers an event its first run redelivered with success: one redelivery, no give-up", async () => {
+    h.booted.rt.settings.redeliveryMaxPages = 1;
+    // a redelivery counts as pending for 1 ms only: only the listing can tell it succeeded
+    h.booted.rt.settings.redeliveryPendingMs = 1;
+    // 350 deliveries (3.5 pages), all delivered but one event in the newest page
+    const ok = { status: "OK", statusCode: 200 } as const;
+    const all = Array.from({ length: 350 }, (_, i) => missed(HOUR - i * 10_000, i === 320 ? {} : ok));
+    const lost = all[320]!;
+
+    const first = await h.booted.recoverDeliveries();
+    expect(first).toMatchObject({ pages: 1, listed: 100, complete: false, redelivered: [lost.guid] });
+    const again = await h.waitFor(() => recordsOf(lost.guid).find((d) => d.redelivery), 5_000, "redelivery");
+    expect(again.status).toBe("OK");
+
+    // the older pages, one a run: the redelivery at the head is above the pass, yet never asked for again
+    const runs = [];
+    for (let i = 0; i < 4; i++) runs.push(await h.booted.recoverDeliveries());
+    expect(runs.map((r) => [r.listed, r.complete])).toEqual([
+      [100, false],
+      [100, false],
+      [50, true],
+      [expect.any(Number), true],
+    ]);
+    expect(runs.flatMap((r) => [...r.redelivered, ...r.givenUp])).toEqual([]);
+    expect(redeliveryRequests()).toEqual([lost.id]);
+    expect(await metric("diffward_deliveries_given_up_total", '{reason="attempts"}')).toBe(0);
+    // the next pass saw the successful redelivery: settled, no longer followed
+    const ledger = new DeliveryLedger(h.booted.rt.redis, h.booted.rt.state.prefix, HOUR);
+    expect(await ledger.settled([lost.guid])).toEqual(["ok"]);
+    expect((await ledger.tracked()).has(lost.guid)).toBe(false);
+  });
+
+  it("a run that outlived its lock never redelivers a GUID another run has redelivered", async () => {
+    const lost = [missed(2 * 60_000), missed(60_000)];
+    h.booted.rt.settings.redeliveryPaceMs = 3_000;
+    // the first run asks for the first redelivery, then waits its pace; meanwhile its lock expires
+    const slow = h.booted.recoverDeliveries();
+    await h.waitFor(() => redeliveryRequests().length === 1, 5_000, "the first run's first redelivery");
+    await h.booted.rt.redis.del(runKey());
+    const second = await h.booted.recoverDeliveries();
+    expect(second.redelivered).toEqual([lost[1]!.guid]);
+
+    const first = await slow;
+    expect(first.redelivered).toEqual([lost[0]!.guid]);
+    expect(first.lockLost).toBe(true);
+    expect(redeliveryRequests()).toEqual([lost[0]!.id, lost[1]!.id]);
+  });
+
   it("starts a cut pass over when GitHub no longer takes its cursor", async () => {
     const lost = [missed(2 * HOUR), missed(HOUR)];
     const ledger = new DeliveryLedger(h.booted.rt.redis, h.booted.rt.state.prefix, HOUR);
-    await ledger.saveScan({ resume: { cursor: "expired", floor: Date.now() - 3 * HOUR, top: Date.now() } });
+    await ledger.saveScan({
+      resume: { cursor: "expired", floor: Date.now() - 3 * HOUR, top: Date.now(), startedAt: Date.now() },
+    });
 
     const run = await h.booted.recoverDeliveries();
     expect(run).toMatchObject({ listed: 2, complete: true });
