@@ -18,9 +18,11 @@ interface PullRef {
 }
 
 /**
- * `check_run.rerequested` and `check_suite.rerequested` (the "Re-run" buttons): an explicit request,
- * so a fresh scan is launched for that head even when one already ran (only automatic triggers collapse
- * into one scan: `launchKey` in src/runtime/names.ts).
+ * `check_run.rerequested` and `check_suite.rerequested` (the "Re-run" buttons): an explicit request (one per
+ * delivery), so a fresh scan is launched for that head even when one already ran (automatic triggers
+ * collapse into one scan: `launchKey` in src/runtime/names.ts). Re-runs of one head collapse while an
+ * earlier Re-run's scan of it is queued or running: the pull-request job answers on that check run instead
+ * (`rerunToCollapseInto` in src/jobs/decide-pull-request.ts).
  * GitHub sends these only to the app that created the check run or suite.
  */
 export const onRerequested: EventHandler<RerunEvent> = async (deps, context, installationId) => {

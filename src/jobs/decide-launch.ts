@@ -1,5 +1,10 @@
 import { concludeCheck, updateCheck, type GitHubWrite } from "../github/writes.js";
-import { renderLaunchError, renderQueued, type LaunchErrorKind } from "../render/check-run.js";
+import {
+  renderLaunchError,
+  renderQueued,
+  renderRerunInProgress,
+  type LaunchErrorKind,
+} from "../render/check-run.js";
 import { baselineServiceError } from "./decide-baseline.js";
 import type { LaunchErrorAction } from "./launch-errors.js";
 import type { LaunchJobData } from "./types.js";
@@ -88,24 +93,23 @@ export function launchRequest(d: LaunchJobData, creditBudget: number | undefined
  * A `progress` write in the write lane's order: the report's completion carries the same `external_id`, so
  * when this one has not gone out yet the scan id still reaches GitHub with the first write that does. The
  * hourly budget never leaves it out (`src/runtime/writes.ts`: a write carrying `external_id` is not
- * skippable). Pure.
+ * skippable). When a later Re-run of the head was answered meanwhile (`PullState.rerunAgain`), the output
+ * keeps that answer instead, since this write may replace it or take its place in the lane. Pure.
  */
 export function planLaunched(
   d: Pick<LaunchJobData, "owner" | "repo" | "checkRunId" | "presetRef">,
   scanId: string,
   creditBudget: number | undefined,
+  rerunAgain?: { by?: string },
 ): GitHubWrite[] {
-  return [
-    updateCheck(d, d.checkRunId, {
-      status: "in_progress",
-      externalId: scanId,
-      output: renderQueued({
+  const output = rerunAgain
+    ? renderRerunInProgress({ scanId, ...(rerunAgain.by ? { requestedBy: rerunAgain.by } : {}) })
+    : renderQueued({
         scanId,
         presetName: d.presetRef,
         ...(creditBudget !== undefined ? { creditBudget } : {}),
-      }),
-    }),
-  ];
+      });
+  return [updateCheck(d, d.checkRunId, { status: "in_progress", externalId: scanId, output })];
 }
 
 /** What the launch job does after the service refused or failed a launch. */

@@ -3,7 +3,7 @@ import type { CheckRunUpdate } from "../github/checks.js";
 import { createCheck, updateCheck, type GitHubWrite } from "../github/writes.js";
 import type { Gate } from "../domain/gate.js";
 import { decideGate, headIsFork, type GateFile } from "../policy/gates.js";
-import { renderLaunchError, renderQueued } from "../render/check-run.js";
+import { renderLaunchError, renderQueued, renderRerunInProgress } from "../render/check-run.js";
 import { SCAN_ANYWAY_ACTION, renderDraftSkip, renderGateApproval, renderGateSkip } from "../render/gates.js";
 import { CONFIG_PATH } from "../runtime/config-loader.js";
 import { configLaunchKey, jobId } from "../runtime/names.js";
@@ -20,6 +20,7 @@ export type PullRequestOutcome =
   | "draft-skipped"
   | "stale-event"
   | "duplicate-delivery"
+  | "rerun-in-progress"
   | "no-token"
   | "skipped"
   | "awaiting-approval"
@@ -77,6 +78,48 @@ export function decideHead(d: PullRequestJobData, prev: PullState | undefined): 
     generation,
     ...(resumeCheckRunId !== undefined ? { resumeCheckRunId } : {}),
     ...(stop ? { stop } : {}),
+  };
+}
+
+/** GitHub's `action` of a **Re-run** button's event (`check_run` and `check_suite` `rerequested`). */
+export const RERUN_ACTION = "rerequested";
+
+/**
+ * The re-run a **Re-run** event may collapse into, or `undefined`: the state follows the same head of the
+ * open pull request, launched by another Re-run's request (a retry or redelivery of this very request is a
+ * duplicate delivery instead, {@link decideHead}). The caller then asks whether that scan is still queued
+ * or running: only then the event launches nothing ({@link planRerunInProgress}); a Re-run after that scan
+ * ended launches anew. Pure.
+ */
+export function rerunToCollapseInto(
+  d: PullRequestJobData,
+  prev: PullState | undefined,
+): (PullState & { checkRunId: number }) | undefined {
+  if (d.action !== RERUN_ACTION || !d.explicit || !prev?.rerun || prev.closed) return undefined;
+  if (prev.headSha !== d.headSha || prev.explicitNonce === d.explicit.nonce) return undefined;
+  if (prev.checkRunId === undefined || prev.launchKey === undefined) return undefined;
+  return { ...prev, checkRunId: prev.checkRunId };
+}
+
+/**
+ * The answer to a Re-run collapsed into the one in progress: its check run says that no second scan was
+ * launched (`output` only: the status stays; a coalescible update, so the report's completion takes its
+ * place when both wait), and the state keeps who asked, so the launch's scan-id write, when it comes later,
+ * says it too (`planLaunched` in ./decide-launch.ts). The check-run write is best effort: the answer is a
+ * courtesy, the collapse is what matters. Pure.
+ */
+export function planRerunInProgress(
+  d: PullRequestJobData,
+  run: PullState & { checkRunId: number },
+): { writes: GitHubWrite[]; state: PullState } {
+  const by = d.explicit?.requestedBy;
+  const output = renderRerunInProgress({
+    ...(by ? { requestedBy: by } : {}),
+    ...(run.scanId ? { scanId: run.scanId } : {}),
+  });
+  return {
+    writes: [{ ...updateCheck(run, run.checkRunId, { output }, "update"), bestEffort: true }],
+    state: { ...run, rerunAgain: by ? { by } : {} },
   };
 }
 
@@ -351,7 +394,14 @@ function planLaunch(
     writes: launchCheckWrites(d, existing, f.token!),
     ...(existing !== undefined ? { checkRunId: existing } : {}),
     keepsCheckRun: true,
-    state: { ...base, mergeBase, launchKey: lk, launchJobId, ...nonce },
+    state: {
+      ...base,
+      mergeBase,
+      launchKey: lk,
+      launchJobId,
+      ...nonce,
+      ...(d.action === RERUN_ACTION ? { rerun: true } : {}),
+    },
     // A resumed check run waited out its debounce window before the state was lost.
     launch: {
       data: launchData(f, go, presetRef, lk),

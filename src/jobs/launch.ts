@@ -484,7 +484,7 @@ async function afterLaunch(
   scanId: string,
   creditBudget: number | undefined,
 ): Promise<void> {
-  await rememberScan(rt, d, { scanId, projectId: tenant.projectId });
+  const followed = await rememberScan(rt, d, { scanId, projectId: tenant.projectId });
   await rt.state.linkScan({
     scanId,
     projectId: tenant.projectId,
@@ -536,7 +536,11 @@ async function afterLaunch(
     poll,
     pollJobOptions(scanId, rt.settings.firstPollDelayMs),
   );
-  const launched = applyWrites(rt, d.installationId, planLaunched(d, scanId, creditBudget));
+  const launched = applyWrites(
+    rt,
+    d.installationId,
+    planLaunched(d, scanId, creditBudget, followed?.rerunAgain),
+  );
   // With a write lane, the scan id is a progress write: it waits at the lane's lowest priority and a later
   // update of the check run (the completion carries the scan id too) may take it over, so the launch (and
   // the pull request's lock) does not wait for it.

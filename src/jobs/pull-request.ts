@@ -17,7 +17,9 @@ import {
   decidePullRequest,
   isFromFork,
   nextFactNeeded,
+  planRerunInProgress,
   planResumedStop,
+  rerunToCollapseInto,
   type PullRequestFact,
   type PullRequestFacts,
   type HeadDecision,
@@ -36,7 +38,8 @@ export type { PullRequestOutcome } from "./decide-pull-request.js";
  * Acts on a pull request event, holding the pull request's lock throughout:
  * 1. read the repository config (none: not onboarded) and the state of the head followed so far;
  * 2. decide the head ({@link decideHead}: stale, duplicate, or followed, stopping the previous head: its
- *    launch removed or its scan cancelled);
+ *    launch removed or its scan cancelled); a Re-run while an earlier Re-run's scan of the same head is
+ *    queued or running launches nothing and says so on that check run ({@link rerunToCollapseInto});
  * 3. read, one at a time, only the facts the decision needs ({@link nextFactNeeded}: an adoptable check
  *    run, the scanner token, the changed files, a fork author's permission, the PR's own config, the merge
  *    base from GitHub's compare API);
@@ -91,6 +94,17 @@ async function decideUnderLock(
 ): Promise<PullRequestOutcome> {
   const d = job.data;
   const prev = await rt.state.getPull(pullKey(d.owner, d.repo, d.pullNumber));
+  const rerun = rerunToCollapseInto(d, prev);
+  if (rerun && (await scanInFlight(rt, rerun))) {
+    const answer = planRerunInProgress(d, rerun);
+    await rt.state.setPull(pullKey(d.owner, d.repo, d.pullNumber), answer.state);
+    await applyWrites(rt, d.installationId, answer.writes);
+    log.info(
+      { checkRunId: rerun.checkRunId, scanId: rerun.scanId },
+      "re-run already in progress: nothing launched",
+    );
+    return "rerun-in-progress";
+  }
   const head = decideHead(d, prev);
   if (head.kind !== "follow") {
     // A check run reconciliation resumed that the state does not follow ends here.
@@ -119,6 +133,20 @@ async function decideUnderLock(
   const checkRunId = await writePlan(rt, d, { prev, head, plan });
   logOutcome(log, plan.outcome, { ...plan.why, ...(checkRunId !== undefined ? { checkRunId } : {}) });
   return plan.outcome;
+}
+
+/**
+ * Whether the scan of `run` is still queued or running: its launch pending or its scan not ended. Ended is
+ * what diffward recorded (the poll read a terminal status, or diffward stopped following it), else the check
+ * run completed on GitHub (every launch refusal, outage or report ends it). A failed read of the check run
+ * counts as in flight: a press answered without a scan costs nothing, a second scan would.
+ */
+async function scanInFlight(rt: Runtime, run: PullState & { checkRunId: number }): Promise<boolean> {
+  if (run.scanId) {
+    const end = await rt.state.getScanEnd(run.scanId);
+    if (end.status || end.stop) return false;
+  }
+  return !(await checkRunCompleted(rt, run));
 }
 
 /**

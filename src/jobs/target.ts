@@ -1,6 +1,7 @@
 import { getBaseline, setBaseline } from "../runtime/baseline-state.js";
 import { baselineKey, groupKey, pullKey } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
+import type { PullState } from "../runtime/state.js";
 import { WritesWithdrawnError } from "../runtime/writes.js";
 import type { LaunchJobData, PollJobData } from "./types.js";
 
@@ -49,25 +50,32 @@ export async function launchWanted(rt: Runtime, d: LaunchJobData): Promise<boole
   return Boolean(pr && !pr.closed && pr.headSha === d.headSha && pr.launchKey === d.launchKey);
 }
 
-/** Records the launched scan in the target's state (when the state still follows this head). */
+/**
+ * Records the launched scan in the target's state (when the state still follows this head).
+ * @returns the pull request's state as saved, `undefined` for a baseline, a merge group or a head no longer
+ *   followed.
+ */
 export async function rememberScan(
   rt: Runtime,
   d: TargetData,
   scan: { scanId: string; projectId: string },
-): Promise<void> {
+): Promise<PullState | undefined> {
   const key = targetKey(d);
   if (isBaselineScan(d)) {
     const b = await getBaseline(rt.state, key);
     if (b && b.headSha === d.headSha) await setBaseline(rt.state, key, { ...b, ...scan });
-    return;
+    return undefined;
   }
   if (isGroupScan(d)) {
     const g = await rt.state.getGroup(key);
     if (g && !g.destroyed) await rt.state.setGroup(key, { ...g, ...scan });
-    return;
+    return undefined;
   }
   const pr = await rt.state.getPull(key);
-  if (pr && pr.headSha === d.headSha) await rt.state.setPull(key, { ...pr, ...scan });
+  if (!pr || pr.headSha !== d.headSha) return undefined;
+  const saved = { ...pr, ...scan };
+  await rt.state.setPull(key, saved);
+  return saved;
 }
 
 /**

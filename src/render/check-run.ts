@@ -498,6 +498,29 @@ export function renderQueued(
 }
 
 /**
+ * Output of a Re-run's check run while its scan is queued or running, when **Re-run** is pressed again for
+ * the same commit: the press launches nothing (each launch is paid for), and the check run says so until
+ * the scan's next progress or its report replaces it.
+ *
+ * @param info who pressed Re-run again (a GitHub login) and the running scan's id, when known.
+ */
+export function renderRerunInProgress(info: { requestedBy?: string; scanId?: string }): CheckRunOutput {
+  const who = info.requestedBy ? inlineCode(`@${info.requestedBy}`) : "Someone";
+  const scan = info.scanId ? ` (scan ${inlineCode(info.scanId)})` : "";
+  return {
+    title: "Re-run already in progress",
+    summary: sections(
+      "## ⏳ Re-run already in progress",
+      wwn(
+        `${who} pressed **Re-run** for this commit again; no second scan was launched.`,
+        `The scan of an earlier Re-run of this commit is still queued or running${scan}, and every launch is paid for.`,
+        "Nothing to do: this check updates as that scan runs. Press **Re-run** again once it has ended to scan this commit anew.",
+      ),
+    ),
+  };
+}
+
+/**
  * Output while the scan runs (spec §Progress). `percent` is the service's weighted completion (each
  * phase counts by its share of the budget), so it is not `phasesCompleted / phasesTotal`; the spec
  * gives no time estimate, so none is shown.

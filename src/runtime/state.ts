@@ -28,6 +28,16 @@ export interface PullState {
   /** the explicit request (re-run, rescan) that set this state, so a retried job does not repeat it */
   explicitNonce?: string;
   /**
+   * The head's launch was asked by a **Re-run** button (`check_run` or `check_suite` `rerequested`): further
+   * Re-runs of this head launch nothing while its scan is queued or running.
+   */
+  rerun?: boolean;
+  /**
+   * A later Re-run of this head (by a GitHub login) launched nothing because this one's scan was queued or
+   * running: the launch's own check-run write says so too, so the answer stands whichever is written first.
+   */
+  rerunAgain?: { by?: string };
+  /**
    * How many times a head was followed for this pull request (1, 2, …). A head that comes back (reopen,
    * force-push back to an earlier SHA) is a new generation, and its launch job gets a new BullMQ job id:
    * BullMQ keeps completed jobs and ignores an add with a used id (BullMQ docs "Job Ids").

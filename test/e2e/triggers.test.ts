@@ -10,6 +10,8 @@ import {
   completedRun,
   launchedScan,
   openPull,
+  reportEnded,
+  type SeededPull,
   pushPull,
   sha,
 } from "../support/pr.js";
@@ -25,9 +27,17 @@ describe("pull request triggers", () => {
       "job result",
     );
 
+  /** Commits whose scans, from now on, stay queued long enough to be looked at (ended with `completeNow`). */
+  const slowHeads = new Set<string>();
+
   beforeAll(async () => {
     h = await startHarness({
-      sandbox: { scenario: "demo", scanDurationMs: 3_000, retryAfterSeconds: 1, seed: 21 },
+      sandbox: {
+        scenario: "demo",
+        scanDurationMs: (scan) => (slowHeads.has(scan.commitHash) ? 120_000 : 3_000),
+        retryAfterSeconds: 1,
+        seed: 21,
+      },
     });
   });
   afterAll(async () => h?.close());
@@ -107,14 +117,13 @@ describe("pull request triggers", () => {
     expect(h.sandbox.state.statusOf(h.sandbox.state.scans.get(run.externalId)!)).toBe("CANCELLED");
   });
 
-  it("the re-run button (check_run.rerequested) launches a fresh scan for that head", async () => {
-    const pr = await openPull(h, { head: sha(110), repo: repo() });
-    await completedRun(h, pr.owner, pr.repo, sha(110));
-    const before = h.sandbox.state.scans.size;
+  /** The real `check_run.rerequested` example, as GitHub sends it for the pull request's check run on `head`. */
+  function rerunPayload(pr: SeededPull, head: string, checkRunId?: number): Payload {
     const rerun: Payload = webhookExample("check_run", "rerequested");
     rerun.repository = pr.payload.repository;
     rerun.installation = pr.payload.installation;
-    rerun.check_run.head_sha = sha(110);
+    rerun.check_run.head_sha = head;
+    if (checkRunId !== undefined) rerun.check_run.id = checkRunId;
     // as GitHub sends it for a same-repository pull request: head and base carry the repository's id
     const repoRef = {
       id: pr.payload.repository.id,
@@ -124,17 +133,83 @@ describe("pull request triggers", () => {
     rerun.check_run.pull_requests = [
       {
         number: pr.number,
-        head: { sha: sha(110), ref: "changes", repo: repoRef },
+        head: { sha: head, ref: "changes", repo: repoRef },
         base: { ref: pr.payload.pull_request.base.ref, repo: repoRef },
       },
     ];
-    await h.send("check_run", rerun);
+    return rerun;
+  }
+
+  it("the re-run button (check_run.rerequested) launches a fresh scan for that head", async () => {
+    const pr = await openPull(h, { head: sha(110), repo: repo() });
+    await completedRun(h, pr.owner, pr.repo, sha(110));
+    const before = h.sandbox.state.scans.size;
+    await h.send("check_run", rerunPayload(pr, sha(110)));
     await h.waitFor(
       () => checkRuns(h, pr.owner, pr.repo, sha(110)).filter((c) => c.status === "completed").length === 2,
       20_000,
       "second run",
     );
     expect(h.sandbox.state.scans.size - before).toBe(1);
+  });
+
+  it("Re-run pressed twice 300 ms apart on a completed check run launches one scan and the re-run's check run says so; a Re-run after that scan ended launches again", async () => {
+    const head = sha(113);
+    const pr = await openPull(h, { head, repo: repo() });
+    const done = await completedRun(h, pr.owner, pr.repo, head);
+    const launches = () => [...h.sandbox.state.scans.values()].filter((s) => s.commitHash === head);
+    expect(launches()).toHaveLength(1);
+    const outcome = (delivery: string) =>
+      h.waitFor(
+        async () =>
+          (await h.booted.rt.queues.events.getJob(jobId("rerun", delivery, pr.number)))?.returnvalue,
+        20_000,
+        "re-run job result",
+      );
+    slowHeads.add(head);
+    const [first, second, third] = [randomUUID(), randomUUID(), randomUUID()];
+    expect((await h.send("check_run", rerunPayload(pr, head, done.id), first)).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await h.send("check_run", rerunPayload(pr, head, done.id), second)).status).toBe(200);
+    expect(await outcome(first)).toBe("launch-enqueued");
+    expect(await outcome(second)).toBe("rerun-in-progress");
+
+    const scan = await h.waitFor(() => launches()[1], 10_000, "the re-run's scan");
+    const answered = await h.waitFor(
+      () =>
+        checkRuns(h, pr.owner, pr.repo, head).find(
+          (c) => c.output.title === "Re-run already in progress" && c.externalId === scan.id,
+        ),
+      10_000,
+      "the answer on the re-run's check run",
+    );
+    expect(answered.id).not.toBe(done.id);
+    expect(answered.status).not.toBe("completed");
+    expect(answered.output.summary).toContain("`@octocat` pressed **Re-run** for this commit again");
+    expect(answered.output.summary).toContain("no second scan was launched");
+    expect(answered.output.summary).toContain(`(scan \`${scan.id}\`)`);
+    expect(launches()).toHaveLength(2);
+    expect(h.sandbox.state.statusOf(scan)).toBe("QUEUED");
+
+    // the re-run's scan ends and is reported: the next Re-run launches again
+    slowHeads.delete(head);
+    h.sandbox.state.completeNow(scan.id);
+    await h.waitFor(
+      () => checkRuns(h, pr.owner, pr.repo, head).find((c) => c.id === answered.id)?.status === "completed",
+      20_000,
+      "the re-run's check run completed",
+    );
+    await reportEnded(h, scan.id, 20_000);
+    expect(launches()).toHaveLength(2);
+    expect((await h.send("check_run", rerunPayload(pr, head, answered.id), third)).status).toBe(200);
+    expect(await outcome(third)).toBe("launch-enqueued");
+    await h.waitFor(
+      () => checkRuns(h, pr.owner, pr.repo, head).filter((c) => c.status === "completed").length === 3,
+      20_000,
+      "the third run completed",
+    );
+    expect(launches()).toHaveLength(3);
+    expect(h.sandbox.state.statusOf(scan)).toBe("COMPLETED");
   });
 
   it("a pull request that edits .github/diffward.yml gets its version validated in its check", async () => {

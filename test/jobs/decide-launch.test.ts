@@ -64,6 +64,17 @@ describe("decideLaunchError: what a refused or failed launch leads to", () => {
       }),
     ]);
   });
+
+  it("after a Re-run pressed again was answered, the launched write keeps that answer", () => {
+    const [write] = planLaunched(launch, "scan_1", 40, { by: "bob" });
+    expect(write).toMatchObject({
+      purpose: "progress",
+      check: { externalId: "scan_1", status: "in_progress", output: { title: "Re-run already in progress" } },
+    });
+    expect(planLaunched(launch, "scan_1", 40)[0]).toMatchObject({
+      check: { output: { title: "Scan queued" } },
+    });
+  });
 });
 
 describe("decideLaunchStart: how a launch starts, at most once per launch key", () => {

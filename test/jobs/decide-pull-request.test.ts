@@ -4,7 +4,9 @@ import {
   decideHead,
   decidePullRequest,
   nextFactNeeded,
+  planRerunInProgress,
   planResumedStop,
+  rerunToCollapseInto,
   type PullRequestFact,
   type PullRequestFacts,
 } from "../../src/jobs/decide-pull-request.js";
@@ -93,6 +95,51 @@ describe("decideHead: which head is followed", () => {
     expect(first.launch?.data.launchKey).toBe(back.launch?.data.launchKey); // same scan identity
     expect(first.launch?.jobId).not.toBe(back.launch?.jobId); // but a job BullMQ will not ignore
     expect(back.state.generation).toBe(4);
+  });
+});
+
+describe("a Re-run pressed again while an earlier Re-run's scan of the head runs", () => {
+  const press = (nonce: string) => ({
+    ...event,
+    action: "rerequested",
+    explicit: { nonce, requestedBy: "bob" },
+  });
+  const running: PullState = {
+    ...prev,
+    headSha: event.headSha,
+    explicitNonce: "d-first",
+    rerun: true,
+    scanId: "scan_9",
+  };
+
+  it("a Re-run's launch records it; the next press of the same open head collapses into it, not a retry of the same press nor another head", () => {
+    const { f } = facts({ event: press("d-first") });
+    expect(decidePullRequest(f).state).toMatchObject({ rerun: true, explicitNonce: "d-first" });
+    expect(
+      decidePullRequest(facts({ event: { ...event, explicit: { nonce: "cmd-1" } } }).f).state.rerun,
+    ).toBe(undefined);
+    expect(rerunToCollapseInto(press("d-second"), running)).toMatchObject({
+      checkRunId: 11,
+      scanId: "scan_9",
+    });
+    expect(rerunToCollapseInto(press("d-first"), running)).toBeUndefined();
+    expect(rerunToCollapseInto(press("d-second"), { ...running, headSha: "e".repeat(40) })).toBeUndefined();
+    expect(rerunToCollapseInto(press("d-second"), { ...running, closed: true })).toBeUndefined();
+    // an automatic scan or a rescan running: a Re-run replaces it as before
+    expect(rerunToCollapseInto(press("d-second"), { ...running, rerun: undefined })).toBeUndefined();
+    expect(rerunToCollapseInto({ ...press("d-second"), action: "rescan" }, running)).toBeUndefined();
+  });
+
+  it("the answer: the running re-run's output says no second scan was launched, and the state keeps who asked", () => {
+    const answer = planRerunInProgress(press("d-second"), { ...running, checkRunId: 11 });
+    expect(kinds(answer.writes)).toEqual(["update-check-run:update"]);
+    expect(answer.writes[0]).toMatchObject({ checkRunId: 11, bestEffort: true });
+    const check = (answer.writes[0] as Extract<GitHubWrite, { kind: "update-check-run" }>).check;
+    expect(check.status).toBeUndefined();
+    expect(check.output?.title).toBe("Re-run already in progress");
+    expect(check.output?.summary).toContain("`@bob` pressed **Re-run** for this commit again");
+    expect(check.output?.summary).toContain("(scan `scan_9`)");
+    expect(answer.state).toMatchObject({ ...running, rerunAgain: { by: "bob" } });
   });
 });
 
