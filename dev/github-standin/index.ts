@@ -16,7 +16,8 @@ import { OpenApiSubset, OpenApiValidator } from "./openapi.js";
 import { ROUTES } from "./routes.js";
 import { OAUTH_ROUTES } from "./oauth.js";
 import { CODE_SCANNING_ROUTES } from "./code-scanning.js";
-import { DELIVERY_ROUTES, type DeliveryResult, type WebhookTarget } from "./deliveries.js";
+import { DELIVERY_ROUTES } from "./deliveries.js";
+import type { DeliveryResult, WebhookTarget } from "./webhook-deliveries.js";
 import { StandInState } from "./state.js";
 
 export { StandInState, StandInStateError, blobSha } from "./state.js";
@@ -63,7 +64,7 @@ export {
   type DeliveryResult,
   type WebhookDeliveryRecord,
   type WebhookTarget,
-} from "./deliveries.js";
+} from "./webhook-deliveries.js";
 
 /** One request the stand-in received. `openapiErrors` is empty for a request GitHub would accept. */
 export const RecordedRequest = z.object({

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { OAuthUsers } from "./oauth-users.js";
 import { z } from "zod";
-import { WebhookDeliveries } from "./deliveries.js";
+import { WebhookDeliveries } from "./webhook-deliveries.js";
 
 /** A GitHub account (`User`, `Organization` or `Bot`). */
 export const Account = z.object({

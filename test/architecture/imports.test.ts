@@ -1,9 +1,10 @@
 /**
- * The import rules of `.dependency-cruiser.cjs` (docs/architecture.md) hold over `src/`: no cycle, the
- * product never imports development tooling, each layer imports only what is below it. Runs
- * dependency-cruiser's programmatic API (`cruise`) with the same config as `npm run lint:deps`, and fails
- * with the list of violations.
+ * The import rules of `.dependency-cruiser.cjs` (docs/architecture.md) hold over `src/` and `dev/`: no cycle
+ * in either, the product never imports development tooling, each layer imports only what is below it. Runs
+ * dependency-cruiser's programmatic API (`cruise`) with the same config and the same folders as
+ * `npm run lint:deps`, and fails with the list of violations.
  */
+import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { cruise, type ICruiseResult } from "dependency-cruiser";
@@ -13,17 +14,22 @@ import extractTSConfig from "dependency-cruiser/config-utl/extract-ts-config";
 const ROOT = resolve(import.meta.dirname, "../..");
 const CONFIG = resolve(ROOT, ".dependency-cruiser.cjs");
 
-async function cruiseSrc(): Promise<ICruiseResult> {
+/** The folders `npm run lint:deps` cruises. */
+const FOLDERS = ["src", "dev"];
+
+async function cruiseFolders(): Promise<ICruiseResult> {
   const options = await extractDepcruiseOptions(CONFIG);
   const tsConfig = extractTSConfig(resolve(ROOT, "tsconfig.json"));
-  const result = await cruise(["src"], { ...options, validate: true }, {}, { tsConfig });
+  const result = await cruise(FOLDERS, { ...options, validate: true }, {}, { tsConfig });
   return result.output as ICruiseResult;
 }
 
-describe("src/ import rules (dependency-cruiser)", () => {
+describe("src/ and dev/ import rules (dependency-cruiser)", () => {
   it("no rule of .dependency-cruiser.cjs is broken", async () => {
-    const output = await cruiseSrc();
+    const output = await cruiseFolders();
     expect(output.summary.totalCruised).toBeGreaterThan(50);
+    for (const folder of FOLDERS)
+      expect(output.modules.some((m) => m.source.startsWith(`${folder}/`))).toBe(true);
     const violations = output.summary.violations.map(
       (v) =>
         `${v.rule.name}: ${v.from} → ${v.to}` +
@@ -32,9 +38,19 @@ describe("src/ import rules (dependency-cruiser)", () => {
     expect(violations).toEqual([]);
   }, 120_000);
 
-  it("the rules see type-only imports and the cycle rule is active", async () => {
+  it("the rules see type-only imports and the cycle rule is active over src/ and dev/", async () => {
     const options = await extractDepcruiseOptions(CONFIG);
     expect(options.tsPreCompilationDeps).toBe(true);
+    const circular = (options.ruleSet?.forbidden ?? []).find((r) => r.name === "no-circular");
+    const from = new RegExp(String(circular?.from.path));
+    for (const file of ["src/index.ts", "dev/github-standin/state.ts", "dev/sandbox/main.ts"])
+      expect(from.test(file)).toBe(true);
+    const manifest = JSON.parse(readFileSync(resolve(ROOT, "package.json"), "utf8")) as {
+      scripts: Record<string, string>;
+    };
+    expect(manifest.scripts["lint:deps"]).toBe(
+      `depcruise ${FOLDERS.join(" ")} --config .dependency-cruiser.cjs`,
+    );
     const names = (options.ruleSet?.forbidden ?? []).map((r) => r.name);
     for (const rule of [
       "no-circular",

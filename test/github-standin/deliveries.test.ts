@@ -1,7 +1,7 @@
 /**
- * The stand-in's App webhook deliveries (`dev/github-standin/deliveries.ts`): recorded as the stand-in sends
- * webhooks, listed newest first with cursor paging via `Link`, redelivered with the same GUID, every request
- * validated against GitHub's OpenAPI description.
+ * The stand-in's App webhook deliveries (`dev/github-standin/webhook-deliveries.ts`, their routes in
+ * `deliveries.ts`): recorded as the stand-in sends webhooks, listed newest first with cursor paging via
+ * `Link`, redelivered with the same GUID, every request validated against GitHub's OpenAPI description.
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
