@@ -85,26 +85,54 @@ export async function failedJobs(queues: Runtime["queues"], key: QueueKey, limit
     }));
 }
 
+/** Failed jobs read per page by {@link retryFailed} `"all"`. */
+export const RETRY_PAGE_SIZE = 100;
+
 /**
  * Moves failed jobs of a queue back to waiting (BullMQ `Job.retry("failed")`, a fresh set of attempts): the
- * ones named by `ids`, or every failed one when `ids` is `"all"`.
+ * ones named by `ids`, or every failed one when `ids` is `"all"`, read `pageSize` at a time (never all at once).
  * @returns the ids retried; an id that is not a failed job of the queue is left out.
  */
 export async function retryFailed(
   queues: Runtime["queues"],
   key: QueueKey,
   ids: readonly string[] | "all",
+  pageSize = RETRY_PAGE_SIZE,
 ): Promise<string[]> {
   const q = queues[key];
-  const jobs =
-    ids === "all"
-      ? await q.getJobs(["failed"], 0, -1, false)
-      : await Promise.all(ids.map((id) => q.getJob(id)));
+  if (ids === "all") return retryAllFailed(q, pageSize);
   const done: string[] = [];
-  for (const j of jobs) {
-    if (!j || (await j.getState()) !== "failed") continue;
-    await j.retry("failed");
-    done.push(j.id ?? "");
+  for (const j of await Promise.all(ids.map((id) => q.getJob(id))))
+    if (j && (await retryIfFailed(j))) done.push(j.id ?? "");
+  return done;
+}
+
+async function retryIfFailed(j: Job): Promise<boolean> {
+  if ((await j.getState()) !== "failed") return false;
+  await j.retry("failed");
+  return true;
+}
+
+/**
+ * Every failed job of `q`, page by page, oldest first (the failed set is ordered by when each job failed): a
+ * retried job leaves the set and one that fails meanwhile joins at its end, so the next page starts after the
+ * jobs left in place (`offset`), and no more jobs are looked at than had failed at the start, so a job that
+ * fails again at once is not retried in a loop.
+ */
+async function retryAllFailed(q: Runtime["queues"][QueueKey], pageSize: number): Promise<string[]> {
+  let left = await q.getFailedCount();
+  let offset = 0;
+  const done: string[] = [];
+  while (left > 0) {
+    const page = await q.getJobs(["failed"], offset, offset + Math.min(pageSize, left) - 1, true);
+    if (page.length === 0) break;
+    for (const j of page) {
+      left -= 1;
+      if (!j)
+        offset += 1; // its id is in the set without its data: left in place
+      else if (await retryIfFailed(j)) done.push(j.id ?? "");
+      // a job no longer failed when read has left the set by itself: nothing stays in place
+    }
   }
   return done;
 }

@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { createQueues } from "../../src/runtime/queues.js";
 import { failedJobs, queueKeys, queueStatus, retryFailed, setPaused } from "../../src/runtime/queue-admin.js";
 import { flushPrefix } from "../support/flush.js";
+import { addFailingJobs } from "../support/jobs.js";
 
 const url = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const redis = new Redis(url, { maxRetriesPerRequest: null });
@@ -73,5 +74,35 @@ describe("queue administration", () => {
       failed: 0,
       waiting: 2,
     });
+  });
+
+  it("retries every failed job page by page, never reading more than a page at once, each once even when it fails again at once", async () => {
+    const ids = Array.from({ length: 23 }, (_, i) => `paged-${i}`);
+    const reads: [number, number][] = [];
+    const getJobs = queues.launch.getJobs.bind(queues.launch);
+    queues.launch.getJobs = ((types, start = 0, end = -1, asc = false) => {
+      reads.push([start, end]);
+      return getJobs(types, start, end, asc);
+    }) as typeof queues.launch.getJobs;
+    try {
+      // the worker still fails every job it takes, so each retried one fails again while the retry goes on
+      await addFailingJobs(queues.launch, ids, {
+        connection: redis,
+        prefix,
+        reason: "the service answered 500",
+        whileRunning: async () => {
+          reads.length = 0;
+          const retried = await retryFailed(queues, "launch", "all", 5);
+          expect([...retried].sort()).toEqual([...ids].sort());
+        },
+      });
+      expect(reads.length).toBeGreaterThanOrEqual(Math.ceil(ids.length / 5));
+      for (const [start, end] of reads) {
+        expect(end).toBeGreaterThanOrEqual(start);
+        expect(end - start + 1).toBeLessThanOrEqual(5);
+      }
+    } finally {
+      queues.launch.getJobs = getJobs;
+    }
   });
 });

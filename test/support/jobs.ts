@@ -1,3 +1,5 @@
+import { Worker, type ConnectionOptions, type Queue } from "bullmq";
+import { expect } from "vitest";
 import { parseRepoConfig, type RepoConfig } from "../../src/config/repo-config.js";
 import type { LaunchJobData, PullRequestJobData } from "../../src/jobs/types.js";
 
@@ -40,3 +42,39 @@ export const launchJob: LaunchJobData = {
   explicit: false,
   config: repoConfig(),
 };
+
+/**
+ * Adds a job of each id to `queue` that fails on its only attempt (a worker of this process throws `reason`),
+ * and waits until all have failed.
+ * @param opts the queue's connection and key prefix; `whileRunning` runs while the worker still fails each job
+ *   it takes (a retried one fails again), before the worker closes.
+ */
+export async function addFailingJobs(
+  queue: Queue,
+  ids: readonly string[],
+  opts: {
+    connection: ConnectionOptions;
+    prefix: string;
+    reason?: string;
+    whileRunning?: () => Promise<void>;
+  },
+): Promise<void> {
+  await queue.addBulk(ids.map((jobId) => ({ name: "failing", data: {}, opts: { jobId, attempts: 1 } })));
+  const worker = new Worker(
+    queue.name,
+    async () => {
+      throw new Error(opts.reason ?? "GitHub 502 on every attempt");
+    },
+    { connection: opts.connection, prefix: opts.prefix, concurrency: 50 },
+  );
+  try {
+    await expect
+      .poll(async () => (await queue.getJobs(["failed"])).filter((j) => ids.includes(j.id ?? "")).length, {
+        timeout: 15_000,
+      })
+      .toBe(ids.length);
+    await opts.whileRunning?.();
+  } finally {
+    await worker.close();
+  }
+}
