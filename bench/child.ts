@@ -15,7 +15,7 @@ import { z } from "zod";
 import { boot } from "../src/boot.js";
 import { devPrivateKey } from "../dev/harness/harness.js";
 import { ScannerClient } from "../src/scanner/client.js";
-import { diffwardApp } from "../src/handlers/index.js";
+import { diffwardApp, handlerDeps } from "../src/handlers/index.js";
 import { startWebServer } from "../src/web.js";
 import { createOrgPageDeps } from "../src/org-page/data.js";
 import { measure, measureHttp } from "./org-page.js";
@@ -104,7 +104,7 @@ if (cfg.mode === "org-page") {
   const secret = "bench-session-secret-0123456789abcdef";
   const web = await startWebServer({
     probot: booted.probot,
-    app: diffwardApp({ queues: booted.rt.queues, redis: booted.rt.redis, log: pino({ level: "silent" }) }),
+    app: diffwardApp(handlerDeps(booted.rt, pino({ level: "silent" }))),
     rt: booted.rt,
     port: 0,
     host: "127.0.0.1",
@@ -147,7 +147,7 @@ if (cfg.mode === "org-page") {
   } else {
     const web = await startWebServer({
       probot: booted.probot,
-      app: diffwardApp({ queues: booted.rt.queues, redis: booted.rt.redis, log }),
+      app: diffwardApp(handlerDeps(booted.rt, log)),
       rt: booted.rt,
       port: 0,
       host: "127.0.0.1",

@@ -2,7 +2,7 @@
 import { run } from "probot";
 import { boot, type Booted } from "./boot.js";
 import { describeEnv, EnvError, loadDotEnv, loadEnv, type AppEnv } from "./config/env.js";
-import { diffwardApp } from "./handlers/index.js";
+import { diffwardApp, handlerDeps } from "./handlers/index.js";
 import { watchTokensFile, type TokensFileRejection } from "./tenants/tokens-file.js";
 import { createLogger } from "./runtime/logger.js";
 import { guardProcess } from "./runtime/metrics.js";
@@ -144,7 +144,7 @@ async function startServers(
       ? undefined
       : await startWebServer({
           probot: booted.probot,
-          app: diffwardApp({ queues: booted.rt.queues, redis: booted.rt.redis, log }),
+          app: diffwardApp(handlerDeps(booted.rt, log)),
           rt: booted.rt,
           port: env.port,
           host: env.host ?? "0.0.0.0",

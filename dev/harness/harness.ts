@@ -1,7 +1,7 @@
 import { generateKeyPairSync, randomBytes, randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import { boot, type Booted, type BootConfig } from "../../src/boot.js";
-import { diffwardApp } from "../../src/handlers/index.js";
+import { diffwardApp, handlerDeps } from "../../src/handlers/index.js";
 import type { Settings } from "../../src/config/settings.js";
 import { startSandbox, type Sandbox, type SandboxOptions } from "../sandbox/index.js";
 import {
@@ -118,7 +118,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const serveWebhooks = (port: number) =>
     startWebServer({
       probot: booted.probot,
-      app: diffwardApp({ queues: booted.rt.queues, redis: booted.rt.redis, log }),
+      app: diffwardApp(handlerDeps(booted.rt, log)),
       rt: booted.rt,
       port,
       ...(options.signIn ? { pages: (req, res) => pages?.(req, res) ?? Promise.resolve(false) } : {}),

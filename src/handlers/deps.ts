@@ -1,6 +1,7 @@
 import type { EmitterWebhookEvent, EmitterWebhookEventName } from "@octokit/webhooks";
 import type { Logger } from "pino";
 import type { RepoContext } from "../jobs/types.js";
+import { deliveryLedger, type DeliveryLedger } from "../runtime/delivery-ledger.js";
 import { addFair } from "../runtime/fairness.js";
 import { EVENT_JOB_OPTIONS } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
@@ -10,7 +11,20 @@ export interface HandlerDeps {
   queues: Runtime["queues"];
   /** Redis for the per-installation fairness counters (`src/runtime/fairness.ts`); without it jobs are plain FIFO */
   redis?: Runtime["redis"];
+  /**
+   * the deliveries accepted (`src/runtime/delivery-ledger.ts`): a delivery of an event already accepted is
+   * not handled again; without it only the job ids (kept while the job record is) dedupe redeliveries
+   */
+  deliveries?: Pick<DeliveryLedger, "accept" | "isAccepted">;
   log?: Logger;
+}
+
+/** The handlers' dependencies in a process booted with `rt`. */
+export function handlerDeps(
+  rt: Pick<Runtime, "queues" | "redis" | "state" | "settings">,
+  log?: Logger,
+): HandlerDeps {
+  return { queues: rt.queues, redis: rt.redis, deliveries: deliveryLedger(rt), ...(log ? { log } : {}) };
 }
 
 /**

@@ -9,7 +9,7 @@ import { onMergeGroup } from "./merge-group.js";
 import { onPullRequest, onPullRequestClosed } from "./pull-request.js";
 import { onPush } from "./push.js";
 
-export type { HandlerDeps } from "./deps.js";
+export { handlerDeps, type HandlerDeps } from "./deps.js";
 
 /**
  * Runs a handler so that a malformed payload (a field missing or of the wrong type: `TypeError`) is logged
@@ -38,8 +38,12 @@ type Route = (app: Probot, deps: HandlerDeps) => void;
 
 /**
  * Registers `handler` for `events` behind the shared guards: a delivery without an installation id (not sent
- * to an app installation) is dropped before the handler runs, and a malformed payload is dropped by
- * {@link guarded}.
+ * to an app installation) is dropped before the handler runs, a malformed payload is dropped by
+ * {@link guarded}, and a delivery of an event diffward already accepted (`HandlerDeps.deliveries`: its
+ * handler ran to the end, within the redelivery window) is answered without running the handler again.
+ * GitHub may record an accepted delivery as failed (an answer later than 10 s is "timed out": docs,
+ * https://docs.github.com/en/webhooks/testing-and-troubleshooting-webhooks/troubleshooting-webhooks), and
+ * the job a redelivery's job id would collapse into may be gone by then (`removeOnComplete`).
  */
 function route<E extends EmitterWebhookEventName>(events: E | E[], handler: EventHandler<NoInfer<E>>): Route {
   return (app, deps) =>
@@ -48,7 +52,16 @@ function route<E extends EmitterWebhookEventName>(events: E | E[], handler: Even
       guarded(deps, async (event: EmitterWebhookEvent<E>) => {
         const payload = event.payload as { installation?: { id?: number } | null };
         const installationId = payload.installation?.id;
-        if (installationId) await handler(deps, event, installationId);
+        if (!installationId) return;
+        if (await deps.deliveries?.isAccepted(event.id)) {
+          deps.log?.info(
+            { delivery: event.id, event: event.name },
+            "delivery already accepted: not handled again",
+          );
+          return;
+        }
+        await handler(deps, event, installationId);
+        await deps.deliveries?.accept(event.id);
       }),
     );
 }

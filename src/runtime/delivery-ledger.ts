@@ -48,7 +48,8 @@ export type Settled = "ok" | "given-up";
  * diffward's Redis records of the App's webhook deliveries (`{prefix}:deliveries:*`): the run lock (one
  * recovery run at a time across every process), the listing's progress ({@link DeliveryScan}), the GUIDs
  * followed ({@link TrackedDelivery}, a hash), a GUID's settlement (`settled:<guid>`: a delivery of it
- * succeeded, or diffward gave up) and the redelivery asked for (`pending:<guid>`, {@link PendingRedelivery}).
+ * succeeded, or diffward gave up), the redelivery asked for (`pending:<guid>`, {@link PendingRedelivery}) and
+ * a delivery diffward's webhook path accepted (`accepted:<guid>`).
  * Every key expires: the records only matter within GitHub's redelivery window (`ttlMs`).
  */
 export class DeliveryLedger {
@@ -102,11 +103,38 @@ export class DeliveryLedger {
     await m.exec();
   }
 
-  /** The settlement of each GUID (`undefined` when unsettled), in the order asked. */
+  /**
+   * The settlement of each GUID (`undefined` when unsettled), in the order asked: `ok` too for a GUID
+   * diffward's webhook path accepted ({@link accept}), whatever GitHub recorded for its delivery.
+   */
   async settled(guids: readonly string[]): Promise<Array<Settled | undefined>> {
     if (guids.length === 0) return [];
-    const values = await this.redis.mget(...guids.map((g) => this.#k("deliveries", "settled", g)));
-    return values.map((v) => (v === "ok" || v === "given-up" ? v : undefined));
+    const keys = guids.flatMap((g) => [
+      this.#k("deliveries", "settled", g),
+      this.#k("deliveries", "accepted", g),
+    ]);
+    const values = await this.redis.mget(...keys);
+    return guids.map((_, i) => {
+      const v = values[2 * i];
+      if (v === "ok" || values[2 * i + 1] !== null) return "ok";
+      return v === "given-up" ? v : undefined;
+    });
+  }
+
+  /**
+   * Records that diffward's webhook path accepted a delivery of `guid` (its handler ran to the end: the job
+   * is enqueued), for as long as the ledger's records live (the redelivery window plus an hour): a later
+   * delivery of the same event (a redelivery, by diffward's recovery or by hand) is then not handled again,
+   * and the recovery never redelivers it, even when GitHub recorded the accepted delivery as failed (an
+   * answer later than its 10 s: docs, "Troubleshooting webhooks", "Timed out").
+   */
+  async accept(guid: string): Promise<void> {
+    await this.redis.set(this.#k("deliveries", "accepted", guid), "1", "PX", this.ttlMs);
+  }
+
+  /** Whether a delivery of `guid` was accepted ({@link accept}) within the ledger's TTL. */
+  async isAccepted(guid: string): Promise<boolean> {
+    return (await this.redis.exists(this.#k("deliveries", "accepted", guid))) === 1;
   }
 
   /** Settles GUIDs; `ok` always wins over `given-up` (a success seen later still counts). */

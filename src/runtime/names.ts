@@ -208,6 +208,7 @@ export const REDIS_KEYS = {
   deliveriesTracked: { prefix: "state", pattern: "deliveries:tracked" },
   deliveriesSettled: { prefix: "state", pattern: "deliveries:settled:<guid>" },
   deliveriesPending: { prefix: "state", pattern: "deliveries:pending:<guid>" },
+  deliveriesAccepted: { prefix: "state", pattern: "deliveries:accepted:<guid>" },
   breaker: { prefix: "state", pattern: "breaker:<tenant>" },
   breakerProbe: { prefix: "state", pattern: "breaker:<tenant>:probe" },
   breakerWaiting: { prefix: "state", pattern: "breaker:<tenant>:waiting" },

@@ -6,6 +6,7 @@ import { randomUUID } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import type { WebhookDeliveryRecord } from "../../dev/github-standin/index.js";
+import { webhookExample } from "../../dev/harness/examples.js";
 import { DEFAULT_SETTINGS } from "../../src/config/settings.js";
 import { DeliveryLedger } from "../../src/runtime/delivery-ledger.js";
 import { createRedis } from "../../src/runtime/connection.js";
@@ -223,6 +224,33 @@ describe("recovering missed webhook deliveries", () => {
     expect(first.redelivered).toEqual([lost[0]!.guid]);
     expect(first.lockLost).toBe(true);
     expect(redeliveryRequests()).toEqual([lost[0]!.id, lost[1]!.id]);
+  });
+
+  it("a delivery diffward accepted that GitHub recorded as failed is neither redelivered nor handled twice", async () => {
+    const payload = webhookExample("pull_request", "opened");
+    const sent = await h.send("pull_request", payload);
+    expect(sent.status).toBe(200);
+    const jobsOf = async (guid: string) =>
+      (await h.booted.rt.queues.events.getJobs(["waiting", "prioritized", "delayed", "active"])).filter(
+        (j) => j.data.deliveryId === guid,
+      );
+    const [job] = await jobsOf(sent.id);
+    expect(job).toBeDefined();
+    // GitHub recorded it failed (the answer came after its 10 s), and the job's record is gone since (kept
+    // 24 h or 10,000 jobs at most, while the recovery window reaches 3 days back)
+    Object.assign(sent.delivery, { status: "timed out", statusCode: 0 });
+    await job!.remove();
+
+    const run = await h.booted.recoverDeliveries();
+    expect(run).toMatchObject({ listed: 1, foundFailed: 0, redelivered: [], givenUp: [] });
+    expect(redeliveryRequests()).toEqual([]);
+    // redelivered by hand: answered, not handled again
+    const byHand = await h.github.state.deliveries.deliver("pull_request", payload, {
+      guid: sent.id,
+      redelivery: true,
+    });
+    expect(byHand.status).toBe(200);
+    expect(await jobsOf(sent.id)).toEqual([]);
   });
 
   it("starts a cut pass over when GitHub no longer takes its cursor", async () => {
