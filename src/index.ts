@@ -114,6 +114,7 @@ function signInConfig(
   const web = env.gheHost ? `${env.gheProtocol}://${env.gheHost}` : "https://github.com";
   return {
     ...client,
+    ...(env.diffwardAdminToken ? { adminToken: env.diffwardAdminToken } : {}),
     sessionSecret: env.diffwardSessionSecret,
     apiBaseUrl: env.gheHost ? `${web}/api/v3` : "https://api.github.com",
     githubUrl: web,

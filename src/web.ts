@@ -1,4 +1,3 @@
-import { createHash, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createNodeMiddleware, type Probot } from "probot";
@@ -6,6 +5,7 @@ import type { ApplicationFunction } from "probot";
 import type { Runtime } from "./runtime/runtime.js";
 import { VERSION } from "./runtime/version.js";
 import { serveAudit, type AuditAccess } from "./web/audit.js";
+import { hasBearer } from "./web/bearer.js";
 import { readBody } from "./web/body.js";
 import type { PageRoutes } from "./web/routes.js";
 
@@ -87,14 +87,6 @@ export interface WebOptions {
 
 /** Who may read `/metrics`: anyone, holders of a bearer token, or nobody on this port. */
 export type MetricsAccess = "open" | "off" | { token: string };
-
-/** Whether `Authorization: Bearer <token>` carries `token` (compared in constant time). */
-export function hasBearer(req: IncomingMessage, token: string): boolean {
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? "");
-  if (!m) return false;
-  const digest = (s: string) => createHash("sha256").update(s).digest();
-  return timingSafeEqual(digest(m[1]!), digest(token));
-}
 
 /**
  * Answers `GET /metrics` (Prometheus text format, `src/runtime/metrics.ts`) under `access`: 401 with

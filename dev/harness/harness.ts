@@ -39,6 +39,8 @@ export interface HarnessOptions {
    * in production, the callback URL's origin) is the web server's address, `web.url`
    */
   signIn?: boolean;
+  /** with `signIn`: the admin bearer (`DIFFWARD_ADMIN_TOKEN`) whose page requests see the whole deployment */
+  adminToken?: string;
 }
 
 /** The whole loop on one machine: service sandbox, GitHub stand-in, Redis, diffward web + workers. */
@@ -132,6 +134,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       githubUrl: github.url,
       secure: false,
       publicUrl: web.url,
+      ...(options.adminToken !== undefined ? { adminToken: options.adminToken } : {}),
     });
   if (options.workers !== false) booted.startWorkers();
   const headless: HeadlessHarness = {

@@ -15,6 +15,11 @@ export function seedSignIn(github: GitHubStandIn, users: readonly OAuthUserInput
   for (const user of users) github.state.oauth.addUser(user);
 }
 
+/** Adds `login`, an owner (role `admin`) of organization `org`, who can access its installation `installationId`. */
+export function addOrgOwner(github: GitHubStandIn, login: string, org: string, installationId: number): void {
+  github.state.oauth.addUser({ login, installations: { [installationId]: "all" }, orgs: { [org]: "admin" } });
+}
+
 /** One HTTP answer of the sign-in walk: status, `Location` and `Set-Cookie` values. */
 export interface Hop {
   url: string;

@@ -199,7 +199,7 @@ export const ProcessEnv = z.object({
   }),
   DIFFWARD_ADMIN_TOKEN: documented(opt(token), {
     description:
-      "Bearer token for GET /audit, the audit trail of triage decisions as JSON Lines (Authorization: Bearer <token>). Secret. Unset: /audit answers 404.",
+      "Bearer token for GET /audit, the audit trail of triage decisions as JSON Lines (Authorization: Bearer <token>), and for the whole deployment's queue depths on the organization's page (a signed-in page request that also sends it). Secret. Unset: /audit answers 404 and no page shows the deployment's figures.",
     secret: true,
   }),
   // spec §Versioning: the version segment `/api/v1` ends the base path

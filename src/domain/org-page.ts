@@ -9,12 +9,17 @@ import type { CapForecast } from "./cap-forecast.js";
 /** What a viewer may see of an installation: GitHub's own access, decided at sign-in. */
 export interface PageAccess {
   /**
-   * organization-wide figures (balance, the month's spend, caps, token health, queue depths): an
-   * organization owner, or the account itself for a user installation
+   * organization-wide figures (balance, the month's spend, caps, token health, the installation's jobs per
+   * queue): an organization owner, or the account itself for a user installation
    */
   orgWide: boolean;
   /** the repositories (`owner/name`, compared case-insensitively) the viewer can access, or all of them */
   repositories: ReadonlySet<string> | "all";
+  /**
+   * the whole deployment's queue depths, every installation's jobs: only for a request that carries the
+   * admin bearer (`DIFFWARD_ADMIN_TOKEN`), never from GitHub's access
+   */
+  deployment?: boolean;
 }
 
 /** The service's billing balance (spec §Billing `GET …/billing/balance`), cached at most 60 s. */
@@ -144,7 +149,7 @@ export interface FailedJobRow {
   at: number | null;
 }
 
-/** One queue's depth (BullMQ job counts). */
+/** One queue's jobs by state (BullMQ's states; prioritized jobs count as waiting). */
 export interface QueueDepth {
   queue: string;
   waiting: number;
@@ -163,8 +168,10 @@ export interface ProblemsSection {
   service: { state: string; detail?: string };
   /** GitHub's answer to the installation */
   github: { state: string; detail?: string };
-  /** null unless organization-wide */
+  /** this installation's jobs in each queue; null unless organization-wide */
   queues: QueueDepth[] | null;
+  /** every installation's jobs in each queue; null unless the request carries the admin bearer */
+  deploymentQueues: QueueDepth[] | null;
   failedJobs: FailedJobRow[];
 }
 

@@ -35,8 +35,9 @@ export { createOrgPageDeps, githubWebUrl, type OrgPageDeps } from "./deps.js";
 
 /**
  * One installation's page as `access` may see it: every row of a repository outside
- * `access.repositories` is left out, and the organization-wide figures (balance, this month's spend, caps,
- * token health, queue depths) are null unless `access.orgWide`.
+ * `access.repositories` is left out, the organization-wide figures (balance, this month's spend, caps,
+ * token health, the installation's jobs per queue) are null unless `access.orgWide`, and the whole
+ * deployment's queue depths are null unless `access.deployment` (the admin bearer).
  * @throws Redis errors as they come; the balance's and GitHub's failures are shown, never thrown.
  */
 export async function loadInstallationPage(
@@ -59,6 +60,7 @@ export async function loadInstallationPage(
       installationId,
       account,
       orgWide: access.orgWide,
+      deployment: access.deployment === true,
       seesAll: access.repositories === "all",
       visible,
       records,

@@ -1,10 +1,12 @@
 /**
  * The problems section: invalid `.github/diffward.yml` per repository (recorded by the pull-request job),
- * the account's service token, the service's and GitHub's health (cached), queue depths and this
- * installation's failed jobs (BullMQ).
+ * the account's service token, the service's and GitHub's health (cached), this installation's jobs per queue
+ * (its own index, `src/runtime/installation-jobs.ts`), the whole deployment's queue depths for the admin
+ * bearer only, and this installation's failed jobs (BullMQ).
  */
 import type { Job } from "bullmq";
 import type { FailedJobRow, ProblemsSection, QueueDepth } from "../domain/org-page.js";
+import { installationQueueCounts } from "../runtime/installation-jobs.js";
 import { QUEUE_KEYS, queueStatus } from "../runtime/queue-admin.js";
 import type { OrgRecords } from "../runtime/org-records.js";
 import { plural } from "../render/format.js";
@@ -19,20 +21,26 @@ export interface ProblemsScope {
   installationId: number;
   account: string;
   orgWide: boolean;
+  /** the request carries the admin bearer (`DIFFWARD_ADMIN_TOKEN`): the whole deployment's queue depths */
+  deployment: boolean;
   /** the viewer sees every repository of the installation (installation-wide failed jobs are shown) */
   seesAll: boolean;
   visible: (repository: string) => boolean;
   records: OrgRecords;
 }
 
-/** Builds the problems section; the queue depths and the token's presence only for an organization-wide viewer. */
+/**
+ * Builds the problems section; the installation's jobs per queue and the token's presence only for an
+ * organization-wide viewer, the deployment's queue depths only for the admin bearer.
+ */
 export async function problemsSection(deps: OrgPageDeps, s: ProblemsScope): Promise<ProblemsSection> {
   const { rt } = deps;
-  const [configs, service, github, queues, failedJobs] = await Promise.all([
+  const [configs, service, github, queues, deploymentQueues, failedJobs] = await Promise.all([
     s.records.configProblems(s.installationId),
     serviceState(deps),
     githubState(deps, s.installationId),
-    s.orgWide ? queueDepths(deps) : Promise.resolve(null),
+    s.orgWide ? installationQueues(deps, s.installationId) : Promise.resolve(null),
+    s.deployment ? deploymentQueueDepths(deps) : Promise.resolve(null),
     installationFailedJobs(deps, s),
   ]);
   return {
@@ -43,6 +51,7 @@ export async function problemsSection(deps: OrgPageDeps, s: ProblemsScope): Prom
     service,
     github,
     queues,
+    deploymentQueues,
     failedJobs,
   };
 }
@@ -82,8 +91,13 @@ function githubState(deps: OrgPageDeps, installationId: number): Promise<GitHubH
   }));
 }
 
-/** Each queue's depth (BullMQ job counts). */
-async function queueDepths(deps: OrgPageDeps): Promise<QueueDepth[]> {
+/** The installation's jobs in each queue, by state ({@link installationQueueCounts}). */
+function installationQueues(deps: OrgPageDeps, installationId: number): Promise<QueueDepth[]> {
+  return Promise.all(QUEUE_KEYS.map((k) => installationQueueCounts(deps.rt.queues[k], installationId)));
+}
+
+/** Each queue's depth over every installation (BullMQ job counts): the admin bearer's only. */
+async function deploymentQueueDepths(deps: OrgPageDeps): Promise<QueueDepth[]> {
   return (await queueStatus(deps.rt.queues)).map((q) => ({
     queue: q.queue,
     waiting: q.waiting + q.prioritized,

@@ -364,10 +364,15 @@ function problemsSection(page: InstallationPage): string {
       ? ""
       : `<li>Service token: ${p.missingToken ? `<span class="bad">none for ${escapeHtml(page.account)}</span>` : `<span class="good">present</span>`}</li>`;
   const health = `<ul><li>Scanning service: ${healthText(p.service)}</li><li>GitHub: ${healthText(p.github)}</li>${token}</ul>`;
-  const queues = p.queues ? `<h3>Queues</h3>${tableOf(p.queues, QUEUE_COLUMNS, "No queue.")}` : "";
+  const queues = p.queues
+    ? `<h3>Queues: this installation's jobs</h3>${tableOf(p.queues, QUEUE_COLUMNS, "No queue.")}`
+    : "";
+  const deployment = p.deploymentQueues
+    ? `<h3>Queues: the whole deployment (admin)</h3>${tableOf(p.deploymentQueues, QUEUE_COLUMNS, "No queue.")}<p class="muted">Every installation's jobs, shown for the admin bearer (<code>DIFFWARD_ADMIN_TOKEN</code>) only.</p>`
+    : "";
   return section(
     "problems",
-    `${health}<h3>Invalid <code>.github/diffward.yml</code></h3>${tableOf(p.invalidConfigs, CONFIG_COLUMNS, "Every configuration read was valid.")}${queues}<h3>Failed jobs</h3>${tableOf(p.failedJobs, FAILED_COLUMNS, "No failed job.")}`,
+    `${health}<h3>Invalid <code>.github/diffward.yml</code></h3>${tableOf(p.invalidConfigs, CONFIG_COLUMNS, "Every configuration read was valid.")}${queues}${deployment}<h3>Failed jobs</h3>${tableOf(p.failedJobs, FAILED_COLUMNS, "No failed job.")}`,
   );
 }
 

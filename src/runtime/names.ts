@@ -203,6 +203,7 @@ export const REDIS_KEYS = {
   laneSent: { prefix: "state", pattern: "lane:<installationId>:sent" },
   swept: { prefix: "state", pattern: "swept" },
   fairPending: { prefix: "queue", pattern: "<queue>:fairq:<installationId>" },
+  installationJobs: { prefix: "queue", pattern: "<queue>:jobsof:<installationId>" },
   deliveriesRun: { prefix: "state", pattern: "deliveries:run" },
   deliveriesScan: { prefix: "state", pattern: "deliveries:scan" },
   deliveriesTracked: { prefix: "state", pattern: "deliveries:tracked" },

@@ -1,5 +1,6 @@
-import { Queue, type ConnectionOptions } from "bullmq";
+import type { ConnectionOptions } from "bullmq";
 import { DEFAULT_QUEUE_PREFIX } from "./connection.js";
+import { InstallationQueue } from "./installation-jobs.js";
 import { QUEUE_NAMES } from "./names.js";
 import type { Runtime } from "./runtime.js";
 
@@ -10,13 +11,16 @@ export interface QueueOptions {
   prefix?: string;
 }
 
-/** Opens the four queues ({@link QUEUE_NAMES}). */
+/**
+ * Opens the four queues ({@link QUEUE_NAMES}), each recording the jobs it adds by installation
+ * ({@link InstallationQueue}), so the organization's page counts one installation's jobs.
+ */
 export function createQueues(opts: QueueOptions): Runtime["queues"] {
   const common = { connection: opts.connection, prefix: opts.prefix ?? DEFAULT_QUEUE_PREFIX };
   return {
-    events: new Queue(QUEUE_NAMES.events, common),
-    launch: new Queue(QUEUE_NAMES.launch, common),
-    scans: new Queue(QUEUE_NAMES.scans, common),
-    reports: new Queue(QUEUE_NAMES.reports, common),
+    events: new InstallationQueue(QUEUE_NAMES.events, common),
+    launch: new InstallationQueue(QUEUE_NAMES.launch, common),
+    scans: new InstallationQueue(QUEUE_NAMES.scans, common),
+    reports: new InstallationQueue(QUEUE_NAMES.reports, common),
   };
 }

@@ -6,16 +6,10 @@ import {
   type UserInstallation,
   type UserOctokit,
 } from "../github/user-access.js";
+import type { PageAccess } from "../domain/org-page.js";
 import type { InstallationAccess, SessionData } from "./session.js";
 
-/**
- * What the page of one installation may show a user: organization-wide figures (balance, month's spend,
- * cap, token health) or not, and the repositories (`owner/name`) whose rows they may see.
- */
-export interface PageAccess {
-  orgWide: boolean;
-  repositories: ReadonlySet<string> | "all";
-}
+export type { PageAccess } from "../domain/org-page.js";
 
 /**
  * What a user may see, as GitHub's own rules say, read with their token at sign-in: the App's installations

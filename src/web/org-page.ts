@@ -25,6 +25,8 @@ export interface SignInConfig extends OAuthClient {
    * the one registered in the App's settings
    */
   publicUrl: string;
+  /** `DIFFWARD_ADMIN_TOKEN`: its bearer also sees the whole deployment's queue depths on a page */
+  adminToken?: string;
 }
 
 /**
@@ -48,6 +50,7 @@ export function orgPageFor(rt: OrgPageDeps["rt"], config: SignInConfig, log: Log
     sessions: new SessionStore(rt.redis, rt.state.prefix, secret, { secure: config.secure }),
     client: { clientId: config.clientId, clientSecret: config.clientSecret, apiBaseUrl: config.apiBaseUrl },
     publicUrl: config.publicUrl,
+    ...(config.adminToken !== undefined ? { adminToken: config.adminToken } : {}),
     log,
     loadPage: (id, access, installation) => {
       accounts.set(id, installation.account);

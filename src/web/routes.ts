@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "pino";
 import { pageAccess, resolveAccess, type PageAccess } from "./access.js";
+import { hasBearer } from "./bearer.js";
 import { readBody } from "./body.js";
 import { problemPage, signedOutPage, signOutPage } from "./pages.js";
 import type { Session, SessionData, SessionStore } from "./session.js";
@@ -45,6 +46,11 @@ export interface OrgPageRoutesOptions<P extends Record<SectionKey, unknown>> {
    * sent to GitHub is `<publicUrl>/login/callback`, never built from a request's `Host` header
    */
   publicUrl: string;
+  /**
+   * the admin bearer (`DIFFWARD_ADMIN_TOKEN`): a page request that also carries `Authorization: Bearer
+   * <token>` gets the whole deployment's figures (`PageAccess.deployment`); unset, nobody does
+   */
+  adminToken?: string;
   log: Logger;
   /** the page of an installation as `access` may see it (`installation`: the session's entry, its account) */
   loadPage(installationId: number, access: PageAccess, installation: InstallationListItem): Promise<P>;
@@ -137,6 +143,7 @@ const NOT_FOUND = "Not found";
  *   with `Accept: application/json`), `GET /installations/<id>/<section>` one section's JSON.
  * Without a session a page request is sent to sign in (JSON: 401). An installation the user cannot access,
  * or a malformed id, is 404 like one that does not exist (GitHub's own answer for what one may not see).
+ * A signed-in request that also carries the admin bearer (`opts.adminToken`) sees the deployment-wide figures.
  * Every failure is answered and logged, never thrown to the server.
  */
 export function orgPageRoutes<P extends Record<SectionKey, unknown>>(
@@ -209,7 +216,8 @@ async function installationPage<P extends Record<SectionKey, unknown>>(
     );
   }
   const { id, account, kind } = session.installations.find((i) => i.id === route.id)!;
-  const page = await opts.loadPage(route.id, access, { id, account, kind });
+  const deployment = opts.adminToken !== undefined && hasBearer(call.req, opts.adminToken);
+  const page = await opts.loadPage(route.id, { ...access, deployment }, { id, account, kind });
   if (route.kind === "section") return json(call.res, 200, page[route.section!]);
   if (asJson) return json(call.res, 200, page);
   const csrf = opts.sessions.csrfToken(session);

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openBrowser, type FreshBrowser } from "../../dev/harness/browser.js";
 import { demoConfig } from "../../dev/harness/demo-repo.js";
 import { startHarness, type Harness } from "../../dev/harness/harness.js";
+import { addOrgOwner } from "../../dev/harness/sign-in.js";
 import {
   DEMO_APPROVAL_CONFIG,
   demoReplyCommand,
@@ -52,16 +53,8 @@ describe("the organization's page in Chromium", () => {
     });
     h.github.state.addInstallation({ id: GLOBEX, account: { login: "globex", type: "Organization" } });
     h.github.state.addRepository({ owner: "globex", name: "vault", installationId: GLOBEX, private: true });
-    h.github.state.oauth.addUser({
-      login: "acme-owner",
-      installations: { [ACME]: "all" },
-      orgs: { "acme-corp": "admin" },
-    });
-    h.github.state.oauth.addUser({
-      login: "globex-owner",
-      installations: { [GLOBEX]: "all" },
-      orgs: { globex: "admin" },
-    });
+    addOrgOwner(h.github, "acme-owner", "acme-corp", ACME);
+    addOrgOwner(h.github, "globex-owner", "globex", GLOBEX);
     const shop = {
       repo: "shop",
       installationId: ACME,

@@ -128,7 +128,20 @@ describe("renderInstallationPage", () => {
     expect(html).not.toContain("Spent in 2026-11");
     expect(html).not.toContain("creditCap.monthly");
     expect(html).not.toContain("Service token");
-    expect(html).not.toContain("<h3>Queues</h3>");
+    expect(html).not.toContain("<h3>Queues");
+  });
+
+  it("shows the installation's own jobs per queue, and the whole deployment's only when the page has them (admin)", () => {
+    const own = renderInstallationPage(orgPage(), viewer);
+    expect(own).toContain("<h3>Queues: this installation's jobs</h3>");
+    expect(own).not.toContain("the whole deployment");
+    const deploymentQueues = [{ queue: "diffward-events", waiting: 40, active: 3, delayed: 2, failed: 1 }];
+    const admin = renderInstallationPage(
+      orgPage({ problems: { ...orgPage().problems, deploymentQueues } }),
+      viewer,
+    );
+    expect(admin).toContain("<h3>Queues: the whole deployment (admin)</h3>");
+    expect(admin).toContain('<td>diffward-events</td><td class="num">40</td>');
   });
 
   it("says so when a section is empty", () => {

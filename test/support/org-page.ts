@@ -91,6 +91,7 @@ export function orgPage(over: Partial<InstallationPage> = {}): InstallationPage 
       service: { state: "ok" },
       github: { state: "ok", detail: "2 repositories" },
       queues: [{ queue: "diffward-scans", waiting: 1, active: 2, delayed: 3, failed: 0 }],
+      deploymentQueues: null,
       failedJobs: [],
     },
     ...over,
