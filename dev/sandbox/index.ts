@@ -175,6 +175,17 @@ export function applyFaults(state: SandboxState, input: FaultsInput): void {
             served: 0,
           };
   }
+  if (input.lostAnswers !== undefined) {
+    state.faults.lostAnswers =
+      input.lostAnswers === null
+        ? null
+        : {
+            remaining: input.lostAnswers.count,
+            status: input.lostAnswers.status ?? 504,
+            route: input.lostAnswers.route ? new RegExp(input.lostAnswers.route) : null,
+            served: 0,
+          };
+  }
   if (input.outage !== undefined) {
     state.faults.outage =
       input.outage === null
@@ -214,6 +225,12 @@ function describeFaults(state: SandboxState): unknown {
       retryAfterSeconds: f.rateLimits.retryAfterSeconds,
       route: f.rateLimits.route?.source ?? null,
     },
+    lostAnswers: f.lostAnswers && {
+      remaining: f.lostAnswers.remaining,
+      status: f.lostAnswers.status,
+      route: f.lostAnswers.route?.source ?? null,
+      served: f.lostAnswers.served,
+    },
     outage: f.outage && {
       untilMs: f.outage.untilMs,
       active: state.now() < f.outage.untilMs,
@@ -222,6 +239,22 @@ function describeFaults(state: SandboxState): unknown {
       requests: f.outage.requests,
     },
   };
+}
+
+/**
+ * The lost-answer fault for one API request that was carried out (`target`: `METHOD /path`): the error that
+ * replaces its answer, or undefined to answer as usual.
+ */
+function lostAnswer(state: SandboxState, target: string): SandboxApiError | undefined {
+  const l = state.faults.lostAnswers;
+  if (!l || l.remaining <= 0 || (l.route && !l.route.test(target))) return undefined;
+  l.remaining -= 1;
+  l.served += 1;
+  return new SandboxApiError(
+    l.status,
+    "internal",
+    `injected lost answer: ${l.status} after the request was carried out`,
+  );
 }
 
 /** Injected faults for one API request, or undefined to go on. */
@@ -317,6 +350,8 @@ async function handle(
       }
       const body = method === "GET" || method === "DELETE" ? undefined : await readBody(req);
       result = route.handle({ state, token, params, query: url.searchParams, body });
+      const lost = lostAnswer(state, target);
+      if (lost) throw lost;
     }
     status = result.status;
     send(res, result.status, result.body, result.headers);

@@ -173,6 +173,19 @@ export const FaultsInput = z.object({
     .nullable()
     .optional(),
   /**
+   * Lost answers: the next `count` matching API requests are carried out as usual (a launch creates its scan
+   * and reserves its budget), then answered `status` (default 504, code `internal`) instead of their result,
+   * as a gateway does when the service's answer does not reach it in time: the caller cannot know the outcome.
+   */
+  lostAnswers: z
+    .object({
+      count: z.number().int().min(0),
+      status: z.union([z.literal(500), z.literal(502), z.literal(503), z.literal(504)]).optional(),
+      route: RouteFilter.optional(),
+    })
+    .nullable()
+    .optional(),
+  /**
    * An outage: every API request answers `status` (default 503, code `internal`) for `durationMs` from now,
    * with `Retry-After` when `retryAfterSeconds` is set; `requests` counts what was answered so.
    */

@@ -184,6 +184,13 @@ export interface Faults {
   errors: { remaining: number; statuses: (500 | 502 | 503)[]; route: RegExp | null; served: number } | null;
   latencyMs: number;
   rateLimits: { remaining: number; retryAfterSeconds: number; route: RegExp | null } | null;
+  /** the next `remaining` matching requests are carried out, then answered `status`; `served` so far */
+  lostAnswers: {
+    remaining: number;
+    status: 500 | 502 | 503 | 504;
+    route: RegExp | null;
+    served: number;
+  } | null;
   /** every API request answers `status` until `untilMs` (the state's clock); `requests` answered so */
   outage: { untilMs: number; status: 500 | 502 | 503; retryAfterSeconds?: number; requests: number } | null;
 }
@@ -377,7 +384,7 @@ export class SandboxState {
     ]);
     this.noChangeCommits = new Set();
     this.published = [];
-    this.faults = { errors: null, latencyMs: 0, rateLimits: null, outage: null };
+    this.faults = { errors: null, latencyMs: 0, rateLimits: null, lostAnswers: null, outage: null };
     this.stats = { requests: {}, earlyPoll429s: 0 };
     this.scanMap = new Map();
     this.findingMap = new Map();

@@ -33,6 +33,27 @@ describe("/_sandbox admin routes and fault injection", () => {
     expect(statuses).toEqual([502, 503, 502, 200]);
   });
 
+  it("lost answers: the request is carried out (the scan exists, its budget reserved), then answered 5xx", async () => {
+    const set = await admin("POST", "/_sandbox/faults", {
+      lostAnswers: { count: 1, route: "^POST /projects/[^/]+/scans$" },
+    });
+    expect(set.body.faults.lostAnswers).toMatchObject({ remaining: 1, status: 504, served: 0 });
+    expect((await h.api("GET", "/token")).status).toBe(200); // other route untouched
+    const lost = await h.launch({ creditBudget: 60 });
+    expect(errorOf(lost)).toEqual([504, "internal"]);
+    const list = await h.api("GET", "/projects/prj_demo/scans");
+    expect(list.body.items).toHaveLength(1);
+    expect(list.body.items[0]).toMatchObject({ repositoryId: "repo_demo", status: "QUEUED" });
+    const balance = (await h.api("GET", "/projects/prj_demo/billing/balance")).body;
+    expect(balance.balanceCredits - balance.availableCredits).toBe(60);
+    expect((await h.launch({ creditBudget: 60 })).status).toBe(202); // the next one is answered
+    const stats = await admin("GET", "/_sandbox/stats");
+    expect(stats.body.requests["POST /projects/:projectId/scans"]).toEqual({ "202": 1, "504": 1 });
+    expect(stats.body.faults.lostAnswers).toMatchObject({ remaining: 0, served: 1 });
+    await admin("POST", "/_sandbox/faults", { lostAnswers: { count: 1, status: 502 } });
+    expect(errorOf(await h.api("GET", "/token"))).toEqual([502, "internal"]);
+  });
+
   it("429 burst carries Retry-After; latency delays responses", async () => {
     await admin("POST", "/_sandbox/faults", {
       rateLimits: { count: 1, retryAfterSeconds: 7 },
