@@ -4,7 +4,7 @@ import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import { demoConfig } from "../../dev/harness/demo-repo.js";
 import { ScannerClient } from "../../src/scanner/index.js";
 import { pullKey } from "../../src/runtime/names.js";
-import { MERGE_BASE, completedRun, openPull, sha } from "../support/pr.js";
+import { MERGE_BASE, completedRun, launchPosts, openPull, sha } from "../support/pr.js";
 
 /** Check-run outputs diffward sent (title of every create/update), in order. */
 function titlesSent(h: Harness): string[] {
@@ -12,11 +12,6 @@ function titlesSent(h: Harness): string[] {
     .filter((r) => r.route?.includes("check-runs") && r.method !== "GET")
     .map((r) => (r.body as { output?: { title?: string } } | undefined)?.output?.title ?? "")
     .filter(Boolean);
-}
-
-function launchPosts(h: Harness): number {
-  const counts = h.sandbox.state.stats.requests["POST /projects/:projectId/scans"] ?? {};
-  return Object.values(counts).reduce((a, b) => a + b, 0);
 }
 
 describe("every launch error becomes something a user understands", () => {

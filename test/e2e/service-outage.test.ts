@@ -5,16 +5,11 @@ import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import { demoConfig } from "../../dev/harness/demo-repo.js";
 import { jobId } from "../../src/runtime/names.js";
 import { DEFAULT_BREAKER_TIMINGS } from "../../src/runtime/service-breaker.js";
-import { checkRuns, completedRun, launchedScan, openPull, sha } from "../support/pr.js";
+import { checkRuns, completedRun, launchPosts, launchedScan, openPull, sha } from "../support/pr.js";
 import { addGroup } from "../support/merge-group.js";
 
 const UNAVAILABLE = "Scanning service unavailable";
 const PLAIN = "The scanning service is unavailable; diffward retries and resumes on its own.";
-
-function launchPosts(h: Harness): number {
-  const counts = h.sandbox.state.stats.requests["POST /projects/:projectId/scans"] ?? {};
-  return Object.values(counts).reduce((a, b) => a + b, 0);
-}
 
 function scansOf(h: Harness, head: string): number {
   return [...h.sandbox.state.scans.values()].filter((s) => s.commitHash === head).length;

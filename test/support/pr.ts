@@ -168,3 +168,9 @@ export async function reportEnded(h: Harness, scanId: string | undefined | null,
 export function scansLaunched(h: Harness): number {
   return h.sandbox.state.scans.size;
 }
+
+/** `POST /projects/{projectId}/scans` requests the sandbox answered so far, whatever their status. */
+export function launchPosts(h: Harness): number {
+  const counts = h.sandbox.state.stats.requests["POST /projects/:projectId/scans"] ?? {};
+  return Object.values(counts).reduce((a, b) => a + b, 0);
+}
