@@ -165,7 +165,8 @@ export async function defaultBranchHead(
 }
 
 /**
- * Stops the baseline of an older commit: its launch still waiting is removed (nothing spent), its scan
+ * Stops the baseline of an older commit: its launch still waiting is removed (nothing spent; one of unknown
+ * outcome is left to its job, which withdraws the scan it may have created) and its launch key forgotten, its scan
  * cancelled only while the service says it is not terminal (a finished scan is never cancelled), and its
  * check run concluded `cancelled` unless already completed (best effort: the newer commit never waits on it).
  */
@@ -176,8 +177,7 @@ export async function stopBaseline(
   accountLogin: string,
   log: Runtime["log"],
 ): Promise<void> {
-  const cancelled = await stopGroupScan(rt, prev, accountLogin, log);
-  if (prev.launchKey) await rt.state.deleteLaunch(prev.launchKey);
+  const cancelled = await stopGroupScan(rt, prev, accountLogin, log, { forgetLaunch: true });
   if (!prev.checkRunId || prev.concluded || prev.reported) return;
   try {
     const octokit = await rt.octokit(prev.installationId);

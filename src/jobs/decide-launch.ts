@@ -9,11 +9,12 @@ import { baselineServiceError } from "./decide-baseline.js";
 import type { LaunchErrorAction } from "./launch-errors.js";
 import type { LaunchJobData } from "./types.js";
 import type { LaunchRefusal } from "../policy/preflight.js";
-import type { LaunchRecord } from "../runtime/state.js";
+import { unknownOutcomeSince, type LaunchRecord } from "../runtime/state.js";
 
 /**
  * What the launch job reads first, in this order; reading stops at the first fact that ends the launch, so
- * a field is absent when an earlier one decided.
+ * a field is absent when an earlier one decided, except that a launch that ends still has its record read
+ * and, when an attempt's outcome is unknown, its token.
  */
 export interface LaunchStartFacts {
   /** the target still follows this launch (`launchWanted` in `./target.ts`) */
@@ -29,6 +30,11 @@ export interface LaunchStartFacts {
 /** How a launch starts, decided by {@link decideLaunchStart}. */
 export type LaunchStart =
   | { kind: "superseded"; why: "unwanted" | "removed" }
+  /**
+   * no longer wanted, but an earlier attempt's outcome is unknown: look its scan up in the service's list (created
+   * since `since`, ms since epoch) and cancel it, before the launch ends
+   */
+  | { kind: "withdraw"; why: "unwanted" | "removed"; since: number }
   | { kind: "no-token" }
   | { kind: "already-launched"; scanId: string; creditBudget: number | undefined }
   /** look the scan up in the service's list before sending again: `since` in ms since epoch */
@@ -37,15 +43,21 @@ export type LaunchStart =
 
 /**
  * Decides, without I/O, how a launch starts, at most once per launch key: nothing is spent for a launch its
- * target no longer follows (a newer head, closed, destroyed or replaced) or whose installation was removed;
- * no token concludes `neutral`; a key that already has a scan id is done; an earlier attempt of unknown
+ * target no longer follows (a newer head, closed, destroyed or replaced) or whose installation was removed,
+ * and one of them whose earlier attempt's outcome is unknown is withdrawn (its scan looked up and cancelled:
+ * a scan nobody follows must not run on); no token concludes `neutral`; a key that already has a scan id is done; an earlier attempt of unknown
  * outcome (crash, timeout, 5xx) is first looked up among the service's scans of the same merge base and
  * preset, and a check run resumed after a state loss (`lookupSince`) among any scan of its head (an
  * explicit request's preset or budget were lost with the state); otherwise the scan is launched.
  */
 export function decideLaunchStart(d: Pick<LaunchJobData, "lookupSince">, f: LaunchStartFacts): LaunchStart {
-  if (!f.wanted) return { kind: "superseded", why: "unwanted" };
-  if (f.removed) return { kind: "superseded", why: "removed" };
+  if (!f.wanted || f.removed) {
+    const why = f.wanted ? "removed" : "unwanted";
+    const since = unknownOutcomeSince(f.record ?? {});
+    return since !== undefined && f.tokenFound
+      ? { kind: "withdraw", why, since }
+      : { kind: "superseded", why };
+  }
   if (!f.tokenFound) return { kind: "no-token" };
   const record = f.record ?? {};
   if (record.scanId)

@@ -1,15 +1,13 @@
 import { DelayedError, UnrecoverableError, type Job } from "bullmq";
 import { addFair } from "../runtime/fairness.js";
-import type { ScanListItem } from "../scanner/schemas.js";
 import type { ScannerTenant } from "../tenants/index.js";
 import { classifyLaunchError, initializingDelay } from "./launch-errors.js";
 import { preflight } from "../policy/preflight.js";
 import { capRefusal, readMonthSeed, readSettledSpends } from "../policy/credit-cap.js";
 import { capLedgerOf } from "../runtime/cap-ledger.js";
 import { JOB, launchJobOptions, pollJobOptions } from "../runtime/names.js";
-import { presetsOf } from "../tenants/presets.js";
 import type { Runtime } from "../runtime/runtime.js";
-import { LockBusyError } from "../runtime/state.js";
+import { LockBusyError, unknownOutcomeSince } from "../runtime/state.js";
 import { updateCheck } from "../github/writes.js";
 import { renderLaunchError } from "../render/check-run.js";
 import { ScannerApiError, isServiceOutage } from "../scanner/errors.js";
@@ -24,6 +22,8 @@ import {
   planNoToken,
   type LaunchStartFacts,
 } from "./decide-launch.js";
+import { bindCap, capHoldId, releaseCap } from "./launch-cap.js";
+import { findLaunchedScan, withdrawLaunch } from "./unknown-launch.js";
 import type { LaunchJobData, PollJobData } from "./types.js";
 import { repoContextOf } from "./types.js";
 import { isBaselineScan, isGroupScan, launchWanted, rememberScan, targetKey } from "./target.js";
@@ -52,9 +52,6 @@ export async function enqueueLaunch(
 /** What a launch job did. */
 export type LaunchOutcome =
   "launched" | "found-existing" | "already-launched" | "superseded" | "concluded" | "no-token";
-
-/** How far back (ms) before the attempt's start a scan in the list still counts as ours (clock skew). */
-const LOOKUP_SKEW_MS = 60_000;
 
 /**
  * Launches the diff scan of one head, at most once per launch key (a scan is never paid twice):
@@ -100,7 +97,10 @@ export async function processLaunch(
 /**
  * Waits for an unavailable scanning service ({@link parkLaunch}: parked on the tenant's circuit breaker, the check
  * run saying so) while the launch is still wanted; a launch no longer wanted stops here, and one that waited past
- * the limit concluded its check run: either gives back its cap reservation.
+ * the limit concluded its check run: either gives back its cap reservation. A launch whose last attempt's outcome
+ * is unknown ({@link unknownOutcomeSince}: its scan may exist and spend) waits however long the service stays
+ * unavailable, wanted or not, and keeps its reservation: the next run reads the service's scan list first and
+ * follows the scan, or withdraws it ({@link withdrawLaunch}), or launches once when the list shows none.
  */
 async function waitForService(
   rt: Runtime,
@@ -109,7 +109,10 @@ async function waitForService(
   untilMs: number,
   log: Runtime["log"],
 ): Promise<LaunchOutcome> {
-  if (!(await launchWanted(rt, job.data))) {
+  const wanted = await launchWanted(rt, job.data);
+  if (unknownOutcomeSince(await rt.state.getLaunch(job.data.launchKey)) !== undefined)
+    return parkLaunch(rt, job, token, untilMs, log, { wanted, unknownOutcome: true });
+  if (!wanted) {
     log.info("launch no longer wanted while the scanning service was unavailable: nothing spent");
     await releaseCap(rt, job);
     return "superseded";
@@ -161,6 +164,11 @@ async function launchLocked(
   const d = job.data;
   const { facts, tenant } = await readLaunchStart(rt, d);
   const start = decideLaunchStart(d, facts);
+  if (start.kind === "withdraw") {
+    // decided only with the account's token, which readLaunchStart read for it
+    if (tenant) await withdrawLaunch(rt, job, tenant, start.since, log);
+    return "superseded";
+  }
   if (start.kind === "superseded") {
     if (start.why === "unwanted")
       log.info("launch no longer wanted (newer head, closed, destroyed or replaced): nothing spent");
@@ -187,15 +195,22 @@ async function launchLocked(
  * Reads, in order, what {@link decideLaunchStart} needs: whether the target still follows the launch
  * (a pull request's head, open, this launch; a merge group not destroyed, this launch), whether the
  * installation was removed meanwhile, the account's scanner token and the launch key's record. Stops at
- * the first fact that ends the launch.
+ * the first fact that ends the launch, then reads only the record and, when an attempt's outcome is unknown,
+ * the token to withdraw it with.
  */
 async function readLaunchStart(
   rt: Runtime,
   d: LaunchJobData,
 ): Promise<{ facts: LaunchStartFacts; tenant: ScannerTenant | undefined }> {
-  if (!(await launchWanted(rt, d))) return { facts: { wanted: false }, tenant: undefined };
-  if (await rt.state.isInstallationRemoved(d.installationId))
-    return { facts: { wanted: true, removed: true }, tenant: undefined };
+  const wanted = await launchWanted(rt, d);
+  const removed = wanted && (await rt.state.isInstallationRemoved(d.installationId));
+  if (!wanted || removed) {
+    const record = await rt.state.getLaunch(d.launchKey);
+    if (unknownOutcomeSince(record) === undefined)
+      return { facts: { wanted, removed, record }, tenant: undefined };
+    const tenant = (await rt.scanner.forAccount(d.accountLogin)) ?? undefined;
+    return { facts: { wanted, removed, record, tokenFound: tenant !== undefined }, tenant };
+  }
   const tenant = (await rt.scanner.forAccount(d.accountLogin)) ?? undefined;
   if (!tenant) return { facts: { wanted: true, removed: false, tokenFound: false }, tenant };
   const record = await rt.state.getLaunch(d.launchKey);
@@ -353,28 +368,6 @@ async function onLaunchError(
   }
 }
 
-/** Binds this launch job's cap reservation, if it made one, to the scan it became. */
-async function bindCap(
-  rt: Runtime,
-  job: Job<LaunchJobData>,
-  scanId: string,
-  credits: number | undefined,
-): Promise<void> {
-  const hold = job.data.capHold;
-  if (hold) await capLedgerOf(rt.redis, rt.state.prefix).bind(hold.key, capHoldId(job), scanId, credits);
-}
-
-/** The cap ledger's name of this launch's reservation: one per launch job (a retry is the same job). */
-function capHoldId(job: Job<LaunchJobData>): string {
-  return `${job.data.launchKey}@${job.id ?? ""}`;
-}
-
-/** Gives back this launch job's cap reservation, if it made one (nothing was launched). */
-async function releaseCap(rt: Runtime, job: Job<LaunchJobData>): Promise<void> {
-  const hold = job.data.capHold;
-  if (hold) await capLedgerOf(rt.redis, rt.state.prefix).release(hold.key, capHoldId(job));
-}
-
 /**
  * Reserves this launch's maximum spend under `creditCap.monthly`, atomically, in the cap
  * ledger of the service repository and UTC month (`src/runtime/cap-ledger.ts`):
@@ -440,33 +433,6 @@ async function reserveUnderCap(
         await job.updateData({ ...job.data, capHold: { key, credits: res.amount } });
       return { ok: true, credits: res.amount };
   }
-}
-
-/**
- * Finds the scan an earlier attempt created, in the service's scan list (spec §Scans, `GET
- * /projects/{projectId}/scans`, newest first; the service offers no idempotency key and no filter by commit,
- * so the list is read until its scans are older than `since`, less {@link LOOKUP_SKEW_MS}).
- * @param anyOfHead match any scan of the repository and head commit (a check run resumed after a state loss,
- *   whose launch parameters may have been an explicit request's); otherwise the same merge base and preset too.
- */
-export async function findLaunchedScan(
-  tenant: ScannerTenant,
-  d: Pick<LaunchJobData, "repositoryId" | "headSha" | "mergeBase" | "presetRef">,
-  since: number,
-  anyOfHead: boolean,
-): Promise<ScanListItem | undefined> {
-  const presets = anyOfHead ? [] : await presetsOf(tenant).catch(() => []);
-  const presetName = presets.find((p) => p.ref === d.presetRef)?.name;
-  for await (const scan of tenant.client.iterateScans(tenant.projectId, { limit: 100 })) {
-    if (Date.parse(scan.createdAt) < since - LOOKUP_SKEW_MS) return undefined;
-    if (scan.repositoryId !== d.repositoryId) continue;
-    if (!scan.commitHash || !d.headSha.startsWith(scan.commitHash)) continue;
-    if (anyOfHead) return scan;
-    if ((scan.baseCommit ?? null) !== d.mergeBase) continue;
-    if (presetName !== undefined && scan.presetName !== presetName) continue;
-    return scan;
-  }
-  return undefined;
 }
 
 /**

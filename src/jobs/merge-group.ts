@@ -24,6 +24,7 @@ import {
 } from "../render/merge-group.js";
 import { enqueueLaunch } from "./launch.js";
 import { cancelFollowedScan } from "./cancel-scan.js";
+import { stopLaunch } from "./unknown-launch.js";
 import { readAccountToken } from "./service-outage.js";
 import { CONFIG_PATH, loadRepoConfig, type LoadedConfig } from "../runtime/config-loader.js";
 import { configLaunchKey, groupKey, jobId, pullKey } from "../runtime/names.js";
@@ -470,26 +471,23 @@ async function unfinishedFromGitHub(
 }
 
 /**
- * Stops the group's work (or a superseded baseline's, `./baseline.ts`: the same fields): removes its launch job while it waits (nothing spent), removes its poll job,
- * cancels its scan unless it has ended ({@link cancelFollowedScan}: once the scanner token is back when it is
+ * Stops the group's work (or a superseded baseline's, `./baseline.ts`: the same fields): stops its launch
+ * ({@link stopLaunch}: removed while it waits, nothing spent, its launch key forgotten with `forgetLaunch`; one
+ * whose attempt's outcome is unknown left to its job, which withdraws the scan it may have created), removes
+ * its poll job, cancels its scan unless it has ended ({@link cancelFollowedScan}: once the scanner token is back when it is
  * missing for the moment), and takes the scan out of the installation's
  * scans in flight in every case. Errors of the service are logged, never thrown.
  * @returns the id of the scan cancelled, if one was.
  */
 export async function stopGroupScan(
   rt: Runtime,
-  g: Pick<GroupState, "installationId" | "launchJobId" | "scanId" | "projectId">,
+  g: Pick<GroupState, "installationId" | "launchJobId" | "launchKey" | "scanId" | "projectId">,
   accountLogin: string,
   log: Runtime["log"],
+  { forgetLaunch = false }: { forgetLaunch?: boolean } = {},
 ): Promise<string | undefined> {
-  if (g.launchJobId) {
-    const launch = await rt.queues.launch.getJob(g.launchJobId);
-    if (
-      launch &&
-      ((await launch.isDelayed().catch(() => false)) || (await launch.isWaiting().catch(() => false)))
-    )
-      await launch.remove().catch(() => undefined);
-  }
+  if ((await stopLaunch(rt, g, { forget: forgetLaunch })) === "resolving")
+    log.warn("launch of unknown outcome stopped: its job looks its scan up to withdraw it");
   if (!g.scanId) return undefined;
   const poll = await rt.queues.scans.getJob(jobId("poll", g.scanId));
   if (poll && (await poll.isDelayed().catch(() => false))) await poll.remove().catch(() => undefined);

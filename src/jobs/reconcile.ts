@@ -27,7 +27,7 @@ import { LockBusyError, type ScanLink } from "../runtime/state.js";
 import type { ScannerTenant } from "../tenants/index.js";
 import { applyWrites } from "../runtime/writes.js";
 import { planLaunched } from "./decide-launch.js";
-import { findLaunchedScan } from "./launch.js";
+import { findLaunchedScan } from "./unknown-launch.js";
 import { rebuildExpiries, resumeExpiries } from "../triage/expiry.js";
 
 /** How long reconciliation waits for a pull request's lock held by a job or another reconciliation, in ms. */

@@ -62,7 +62,9 @@ export async function admitRequest(
  * Asks the account's tenant breaker whether a launch may reach the service now ({@link admitRequest}). When
  * this job holds the half-open probe, it sends it (`GET /token`, {@link Runtime.scanner}'s `probe`): on an
  * answer the breaker closes and every parked launch is woken once ({@link serviceAnswered}); on an outage it
- * opens again.
+ * opens again. A closed breaker means the service answered a request since the job began waiting (only an
+ * answered probe closes it), so the job's wait is over: its `outageSince` is cleared, and a later outage is
+ * waited for from its own start (a flapping service never concludes a check for the time it was up).
  * @returns `go` (send as usual) or `wait` with when to look again (ms since epoch).
  * @throws a non-outage error of the probe (the launch job's usual handling takes it).
  */
@@ -73,17 +75,22 @@ export async function admitLaunch(
   const login = job.data.accountLogin;
   const gate = await admitRequest(rt, login, `${job.id ?? ""}@${rt.now()}`);
   if (gate.kind === "wait") return gate;
-  if (!gate.probe) return { kind: "go" };
-  try {
-    await rt.scanner.probe(login);
-  } catch (error) {
-    const untilMs = await recordOutage(rt, login, error, true);
-    if (untilMs !== undefined) return { kind: "wait", untilMs };
-    // Not an outage (a 4xx, a 429): the service answered, so it is up again.
+  if (gate.probe) {
+    try {
+      await rt.scanner.probe(login);
+    } catch (error) {
+      const untilMs = await recordOutage(rt, login, error, true);
+      if (untilMs !== undefined) return { kind: "wait", untilMs };
+      // Not an outage (a 4xx, a 429): the service answered, so it is up again.
+      await serviceAnswered(rt, login, job.id);
+      throw error;
+    }
     await serviceAnswered(rt, login, job.id);
-    throw error;
   }
-  await serviceAnswered(rt, login, job.id);
+  if (job.data.outageSince !== undefined) {
+    const { outageSince: _over, ...rest } = job.data;
+    await job.updateData(rest);
+  }
   return { kind: "go" };
 }
 
@@ -117,6 +124,10 @@ export async function serviceAnswered(
  * until the next probe is due (`moveToDelayed` spends no attempt) and woken at once when the breaker closes.
  * Past `settings.serviceOutageMaxWaitMs` since `outageSince`, the check run concludes by the repository's
  * `onServiceOutage` ({@link planOutageConcluded}) instead.
+ * A launch whose last attempt's outcome is unknown (`unknownOutcome`: its scan may exist and spend) is never
+ * concluded "not scanned": it waits for the service however long it stays unavailable, its check run saying
+ * why ({@link planUnknownOutcomeWait}; nothing is written for a launch no longer `wanted`, whose check run its
+ * stop concluded).
  * @returns `concluded` when the wait limit was passed (the caller releases what the launch held).
  * @throws DelayedError when parked (BullMQ's signal for a job moved to delayed).
  */
@@ -126,12 +137,14 @@ export async function parkLaunch(
   token: string | undefined,
   untilMs: number,
   log: Runtime["log"],
+  launch: { wanted: boolean; unknownOutcome: boolean } = { wanted: true, unknownOutcome: false },
 ): Promise<"concluded"> {
   const d = job.data;
   const now = rt.now();
   const since = d.outageSince ?? now;
   const maxWaitMs = rt.settings.serviceOutageMaxWaitMs;
-  if (now - since >= maxWaitMs) {
+  const limited = !launch.unknownOutcome;
+  if (limited && now - since >= maxWaitMs) {
     await applyWrites(rt, d.installationId, planOutageConcluded(d, now - since));
     log.warn(
       { waitedMs: now - since, conclusion: d.config.onServiceOutage },
@@ -140,15 +153,23 @@ export async function parkLaunch(
     return "concluded";
   }
   if (d.outageSince === undefined) {
-    await applyWrites(rt, d.installationId, planOutageWait(d, maxWaitMs));
+    const writes = launch.unknownOutcome ? planUnknownOutcomeWait(d) : planOutageWait(d, maxWaitMs);
+    if (launch.wanted) await applyWrites(rt, d.installationId, writes);
     await job.updateData({ ...job.data, outageSince: since });
-    log.warn("scanning service unavailable: the launch waits for it");
+    if (launch.unknownOutcome)
+      log.warn(
+        { wanted: launch.wanted },
+        "scanning service unavailable after a launch of unknown outcome: waits for it to read its scan list",
+      );
+    else log.warn("scanning service unavailable: the launch waits for it");
   }
   const tenant = rt.scanner.tenantKey(d.accountLogin);
   const parked =
     tenant !== undefined && job.id !== undefined && (await breakerOf(rt).park(tenant, job.id, now));
   // Never past the wait limit, so the check run concludes on time; at once when the breaker closed meanwhile.
-  const wakeAt = parked ? Math.max(now + 1, Math.min(untilMs, since + maxWaitMs)) : now + 10;
+  const wakeAt = parked
+    ? Math.max(now + 1, limited ? Math.min(untilMs, since + maxWaitMs) : untilMs)
+    : now + 10;
   await job.moveToDelayed(wakeAt, token);
   if (parked && tenant !== undefined && !(await breakerOf(rt).isOpen(tenant)))
     await job.promote().catch(() => undefined);
@@ -168,6 +189,23 @@ export function planOutageWait(
         status: "in_progress",
         output: renderLaunchError("service_unavailable", { maxWaitMinutes: Math.round(maxWaitMs / 60_000) }),
       },
+      "update",
+    ),
+  ];
+}
+
+/**
+ * The check-run write of a launch whose answer was lost and which waits for the scanning service to learn
+ * whether its scan exists: in progress, saying so (`launch_unconfirmed`). Pure.
+ */
+export function planUnknownOutcomeWait(
+  d: Pick<LaunchJobData, "owner" | "repo" | "checkRunId">,
+): GitHubWrite[] {
+  return [
+    updateCheck(
+      d,
+      d.checkRunId,
+      { status: "in_progress", output: renderLaunchError("launch_unconfirmed") },
       "update",
     ),
   ];

@@ -21,8 +21,9 @@ export interface SettleJobData {
   launchedAt: number;
   tries: number;
   /**
-   * Set for a merge group's scan: only the cap ledger is settled; no pull request's report state
-   * or check run is read or written (`pullNumber` is the pull request the group's ref names, or 0).
+   * Set for a scan no pull request report follows (a merge group's, a baseline's, or one a launch no longer
+   * wanted cancelled): only the cap ledger is settled; no pull request's report state or check run is read or
+   * written (`pullNumber` is the pull request the group's ref names, or 0).
    */
   mergeGroup?: boolean;
 }

@@ -6,6 +6,7 @@ import { jobId } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { PullState, ScanStop } from "../runtime/state.js";
 import { cancelFollowedScan } from "./cancel-scan.js";
+import { stopLaunch } from "./unknown-launch.js";
 
 /** What a stop logs of its scan's cancel. */
 const STOP_LOG = {
@@ -20,11 +21,13 @@ export type StopReason = ScanStop;
 /**
  * Stops what diffward was doing for `prev`'s head, outside GitHub. First records the stop on the scan
  * (`StateStore.recordScanStop`): a poll or report of the scan that runs meanwhile, or later, writes nothing
- * from then on (each checks it right before each of its writes). Then removes a launch still waiting in its
- * debounce window (nothing spent) and the scan's poll and report jobs while they wait, cancels a launched scan
+ * from then on (each checks it right before each of its writes). Then stops the launch ({@link stopLaunch}: one
+ * still waiting is removed, nothing spent, and its launch key forgotten; one whose attempt's outcome is unknown
+ * is left to its job, which withdraws the scan it may have created), removes the scan's poll and report jobs
+ * while they wait, cancels a launched scan
  * unless it has ended (`cancelUnlessEnded`; spec `POST …/scans/{scanId}/cancel`: reserved credits are
  * released; when the account's scanner token is missing for the moment, a `cancel` job does it once the token
- * is back: {@link cancelFollowedScan}) and forgets its launch key. The check run's conclusion is planned apart ({@link planStopWrites}).
+ * is back: {@link cancelFollowedScan}). The check run's conclusion is planned apart ({@link planStopWrites}).
  * Errors while cancelling are logged, never thrown: the new head must not wait on the old one.
  */
 export async function stopCurrent(
@@ -35,10 +38,11 @@ export async function stopCurrent(
 ): Promise<void> {
   const log = rt.log.child({ pull: `${prev.owner}/${prev.repo}#${prev.pullNumber}`, scanId: prev.scanId });
   if (prev.scanId) await rt.state.recordScanStop(prev.scanId, reason);
-  if (prev.launchJobId) {
-    const job = await rt.queues.launch.getJob(prev.launchJobId);
-    if (job && (await job.isDelayed().catch(() => false))) await job.remove().catch(() => undefined);
-  }
+  if ((await stopLaunch(rt, prev, { forget: true })) === "resolving")
+    log.warn(
+      { reason: reason.kind },
+      "launch of unknown outcome stopped: its job looks its scan up to withdraw it",
+    );
   if (prev.scanId) {
     await removeWaiting(await rt.queues.scans.getJob(jobId("poll", prev.scanId)));
     await removeWaiting(await rt.queues.reports.getJob(jobId("report", prev.scanId)));
@@ -50,7 +54,6 @@ export async function stopCurrent(
     }
     await rt.state.finishScan(prev.installationId, prev.scanId);
   }
-  if (prev.launchKey) await rt.state.deleteLaunch(prev.launchKey);
 }
 
 /**

@@ -681,7 +681,9 @@ function presetPart(x: RefusedLaunch): string {
  * - `unauthorized` / `forbidden` / `not_found`: spec §Authentication rules 4 to 6.
  * - `internal` / `network`: 5xx or no answer; diffward retries.
  * - `service_unavailable`: 5xx, timeout or no answer (spec §Errors, `internal`): the launch waits for the
- *   service's circuit breaker; `service_outage`: it waited longer than `DIFFWARD_SERVICE_OUTAGE_MAX_WAIT`.
+ *   service's circuit breaker; `service_outage`: it waited longer than `DIFFWARD_SERVICE_OUTAGE_MAX_WAIT`;
+ *   `launch_unconfirmed`: the launch's own answer was lost, so the scan may exist (spec §Scans: the service
+ *   offers no idempotency key; diffward reads its scan list once the service answers).
  * - `superseded`: a newer push replaced this scan; `timed_out`: diffward stopped waiting.
  * - `scan_failed` / `scan_cancelled`: spec §Scan status, terminal states.
  * - `config_invalid`: `.github/diffward.yml` problems, quoted exactly.
@@ -812,6 +814,14 @@ const LAUNCH_ERRORS = {
     }),
     ["waitedMinutes"],
   ),
+  launch_unconfirmed: entry(() => ({
+    title: "Scanning service unavailable: launch not confirmed",
+    summary: wwn(
+      "diffward sent this scan to the scanning service, but its answer was lost (a server error, a timeout or no answer) and the service is unavailable.",
+      "The service may have started the scan, which then runs and spends credits, so diffward neither launches it again nor concludes this check before it knows; what it holds under `creditCap.monthly` stays held meanwhile.",
+      "Nothing to do: as soon as the service answers, diffward looks the scan up in the service's scan list and reports it here, or launches it once if it never reached the service.",
+    ),
+  })),
   network: entry((x: Unavailable) => unavailable("network", x)),
   superseded: entry(
     /** `sameHead`: a new explicit request (Re-run, Scan anyway, rescan) of the same commit replaced it */

@@ -133,6 +133,16 @@ export interface LaunchRecord {
   creditBudget?: number;
 }
 
+/**
+ * When the launch key's last POST was sent without its outcome being known (a timeout, a 5xx or no answer after
+ * sending, a crash): the attempt's start, ms since epoch; `undefined` when no attempt is pending (none made, a
+ * definite refusal, or the scan is recorded). The scan may exist and spend until the service's scan list says
+ * otherwise. Pure.
+ */
+export function unknownOutcomeSince(record: LaunchRecord): number | undefined {
+  return record.scanId ? undefined : record.attemptStartedAt;
+}
+
 /** Where a scan is reported (for cancel on uninstall, and for commands). */
 export interface ScanLink {
   scanId: string;

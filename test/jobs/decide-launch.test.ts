@@ -88,6 +88,32 @@ describe("decideLaunchStart: how a launch starts, at most once per launch key", 
     });
   });
 
+  it("withdraws a launch no longer wanted whose attempt's outcome is unknown (its scan may run and spend)", () => {
+    const pending = { record: { attemptStartedAt: 5 }, tokenFound: true };
+    expect(decideLaunchStart(launch, { wanted: false, ...pending })).toEqual({
+      kind: "withdraw",
+      why: "unwanted",
+      since: 5,
+    });
+    expect(decideLaunchStart(launch, { wanted: true, removed: true, ...pending })).toEqual({
+      kind: "withdraw",
+      why: "removed",
+      since: 5,
+    });
+    // a recorded scan is stopped by whoever stops its target; without a token nothing can be looked up
+    expect(
+      decideLaunchStart(launch, {
+        wanted: false,
+        record: { attemptStartedAt: 5, scanId: "s1" },
+        tokenFound: true,
+      }),
+    ).toEqual({ kind: "superseded", why: "unwanted" });
+    expect(decideLaunchStart(launch, { wanted: false, ...pending, tokenFound: false })).toEqual({
+      kind: "superseded",
+      why: "unwanted",
+    });
+  });
+
   it("concludes without a token, and follows the scan a launch key already has", () => {
     expect(decideLaunchStart(launch, { wanted: true, removed: false, tokenFound: false })).toEqual({
       kind: "no-token",
