@@ -12,7 +12,8 @@
  * The folders of src/, top to bottom. Entry files (index, boot, web) sit above all and only wire; jobs are
  * every BullMQ processor; runtime is the process's machinery (Redis connection, state, key and queue names,
  * write lane, cap ledger, fairness, config loading, logger, metrics, Octokit factory, health), which the
- * layers above share and which knows no job. web is the organization's page's routes and sign-in, wired by the
+ * layers above share and which knows no job. checks is how a scan's check run ends or shows progress outside its
+ * report, planned the same for every job that follows a scan. web is the organization's page's routes and sign-in, wired by the
  * web entry: the top layer, like handlers for webhooks. org-page is the page's data, read by web only: it reads
  * every layer's state below it.
  */
@@ -24,7 +25,7 @@ const LAYERS = [
   ["commands", "codescanning"],
   ["triage"],
   ["report"],
-  ["policy"],
+  ["policy", "checks"],
   ["render"],
   ["domain"],
   ["runtime"],
@@ -96,8 +97,8 @@ module.exports = {
       name: "pure-layers-not-runtime",
       severity: "error",
       comment:
-        "domain/, render/ and commands/ decide; they never reach the runtime (Redis, queues, metrics): jobs hand them what they read.",
-      from: { path: "^src/(domain|render|commands)/" },
+        "domain/, render/, checks/ and commands/ decide; they never reach the runtime (Redis, queues, metrics): jobs hand them what they read.",
+      from: { path: "^src/(domain|render|checks|commands)/" },
       to: { path: "^src/runtime/" },
     },
     {
@@ -129,6 +130,17 @@ module.exports = {
       comment: "render/ may name GitHub's shapes (check run actions, annotations) but never calls Octokit.",
       from: { path: "^src/render/" },
       to: { path: "^src/github/", dependencyTypesNot: ["type-only"] },
+    },
+    {
+      name: "checks-plan-not-send",
+      severity: "error",
+      comment:
+        "checks/ plans a check run's ending or progress as data (github/writes.ts's planned writes); it never calls Octokit, the service or the tenants (GitHub's shapes may be named, type-only).",
+      from: { path: "^src/checks/" },
+      to: {
+        path: "^src/(github/(?!writes\\.ts$)|scanner/client\\.ts$|tenants/)",
+        dependencyTypesNot: ["type-only"],
+      },
     },
     {
       name: "commands-reach-world-through-ports",

@@ -1,6 +1,5 @@
 import { DelayedError, type Job } from "bullmq";
-import { concludeCheck, type GitHubWrite } from "../github/writes.js";
-import { inlineCode } from "../render/escape.js";
+import { planTokenMissing } from "../checks/endings.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { applyWrites } from "../runtime/writes.js";
 import type { ScannerTenant } from "../tenants/index.js";
@@ -86,23 +85,4 @@ export async function tenantOrWait(
   await rt.state.finishScan(d.installationId, d.scanId);
   log.warn({ account: d.accountLogin, waitedMs: now - since }, "no scanner token: check run concluded");
   return "no-token";
-}
-
-/**
- * The check-run write for a scan diffward could not follow to its end because the account's scanner token
- * stayed missing for `waitedMs`: `failure`, with what happened, why and what to do. Pure.
- */
-export function planTokenMissing(
-  d: Pick<PollJobData, "owner" | "repo" | "checkRunId" | "scanId" | "accountLogin">,
-  waitedMs: number,
-): GitHubWrite[] {
-  const minutes = Math.max(1, Math.round(waitedMs / 60_000));
-  return concludeCheck(d, "failure", {
-    title: "Scanning service token missing",
-    summary: [
-      `**What happened:** scan ${inlineCode(d.scanId)} was launched, but diffward has had no scanning service token for ${inlineCode(d.accountLogin)} for ${minutes} minute${minutes === 1 ? "" : "s"} while following it, so it cannot read the result.`,
-      "**Why:** the account's token is no longer in diffward's settings (`SCANNER_TOKEN` or the tokens file).",
-      "**What next:** restore the token, then comment `/diffward rescan` or push again. The scan was not cancelled; its result stays in the scanning service.",
-    ].join("\n\n"),
-  });
 }

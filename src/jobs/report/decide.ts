@@ -1,12 +1,11 @@
 import type { CheckAnnotation, CheckConclusion, CheckRunOutput } from "../../github/checks.js";
 import { renderReviewBody } from "../../render/review-body.js";
 import type { ExistingReviewComment } from "../../github/reviews.js";
-import { concludeCheck, updateCheck, type GitHubWrite } from "../../github/writes.js";
+import { updateCheck, type GitHubWrite } from "../../github/writes.js";
 import { batches, toAnnotations } from "../../render/annotations.js";
 import { sections } from "../../render/markdown.js";
 import { CHECK_RUN_SUMMARY_MAX_BYTES } from "../../render/limits.js";
-import { renderCheckRunOutput, renderLaunchError, renderProgress } from "../../render/check-run.js";
-import { codeBlock, inlineCode } from "../../render/escape.js";
+import { renderCheckRunOutput } from "../../render/check-run.js";
 import type { ReportFinding } from "../../domain/types.js";
 import { planReport, type ReportPlan } from "../../report/plan.js";
 import type { PollJobData } from "../types.js";
@@ -24,25 +23,6 @@ import type { Settings } from "../../config/settings.js";
 
 /** GitHub's cap on annotations per check-run request ("Update a check run": at most 50; they accumulate). */
 export const ANNOTATIONS_PER_REQUEST = 50;
-
-/**
- * The check-run write that ends a scan that did not complete (`FAILED` or `CANCELLED`); a cancel made with
- * `/diffward cancel` names who made it (`cancelledBy`, a GitHub login). Pure.
- */
-export function planScanEnded(
-  d: Pick<PollJobData, "owner" | "repo" | "checkRunId" | "scanId">,
-  status: "FAILED" | "CANCELLED",
-  cancelledBy?: string,
-): GitHubWrite[] {
-  const output =
-    status === "CANCELLED"
-      ? renderLaunchError("scan_cancelled", {
-          scanId: d.scanId,
-          ...(cancelledBy ? { cause: { kind: "command" as const, login: cancelledBy } } : {}),
-        })
-      : renderLaunchError("scan_failed", { scanId: d.scanId });
-  return concludeCheck(d, status === "CANCELLED" ? "cancelled" : "failure", output);
-}
 
 /** The GitHub writes of a completed scan's report, by kind (the apply step decides their order). */
 export interface ReportWrites {
@@ -121,110 +101,6 @@ export function decideReportWrites(input: ReportWritesInput): ReportWrites & { c
     ),
   ];
   return { commentUpdates, ...(review ? { review } : {}), completion, conclusion };
-}
-
-/** The check-run write for a scan the service no longer knows (404 on its read). Pure. */
-export function planScanLost(
-  d: Pick<PollJobData, "owner" | "repo" | "checkRunId" | "scanId">,
-  message: string,
-): GitHubWrite[] {
-  return concludeCheck(
-    d,
-    "failure",
-    renderLaunchError("scan_failed", {
-      scanId: d.scanId,
-      message: `The service no longer knows this scan: ${message}`,
-    }),
-  );
-}
-
-/** The check-run write for a scan still running after `scanTimeoutMinutes` (cancelled). Pure. */
-export function planScanTimedOut(
-  d: Pick<PollJobData, "owner" | "repo" | "checkRunId" | "scanId" | "launchedAt" | "lastPercent">,
-  now: number,
-): GitHubWrite[] {
-  return concludeCheck(
-    d,
-    "timed_out",
-    renderLaunchError("timed_out", {
-      waitedSeconds: Math.round((now - d.launchedAt) / 1000),
-      scanId: d.scanId,
-      ...(d.lastPercent !== undefined ? { lastPercent: d.lastPercent } : {}),
-    }),
-  );
-}
-
-/**
- * The check-run write for a scan whose result cannot be read (an answer outside the spec's schema, a 4xx,
- * retryable errors past the job's attempts, or an answer over the client's caps: `ScannerLimitError`): `failure` with
- * what happened, why and what to do. Pure.
- */
-export function planScanUnreadable(
-  d: Pick<PollJobData, "owner" | "repo" | "checkRunId" | "scanId">,
-  error: { message: string; retryable: boolean; kind?: string },
-  attempts: number,
-): GitHubWrite[] {
-  // a ScannerLimitError: the answer was bigger than diffward reads from the service
-  const tooLarge = error.kind === "response-bytes" || error.kind === "pages" || error.kind === "items";
-  return concludeCheck(d, "failure", {
-    title: "Scan result could not be read",
-    summary: [
-      `**What happened:** diffward could not read the result of scan ${inlineCode(d.scanId)} from the scanning service.`,
-      tooLarge
-        ? "**Why:** the service's answer is larger than diffward accepts (a cap that keeps one oversized answer from exhausting the app's memory), so the report was not built."
-        : error.retryable
-          ? `**Why:** the service kept failing after ${attempts} attempts.`
-          : "**Why:** the service's answer does not match its documented format, so diffward cannot trust it.",
-      "**What next:** comment `/diffward rescan` or push again; if it persists, contact the service's support with the scan id.",
-      `The error was:\n\n${codeBlock(error.message)}`,
-    ].join("\n\n"),
-  });
-}
-
-/**
- * The check-run write for a report that could not be built or posted on the job's last attempt, whatever
- * the error (a rendering bug, a GitHub refusal, a lost connection): `failure` with what happened and what
- * to do, so no check run stays `in_progress`. GitHub shows **Re-run** on every check run of an App that
- * handles `check_run.rerequested` ("Checks": https://docs.github.com/en/rest/guides/using-the-rest-api-to-interact-with-checks#check-runs-and-requested-actions),
- * which starts the scan again. The error's message is shown as code (inert). Pure.
- */
-export function planReportFailed(
-  d: Pick<PollJobData, "owner" | "repo" | "checkRunId" | "scanId">,
-  error: unknown,
-  attempts: number,
-): GitHubWrite[] {
-  const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-  return concludeCheck(d, "failure", {
-    title: "Report could not be posted",
-    summary: [
-      `**What happened:** scan ${inlineCode(d.scanId)} finished, but diffward could not build or post its report.`,
-      `**Why:** an error diffward did not expect, ${attempts} ${attempts === 1 ? "attempt" : "attempts"} in a row.`,
-      "**What next:** use **Re-run** on this check or push again; if it persists, tell whoever runs diffward (the error is in its logs with this scan id).",
-      `The error was:\n\n${codeBlock(message.slice(0, 2_000))}`,
-    ].join("\n\n"),
-  });
-}
-
-/** The progress write of a running scan: percent and phases on the check run (a `progress` write). Pure. */
-export function planProgress(
-  d: Pick<PollJobData, "owner" | "repo" | "checkRunId">,
-  scan: {
-    status: string;
-    progress?: { percent?: number; phasesCompleted?: number; phasesTotal?: number } | null;
-  },
-): GitHubWrite[] {
-  const percent = scan.progress?.percent ?? 0;
-  return [
-    updateCheck(d, d.checkRunId, {
-      status: "in_progress",
-      output: renderProgress(
-        Math.max(0, Math.round(percent)),
-        scan.progress?.phasesCompleted ?? 0,
-        scan.progress?.phasesTotal ?? 0,
-        scan.status,
-      ),
-    }),
-  ];
 }
 
 /** The installation's hourly write budget as the report sees it (`WriteBudget` of `src/runtime/writes.ts`). */

@@ -15,7 +15,7 @@ import type { FindingListItem, ScanDetail } from "../../scanner/schemas.js";
 import type { ScannerTenant } from "../../tenants/index.js";
 import type { Runtime } from "../../runtime/runtime.js";
 import { applyWrites } from "../../runtime/writes.js";
-import { planScanEnded } from "./decide.js";
+import { planScanEnded } from "../../checks/endings.js";
 import { capLedgerOf } from "../../runtime/cap-ledger.js";
 import { pullKey } from "../../runtime/names.js";
 import { OrgRecords } from "../../runtime/org-records.js";
