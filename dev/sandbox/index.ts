@@ -164,6 +164,12 @@ async function handleAdmin(
 /** Replaces the fault settings named in `input` (others unchanged); `null` clears one. */
 export function applyFaults(state: SandboxState, input: FaultsInput): void {
   if (input.latencyMs !== undefined) state.faults.latencyMs = input.latencyMs;
+  if (input.delays !== undefined)
+    state.faults.delays = input.delays && {
+      remaining: input.delays.count,
+      ms: input.delays.ms,
+      route: input.delays.route ? new RegExp(input.delays.route) : null,
+    };
   if (input.errors !== undefined) {
     state.faults.errors =
       input.errors === null
@@ -215,6 +221,11 @@ function describeFaults(state: SandboxState): unknown {
   const f = state.faults;
   return {
     latencyMs: f.latencyMs,
+    delays: f.delays && {
+      remaining: f.delays.remaining,
+      ms: f.delays.ms,
+      route: f.delays.route?.source ?? null,
+    },
     errors: f.errors && {
       remaining: f.errors.remaining,
       statuses: f.errors.statuses,
@@ -255,6 +266,14 @@ function lostAnswer(state: SandboxState, target: string): SandboxApiError | unde
     "internal",
     `injected lost answer: ${l.status} after the request was carried out`,
   );
+}
+
+/** How long one API request is held by the `delays` fault, in ms (0: not held); counted on arrival. */
+function delayOf(state: SandboxState, target: string): number {
+  const d = state.faults.delays;
+  if (!d || d.remaining <= 0 || (d.route && !d.route.test(target))) return 0;
+  d.remaining -= 1;
+  return d.ms;
 }
 
 /** Injected faults for one API request, or undefined to go on. */
@@ -321,7 +340,8 @@ async function handle(
         );
       const path = url.pathname.slice(API_PREFIX.length);
       const target = `${method} ${path}`;
-      if (state.faults.latencyMs > 0) await sleep(state.faults.latencyMs);
+      const wait = state.faults.latencyMs + delayOf(state, target);
+      if (wait > 0) await sleep(wait);
       let route: CompiledRoute | undefined;
       let match: RegExpExecArray | null = null;
       for (const r of routes) {

@@ -163,6 +163,18 @@ export const FaultsInput = z.object({
     .optional(),
   /** Milliseconds added to every API response. */
   latencyMs: z.number().int().min(0).max(60_000).optional(),
+  /**
+   * The next `count` matching requests wait `ms` before they are handled (after `latencyMs`): the request
+   * is counted when it arrives, so one write can be held while later ones go through.
+   */
+  delays: z
+    .object({
+      count: z.number().int().min(0),
+      ms: z.number().int().min(0).max(60_000),
+      route: RouteFilter.optional(),
+    })
+    .nullable()
+    .optional(),
   /** Next `count` matching requests answer 429 `rate_limited` with `Retry-After` (seconds, default 1). */
   rateLimits: z
     .object({

@@ -183,6 +183,8 @@ export interface PublishedRecord {
 export interface Faults {
   errors: { remaining: number; statuses: (500 | 502 | 503)[]; route: RegExp | null; served: number } | null;
   latencyMs: number;
+  /** the next `remaining` requests matching `route` wait `ms` before they are handled */
+  delays: { remaining: number; ms: number; route: RegExp | null } | null;
   rateLimits: { remaining: number; retryAfterSeconds: number; route: RegExp | null } | null;
   /** the next `remaining` matching requests are carried out, then answered `status`; `served` so far */
   lostAnswers: {
@@ -384,7 +386,7 @@ export class SandboxState {
     ]);
     this.noChangeCommits = new Set();
     this.published = [];
-    this.faults = { errors: null, latencyMs: 0, rateLimits: null, lostAnswers: null, outage: null };
+    this.faults = { errors: null, latencyMs: 0, delays: null, rateLimits: null, lostAnswers: null, outage: null };
     this.stats = { requests: {}, earlyPoll429s: 0 };
     this.scanMap = new Map();
     this.findingMap = new Map();

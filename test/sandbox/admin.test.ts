@@ -71,6 +71,24 @@ describe("/_sandbox admin routes and fault injection", () => {
     ]);
   });
 
+  it("delays hold the next N matching requests, counted on arrival, while later ones go through", async () => {
+    await admin("POST", "/_sandbox/faults", { delays: { count: 1, ms: 400, route: "^GET /token" } });
+    const started = Date.now();
+    const held = h.api("GET", "/token").then(() => Date.now() - started);
+    await new Promise((r) => setTimeout(r, 50));
+    expect((await admin("GET", "/_sandbox/stats")).body.faults.delays).toMatchObject({
+      remaining: 0,
+      ms: 400,
+    });
+    const next = Date.now();
+    expect((await h.api("GET", "/token")).status).toBe(200);
+    expect(Date.now() - next).toBeLessThan(300); // the second one is not held
+    expect(await held).toBeGreaterThanOrEqual(390);
+    expect(
+      errorOf((await admin("POST", "/_sandbox/faults", { delays: { count: 1, ms: -1 } })) as never),
+    ).toEqual([400, "bad_request"]);
+  });
+
   it("stats count requests by route and status and record when each scan became terminal", async () => {
     const id = (await h.launch({ creditBudget: 60 })).body.scanId;
     await h.api("GET", `/projects/prj_demo/scans/${id}`);
