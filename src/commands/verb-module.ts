@@ -122,8 +122,15 @@ export interface CommandIO {
   readReport(): Promise<ReportState | undefined>;
   /** the pull request's decisions, newest last */
   readDecisions(): Promise<Decision[]>;
-  /** stores a decision (replaces the decision of the same identity) */
-  recordDecision(decision: Decision): Promise<void>;
+  /**
+   * Sends the command's service writes of the finding (`write`: each through {@link once}), then stores
+   * `decision` (it replaces the decision of the same identity; an acceptance's expiry is scheduled, the
+   * earlier one's cancelled), both under the pull request's lock: a job that changes the finding under that
+   * lock (an acceptance's expiry) never lands between the two, so the service ends as the decision says.
+   * The lock is waited for ~2 s, then `LockBusyError` is thrown before `write` ran: the job runs again
+   * shortly, and a write a run already sent is not sent again (`once`).
+   */
+  decide(decision: Decision, write: () => Promise<void>): Promise<void>;
   /**
    * remembers a severity override for later scans of the pull request (`severity: null` forgets it);
    * `current` is the finding's effective severity before the command

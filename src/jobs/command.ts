@@ -48,8 +48,8 @@ import { REPORT_KIND, type ReportState } from "../report/state.js";
 import { ScannerApiError, ScannerError } from "../scanner/errors.js";
 import type { ScannerTenant } from "../tenants/index.js";
 import { recomputeCheck } from "../triage/check.js";
-import { readDecisions, recordSeverityOverride } from "../triage/decisions.js";
-import { recordDecisionWithExpiry } from "../triage/expiry.js";
+import { readDecisions, recordSeverityOverride, waitingForPullLock } from "../triage/decisions.js";
+import { writeDecisionWithExpiry } from "../triage/expiry.js";
 import { refreshFindingComment, setThreadResolved } from "../triage/reflect.js";
 import {
   claimApprovalRequest,
@@ -360,14 +360,17 @@ function commandIO(c: Ctx, tenant: ScannerTenant | undefined): CommandIO {
       release: (finding) => releaseApprovalClaim(rt, c.key, finding, c.d.commentId),
       drop: (finding) => dropApprovalRequest(rt, c.key, finding),
     },
-    recordDecision: (decision) =>
-      recordDecisionWithExpiry(
-        rt,
-        { ...c.pull, installationId: c.d.installationId, accountLogin: c.d.accountLogin },
-        decision,
-        decision.approvedBy ? "approval" : "command",
-        c.log,
-      ),
+    decide: (decision, write) =>
+      waitingForPullLock(rt, c.key, async () => {
+        await write();
+        await writeDecisionWithExpiry(
+          rt,
+          { ...c.pull, installationId: c.d.installationId, accountLogin: c.d.accountLogin },
+          decision,
+          decision.approvedBy ? "approval" : "command",
+          c.log,
+        );
+      }),
     recordSeverityOverride: (entry) => recordSeverityOverride(rt, c.key, entry),
     refreshFindingComment: (target) =>
       refreshFindingComment(

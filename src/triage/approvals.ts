@@ -11,8 +11,8 @@ import {
   type ClaimResult,
 } from "../domain/approval.js";
 import type { Runtime } from "../runtime/runtime.js";
-import { LockBusyError } from "../runtime/state.js";
 import { OrgRecords } from "../runtime/org-records.js";
+import { waitingForPullLock } from "./decisions.js";
 
 export * from "../domain/approval.js";
 
@@ -35,8 +35,8 @@ export async function readApprovals(rt: Runtime, key: string, log?: Logger): Pro
 }
 
 /**
- * Changes the pull request's requests under its lock (`withPullLock`; ~2 s of waiting, then
- * {@link LockBusyError} and the job retries). `change` returns the new list and a value handed back, so a
+ * Changes the pull request's requests under its lock (`waitingForPullLock`: ~2 s of waiting, then
+ * `LockBusyError` and the job retries). `change` returns the new list and a value handed back, so a
  * take-and-remove is atomic: two approvals of one request never both win.
  */
 export async function updateApprovals<T>(
@@ -44,28 +44,12 @@ export async function updateApprovals<T>(
   key: string,
   change: (requests: ApprovalRequest[]) => { requests: ApprovalRequest[]; result: T },
 ): Promise<T> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      let result!: T;
-      await rt.state.withPullLock(
-        key,
-        async () => {
-          const out = change(await readApprovals(rt, key));
-          result = out.result;
-          await rt.state.putJson(APPROVALS_KIND, key, PullApprovals.parse({ requests: out.requests }));
-          await new OrgRecords(rt.state.redis, rt.state.prefix).recordHeldApprovals(
-            key,
-            out.requests.length > 0,
-          );
-        },
-        10_000,
-      );
-      return result;
-    } catch (error) {
-      if (!(error instanceof LockBusyError) || attempt >= 19) throw error;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
+  return waitingForPullLock(rt, key, async () => {
+    const out = change(await readApprovals(rt, key));
+    await rt.state.putJson(APPROVALS_KIND, key, PullApprovals.parse({ requests: out.requests }));
+    await new OrgRecords(rt.state.redis, rt.state.prefix).recordHeldApprovals(key, out.requests.length > 0);
+    return out.result;
+  });
 }
 
 /**

@@ -66,24 +66,34 @@ export function withoutIdentity<T extends { findingId: string; fingerprint: stri
 }
 
 /**
- * Changes the decisions document under the pull request's lock (`withPullLock`), so two commands on one
- * pull request never lose each other's decision. Waits for the lock up to ~2 s (20 tries, 100 ms apart),
- * then throws {@link LockBusyError} and the job retries.
+ * Runs `fn` under the pull request's lock (`withPullLock`, 10 s for a dead holder), waiting for the lock
+ * up to ~2 s (20 tries, 100 ms apart) while another holder has it: a command's or a job's short change
+ * waits its turn. `fn` must not take the lock itself (it is not re-entrant).
+ * @throws LockBusyError when the lock stayed busy (the job runs again shortly; `fn` did not run), and
+ *   whatever `fn` throws.
+ */
+export async function waitingForPullLock<T>(rt: Runtime, key: string, fn: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await rt.state.withPullLock(key, fn, 10_000);
+    } catch (error) {
+      if (!(error instanceof LockBusyError) || attempt >= 19) throw error;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
+/**
+ * Changes the decisions document under the pull request's lock ({@link waitingForPullLock}), so two
+ * commands on one pull request never lose each other's decision.
+ * @throws LockBusyError when the lock stayed busy for ~2 s (the job retries).
  */
 export async function updatePullDecisions(
   rt: Runtime,
   key: string,
   change: (doc: PullDecisions) => PullDecisions,
 ): Promise<void> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      await rt.state.withPullLock(key, () => writePullDecisions(rt, key, change), 10_000);
-      return;
-    } catch (error) {
-      if (!(error instanceof LockBusyError) || attempt >= 19) throw error;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
+  await waitingForPullLock(rt, key, () => writePullDecisions(rt, key, change));
 }
 
 /**

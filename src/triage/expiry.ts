@@ -21,7 +21,13 @@ import { findingLabel } from "../scanner/labels.js";
 import { isAcceptance, isExpiredNote, parseAcceptanceLine } from "../domain/acceptance.js";
 import { identityOf } from "../domain/identity.js";
 import type { ScannerTenant } from "../tenants/index.js";
-import { readDecisions, readPullDecisions, recordDecisions } from "./decisions.js";
+import {
+  addingDecisions,
+  readDecisions,
+  readPullDecisions,
+  waitingForPullLock,
+  writePullDecisions,
+} from "./decisions.js";
 import type { Decision } from "./types.js";
 
 /** The pull request an acceptance was given on, and the account whose service token applies it. */
@@ -156,13 +162,31 @@ export function expiryAudit(
 }
 
 /**
- * Records a decision (replacing the one of the same identity, `recordDecisions`) and keeps its expiry in
- * step: a decision with `expiresAt` gets its `expiryId` and a scheduled job; the earlier decision's expiry,
- * when it had another one, is cancelled and the cancellation audited (`expiry-cancelled`, `source` says
- * what changed the decision).
+ * Records a decision and keeps its expiry in step ({@link writeDecisionWithExpiry}), under the pull
+ * request's lock (`waitingForPullLock`).
  * @throws LockBusyError (the pull request's lock stayed busy), Redis errors: the caller's job retries.
  */
 export async function recordDecisionWithExpiry(
+  rt: Runtime,
+  pull: ExpiryPull,
+  decision: Decision,
+  source: AuditEntryInput["source"],
+  log: Logger,
+): Promise<void> {
+  await waitingForPullLock(rt, pullKey(pull.owner, pull.repo, pull.pullNumber), () =>
+    writeDecisionWithExpiry(rt, pull, decision, source, log),
+  );
+}
+
+/**
+ * Records a decision (replacing the one of the same identity, `addingDecisions`) and keeps its expiry in
+ * step: a decision with `expiresAt` gets its `expiryId` and a scheduled job; the earlier decision's expiry,
+ * when it had another one, is cancelled and the cancellation audited (`expiry-cancelled`, `source` says
+ * what changed the decision). For a caller that holds the pull request's lock (`withPullLock` is not
+ * re-entrant), so an expiry job, which acts under that lock, sees the decision before or after, never half.
+ * @throws Redis errors: the caller's job retries.
+ */
+export async function writeDecisionWithExpiry(
   rt: Runtime,
   pull: ExpiryPull,
   decision: Decision,
@@ -175,7 +199,7 @@ export async function recordDecisionWithExpiry(
   );
   const { expiryId: _stale, ...plain } = decision;
   const next: Decision = plain.expiresAt ? { ...plain, expiryId: expiryIdOf(pull, plain) } : plain;
-  await recordDecisions(rt, key, [next]);
+  await writePullDecisions(rt, key, addingDecisions([next]));
   if (earlier?.expiryId && earlier.expiryId !== next.expiryId) {
     await cancelExpiry(rt, pull, earlier.expiryId);
     log.info({ finding: earlier.findingId, expiresAt: earlier.expiresAt }, "acceptance expiry cancelled");

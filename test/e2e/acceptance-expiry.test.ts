@@ -6,7 +6,8 @@
  * flush (rebuilt by reconciliation from the service's note) and a lost job (added again); one that finds the
  * finding in another state sends nothing; a later `/reopen` cancels it; an approval keeps it; past, malformed and too-far dates, and a missing one under `triage.requireExpiry`, are refused.
  * An expiry acts only while the finding's decision still carries it: one held in the service while the
- * acceptance is renewed, or retried after a new acceptance, changes nothing.
+ * acceptance is renewed, or retried after a new acceptance, changes nothing; a renewal written while the
+ * expiry's own write is in flight waits for the pull request's lock, so the service ends as the decision says.
  */
 import type { Job } from "bullmq";
 import { describe, expect, it } from "vitest";
@@ -424,6 +425,42 @@ describe("an acceptance with an expiry", () => {
     await h.waitFor(() => checkOf(h, pr).conclusion === "failure" || undefined, 10_000, "check red");
     expect(patches()).toBe(sent + 1);
     expect(await expiryIdNow(pr)).toBeUndefined();
+  });
+
+  it("a /wontfix written while the expiry's NOT_STARTED is in flight waits for the pull request's lock: the service and the decision both end WONT_FIX", async () => {
+    const pr = await pull();
+    await onlySqliBlocks(pr);
+    await acceptUntil(pr, inMs(3_000));
+    const first = (await expiryIdNow(pr))!;
+    const sent = patches();
+    // the next resolution PATCH, the expiry's NOT_STARTED (sent under the lock), waits 3 s in the service
+    applyFaults(h.sandbox.state, {
+      delays: { count: 1, ms: 3_000, route: "^PATCH /projects/[^/]+/findings/[^/]+/resolution$" },
+    });
+    await h.waitFor(
+      () => h.sandbox.state.faults.delays?.remaining === 0 || undefined,
+      10_000,
+      "the expiry's PATCH held in the service",
+    );
+    const { answer } = await replyTo(h, pr, SQLI, "/wontfix risk_accepted for 30d");
+    expect(answer).toContain("Accepted until");
+
+    await h.waitFor(async () => (await jobState(first)) === "completed", 15_000, "the expiry's end");
+    expect((await h.booted.rt.queues.events.getJob(first))!.returnvalue).toBe("expired");
+    // the command's PATCH came after the expiry's: the service ends where the decision does
+    expect(sandboxFinding(h, pr, SQLI).resolutionStatus).toBe("WONT_FIX");
+    expect(answer).toContain("passing");
+    const renewal = await expiryIdNow(pr);
+    expect(renewal).toBeDefined();
+    expect(renewal).not.toBe(first);
+    const decisions = await readDecisions(h.booted.rt, pullKey(pr.owner, pr.repo, pr.pullNumber));
+    expect(decisions.find((d) => d.findingId === pr.byTitle.get(SQLI))).toMatchObject({
+      resolutionStatus: "WONT_FIX",
+      expiryId: renewal,
+    });
+    // each write once: the expiry's NOT_STARTED and the command's WONT_FIX
+    expect(patches()).toBe(sent + 2);
+    expect(checkOf(h, pr).conclusion).toBe("success");
   });
 
   it("an expiry retried after its reflection failed and the finding was accepted again leaves the code scanning alert dismissed", async () => {

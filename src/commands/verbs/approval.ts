@@ -329,19 +329,23 @@ async function applyApproval(
     );
     return "answered";
   }
+  let written = false;
   try {
-    // each write once (`once`), so a run after a busy lock or a 5xx neither repeats nor loses one
-    if (target.detail.resolutionStatus !== plan.resolution.resolutionStatus)
-      await writeFindingOnce(io, input, plan.identity.id, {
-        step: "resolution",
-        resolution: plan.resolution,
-      });
-    if (plan.note) await writeFindingOnce(io, input, plan.identity.id, { step: "note", note: plan.note });
+    // each write once (`once`), so a run after a busy lock or a 5xx neither repeats nor loses one; the
+    // writes and the decision under the pull request's lock: an expiry never lands between them
+    await io.decide(plan.decision, async () => {
+      if (target.detail.resolutionStatus !== plan.resolution.resolutionStatus)
+        await writeFindingOnce(io, input, plan.identity.id, {
+          step: "resolution",
+          resolution: plan.resolution,
+        });
+      if (plan.note) await writeFindingOnce(io, input, plan.identity.id, { step: "note", note: plan.note });
+      written = true;
+    });
   } catch (error) {
-    await io.approvals.release(plan.identity);
+    if (!written) await io.approvals.release(plan.identity);
     throw error;
   }
-  await io.recordDecision(plan.decision);
   await io.approvals.drop(plan.identity);
   await io.refreshFindingComment(target);
   if (target.commentId !== undefined) await io.setThreadResolved(target.commentId, true);

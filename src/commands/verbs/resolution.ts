@@ -434,9 +434,11 @@ async function applySet(
   input: VerbInput<ResolutionCommand>,
 ): Promise<CommandOutcome> {
   const target = targetOf(input);
-  await writeFindingOnce(io, input, plan.findingId, { step: "resolution", resolution: plan.resolution });
-  if (plan.note) await writeFindingOnce(io, input, plan.findingId, { step: "note", note: plan.note });
-  await io.recordDecision(plan.decision);
+  // the service write and the decision under the pull request's lock: an expiry never lands between them
+  await io.decide(plan.decision, async () => {
+    await writeFindingOnce(io, input, plan.findingId, { step: "resolution", resolution: plan.resolution });
+    if (plan.note) await writeFindingOnce(io, input, plan.findingId, { step: "note", note: plan.note });
+  });
   // A closing resolution set by someone allowed to settles any pending request of the finding; the
   // answer names the request it dropped.
   const settled = OPEN_RESOLUTIONS.includes(plan.resolution.resolutionStatus)
