@@ -120,9 +120,10 @@ module.exports = {
     {
       name: "render-is-pure",
       severity: "error",
-      comment: "render/ builds Markdown: no service client and no tenants (it is handed what they read).",
+      comment:
+        "render/ builds Markdown: no service client (its class, transport, endpoint modules, paging) and no tenants (it is handed what they read).",
       from: { path: "^src/render/" },
-      to: { path: "^src/tenants/|^src/scanner/client\\.ts$" },
+      to: { path: "^src/tenants/|^src/scanner/(client|transport|paginate|[a-z]+-endpoints)\\.ts$" },
     },
     {
       name: "render-calls-no-github",

@@ -14,7 +14,8 @@ import type { RepoConfig } from "../src/config/repo-config.js";
 import { planReport } from "../src/report/plan.js";
 import { batches, toAnnotations } from "../src/render/annotations.js";
 import { isTerminalScanStatus } from "../src/scanner/catalog.js";
-import type { ScannerClient, ResponseInfo } from "../src/scanner/client.js";
+import type { ScannerClient } from "../src/scanner/client.js";
+import type { ResponseInfo } from "../src/scanner/transport.js";
 import { ScannerApiError } from "../src/scanner/errors.js";
 import type { FindingListItem } from "../src/scanner/schemas.js";
 

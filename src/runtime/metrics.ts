@@ -1,6 +1,6 @@
 import type { Job, Queue, Worker } from "bullmq";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
-import type { ResponseInfo } from "../scanner/client.js";
+import type { ResponseInfo } from "../scanner/transport.js";
 import type { Logger } from "pino";
 import { JOB } from "./names.js";
 import { VERSION } from "./version.js";

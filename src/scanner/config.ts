@@ -2,7 +2,6 @@
  * Which deployment of the scanning service to call (spec §Versioning: a staging and a production
  * deployment, each with its own base address). The addresses are configuration, never code.
  */
-import { checkBaseUrl } from "./client.js";
 import { ScannerConfigError } from "./errors.js";
 
 export const SCANNER_ENVS = ["staging", "production"] as const;
@@ -61,4 +60,35 @@ export function resolveScannerBaseUrl(env: ScannerEnvVars | NodeJS.ProcessEnv): 
     );
   }
   return checkBaseUrl(url, variable);
+}
+
+/**
+ * Checks a deployment base address: an http(s) URL whose path ends in `/api/v1` (one trailing slash is
+ * tolerated and removed). Returns it without trailing slash.
+ * @throws {ScannerConfigError} naming `variable`.
+ */
+export function checkBaseUrl(value: unknown, variable: string): string {
+  if (typeof value !== "string" || value.trim() === "") {
+    throw new ScannerConfigError(variable, "expected the service base URL, ending in /api/v1");
+  }
+  let url: URL;
+  try {
+    url = new URL(value.trim());
+  } catch {
+    throw new ScannerConfigError(variable, `not a URL: ${JSON.stringify(value)}`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new ScannerConfigError(variable, `expected an http or https URL, got ${url.protocol}`);
+  }
+  if (url.username || url.password || url.search || url.hash) {
+    throw new ScannerConfigError(variable, "expected no credentials, query or fragment in the base URL");
+  }
+  const path = url.pathname.replace(/\/$/, "");
+  if (!path.endsWith("/api/v1")) {
+    throw new ScannerConfigError(
+      variable,
+      `expected the path to end in /api/v1, got ${JSON.stringify(url.pathname)}`,
+    );
+  }
+  return `${url.origin}${path}`;
 }

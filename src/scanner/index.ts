@@ -15,16 +15,21 @@ export {
   type GuidanceRevision,
   type Normalized,
 } from "./envelopes.js";
+export { ScannerClient } from "./client.js";
 export {
-  ScannerClient,
   DEFAULT_TIMEOUT_MS,
   DEFAULT_USER_AGENT,
   DEFAULT_MAX_ITEMS,
   DEFAULT_MAX_PAGES,
   DEFAULT_MAX_RESPONSE_BYTES,
-  checkBaseUrl,
-  type GetScanResult,
   type ResponseInfo,
   type ScannerClientOptions,
-} from "./client.js";
-export { resolveScannerBaseUrl, SCANNER_ENVS, type ScannerEnv, type ScannerEnvVars } from "./config.js";
+} from "./transport.js";
+export { type GetScanResult } from "./scan-endpoints.js";
+export {
+  checkBaseUrl,
+  resolveScannerBaseUrl,
+  SCANNER_ENVS,
+  type ScannerEnv,
+  type ScannerEnvVars,
+} from "./config.js";
