@@ -142,61 +142,45 @@ const RouteFilter = z
     }
   }, "route must be a valid regular expression");
 
+/** A fault on the next `count` requests matching `route` (all when unset), with its own `fields`; `null` clears it. */
+function countedFault<T extends z.ZodRawShape>(fields: T) {
+  return z
+    .object({ count: z.number().int().min(0), ...fields, route: RouteFilter.optional() })
+    .nullable()
+    .optional();
+}
+
 /**
  * Fault-injection settings, the body of `POST /_sandbox/faults`. `route` is a regular expression matched
  * against `METHOD /path` (the path after `/api/v1`, e.g. `GET /projects/prj_demo/scans/scn_1`).
  */
 export const FaultsInput = z.object({
   /** Next `count` matching requests answer a 5xx with code `internal`. */
-  errors: z
-    .object({
-      count: z.number().int().min(0),
-      status: z.union([z.literal(500), z.literal(502), z.literal(503)]).optional(),
-      /** Cycle through these statuses; wins over `status`. */
-      statuses: z
-        .array(z.union([z.literal(500), z.literal(502), z.literal(503)]))
-        .min(1)
-        .optional(),
-      route: RouteFilter.optional(),
-    })
-    .nullable()
-    .optional(),
+  errors: countedFault({
+    status: z.union([z.literal(500), z.literal(502), z.literal(503)]).optional(),
+    /** Cycle through these statuses; wins over `status`. */
+    statuses: z
+      .array(z.union([z.literal(500), z.literal(502), z.literal(503)]))
+      .min(1)
+      .optional(),
+  }),
   /** Milliseconds added to every API response. */
   latencyMs: z.number().int().min(0).max(60_000).optional(),
   /**
    * The next `count` matching requests wait `ms` before they are handled (after `latencyMs`): the request
    * is counted when it arrives, so one write can be held while later ones go through.
    */
-  delays: z
-    .object({
-      count: z.number().int().min(0),
-      ms: z.number().int().min(0).max(60_000),
-      route: RouteFilter.optional(),
-    })
-    .nullable()
-    .optional(),
+  delays: countedFault({ ms: z.number().int().min(0).max(60_000) }),
   /** Next `count` matching requests answer 429 `rate_limited` with `Retry-After` (seconds, default 1). */
-  rateLimits: z
-    .object({
-      count: z.number().int().min(0),
-      retryAfterSeconds: z.number().int().min(0).default(1),
-      route: RouteFilter.optional(),
-    })
-    .nullable()
-    .optional(),
+  rateLimits: countedFault({ retryAfterSeconds: z.number().int().min(0).default(1) }),
   /**
    * Lost answers: the next `count` matching API requests are carried out as usual (a launch creates its scan
    * and reserves its budget), then answered `status` (default 504, code `internal`) instead of their result,
    * as a gateway does when the service's answer does not reach it in time: the caller cannot know the outcome.
    */
-  lostAnswers: z
-    .object({
-      count: z.number().int().min(0),
-      status: z.union([z.literal(500), z.literal(502), z.literal(503), z.literal(504)]).optional(),
-      route: RouteFilter.optional(),
-    })
-    .nullable()
-    .optional(),
+  lostAnswers: countedFault({
+    status: z.union([z.literal(500), z.literal(502), z.literal(503), z.literal(504)]).optional(),
+  }),
   /**
    * An outage: every API request answers `status` (default 503, code `internal`) for `durationMs` from now,
    * with `Retry-After` when `retryAfterSeconds` is set; `requests` counts what was answered so.
