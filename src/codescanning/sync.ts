@@ -3,12 +3,9 @@
  * finding's code scanning alert, or reopens it on `/reopen`.
  */
 import type { Logger } from "pino";
-import {
-  listCodeScanningAlerts,
-  updateCodeScanningAlert,
-  type CodeScanningAlert,
-} from "../github/code-scanning.js";
+import { listCodeScanningAlerts, type AlertChange, type CodeScanningAlert } from "../github/code-scanning.js";
 import type { InstallationOctokit, PullRef } from "../github/types.js";
+import type { ApplyWrites } from "../github/writes.js";
 import { LABEL_LENGTH } from "../scanner/labels.js";
 import { planAlertUpdate } from "./mapping.js";
 import { findingIdFromMessage, TOOL_NAME } from "./sarif.js";
@@ -32,15 +29,18 @@ export function alertNamesFinding(alert: Pick<CodeScanningAlert, "messageText">,
  * an open alert with the mapped reason and a `diffward:` comment (whose webhook echo is ignored), `NOT_STARTED`
  * reopens a dismissed one, anything else changes nothing (so a repeated command writes once).
  * GitHub calls: "List code scanning alerts for a repository" (`tool_name`, `ref`), then at most one
- * "Update a code scanning alert". Never throws: code scanning missing or the permission absent (403/404),
+ * "Update a code scanning alert" (a planned write applied with `apply`). Never throws: code scanning missing or the permission absent (403/404),
  * or any other failure, is logged and returned as `unavailable`, since the resolution itself is set.
  */
 export async function syncAlertWithResolution(
   octokit: InstallationOctokit,
+  apply: ApplyWrites,
   pull: PullRef,
   decision: { findingId: string; resolutionStatus: string; reason?: string; by: string; approvedBy?: string },
   log: Logger,
 ): Promise<AlertSyncOutcome> {
+  const update = (alertNumber: number, change: AlertChange) =>
+    apply([{ kind: "update-code-scanning-alert", repo: pull, alertNumber, change, purpose: "answer" }]);
   try {
     const alerts = await listCodeScanningAlerts(octokit, pull, {
       toolName: TOOL_NAME,
@@ -54,15 +54,11 @@ export async function syncAlertWithResolution(
       return "unchanged";
     }
     if (plan.kind === "reopen") {
-      await updateCodeScanningAlert(octokit, pull, alert.number, { state: "open" });
+      await update(alert.number, { state: "open" });
       log.info({ alert: alert.number, finding: decision.findingId }, "code scanning alert reopened");
       return "reopened";
     }
-    await updateCodeScanningAlert(octokit, pull, alert.number, {
-      state: "dismissed",
-      reason: plan.reason,
-      comment: plan.comment,
-    });
+    await update(alert.number, { state: "dismissed", reason: plan.reason, comment: plan.comment });
     log.info(
       { alert: alert.number, finding: decision.findingId, reason: plan.reason },
       "code scanning alert dismissed",

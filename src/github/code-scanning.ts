@@ -115,6 +115,10 @@ export const getCodeScanningAlert = readUnless404(
   (data) => toCodeScanningAlert(data as RawAlert),
 );
 
+/** A change of an alert's state: dismissed with a reason (and a comment), or reopened. */
+export type AlertChange =
+  { state: "dismissed"; reason: AlertDismissedReason; comment?: string } | { state: "open" };
+
 /**
  * Dismisses (with a reason and a comment of at most {@link DISMISSED_COMMENT_MAX_CHARS} characters, cut
  * here) or reopens an alert: `PATCH /repos/{owner}/{repo}/code-scanning/alerts/{alert_number}` (GitHub REST
@@ -124,7 +128,7 @@ export async function updateCodeScanningAlert(
   octokit: InstallationOctokit,
   repo: RepoRef,
   alertNumber: number,
-  change: { state: "dismissed"; reason: AlertDismissedReason; comment?: string } | { state: "open" },
+  change: AlertChange,
 ): Promise<CodeScanningAlert> {
   const { data } = await octokit.rest.codeScanning.updateAlert({
     owner: repo.owner,

@@ -1,14 +1,24 @@
 import { createCheckRun, updateCheckRun, type CheckRunUpdate } from "./checks.js";
-import { createReview, updateReviewComment, type ReviewCommentDraft } from "./reviews.js";
+import { addReaction, createIssueComment } from "./comments.js";
+import {
+  createReview,
+  replyToReviewComment,
+  updateReviewComment,
+  type ReviewCommentDraft,
+} from "./reviews.js";
+import { setReviewThreadResolved } from "./threads.js";
 import type { InstallationOctokit, PullRef, RepoRef } from "./types.js";
-import { uploadSarif, type SarifUpload } from "./code-scanning.js";
+import { updateCodeScanningAlert, uploadSarif, type AlertChange, type SarifUpload } from "./code-scanning.js";
 
 /**
  * One planned GitHub write of a job (a content-creating request in GitHub's terms:
  * https://docs.github.com/en/rest/using-the-rest-api/rate-limits-for-the-rest-api#about-secondary-rate-limits).
- * Jobs decide a list of these with pure functions and hand it to one apply step (`src/runtime/writes.ts`),
- * the only place the pull-request, launch, poll and report jobs write. `purpose` says what the write is for;
- * the apply step orders and thins writes by it (see {@link WRITE_PRIORITY}).
+ * Jobs decide a list of these and hand it to one apply step (`applyWrites`, `src/runtime/writes.ts`), the
+ * only way diffward writes to GitHub as an installation (test/architecture/write-path.test.ts; the App's own
+ * writes are `src/github/direct-writes.ts`). `purpose` says what the write is for; the apply step orders and
+ * thins writes by it (see {@link WRITE_PRIORITY}): `answer` is a write that follows a person's action or
+ * decision outside a scan's report (a command, a click on a check run's button, an alert dismissed on GitHub,
+ * an accepted finding's expiry).
  */
 export type GitHubWrite = WriteOptions &
   (
@@ -26,9 +36,10 @@ export type GitHubWrite = WriteOptions &
         check: CheckRunUpdate;
         /**
          * `complete`: concludes the check run (or adds its annotations); `progress`: an in-progress courtesy
-         * (scan id, percent) that may be coalesced or dropped; `update`: any other change of its output.
+         * (scan id, percent) that may be coalesced or dropped; `update`: any other change of its output;
+         * `answer`: a change a person's action asked for (never coalesced into another).
          */
-        purpose: "complete" | "progress" | "update";
+        purpose: "complete" | "progress" | "update" | "answer";
       }
     | {
         kind: "create-review";
@@ -38,9 +49,48 @@ export type GitHubWrite = WriteOptions &
         comments: ReviewCommentDraft[];
         purpose: "review";
       }
-    | { kind: "update-review-comment"; repo: RepoRef; commentId: number; body: string; purpose: "review" }
+    | {
+        kind: "update-review-comment";
+        repo: RepoRef;
+        commentId: number;
+        body: string;
+        purpose: "review" | "answer";
+      }
     | { kind: "upload-sarif"; repo: RepoRef; upload: SarifUpload; purpose: "code-scanning" }
+    /** a comment in the pull request's conversation */
+    | { kind: "create-issue-comment"; pull: PullRef; body: string; purpose: "answer" }
+    /** an answer in the review thread of the review comment `commentId` */
+    | { kind: "reply-to-review-comment"; pull: PullRef; commentId: number; body: string; purpose: "answer" }
+    /** a reaction to a review comment (`on: review`) or to a comment of the conversation (`on: issue`) */
+    | {
+        kind: "add-reaction";
+        repo: RepoRef;
+        on: "review" | "issue";
+        commentId: number;
+        content: "eyes" | "+1" | "confused";
+        purpose: "answer";
+      }
+    /** a review thread (GraphQL node id `PRRT_…`) marked resolved or unresolved */
+    | {
+        kind: "set-review-thread-resolved";
+        threadId: string;
+        resolved: boolean;
+        purpose: "review" | "answer";
+      }
+    | {
+        kind: "update-code-scanning-alert";
+        repo: RepoRef;
+        alertNumber: number;
+        change: AlertChange;
+        purpose: "answer";
+      }
   );
+
+/**
+ * The apply step of one installation's planned writes (`applyWrites` in `src/runtime/writes.ts`, bound to the
+ * installation): one result per write, in order. Throws as `applyWrites` does.
+ */
+export type ApplyWrites = (writes: readonly GitHubWrite[]) => Promise<WriteResult[]>;
 
 export interface WriteOptions {
   /** a failure of this write is logged and the next writes still go out (e.g. concluding a superseded run) */
@@ -51,6 +101,8 @@ export interface WriteOptions {
 export type WriteResult =
   | { kind: "create-check-run"; checkRunId: number }
   | { kind: "create-review"; reviewId: number }
+  /** the id of the comment posted in the conversation or in the review thread */
+  | { kind: "create-issue-comment" | "reply-to-review-comment"; commentId: number }
   /** the SARIF upload's id (REST "Upload an analysis as SARIF data", 202) */
   | { kind: "upload-sarif"; sarifId: string }
   | { kind: "done" }
@@ -63,13 +115,14 @@ export type WriteResult =
 
 /**
  * The order in which an installation's pending writes go out (lower first): completing a check run first
- * (it ends a wait people watch), then creating the check run of a pull request that has none (first
- * feedback), then other check-run changes, then reviews, then progress. Measured in `docs/benchmarks.md`
+ * (it ends a wait people watch), then creating the check run of a pull request that has none and answering a
+ * person who acted (first feedback), then other check-run changes, then reviews, then progress. Measured in `docs/benchmarks.md`
  * ("One write lane per installation, complete first, and the bound").
  */
 export const WRITE_PRIORITY: Record<GitHubWrite["purpose"], number> = {
   complete: 0,
   create: 1,
+  answer: 1,
   update: 2,
   review: 3,
   "code-scanning": 3,
@@ -104,7 +157,7 @@ export function updateCheck(
   repo: RepoRef,
   checkRunId: number,
   check: CheckRunUpdate,
-  purpose?: "complete" | "progress" | "update",
+  purpose?: "complete" | "progress" | "update" | "answer",
 ): GitHubWrite {
   return {
     kind: "update-check-run",
@@ -119,8 +172,10 @@ export function updateCheck(
 /**
  * Sends one planned write with Octokit (GitHub REST "Create a check run", "Update a check run", "Create a
  * review for a pull request", "Update a review comment for a pull request", "Upload an analysis as SARIF
- * data"). Errors are Octokit's
- * `RequestError`s, thrown as is.
+ * data", "Create an issue comment", "Create a reply for a review comment", "Create reaction for a pull
+ * request review comment" / "for an issue comment", "Update a code scanning alert"; GraphQL
+ * `resolveReviewThread` / `unresolveReviewThread`). Errors are Octokit's `RequestError`s (GraphQL's errors
+ * for a thread), thrown as is.
  */
 export async function sendWrite(octokit: InstallationOctokit, w: GitHubWrite): Promise<WriteResult> {
   switch (w.kind) {
@@ -136,5 +191,18 @@ export async function sendWrite(octokit: InstallationOctokit, w: GitHubWrite): P
       return { kind: "done" };
     case "upload-sarif":
       return { kind: w.kind, sarifId: await uploadSarif(octokit, w.repo, w.upload) };
+    case "create-issue-comment":
+      return { kind: w.kind, commentId: await createIssueComment(octokit, w.pull, w.body) };
+    case "reply-to-review-comment":
+      return { kind: w.kind, commentId: await replyToReviewComment(octokit, w.pull, w.commentId, w.body) };
+    case "add-reaction":
+      await addReaction(octokit, w.repo, w.on, w.commentId, w.content);
+      return { kind: "done" };
+    case "set-review-thread-resolved":
+      await setReviewThreadResolved(octokit, w.threadId, w.resolved);
+      return { kind: "done" };
+    case "update-code-scanning-alert":
+      await updateCodeScanningAlert(octokit, w.repo, w.alertNumber, w.change);
+      return { kind: "done" };
   }
 }

@@ -16,6 +16,7 @@ import { postedFindingComments } from "../report/posted.js";
 import { REPORT_KIND, type ReportState } from "../report/state.js";
 import { appendAudit } from "../runtime/audit-log.js";
 import { pullKey } from "../runtime/names.js";
+import { writesOf } from "../runtime/writes.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { FindingDetail } from "../scanner/schemas.js";
 import type { ScannerTenant } from "../tenants/index.js";
@@ -222,12 +223,14 @@ async function reflectExpiry(
   log: Logger,
 ): Promise<void> {
   const octokit = await rt.octokit(pull.installationId);
+  const apply = writesOf(rt, pull.installationId);
   const key = pullKey(pull.owner, pull.repo, pull.pullNumber);
   const report = await rt.state.getJson<ReportState>(REPORT_KIND, key);
   const commentId = await findingCommentId(rt, octokit, pull, decision, report);
   const detail = await tenant.client.getFinding(tenant.projectId, decision.findingId);
   await refreshFindingComment(
     octokit,
+    apply,
     tenant,
     pull,
     { detail, ...(commentId !== undefined ? { commentId } : {}) },
@@ -236,10 +239,17 @@ async function reflectExpiry(
     rt.settings.publicUrl,
     async () => ({ disclosure: report?.config.disclosure ?? "full" }),
   );
-  if (commentId !== undefined) await setThreadResolved(octokit, pull, commentId, false, log);
+  if (commentId !== undefined) await setThreadResolved(octokit, apply, pull, commentId, false, log);
   if (report?.config.codeScanning.upload !== false)
-    await syncAlertWithResolution(octokit, pull, { ...decision, resolutionStatus: "NOT_STARTED" }, log);
-  if ((await getPull(octokit, pull)).state === "open") await recomputeCheck(rt, octokit, tenant, pull, log);
+    await syncAlertWithResolution(
+      octokit,
+      apply,
+      pull,
+      { ...decision, resolutionStatus: "NOT_STARTED" },
+      log,
+    );
+  if ((await getPull(octokit, pull)).state === "open")
+    await recomputeCheck(rt, pull.installationId, tenant, pull, log);
 }
 
 /** diffward's review comment of the finding: from the stored report, else read back from the pull request. */

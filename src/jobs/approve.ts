@@ -1,14 +1,16 @@
 import type { Job } from "bullmq";
 import { permissionAtLeast } from "../config/repo-config.js";
-import { updateCheckRun } from "../github/checks.js";
 import { getPermission } from "../github/comments.js";
 import { getPull } from "../github/pulls.js";
+import { updateCheck } from "../github/writes.js";
 import { inlineCode } from "../render/escape.js";
 import { loadRepoConfig } from "../runtime/config-loader.js";
 import { pullHeadOf, repoOf, type PullRequestJobData, type RepoContext } from "./types.js";
 import type { InstallationOctokit } from "../github/types.js";
+import type { CheckRunUpdate } from "../github/checks.js";
 import { EVENT_JOB_OPTIONS, JOB, jobId } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
+import { applyWrites } from "../runtime/writes.js";
 
 /** A click on "Scan anyway" (job `approve`, queue `diffward-events`). */
 export interface ApproveJobData extends RepoContext {
@@ -42,7 +44,7 @@ export async function processApprove(
   const floor = loaded.config.commands.minPermission;
   const permission = await getPermission(octokit, d, d.sender);
   if (!permissionAtLeast(permission, floor)) {
-    await updateCheckRun(octokit, d, d.checkRunId, {
+    await answerOnCheck(rt, d, {
       output: {
         title: d.title,
         summary: `${d.summary}\n\n> ${inlineCode(d.sender)} clicked **Scan anyway**, but it needs ${inlineCode(floor)} permission on this repository (they have ${inlineCode(permission)}). Nothing was launched.`,
@@ -64,7 +66,7 @@ export async function processApprove(
   const pullNumbers = [...new Set([...(recorded ? [recorded.pullNumber] : []), ...d.pullNumbers])];
   const launched = await enqueueApproved(rt, octokit, d, pullNumbers);
   if (launched === 0) {
-    await updateCheckRun(octokit, d, d.checkRunId, {
+    await answerOnCheck(rt, d, {
       output: {
         title: d.title,
         summary: `${d.summary}\n\n> ${inlineCode(d.sender)} clicked **Scan anyway**, but the pull request is closed or has a newer head: nothing was launched.`,
@@ -76,7 +78,7 @@ export async function processApprove(
   }
   // A completed check run cannot go back to in progress: the scan runs in a new check run of the same
   // name (GitHub shows the newest), and this one says who approved it.
-  await updateCheckRun(octokit, d, d.checkRunId, {
+  await answerOnCheck(rt, d, {
     output: {
       title: `Approved by ${d.sender}: scanning in a new check run`,
       summary: `${d.summary}\n\n> ${inlineCode(d.sender)} clicked **Scan anyway**; the scan runs in a new \`diffward\` check run on this commit.`,
@@ -86,6 +88,11 @@ export async function processApprove(
   });
   log.info({ sender: d.sender }, "scan-anyway approved");
   return "approved";
+}
+
+/** The check run's answer to the click: one planned update, applied through the installation's write path. */
+async function answerOnCheck(rt: Runtime, d: ApproveJobData, check: CheckRunUpdate): Promise<void> {
+  await applyWrites(rt, d.installationId, [updateCheck(d, d.checkRunId, check, "answer")]);
 }
 
 /**

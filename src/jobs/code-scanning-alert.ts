@@ -8,13 +8,13 @@ import type { Logger } from "pino";
 import { z } from "zod";
 import { permissionAtLeast, type MinPermission, type RepoConfig } from "../config/repo-config.js";
 import { isDismissal, needsApproval, requestFor } from "../domain/approval.js";
-import { createIssueComment } from "../github/comments.js";
 import { inlineCode } from "../render/escape.js";
 import { severityName, statusName } from "../render/glossary.js";
 import { findingLabel } from "../scanner/labels.js";
 import { readApprovals, storeApprovalRequest } from "../triage/approvals.js";
 import { identityOf } from "../domain/identity.js";
-import { getCodeScanningAlert, updateCodeScanningAlert } from "../github/code-scanning.js";
+import { getCodeScanningAlert } from "../github/code-scanning.js";
+import type { PullRef } from "../github/types.js";
 import { getPermission } from "../github/comments.js";
 import { ScannerApiError } from "../scanner/errors.js";
 import type { FindingDetail } from "../scanner/schemas.js";
@@ -22,6 +22,7 @@ import { appendAudit, type AuditEntry } from "../runtime/audit-log.js";
 import { loadRepoConfig } from "../runtime/config-loader.js";
 import { pullKey } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
+import { applyWrites } from "../runtime/writes.js";
 import { deliveryInRepository } from "./types.js";
 import type { ExtraProcessors } from "./workers.js";
 import { recordDecisionWithExpiry } from "../triage/expiry.js";
@@ -126,13 +127,7 @@ export async function processAlertEvent(rt: Runtime, job: Job): Promise<AlertJob
   try {
     found = await readAlertFinding(octokit, tenant, d, config, log);
     if (typeof found === "string") return found;
-    const outcome = await resolveFromAlert(
-      rt,
-      { d, plan, config, role: actual, ...found },
-      log,
-      octokit,
-      tenant,
-    );
+    const outcome = await resolveFromAlert(rt, { d, plan, config, role: actual, ...found }, log, tenant);
     await auditAlert(rt, job, { d, plan, outcome }, found);
     return outcome;
   } catch (error) {
@@ -269,7 +264,6 @@ async function resolveFromAlert(
     ref: string | null;
   },
   log: Logger,
-  octokit: Awaited<ReturnType<Runtime["octokit"]>>,
   tenant: NonNullable<Awaited<ReturnType<Runtime["scanner"]["forAccount"]>>>,
 ): Promise<AlertJobOutcome> {
   const { d, plan, detail, ref } = a;
@@ -281,13 +275,13 @@ async function resolveFromAlert(
     detail.resolutionStatus !== target.resolutionStatus &&
     needsApproval(approval, { status: target.resolutionStatus, severity: detail.severity, role: a.role })
   ) {
-    await holdAlertDismissal(rt, d, ref, detail, target, plan.note, approval.approvers, log, octokit, tenant);
+    await holdAlertDismissal(rt, d, ref, detail, target, plan.note, approval.approvers, log, tenant);
     return "approval-requested";
   }
   if (detail.resolutionStatus === target.resolutionStatus) {
     log.info({ finding: detail.id, status: target.resolutionStatus }, "finding already at that resolution");
     // a retry after the resolution was set, or a second delivery: the pull request still follows it
-    await followPull(rt, d, ref, detail, target, log, octokit, tenant);
+    await followPull(rt, d, ref, detail, target, log, tenant);
     return "unchanged";
   }
   // Spec rule 1: a note wins over a reason, so a reason goes alone and the note follows it;
@@ -303,7 +297,7 @@ async function resolveFromAlert(
     { finding: detail.id, from: detail.resolutionStatus, to: target.resolutionStatus },
     "finding resolution set from GitHub code scanning",
   );
-  await followPull(rt, d, ref, detail, target, log, octokit, tenant);
+  await followPull(rt, d, ref, detail, target, log, tenant);
   return "set";
 }
 
@@ -320,7 +314,6 @@ async function followPull(
   detail: FindingDetail,
   target: { resolutionStatus: string; reason?: string },
   log: Logger,
-  octokit: Awaited<ReturnType<Runtime["octokit"]>>,
   tenant: NonNullable<Awaited<ReturnType<Runtime["scanner"]["forAccount"]>>>,
 ): Promise<void> {
   const m = ref ? PULL_REF.exec(ref) : null;
@@ -343,7 +336,7 @@ async function followPull(
     "code-scanning",
     log,
   );
-  await recomputeCheck(rt, octokit, tenant, pull, log);
+  await recomputeCheck(rt, d.installationId, tenant, pull, log);
 }
 
 /**
@@ -365,11 +358,18 @@ async function holdAlertDismissal(
   note: string,
   approvers: MinPermission,
   log: Logger,
-  octokit: Awaited<ReturnType<Runtime["octokit"]>>,
   tenant: NonNullable<Awaited<ReturnType<Runtime["scanner"]["forAccount"]>>>,
 ): Promise<void> {
   const repo = { owner: d.owner, repo: d.repo };
-  await updateCodeScanningAlert(octokit, repo, d.alertNumber, { state: "open" });
+  await applyWrites(rt, d.installationId, [
+    {
+      kind: "update-code-scanning-alert",
+      repo,
+      alertNumber: d.alertNumber,
+      change: { state: "open" },
+      purpose: "answer",
+    },
+  ]);
   log.info(
     { finding: detail.id, status: target.resolutionStatus, severity: detail.severity },
     "dismissal on GitHub held for approval: alert reopened",
@@ -381,7 +381,6 @@ async function holdAlertDismissal(
       rt,
       { d, ref, detail, status: target.resolutionStatus, note, approvers },
       log,
-      octokit,
       tenant,
     );
     return;
@@ -409,11 +408,17 @@ async function holdAlertDismissal(
     approvers,
   });
   const label = findingLabel(detail.id, rt.settings.labelPrefix);
-  await createIssueComment(
-    octokit,
+  await postInConversation(
+    rt,
+    d,
     pull,
     heldForApprovalText(d, label, detail, target.resolutionStatus, approvers),
   );
+}
+
+/** Posts `body` in the pull request's conversation: one planned comment, applied through the write path. */
+async function postInConversation(rt: Runtime, d: AlertJobData, pull: PullRef, body: string): Promise<void> {
+  await applyWrites(rt, d.installationId, [{ kind: "create-issue-comment", pull, body, purpose: "answer" }]);
 }
 
 /** The pull request comment that says a dismissal on GitHub waits for a second person's approval. Pure. */
@@ -454,7 +459,6 @@ async function traceHeldDismissal(
     approvers: MinPermission;
   },
   log: Logger,
-  octokit: Awaited<ReturnType<Runtime["octokit"]>>,
   tenant: NonNullable<Awaited<ReturnType<Runtime["scanner"]["forAccount"]>>>,
 ): Promise<void> {
   const { d, ref, detail } = held;
@@ -485,7 +489,7 @@ async function traceHeldDismissal(
   )
     return;
   try {
-    await createIssueComment(octokit, { owner: d.owner, repo: d.repo, pullNumber }, content);
+    await postInConversation(rt, d, { owner: d.owner, repo: d.repo, pullNumber }, content);
   } catch (error) {
     // GitHub's definite refusals (the pull request gone, no access) end here; 429, 5xx and network errors retry
     const status = (error as { status?: number }).status;

@@ -31,10 +31,11 @@ import {
   type VerbInput,
 } from "../commands/index.js";
 import { permissionAtLeast, type RepoConfig } from "../config/repo-config.js";
-import { addReaction, createIssueComment, getPermission } from "../github/comments.js";
+import { getPermission } from "../github/comments.js";
 import { getPull } from "../github/pulls.js";
-import { getReviewComment, replyToReviewComment } from "../github/reviews.js";
+import { getReviewComment } from "../github/reviews.js";
 import type { InstallationOctokit } from "../github/types.js";
+import type { ApplyWrites } from "../github/writes.js";
 import { commandFloor } from "../policy/command-floor.js";
 import {
   permissionRefusal,
@@ -66,6 +67,7 @@ import { findingLabel } from "../scanner/labels.js";
 import { syncAlertWithResolution } from "../codescanning/sync.js";
 import { EVENT_JOB_OPTIONS, JOB, jobId } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
+import { writesOf } from "../runtime/writes.js";
 import { CommandJobData } from "./command-data.js";
 import { pullJobLog } from "./target.js";
 import { repoOf, type PullRequestJobData } from "./types.js";
@@ -85,6 +87,8 @@ interface Ctx {
   d: CommandJobData;
   log: Logger;
   octokit: InstallationOctokit;
+  /** the installation's write path: every GitHub write of the command goes through it */
+  apply: ApplyWrites;
   pull: { owner: string; repo: string; pullNumber: number };
   key: string;
   answer(body: string): Promise<void>;
@@ -142,15 +146,20 @@ export async function processCommand(rt: Runtime, job: Job, token?: string): Pro
     return "not-onboarded";
   }
   const config = loaded.kind === "ok" ? loaded.config : undefined;
-  await addReaction(octokit, pull, d.form === "reply" ? "review" : "issue", d.commentId, "eyes").catch(
-    (error: Error) => log.warn({ err: error }, "could not react to the command"),
-  );
+  const apply = writesOf(rt, d.installationId);
+  const on = d.form === "reply" ? "review" : "issue";
+  await apply([
+    { kind: "add-reaction", repo: pull, on, commentId: d.commentId, content: "eyes", purpose: "answer" },
+  ]).catch((error: Error) => log.warn({ err: error }, "could not react to the command"));
   const answer = async (body: string) => {
     c.answered = body;
-    if (d.form === "reply") await replyToReviewComment(octokit, pull, d.inReplyToId!, body);
-    else await createIssueComment(octokit, pull, body);
+    await apply([
+      d.form === "reply"
+        ? { kind: "reply-to-review-comment", pull, commentId: d.inReplyToId!, body, purpose: "answer" }
+        : { kind: "create-issue-comment", pull, body, purpose: "answer" },
+    ]);
   };
-  const c: Ctx = { rt, job, token, d, log, octokit, pull, key, answer };
+  const c: Ctx = { rt, job, token, d, log, octokit, apply, pull, key, answer };
 
   let outcome: CommandOutcome;
   try {
@@ -375,6 +384,7 @@ function commandIO(c: Ctx, tenant: ScannerTenant | undefined): CommandIO {
     refreshFindingComment: (target) =>
       refreshFindingComment(
         c.octokit,
+        c.apply,
         tenant!,
         c.pull,
         target,
@@ -391,11 +401,11 @@ function commandIO(c: Ctx, tenant: ScannerTenant | undefined): CommandIO {
         },
       ),
     setThreadResolved: (commentId, resolved) =>
-      setThreadResolved(c.octokit, c.pull, commentId, resolved, c.log),
+      setThreadResolved(c.octokit, c.apply, c.pull, commentId, resolved, c.log),
     syncCodeScanningAlert: async (decision) => {
-      await syncAlertWithResolution(c.octokit, c.pull, decision, c.log);
+      await syncAlertWithResolution(c.octokit, c.apply, c.pull, decision, c.log);
     },
-    recomputeCheck: () => recomputeCheck(rt, c.octokit, tenant!, c.pull, c.log),
+    recomputeCheck: () => recomputeCheck(rt, c.d.installationId, tenant!, c.pull, c.log),
     readPull: () => getPull(c.octokit, c.pull),
     enqueueRescan: (request) => enqueueRescan(c, request),
     recordCancel: (scanId, login) => rt.state.recordScanCancelledBy(scanId, login),

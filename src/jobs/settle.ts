@@ -105,7 +105,7 @@ export async function processSettle(
   const ranShort = settled.extras?.credits?.ranShort;
   const octokit = await rt.octokit(d.installationId);
   const log = rt.log.child({ pull: key, scanId: d.scanId });
-  await recomputeCheck(rt, octokit, tenant, d, log);
+  await recomputeCheck(rt, d.installationId, tenant, d, log);
   // The settlement proves full coverage (not short of budget): close the threads of findings no longer reported.
   if (report.closeWhenSettled && ranShort !== undefined) {
     const botLogin = await rt.botLogin();

@@ -79,10 +79,10 @@ function isContentWrite(options: { method?: string; url?: string; query?: unknow
  * The Octokit class of a process with a write lane (`src/runtime/write-lane.ts`): every content-creating
  * request of an installation (REST writes and GraphQL mutations) takes a slot of the installation's lane,
  * shared by every diffward process through Redis, instead of the throttling plugin's in-process write (1 s)
- * and notifications (3 s) groups, which become pass-through. Writes planned by the jobs reach here already
- * granted (`applyWrites` → `WriteLane.run`, with their priority and coalescing); any other write (command
- * answers, thread replies, reactions, code scanning) asks the lane with priority `create`: it answers a
- * person who just acted (first feedback), and a command job waits on it. An Octokit whose throttling is
+ * and notifications (3 s) groups, which become pass-through. Every write diffward makes as an installation
+ * is planned and reaches here already granted (`applyWrites` → `WriteLane.run`, with its priority and
+ * coalescing; test/architecture/write-path.test.ts); a write that was not (none in `src/`) still asks the
+ * lane, with priority `create`. An Octokit whose throttling is
  * turned off (tests) turns the lane's pacing off too ({@link WriteLane.pacing}). Requests as the app itself
  * (no installation) are not laned. Reads keep the plugin's groups.
  */

@@ -1,5 +1,5 @@
 import type { CheckRunUpdate } from "../github/checks.js";
-import { sendWrite, type GitHubWrite, type WriteResult } from "../github/writes.js";
+import { sendWrite, type ApplyWrites, type GitHubWrite, type WriteResult } from "../github/writes.js";
 import type { Runtime } from "./runtime.js";
 import type { LanePriority, LaneRequest } from "./write-lane.js";
 
@@ -7,6 +7,8 @@ import type { LanePriority, LaneRequest } from "./write-lane.js";
 const PRIORITY_OF: Record<GitHubWrite["purpose"], LanePriority> = {
   complete: "complete",
   create: "create",
+  // a person who just acted waits for it: first feedback, like a pull request's first check run
+  answer: "create",
   update: "update",
   review: "review",
   "code-scanning": "review",
@@ -46,8 +48,8 @@ export class WritesWithdrawnError extends Error {
 }
 
 /**
- * The one apply step of the pull-request, launch, poll and report jobs: sends their planned GitHub writes
- * for one installation, in the order given, each after the previous one answered. With a write lane
+ * The one apply step of every job's planned GitHub writes (`src/github/writes.ts`): sends them for one
+ * installation, in the order given, each after the previous one answered. With a write lane
  * (`rt.lane`, shared by every process through Redis), each write first waits for its slot in the
  * installation's lane ({@link laneRequestOf}): a write taken over by a later update of the same check run
  * yields `{ kind: "coalesced" }`; progress is skipped (`{ kind: "skipped" }`) while the hourly budget is tight
@@ -83,6 +85,11 @@ export async function applyWrites(
   return results;
 }
 
+/** {@link applyWrites} bound to one installation: what the jobs' steps are handed to write with. */
+export function writesOf(rt: Runtime, installationId: number): ApplyWrites {
+  return (writes) => applyWrites(rt, installationId, writes);
+}
+
 /**
  * Sends one write (through the installation's lane when there is one). A write GitHub answered with a 5xx (or
  * did not answer: Octokit reports it as a 5xx) after Octokit's own retries is sent again after each of
@@ -91,7 +98,9 @@ export async function applyWrites(
  * are safe to repeat are sent again: a check-run update (PATCH sets the same fields), a review-comment update and
  * a SARIF upload (GitHub keeps the latest analysis per commit, ref and category). A create (check run, review)
  * is not: a 5xx may hide one GitHub made, so it goes back to its job, whose next attempt adopts or looks up
- * what exists before creating (GitHub REST "Troubleshooting": 5xx, retry with backoff).
+ * what exists before creating (GitHub REST "Troubleshooting": 5xx, retry with backoff). Also repeatable: an
+ * alert's state (PATCH), a thread's resolution (GraphQL sets it), a reaction (GitHub answers 200 with the
+ * existing one: REST "Create reaction for an issue comment"); a comment or a reply is a create.
  * @throws the last error: Octokit's `RequestError`, or the write guard's {@link WritesWithdrawnError}.
  */
 async function sendRetrying(
@@ -127,9 +136,23 @@ async function sendRetrying(
   }
 }
 
+/** The writes that sending again cannot make a second object on GitHub ({@link sendRetrying}). */
+const REPEATABLE: Record<GitHubWrite["kind"], boolean> = {
+  "create-check-run": false,
+  "update-check-run": true,
+  "create-review": false,
+  "update-review-comment": true,
+  "upload-sarif": true,
+  "create-issue-comment": false,
+  "reply-to-review-comment": false,
+  "add-reaction": true,
+  "set-review-thread-resolved": true,
+  "update-code-scanning-alert": true,
+};
+
 /** Whether sending the write again cannot make a second object on GitHub. */
 function repeatable(w: GitHubWrite): boolean {
-  return w.kind === "update-check-run" || w.kind === "update-review-comment" || w.kind === "upload-sarif";
+  return REPEATABLE[w.kind];
 }
 
 /** A GitHub 5xx (Octokit's `RequestError` also reports no answer at all as a 500). */

@@ -1,6 +1,5 @@
 import type { Logger } from "pino";
-import { createCheckRun, updateCheckRun } from "../github/checks.js";
-import type { InstallationOctokit } from "../github/types.js";
+import { createCheck, updateCheck } from "../github/writes.js";
 import type { ReportFinding } from "../domain/types.js";
 import type { Verdict } from "../domain/verdict.js";
 import type { Disclosure } from "../domain/types.js";
@@ -13,6 +12,7 @@ import type { ScannerTenant } from "../tenants/index.js";
 import { readPullDecisions, withDecisionFacts } from "./decisions.js";
 import { pullKey } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
+import { applyWrites, createdCheckRunId } from "../runtime/writes.js";
 
 /** The details of a recomputed check run in full disclosure when no finding is open any more. */
 export const NOTHING_OPEN_TEXT = "No open finding: nothing to detail.";
@@ -44,12 +44,14 @@ export function inPlaceOutput(output: CheckRunOutput, disclosure: Disclosure): C
  *   longer shows a failure annotation. The stored report then points at the new run (settlement, the merge
  *   queue's reuse rule and later recomputes follow it).
  *
- * Triaging the last blocking finding turns the check `success`; reopening one turns it `failure`.
+ * Triaging the last blocking finding turns the check `success`; reopening one turns it `failure`. The writes
+ * are planned and applied through the installation's write path (`applyWrites`), as answers to the person
+ * whose decision changed the verdict.
  * @returns the new verdict, or `undefined` when the pull request has no reported scan.
  */
 export async function recomputeCheck(
   rt: Runtime,
-  octokit: InstallationOctokit,
+  installationId: number,
   tenant: ScannerTenant,
   pull: { owner: string; repo: string; pullNumber: number },
   log: Logger,
@@ -72,23 +74,27 @@ export async function recomputeCheck(
   const digest = annotationsDigest(rendered.annotations);
   let checkRunId = report.checkRunId;
   if (digest === report.annotationsDigest) {
-    await updateCheckRun(octokit, pull, checkRunId, {
+    const check = {
       conclusion: rendered.conclusion,
       output: inPlaceOutput(rendered.output, report.config.disclosure ?? "full"),
-    });
+    };
+    await applyWrites(rt, installationId, [updateCheck(pull, checkRunId, check, "answer")]);
   } else {
     const [first = [], ...rest] = batches(rendered.annotations);
-    checkRunId = await createCheckRun(octokit, pull, report.headSha, {
-      status: "completed",
-      conclusion: rendered.conclusion,
-      externalId: report.scanId,
-      output: { ...rendered.output, annotations: first },
-    });
-    for (const batch of rest) {
-      await updateCheckRun(octokit, pull, checkRunId, {
-        output: { ...rendered.output, annotations: batch }, // the details ride along: see `inPlaceOutput`
-      });
-    }
+    const created = await applyWrites(rt, installationId, [
+      createCheck(pull, report.headSha, {
+        status: "completed",
+        conclusion: rendered.conclusion,
+        externalId: report.scanId,
+        output: { ...rendered.output, annotations: first },
+      }),
+    ]);
+    checkRunId = createdCheckRunId(created)!;
+    // the details ride along: see `inPlaceOutput`
+    const more = rest.map((batch) =>
+      updateCheck(pull, checkRunId, { output: { ...rendered.output, annotations: batch } }, "answer"),
+    );
+    await applyWrites(rt, installationId, more);
   }
 
   // Keep the stored report in step, unless a newer report replaced it meanwhile.

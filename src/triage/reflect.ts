@@ -4,9 +4,10 @@
  */
 import type { Logger } from "pino";
 import type { ReportFinding } from "../domain/types.js";
-import { getReviewComment, updateReviewComment } from "../github/reviews.js";
-import { findReviewThread, setReviewThreadResolved } from "../github/threads.js";
+import { getReviewComment } from "../github/reviews.js";
+import { findReviewThread } from "../github/threads.js";
 import type { InstallationOctokit } from "../github/types.js";
+import type { ApplyWrites } from "../github/writes.js";
 import { renderFindingComment } from "../render/inline-comment.js";
 import type { FindingDetail } from "../scanner/schemas.js";
 import type { ScannerTenant } from "../tenants/index.js";
@@ -47,12 +48,13 @@ export interface CommentContext {
  * Re-reads the finding from the service (`GET …/findings/{findingId}`) and, when diffward has a comment
  * of it on the pull request, re-renders that comment with the current state, the stored decision, the
  * service's notes (`disclosure: full`) and a pending approval request (GitHub REST "Update a review
- * comment"; skipped when the body is unchanged).
+ * comment", a planned write applied with `apply`; skipped when the body is unchanged).
  * Links to `publicUrl` (`SCANNER_PUBLIC_URL`) in the finding text stay links.
  * @returns the finding as the service has it now.
  */
 export async function refreshFindingComment(
   octokit: InstallationOctokit,
+  apply: ApplyWrites,
   tenant: ScannerTenant,
   pull: PullRef,
   target: { detail: FindingDetail; commentId?: number },
@@ -95,16 +97,21 @@ export async function refreshFindingComment(
     }),
   );
   const existing = await getReviewComment(octokit, pull, target.commentId);
-  if (existing && existing.body !== body) await updateReviewComment(octokit, pull, target.commentId, body);
+  if (existing && existing.body !== body)
+    await apply([
+      { kind: "update-review-comment", repo: pull, commentId: target.commentId, body, purpose: "answer" },
+    ]);
   return f;
 }
 
 /**
  * Resolves (`resolved: true`) or reopens the review thread of a comment (GitHub GraphQL
- * `resolveReviewThread`/`unresolveReviewThread`); never fatal: a failure is logged and ignored.
+ * `resolveReviewThread`/`unresolveReviewThread`, a planned write applied with `apply`); never fatal: a failure
+ * is logged and ignored.
  */
 export async function setThreadResolved(
   octokit: InstallationOctokit,
+  apply: ApplyWrites,
   pull: PullRef,
   commentId: number,
   resolved: boolean,
@@ -116,7 +123,8 @@ export async function setThreadResolved(
       log.warn({ commentId }, "review thread not found");
       return;
     }
-    if (thread.isResolved !== resolved) await setReviewThreadResolved(octokit, thread.id, resolved);
+    if (thread.isResolved !== resolved)
+      await apply([{ kind: "set-review-thread-resolved", threadId: thread.id, resolved, purpose: "answer" }]);
   } catch (error) {
     log.warn({ err: error, resolved }, "could not change the review thread: ignored");
   }

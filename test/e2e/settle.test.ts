@@ -134,7 +134,7 @@ describe("settlement after the report: the check run keeps everything else it sh
         triaged = true;
         annotated.resolutionStatus = "FALSE_POSITIVE";
         const pull = { owner: pr.owner, repo: pr.repo, pullNumber: pr.number };
-        await recomputeCheck(rt, await rt.octokit(pr.payload.installation.id), tenant, pull, rt.log);
+        await recomputeCheck(rt, pr.payload.installation.id as number, tenant, pull, rt.log);
       }
       return usage;
     };
