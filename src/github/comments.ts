@@ -46,7 +46,7 @@ export async function addReaction(
  * (`GET /repos/{owner}/{repo}/collaborators/{username}/permission`), never from `author_association`.
  * `role_name` carries the finer roles (triage, maintain); `permission` only admin/write/read/none; the
  * choice between them is {@link collaboratorRole}'s. A 404 (not a collaborator) is `none`. Compare with
- * `permissionAtLeast` (`src/config/repo-config.ts`).
+ * `permissionAtLeast` (`src/config/repo-config/permissions.ts`).
  */
 export async function getPermission(
   octokit: InstallationOctokit,
