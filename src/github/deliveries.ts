@@ -65,13 +65,3 @@ export function nextCursor(link: string | undefined): string | undefined {
   }
   return undefined;
 }
-
-/**
- * Asks GitHub to deliver a delivery again (REST "Redeliver a delivery for an app webhook", `POST
- * /app/hook/deliveries/{delivery_id}/attempts`, App JWT; 202): a new delivery of the same event with the
- * same GUID and `redelivery: true`.
- * @throws Octokit's RequestError on a GitHub error.
- */
-export async function redeliver(app: ProbotOctokit, deliveryId: number): Promise<void> {
-  await app.request("POST /app/hook/deliveries/{delivery_id}/attempts", { delivery_id: deliveryId });
-}

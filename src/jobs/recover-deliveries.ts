@@ -2,7 +2,8 @@ import { randomUUID } from "node:crypto";
 import type { Job } from "bullmq";
 import type { ProbotOctokit } from "probot";
 import { setTimeout as sleep } from "node:timers/promises";
-import { listDeliveriesPage, redeliver, type HookDelivery } from "../github/deliveries.js";
+import { listDeliveriesPage, type HookDelivery } from "../github/deliveries.js";
+import { redeliver } from "../github/direct-writes.js";
 import {
   deliveryLedger,
   type DeliveryLedger,
