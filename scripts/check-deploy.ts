@@ -7,7 +7,12 @@
  *      interface, where tsc's excess-property check names them;
  *   2. the chart keeps its promises: non-root, read-only root filesystem, no capabilities, probes, resources, a
  *      grace period above the pre-stop pause, a PodDisruptionBudget per Deployment, credentials only from a
- *      Secret, Services and the Ingress pointing at ports and objects that exist;
+ *      Secret, Services and the Ingress pointing at ports and objects that exist; an autoscaler (KEDA's
+ *      ScaledObject, a HorizontalPodAutoscaler) scales a rendered Deployment that sets no replicas of its own,
+ *      at most one per Deployment, with a floor of 1 or more under its ceiling; KEDA's redis triggers read exactly
+ *      the wait lists and prioritized sets of diffward's queues (src/runtime/names.ts, QUEUE_NAMES, under
+ *      DEFAULT_QUEUE_PREFIX), summed by the formula, with credentials from the Secret; a prometheus trigger's
+ *      query names only exported series (and is written out for promtool);
  *   3. the Grafana dashboard and the alert rules name only metrics and labels diffward exports (read from
  *      `createMetrics`' registry), and the dashboard has the shape Grafana imports; each dashboard query is
  *      written out as a recording rule so promtool can parse its PromQL;
@@ -21,7 +26,9 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseAllDocuments, parse as parseYaml, stringify } from "yaml";
 import { z } from "zod";
+import { DEFAULT_QUEUE_PREFIX } from "../src/runtime/connection.js";
 import { createMetrics } from "../src/runtime/metrics.js";
+import { QUEUE_NAMES } from "../src/runtime/names.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const problems: string[] = [];
@@ -33,10 +40,14 @@ type K8sObject = {
   metadata: { name: string; labels?: Record<string, string> };
 } & Record<string, unknown>;
 
-/** The kubernetes-models module of an apiVersion (`v1` → core; `group/version`; prometheus-operator's CRDs). */
+/**
+ * The kubernetes-models module of an apiVersion (`v1` → core; `group/version`; prometheus-operator's and KEDA's
+ * CRDs).
+ */
 function modelModule(apiVersion: string): string {
   if (apiVersion.startsWith("monitoring.coreos.com/"))
     return `@kubernetes-models/prometheus-operator/${apiVersion}`;
+  if (apiVersion.startsWith("keda.sh/")) return `@kubernetes-models/keda/${apiVersion}`;
   return `kubernetes-models/${apiVersion}`;
 }
 
@@ -184,6 +195,123 @@ function checkPolicies(file: string, objects: K8sObject[]): void {
       problem(`${file}: ServiceMonitor/${sm.metadata.name}`, "selects no Service");
 }
 
+type ScaleTarget = { apiVersion: string; kind: string; name: string };
+type Trigger = {
+  type: string;
+  name?: string;
+  metadata: Record<string, string>;
+  authenticationRef?: { name: string; kind?: string };
+};
+type Autoscaler = K8sObject & {
+  spec: {
+    scaleTargetRef: ScaleTarget;
+    minReplicaCount?: number;
+    maxReplicaCount?: number;
+    minReplicas?: number;
+    maxReplicas?: number;
+    triggers?: Trigger[];
+    advanced?: { scalingModifiers?: { formula?: string; target?: string } };
+  };
+};
+
+/** The keys KEDA's redis triggers must read: each queue's wait list and prioritized set (BullMQ 6 `QueueKeys`). */
+const QUEUE_BACKLOG_KEYS = Object.values(QUEUE_NAMES)
+  .flatMap((q) => [`${DEFAULT_QUEUE_PREFIX}:${q}:wait`, `${DEFAULT_QUEUE_PREFIX}:${q}:prioritized`])
+  .sort();
+
+/** Each prometheus trigger's query, written out as a recording rule for promtool (`autoscaling-queries.rules.yml`). */
+const scalingQueries: Array<{ record: string; expr: string }> = [];
+
+/**
+ * The autoscalers' promises (values.yaml `autoscaling`, docs/operations.md "Scaling the workers"), per rendered
+ * file: each scales a rendered Deployment that sets no replicas, one autoscaler per Deployment, 1 ≤ floor ≤
+ * ceiling; a TriggerAuthentication reads only the Secret the pods use; a ScaledObject's triggers as
+ * {@link checkTriggers} says.
+ */
+function checkAutoscalers(file: string, objects: K8sObject[], series: Map<string, Set<string>>): void {
+  const scalers = objects.filter(
+    (o): o is Autoscaler => o.kind === "ScaledObject" || o.kind === "HorizontalPodAutoscaler",
+  );
+  const secrets = new Set(
+    JSON.stringify(objects.filter((o) => o.kind === "Deployment")).match(/(?<="secretName":")[^"]+/g) ?? [],
+  );
+  const auths = objects.filter((o) => o.kind === "TriggerAuthentication") as Array<
+    K8sObject & { spec: { secretTargetRef?: Array<{ name: string }> } }
+  >;
+  const scaled = new Set<string>();
+  for (const a of scalers) {
+    const where = `${file}: ${a.kind}/${a.metadata.name}`;
+    const ref = a.spec.scaleTargetRef;
+    const target = objects.find((o) => o.kind === ref.kind && o.metadata.name === ref.name) as
+      (K8sObject & { spec: { replicas?: number } }) | undefined;
+    if (ref.kind !== "Deployment" || ref.apiVersion !== "apps/v1" || !target)
+      problem(where, `scaleTargetRef ${ref.kind}/${ref.name} is not a rendered Deployment`);
+    else if (target.spec.replicas !== undefined)
+      problem(
+        where,
+        `Deployment/${ref.name} sets replicas: the autoscaler's are overwritten by every upgrade`,
+      );
+    if (scaled.has(ref.name)) problem(where, `Deployment/${ref.name} has a second autoscaler`);
+    scaled.add(ref.name);
+    const min = a.spec.minReplicaCount ?? a.spec.minReplicas ?? 0;
+    const max = a.spec.maxReplicaCount ?? a.spec.maxReplicas ?? 0;
+    if (min < 1 || min > max) problem(where, `floor ${min} and ceiling ${max}: want 1 ≤ floor ≤ ceiling`);
+    if (a.kind === "ScaledObject") checkTriggers(where, a, auths, secrets, series);
+  }
+  for (const t of auths)
+    for (const r of t.spec.secretTargetRef ?? [])
+      if (!secrets.has(r.name))
+        problem(
+          `${file}: TriggerAuthentication/${t.metadata.name}`,
+          `reads Secret ${r.name}, not the chart's`,
+        );
+}
+
+/**
+ * KEDA's triggers of a ScaledObject: the redis ones read exactly {@link QUEUE_BACKLOG_KEYS}, summed by the
+ * `scalingModifiers` formula, with credentials only through a rendered TriggerAuthentication; a prometheus one
+ * has a server and a query that names only exported series (kept for promtool in {@link scalingQueries}).
+ */
+function checkTriggers(
+  where: string,
+  a: Autoscaler,
+  auths: K8sObject[],
+  secrets: Set<string>,
+  series: Map<string, Set<string>>,
+): void {
+  const triggers = a.spec.triggers ?? [];
+  const redis = triggers.filter((t) => t.type === "redis" || t.type === "redis-cluster");
+  if (redis.length > 0) {
+    const lists = redis.map((t) => t.metadata.listName ?? "").sort();
+    if (JSON.stringify(lists) !== JSON.stringify(QUEUE_BACKLOG_KEYS))
+      problem(
+        where,
+        `redis triggers read ${lists.join(", ")}; the queues' backlog is ${QUEUE_BACKLOG_KEYS.join(", ")}`,
+      );
+    const formula = a.spec.advanced?.scalingModifiers?.formula ?? "";
+    const summed = formula.split("+").map((n) => n.trim());
+    if (JSON.stringify([...summed].sort()) !== JSON.stringify(redis.map((t) => t.name ?? "").sort()))
+      problem(where, `scalingModifiers.formula "${formula}" is not the sum of the redis triggers`);
+    for (const t of redis) {
+      if (t.metadata.password !== undefined || t.metadata.username !== undefined)
+        problem(where, `trigger ${t.name} carries Redis credentials in its metadata, not from a Secret`);
+      if (!auths.some((x) => x.metadata.name === t.authenticationRef?.name))
+        problem(where, `trigger ${t.name} names no rendered TriggerAuthentication`);
+    }
+    if (secrets.size === 0) problem(where, "no Secret to read Redis' credentials from");
+  }
+  for (const t of triggers.filter((x) => x.type === "prometheus")) {
+    const query = t.metadata.query ?? "";
+    checkExpr(`${where} trigger ${t.name}`, query, series);
+    if (!/^https?:\/\//.test(t.metadata.serverAddress ?? ""))
+      problem(where, `trigger ${t.name} has no serverAddress`);
+    scalingQueries.push({
+      record: `autoscaling:${a.metadata.name.replace(/\W/g, "_")}_${scalingQueries.length}`,
+      expr: query,
+    });
+  }
+}
+
 /** Every series name diffward exports, with its label names (histograms' `_bucket`/`_sum`/`_count` and `le`). */
 function exportedSeries(): Map<string, Set<string>> {
   const m = createMetrics({
@@ -320,17 +448,22 @@ async function main(): Promise<void> {
   const out = resolve(outAt >= 0 ? args.splice(outAt, 2)[1]! : "out/check-deploy");
   mkdirSync(out, { recursive: true });
   const all: Array<{ file: string; obj: K8sObject }> = [];
+  const series = exportedSeries();
   for (const file of args) {
     const objects = parseAllDocuments(readFileSync(file, "utf8"))
       .map((doc) => doc.toJS() as K8sObject | null)
       .filter((o): o is K8sObject => o !== null);
     checkPolicies(file, objects);
+    checkAutoscalers(file, objects, series);
     all.push(...objects.map((obj) => ({ file, obj })));
   }
+  writeFileSync(
+    join(out, "autoscaling-queries.rules.yml"),
+    stringify({ groups: [{ name: "autoscaling", rules: scalingQueries }] }),
+  );
   await validateSchemas(all, out);
   console.log(`kubernetes: ${all.length} objects from ${args.length} renderings checked`);
 
-  const series = exportedSeries();
   checkDashboard(join(ROOT, "deploy/grafana/diffward-dashboard.json"), series, out);
   checkAlerts(join(ROOT, "deploy/prometheus/diffward-alerts.yml"), series);
   console.log(`dashboard and alerts: checked against ${series.size} exported series`);

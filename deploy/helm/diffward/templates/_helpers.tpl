@@ -157,3 +157,49 @@ optional keys marked optional, so one Secret may leave them out; the private key
 {{- end }}
 - { name: tmp, mountPath: /tmp }
 {{- end -}}
+
+{{/*
+diffward's BullMQ queues (src/runtime/names.ts, QUEUE_NAMES) and their key prefix (src/runtime/connection.ts,
+DEFAULT_QUEUE_PREFIX: a Redis Cluster hash tag, so every key of every queue is in one slot). A queue's jobs
+ready to run wait in the list `<prefix>:<queue>:wait` or, when added with a priority (diffward's fair adds per
+installation, src/runtime/fairness.ts), in the sorted set `<prefix>:<queue>:prioritized` (BullMQ 6, QueueKeys).
+test/deploy/autoscaling.test.ts checks these against the source.
+*/}}
+{{- define "diffward.queues" -}}diffward-events diffward-launch diffward-scans diffward-reports{{- end -}}
+{{- define "diffward.queuePrefix" -}}{diffward}{{- end -}}
+
+{{/*
+Where KEDA reads Redis: autoscaling.keda.redis.address, else the cluster's seed nodes (host:port, from
+redis.clusterNodes, a URL reduced to its host and port), else redis.url's host and port (6379 when it has none).
+*/}}
+{{- define "diffward.kedaRedisAddress" -}}
+{{- $address := .Values.autoscaling.keda.redis.address -}}
+{{- if $address -}}
+{{ $address }}
+{{- else if .Values.redis.clusterNodes -}}
+{{- $nodes := list -}}
+{{- range splitList "," .Values.redis.clusterNodes -}}
+{{- $n := trim . -}}
+{{- if contains "://" $n }}{{ $n = (urlParse $n).host }}{{ end -}}
+{{- if not (regexMatch ":[0-9]+$" $n) }}{{ $n = printf "%s:6379" $n }}{{ end -}}
+{{- $nodes = append $nodes $n -}}
+{{- end -}}
+{{ join "," $nodes }}
+{{- else if .Values.redis.urlFromSecret -}}
+{{- fail "autoscaling.keda.redis.address (host:port) is required with redis.urlFromSecret: the Redis URL is in the Secret, where the chart cannot read it" -}}
+{{- else -}}
+{{- $host := (urlParse .Values.redis.url).host -}}
+{{ $host }}{{ if not (regexMatch ":[0-9]+$" $host) }}:6379{{ end }}
+{{- end -}}
+{{- end -}}
+
+{{/* "true" when KEDA must speak TLS to Redis: asked for, or a rediss:// URL in the values. */}}
+{{- define "diffward.kedaRedisTLS" -}}
+{{- $tls := .Values.autoscaling.keda.redis.enableTLS -}}
+{{- if .Values.redis.clusterNodes -}}
+{{- $tls = or $tls (contains "rediss://" .Values.redis.clusterNodes) -}}
+{{- else if not .Values.redis.urlFromSecret -}}
+{{- $tls = or $tls (hasPrefix "rediss://" .Values.redis.url) -}}
+{{- end -}}
+{{ $tls }}
+{{- end -}}
