@@ -3,6 +3,7 @@ import { REPORT_KIND, withSettledCredits, type ReportState } from "../report/sta
 import type { PollJobData } from "./types.js";
 import { JOB, jobId, pullKey } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
+import { writesOf } from "../runtime/writes.js";
 import { recomputeCheck } from "../triage/check.js";
 import { readScanSpend, type ScanSpend } from "../policy/credits.js";
 import type { ScannerTenant } from "../tenants/index.js";
@@ -112,6 +113,7 @@ export async function processSettle(
     const scan = { id: report.scanId, headSha: report.headSha };
     const done = await syncNotReported(
       octokit,
+      writesOf(rt, d.installationId),
       d,
       {
         findings: report.findings,

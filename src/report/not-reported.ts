@@ -10,9 +10,10 @@
 import type { Logger } from "pino";
 import { classifyFindings } from "../domain/identity.js";
 import { OPEN_RESOLUTIONS } from "../domain/verdict.js";
-import { listReviewComments, updateReviewComment, type ExistingReviewComment } from "../github/reviews.js";
-import { listReviewThreads, setReviewThreadResolved } from "../github/threads.js";
+import { listReviewComments, type ExistingReviewComment } from "../github/reviews.js";
+import { listReviewThreads } from "../github/threads.js";
 import type { InstallationOctokit, PullRef } from "../github/types.js";
+import type { ApplyWrites, GitHubWrite } from "../github/writes.js";
 import { parseNotReportedMarker, renderNotReportedComment } from "../render/not-reported.js";
 import { appendAudit } from "../runtime/audit-log.js";
 import type { Runtime } from "../runtime/runtime.js";
@@ -152,28 +153,36 @@ export interface ThreadWritesDone {
 }
 
 /**
- * Applies planned thread writes: edits the comment (GitHub REST "Update a review comment for a pull
- * request") and resolves its thread, or unresolves a thread (GraphQL `resolveReviewThread` /
- * `unresolveReviewThread`; threads read once with `listReviewThreads`). A comment edit failure is
- * thrown (the job retries; writes are idempotent: an edited comment is skipped by the next plan); a
- * thread failure is logged and skipped, like the command job's thread sync.
+ * Applies planned thread writes through the installation's write path (`apply`): edits the comment (GitHub
+ * REST "Update a review comment for a pull request") and resolves its thread, or unresolves a thread (GraphQL
+ * `resolveReviewThread` / `unresolveReviewThread`; threads read once with `listReviewThreads`). A comment
+ * edit failure is thrown (the job retries; writes are idempotent: an edited comment is skipped by the next
+ * plan); a thread change is a best-effort write: its failure is logged and skipped, like the command job's
+ * thread sync.
  *
  * @returns how many threads were closed and reopened, and the writes applied (each edited comment; each
  * reopened thread).
  */
 export async function applyThreadWrites(
   octokit: InstallationOctokit,
+  apply: ApplyWrites,
   pull: PullRef,
   writes: readonly ThreadWrite[],
   log: Logger,
 ): Promise<ThreadWritesDone> {
   const done: ThreadWritesDone = { closed: 0, reopened: 0, applied: [] };
   if (writes.length === 0) return done;
-  for (const w of writes)
-    if (w.kind === "close") {
-      await updateReviewComment(octokit, pull, w.commentId, w.body);
-      done.applied.push(w);
-    }
+  const closes = writes.filter((w) => w.kind === "close");
+  await apply(
+    closes.map((w) => ({
+      kind: "update-review-comment",
+      repo: pull,
+      commentId: w.commentId,
+      body: w.body,
+      purpose: "review",
+    })),
+  );
+  done.applied.push(...closes);
   let threads: Map<number, { id: string; isResolved: boolean }>;
   try {
     threads = await listReviewThreads(octokit, pull);
@@ -181,28 +190,34 @@ export async function applyThreadWrites(
     log.warn({ err: error }, "review threads not read: not-reported threads left as they are");
     return done;
   }
-  for (const w of writes) {
-    const resolved = w.kind === "close";
+  const found = writes.flatMap((w) => {
     const thread = threads.get(w.commentId);
-    if (!thread) {
-      log.warn({ commentId: w.commentId }, "review thread not found");
-      continue;
-    }
-    try {
-      if (thread.isResolved !== resolved) await setReviewThreadResolved(octokit, thread.id, resolved);
-      if (resolved) done.closed += 1;
-      else {
-        done.reopened += 1;
-        done.applied.push(w);
-      }
-    } catch (error) {
+    if (!thread) log.warn({ commentId: w.commentId }, "review thread not found");
+    return thread ? [{ w, thread, resolved: w.kind === "close" }] : [];
+  });
+  const changes = found.filter((t) => t.thread.isResolved !== t.resolved);
+  const results = await apply(changes.map((t) => threadChange(t.thread.id, t.resolved)));
+  for (const t of found) {
+    const result = results[changes.indexOf(t)];
+    if (result?.kind === "failed") {
       log.warn(
-        { err: error, commentId: w.commentId, resolved },
+        { err: result.message, commentId: t.w.commentId, resolved: t.resolved },
         "could not change the review thread: ignored",
       );
+      continue;
+    }
+    if (t.resolved) done.closed += 1;
+    else {
+      done.reopened += 1;
+      done.applied.push(t.w);
     }
   }
   return done;
+}
+
+/** A thread resolved or reopened by the report: best effort (a failure leaves the thread as it is). */
+function threadChange(threadId: string, resolved: boolean): GitHubWrite {
+  return { kind: "set-review-thread-resolved", threadId, resolved, purpose: "review", bestEffort: true };
 }
 
 /**
@@ -212,6 +227,7 @@ export async function applyThreadWrites(
  */
 export async function syncNotReported(
   octokit: InstallationOctokit,
+  apply: ApplyWrites,
   pull: PullRef,
   input: ReportedScan & {
     /** the review comments as read before this report's own review was posted, if already read */
@@ -228,7 +244,7 @@ export async function syncNotReported(
     coverage: input.coverage,
     scan: input.scan,
   });
-  const done = await applyThreadWrites(octokit, pull, writes, log);
+  const done = await applyThreadWrites(octokit, apply, pull, writes, log);
   if (writes.length > 0 || !input.coverage.complete)
     log.info(
       {

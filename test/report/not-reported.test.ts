@@ -12,6 +12,7 @@ import {
   scopeCovers,
 } from "../../src/report/not-reported.js";
 import type { PostedFindingComment } from "../../src/report/posted.js";
+import type { ApplyWrites } from "../../src/github/writes.js";
 
 const f = (id: string, title: string) => ({
   id,
@@ -122,15 +123,18 @@ describe("planNotReported (pure)", () => {
 
   it("a thread error is logged and skipped; the comment edit is still made", async () => {
     const calls: string[] = [];
+    // the write path as applyWrites answers: a best-effort write that failed is `failed`, any other throws
+    const apply: ApplyWrites = async (writes) =>
+      writes.map((w) => {
+        if (w.kind === "update-review-comment") {
+          calls.push(`edit ${w.commentId}`);
+          return { kind: "done" };
+        }
+        calls.push("resolve");
+        if (!w.bestEffort) throw new Error("Resource not accessible by integration");
+        return { kind: "failed", message: "Resource not accessible by integration" };
+      });
     const octokit = {
-      rest: {
-        pulls: {
-          updateReviewComment: async (p: { comment_id: number }) => {
-            calls.push(`edit ${p.comment_id}`);
-            return { data: {} };
-          },
-        },
-      },
       graphql: async (q: string) => {
         if (q.includes("reviewThreads"))
           return {
@@ -143,12 +147,12 @@ describe("planNotReported (pure)", () => {
               },
             },
           };
-        calls.push("resolve");
-        throw new Error("Resource not accessible by integration");
+        throw new Error(`unexpected GraphQL document: ${q}`);
       },
     };
     const done = await applyThreadWrites(
       octokit as never,
+      apply,
       { owner: "o", repo: "r", pullNumber: 1 },
       [{ kind: "close", commentId: 5, findingId: "x", body: "b" }],
       pino({ level: "silent" }),

@@ -18,7 +18,7 @@ import { auditThreadWrites, closingCoverage, syncNotReported } from "../../repor
 import { annotationsDigest } from "../../report/verdict.js";
 import { pullKey } from "../../runtime/names.js";
 import type { Runtime } from "../../runtime/runtime.js";
-import { WritesWithdrawnError, applyWrites, writeBudget } from "../../runtime/writes.js";
+import { WritesWithdrawnError, applyWrites, writeBudget, writesOf } from "../../runtime/writes.js";
 import { decidePullReport, type PullReportDecision, type PullReportFacts } from "./decide.js";
 import type { PollJobData } from "../types.js";
 import {
@@ -231,6 +231,7 @@ async function saveReport(
   const reported = { id: d.scanId, headSha: d.headSha };
   const closed = await syncNotReported(
     octokit,
+    writesOf(rt, d.installationId),
     pull,
     {
       findings: state.findings,
