@@ -80,4 +80,40 @@ describe("applyWrites: GitHub 5xx on a write", () => {
     expect(h.github.requests.filter((r) => r.method === "POST" && route.test(r.path))).toHaveLength(4);
     expect(h.github.state.checkRuns(pr.owner, pr.repo)).toHaveLength(0);
   }, 60_000);
+  it("a command's answer (a comment) answered 502 past Octokit's retries is not sent again: a 5xx may hide one GitHub made", async () => {
+    const pr = await openPull(h, { head: sha(3104), repo: "write-5xx-4", config: null, send: false });
+    const installationId = pr.payload.installation.id as number;
+    const pull = { owner: pr.owner, repo: pr.repo, pullNumber: pr.number };
+    const route = new RegExp(`/repos/${pr.owner}/${pr.repo}/issues/${pr.number}/comments$`);
+    h.github.setFaults({ next5xx: 4, status: 502, route });
+    await expect(
+      applyWrites(h.booted.rt, installationId, [
+        { kind: "create-issue-comment", pull, body: "answer", purpose: "answer" },
+      ]),
+    ).rejects.toMatchObject({ status: 502 });
+    h.github.setFaults({});
+    expect(h.github.requests.filter((r) => r.method === "POST" && route.test(r.path))).toHaveLength(4);
+  }, 60_000);
+
+  it("a reaction to a command answered 502 past Octokit's retries is sent again and lands once", async () => {
+    const pr = await openPull(h, { head: sha(3105), repo: "write-5xx-5", config: null, send: false });
+    const installationId = pr.payload.installation.id as number;
+    const pull = { owner: pr.owner, repo: pr.repo, pullNumber: pr.number };
+    const [posted] = await applyWrites(h.booted.rt, installationId, [
+      { kind: "create-issue-comment", pull, body: "/diffward status", purpose: "answer" },
+    ]);
+    const commentId = posted?.kind === "create-issue-comment" ? posted.commentId : -1;
+    const route = new RegExp(`/repos/${pr.owner}/${pr.repo}/issues/comments/${commentId}/reactions$`);
+    h.github.setFaults({ next5xx: 5, status: 502, route });
+    const results = await applyWrites(h.booted.rt, installationId, [
+      { kind: "add-reaction", repo: pull, on: "issue", commentId, content: "eyes", purpose: "answer" },
+    ]);
+    h.github.setFaults({});
+    expect(results).toEqual([{ kind: "done" }]);
+    const sent = h.github.requests.filter((r) => r.method === "POST" && route.test(r.path));
+    expect(sent.filter((r) => r.status === 502)).toHaveLength(5);
+    expect(sent.filter((r) => r.status === 201)).toHaveLength(1);
+    const reactions = h.github.state.reactions(pr.owner, pr.repo).filter((r) => r.commentId === commentId);
+    expect(reactions.map((r) => r.content)).toEqual(["eyes"]);
+  }, 60_000);
 });
