@@ -13,9 +13,11 @@
  * every BullMQ processor; runtime is the process's machinery (Redis connection, state, key and queue names,
  * write lane, cap ledger, fairness, config loading, logger, metrics, Octokit factory, health), which the
  * layers above share and which knows no job. checks is how a scan's check run ends or shows progress outside its
- * report, planned the same for every job that follows a scan. web is the organization's page's routes and sign-in, wired by the
- * web entry: the top layer, like handlers for webhooks. org-page is the page's data, read by web only: it reads
- * every layer's state below it.
+ * report, planned the same for every job that follows a scan. job-catalogue is the one table of jobs (each
+ * kind's name, queue, data schema and options) and the one way to add a job: above domain (its data names the
+ * domain's shapes), below every layer that adds a job (triage adds an acceptance's expiry). web is the
+ * organization's page's routes and sign-in, wired by the web entry: the top layer, like handlers for webhooks.
+ * org-page is the page's data, read by web only: it reads every layer's state below it.
  */
 const LAYERS = [
   ["web"],
@@ -27,6 +29,7 @@ const LAYERS = [
   ["report"],
   ["policy", "checks"],
   ["render"],
+  ["job-catalogue"],
   ["domain"],
   ["runtime"],
   ["tenants", "github"],

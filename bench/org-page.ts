@@ -22,7 +22,7 @@ import type { InstallationOctokit } from "../src/github/types.js";
 import { loadInstallationPage, type OrgPageDeps } from "../src/org-page/data.js";
 import { renderInstallationPage } from "../src/render/org-page.js";
 import { serviceReachability } from "../src/runtime/health.js";
-import { JOB, jobId } from "../src/runtime/names.js";
+import { jobId } from "../src/runtime/names.js";
 import { OrgRecords, REPORT_LOG_SIZE } from "../src/runtime/org-records.js";
 import { createQueues } from "../src/runtime/queues.js";
 import type { Runtime } from "../src/runtime/runtime.js";
@@ -31,6 +31,7 @@ import { createScannerAccess } from "../src/tenants/index.js";
 import { storeApprovalRequest } from "../src/triage/approvals.js";
 import { percentile, seeded, sleep } from "./lib.js";
 import { REDIS_URL, startChild, stopChild } from "./processes.js";
+import { JOBS } from "../src/job-catalogue/index.js";
 
 /** Options of {@link orgPagePhase}. */
 export interface OrgPageOptions {
@@ -204,7 +205,7 @@ async function seed(
   for (let n = 0; n < 50; n += 1)
     tasks.push(() =>
       rt.queues.reports.add(
-        JOB.report,
+        JOBS.report.name,
         {
           installationId: 1 + (n % o.installations),
           owner: `org-${1 + (n % o.installations)}`,
@@ -278,7 +279,7 @@ async function inFlightScan(rt: OrgPageDeps["rt"], inst: number, n: number, now:
   };
   await rt.state.linkScan(link);
   const job = await rt.queues.scans.add(
-    JOB.poll,
+    JOBS.poll.name,
     { ...link, launchedAt: now - 60_000 * (n % 30) },
     { jobId: jobId("poll", scanId), delay: 600_000 },
   );

@@ -9,10 +9,10 @@ import { startHarness } from "../dev/harness/harness.js";
 import { parseRepoConfigYaml } from "../src/config/repo-config.js";
 import { demoConfig } from "../dev/harness/demo-repo.js";
 import { sendWebhook } from "../dev/github-standin/index.js";
-import type { PollJobData } from "../src/jobs/types.js";
-import { JOB, jobId } from "../src/runtime/names.js";
+import { jobId } from "../src/runtime/names.js";
 import { makePulls, seedPulls, sleep } from "./lib.js";
 import { REDIS_URL, startChild, stopChild } from "./processes.js";
+import { JOBS, type PollJobData } from "../src/job-catalogue/index.js";
 
 /** Webhook acknowledgement times (ms) of diffward and of a plain verify-and-answer receiver. */
 export interface AckFigures {
@@ -136,7 +136,7 @@ export async function inflightPhase(
     });
     ids.push(s.id);
     jobs.push({
-      name: JOB.poll,
+      name: JOBS.poll.name,
       data: {
         installationId: pull!.installationId,
         accountLogin: pull!.owner,

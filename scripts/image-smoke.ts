@@ -27,7 +27,8 @@ import { freePort } from "../dev/harness/redis.js";
 import { sendWebhook, seedFromPullRequestEvent, startGitHubStandIn } from "../dev/github-standin/index.js";
 import { startSandbox } from "../dev/sandbox/index.js";
 import { DEFAULT_QUEUE_PREFIX } from "../src/runtime/connection.js";
-import { JOB, QUEUE_NAMES } from "../src/runtime/names.js";
+import { QUEUE_NAMES } from "../src/runtime/names.js";
+import { JOBS } from "../src/job-catalogue/index.js";
 
 const run = promisify(execFile);
 const PACKAGE_VERSION = (
@@ -251,7 +252,7 @@ async function main(): Promise<void> {
           const done = await q.getJobs(["completed"]);
           const names = done.map((j) => j.name);
           check(
-            names.filter((n) => n === JOB.pullRequest).length === 2,
+            names.filter((n) => n === JOBS.pullRequest.name).length === 2,
             "both pull request jobs completed",
             names,
           );

@@ -9,7 +9,6 @@ import {
   DEFAULT_STATE_PREFIX,
 } from "./runtime/connection.js";
 import { createQueues } from "./runtime/queues.js";
-import { JOB } from "./runtime/names.js";
 import type { Runtime } from "./runtime/runtime.js";
 import { DEFAULT_SETTINGS, type Settings } from "./config/settings.js";
 import { StateStore } from "./runtime/state.js";
@@ -18,17 +17,10 @@ import { createMetrics, type DiffwardMetrics } from "./runtime/metrics.js";
 import { DiffwardOctokit, withWriteLane } from "./runtime/octokit.js";
 import { serviceReachability } from "./runtime/health.js";
 import { createScannerAccess } from "./tenants/index.js";
-import {
-  startWorkers,
-  type ExtraProcessors,
-  type WorkerConcurrency,
-  type WorkerTiming,
-} from "./jobs/workers.js";
-import { enqueueReconcile, reconcile, reconcileProcessor, type ReconcileSummary } from "./jobs/reconcile.js";
-import { CODE_SCANNING_PROCESSORS } from "./jobs/code-scanning-alert.js";
+import { startWorkers, type WorkerConcurrency, type WorkerTiming } from "./jobs/workers.js";
+import { enqueueReconcile, reconcile, type ReconcileSummary } from "./jobs/reconcile.js";
 import {
   recoverDeliveries,
-  recoverDeliveriesProcessor,
   scheduleDeliveryRecovery,
   type RecoverySummary,
 } from "./jobs/recover-deliveries.js";
@@ -60,7 +52,6 @@ export interface BootConfig {
   log: Logger;
   /** Octokit class override (tests turn retry/throttling delays down) */
   Octokit?: typeof ProbotOctokit;
-  extraProcessors?: ExtraProcessors;
   /** BullMQ lock and stalled-check timing (tests shorten them); the pull lock's TTL follows `lockDuration` */
   workerTiming?: WorkerTiming;
   /**
@@ -136,6 +127,7 @@ export function boot(config: BootConfig): Booted {
     queues,
     octokit: (installationId) =>
       probot.auth(installationId) as Promise<Awaited<ReturnType<Runtime["octokit"]>>>,
+    appOctokit: () => probot.auth(),
     scanner,
     botLogin: botLoginOnce(() => probot.auth()),
     settings: { ...DEFAULT_SETTINGS, ...config.settings },
@@ -145,7 +137,6 @@ export function boot(config: BootConfig): Booted {
     metrics,
     serviceHealth,
   };
-  const reconcileDeps = { appOctokit: () => probot.auth() };
   const workers: Worker[] = [];
   const booted: Booted = {
     rt,
@@ -154,12 +145,12 @@ export function boot(config: BootConfig): Booted {
     workers,
     metrics,
     startWorkers() {
-      const started = startAllWorkers(config, rt, { connection: redis, prefix: queuePrefix }, reconcileDeps);
+      const started = startAllWorkers(config, rt, { connection: redis, prefix: queuePrefix });
       workers.push(...started);
       return started;
     },
-    reconcile: () => reconcile(rt, reconcileDeps),
-    recoverDeliveries: () => recoverDeliveries(rt, reconcileDeps),
+    reconcile: () => reconcile(rt),
+    recoverDeliveries: () => recoverDeliveries(rt),
     async close() {
       // A job that can stop early (the recovery of missed deliveries) keeps its progress and frees its lock.
       for (const w of workers) w.cancelAllJobs("shutting down");
@@ -173,25 +164,18 @@ export function boot(config: BootConfig): Booted {
 }
 
 /**
- * Starts every worker of this process (diffward's jobs, reconciliation, the recovery of missed deliveries,
- * the code-scanning alert job and any extra processors), counts their jobs in the metrics, and enqueues the
- * reconciliation and the delivery recovery when the config asks for them.
+ * Starts the workers of this process (every job of the catalogue, `src/job-catalogue/`, each run by its
+ * processor, `src/jobs/processors.ts`), counts their jobs in the metrics, and enqueues the reconciliation
+ * and the delivery recovery when the config asks for them.
  */
 function startAllWorkers(
   config: BootConfig,
   rt: Runtime,
   queue: { connection: ReturnType<typeof createRedis>; prefix: string },
-  reconcileDeps: Parameters<typeof reconcileProcessor>[0],
 ): Worker[] {
   const started = startWorkers(rt, {
     ...queue,
     ...(config.concurrency ? { concurrency: config.concurrency } : {}),
-    extra: {
-      [JOB.reconcile]: reconcileProcessor(reconcileDeps),
-      [JOB.recoverDeliveries]: recoverDeliveriesProcessor(reconcileDeps),
-      ...CODE_SCANNING_PROCESSORS,
-      ...config.extraProcessors,
-    },
     ...(config.workerTiming ? { timing: config.workerTiming } : {}),
   });
   rt.metrics?.instrumentWorkers(started);

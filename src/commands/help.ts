@@ -7,7 +7,7 @@ import { statusName } from "../render/glossary.js";
 import { reasonCodesFor } from "../scanner/catalog.js";
 import type { ResolutionStatus } from "../scanner/catalog.js";
 import { DEFAULT_LABEL_PREFIX } from "../scanner/labels.js";
-import type { CommandForm } from "./form.js";
+import type { CommandForm } from "../domain/command-form.js";
 import { VERB_TABLE, verbAllowedIn, verbSyntax, type VerbRow } from "./table.js";
 import { RESOLUTION_VERBS, type ResolutionVerb } from "./verbs/resolution.js";
 

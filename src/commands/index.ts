@@ -3,7 +3,6 @@
  * text, and the shape of a verb. Pure except for the verbs' `read`/`apply` steps, which reach GitHub and
  * diffward's state only through the `CommandIO` ports the command job gives them.
  */
-export * from "./form.js";
 export * from "./verb-parts.js";
 export * from "./verb-module.js";
 export * from "./table.js";

@@ -9,8 +9,8 @@ import { z } from "zod";
 import { ALL_REASON_CODES } from "../scanner/catalog.js";
 import { parseFindingRef } from "../scanner/labels.js";
 import type { FindingRef } from "../scanner/labels.js";
-import { CONVERSATION_PREFIX } from "./form.js";
-import type { CommandForm } from "./form.js";
+import { CONVERSATION_PREFIX } from "../domain/command-form.js";
+import type { CommandForm } from "../domain/command-form.js";
 import {
   ErrorCommand,
   IgnoreCommand,

@@ -4,8 +4,8 @@
  * verb, in this order). See `README.md` in this folder for the recipe of a new verb.
  */
 import { z } from "zod";
-import type { CommandForm } from "./form.js";
-import { CONVERSATION_PREFIX } from "./form.js";
+import type { CommandForm } from "../domain/command-form.js";
+import { CONVERSATION_PREFIX } from "../domain/command-form.js";
 import { MAX_NOTE_LENGTH } from "./verb-parts.js";
 import type { AnyVerbModule } from "./verb-module.js";
 import { resolutionVerb } from "./verbs/resolution.js";

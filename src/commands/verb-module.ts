@@ -24,12 +24,11 @@ import type { FindingDetail } from "../scanner/schemas.js";
 import type { ScannerTenant } from "../tenants/index.js";
 import type { Decision } from "../triage/types.js";
 import type { ApprovalRequest, ClaimResult } from "../domain/approval.js";
-import type { CommandForm } from "./form.js";
+import type { CommandForm } from "../domain/command-form.js";
 import type { ErrorCommand, RefusalCommand, VerbArgs } from "./verb-parts.js";
 
 /** What the command job did; returned as the job's result (visible in BullMQ and in tests). */
 export type CommandOutcome =
-  | "invalid-job"
   | "duplicate"
   | "ignored"
   | "not-onboarded"

@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { RESOLUTION_STATUSES } from "../scanner/catalog.js";
 import type { FindingRef } from "../scanner/labels.js";
-import type { CommandForm } from "./form.js";
+import type { CommandForm } from "../domain/command-form.js";
 
 /** Longest note content diffward sends, in characters (Unicode code points). Longer → `note_too_long`. */
 export const MAX_NOTE_LENGTH = 20_000;

@@ -3,9 +3,14 @@
  * findings were already open there (the same fingerprint, src/domain/identity.ts: the identity GitHub code
  * scanning matches alerts by) and which are new.
  */
+import { z } from "zod";
 import { fingerprint } from "./identity.js";
 import type { ReportFinding } from "./types.js";
 import { isRuledOut } from "./verdict.js";
+
+/** What started a baseline: a push to the default branch, or its `baseline.schedule`. */
+export const BaselineTrigger = z.enum(["push", "schedule"]);
+export type BaselineTrigger = z.infer<typeof BaselineTrigger>;
 
 /** What the check run says about the base branch's baseline. */
 export interface BaselineComparison {

@@ -1,8 +1,7 @@
-import type { PullRequestJobData } from "../jobs/types.js";
-import { JOB, jobId } from "../runtime/names.js";
+import type { ApproveJobData, PullRequestJobData } from "../job-catalogue/index.js";
+import { jobId } from "../runtime/names.js";
 import type { EventHandler } from "./deps.js";
 import { enqueueEvent, repoContext } from "./deps.js";
-import type { ApproveJobData } from "../jobs/approve.js";
 import { SCAN_ANYWAY } from "../render/gates.js";
 
 /** The "Re-run" buttons' events (GitHub "Webhook events and payloads", `check_run` and `check_suite`). */
@@ -51,7 +50,7 @@ export const onRerequested: EventHandler<RerunEvent> = async (deps, context, ins
         : {}),
       explicit: { nonce: context.id, requestedBy: payload.sender.login },
     };
-    await enqueueEvent(deps, JOB.rerequest, data, jobId("rerun", context.id, pr.number));
+    await enqueueEvent(deps, "rerequest", data, jobId("rerun", context.id, pr.number));
   }
 };
 
@@ -73,5 +72,5 @@ export const onRequestedAction: EventHandler<ActionEvent> = async (deps, context
     title: payload.check_run.output?.title ?? "Waiting for approval",
     summary: payload.check_run.output?.summary ?? "",
   };
-  await enqueueEvent(deps, JOB.approve, data, jobId("approve", context.id));
+  await enqueueEvent(deps, "approve", data, jobId("approve", context.id));
 };

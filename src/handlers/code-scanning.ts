@@ -1,6 +1,5 @@
 import { jobId } from "../runtime/names.js";
-import type { AlertJobData } from "../jobs/code-scanning-alert.js";
-import { CODE_SCANNING_ALERT_JOB } from "../jobs/code-scanning-alert.js";
+import type { AlertJobData } from "../job-catalogue/index.js";
 import { TOOL_NAME } from "../codescanning/sarif.js";
 import type { EventHandler } from "./deps.js";
 import { enqueueEvent, repoContext } from "./deps.js";
@@ -33,5 +32,5 @@ export const onCodeScanningAlert: EventHandler<AlertEvent> = async (deps, contex
     messageText: instance?.message?.text ?? "",
     ref: instance?.ref || payload.ref || null,
   };
-  await enqueueEvent(deps, CODE_SCANNING_ALERT_JOB, data, jobId("alert", context.id));
+  await enqueueEvent(deps, "codeScanningAlert", data, jobId("alert", context.id));
 };

@@ -1,6 +1,6 @@
 import { findCommandLine } from "../commands/parse.js";
-import { JOB, jobId } from "../runtime/names.js";
-import type { CommandJobData } from "../jobs/command-data.js";
+import { jobId } from "../runtime/names.js";
+import type { CommandJobData } from "../job-catalogue/index.js";
 import type { EventHandler, HandlerDeps } from "./deps.js";
 import { enqueueEvent, repoContext } from "./deps.js";
 
@@ -27,7 +27,7 @@ type ReplyEvent = "pull_request_review_comment.created";
 type ConversationEvent = "issue_comment.created";
 
 async function enqueue(deps: HandlerDeps, deliveryId: string, data: CommandJobData): Promise<void> {
-  await enqueueEvent(deps, JOB.command, data, jobId("cmd", deliveryId));
+  await enqueueEvent(deps, "command", data, jobId("cmd", deliveryId));
 }
 
 /**

@@ -1,9 +1,7 @@
 import type { EmitterWebhookEvent, EmitterWebhookEventName } from "@octokit/webhooks";
 import type { Logger } from "pino";
-import type { RepoContext } from "../jobs/types.js";
+import { addJob, type JobData, type JobKind, type RepoContext } from "../job-catalogue/index.js";
 import { deliveryLedger, type DeliveryLedger } from "../runtime/delivery-ledger.js";
-import { addFair } from "../runtime/fairness.js";
-import { EVENT_JOB_OPTIONS } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
 
 /** What handlers need: only the queues (and a logger). */
@@ -40,17 +38,18 @@ export type EventHandler<E extends EmitterWebhookEventName> = (
 ) => Promise<void>;
 
 /**
- * Adds one job `name` with `data` to the events queue, fair per installation (`src/runtime/fairness.ts`),
- * with the event job options and the job id `id` (built from the delivery id, so a redelivered webhook
+ * Adds one job of `kind` with `data` (checked by its schema: `src/job-catalogue/`), fair per installation
+ * (`src/runtime/fairness.ts`), with the job id `id` (built from the delivery id, so a redelivered webhook
  * collapses into the same job).
+ * @throws InvalidJobDataError when the data does not match the kind's schema (nothing is enqueued)
  */
-export async function enqueueEvent<T extends { installationId?: number }>(
+export async function enqueueEvent<K extends JobKind>(
   deps: HandlerDeps,
-  name: string,
-  data: T,
+  kind: K,
+  data: JobData<K>,
   id: string,
 ): Promise<void> {
-  await addFair(deps.redis, deps.queues.events, name, data, { ...EVENT_JOB_OPTIONS, jobId: id });
+  await addJob(deps, kind, data, { jobId: id, fair: true });
 }
 
 /** The parts of a webhook payload that name the repository (every repository event has them). */

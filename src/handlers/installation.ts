@@ -1,5 +1,5 @@
-import type { UninstallJobData } from "../jobs/lifecycle.js";
-import { EVENT_JOB_OPTIONS, JOB, jobId } from "../runtime/names.js";
+import { addJob, type UninstallJobData } from "../job-catalogue/index.js";
+import { jobId } from "../runtime/names.js";
 import type { EventHandler } from "./deps.js";
 
 /** `installation.deleted`: cancel every scan in flight for that installation. */
@@ -11,8 +11,5 @@ export const onInstallationDeleted: EventHandler<"installation.deleted"> = async
     installationId: installation.id,
     accountLogin: account?.login ?? account?.slug ?? "",
   };
-  await deps.queues.events.add(JOB.uninstall, data, {
-    ...EVENT_JOB_OPTIONS,
-    jobId: jobId("uninstall", context.id),
-  });
+  await addJob(deps, "uninstall", data, { jobId: jobId("uninstall", context.id) });
 };

@@ -1,5 +1,5 @@
-import type { MergeGroupJobData } from "../jobs/merge-group.js";
-import { JOB, jobId } from "../runtime/names.js";
+import type { MergeGroupJobData } from "../job-catalogue/index.js";
+import { jobId } from "../runtime/names.js";
 import type { EventHandler } from "./deps.js";
 import { enqueueEvent, repoContext } from "./deps.js";
 
@@ -28,7 +28,7 @@ export const onMergeGroup: EventHandler<MergeGroupEvent> = async (deps, context,
   const destroyed = payload.action === "destroyed";
   await enqueueEvent(
     deps,
-    destroyed ? JOB.mergeGroupDestroyed : JOB.mergeGroup,
+    destroyed ? "mergeGroupDestroyed" : "mergeGroup",
     data,
     jobId(destroyed ? "mg-destroyed" : "mg", context.id),
   );

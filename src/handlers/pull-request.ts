@@ -1,6 +1,5 @@
-import type { PullRequestJobData } from "../jobs/types.js";
-import type { PullClosedJobData } from "../jobs/lifecycle.js";
-import { JOB, jobId } from "../runtime/names.js";
+import type { PullClosedJobData, PullRequestJobData } from "../job-catalogue/index.js";
+import { jobId } from "../runtime/names.js";
 import type { EventHandler } from "./deps.js";
 import { enqueueEvent, repoContext } from "./deps.js";
 
@@ -36,7 +35,7 @@ export const onPullRequest: EventHandler<PullRequestEvent> = async (deps, contex
     ...(pr.head.repo ? { headRepoFullName: pr.head.repo.full_name } : {}),
     pullHtmlUrl: pr.html_url,
   };
-  await enqueueEvent(deps, JOB.pullRequest, data, jobId("pr", context.id));
+  await enqueueEvent(deps, "pullRequest", data, jobId("pr", context.id));
 };
 
 /** A pull request closed, merged or not (GitHub "Webhook events and payloads", `pull_request`). */
@@ -52,5 +51,5 @@ export const onPullRequestClosed: EventHandler<ClosedEvent> = async (deps, conte
     headSha: payload.pull_request.head.sha,
     updatedAt: payload.pull_request.updated_at,
   };
-  await enqueueEvent(deps, JOB.pullClosed, data, jobId("closed", context.id));
+  await enqueueEvent(deps, "pullClosed", data, jobId("closed", context.id));
 };

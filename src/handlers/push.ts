@@ -1,5 +1,5 @@
-import type { BaselineJobData } from "../jobs/baseline.js";
-import { JOB, jobId } from "../runtime/names.js";
+import type { BaselineJobData } from "../job-catalogue/index.js";
+import { jobId } from "../runtime/names.js";
 import type { EventHandler } from "./deps.js";
 import { enqueueEvent, repoContext } from "./deps.js";
 
@@ -28,5 +28,5 @@ export const onPush: EventHandler<"push"> = async (deps, context, installationId
     headSha: p.after,
     ...(message ? { commitMessage: message } : {}),
   };
-  await enqueueEvent(deps, JOB.baselinePush, data, jobId("push", context.id));
+  await enqueueEvent(deps, "baselinePush", data, jobId("push", context.id));
 };

@@ -22,7 +22,8 @@ import type { FindingDetail } from "../scanner/schemas.js";
 import type { ScannerTenant } from "../tenants/index.js";
 import { recomputeCheck } from "../triage/check.js";
 import { addingDecisions, readDecisions, writePullDecisions } from "../triage/decisions.js";
-import { AcceptanceExpiryJobData, dropExpiryEntry, expiryAudit, type ExpiryPull } from "../triage/expiry.js";
+import type { AcceptanceExpiryJobData, ExpiryPull } from "../job-catalogue/index.js";
+import { dropExpiryEntry, expiryAudit } from "../triage/expiry.js";
 import { refreshFindingComment, setThreadResolved } from "../triage/reflect.js";
 import { Decision } from "../triage/types.js";
 
@@ -81,11 +82,15 @@ interface ExpiryRun {
  *    with the accepted decision, so a retry after the decision was recorded still reflects it);
  * 3. the decision recorded (`NOT_STARTED` with `endedExpiryId`: nothing is carried to later pushes), then the
  *    pull request follows ({@link reflectExpiry}) and the expiry is audited.
- * Service and GitHub errors are thrown: BullMQ retries with backoff (`EVENT_JOB_OPTIONS`); a busy lock
+ * Service and GitHub errors are thrown: BullMQ retries with backoff (the catalogue's `acceptanceExpiry`
+ * options, `src/job-catalogue/catalogue.ts`); a busy lock
  * throws `LockBusyError` (the events worker runs the job again shortly, without spending an attempt).
  */
-export async function processAcceptanceExpiry(rt: Runtime, job: Job): Promise<ExpiryOutcome> {
-  const d = AcceptanceExpiryJobData.parse(job.data);
+export async function processAcceptanceExpiry(
+  rt: Runtime,
+  job: Job<AcceptanceExpiryJobData>,
+): Promise<ExpiryOutcome> {
+  const d = job.data;
   const key = pullKey(d.owner, d.repo, d.pullNumber);
   const log = rt.log.child({ job: job.id, pull: key, installation: d.installationId, expiryId: d.expiryId });
   const sentKey = `${rt.state.prefix}:once:expiry:${d.expiryId}`;

@@ -5,25 +5,13 @@ import { getPull } from "../github/pulls.js";
 import { updateCheck } from "../github/writes.js";
 import { inlineCode } from "../render/escape.js";
 import { loadRepoConfig } from "../runtime/config-loader.js";
-import { pullHeadOf, repoOf, type PullRequestJobData, type RepoContext } from "./types.js";
+import { pullHeadOf, repoOf } from "./types.js";
+import { addJob, type ApproveJobData, type PullRequestJobData } from "../job-catalogue/index.js";
 import type { InstallationOctokit } from "../github/types.js";
 import type { CheckRunUpdate } from "../github/checks.js";
-import { EVENT_JOB_OPTIONS, JOB, jobId } from "../runtime/names.js";
+import { jobId } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { applyWrites } from "../runtime/writes.js";
-
-/** A click on "Scan anyway" (job `approve`, queue `diffward-events`). */
-export interface ApproveJobData extends RepoContext {
-  deliveryId: string;
-  checkRunId: number;
-  headSha: string;
-  pullNumbers: number[];
-  /** who clicked */
-  sender: string;
-  /** the check run's output title, kept when the click is refused */
-  title: string;
-  summary: string;
-}
 
 /**
  * "Scan anyway" (GitHub `check_run.requested_action`, identifier `scan-anyway`): only a user at or above
@@ -118,10 +106,7 @@ async function enqueueApproved(
       pullNumber,
       explicit: { nonce: d.deliveryId, requestedBy: d.sender, approvedBy: d.sender },
     };
-    await rt.queues.events.add(JOB.pullRequest, data, {
-      ...EVENT_JOB_OPTIONS,
-      jobId: jobId("approved", d.deliveryId, pullNumber),
-    });
+    await addJob(rt, "pullRequest", data, { jobId: jobId("approved", d.deliveryId, pullNumber) });
     launched += 1;
   }
   return launched;

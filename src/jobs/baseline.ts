@@ -14,7 +14,7 @@ import {
   type BaselineState,
 } from "../runtime/baseline-state.js";
 import { loadRepoConfig } from "../runtime/config-loader.js";
-import { JOB, baselineKey, baselineSchedulerId } from "../runtime/names.js";
+import { baselineKey, baselineSchedulerId } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { applyWrites, createdCheckRunId } from "../runtime/writes.js";
 import {
@@ -23,15 +23,15 @@ import {
   isStalePush,
   knownDiffPresets,
   type BaselineFacts,
-  type BaselineJobData,
   type BaselineOutcome,
 } from "./decide-baseline.js";
 import { enqueueLaunch } from "./launch.js";
 import { readAccountToken } from "./service-outage.js";
 import { stopGroupScan } from "./merge-group.js";
-import { repoContextOf, type RepoContext } from "./types.js";
+import { repoContextOf } from "./types.js";
+import { parseJobData, scheduleJob, type BaselineJobData, type RepoContext } from "../job-catalogue/index.js";
 
-export type { BaselineJobData, BaselineOutcome } from "./decide-baseline.js";
+export type { BaselineOutcome } from "./decide-baseline.js";
 
 /**
  * Starts a default-branch baseline (jobs `baseline-push` and `baseline-schedule`):
@@ -230,14 +230,6 @@ async function adoptOrCreate(
   return created;
 }
 
-/** Options of the jobs a baseline scheduler adds (one per due time; the id BullMQ gives names the run). */
-const SCHEDULED_JOB_OPTIONS = {
-  attempts: 5,
-  backoff: { type: "exponential", delay: 5_000, jitter: 0.5 },
-  removeOnComplete: { age: 7 * 24 * 3600, count: 10_000 },
-  removeOnFail: { age: 7 * 24 * 3600 },
-} as const;
-
 /**
  * Keeps the repository's BullMQ job scheduler (id {@link baselineSchedulerId}, queue `diffward-events`) in
  * step with its config: with `baseline.on: schedule`, one scheduler whose cron pattern is
@@ -261,7 +253,8 @@ export async function syncBaselineSchedule(
     return false;
   }
   const pattern = cronPatternOf(config.baseline.schedule, config.repositoryId);
-  const data: BaselineJobData = { ...repoContextOf(repo), trigger: "schedule" };
+  // as the scheduler keeps it: parsed by the job's schema (its fields in the schema's order)
+  const data = parseJobData("baselineSchedule", { ...repoContextOf(repo), trigger: "schedule" });
   const existing = await queue.getJobScheduler(id);
   if (existing?.pattern === pattern && JSON.stringify(existing.template?.data) === JSON.stringify(data))
     return true;
@@ -270,11 +263,7 @@ export async function syncBaselineSchedule(
   const problem = scheduleProblem(pattern, rt.now());
   const set =
     problem === undefined &&
-    (await queue.upsertJobScheduler(
-      id,
-      { pattern, tz: "UTC" },
-      { name: JOB.baselineSchedule, data, opts: SCHEDULED_JOB_OPTIONS },
-    )) !== undefined;
+    (await scheduleJob(rt, "baselineSchedule", id, { pattern, tz: "UTC" }, data)) !== undefined;
   if (!set) {
     await queue.removeJobScheduler(id);
     rt.log.warn({ repository, pattern, problem }, "baseline schedule cannot run: none set");

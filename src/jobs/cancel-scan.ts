@@ -1,6 +1,7 @@
 import { DelayedError, type Job } from "bullmq";
 import { isTerminalScanStatus } from "../scanner/catalog.js";
-import { JOB, jobId } from "../runtime/names.js";
+import { addJob, type CancelJobData } from "../job-catalogue/index.js";
+import { jobId } from "../runtime/names.js";
 import type { ScannerClient } from "../scanner/client.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { EndedScanStatus } from "../runtime/state.js";
@@ -35,18 +36,6 @@ export async function cancelUnlessEnded(
   return "cancelled";
 }
 
-/** A scan to cancel once its account's scanner token is back (job `cancel`, queue `diffward-scans`). */
-export interface CancelJobData {
-  installationId: number;
-  /** the account whose scanner token the cancel needs */
-  accountLogin: string;
-  /** the scan's project, when diffward knows it (else the token's own) */
-  projectId?: string;
-  scanId: string;
-  /** ms since epoch when the job first found the token missing */
-  tokenMissingSince?: number;
-}
-
 /**
  * {@link cancelOrDefer} of `scanId` for what follows it (a pull request's or a merge group's state, a scan
  * link): its installation and, when known, its service project (else the account's tenant's).
@@ -79,13 +68,7 @@ export async function cancelOrDefer(
 ): Promise<"ended" | "cancelled" | "deferred"> {
   const tenant = await rt.scanner.forAccount(scan.accountLogin);
   if (tenant) return cancelUnlessEnded(rt, tenant.client, scan.projectId ?? tenant.projectId, scan.scanId);
-  await rt.queues.scans.add(JOB.cancel, scan, {
-    jobId: jobId("cancel", scan.scanId),
-    attempts: 8,
-    backoff: { type: "exponential", delay: 2_000, jitter: 0.5 },
-    removeOnComplete: { age: 24 * 3600 },
-    removeOnFail: { age: 7 * 24 * 3600 },
-  });
+  await addJob(rt, "cancel", scan, { jobId: jobId("cancel", scan.scanId) });
   return "deferred";
 }
 

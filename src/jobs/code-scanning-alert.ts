@@ -5,7 +5,6 @@
 import { createHash } from "node:crypto";
 import type { Job } from "bullmq";
 import type { Logger } from "pino";
-import { z } from "zod";
 import { permissionAtLeast, type MinPermission, type RepoConfig } from "../config/repo-config.js";
 import { isDismissal, needsApproval, requestFor } from "../domain/approval.js";
 import { inlineCode } from "../render/escape.js";
@@ -23,35 +22,13 @@ import { loadRepoConfig } from "../runtime/config-loader.js";
 import { pullKey } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { applyWrites } from "../runtime/writes.js";
-import { deliveryInRepository } from "./types.js";
-import type { ExtraProcessors } from "./workers.js";
+import type { AlertJobData } from "../job-catalogue/index.js";
 import { recordDecisionWithExpiry } from "../triage/expiry.js";
 import { recomputeCheck } from "../triage/check.js";
 import { planAlertEvent, type AlertEventPlan } from "../codescanning/mapping.js";
 import { findingIdFromMessage } from "../codescanning/sarif.js";
 import { heldDismissalNote } from "../render/code-scanning.js";
 import { parseMergeGroupRef } from "../domain/merge-group.js";
-
-/** The job's name in the `diffward-events` queue. */
-export const CODE_SCANNING_ALERT_JOB = "code-scanning-alert";
-
-/** A `code_scanning_alert` delivery to act on, as the handler enqueues it (re-validated in the job). */
-export const AlertJobData = z.object({
-  ...deliveryInRepository,
-  repoHtmlUrl: z.string().optional(),
-  action: z.string(),
-  alertNumber: z.number().int().positive(),
-  toolName: z.string().nullable(),
-  senderLogin: z.string().min(1),
-  senderType: z.string().nullable(),
-  dismissedReason: z.string().nullable(),
-  dismissedComment: z.string().nullable(),
-  /** `alert.most_recent_instance.message.text` when the payload has it ("" otherwise) */
-  messageText: z.string(),
-  /** the alert's ref (`most_recent_instance.ref`, else the payload's `ref`), e.g. `refs/pull/7/head` */
-  ref: z.string().nullable(),
-});
-export type AlertJobData = z.infer<typeof AlertJobData>;
 
 /** What the job did. */
 export type AlertJobOutcome =
@@ -87,8 +64,8 @@ const PULL_REF = /^refs\/pull\/(\d+)\/(?:head|merge)$/;
  * A definite refusal of the service (4xx) is logged and ends the job; 429, 5xx and network errors throw
  * so BullMQ retries. Spends no credits.
  */
-export async function processAlertEvent(rt: Runtime, job: Job): Promise<AlertJobOutcome> {
-  const d = AlertJobData.parse(job.data);
+export async function processAlertEvent(rt: Runtime, job: Job<AlertJobData>): Promise<AlertJobOutcome> {
+  const d = job.data;
   const log = rt.log.child({
     delivery: d.deliveryId,
     repo: `${d.owner}/${d.repo}`,
@@ -500,8 +477,3 @@ async function traceHeldDismissal(
     );
   }
 }
-
-/** The job kinds code scanning adds to the workers (`boot`): the `code-scanning-alert` job. */
-export const CODE_SCANNING_PROCESSORS: ExtraProcessors = {
-  [CODE_SCANNING_ALERT_JOB]: (rt, job) => processAlertEvent(rt, job),
-};

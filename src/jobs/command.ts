@@ -65,12 +65,12 @@ import { appendAudit } from "../runtime/audit-log.js";
 import { loadRepoConfig } from "../runtime/config-loader.js";
 import { findingLabel } from "../scanner/labels.js";
 import { syncAlertWithResolution } from "../codescanning/sync.js";
-import { EVENT_JOB_OPTIONS, JOB, jobId } from "../runtime/names.js";
+import { jobId } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { writesOf } from "../runtime/writes.js";
-import { CommandJobData } from "./command-data.js";
 import { pullJobLog } from "./target.js";
-import { repoOf, type PullRequestJobData } from "./types.js";
+import { repoOf } from "./types.js";
+import { addJob, type CommandJobData, type PullRequestJobData } from "../job-catalogue/index.js";
 
 export type { CommandOutcome } from "../commands/index.js";
 
@@ -107,16 +107,12 @@ interface Ctx {
  * 5xx, network) or to wait (`DelayedError` after a 429 with `Retry-After`). Service refusals, permission
  * refusals and bad arguments are answered in the thread, never thrown.
  */
-export async function processCommand(rt: Runtime, job: Job, token?: string): Promise<CommandOutcome> {
-  const parsedData = CommandJobData.safeParse(job.data);
-  if (!parsedData.success) {
-    rt.log.warn(
-      { job: job.id, problems: parsedData.error.issues.length },
-      "command job data invalid: dropped",
-    );
-    return "invalid-job";
-  }
-  const d = parsedData.data;
+export async function processCommand(
+  rt: Runtime,
+  job: Job<CommandJobData>,
+  token?: string,
+): Promise<CommandOutcome> {
+  const d = job.data;
   const { key, log } = pullJobLog(rt, d, { comment: d.commentId, job: job.id });
   // 1. claim
   if (!(await claimComment(rt, d, String(job.id)))) {
@@ -435,8 +431,7 @@ async function enqueueRescan(c: Ctx, r: RescanRequest): Promise<void> {
       ...(r.creditBudget !== undefined ? { creditBudget: r.creditBudget } : {}),
     },
   };
-  await c.rt.queues.events.add(JOB.rerequest, data, {
-    ...EVENT_JOB_OPTIONS,
+  await addJob(c.rt, "rerequest", data, {
     jobId: jobId("rescan", d.owner, d.repo, d.pullNumber, d.commentId),
   });
 }

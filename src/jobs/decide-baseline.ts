@@ -7,34 +7,14 @@ import {
   renderBaselineNoToken,
   renderBaselineQueued,
   unknownPresetProblem,
-  type BaselineTrigger,
 } from "../render/baseline.js";
 import { renderLaunchError } from "../render/check-run.js";
 import type { BaselineState } from "../runtime/baseline-state.js";
 import { configLaunchKey, jobId } from "../runtime/names.js";
 import type { ScanPreset } from "../scanner/schemas.js";
 import type { TokenFact } from "./decide-pull-request.js";
-import type { LaunchJobData, RepoContext } from "./types.js";
+import type { BaselineJobData, LaunchJobData } from "../job-catalogue/index.js";
 import { repoContextOf } from "./types.js";
-
-/**
- * A baseline to start (jobs `baseline-push` and `baseline-schedule`, queue `diffward-events`): the
- * repository and, for a push, the pushed commit.
- */
-export interface BaselineJobData extends RepoContext {
-  /** the push's delivery id, or the scheduled job's id: names this start (its launch job and key) */
-  deliveryId?: string;
-  trigger: BaselineTrigger;
-  /** the pushed commit (`push.after`); a scheduled baseline reads the default branch's head */
-  headSha?: string;
-  /** `push.head_commit.message` */
-  commitMessage?: string;
-  /**
-   * Set by reconciliation after diffward's Redis state was lost: diffward's unfinished check run of this
-   * commit without a scan id, which the start takes over instead of creating another
-   */
-  resumeCheckRunId?: number;
-}
 
 /** What a baseline start did; the job's result. */
 export type BaselineOutcome =

@@ -7,7 +7,7 @@ import {
 } from "../render/check-run.js";
 import { baselineServiceError } from "./decide-baseline.js";
 import type { LaunchErrorAction } from "./launch-errors.js";
-import type { LaunchJobData } from "./types.js";
+import type { LaunchJobData } from "../job-catalogue/index.js";
 import type { LaunchRefusal } from "../policy/preflight.js";
 import { unknownOutcomeSince, type LaunchRecord } from "../runtime/state.js";
 

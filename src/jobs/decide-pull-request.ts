@@ -9,7 +9,7 @@ import { CONFIG_PATH } from "../runtime/config-loader.js";
 import { configLaunchKey, jobId } from "../runtime/names.js";
 import { pullStateAt, type PullState } from "../runtime/state.js";
 import { planStopWrites, type StopReason } from "./supersede.js";
-import type { LaunchJobData, PullRequestJobData } from "./types.js";
+import type { LaunchJobData, PullRequestJobData } from "../job-catalogue/index.js";
 import { ScannerApiError } from "../scanner/errors.js";
 import { repoContextOf } from "./types.js";
 

@@ -1,7 +1,7 @@
 import type { Job } from "bullmq";
 import { capLedgerOf } from "../runtime/cap-ledger.js";
 import type { Runtime } from "../runtime/runtime.js";
-import type { LaunchJobData } from "./types.js";
+import type { LaunchJobData } from "../job-catalogue/index.js";
 
 /** The cap ledger's name of a launch job's reservation: one per launch job (a retry is the same job). */
 export function capHoldId(job: Pick<Job<LaunchJobData>, "id" | "data">): string {

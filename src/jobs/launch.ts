@@ -1,11 +1,10 @@
 import { DelayedError, UnrecoverableError, type Job } from "bullmq";
-import { addFair } from "../runtime/fairness.js";
 import type { ScannerTenant } from "../tenants/index.js";
 import { classifyLaunchError, initializingDelay } from "./launch-errors.js";
 import { preflight } from "../policy/preflight.js";
 import { capRefusal, readMonthSeed, readSettledSpends } from "../policy/credit-cap.js";
 import { capLedgerOf } from "../runtime/cap-ledger.js";
-import { JOB, launchJobOptions, pollJobOptions } from "../runtime/names.js";
+import { jobId } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { LockBusyError, unknownOutcomeSince } from "../runtime/state.js";
 import { updateCheck } from "../github/writes.js";
@@ -24,7 +23,7 @@ import {
 } from "./decide-launch.js";
 import { bindCap, capHoldId, releaseCap } from "./launch-cap.js";
 import { findLaunchedScan, withdrawLaunch } from "./unknown-launch.js";
-import type { LaunchJobData, PollJobData } from "./types.js";
+import { addJob, type LaunchJobData, type PollJobData } from "../job-catalogue/index.js";
 import { repoContextOf } from "./types.js";
 import { isBaselineScan, isGroupScan, launchWanted, rememberScan, targetKey } from "./target.js";
 
@@ -40,12 +39,11 @@ export async function enqueueLaunch(
   launch: { data: Omit<LaunchJobData, "checkRunId">; jobId: string; delayMs?: number },
   checkRunId: number,
 ): Promise<void> {
-  await addFair(
-    rt.redis,
-    rt.queues.launch,
-    JOB.launch,
+  await addJob(
+    rt,
+    "launch",
     { ...launch.data, checkRunId },
-    launchJobOptions(launch.jobId, launch.delayMs),
+    { jobId: launch.jobId, delay: launch.delayMs ?? 0, fair: true },
   );
 }
 
@@ -495,13 +493,11 @@ async function afterLaunch(
     ...(d.guidanceChange ? { guidanceChange: d.guidanceChange } : {}),
     ...(d.wholeRepository ? { wholeRepository: true } : {}),
   };
-  await addFair(
-    rt.redis,
-    rt.queues.scans,
-    JOB.poll,
-    poll,
-    pollJobOptions(scanId, rt.settings.firstPollDelayMs),
-  );
+  await addJob(rt, "poll", poll, {
+    jobId: jobId("poll", scanId),
+    delay: rt.settings.firstPollDelayMs,
+    fair: true,
+  });
   const launched = applyWrites(
     rt,
     d.installationId,

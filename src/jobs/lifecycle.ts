@@ -5,16 +5,7 @@ import { applyWrites } from "../runtime/writes.js";
 import { pullStateAt } from "../runtime/state.js";
 import { cancelFollowedScan } from "./cancel-scan.js";
 import { checkRunCompleted, planStopWrites, stopCurrent } from "./supersede.js";
-import type { RepoContext } from "./types.js";
-
-/** A closed pull request (job `pull-closed`). */
-export interface PullClosedJobData extends RepoContext {
-  deliveryId: string;
-  pullNumber: number;
-  /** `pull_request.head.sha` and `pull_request.updated_at` (ISO) of the close; absent in jobs of older versions */
-  headSha?: string;
-  updatedAt?: string;
-}
+import type { PullClosedJobData, UninstallJobData } from "../job-catalogue/index.js";
 
 /**
  * A closed pull request cancels its scan (or its launch still waiting in the debounce window) and
@@ -49,13 +40,6 @@ export async function processPullClosed(
     await rt.state.setPull(key, { ...rest, closed: true, ...(updatedAt ? { updatedAt } : {}) });
     return "cancelled";
   });
-}
-
-/** An uninstalled app (job `uninstall`): every scan in flight for the installation is cancelled. */
-export interface UninstallJobData {
-  deliveryId: string;
-  installationId: number;
-  accountLogin: string;
 }
 
 /**

@@ -31,25 +31,8 @@ import { configLaunchKey, groupKey, jobId, pullKey } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { GroupState } from "../runtime/state.js";
 import { REPORT_KIND, type ReportState } from "../report/state.js";
-import type { LaunchJobData, RepoContext } from "./types.js";
+import type { LaunchJobData, MergeGroupJobData } from "../job-catalogue/index.js";
 import { repoContextOf } from "./types.js";
-
-/** A `merge_group` event to act on (jobs `merge-group` and `merge-group-destroyed`, queue `diffward-events`). */
-export interface MergeGroupJobData extends RepoContext {
-  deliveryId: string;
-  /** `merge_group.head_sha`: the commit GitHub wants checks on */
-  headSha: string;
-  /** `merge_group.head_ref`, e.g. `refs/heads/gh-readonly-queue/main/pr-104-<sha>` */
-  headRef: string;
-  /** `merge_group.base_sha`: the group's parent commit, the `baseCommit` of its diff scan */
-  baseSha: string;
-  /** `merge_group.base_ref`, e.g. `refs/heads/main` */
-  baseRef: string;
-  /** `merge_group.head_commit.message` */
-  headCommitMessage?: string;
-  /** `destroyed` only: `merged`, `dequeued` or `invalidated` */
-  reason?: string;
-}
 
 /** What the merge-group job decided; returned as the job's result (visible in BullMQ and in tests). */
 export type MergeGroupOutcome =

@@ -13,7 +13,8 @@ import { enqueueReport } from "./report/job.js";
 import { concludeOnScanReadError } from "./service-error.js";
 import { admitRequest, serviceAnswered, waitForBreaker, waitOutOutage } from "./service-outage.js";
 import { withFollowedTenant, type FollowedJob } from "./token-wait.js";
-import type { PollJobData, PollProgress } from "./types.js";
+import type { PollProgress } from "./types.js";
+import type { PollJobData } from "../job-catalogue/index.js";
 
 /** What a poll job did when it stopped rescheduling itself. */
 export type PollOutcome =

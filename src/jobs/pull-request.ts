@@ -30,7 +30,7 @@ import { enqueueLaunch } from "./launch.js";
 import { readAccountToken } from "./service-outage.js";
 import { checkRunCompleted, planStopWrites, stopCurrent } from "./supersede.js";
 import { pullJobLog } from "./target.js";
-import type { PullRequestJobData } from "./types.js";
+import type { PullRequestJobData } from "../job-catalogue/index.js";
 
 export type { PullRequestOutcome } from "./decide-pull-request.js";
 

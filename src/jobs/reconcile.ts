@@ -1,5 +1,4 @@
 import type { Job } from "bullmq";
-import type { ProbotOctokit } from "probot";
 import { withEffectiveDisclosure } from "../config/repo-config.js";
 import { getCheckRun, listCheckRunsForRef, type FoundCheckRun } from "../github/checks.js";
 import { getMergeBase, listOpenPulls, type PullHead } from "../github/pulls.js";
@@ -7,21 +6,17 @@ import { MERGE_QUEUE_REF_PREFIX, listMatchingRefs, type GitRef } from "../github
 import { unlessStatus, type InstallationOctokit, type RepoRef } from "../github/types.js";
 import { OwnerConfigs, loadRepoConfig, type LoadedConfig } from "../runtime/config-loader.js";
 import { RatePacer, type RatePacerOptions } from "../github/rate-pacer.js";
-import { defaultBranchHead, stopBaseline, syncBaselineSchedule, type BaselineJobData } from "./baseline.js";
+import { defaultBranchHead, stopBaseline, syncBaselineSchedule } from "./baseline.js";
 import { getBaseline, setBaseline } from "../runtime/baseline-state.js";
-import { repoContextOf, type PollJobData, type PullRequestJobData } from "./types.js";
-import { parseMergeGroupRef } from "../domain/merge-group.js";
+import { repoContextOf } from "./types.js";
 import {
-  EVENT_JOB_OPTIONS,
-  JOB,
-  baselineKey,
-  groupKey,
-  jobId,
-  configLaunchKey,
-  launchKey,
-  pollJobOptions,
-  pullKey,
-} from "../runtime/names.js";
+  addJob,
+  type BaselineJobData,
+  type PollJobData,
+  type PullRequestJobData,
+} from "../job-catalogue/index.js";
+import { parseMergeGroupRef } from "../domain/merge-group.js";
+import { baselineKey, groupKey, jobId, configLaunchKey, launchKey, pullKey } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { LockBusyError, type ScanLink } from "../runtime/state.js";
 import type { ScannerTenant } from "../tenants/index.js";
@@ -73,9 +68,8 @@ export interface ReconcileSummary {
   errors: number;
 }
 
-/** How reconciliation authenticates as the App itself (`probot.auth()` without an installation id). */
-export interface ReconcileDeps {
-  appOctokit(): Promise<ProbotOctokit>;
+/** How a reconciliation runs beside the runtime (`Runtime.appOctokit` reads the App's installations). */
+export interface ReconcileOptions {
   /** the full sweep's rate pacing per installation ({@link RatePacer}'s options; tests give a clock) */
   pacer?: RatePacerOptions;
 }
@@ -92,23 +86,8 @@ export const RECONCILE_WINDOW_MS = 10_000;
  */
 export async function enqueueReconcile(rt: Pick<Runtime, "queues">, now = Date.now()): Promise<string> {
   const id = jobId("reconcile", Math.floor(now / RECONCILE_WINDOW_MS));
-  await rt.queues.events.add(
-    JOB.reconcile,
-    {},
-    {
-      jobId: id,
-      attempts: 3,
-      backoff: { type: "exponential", delay: 5_000 },
-      removeOnComplete: { age: 3600 },
-      removeOnFail: { age: 24 * 3600 },
-    },
-  );
+  await addJob(rt, "reconcile", {}, { jobId: id });
   return id;
-}
-
-/** The `reconcile` job's processor (registered by `boot`). */
-export function reconcileProcessor(deps: ReconcileDeps) {
-  return (rt: Runtime, _job: Job): Promise<ReconcileSummary> => reconcile(rt, deps);
 }
 
 /**
@@ -120,7 +99,7 @@ export function reconcileProcessor(deps: ReconcileDeps) {
  * - marker gone (a flush, a new Redis, a first start): {@link sweepAll} rebuilds it from GitHub's side.
  * @throws GitHub errors of the installations listing, Redis errors (the job is retried).
  */
-export async function reconcile(rt: Runtime, deps: ReconcileDeps): Promise<ReconcileSummary> {
+export async function reconcile(rt: Runtime, opts: ReconcileOptions = {}): Promise<ReconcileSummary> {
   const log = rt.log.child({ job: "reconcile" });
   const intact = (await rt.state.sweptAt()) !== undefined;
   const summary: ReconcileSummary = {
@@ -143,7 +122,7 @@ export async function reconcile(rt: Runtime, deps: ReconcileDeps): Promise<Recon
     await reconcileInFlight(rt, summary, log);
     await rt.state.touchSwept();
   } else {
-    await sweepAll(rt, deps, summary, log);
+    await sweepAll(rt, opts, summary, log);
     // a sweep that could not read everything is done again at the next start
     if (summary.errors === 0) await rt.state.markSwept(new Date(rt.now()).toISOString());
   }
@@ -202,11 +181,11 @@ export async function reconcile(rt: Runtime, deps: ReconcileDeps): Promise<Recon
  */
 async function sweepAll(
   rt: Runtime,
-  deps: ReconcileDeps,
+  opts: ReconcileOptions,
   summary: ReconcileSummary,
   log: Runtime["log"],
 ): Promise<void> {
-  const app = await deps.appOctokit();
+  const app = await rt.appOctokit();
   const installations = await app.paginate(app.rest.apps.listInstallations, { per_page: 100 });
   for (const inst of installations) {
     const ilog = log.child({ installation: inst.id });
@@ -216,7 +195,7 @@ async function sweepAll(
     }
     summary.installations += 1;
     const accountLogin = (inst.account && "login" in inst.account ? inst.account.login : undefined) ?? "";
-    const pacer = new RatePacer(deps.pacer);
+    const pacer = new RatePacer(opts.pacer);
     try {
       const octokit = pacer.attach(await rt.octokit(inst.id));
       const repos = await octokit.paginate(octokit.rest.apps.listReposAccessibleToInstallation, {
@@ -609,7 +588,7 @@ async function resumeLocked<Refusal extends string>(
       ...(t.target?.kind === "merge-group" ? { mergeGroup: true } : {}),
       ...(t.target?.kind === "baseline" ? { baseline: true } : {}),
     });
-    await rt.queues.scans.add(JOB.poll, data, pollJobOptions(scanId, rt.settings.firstPollDelayMs));
+    await addJob(rt, "poll", data, { jobId: jobId("poll", scanId), delay: rt.settings.firstPollDelayMs });
     return "resumed" as const;
   });
 }
@@ -719,10 +698,7 @@ async function reconcileBaseline(rt: Runtime, at: RepoPass): Promise<void> {
       },
       redecide: async (run) => {
         const data: BaselineJobData = { ...repoContextOf(r), trigger, headSha, resumeCheckRunId: run.id };
-        await rt.queues.events.add(JOB.baselinePush, data, {
-          ...EVENT_JOB_OPTIONS,
-          jobId: jobId("baseline-resume", String(run.id)),
-        });
+        await addJob(rt, "baselinePush", data, { jobId: jobId("baseline-resume", String(run.id)) });
         summary.redecided.push(run.id);
       },
     },
@@ -1139,7 +1115,7 @@ async function redecideUnlinked(
     }
     if (job && state !== "completed") return false; // on its way
     await job?.remove();
-    await rt.queues.events.add(JOB.pullRequest, data, { ...EVENT_JOB_OPTIONS, jobId: id });
+    await addJob(rt, "pullRequest", data, { jobId: id });
     return true;
   });
   if (!added) return;

@@ -12,7 +12,8 @@ import {
   type TrackedDelivery,
 } from "../runtime/delivery-ledger.js";
 import type { HeldLock } from "../runtime/renewed-lock.js";
-import { JOB, jobId } from "../runtime/names.js";
+import { addJob, scheduleJob } from "../job-catalogue/index.js";
+import { jobId } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { LockBusyError } from "../runtime/state.js";
 import { decideRedeliveries, type GiveUpReason, type RedeliveryPlan } from "./decide-redelivery.js";
@@ -51,17 +52,12 @@ export interface RecoverySummary {
   lockLost?: true;
 }
 
-/** How the recovery authenticates as the App itself (`probot.auth()` without an installation id: its JWT). */
-export interface RecoveryDeps {
-  appOctokit(): Promise<ProbotOctokit>;
-}
-
 /**
  * Registers the recurring recovery on the events queue (BullMQ job scheduler, every
  * `Settings.redeliveryIntervalMs`; upserting the same scheduler id from every process keeps one scheduler,
  * whose next job is produced when the current one starts) and adds one run for this start-up (whatever was
  * delivered while no process ran). Runs never overlap: each takes the ledger's lock, and a job that finds it
- * taken waits until the lock would expire and tries again ({@link recoverDeliveriesProcessor}). An interval
+ * taken waits until the lock would expire and tries again ({@link processRecoverDeliveries}). An interval
  * of 0 removes the scheduler and adds nothing.
  */
 export async function scheduleDeliveryRecovery(rt: Pick<Runtime, "queues" | "settings">): Promise<void> {
@@ -71,28 +67,26 @@ export async function scheduleDeliveryRecovery(rt: Pick<Runtime, "queues" | "set
     await queue.removeJobScheduler(RECOVERY_SCHEDULER_ID);
     return;
   }
-  const opts = { removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } };
-  await queue.upsertJobScheduler(RECOVERY_SCHEDULER_ID, { every }, { name: JOB.recoverDeliveries, opts });
-  await queue.add(
-    JOB.recoverDeliveries,
-    {},
-    { jobId: jobId("recover-deliveries-start", randomUUID()), ...opts },
-  );
+  await scheduleJob(rt, "recoverDeliveries", RECOVERY_SCHEDULER_ID, { every }, {});
+  await addJob(rt, "recoverDeliveries", {}, { jobId: jobId("recover-deliveries-start", randomUUID()) });
 }
 
 /**
- * The `recover-deliveries` job's processor (registered by `boot`). A job that finds another run's lock
+ * The `recover-deliveries` job's processor. A job that finds another run's lock
  * throws {@link LockBusyError}: the events worker delays it until that lock would expire and runs it again,
  * without spending an attempt. So a run killed with its process holds recovery back no longer than its
  * lock's TTL (as long as BullMQ takes to see the killed run's own job stalled and hand it to a live worker),
  * and the next process's start-up run is never lost to it.
  */
-export function recoverDeliveriesProcessor(deps: RecoveryDeps) {
-  return async (rt: Runtime, _job: Job, _token?: string, signal?: AbortSignal): Promise<RecoverySummary> => {
-    const summary = await recoverDeliveries(rt, deps, signal);
-    if (summary.busy) throw new LockBusyError("the recovery of missed deliveries", summary.lockedForMs);
-    return summary;
-  };
+export async function processRecoverDeliveries(
+  rt: Runtime,
+  _job: Job,
+  _token?: string,
+  signal?: AbortSignal,
+): Promise<RecoverySummary> {
+  const summary = await recoverDeliveries(rt, signal);
+  if (summary.busy) throw new LockBusyError("the recovery of missed deliveries", summary.lockedForMs);
+  return summary;
 }
 
 /**
@@ -113,11 +107,7 @@ export function recoverDeliveriesProcessor(deps: RecoveryDeps) {
  * down): the run stops after the page or redelivery in progress, keeps where it got to, and releases its lock.
  * @throws Octokit's RequestError when listing fails (the next run starts where this one started).
  */
-export async function recoverDeliveries(
-  rt: Runtime,
-  deps: RecoveryDeps,
-  signal?: AbortSignal,
-): Promise<RecoverySummary> {
+export async function recoverDeliveries(rt: Runtime, signal?: AbortSignal): Promise<RecoverySummary> {
   const s = rt.settings;
   const log = rt.log.child({ job: "recover-deliveries" });
   const ledger = deliveryLedger(rt);
@@ -133,7 +123,7 @@ export async function recoverDeliveries(
   const lock = await ledger.lock(rt.state.lockTtlMs);
   if (lock === undefined) return { ...summary, busy: true, lockedForMs: await ledger.lockedFor() };
   try {
-    const app = await deps.appOctokit();
+    const app = await rt.appOctokit();
     const now = rt.now();
     const floorMs = now - s.redeliveryWindowMs;
     const scan = await ledger.scan();
@@ -230,7 +220,7 @@ async function planRedeliveries(
  */
 async function redeliverPlanned(
   rt: Runtime,
-  app: Awaited<ReturnType<RecoveryDeps["appOctokit"]>>,
+  app: ProbotOctokit,
   planned: RedeliveryPlan["redeliver"],
   run: {
     ledger: DeliveryLedger;

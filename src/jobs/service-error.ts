@@ -3,7 +3,7 @@ import { ScannerApiError, ScannerError } from "../scanner/errors.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { applyWrites } from "../runtime/writes.js";
 import { planReportFailed, planScanLost, planScanUnreadable } from "../checks/endings.js";
-import type { PollJobData } from "./types.js";
+import type { PollJobData } from "../job-catalogue/index.js";
 
 /**
  * A scanning-service error that retrying cannot fix (an answer that does not fit the spec's schema, a 4xx),

@@ -6,7 +6,7 @@ import type { Runtime } from "../runtime/runtime.js";
 import { serviceBreakerOf, type Admission } from "../runtime/service-breaker.js";
 import { applyWrites } from "../runtime/writes.js";
 import { refusedToken, type TokenFact } from "./decide-pull-request.js";
-import type { LaunchJobData, PollJobData } from "./types.js";
+import type { LaunchJobData, PollJobData } from "../job-catalogue/index.js";
 
 /** The breaker of the runtime's Redis and state prefix. */
 export function breakerOf(rt: Runtime) {

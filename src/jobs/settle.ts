@@ -1,7 +1,7 @@
 import type { Job } from "bullmq";
 import { REPORT_KIND, withSettledCredits, type ReportState } from "../report/state.js";
-import type { PollJobData } from "./types.js";
-import { JOB, jobId, pullKey } from "../runtime/names.js";
+import { addJob, type PollJobData, type SettleJobData } from "../job-catalogue/index.js";
+import { jobId, pullKey } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { writesOf } from "../runtime/writes.js";
 import { recomputeCheck } from "../triage/check.js";
@@ -10,24 +10,6 @@ import type { ScannerTenant } from "../tenants/index.js";
 import { auditThreadWrites, decideCoverage, syncNotReported } from "../report/not-reported.js";
 import { capLedgerOf } from "../runtime/cap-ledger.js";
 import { OrgRecords } from "../runtime/org-records.js";
-
-/** A scan whose spend was not settled in the ledger when it was reported (job `settle`). */
-export interface SettleJobData {
-  installationId: number;
-  accountLogin: string;
-  owner: string;
-  repo: string;
-  pullNumber: number;
-  scanId: string;
-  launchedAt: number;
-  tries: number;
-  /**
-   * Set for a scan no pull request report follows (a merge group's, a baseline's, or one a launch no longer
-   * wanted cancelled): only the cap ledger is settled; no pull request's report state or check run is read or
-   * written (`pullNumber` is the pull request the group's ref names, or 0).
-   */
-  mergeGroup?: boolean;
-}
 
 /** How many looks at the ledger at most (every `settleDelayMs`, 30 s by default: 10 minutes). */
 export const SETTLE_MAX_TRIES = 20;
@@ -60,14 +42,7 @@ export async function enqueueSettle(
       ? { mergeGroup: true }
       : {}),
   };
-  await rt.queues.scans.add(JOB.settle, data, {
-    jobId: jobId("settle", d.scanId, tries),
-    delay: delayMs,
-    attempts: 3,
-    backoff: { type: "exponential", delay: 5_000 },
-    removeOnComplete: { age: 24 * 3600, count: 10_000 },
-    removeOnFail: { age: 7 * 24 * 3600 },
-  });
+  await addJob(rt, "settle", data, { jobId: jobId("settle", d.scanId, tries), delay: delayMs });
 }
 
 /**

@@ -3,7 +3,7 @@ import { baselineKey, groupKey, pullKey } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { PullState } from "../runtime/state.js";
 import { WritesWithdrawnError } from "../runtime/writes.js";
-import type { LaunchJobData, PollJobData } from "./types.js";
+import type { LaunchJobData, PollJobData } from "../job-catalogue/index.js";
 
 /**
  * The scan target's parts of the launch and poll jobs: where its state lives and whether its

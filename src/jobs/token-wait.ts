@@ -4,7 +4,7 @@ import type { Runtime } from "../runtime/runtime.js";
 import { applyWrites } from "../runtime/writes.js";
 import type { ScannerTenant } from "../tenants/index.js";
 import { targetKey, whileFollowed } from "./target.js";
-import type { PollJobData } from "./types.js";
+import type { PollJobData } from "../job-catalogue/index.js";
 
 /** How often a job waiting for its account's token looks again, in ms (at most; less near the end). */
 export const TOKEN_RECHECK_MS = 5_000;

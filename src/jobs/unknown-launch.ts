@@ -7,7 +7,7 @@ import { presetsOf } from "../tenants/presets.js";
 import { cancelUnlessEnded } from "./cancel-scan.js";
 import { bindCap, releaseCap } from "./launch-cap.js";
 import { enqueueSettle } from "./settle.js";
-import type { LaunchJobData } from "./types.js";
+import type { LaunchJobData } from "../job-catalogue/index.js";
 
 /** How far back (ms) before the attempt's start a scan in the list still counts as ours (clock skew). */
 const LOOKUP_SKEW_MS = 60_000;

@@ -1,31 +1,18 @@
-import { DelayedError, Worker, type Job } from "bullmq";
+import { DelayedError, UnrecoverableError, Worker, type Job } from "bullmq";
+import {
+  JOBS,
+  kindOfJobName,
+  parseJobData,
+  InvalidJobDataError,
+  type JobKind,
+} from "../job-catalogue/index.js";
 import { DEFAULT_QUEUE_PREFIX } from "../runtime/connection.js";
 import { releaseFairOnFinish } from "../runtime/fairness.js";
-import { JOB, QUEUE_NAMES } from "../runtime/names.js";
+import { QUEUE_NAMES } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { LockBusyError } from "../runtime/state.js";
 import type { QueueOptions } from "../runtime/queues.js";
-import { processLaunch } from "./launch.js";
-import { processPoll } from "./poll.js";
-import { processReport } from "./report/job.js";
-import { processPullClosed, processUninstall } from "./lifecycle.js";
-import { processPullRequest } from "./pull-request.js";
-import { processMergeGroup, processMergeGroupDestroyed } from "./merge-group.js";
-import { processCommand } from "./command.js";
-import { processApprove } from "./approve.js";
-import { processCancel } from "./cancel-scan.js";
-import { processSettle } from "./settle.js";
-import { processBaseline } from "./baseline.js";
-import { processAcceptanceExpiry } from "./acceptance-expiry.js";
-
-/**
- * Extra processors for job names the process adds (reconciliation, tests). `signal` is BullMQ's: aborted when
- * the process shuts down (`Worker.cancelAllJobs`), for a long job that can stop early and keep its progress.
- */
-export type ExtraProcessors = Record<
-  string,
-  (rt: Runtime, job: Job, token?: string, signal?: AbortSignal) => Promise<unknown>
->;
+import { PROCESSORS, type Processor } from "./processors.js";
 
 /**
  * BullMQ worker timing (BullMQ docs "Stalled Jobs"): a job whose worker died is moved back to waiting once
@@ -59,25 +46,28 @@ export interface WorkerConcurrency {
  */
 export const DEFAULT_REPORT_CONCURRENCY = 100;
 
-/** The processor of each of diffward's own jobs, by job name (`extra` processors serve the rest). */
-const PROCESSORS: ExtraProcessors = {
-  [JOB.pullRequest]: (rt, job) => processPullRequest(rt, job),
-  [JOB.rerequest]: (rt, job) => processPullRequest(rt, job),
-  [JOB.pullClosed]: (rt, job) => processPullClosed(rt, job),
-  [JOB.uninstall]: (rt, job) => processUninstall(rt, job),
-  [JOB.mergeGroup]: (rt, job) => processMergeGroup(rt, job),
-  [JOB.mergeGroupDestroyed]: (rt, job) => processMergeGroupDestroyed(rt, job),
-  [JOB.launch]: (rt, job, token) => processLaunch(rt, job, token),
-  [JOB.poll]: (rt, job, token) => processPoll(rt, job, token),
-  [JOB.report]: (rt, job, token) => processReport(rt, job, token),
-  [JOB.command]: (rt, job, token) => processCommand(rt, job, token),
-  [JOB.approve]: (rt, job) => processApprove(rt, job),
-  [JOB.settle]: (rt, job) => processSettle(rt, job),
-  [JOB.baselinePush]: (rt, job) => processBaseline(rt, job),
-  [JOB.baselineSchedule]: (rt, job) => processBaseline(rt, job),
-  [JOB.cancel]: (rt, job, token) => processCancel(rt, job, token),
-  [JOB.acceptanceExpiry]: (rt, job) => processAcceptanceExpiry(rt, job),
-};
+/**
+ * Runs one job taken by a worker: its kind found by name in the catalogue, its data checked against the kind's
+ * schema (it went through Redis, maybe written by another version) and the kind's processor run on the parsed
+ * data. Data that does not match fails the job for good (`UnrecoverableError`: retrying cannot fix it) with a
+ * log naming what does not match; the worker goes on with its next job.
+ * @throws Error for a job name the catalogue does not have; the processor's errors as they come.
+ */
+async function runJob(rt: Runtime, job: Job, token?: string, signal?: AbortSignal): Promise<unknown> {
+  const kind = kindOfJobName(job.name);
+  if (!kind) throw new Error(`no processor for job ${job.name}`);
+  try {
+    job.data = parseJobData(kind, job.data);
+  } catch (error) {
+    if (!(error instanceof InvalidJobDataError)) throw error;
+    rt.log.error(
+      { job: job.id, name: job.name, queue: JOBS[kind].queue, problems: error.problems },
+      "job data does not match its schema: the job fails for good",
+    );
+    throw new UnrecoverableError(error.message);
+  }
+  return (PROCESSORS[kind] as Processor<JobKind>)(rt, job, token, signal);
+}
 
 /**
  * Starts one BullMQ worker per queue. Any number of processes on any number of machines may run these
@@ -86,11 +76,7 @@ const PROCESSORS: ExtraProcessors = {
  */
 export function startWorkers(
   rt: Runtime,
-  opts: QueueOptions & {
-    concurrency?: Partial<WorkerConcurrency>;
-    extra?: ExtraProcessors;
-    timing?: WorkerTiming;
-  },
+  opts: QueueOptions & { concurrency?: Partial<WorkerConcurrency>; timing?: WorkerTiming },
 ): Worker[] {
   const prefix = opts.prefix ?? DEFAULT_QUEUE_PREFIX;
   const common = { connection: opts.connection, prefix, ...opts.timing };
@@ -101,13 +87,9 @@ export function startWorkers(
     reports: DEFAULT_REPORT_CONCURRENCY,
     ...opts.concurrency,
   };
-  const extra = opts.extra ?? {};
   // Three parameters: BullMQ hands a processor that declares `signal` an AbortSignal per job.
-  const dispatch = async (job: Job, token?: string, signal?: AbortSignal): Promise<unknown> => {
-    const fn = Object.hasOwn(PROCESSORS, job.name) ? PROCESSORS[job.name] : extra[job.name];
-    if (!fn) throw new Error(`no processor for job ${job.name}`);
-    return fn(rt, job, token, signal);
-  };
+  const dispatch = (job: Job, token?: string, signal?: AbortSignal): Promise<unknown> =>
+    runJob(rt, job, token, signal);
   // An event job that finds its pull request's lock busy waits and tries again without spending one of
   // its attempts (BullMQ `moveToDelayed` + `DelayedError`): a busy lock is contention, not failure, and a
   // close event must never be dropped after its attempts ran out on it.

@@ -17,7 +17,8 @@ import {
   type ReportRow,
 } from "../domain/org-page.js";
 import { PullApprovals } from "../domain/approval.js";
-import type { PollJobData, PollProgress } from "../jobs/types.js";
+import type { PollProgress } from "../jobs/types.js";
+import type { PollJobData } from "../job-catalogue/index.js";
 import { REPORT_KIND, type ReportState } from "../report/state.js";
 import { jobId, pullKey } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";

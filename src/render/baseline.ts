@@ -4,15 +4,13 @@
  * above a completed baseline's report. Each says what happened, why and what to do next.
  */
 import { z } from "zod";
+import type { BaselineTrigger } from "../domain/baseline.js";
 import type { CheckRunOutput } from "../github/checks.js";
 import type { ScanPreset } from "../scanner/schemas.js";
 import { codeBlock, inlineCode } from "./escape.js";
 import { creditFigures, shortSha } from "./format.js";
 import { bullets, sections } from "./markdown.js";
 import { plural } from "./format.js";
-
-/** What started a baseline. */
-export type BaselineTrigger = "push" | "schedule";
 
 /** The path and key a baseline's configuration errors name. */
 const WHERE = "`baseline` in `.github/diffward.yml`";

@@ -49,11 +49,12 @@ return redis.call('zrank', KEYS[1], ARGV[2]) + 1
 `;
 
 /**
- * Adds a job with a priority that keeps installations fair (BullMQ's open-source edition has no group
- * rate limits): the priority is the job's place among this installation's jobs pending in the queue
- * (1 for the first), and BullMQ serves lower numbers first. So one organization opening 500 pull
- * requests at once takes priorities 1 to 500, and another organization's single pull request, priority
- * 1, is served next instead of after all 500. Jobs without an installation are added as is.
+ * The options that add a job with a priority that keeps installations fair (BullMQ's open-source edition has
+ * no group rate limits): the priority is the job's place among this installation's jobs pending in the queue
+ * (1 for the first), and BullMQ serves lower numbers first. So one organization opening 500 pull requests at
+ * once takes priorities 1 to 500, and another organization's single pull request, priority 1, is served next
+ * instead of after all 500. The job is counted as pending from this call: the caller adds it with these
+ * options at once (`addJob` in `src/job-catalogue/add-job.ts`).
  *
  * The pending jobs are a set of job ids, not a counter, so nothing leaks: a de-duplicated add (same
  * `jobId`, which BullMQ ignores) counts once; a job that completed or failed for good leaves the set
@@ -61,23 +62,21 @@ return redis.call('zrank', KEYS[1], ARGV[2]) + 1
  * its release (a crash) is dropped by the next add once {@link FAIR_GRACE_MS} has passed. A job without
  * a `jobId` gets a random one so it can be tracked.
  * @param fair.graceMs overrides {@link FAIR_GRACE_MS} (tests).
+ * @returns `opts` with the job id and the priority.
  */
-export async function addFair<T extends { installationId?: number }>(
-  redis: RedisConnection | undefined,
-  queue: Queue,
-  name: string,
-  data: T,
+export async function fairJobOptions(
+  redis: RedisConnection,
+  queue: QueueRef,
+  installationId: number,
   opts: JobsOptions,
   fair: { graceMs?: number } = {},
-): Promise<Job<T>> {
-  if (!redis || typeof data.installationId !== "number")
-    return queue.add(name, data, opts) as Promise<Job<T>>;
+): Promise<JobsOptions & { jobId: string; priority: number }> {
   const id = opts.jobId ?? randomUUID();
   const place = Number(
     await redis.eval(
       ADD_SCRIPT,
       1,
-      pendingKey(queue, data.installationId),
+      pendingKey(queue, installationId),
       jobKeyPrefix(queue),
       id,
       Date.now(),
@@ -85,11 +84,7 @@ export async function addFair<T extends { installationId?: number }>(
       FAIR_TTL_SECONDS,
     ),
   );
-  return queue.add(name, data, {
-    ...opts,
-    jobId: id,
-    priority: Math.min(Math.max(1, place), MAX_PRIORITY),
-  }) as Promise<Job<T>>;
+  return { ...opts, jobId: id, priority: Math.min(Math.max(1, place), MAX_PRIORITY) };
 }
 
 /** How many of an installation's jobs are counted as pending in a queue (what the next add ranks behind). */

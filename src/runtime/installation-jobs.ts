@@ -128,8 +128,8 @@ async function indexJob(queue: Queue, job: Pick<Job, "id" | "data">, opts: JobsO
 
 /**
  * A BullMQ queue that also records each job it adds in its installation's index ({@link installationJobsKey}).
- * It hooks `addJob` (BullMQ's documented extension point under `add`) and `addBulk`, so every add, through
- * `addFair` or directly, is recorded once BullMQ has added it.
+ * It hooks `addJob` (BullMQ's documented extension point under `add`) and `addBulk`, so every add (diffward's
+ * go through the catalogue's `addJob`, `src/job-catalogue/add-job.ts`) is recorded once BullMQ has added it.
  */
 export class InstallationQueue extends Queue {
   protected override async addJob(name: string, data: unknown, opts?: JobsOptions): Promise<Job> {

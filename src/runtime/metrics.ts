@@ -2,7 +2,7 @@ import type { Job, Queue, Worker } from "bullmq";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { ResponseInfo } from "../scanner/transport.js";
 import type { Logger } from "pino";
-import { JOB } from "./names.js";
+import { QUEUE_NAMES } from "./names.js";
 import { VERSION } from "./version.js";
 
 /** Job states whose counts {@link DiffwardMetrics} exports as queue depth (BullMQ `getJobCounts`). */
@@ -363,7 +363,10 @@ function queueDepthCollector(queues: NonNullable<MetricsOptions["queues"]>): Col
   };
 }
 
-/** Counts each worker's jobs: wait before the first run, completions, launch outcomes, failures. */
+/**
+ * Counts each worker's jobs: wait before the first run, completions, launch outcomes (the results of the launch
+ * queue's jobs, which are all launches), failures.
+ */
 function instrumentWorkers(
   workers: readonly Worker[],
   m: Pick<TableMetrics, "jobWait" | "jobsCompleted" | "launches" | "jobFailures">,
@@ -379,13 +382,13 @@ function instrumentWorkers(
     });
     w.on("completed", (job: Job, result: unknown) => {
       jobsCompleted.inc({ queue: w.name, name: job.name });
-      if (job.name === JOB.launch && typeof result === "string") launches.inc({ outcome: result });
+      if (w.name === QUEUE_NAMES.launch && typeof result === "string") launches.inc({ outcome: result });
     });
     w.on("failed", (job: Job | undefined) => {
       if (!job) return;
       const final = job.attemptsMade >= (job.opts.attempts ?? 1);
       jobFailures.inc({ queue: w.name, name: job.name, final: String(final) });
-      if (job.name === JOB.launch && final) launches.inc({ outcome: "error" });
+      if (w.name === QUEUE_NAMES.launch && final) launches.inc({ outcome: "error" });
     });
   }
 }

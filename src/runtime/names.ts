@@ -1,83 +1,15 @@
 import { createHash } from "node:crypto";
-import type { JobsOptions } from "bullmq";
 
 /**
- * BullMQ queues. Launches, polls and reports each have their own queue, so a burst of launches never delays a
- * report, and reports waiting for GitHub's write lane never hold the slots that poll running scans
- * (docs/benchmarks.md measures both).
+ * BullMQ queues (which jobs each holds: `src/job-catalogue/catalogue.ts`). Launches, polls and reports each
+ * have their own queue, so a burst of launches never delays a report, and reports waiting for GitHub's write
+ * lane never hold the slots that poll running scans (docs/benchmarks.md measures both).
  */
 export const QUEUE_NAMES = {
   events: "diffward-events",
   launch: "diffward-launch",
   scans: "diffward-scans",
   reports: "diffward-reports",
-} as const;
-
-/** Options of event jobs (enqueued by handlers and by commands): retried with backoff (lock contention, GitHub 5xx). */
-export const EVENT_JOB_OPTIONS: JobsOptions = {
-  attempts: 10,
-  backoff: { type: "exponential", delay: 500, jitter: 0.5 },
-  removeOnComplete: { age: 24 * 3600, count: 10_000 },
-  removeOnFail: { age: 7 * 24 * 3600 },
-};
-
-/**
- * Options of a scan's poll job (`poll-<scanId>` on `diffward-scans`), the same wherever it is added (launch,
- * reconcile): one job per scan (the id dedupes), first read after `delayMs` (`Settings.firstPollDelayMs`),
- * up to 10 attempts with jittered exponential backoff from 1 s; each later read is scheduled by the job
- * itself from the scan's `Retry-After` (spec §Scans, `GET /projects/{projectId}/scans/{scanId}`), not by
- * these options.
- */
-export function pollJobOptions(scanId: string, delayMs: number): JobsOptions {
-  return {
-    jobId: jobId("poll", scanId),
-    delay: delayMs,
-    attempts: 10,
-    backoff: { type: "exponential", delay: 1_000, jitter: 0.5 },
-    removeOnComplete: { age: 24 * 3600, count: 10_000 },
-    removeOnFail: { age: 7 * 24 * 3600 },
-  };
-}
-
-/**
- * Options of a launch job (`diffward-launch`), for a pull request's head or a merge group's: its id (one
- * launch per launch key and generation), the debounce window as its delay (ms), up to 8 attempts with
- * jittered exponential backoff from 2 s (each attempt looks the scan up before sending again).
- */
-export function launchJobOptions(launchJobId: string, delayMs = 0): JobsOptions {
-  return {
-    jobId: launchJobId,
-    delay: delayMs,
-    attempts: 8,
-    backoff: { type: "exponential", delay: 2_000, jitter: 0.5 },
-    removeOnComplete: { age: 24 * 3600, count: 10_000 },
-    removeOnFail: { age: 7 * 24 * 3600 },
-  };
-}
-
-/** Job names within the queues. */
-export const JOB = {
-  pullRequest: "pull-request",
-  pullClosed: "pull-closed",
-  rerequest: "rerequest",
-  uninstall: "uninstall",
-  command: "command",
-  launch: "launch",
-  poll: "poll",
-  report: "report",
-  reconcile: "reconcile",
-  recoverDeliveries: "recover-deliveries",
-  approve: "approve",
-  settle: "settle",
-  cancel: "cancel",
-  mergeGroup: "merge-group",
-  mergeGroupDestroyed: "merge-group-destroyed",
-  /** a push to the default branch (`push` webhook), on the events queue */
-  baselinePush: "baseline-push",
-  /** a baseline due by `baseline.schedule`, added by the repository's job scheduler on the events queue */
-  baselineSchedule: "baseline-schedule",
-  /** an acceptance's expiry (`/wontfix … until …`), a delayed job on the events queue (src/triage/expiry.ts) */
-  acceptanceExpiry: "acceptance-expiry",
 } as const;
 
 /**

@@ -1,6 +1,7 @@
 import type { Queue } from "bullmq";
 import type { RedisConnection } from "./connection.js";
 import type { Logger } from "pino";
+import type { ProbotOctokit } from "probot";
 import type { InstallationOctokit } from "../github/types.js";
 import type { ScannerAccess } from "../tenants/index.js";
 import type { StateStore } from "./state.js";
@@ -15,6 +16,11 @@ export interface Runtime {
   queues: { events: Queue; launch: Queue; scans: Queue; reports: Queue };
   /** an Octokit authenticated as the installation (Probot's `auth(installationId)`) */
   octokit(installationId: number): Promise<InstallationOctokit>;
+  /**
+   * an Octokit authenticated as the App itself (its JWT: Probot's `auth()` without an installation id), for
+   * the App's own endpoints: its installations (reconciliation) and its webhook deliveries (their recovery)
+   */
+  appOctokit(): Promise<ProbotOctokit>;
   scanner: ScannerAccess;
   /** the runtime settings (`src/config/settings.ts`): durations in ms */
   settings: Settings;

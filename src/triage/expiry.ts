@@ -13,9 +13,9 @@
  */
 import { createHash } from "node:crypto";
 import type { Logger } from "pino";
-import { z } from "zod";
 import { appendAudit, type AuditEntryInput } from "../runtime/audit-log.js";
-import { EVENT_JOB_OPTIONS, JOB, pullKey } from "../runtime/names.js";
+import { AcceptanceExpiryJobData, ExpiryPull, addJob } from "../job-catalogue/index.js";
+import { pullKey } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { findingLabel } from "../scanner/labels.js";
 import { isAcceptance, isExpiredNote, parseAcceptanceLine } from "../domain/acceptance.js";
@@ -29,20 +29,6 @@ import {
   writePullDecisions,
 } from "./decisions.js";
 import type { Decision } from "./types.js";
-
-/** The pull request an acceptance was given on, and the account whose service token applies it. */
-export const ExpiryPull = z.object({
-  installationId: z.number().int().positive(),
-  accountLogin: z.string().min(1),
-  owner: z.string().min(1),
-  repo: z.string().min(1),
-  pullNumber: z.number().int().positive(),
-});
-export type ExpiryPull = z.infer<typeof ExpiryPull>;
-
-/** The data of an `acceptance-expiry` job: the pull request and the expiry's id (its decision says the rest). */
-export const AcceptanceExpiryJobData = ExpiryPull.extend({ expiryId: z.string().min(1) });
-export type AcceptanceExpiryJobData = z.infer<typeof AcceptanceExpiryJobData>;
 
 /** How long the installation's expiries index outlives its last expiry, in seconds (7 days). */
 const INDEX_GRACE_SECONDS = 7 * 24 * 3600;
@@ -104,11 +90,7 @@ export async function scheduleExpiry(
 ): Promise<void> {
   const at = Date.parse(expiry.expiresAt);
   const data: AcceptanceExpiryJobData = { ...ExpiryPull.parse(pull), expiryId: expiry.expiryId };
-  await rt.queues.events.add(JOB.acceptanceExpiry, data, {
-    ...EVENT_JOB_OPTIONS,
-    // an expiry must not be lost to an outage of the service: 16 attempts from 5 s, doubling (about 4 days)
-    attempts: 16,
-    backoff: { type: "exponential", delay: 5_000, jitter: 0.5 },
+  await addJob(rt, "acceptanceExpiry", data, {
     jobId: expiry.expiryId,
     delay: Math.max(0, at - rt.now()),
   });

@@ -5,7 +5,6 @@ import { alertPayload, dismissAlertAs, reopenAlertAs } from "../../dev/harness/c
 import { writeConversationComment, writeReviewReply } from "../../dev/harness/triage.js";
 import { demoConfig } from "../../dev/harness/demo-repo.js";
 import { mergeGroupPayload, sarifSchemaErrors } from "../../dev/github-standin/index.js";
-import { CODE_SCANNING_ALERT_JOB } from "../../src/jobs/code-scanning-alert.js";
 import { readAudit, type AuditEntry } from "../../src/runtime/audit-log.js";
 import { jobId, pullKey } from "../../src/runtime/names.js";
 import { readDecisions } from "../../src/triage/decisions.js";
@@ -14,6 +13,7 @@ import { TRIAGE_SCENARIO, nextAnswer, sandboxFinding, SQLI, SECRET } from "../su
 import { queuedPull } from "../support/merge-group.js";
 import { UnthrottledOctokit } from "../support/octokit.js";
 import { WRITER } from "../support/commands.js";
+import { JOBS } from "../../src/job-catalogue/index.js";
 
 const READER = "octo-reader";
 const UPLOAD_ON = "codeScanning:\n  upload: true";
@@ -78,7 +78,7 @@ async function deliver(payload: Record<string, unknown>): Promise<unknown> {
         return { outcome: (await queue.getJob(jobId("alert", id)))?.returnvalue as unknown };
       },
       20_000,
-      `the ${CODE_SCANNING_ALERT_JOB} job of ${id}`,
+      `the ${JOBS.codeScanningAlert.name} job of ${id}`,
     )
     .then((r) => r.outcome);
 }

@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { MAX_NOTE_LENGTH, ParsedCommand, parseCommand, findCommandLine } from "../../src/commands/parse.js";
 import { canonicalVerb, verbSyntax } from "../../src/commands/table.js";
 import { RESOLUTION_VERBS } from "../../src/commands/verbs/resolution.js";
-import type { CommandForm } from "../../src/commands/form.js";
+import type { CommandForm } from "../../src/domain/command-form.js";
 import { REASON_CATALOG, SEVERITIES, reasonCodesFor, ALL_REASON_CODES } from "../../src/scanner/catalog.js";
 import type { ReasonStatus } from "../../src/scanner/catalog.js";
 import { parseFindingRef } from "../../src/scanner/labels.js";

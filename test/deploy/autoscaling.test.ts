@@ -12,8 +12,9 @@ import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
 import { createRedis, DEFAULT_QUEUE_PREFIX, hashTag } from "../../src/runtime/connection.js";
-import { addFair } from "../../src/runtime/fairness.js";
-import { JOB, QUEUE_NAMES, launchJobOptions, pollJobOptions } from "../../src/runtime/names.js";
+import { JOBS } from "../../src/job-catalogue/index.js";
+import { fairJobOptions } from "../../src/runtime/fairness.js";
+import { QUEUE_NAMES, jobId } from "../../src/runtime/names.js";
 import { createQueues } from "../../src/runtime/queues.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -272,19 +273,33 @@ describe("the keys KEDA's redis triggers read hold the queues' backlog (real Red
   }
 
   it("their lengths add up to the jobs waiting for a worker, fair (prioritized) adds included, delayed ones not", async () => {
-    await queues.events.add(JOB.pullRequest, { delivery: 1 });
-    await queues.events.add(JOB.pullRequest, { delivery: 2 });
+    await queues.events.add(JOBS.pullRequest.name, { delivery: 1 });
+    await queues.events.add(JOBS.pullRequest.name, { delivery: 2 });
+    // as `addJob` adds them with `fair` (src/job-catalogue/add-job.ts), the data aside
+    const fair = (queue: (typeof queues)["launch"], installationId: number, opts: object) =>
+      fairJobOptions(redis, queue, installationId, opts);
     for (const installationId of [11, 11, 12])
-      await addFair(redis, queues.reports, JOB.report, { installationId }, {});
-    await addFair(redis, queues.launch, JOB.launch, { installationId: 11 }, launchJobOptions("launch-now"));
-    await addFair(
-      redis,
-      queues.launch,
-      JOB.launch,
+      await queues.reports.add(
+        JOBS.report.name,
+        { installationId },
+        await fair(queues.reports, installationId, {}),
+      );
+    const launch = (id: string, delay: number) => ({ ...JOBS.launch.options, jobId: id, delay });
+    await queues.launch.add(
+      JOBS.launch.name,
       { installationId: 11 },
-      launchJobOptions("launch-later", 60_000),
+      await fair(queues.launch, 11, launch("launch-now", 0)),
     );
-    await queues.scans.add(JOB.poll, { scanId: "s1" }, pollJobOptions("s1", 60_000));
+    await queues.launch.add(
+      JOBS.launch.name,
+      { installationId: 11 },
+      await fair(queues.launch, 11, launch("launch-later", 60_000)),
+    );
+    await queues.scans.add(
+      JOBS.poll.name,
+      { scanId: "s1" },
+      { ...JOBS.poll.options, jobId: jobId("poll", "s1"), delay: 60_000 },
+    );
 
     const lists = one(render("keda-redis-values.yaml"), "ScaledObject").spec.triggers!.map((t) =>
       t.metadata.listName!.replace(DEFAULT_QUEUE_PREFIX, prefix),

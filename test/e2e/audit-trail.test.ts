@@ -15,13 +15,13 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Harness } from "../../dev/harness/harness.js";
 import { dismissAlertAs } from "../../dev/harness/code-scanning.js";
-import { CODE_SCANNING_ALERT_JOB } from "../../src/jobs/code-scanning-alert.js";
 import type { AuditEntry } from "../../src/runtime/audit-log.js";
 import { jobId } from "../../src/runtime/names.js";
 import { findingLabel } from "../../src/scanner/labels.js";
 import { startWebServer, type WebServer } from "../../src/web.js";
 import { openConfiguredPull, replyTo, useCommandHarness } from "../support/commands.js";
 import { type ReportedPull, SQLI, SECRET, RATE } from "../support/reported-pull.js";
+import { JOBS } from "../../src/job-catalogue/index.js";
 
 const AUTHOR = "octo-writer";
 const MAINTAINER = "octo-maintainer";
@@ -73,7 +73,7 @@ async function deliverAlert(payload: Record<string, unknown>): Promise<void> {
   await h.waitFor(
     async () => (await h.booted.rt.queues.events.getJob(jobId("alert", id)))?.isCompleted(),
     20_000,
-    `the ${CODE_SCANNING_ALERT_JOB} job of ${id}`,
+    `the ${JOBS.codeScanningAlert.name} job of ${id}`,
   );
 }
 

@@ -13,7 +13,7 @@ import { demoBaseline } from "../../dev/harness/baseline.js";
 import { isRuledOut } from "../../src/domain/verdict.js";
 import { fingerprint } from "../../src/domain/identity.js";
 import { parseLocation } from "../../src/domain/location.js";
-import { JOB, baselineKey, baselineSchedulerId } from "../../src/runtime/names.js";
+import { baselineKey, baselineSchedulerId } from "../../src/runtime/names.js";
 import { getBaseline, getBaselineReport } from "../../src/runtime/baseline-state.js";
 import { checkRuns, completedRun, openPull, reportEnded, sha } from "../support/pr.js";
 import { flushPrefix } from "../support/flush.js";
@@ -24,6 +24,7 @@ import { findingLabel } from "../../src/scanner/labels.js";
 import { writeConversationComment } from "../../dev/harness/triage.js";
 import { syncBaselineSchedule } from "../../src/jobs/baseline.js";
 import { repoConfig } from "../support/jobs.js";
+import { JOBS } from "../../src/job-catalogue/index.js";
 
 /**
  * Default-branch baselines end to end: real `push` payloads (`@octokit/webhooks-examples`, filled from the
@@ -357,7 +358,9 @@ describe("baseline: scans of the default branch", () => {
     expect(launchesOf(head)).toEqual([]);
 
     const due = async (): Promise<Job[]> =>
-      (await events.getDelayed()).filter((j) => j.name === JOB.baselineSchedule && j.data.repo === r.repo);
+      (await events.getDelayed()).filter(
+        (j) => j.name === JOBS.baselineSchedule.name && j.data.repo === r.repo,
+      );
     const [next] = await h.waitFor(async () => ((await due()).length === 1 ? await due() : undefined), 5_000);
     expect(next!.timestamp + (next!.opts.delay ?? 0)).toBeGreaterThan(Date.now());
 
@@ -392,7 +395,7 @@ describe("baseline: scans of the default branch", () => {
       second.startWorkers();
       // the next period on the same head: nothing launched, the head already has its baseline
       const [again] = (await second.rt.queues.events.getDelayed()).filter(
-        (j) => j.name === JOB.baselineSchedule && j.data.repo === r.repo,
+        (j) => j.name === JOBS.baselineSchedule.name && j.data.repo === r.repo,
       );
       await again!.promote();
       await h.waitFor(async () => (await again!.getState()) === "completed", 10_000, "scheduled run done");
@@ -404,7 +407,7 @@ describe("baseline: scans of the default branch", () => {
       h.github.state.setBranchHead(r.owner, r.repo, r.branch, sha(0x2482));
       const [third] = await h.waitFor(async () => {
         const d = (await second.rt.queues.events.getDelayed()).filter(
-          (j) => j.name === JOB.baselineSchedule && j.data.repo === r.repo,
+          (j) => j.name === JOBS.baselineSchedule.name && j.data.repo === r.repo,
         );
         return d.length === 1 ? d : undefined;
       }, 5_000);
@@ -463,7 +466,7 @@ describe("baseline: scans of the default branch", () => {
       const job = await h.waitFor(
         async () =>
           (await events.getJobs(["completed", "failed"])).find(
-            (j) => j.name === JOB.baselinePush && j.data.repo === r.repo,
+            (j) => j.name === JOBS.baselinePush.name && j.data.repo === r.repo,
           ),
         10_000,
         `baseline job of ${schedule}`,

@@ -7,11 +7,12 @@ import { writeConversationComment } from "../../dev/harness/triage.js";
 import { mergeGroupPayload } from "../../dev/github-standin/index.js";
 import { demoConfig } from "../../dev/harness/demo-repo.js";
 import type { ScanRecord } from "../../dev/sandbox/state.js";
-import { JOB, jobId, pullKey } from "../../src/runtime/names.js";
+import { jobId, pullKey } from "../../src/runtime/names.js";
 import type { ReportState } from "../../src/report/state.js";
 import { DiffwardOctokit } from "../../src/runtime/octokit.js";
 import { type Payload, MERGE_BASE, checkRuns, openPull, sha } from "../support/pr.js";
 import { propertyOptions, propertyRuns } from "../support/property.js";
+import { JOBS } from "../../src/job-catalogue/index.js";
 
 /**
  * Model-based (stateful) test of the pull-request lifecycle, with fast-check's
@@ -539,7 +540,7 @@ async function queuesIdle(h: Harness, o: { reports?: boolean } = {}): Promise<bo
     if (Object.values(counts).some((c) => c > 0)) return false;
   }
   const pending = await scans.getJobs([...states]);
-  return pending.every((j) => j.name === JOB.settle);
+  return pending.every((j) => j.name === JOBS.settle.name);
 }
 
 describe("pull-request lifecycle, model-based", () => {

@@ -4,9 +4,11 @@ import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import { webhookExample } from "../../dev/harness/examples.js";
 import { demoConfig } from "../../dev/harness/demo-repo.js";
 import { writeConversationComment } from "../../dev/harness/triage.js";
-import { JOB, jobId, pullKey } from "../../src/runtime/names.js";
+import { jobId, pullKey } from "../../src/runtime/names.js";
 import { LockBusyError } from "../../src/runtime/state.js";
 import { type Payload, MERGE_BASE, checkRuns, completedRun, openPull, pushPull, sha } from "../support/pr.js";
+import { addJob } from "../../src/job-catalogue/index.js";
+import { repoConfig } from "../support/jobs.js";
 
 /**
  * Regression tests of "every check run ends, every credit is meant":
@@ -124,7 +126,7 @@ describe("pull-request lifecycle under real event sequences", () => {
     await completedRun(h, pr.owner, pr.repo, sha(1042));
     const state = (await h.booted.rt.state.getPull(pullKey(pr.owner, pr.repo, pr.number)))!;
     // A Re-run of the old head that waited in a backlog while the push landed.
-    const job = await h.booted.rt.queues.launch.add(JOB.launch, {
+    const job = await addJob(h.booted.rt, "launch", {
       installationId: state.installationId,
       accountLogin: pr.owner,
       owner: pr.owner,
@@ -141,7 +143,7 @@ describe("pull-request lifecycle under real event sequences", () => {
       launchKey: "stale-rerun",
       explicit: true,
       checkRunId: state.checkRunId!,
-      config: {},
+      config: repoConfig({ repositoryId: "repo_demo" }),
     });
     const result = await h.waitFor(
       async () => (await h.booted.rt.queues.launch.getJob(job.id!))?.returnvalue,

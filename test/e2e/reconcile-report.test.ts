@@ -1,8 +1,9 @@
 import { Worker } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHarness, type Harness } from "../../dev/harness/harness.js";
-import { JOB, QUEUE_NAMES, jobId } from "../../src/runtime/names.js";
+import { QUEUE_NAMES, jobId } from "../../src/runtime/names.js";
 import { seedPull } from "../support/pr.js";
+import { JOBS } from "../../src/job-catalogue/index.js";
 
 /**
  * A poll job hands a terminal scan's report to `report-<scanId>` (queue `diffward-reports`) and completes.
@@ -44,10 +45,14 @@ describe("reconcile resumes a failed report job of a completed poll", () => {
       reports: new Worker(QUEUE_NAMES.reports, null, opts),
     };
     // the poll job completed after handing the report over; the report job failed on its last attempt
-    await h.booted.rt.queues.scans.add(JOB.poll, {}, { jobId: jobId("poll", scanId) });
+    await h.booted.rt.queues.scans.add(JOBS.poll.name, {}, { jobId: jobId("poll", scanId) });
     const poll = (await worker.scans.getNextJob("t1"))!;
     await poll.moveToCompleted("report-queued", "t1", false);
-    await h.booted.rt.queues.reports.add(JOB.report, {}, { jobId: jobId("report", scanId), attempts: 1 });
+    await h.booted.rt.queues.reports.add(
+      JOBS.report.name,
+      {},
+      { jobId: jobId("report", scanId), attempts: 1 },
+    );
     const report = (await worker.reports.getNextJob("t2"))!;
     await report.moveToFailed(new Error("GitHub 502 on every attempt"), "t2", false);
     expect(await report.getState()).toBe("failed");

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import { webhookExample } from "../../dev/harness/examples.js";
 import { writeConversationComment } from "../../dev/harness/triage.js";
-import { JOB, jobId, pullKey } from "../../src/runtime/names.js";
+import { jobId, pullKey } from "../../src/runtime/names.js";
 import type { ReportState } from "../../src/report/state.js";
 import {
   type Payload,
@@ -15,6 +15,7 @@ import {
   reportEnded,
   sha,
 } from "../support/pr.js";
+import { JOBS } from "../../src/job-catalogue/index.js";
 
 /**
  * The old head's check run `run` is concluded cancelled, "Superseded by" the new head, and nothing of the
@@ -306,7 +307,7 @@ describe("a head diffward stops following", () => {
           }),
         );
         await h.waitFor(
-          async () => (await events.getJobs(["delayed"])).some((j) => j.name === JOB.rerequest),
+          async () => (await events.getJobs(["delayed"])).some((j) => j.name === JOBS.rerequest.name),
           15_000,
           "the rescan's job waiting for the lock",
         );

@@ -8,9 +8,9 @@ import { webhookExample } from "../../dev/harness/examples.js";
 import { devPrivateKey } from "../../dev/harness/harness.js";
 import { createRedis } from "../../src/runtime/connection.js";
 import { createQueues } from "../../src/runtime/queues.js";
-import { JOB } from "../../src/runtime/names.js";
 import { loadRepoConfig } from "../../src/runtime/config-loader.js";
 import type { Payload } from "../support/pr.js";
+import { JOBS } from "../../src/job-catalogue/index.js";
 
 const redis = createRedis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379");
 const prefix = `dwt-handlers-${randomBytes(3).toString("hex")}`;
@@ -51,7 +51,7 @@ describe("handlers: guards and one job per delivery, no GitHub call on the webho
     const jobs = await queues.events.getJobs(["waiting", "delayed", "active"]);
     const mine = jobs.filter((j) => j.data.deliveryId === "delivery-opened-1");
     expect(mine).toHaveLength(1);
-    expect(mine[0]!.name).toBe(JOB.pullRequest);
+    expect(mine[0]!.name).toBe(JOBS.pullRequest.name);
     expect(mine[0]!.data).toMatchObject({
       installationId: payload.installation.id,
       owner: "Codertocat",
@@ -83,7 +83,7 @@ describe("handlers: guards and one job per delivery, no GitHub call on the webho
     const job = (await queues.events.getJobs(["waiting", "delayed"])).find(
       (j) => j.data.deliveryId === "delivery-suite-rerun",
     );
-    expect(job?.name).toBe(JOB.rerequest);
+    expect(job?.name).toBe(JOBS.rerequest.name);
     expect(job?.data).toMatchObject({
       pullNumber: 7,
       headSha: "e".repeat(40),
@@ -130,7 +130,7 @@ describe("handlers: guards and one job per delivery, no GitHub call on the webho
     const job = (await queues.events.getJobs(["waiting"])).find(
       (j) => j.data.deliveryId === "delivery-closed",
     );
-    expect(job?.name).toBe(JOB.pullClosed);
+    expect(job?.name).toBe(JOBS.pullClosed.name);
   });
 
   it("merge_group checks_requested and destroyed (real example payload) each enqueue one job; redeliveries collapse", async () => {
@@ -142,7 +142,7 @@ describe("handlers: guards and one job per delivery, no GitHub call on the webho
     const jobs = await queues.events.getJobs(["waiting", "delayed", "active"]);
     const requested = jobs.filter((j) => j.data.deliveryId === "delivery-mg-1");
     expect(requested).toHaveLength(1);
-    expect(requested[0]!.name).toBe(JOB.mergeGroup);
+    expect(requested[0]!.name).toBe(JOBS.mergeGroup.name);
     expect(requested[0]!.data).toMatchObject({
       installationId: payload.installation.id,
       owner: "octo-org",
@@ -153,7 +153,7 @@ describe("handlers: guards and one job per delivery, no GitHub call on the webho
       baseRef: "refs/heads/main",
     });
     const gone = jobs.filter((j) => j.data.deliveryId === "delivery-mg-2");
-    expect(gone.map((j) => j.name)).toEqual([JOB.mergeGroupDestroyed]);
+    expect(gone.map((j) => j.name)).toEqual([JOBS.mergeGroupDestroyed.name]);
     expect(gone[0]!.data).toMatchObject({ headSha: payload.merge_group.head_sha, reason: "merged" });
   });
 
@@ -172,7 +172,7 @@ describe("handlers: guards and one job per delivery, no GitHub call on the webho
     const jobs = await queues.events.getJobs(["waiting", "delayed", "active"]);
     const pushes = jobs.filter((j) => String(j.data.deliveryId).startsWith("delivery-push-"));
     expect(pushes).toHaveLength(1);
-    expect(pushes[0]!.name).toBe(JOB.baselinePush);
+    expect(pushes[0]!.name).toBe(JOBS.baselinePush.name);
     expect(pushes[0]!.data).toMatchObject({
       deliveryId: "delivery-push-1",
       trigger: "push",

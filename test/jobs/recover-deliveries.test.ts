@@ -10,7 +10,7 @@ import { webhookExample } from "../../dev/harness/examples.js";
 import { DEFAULT_SETTINGS } from "../../src/config/settings.js";
 import { DeliveryLedger } from "../../src/runtime/delivery-ledger.js";
 import { createRedis } from "../../src/runtime/connection.js";
-import { JOB } from "../../src/runtime/names.js";
+import { JOBS } from "../../src/job-catalogue/index.js";
 
 let h: Harness;
 beforeEach(async () => {
@@ -287,7 +287,7 @@ describe("recovering missed webhook deliveries", () => {
     await h.booted.rt.redis.set(runKey(), "dead-run", "PX", 3_000);
     const queued = Date.now();
     const job = await h.booted.rt.queues.events.add(
-      JOB.recoverDeliveries,
+      JOBS.recoverDeliveries.name,
       {},
       { jobId: "recovery-after-crash" },
     );
@@ -305,7 +305,7 @@ describe("recovering missed webhook deliveries", () => {
     const lost = Array.from({ length: 4 }, (_, i) => missed(HOUR - i * 1000));
     h.booted.rt.settings.redeliveryPaceMs = 2_000;
     h.booted.startWorkers();
-    await h.booted.rt.queues.events.add(JOB.recoverDeliveries, {}, { jobId: "recovery-at-shutdown" });
+    await h.booted.rt.queues.events.add(JOBS.recoverDeliveries.name, {}, { jobId: "recovery-at-shutdown" });
     await h.waitFor(() => redeliveryRequests().length === 1, 10_000, "the first redelivery");
 
     const closing = Date.now();

@@ -13,7 +13,7 @@ import { startGitHubStandIn, type GitHubStandIn } from "../../dev/github-standin
 import { applyFaults, startSandbox, type Sandbox } from "../../dev/sandbox/index.js";
 import { createOrgPageDeps, loadInstallationPage, type OrgPageDeps } from "../../src/org-page/data.js";
 import { REPORT_KIND } from "../../src/report/state.js";
-import { JOB, jobId } from "../../src/runtime/names.js";
+import { jobId } from "../../src/runtime/names.js";
 import { OrgRecords } from "../../src/runtime/org-records.js";
 import { createQueues } from "../../src/runtime/queues.js";
 import type { Runtime } from "../../src/runtime/runtime.js";
@@ -24,6 +24,7 @@ import { storeApprovalRequest } from "../../src/triage/approvals.js";
 import { recordDecisionWithExpiry } from "../../src/triage/expiry.js";
 import { flushPrefix } from "../support/flush.js";
 import type { InstallationOctokit } from "../../src/github/types.js";
+import { JOBS } from "../../src/job-catalogue/index.js";
 
 const url = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const redis = new Redis(url, { maxRetriesPerRequest: null });
@@ -134,7 +135,7 @@ async function seed(): Promise<void> {
     await state.linkScan(l);
     if (l.scanId === "s_new") continue;
     const job = await queues.scans.add(
-      JOB.poll,
+      JOBS.poll.name,
       { ...l, launchedAt: now - 90_000 },
       { jobId: jobId("poll", l.scanId), delay: 60_000 },
     );
@@ -200,7 +201,7 @@ async function seed(): Promise<void> {
 
 async function failJob(data: Record<string, unknown>, reason: string): Promise<void> {
   const id = `report-${String(data.repo)}`;
-  await queues.reports.add(JOB.report, data, { jobId: id, attempts: 1 });
+  await queues.reports.add(JOBS.report.name, data, { jobId: id, attempts: 1 });
   const worker = new Worker(queues.reports.name, async () => Promise.reject(new Error(reason)), {
     connection: redis,
     prefix,

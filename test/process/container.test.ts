@@ -26,10 +26,11 @@ import {
   type GitHubStandIn,
 } from "../../dev/github-standin/index.js";
 import { startSandbox, type Sandbox } from "../../dev/sandbox/index.js";
-import { JOB, QUEUE_NAMES } from "../../src/runtime/names.js";
+import { QUEUE_NAMES } from "../../src/runtime/names.js";
 import type { Payload } from "../support/pr.js";
 import { DEFAULT_QUEUE_PREFIX } from "../../src/runtime/connection.js";
 import { freePort } from "../support/redis-server.js";
+import { JOBS } from "../../src/job-catalogue/index.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const TSX = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
@@ -262,7 +263,7 @@ describe("SIGTERM to the container's command drains", () => {
       expect(
         done.map((j) => j.name),
         ran,
-      ).toContain(JOB.pullRequest);
+      ).toContain(JOBS.pullRequest.name);
     } finally {
       await events.close();
       (events.opts.connection as Redis).disconnect?.();

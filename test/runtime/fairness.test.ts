@@ -1,11 +1,22 @@
 import { randomBytes } from "node:crypto";
-import { Queue, Worker } from "bullmq";
+import { Queue, Worker, type JobsOptions } from "bullmq";
 import { afterAll, describe, expect, it } from "vitest";
 import { createRedis } from "../../src/runtime/connection.js";
-import { addFair, fairPending, releaseFairOnFinish } from "../../src/runtime/fairness.js";
+import { fairJobOptions, fairPending, releaseFairOnFinish } from "../../src/runtime/fairness.js";
 
 const redis = createRedis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379");
 const prefix = `dwt-fair-${randomBytes(3).toString("hex")}`;
+
+/** Adds a job as `addJob` does with `fair` (`src/job-catalogue/add-job.ts`): its fair options, then the add. */
+async function addFair(
+  queue: Queue,
+  name: string,
+  data: { installationId: number; i: number },
+  opts: JobsOptions,
+  fair?: { graceMs?: number },
+) {
+  return queue.add(name, data, await fairJobOptions(redis, queue, data.installationId, opts, fair));
+}
 
 describe("fair queueing across installations (real Redis, BullMQ priorities)", () => {
   const queue = new Queue("fair", { connection: redis, prefix });
@@ -16,8 +27,8 @@ describe("fair queueing across installations (real Redis, BullMQ priorities)", (
   });
 
   it("one installation's burst does not make another installation's single job wait behind it", async () => {
-    for (let i = 0; i < 20; i++) await addFair(redis, queue, "job", { installationId: 1, i }, {});
-    await addFair(redis, queue, "job", { installationId: 2, i: 0 }, {});
+    for (let i = 0; i < 20; i++) await addFair(queue, "job", { installationId: 1, i }, {});
+    await addFair(queue, "job", { installationId: 2, i: 0 }, {});
     const order: string[] = [];
     const worker = new Worker(
       "fair",
@@ -42,16 +53,16 @@ describe("fair queueing across installations (real Redis, BullMQ priorities)", (
     try {
       const inst = 7;
       // a redelivery of the same job id is de-duplicated by BullMQ: it must not count twice
-      await addFair(redis, q, "job", { installationId: inst, i: 0 }, { jobId: "same" });
-      await addFair(redis, q, "job", { installationId: inst, i: 0 }, { jobId: "same" });
+      await addFair(q, "job", { installationId: inst, i: 0 }, { jobId: "same" });
+      await addFair(q, "job", { installationId: inst, i: 0 }, { jobId: "same" });
       expect(await fairPending(redis, q, inst)).toBe(1);
       // a removed job (a superseded debounce launch) no longer counts once the grace period has passed
-      const removed = await addFair(redis, q, "job", { installationId: inst, i: 1 }, { jobId: "gone", delay: 60_000 });
+      const removed = await addFair(q, "job", { installationId: inst, i: 1 }, { jobId: "gone", delay: 60_000 });
       await removed.remove();
-      await addFair(redis, q, "job", { installationId: inst, i: 2 }, { jobId: "kept" }, { graceMs: 0 });
+      await addFair(q, "job", { installationId: inst, i: 2 }, { jobId: "kept" }, { graceMs: 0 });
       expect(await fairPending(redis, q, inst)).toBe(2); // "same" and "kept"
       // completed and failed (last attempt) jobs come down
-      await addFair(redis, q, "fail", { installationId: inst, i: 3 }, { jobId: "fails", attempts: 2 });
+      await addFair(q, "fail", { installationId: inst, i: 3 }, { jobId: "fails", attempts: 2 });
       let finished = 0;
       const worker = new Worker(
         "fair-leak",
@@ -70,7 +81,7 @@ describe("fair queueing across installations (real Redis, BullMQ priorities)", (
       await new Promise((r) => setTimeout(r, 100));
       expect(await fairPending(redis, q, inst)).toBe(0);
       // after its burst, the installation's next job is first in line again
-      const next = await addFair(redis, q, "job", { installationId: inst, i: 4 }, { jobId: "next" });
+      const next = await addFair(q, "job", { installationId: inst, i: 4 }, { jobId: "next" });
       expect(next.opts.priority).toBe(1);
     } finally {
       await q.obliterate({ force: true }).catch(() => undefined);

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { Worker } from "bullmq";
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
-import { addFair } from "../../src/runtime/fairness.js";
+import { fairJobOptions } from "../../src/runtime/fairness.js";
 import {
   COUNT_CHUNK,
   INDEX_RETENTION_MS,
@@ -25,7 +25,11 @@ describe("an installation's jobs per queue (real Redis, BullMQ's states)", () =>
   });
 
   it("counts each installation's own jobs by state: waiting, active, delayed, failed; completed and removed leave", async () => {
-    await addFair(redis, queue, "hold", { installationId: 1 }, { jobId: "1-hold" });
+    await queue.add(
+      "hold",
+      { installationId: 1 },
+      await fairJobOptions(redis, queue, 1, { jobId: "1-hold" }),
+    );
     await queue.add("fail", { installationId: 1 }, { jobId: "1-fail", attempts: 1 });
     await queue.add("ok", { installationId: 1 }, { jobId: "1-ok" });
     await queue.add("later", { installationId: 1 }, { jobId: "1-later", delay: 60_000 });

@@ -1,7 +1,7 @@
 import { Worker, type ConnectionOptions, type Queue } from "bullmq";
 import { expect } from "vitest";
 import { parseRepoConfig, type RepoConfig } from "../../src/config/repo-config.js";
-import type { LaunchJobData, PullRequestJobData } from "../../src/jobs/types.js";
+import type { LaunchJobData, PullRequestJobData } from "../../src/job-catalogue/index.js";
 
 /** A parsed repository config for repository `repo_1`, with `extra` fields over the defaults; throws if invalid. */
 export function repoConfig(extra: Record<string, unknown> = {}): RepoConfig {

@@ -5,7 +5,7 @@ import { getBaseline, setBaseline, setBaselineReport } from "../../runtime/basel
 import { baselineKey } from "../../runtime/names.js";
 import type { Runtime } from "../../runtime/runtime.js";
 import { applyWrites } from "../../runtime/writes.js";
-import type { PollJobData } from "../types.js";
+import type { PollJobData } from "../../job-catalogue/index.js";
 import { decideReviewlessReport } from "./decide.js";
 import { readReviewlessFacts, readScanFindings, type ReportRun } from "./steps.js";
 

@@ -8,7 +8,7 @@ import { CHECK_RUN_SUMMARY_MAX_BYTES } from "../../render/limits.js";
 import { renderCheckRunOutput } from "../../render/check-run.js";
 import type { ReportFinding } from "../../domain/types.js";
 import { planReport, type ReportPlan } from "../../report/plan.js";
-import type { PollJobData } from "../types.js";
+import type { PollJobData } from "../../job-catalogue/index.js";
 import type { ApprovalRequest } from "../../domain/approval.js";
 import { requestFor } from "../../domain/approval.js";
 import { fingerprint } from "../../domain/identity.js";

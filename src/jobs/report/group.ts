@@ -2,7 +2,7 @@ import type { ReportFinding } from "../../domain/types.js";
 import { applyPullDecisions } from "../../triage/decisions.js";
 import type { Runtime } from "../../runtime/runtime.js";
 import { applyWrites } from "../../runtime/writes.js";
-import type { PollJobData } from "../types.js";
+import type { PollJobData } from "../../job-catalogue/index.js";
 import { decideReviewlessReport } from "./decide.js";
 import { againstBaseline } from "../../report/baseline.js";
 import type { BaselineInfo } from "../../render/baseline.js";

@@ -1,8 +1,7 @@
 import { DelayedError, type Job } from "bullmq";
 import { ScannerApiError, isServiceOutage } from "../../scanner/errors.js";
 import { ScanDetail } from "../../scanner/schemas.js";
-import { addFair } from "../../runtime/fairness.js";
-import { JOB, jobId } from "../../runtime/names.js";
+import { jobId } from "../../runtime/names.js";
 import type { Runtime } from "../../runtime/runtime.js";
 import { WritesWithdrawnError } from "../../runtime/writes.js";
 import { reportScan } from "./pull-request.js";
@@ -13,7 +12,7 @@ import { concludeOnLastAttempt, concludeOnScanReadError, concludeOnServiceError 
 import { admitRequest, serviceAnswered, waitForBreaker, waitOutOutage } from "../service-outage.js";
 import { isBaselineScan, isGroupScan } from "../target.js";
 import { withFollowedTenant, type FollowedJob } from "../token-wait.js";
-import type { PollJobData, ReportJobData } from "../types.js";
+import { addJob, type PollJobData, type ReportJobData } from "../../job-catalogue/index.js";
 
 /** What a report job did. */
 export type ReportOutcome =
@@ -21,7 +20,7 @@ export type ReportOutcome =
 
 /**
  * Hands a terminal scan's report to its own job (job `report`, queue `diffward-reports`, job id
- * `report-<scanId>`), added fairly across installations ({@link addFair}). The poll job calls this before it
+ * `report-<scanId>`), added fairly across installations (`addJob` with `fair`). The poll job calls this before it
  * completes: a poll that dies after the add runs again and adds nothing (BullMQ ignores an add whose job id
  * exists), so the scan is reported once. Attempts and backoff: `Settings.reportAttempts` (10), exponential from `Settings.reportBackoffMs` (1 s).
  * @param scan the terminal scan the poll just read, carried so the report does not read it again.
@@ -32,12 +31,11 @@ export async function enqueueReport(
   scan: ScanDetail,
 ): Promise<void> {
   const data: ReportJobData = { ...d, terminalAt: d.terminalAt, scan };
-  await addFair(rt.redis, rt.queues.reports, JOB.report, data, {
+  await addJob(rt, "report", data, {
     jobId: jobId("report", d.scanId),
     attempts: rt.settings.reportAttempts,
     backoff: { type: "exponential", delay: rt.settings.reportBackoffMs, jitter: 0.5 },
-    removeOnComplete: { age: 24 * 3600, count: 10_000 },
-    removeOnFail: { age: 7 * 24 * 3600 },
+    fair: true,
   });
 }
 

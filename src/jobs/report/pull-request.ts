@@ -20,7 +20,7 @@ import { pullKey } from "../../runtime/names.js";
 import type { Runtime } from "../../runtime/runtime.js";
 import { WritesWithdrawnError, applyWrites, writeBudget, writesOf } from "../../runtime/writes.js";
 import { decidePullReport, type PullReportDecision, type PullReportFacts } from "./decide.js";
-import type { PollJobData } from "../types.js";
+import type { PollJobData } from "../../job-catalogue/index.js";
 import {
   logReport,
   readExtras,

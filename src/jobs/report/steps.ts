@@ -20,7 +20,7 @@ import { capLedgerOf } from "../../runtime/cap-ledger.js";
 import { pullKey } from "../../runtime/names.js";
 import { OrgRecords } from "../../runtime/org-records.js";
 import { enqueueSettle, recordScanSpend } from "../settle.js";
-import type { PollJobData } from "../types.js";
+import type { PollJobData } from "../../job-catalogue/index.js";
 
 /** One report's context: the process runtime, the installation's client, the account's tenant, the poll job's data, the terminal scan, the job's logger. */
 export interface ReportRun {

@@ -1,6 +1,6 @@
 /**
- * Where a slash command can be written, and the word that starts the conversation form. The leaf of
- * `src/commands/`: no imports, so job data, handlers and the verb modules can all name a form.
+ * Where a slash command can be written, and the word that starts the conversation form: the vocabulary the
+ * command job's data, the handlers and the verb modules (`src/commands/`) all name.
  */
 import { z } from "zod";
 
