@@ -80,10 +80,7 @@ export async function processLaunch(
     const untilMs = await recordOutage(rt, d.accountLogin, error);
     if (untilMs !== undefined) return await waitForService(rt, job, token, untilMs, log);
     if (isTokenRefused(error)) return await concludeTokenRefused(rt, job, error, log);
-    if (error instanceof LockBusyError) {
-      await job.moveToDelayed(rt.now() + 500, token);
-      throw new DelayedError();
-    }
+    if (error instanceof LockBusyError) return await waitForLock(rt, job, token);
     if (error instanceof WaitSignal) {
       await job.moveToDelayed(rt.now() + error.delayMs, token);
       throw new DelayedError();
@@ -93,12 +90,25 @@ export async function processLaunch(
 }
 
 /**
+ * Another holder has the target's lock: the job looks again in 500 ms (`moveToDelayed`, no attempt spent).
+ * @throws DelayedError always (BullMQ's signal for a job moved to delayed).
+ */
+async function waitForLock(rt: Runtime, job: Job<LaunchJobData>, token: string | undefined): Promise<never> {
+  await job.moveToDelayed(rt.now() + 500, token);
+  throw new DelayedError();
+}
+
+/**
  * Waits for an unavailable scanning service ({@link parkLaunch}: parked on the tenant's circuit breaker, the check
  * run saying so) while the launch is still wanted; a launch no longer wanted stops here, and one that waited past
  * the limit concluded its check run: either gives back its cap reservation. A launch whose last attempt's outcome
  * is unknown ({@link unknownOutcomeSince}: its scan may exist and spend) waits however long the service stays
  * unavailable, wanted or not, and keeps its reservation: the next run reads the service's scan list first and
  * follows the scan, or withdraws it ({@link withdrawLaunch}), or launches once when the list shows none.
+ * Whether the launch is wanted is read under the target's lock, as {@link launchLocked} reads it: the job that
+ * enqueues a launch holds that lock until it has saved the state naming it, and the launch may start before
+ * then; read without the lock, a launch just enqueued would look superseded and its check run never end. A
+ * busy lock is waited for ({@link waitForLock}).
  */
 async function waitForService(
   rt: Runtime,
@@ -107,8 +117,17 @@ async function waitForService(
   untilMs: number,
   log: Runtime["log"],
 ): Promise<LaunchOutcome> {
-  const wanted = await launchWanted(rt, job.data);
-  if (unknownOutcomeSince(await rt.state.getLaunch(job.data.launchKey)) !== undefined)
+  const facts = await rt.state
+    .withPullLock(targetKey(job.data), async () => ({
+      wanted: await launchWanted(rt, job.data),
+      unknownOutcome: unknownOutcomeSince(await rt.state.getLaunch(job.data.launchKey)) !== undefined,
+    }))
+    .catch((error: unknown) => {
+      if (error instanceof LockBusyError) return waitForLock(rt, job, token);
+      throw error;
+    });
+  const { wanted } = facts;
+  if (facts.unknownOutcome)
     return parkLaunch(rt, job, token, untilMs, log, { wanted, unknownOutcome: true });
   if (!wanted) {
     log.info("launch no longer wanted while the scanning service was unavailable: nothing spent");

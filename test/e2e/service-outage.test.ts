@@ -148,6 +148,40 @@ describe("a scanning-service outage", () => {
     // scanned within the cap (plus the probe, the 1 s scan and its report), not an hour later
     expect(Date.now() - openedAt).toBeLessThan(capMs + 15_000);
   }, 120_000);
+
+  it("a launch that meets the outage before its pull request's state is saved waits for the service, then launches once", async () => {
+    const head = sha(2330);
+    const { launch } = h.booted.rt.queues;
+    const add = launch.add.bind(launch);
+    // The pull-request job adds the launch, then saves the state naming it, holding the pull request's lock
+    // throughout: here the add returns only once the launch has taken its first turn (anything but waiting).
+    launch.add = (async (...args: Parameters<typeof add>) => {
+      const job = await add(...args);
+      await h.waitFor(
+        async () => !["waiting", "prioritized", "active"].includes(await job.getState()),
+        10_000,
+        "the launch's first turn",
+      );
+      return job;
+    }) as typeof launch.add;
+    try {
+      h.booted.rt.scanner.invalidate(); // the pull request's job reads the token: the breaker opens
+      applyFaults(h.sandbox.state, { outage: { durationMs: 10 * 60_000, retryAfterSeconds: 1 } });
+      const pr = await openPull(h, { head, repo: "outage-unsaved" });
+      await h.waitFor(
+        () => checkRuns(h, pr.owner, pr.repo, head).find((c) => c.output?.title === UNAVAILABLE),
+        20_000,
+        "the check run saying the service is unavailable",
+      );
+      applyFaults(h.sandbox.state, { outage: null });
+      const run = await completedRun(h, pr.owner, pr.repo, head, 40_000);
+      expect(run.externalId).toBeTruthy();
+      expect(run.output?.title).not.toContain(UNAVAILABLE);
+      expect(scansOf(h, head)).toBe(1);
+    } finally {
+      launch.add = add;
+    }
+  }, 90_000);
 });
 
 describe("a scanning-service outage when a merge group is checked", () => {
