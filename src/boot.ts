@@ -18,7 +18,7 @@ import { DiffwardOctokit, withWriteLane } from "./runtime/octokit.js";
 import { serviceReachability } from "./runtime/health.js";
 import { createScannerAccess } from "./tenants/index.js";
 import { startWorkers, type WorkerConcurrency, type WorkerTiming } from "./jobs/workers.js";
-import { enqueueReconcile, reconcile, type ReconcileSummary } from "./jobs/reconcile.js";
+import { enqueueReconcile, reconcile, type ReconcileSummary } from "./jobs/reconcile/index.js";
 import {
   recoverDeliveries,
   scheduleDeliveryRecovery,
@@ -59,7 +59,7 @@ export interface BootConfig {
    * sends writes without a lane (each process paced by Octokit's throttling plugin alone)
    */
   writeLimits?: Partial<LaneLimits> | false;
-  /** enqueue a reconciliation (`src/jobs/reconcile.ts`) when workers start; default false */
+  /** enqueue a reconciliation (`src/jobs/reconcile/`) when workers start; default false */
   reconcileOnStart?: boolean;
   /**
    * when workers start: register the recurring recovery of missed webhook deliveries and run it once now
@@ -78,7 +78,7 @@ export interface Booted {
   /** this process's Prometheus registry and counters (served at `/metrics` by `startWebServer`) */
   metrics: DiffwardMetrics;
   startWorkers(): Worker[];
-  /** runs a reconciliation now, in this process (`src/jobs/reconcile.ts`) */
+  /** runs a reconciliation now, in this process (`src/jobs/reconcile/`) */
   reconcile(): Promise<ReconcileSummary>;
   /** runs a recovery of missed webhook deliveries now, in this process (`src/jobs/recover-deliveries.ts`) */
   recoverDeliveries(): Promise<RecoverySummary>;

@@ -17,7 +17,7 @@ import { processPullClosed, processUninstall } from "./lifecycle.js";
 import { processMergeGroup, processMergeGroupDestroyed } from "./merge-group.js";
 import { processPoll } from "./poll.js";
 import { processPullRequest } from "./pull-request.js";
-import { reconcile } from "./reconcile.js";
+import { reconcile } from "./reconcile/index.js";
 import { processRecoverDeliveries } from "./recover-deliveries.js";
 import { processReport } from "./report/job.js";
 import { processSettle } from "./settle.js";

@@ -18,9 +18,7 @@ const ROOT = join(import.meta.dirname, "../..");
 const MAX_FILE_LINES = 600;
 
 /** The files still over {@link MAX_FILE_LINES}, each with its ceiling in lines; to shrink to empty. */
-const OVER_THE_LIMIT: Readonly<Record<string, number>> = {
-  "src/jobs/reconcile.ts": 1208,
-};
+const OVER_THE_LIMIT: Readonly<Record<string, number>> = {};
 
 /** Every `.ts` file below `src/`, as a path from the repository root with `/` separators. */
 function sourceFiles(): string[] {
