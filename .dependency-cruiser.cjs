@@ -10,9 +10,11 @@
 
 /**
  * The folders of src/, top to bottom. Entry files (index, boot, web) sit above all and only wire; jobs are
- * every BullMQ processor; runtime is the process's machinery (Redis connection, state, key and queue names,
- * write lane, cap ledger, fairness, config loading, logger, metrics, Octokit factory, health), which the
- * layers above share and which knows no job. checks is how a scan's check run ends or shows progress outside its
+ * every BullMQ processor; stores are diffward's Redis records, one module each, read through zod (pull
+ * request state and locks, baselines, cap ledger, service breaker, audit log, the page's records, webhook
+ * deliveries), below every feature and above the runtime's connection; runtime is the process's machinery
+ * (Redis connection, key and queue names, write lane, fairness, config loading, logger, metrics, Octokit
+ * factory, health, the runtime object), which the layers above share and which knows no job. checks is how a scan's check run ends or shows progress outside its
  * report, planned the same for every job that follows a scan. job-catalogue is the one table of jobs (each
  * kind's name, queue, data schema and options) and the one way to add a job: above domain (its data names the
  * domain's shapes), below every layer that adds a job (triage adds an acceptance's expiry). web is the
@@ -28,6 +30,7 @@ const LAYERS = [
   ["triage"],
   ["report"],
   ["policy", "checks"],
+  ["stores"],
   ["render"],
   ["job-catalogue"],
   ["domain"],
@@ -38,6 +41,13 @@ const LAYERS = [
 
 const ENTRY = "^src/(index|boot|web|admin)\\.ts$";
 
+/**
+ * The runtime object (`runtime/runtime.ts`, the `Runtime` type every job is handed) carries the stores built
+ * for the process: it alone of runtime/ names stores/, and only their types (the layered rule for runtime/
+ * skips it; `runtime-object-names-stores-only` says what it may import).
+ */
+const RUNTIME_OBJECT = "^src/runtime/runtime\\.ts$";
+
 /** One rule per folder: it may not import the entry files, a folder above it, or a folder on its own layer. */
 const layered = LAYERS.flatMap((layer, i) =>
   layer.map((folder) => {
@@ -47,16 +57,38 @@ const layered = LAYERS.flatMap((layer, i) =>
       name: `layered-${folder}`,
       severity: "error",
       comment: `${folder}/ imports only the layers below it (docs/architecture.md): not the entry files${notBelow.map((f) => `, ${f}/`).join("")}.`,
-      from: { path: `^src/${folder}/` },
+      from: { path: `^src/${folder}/`, ...(folder === "runtime" ? { pathNot: RUNTIME_OBJECT } : {}) },
       to: { path: above },
     };
   }),
 );
 
+/** The folders above runtime/ but stores/: what the runtime object may never import. */
+const aboveStores = LAYERS.slice(
+  0,
+  LAYERS.findIndex((l) => l.includes("stores")),
+).flat();
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
     ...layered,
+    {
+      name: "runtime-object-names-stores-only",
+      severity: "error",
+      comment:
+        "runtime/runtime.ts (the Runtime type) names the stores it carries, type-only, and nothing else above runtime/.",
+      from: { path: RUNTIME_OBJECT },
+      to: { path: `^src/(${aboveStores.join("|")})/|${ENTRY}` },
+    },
+    {
+      name: "runtime-object-builds-no-store",
+      severity: "error",
+      comment:
+        "runtime/runtime.ts names the stores' types only: the entry (boot.ts) builds them (createStores).",
+      from: { path: RUNTIME_OBJECT },
+      to: { path: "^src/stores/", dependencyTypesNot: ["type-only"] },
+    },
     {
       name: "no-circular",
       severity: "error",
@@ -100,17 +132,17 @@ module.exports = {
       name: "pure-layers-not-runtime",
       severity: "error",
       comment:
-        "domain/, render/, checks/ and commands/ decide; they never reach the runtime (Redis, queues, metrics): jobs hand them what they read.",
+        "domain/, render/, checks/ and commands/ decide; they never reach the runtime or the stores (Redis, queues, metrics): jobs hand them what they read.",
       from: { path: "^src/(domain|render|checks|commands)/" },
-      to: { path: "^src/runtime/" },
+      to: { path: "^src/(runtime|stores)/" },
     },
     {
       name: "policy-names-runtime-shapes-only",
       severity: "error",
       comment:
-        "policy/ may name a runtime shape (the cap ledger's seed entry) but never calls the runtime: jobs read and write its state.",
+        "policy/ may name a runtime or store shape (the cap ledger's seed entry) but never calls them: jobs read and write its state.",
       from: { path: "^src/policy/" },
-      to: { path: "^src/runtime/", dependencyTypesNot: ["type-only"] },
+      to: { path: "^src/(runtime|stores)/", dependencyTypesNot: ["type-only"] },
     },
     {
       name: "domain-is-pure",

@@ -1,7 +1,7 @@
 /**
  * The bench's `--org-page` run: how long the organization's page takes to load and render with a deployment's
  * volume in Redis. `installations` installations, `reports` reports and `inflight` scans in flight are written
- * the way diffward's flows write them (the report log and spend records of `src/runtime/org-records.ts`, scan
+ * the way diffward's flows write them (the report log and spend records of `src/stores/org-records.ts`, scan
  * links and the installation's in-flight set, delayed poll jobs carrying their last read as BullMQ progress,
  * held approvals through the approvals store, invalid configs, failed jobs), each scan's spend in one of the
  * last six months. The first installation is the busiest: it holds `busyShare` of the reports (at most the 500
@@ -23,10 +23,11 @@ import { loadInstallationPage, type OrgPageDeps } from "../src/org-page/data.js"
 import { renderInstallationPage } from "../src/render/org-page.js";
 import { serviceReachability } from "../src/runtime/health.js";
 import { jobId } from "../src/runtime/names.js";
-import { OrgRecords, REPORT_LOG_SIZE } from "../src/runtime/org-records.js";
+import { REPORT_LOG_SIZE } from "../src/stores/org-records.js";
 import { createQueues } from "../src/runtime/queues.js";
 import type { Runtime } from "../src/runtime/runtime.js";
-import { StateStore } from "../src/runtime/state.js";
+import { createStores } from "../src/stores/index.js";
+import { DEFAULT_SETTINGS } from "../src/config/settings.js";
 import { createScannerAccess } from "../src/tenants/index.js";
 import { storeApprovalRequest } from "../src/triage/approvals.js";
 import { percentile, seeded, sleep } from "./lib.js";
@@ -136,9 +137,10 @@ function runtimeOf(
   sandboxUrl: string,
   githubUrl: string,
 ): OrgPageDeps["rt"] {
+  const log = pino({ level: "silent" });
   return {
     redis,
-    state: new StateStore(redis, prefix),
+    stores: createStores(redis, prefix, { settings: DEFAULT_SETTINGS, now: Date.now, log }),
     queues,
     scanner: createScannerAccess({ baseUrl: sandboxUrl, defaultToken: "sandbox-token" }),
     octokit: async (installationId) =>
@@ -149,7 +151,7 @@ function runtimeOf(
         throttle: { enabled: false },
       }) as unknown as InstallationOctokit,
     now: Date.now,
-    log: pino({ level: "silent" }),
+    log,
     serviceHealth: serviceReachability({ baseUrl: sandboxUrl, token: "sandbox-token" }),
   };
 }
@@ -166,7 +168,7 @@ async function seed(
   o: OrgPageOptions,
 ): Promise<{ reports: number; inflight: number }> {
   const rng = seeded(26);
-  const records = new OrgRecords(rt.state.redis, rt.state.prefix);
+  const records = rt.stores.orgRecords;
   const now = Date.now();
   const tasks: Array<() => Promise<unknown>> = [];
   for (let n = 0; n < o.reports; n += 1) {
@@ -252,8 +254,8 @@ async function failReports(rt: OrgPageDeps["rt"], count: number): Promise<void> 
     rt.queues.reports.name,
     async () => Promise.reject(new Error("GitHub 502 on every attempt")),
     {
-      connection: rt.state.redis,
-      prefix: rt.state.prefix,
+      connection: rt.redis,
+      prefix: rt.stores.prefix,
     },
   );
   try {
@@ -277,7 +279,7 @@ async function inFlightScan(rt: OrgPageDeps["rt"], inst: number, n: number, now:
     headSha: n.toString(16).padStart(40, "a"),
     checkRunId: 1000 + n,
   };
-  await rt.state.linkScan(link);
+  await rt.stores.pulls.linkScan(link);
   const job = await rt.queues.scans.add(
     JOBS.poll.name,
     { ...link, launchedAt: now - 60_000 * (n % 30) },

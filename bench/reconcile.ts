@@ -163,7 +163,7 @@ export async function reconcilePhase(o: ReconcileOptions): Promise<ReconcileFigu
     );
     // the deployment's state as an earlier start left it: the marker its full sweep wrote (a version without
     // the marker sweeps at every start whatever Redis holds)
-    const state = h.booted.rt.state as { markSwept?: (at: string) => Promise<void> };
+    const state = h.booted.rt.stores.pulls as { markSwept?: (at: string) => Promise<void> };
     await state.markSwept?.(new Date().toISOString());
     // the deployment stops: its workers finish what they run; the scans stay in flight in the sandbox
     for (const w of h.booted.workers) await w.close();

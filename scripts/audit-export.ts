@@ -1,6 +1,6 @@
 /**
  * `npm run audit:export -- [--since <date>] [--until <date>] [--repository <owner/name>] [--out <file>]`:
- * diffward's audit trail of triage decisions (`src/runtime/audit-log.ts`) as JSON Lines, one entry a line,
+ * diffward's audit trail of triage decisions (`src/stores/audit-log.ts`) as JSON Lines, one entry a line,
  * oldest first, read page by page from the Redis of `REDIS_URL` (or `REDIS_CLUSTER_NODES`), the same read and
  * the same query rules as `GET /audit` (`parseAuditQuery`: a date alone is a whole UTC day). Without `--out`
  * the lines go to standard output; the count goes to standard error. `--prefix` names another state prefix
@@ -13,7 +13,7 @@ import { createWriteStream } from "node:fs";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { parseArgs } from "node:util";
-import { auditLines, parseAuditQuery } from "../src/runtime/audit-log.js";
+import { AuditLog, parseAuditQuery } from "../src/stores/audit-log.js";
 import { createRedis, DEFAULT_STATE_PREFIX } from "../src/runtime/connection.js";
 
 const USAGE =
@@ -47,9 +47,11 @@ async function main(argv: string[]): Promise<number> {
   const nodes = (process.env.REDIS_CLUSTER_NODES ?? "").split(",").filter(Boolean);
   const redis = createRedis({ url: process.env.REDIS_URL ?? "redis://127.0.0.1:6379", clusterNodes: nodes });
   const query = parsed.query;
+  // read only: the export appends nothing
+  const trail = new AuditLog(redis, prefix ?? DEFAULT_STATE_PREFIX);
   let count = 0;
   async function* counted(): AsyncGenerator<string> {
-    for await (const line of auditLines(redis, query, prefix ?? DEFAULT_STATE_PREFIX)) {
+    for await (const line of trail.lines(query)) {
       count += 1;
       yield line;
     }

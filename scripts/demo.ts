@@ -150,7 +150,10 @@ try {
   // the same report under `failOn: {severity: high, only: new}`: the blocking rule with the kept comparison
   const kept = await h.waitFor(
     async () => {
-      const r = await h.booted.rt.state.getJson<ReportState>(REPORT_KIND, pullKey(owner, repo, number));
+      const r = await h.booted.rt.stores.pulls.getJson<ReportState>(
+        REPORT_KIND,
+        pullKey(owner, repo, number),
+      );
       return r?.headSha === HEAD_2 ? r : undefined;
     },
     10_000,

@@ -29,7 +29,7 @@ import {
   type QueueKey,
 } from "./runtime/queue-admin.js";
 import type { Runtime } from "./runtime/runtime.js";
-import { StateStore } from "./runtime/state.js";
+import { PullStateStore } from "./stores/pull-state.js";
 
 /** What a command runs against. */
 interface Admin {
@@ -133,7 +133,7 @@ const COMMANDS: Record<string, Command> = {
     plan(positionals, flags) {
       arity(positionals, 0, 0);
       return async ({ queues, redis, statePrefix }) => {
-        if (flags.full) await new StateStore(redis, statePrefix).forgetSwept();
+        if (flags.full) await new PullStateStore(redis, statePrefix).forgetSwept();
         console.log(`enqueued ${await enqueueReconcile({ queues })}`);
       };
     },

@@ -11,7 +11,7 @@ import {
 import { createQueues } from "./runtime/queues.js";
 import type { Runtime } from "./runtime/runtime.js";
 import { DEFAULT_SETTINGS, type Settings } from "./config/settings.js";
-import { StateStore } from "./runtime/state.js";
+import { createStores } from "./stores/index.js";
 import { WriteLane, GITHUB_WRITE_LIMITS, type LaneLimits } from "./runtime/write-lane.js";
 import { createMetrics, type DiffwardMetrics } from "./runtime/metrics.js";
 import { DiffwardOctokit, withWriteLane } from "./runtime/octokit.js";
@@ -121,16 +121,23 @@ export function boot(config: BootConfig): Booted {
     ...(config.scannerTokens ? { tokens: config.scannerTokens } : {}),
     userAgent: `diffward/${VERSION}`,
   });
+  const settings = { ...DEFAULT_SETTINGS, ...config.settings };
+  const stores = createStores(redis, statePrefix, {
+    settings,
+    now: () => rt.now(),
+    log: config.log,
+    lockTtlMs: config.workerTiming?.lockDuration ?? 60_000,
+  });
   const rt: Runtime = {
     redis,
-    state: new StateStore(redis, statePrefix, config.workerTiming?.lockDuration ?? 60_000),
+    stores,
     queues,
     octokit: (installationId) =>
       probot.auth(installationId) as Promise<Awaited<ReturnType<Runtime["octokit"]>>>,
     appOctokit: () => probot.auth(),
     scanner,
     botLogin: botLoginOnce(() => probot.auth()),
-    settings: { ...DEFAULT_SETTINGS, ...config.settings },
+    settings,
     log: config.log,
     now: () => Date.now(),
     ...(lane ? { lane } : {}),

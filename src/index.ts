@@ -163,7 +163,7 @@ async function startServers(
               }
             : {}),
           ...(env.diffwardAdminToken
-            ? { audit: { token: env.diffwardAdminToken, prefix: booted.rt.state.prefix } }
+            ? { audit: { token: env.diffwardAdminToken, trail: booted.rt.stores.audit } }
             : {}),
         });
   if (web) log.info({ url: web.url }, "webhooks at POST /api/github/webhooks");

@@ -162,7 +162,7 @@ export async function startWebServer(opts: WebOptions): Promise<WebServer> {
     if (req.method === "GET" && path === "/metrics" && opts.rt.metrics && metricsAccess !== "off")
       return serveMetrics(opts.rt, metricsAccess, req, res);
     if (req.method === "GET" && path === "/audit" && opts.audit) {
-      const access = { redis: opts.rt.redis, log: opts.rt.log, access: opts.audit };
+      const access = { log: opts.rt.log, access: opts.audit };
       return serveAudit({ ...access, hasBearer: (token) => hasBearer(req, token) }, req, res);
     }
     if (req.method === "GET" && path === "/healthz") {

@@ -5,7 +5,7 @@ import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
 import { createQueues } from "../src/runtime/queues.js";
 import { RETRY_PAGE_SIZE } from "../src/runtime/queue-admin.js";
-import { StateStore } from "../src/runtime/state.js";
+import { PullStateStore } from "../src/stores/pull-state.js";
 import { flushPrefix } from "./support/flush.js";
 import { addFailingJobs } from "./support/jobs.js";
 
@@ -62,7 +62,7 @@ describe("admin CLI (child process, real Redis)", () => {
 
   it("a usage error (exit 2, the reason and the usage) for a bad limit, a misspelt or foreign option, a missing or extra argument; nothing touched", async () => {
     const [kept] = await failedReports(1, "kept");
-    await new StateStore(redis, statePrefix).markSwept("2026-11-25T00:00:00Z");
+    await new PullStateStore(redis, statePrefix).markSwept("2026-11-25T00:00:00Z");
     const cases: [string[], string][] = [
       [["failed", "events", "abc"], "limit must be a whole number from 1 to 1000, got abc"],
       [["failed", "events", "0"], "limit must be a whole number from 1 to 1000, got 0"],
@@ -95,7 +95,7 @@ describe("admin CLI (child process, real Redis)", () => {
     // nothing was retried, enqueued or forgotten
     expect(await (await queues.reports.getJob(kept!))!.getState()).toBe("failed");
     expect(await queues.events.count()).toBe(0);
-    expect(await new StateStore(redis, statePrefix).sweptAt()).toBe("2026-11-25T00:00:00Z");
+    expect(await new PullStateStore(redis, statePrefix).sweptAt()).toBe("2026-11-25T00:00:00Z");
   });
 
   it("failed <queue> <limit> lists that many; reconcile --full forgets the marker and enqueues one", async () => {
@@ -106,7 +106,7 @@ describe("admin CLI (child process, real Redis)", () => {
     const full = await admin("reconcile", "--full");
     expect(full.code).toBe(0);
     expect(full.stdout).toMatch(/^enqueued reconcile-\d+\n$/);
-    expect(await new StateStore(redis, statePrefix).sweptAt()).toBeUndefined();
+    expect(await new PullStateStore(redis, statePrefix).sweptAt()).toBeUndefined();
     expect(await queues.events.count()).toBe(1);
   });
 

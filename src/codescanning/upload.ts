@@ -176,7 +176,7 @@ export async function applyCodeScanningUpload(
   if (plan.kind === "off") return undefined;
   if (plan.kind !== "upload") return plan.info;
   const key = `${pull.owner}/${pull.repo}@${scanId}`;
-  const done = await rt.state.getJson<CodeScanningInfo>(SARIF_UPLOAD_KIND, key);
+  const done = await rt.stores.pulls.getJson<CodeScanningInfo>(SARIF_UPLOAD_KIND, key);
   if (done) return done;
   const startedAt = new Date(rt.now()).toISOString().replace(/\.\d{3}Z$/, "Z");
   const [result] = await applyWrites(rt, installationId, [uploadWrite(pull, plan, startedAt)]);
@@ -209,6 +209,6 @@ export async function applyCodeScanningUpload(
         "Check that the app has the `security_events` permission and that code scanning is available on this repository.",
     };
   }
-  await rt.state.putJson(SARIF_UPLOAD_KIND, key, info, 7 * 24 * 3600);
+  await rt.stores.pulls.putJson(SARIF_UPLOAD_KIND, key, info, 7 * 24 * 3600);
   return info;
 }

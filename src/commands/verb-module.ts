@@ -246,7 +246,7 @@ export interface VerbModule<C extends { kind: string }, F = undefined, P = unkno
 }
 
 /**
- * What the audit trail records of a triage command (`AuditEntry` of `src/runtime/audit-log.ts`, less what the
+ * What the audit trail records of a triage command (`AuditEntry` of `src/stores/audit-log.ts`, less what the
  * command job knows: time, installation, repository, pull request, finding, source). `actor` defaults to the
  * commenter; the job adds a refusal's answer (why nothing was changed) as the entry's `detail`.
  */

@@ -106,7 +106,7 @@ export const SETTINGS = {
     schema: intIn(1, 10_080),
     env: { name: "DIFFWARD_SERVICE_OUTAGE_MAX_WAIT" },
   },
-  // `src/runtime/audit-log.ts` trims older entries at each append
+  // `src/stores/audit-log.ts` trims older entries at each append
   auditRetentionMs: {
     description:
       "How long the audit trail of triage decisions keeps an entry; older entries are trimmed as new ones are appended.",

@@ -1,7 +1,7 @@
 import type { EmitterWebhookEvent, EmitterWebhookEventName } from "@octokit/webhooks";
 import type { Logger } from "pino";
 import { addJob, type JobData, type JobKind, type RepoContext } from "../job-catalogue/index.js";
-import { deliveryLedger, type DeliveryLedger } from "../runtime/delivery-ledger.js";
+import { type DeliveryLedger } from "../stores/delivery-ledger.js";
 import type { Runtime } from "../runtime/runtime.js";
 
 /** What handlers need: only the queues (and a logger). */
@@ -10,7 +10,7 @@ export interface HandlerDeps {
   /** Redis for the per-installation fairness counters (`src/runtime/fairness.ts`); without it jobs are plain FIFO */
   redis?: Runtime["redis"];
   /**
-   * the deliveries accepted (`src/runtime/delivery-ledger.ts`): a delivery of an event already accepted is
+   * the deliveries accepted (`src/stores/delivery-ledger.ts`): a delivery of an event already accepted is
    * not handled again; without it only the job ids (kept while the job record is) dedupe redeliveries
    */
   deliveries?: Pick<DeliveryLedger, "accept" | "isAccepted">;
@@ -19,10 +19,10 @@ export interface HandlerDeps {
 
 /** The handlers' dependencies in a process booted with `rt`. */
 export function handlerDeps(
-  rt: Pick<Runtime, "queues" | "redis" | "state" | "settings">,
+  rt: Pick<Runtime, "queues" | "redis" | "stores" | "settings">,
   log?: Logger,
 ): HandlerDeps {
-  return { queues: rt.queues, redis: rt.redis, deliveries: deliveryLedger(rt), ...(log ? { log } : {}) };
+  return { queues: rt.queues, redis: rt.redis, deliveries: rt.stores.deliveries, ...(log ? { log } : {}) };
 }
 
 /**

@@ -65,7 +65,7 @@ export const LaunchJobData = RepoContext.extend({
   config: RepoConfig,
   /**
    * The reservation this launch job holds under `creditCap.monthly` (set by the job itself before its POST):
-   * the cap ledger's hash (`src/runtime/cap-ledger.ts`) and the credits reserved, sent as `creditBudget`.
+   * the cap ledger's hash (`src/stores/cap-ledger.ts`) and the credits reserved, sent as `creditBudget`.
    */
   capHold: z.object({ key: z.string(), credits: z.number() }).optional(),
   /** ms since epoch of the first attempt answered `repository_initializing` */
@@ -74,7 +74,7 @@ export const LaunchJobData = RepoContext.extend({
   initializingTries: z.number().int().optional(),
   /**
    * ms since epoch the launch first found the scanning service unavailable (5xx, timeout, no answer) and began
-   * waiting on its tenant's circuit breaker (`src/runtime/service-breaker.ts`); the check run says so from then
+   * waiting on its tenant's circuit breaker (`src/stores/service-breaker.ts`); the check run says so from then
    */
   outageSince: z.number().optional(),
   ...pullFindings,

@@ -14,7 +14,6 @@ import { listReviewComments } from "../github/reviews.js";
 import type { InstallationOctokit } from "../github/types.js";
 import { postedFindingComments } from "../report/posted.js";
 import { REPORT_KIND, type ReportState } from "../report/state.js";
-import { appendAudit } from "../runtime/audit-log.js";
 import { pullKey } from "../runtime/names.js";
 import { writesOf } from "../runtime/writes.js";
 import type { Runtime } from "../runtime/runtime.js";
@@ -93,7 +92,7 @@ export async function processAcceptanceExpiry(
   const d = job.data;
   const key = pullKey(d.owner, d.repo, d.pullNumber);
   const log = rt.log.child({ job: job.id, pull: key, installation: d.installationId, expiryId: d.expiryId });
-  const sentKey = `${rt.state.prefix}:once:expiry:${d.expiryId}`;
+  const sentKey = `${rt.stores.prefix}:once:expiry:${d.expiryId}`;
   const sent = await rt.redis.hgetall(sentKey);
   const mark = (step: string, value = "1") =>
     rt.redis.multi().hset(sentKey, step, value).expire(sentKey, SENT_TTL_SECONDS).exec();
@@ -103,7 +102,7 @@ export async function processAcceptanceExpiry(
   const tenant = await rt.scanner.forAccount(d.accountLogin);
   if (!tenant) throw new Error("acceptance expiry: no scanning-service token for the account (retried)");
   const detail = await tenant.client.getFinding(tenant.projectId, found.decision.findingId);
-  return rt.state.withPullLock(key, () => applyExpiry(run, tenant, detail));
+  return rt.stores.pulls.withPullLock(key, () => applyExpiry(run, tenant, detail));
 }
 
 /** {@link processAcceptanceExpiry} under the pull request's lock, from the finding as the service has it. */
@@ -199,7 +198,7 @@ async function endExpiry(
       : rest;
   await writePullDecisions(rt, pullKey(pull.owner, pull.repo, pull.pullNumber), addingDecisions([next]));
   await dropExpiryEntry(rt, pull, pull.expiryId);
-  await appendAudit(rt, {
+  await rt.stores.audit.append({
     ...expiryAudit(rt, pull, decision),
     actor: decision.by,
     ...(decision.approvedBy ? { approver: decision.approvedBy } : {}),
@@ -230,7 +229,7 @@ async function reflectExpiry(
   const octokit = await rt.octokit(pull.installationId);
   const apply = writesOf(rt, pull.installationId);
   const key = pullKey(pull.owner, pull.repo, pull.pullNumber);
-  const report = await rt.state.getJson<ReportState>(REPORT_KIND, key);
+  const report = await rt.stores.pulls.getJson<ReportState>(REPORT_KIND, key);
   const commentId = await findingCommentId(rt, octokit, pull, decision, report);
   const detail = await tenant.client.getFinding(tenant.projectId, decision.findingId);
   await refreshFindingComment(

@@ -43,14 +43,18 @@ export async function processApprove(
   }
   // One approval per check run and head, whatever the clicks and redeliveries.
   if (
-    !(await rt.state.claimOnce("approve", `${d.owner}/${d.repo}/${d.checkRunId}/${d.headSha}`, d.deliveryId))
+    !(await rt.stores.pulls.claimOnce(
+      "approve",
+      `${d.owner}/${d.repo}/${d.checkRunId}/${d.headSha}`,
+      d.deliveryId,
+    ))
   ) {
     log.info({ sender: d.sender }, "scan-anyway already approved for this check run: nothing launched");
     return "duplicate";
   }
   // The pull request is the one diffward recorded for its check run; GitHub's `check_run.pull_requests`
   // is empty when the head is in a fork (GitHub REST "Check runs").
-  const recorded = await rt.state.getCheckRunOwner(d.owner, d.repo, d.checkRunId);
+  const recorded = await rt.stores.pulls.getCheckRunOwner(d.owner, d.repo, d.checkRunId);
   const pullNumbers = [...new Set([...(recorded ? [recorded.pullNumber] : []), ...d.pullNumbers])];
   const launched = await enqueueApproved(rt, octokit, d, pullNumbers);
   if (launched === 0) {

@@ -7,12 +7,7 @@ import { unlessStatus, type InstallationOctokit } from "../github/types.js";
 import { createCheck, updateCheck } from "../github/writes.js";
 import { renderBaselineSuperseded } from "../render/baseline.js";
 import { presetsOf } from "../tenants/presets.js";
-import {
-  getBaseline,
-  getBaselineReport,
-  setBaseline,
-  type BaselineState,
-} from "../runtime/baseline-state.js";
+import { type BaselineState } from "../stores/baseline-state.js";
 import { loadRepoConfig } from "../runtime/config-loader.js";
 import { baselineKey, baselineSchedulerId } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
@@ -56,7 +51,7 @@ export async function processBaseline(rt: Runtime, job: Job<BaselineJobData>): P
     trigger: d.trigger,
     job: job.id,
   });
-  if (await rt.state.isInstallationRemoved(d.installationId)) {
+  if (await rt.stores.pulls.isInstallationRemoved(d.installationId)) {
     // the app was uninstalled: a schedule left behind ends here
     await rt.queues.events.removeJobScheduler(baselineSchedulerId(d.owner, d.repo));
     log.info("installation removed: no baseline");
@@ -79,15 +74,17 @@ export async function processBaseline(rt: Runtime, job: Job<BaselineJobData>): P
     return "no-branch";
   }
   if (d.trigger === "schedule") {
-    const done = await getBaselineReport(rt.state, d.owner, d.repo);
-    const current = await getBaseline(rt.state, key);
+    const done = await rt.stores.baselines.getReport(d.owner, d.repo);
+    const current = await rt.stores.baselines.get(key);
     if (done?.headSha === headSha || (current?.headSha === headSha && !current.concluded)) {
       log.info({ sha: headSha }, "the default branch's head already has a baseline: nothing launched");
       return "already-has-baseline";
     }
   }
   const event = { ...d, headSha };
-  return rt.state.withPullLock(key, () => startUnderLock(rt, job, octokit, { event, config, key }, log));
+  return rt.stores.pulls.withPullLock(key, () =>
+    startUnderLock(rt, job, octokit, { event, config, key }, log),
+  );
 }
 
 /**
@@ -112,7 +109,7 @@ async function startUnderLock(
       return "stale-push";
     }
   }
-  const prev = await getBaseline(rt.state, key);
+  const prev = await rt.stores.baselines.get(key);
   if (followsCommit(prev, headSha)) {
     log.info({ sha: headSha }, "commit already followed: duplicate start ignored");
     return "duplicate";
@@ -143,7 +140,7 @@ async function startUnderLock(
     ...(plan.launch ? {} : { concluded: true }),
   };
   // The state names the launch before it is added: the launch job runs only for the key the state names.
-  await setBaseline(rt.state, key, state);
+  await rt.stores.baselines.set(key, state);
   if (plan.launch) await enqueueLaunch(rt, plan.launch, checkRunId);
   log.info(
     { sha: headSha, checkRunId, outcome: plan.outcome, preset: config.baseline.preset },

@@ -4,35 +4,35 @@ import { addJob, type CancelJobData } from "../job-catalogue/index.js";
 import { jobId } from "../runtime/names.js";
 import type { ScannerClient } from "../scanner/client.js";
 import type { Runtime } from "../runtime/runtime.js";
-import type { EndedScanStatus } from "../runtime/state.js";
+import type { EndedScanStatus } from "../stores/pull-state.js";
 
 /**
  * Cancels a scan diffward stops following, unless it has ended: only a `QUEUED` or `PROCESSING` scan can be
  * cancelled (spec §Scan status; `POST /projects/{projectId}/scans/{scanId}/cancel` of a `COMPLETED` or
  * `FAILED` scan answers 400), so nothing is sent when diffward recorded the scan's terminal status
- * (`StateStore.recordScanEnded`, by the poll) or when the service says so now (spec
+ * (`PullStateStore.recordScanEnded`, by the poll) or when the service says so now (spec
  * `GET /projects/{projectId}/scans/{scanId}`; the status read is recorded). A refused read (429 before its
  * `Retry-After`, 5xx, network) does not stop the cancel: a running scan left running spends for nothing.
  * @returns `ended` when the scan had ended (no cancel sent), `cancelled` once the service accepted the cancel.
  * @throws ScannerApiError or ScannerError of the cancel request.
  */
 export async function cancelUnlessEnded(
-  rt: Pick<Runtime, "state">,
+  rt: Pick<Runtime, "stores">,
   client: Pick<ScannerClient, "getScan" | "cancelScan">,
   projectId: string,
   scanId: string,
 ): Promise<"ended" | "cancelled"> {
-  if ((await rt.state.getScanEnd(scanId)).status) return "ended";
+  if ((await rt.stores.pulls.getScanEnd(scanId)).status) return "ended";
   const status = await client
     .getScan(projectId, scanId)
     .then(({ scan }) => scan.status)
     .catch(() => undefined);
   if (status !== undefined && isTerminalScanStatus(status)) {
-    await rt.state.recordScanEnded(scanId, status as EndedScanStatus);
+    await rt.stores.pulls.recordScanEnded(scanId, status as EndedScanStatus);
     return "ended";
   }
   await client.cancelScan(projectId, scanId);
-  await rt.state.recordScanEnded(scanId, "CANCELLED");
+  await rt.stores.pulls.recordScanEnded(scanId, "CANCELLED");
   return "cancelled";
 }
 
@@ -41,7 +41,7 @@ export async function cancelUnlessEnded(
  * link): its installation and, when known, its service project (else the account's tenant's).
  */
 export function cancelFollowedScan(
-  rt: Pick<Runtime, "state" | "scanner" | "queues">,
+  rt: Pick<Runtime, "stores" | "scanner" | "queues">,
   scanId: string,
   accountLogin: string,
   by: { installationId: number; projectId?: string | undefined },
@@ -63,7 +63,7 @@ const CANCEL_RECHECK_MS = 1_000;
  * @throws ScannerApiError or ScannerError of the cancel request.
  */
 export async function cancelOrDefer(
-  rt: Pick<Runtime, "state" | "scanner" | "queues">,
+  rt: Pick<Runtime, "stores" | "scanner" | "queues">,
   scan: Omit<CancelJobData, "tokenMissingSince">,
 ): Promise<"ended" | "cancelled" | "deferred"> {
   const tenant = await rt.scanner.forAccount(scan.accountLogin);

@@ -17,7 +17,7 @@ import type { PullRef } from "../github/types.js";
 import { getPermission } from "../github/comments.js";
 import { ScannerApiError } from "../scanner/errors.js";
 import type { FindingDetail } from "../scanner/schemas.js";
-import { appendAudit, type AuditEntry } from "../runtime/audit-log.js";
+import { type AuditEntry } from "../stores/audit-log.js";
 import { loadRepoConfig } from "../runtime/config-loader.js";
 import { pullKey } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
@@ -137,7 +137,7 @@ const ALERT_AUDIT_OUTCOMES: Partial<Record<AlertJobOutcome, AuditEntry["outcome"
 
 /**
  * Appends the audit entry of a dismissal or reopening on GitHub once its outcome is known
- * (`src/runtime/audit-log.ts`, source `code-scanning`): the sender as actor, the finding's resolution before
+ * (`src/stores/audit-log.ts`, source `code-scanning`): the sender as actor, the finding's resolution before
  * and the mapped one, GitHub's dismissal comment as the reason, and the pull request when the alert is on one.
  * A finding already at the resolution is recorded on the job's first attempt only (a retry finds the
  * resolution it set itself). Never throws.
@@ -157,7 +157,7 @@ async function auditAlert(
   const pullNumber =
     (ref ? PULL_REF.exec(ref)?.[1] : undefined) ?? (ref ? parseMergeGroupRef(ref)?.pullNumber : undefined);
   const reason = [plan.target.reason, d.dismissedComment].filter(Boolean).join(": ");
-  await appendAudit(rt, {
+  await rt.stores.audit.append({
     installationId: d.installationId,
     repository: `${d.owner}/${d.repo}`,
     ...(pullNumber ? { pullNumber: Number(pullNumber) } : {}),
@@ -462,7 +462,11 @@ async function traceHeldDismissal(
   if (!pullNumber) return;
   const text = createHash("sha256").update(content).digest("hex").slice(0, 16);
   if (
-    !(await rt.state.claimOnce("held-alert", `${d.owner}/${d.repo}/${d.alertNumber}/${text}`, d.deliveryId))
+    !(await rt.stores.pulls.claimOnce(
+      "held-alert",
+      `${d.owner}/${d.repo}/${d.alertNumber}/${text}`,
+      d.deliveryId,
+    ))
   )
     return;
   try {

@@ -61,7 +61,6 @@ import {
   storeApprovalRequest,
 } from "../triage/approvals.js";
 import { fingerprint } from "../domain/identity.js";
-import { appendAudit } from "../runtime/audit-log.js";
 import { loadRepoConfig } from "../runtime/config-loader.js";
 import { findingLabel } from "../scanner/labels.js";
 import { syncAlertWithResolution } from "../codescanning/sync.js";
@@ -168,7 +167,7 @@ export async function processCommand(
 }
 
 /**
- * Appends the command's audit entry (`src/runtime/audit-log.ts`) once its outcome is known, for the triage
+ * Appends the command's audit entry (`src/stores/audit-log.ts`) once its outcome is known, for the triage
  * verbs (a module with `audit`): applied, held, or refused (a permission below the floor, a command that did
  * not parse, no such finding, a service refusal, the service unavailable), a refusal with the answer that
  * explained it as `detail`. The finding is the command's target, or, when it was refused before one was
@@ -188,7 +187,7 @@ async function auditCommand(
     ? auditing.entry(c.planned.plan, c.planned.input, outcome)
     : { action: auditing.action(verb), outcome: "refused" };
   const finding = c.target?.detail.id ?? threadFindingId;
-  await appendAudit(c.rt, {
+  await c.rt.stores.audit.append({
     installationId: c.d.installationId,
     repository: `${c.d.owner}/${c.d.repo}`,
     pullNumber: c.d.pullNumber,
@@ -350,11 +349,11 @@ function commandIO(c: Ctx, tenant: ScannerTenant | undefined): CommandIO {
     answer: c.answer,
     once: (step, write) => sendOnce(c, step, write),
     readPullScan: async () => {
-      const pr = await rt.state.getPull(c.key);
-      const ended = pr?.scanId ? (await rt.state.getScanEnd(pr.scanId)).status : undefined;
+      const pr = await rt.stores.pulls.getPull(c.key);
+      const ended = pr?.scanId ? (await rt.stores.pulls.getScanEnd(pr.scanId)).status : undefined;
       return pr && { ...pr, ...(ended ? { endedStatus: ended } : {}) };
     },
-    readReport: () => rt.state.getJson<ReportState>(REPORT_KIND, c.key),
+    readReport: () => rt.stores.pulls.getJson<ReportState>(REPORT_KIND, c.key),
     readDecisions: decisions,
     senderPermission: () => senderPermission(c),
     approvals: {
@@ -388,7 +387,7 @@ function commandIO(c: Ctx, tenant: ScannerTenant | undefined): CommandIO {
         rt.settings.labelPrefix,
         rt.settings.publicUrl,
         async (detail) => {
-          const report = await rt.state.getJson<ReportState>(REPORT_KIND, c.key);
+          const report = await rt.stores.pulls.getJson<ReportState>(REPORT_KIND, c.key);
           const pending = requestFor(await readApprovals(rt, c.key, c.log), {
             id: detail.id,
             fingerprint: fingerprint(detail),
@@ -404,7 +403,7 @@ function commandIO(c: Ctx, tenant: ScannerTenant | undefined): CommandIO {
     recomputeCheck: () => recomputeCheck(rt, c.d.installationId, tenant!, c.pull, c.log),
     readPull: () => getPull(c.octokit, c.pull),
     enqueueRescan: (request) => enqueueRescan(c, request),
-    recordCancel: (scanId, login) => rt.state.recordScanCancelledBy(scanId, login),
+    recordCancel: (scanId, login) => rt.stores.pulls.recordScanCancelledBy(scanId, login),
   };
 }
 
@@ -482,7 +481,7 @@ function describe(cmd: ParsedCommand): string {
  */
 async function sendOnce<T>(c: Ctx, step: string, write: () => Promise<T>): Promise<T> {
   const { rt, d } = c;
-  const k = `${rt.state.prefix}:cmdsent:${d.owner}/${d.repo}:${d.form}:${d.commentId}`;
+  const k = `${rt.stores.prefix}:cmdsent:${d.owner}/${d.repo}:${d.form}:${d.commentId}`;
   const sent = await rt.redis.hget(k, step);
   if (sent !== null) {
     c.log.info({ step }, "command retried: service write already sent, not sent again");
@@ -502,7 +501,7 @@ async function sendOnce<T>(c: Ctx, step: string, write: () => Promise<T>): Promi
  * the same comment runs nothing; a retry of the same job (same id) passes.
  */
 async function claimComment(rt: Runtime, d: CommandJobData, id: string): Promise<boolean> {
-  const k = `${rt.state.prefix}:cmd:${d.owner}/${d.repo}:${d.form}:${d.commentId}`;
+  const k = `${rt.stores.prefix}:cmd:${d.owner}/${d.repo}:${d.form}:${d.commentId}`;
   const ok = await rt.redis.set(k, id, "EX", COMMAND_CLAIM_TTL_SECONDS, "NX");
   if (ok === "OK") return true;
   return (await rt.redis.get(k)) === id;

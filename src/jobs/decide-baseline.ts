@@ -9,7 +9,7 @@ import {
   unknownPresetProblem,
 } from "../render/baseline.js";
 import { renderLaunchError } from "../render/check-run.js";
-import type { BaselineState } from "../runtime/baseline-state.js";
+import type { BaselineState } from "../stores/baseline-state.js";
 import { configLaunchKey, jobId } from "../runtime/names.js";
 import type { ScanPreset } from "../scanner/schemas.js";
 import type { TokenFact } from "./decide-pull-request.js";

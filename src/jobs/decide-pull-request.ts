@@ -7,7 +7,7 @@ import { renderLaunchError, renderQueued, renderRerunInProgress } from "../rende
 import { SCAN_ANYWAY_ACTION, renderDraftSkip, renderGateApproval, renderGateSkip } from "../render/gates.js";
 import { CONFIG_PATH } from "../runtime/config-loader.js";
 import { configLaunchKey, jobId } from "../runtime/names.js";
-import { pullStateAt, type PullState } from "../runtime/state.js";
+import { pullStateAt, type PullState } from "../stores/pull-state.js";
 import { planStopWrites, type StopReason } from "./supersede.js";
 import type { LaunchJobData, PullRequestJobData } from "../job-catalogue/index.js";
 import { ScannerApiError } from "../scanner/errors.js";

@@ -1,5 +1,5 @@
 import { deliverySucceeded, type HookDelivery } from "../github/deliveries.js";
-import type { PendingRedelivery, Settled, TrackedDelivery } from "../runtime/delivery-ledger.js";
+import type { PendingRedelivery, Settled, TrackedDelivery } from "../stores/delivery-ledger.js";
 
 /** Why diffward stops following a GUID without a successful delivery. */
 export type GiveUpReason = "window" | "attempts" | "refused";

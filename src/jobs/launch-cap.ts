@@ -1,5 +1,4 @@
 import type { Job } from "bullmq";
-import { capLedgerOf } from "../runtime/cap-ledger.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { LaunchJobData } from "../job-catalogue/index.js";
 
@@ -11,7 +10,7 @@ export function capHoldId(job: Pick<Job<LaunchJobData>, "id" | "data">): string 
 /**
  * Binds a launch job's `creditCap.monthly` reservation, if it made one, to the scan it became: the scan counts
  * `credits` (its budget, in credits; the reserved amount when `undefined`) until it settles
- * (`src/runtime/cap-ledger.ts`).
+ * (`src/stores/cap-ledger.ts`).
  */
 export async function bindCap(
   rt: Runtime,
@@ -20,7 +19,7 @@ export async function bindCap(
   credits: number | undefined,
 ): Promise<void> {
   const hold = job.data.capHold;
-  if (hold) await capLedgerOf(rt.redis, rt.state.prefix).bind(hold.key, capHoldId(job), scanId, credits);
+  if (hold) await rt.stores.capLedger.bind(hold.key, capHoldId(job), scanId, credits);
 }
 
 /**
@@ -30,5 +29,5 @@ export async function bindCap(
  */
 export async function releaseCap(rt: Runtime, job: Pick<Job<LaunchJobData>, "id" | "data">): Promise<void> {
   const hold = job.data.capHold;
-  if (hold) await capLedgerOf(rt.redis, rt.state.prefix).release(hold.key, capHoldId(job));
+  if (hold) await rt.stores.capLedger.release(hold.key, capHoldId(job));
 }

@@ -3,10 +3,9 @@ import type { ScannerTenant } from "../tenants/index.js";
 import { classifyLaunchError, initializingDelay } from "./launch-errors.js";
 import { preflight } from "../policy/preflight.js";
 import { capRefusal, readMonthSeed, readSettledSpends } from "../policy/credit-cap.js";
-import { capLedgerOf } from "../runtime/cap-ledger.js";
 import { jobId } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
-import { LockBusyError, unknownOutcomeSince } from "../runtime/state.js";
+import { LockBusyError, unknownOutcomeSince } from "../stores/pull-state.js";
 import { updateCheck } from "../github/writes.js";
 import { renderLaunchError } from "../render/check-run.js";
 import { ScannerApiError, isServiceOutage } from "../scanner/errors.js";
@@ -74,7 +73,7 @@ export async function processLaunch(
   try {
     const gate = await admitLaunch(rt, job);
     if (gate.kind === "wait") return await waitForService(rt, job, token, gate.untilMs, log);
-    return await rt.state.withPullLock(key, () => launchLocked(rt, job, log));
+    return await rt.stores.pulls.withPullLock(key, () => launchLocked(rt, job, log));
   } catch (error) {
     if (error instanceof DelayedError) throw error;
     const untilMs = await recordOutage(rt, d.accountLogin, error);
@@ -117,18 +116,17 @@ async function waitForService(
   untilMs: number,
   log: Runtime["log"],
 ): Promise<LaunchOutcome> {
-  const facts = await rt.state
+  const facts = await rt.stores.pulls
     .withPullLock(targetKey(job.data), async () => ({
       wanted: await launchWanted(rt, job.data),
-      unknownOutcome: unknownOutcomeSince(await rt.state.getLaunch(job.data.launchKey)) !== undefined,
+      unknownOutcome: unknownOutcomeSince(await rt.stores.pulls.getLaunch(job.data.launchKey)) !== undefined,
     }))
     .catch((error: unknown) => {
       if (error instanceof LockBusyError) return waitForLock(rt, job, token);
       throw error;
     });
   const { wanted } = facts;
-  if (facts.unknownOutcome)
-    return parkLaunch(rt, job, token, untilMs, log, { wanted, unknownOutcome: true });
+  if (facts.unknownOutcome) return parkLaunch(rt, job, token, untilMs, log, { wanted, unknownOutcome: true });
   if (!wanted) {
     log.info("launch no longer wanted while the scanning service was unavailable: nothing spent");
     await releaseCap(rt, job);
@@ -220,9 +218,9 @@ async function readLaunchStart(
   d: LaunchJobData,
 ): Promise<{ facts: LaunchStartFacts; tenant: ScannerTenant | undefined }> {
   const wanted = await launchWanted(rt, d);
-  const removed = wanted && (await rt.state.isInstallationRemoved(d.installationId));
+  const removed = wanted && (await rt.stores.pulls.isInstallationRemoved(d.installationId));
   if (!wanted || removed) {
-    const record = await rt.state.getLaunch(d.launchKey);
+    const record = await rt.stores.pulls.getLaunch(d.launchKey);
     if (unknownOutcomeSince(record) === undefined)
       return { facts: { wanted, removed, record }, tenant: undefined };
     const tenant = (await rt.scanner.forAccount(d.accountLogin)) ?? undefined;
@@ -230,7 +228,7 @@ async function readLaunchStart(
   }
   const tenant = (await rt.scanner.forAccount(d.accountLogin)) ?? undefined;
   if (!tenant) return { facts: { wanted: true, removed: false, tokenFound: false }, tenant };
-  const record = await rt.state.getLaunch(d.launchKey);
+  const record = await rt.stores.pulls.getLaunch(d.launchKey);
   return { facts: { wanted: true, removed: false, tokenFound: true, record }, tenant };
 }
 
@@ -250,7 +248,7 @@ async function followEarlierLaunch(
   const found = await findLaunchedScan(tenant, d, lookup.since, lookup.anyOfHead);
   if (!found) return false;
   log.warn({ scanId: found.id }, "earlier launch attempt had reached the service: following its scan");
-  await rt.state.recordLaunch(d.launchKey, { scanId: found.id, projectId: tenant.projectId });
+  await rt.stores.pulls.recordLaunch(d.launchKey, { scanId: found.id, projectId: tenant.projectId });
   await bindCap(rt, job, found.id, job.data.capHold?.credits);
   await afterLaunch(rt, d, tenant, found.id, undefined);
   return true;
@@ -305,10 +303,10 @@ async function sendLaunch(
   log: Runtime["log"],
 ): Promise<LaunchOutcome> {
   const d = job.data;
-  await rt.state.markLaunchAttempt(d.launchKey, rt.now());
+  await rt.stores.pulls.markLaunchAttempt(d.launchKey, rt.now());
   try {
     const res = await tenant.client.launchScan(tenant.projectId, launchRequest(d, creditBudget));
-    await rt.state.recordLaunch(d.launchKey, {
+    await rt.stores.pulls.recordLaunch(d.launchKey, {
       scanId: res.scanId,
       projectId: tenant.projectId,
       creditBudget: res.creditBudget,
@@ -343,7 +341,7 @@ async function onLaunchError(
       { err: error, attempt: job.attemptsMade + 1 },
       "launch outcome unknown: will look up, then retry",
     );
-  else await rt.state.clearLaunchAttempt(d.launchKey);
+  else await rt.stores.pulls.clearLaunchAttempt(d.launchKey);
   // An unavailable service is waited for on its tenant's breaker (processLaunch), never counted as an attempt.
   if (isServiceOutage(error)) throw error;
   const balance =
@@ -387,7 +385,7 @@ async function onLaunchError(
 
 /**
  * Reserves this launch's maximum spend under `creditCap.monthly`, atomically, in the cap
- * ledger of the service repository and UTC month (`src/runtime/cap-ledger.ts`):
+ * ledger of the service repository and UTC month (`src/stores/cap-ledger.ts`):
  * - the amount is the launch's `creditBudget`; without one, what is left of the cap (at least the preset's
  *   `minCredits`, at least 1), which the launch then sends as its `creditBudget`, so the service's
  *   recommended budget can never pass the cap;
@@ -408,7 +406,7 @@ async function reserveUnderCap(
   minCredits: number,
 ): Promise<{ ok: true; credits: number } | { ok: false; verdict: ReturnType<typeof capRefusal> }> {
   const d = job.data;
-  const ledger = capLedgerOf(rt.redis, rt.state.prefix);
+  const ledger = rt.stores.capLedger;
   const now = rt.now();
   const key =
     d.capHold?.key ?? ledger.keyOf({ projectId: tenant.projectId, repositoryId: d.repositoryId }, now);
@@ -468,7 +466,7 @@ async function afterLaunch(
   creditBudget: number | undefined,
 ): Promise<void> {
   const followed = await rememberScan(rt, d, { scanId, projectId: tenant.projectId });
-  await rt.state.linkScan({
+  await rt.stores.pulls.linkScan({
     scanId,
     projectId: tenant.projectId,
     installationId: d.installationId,
@@ -485,13 +483,13 @@ async function afterLaunch(
   // that passed its own look at the mark just before can still reach the service after the uninstall job
   // read the scans in flight; looked at again now that this scan is in flight, one of the two always
   // cancels it.
-  if (await rt.state.isInstallationRemoved(d.installationId)) {
+  if (await rt.stores.pulls.isInstallationRemoved(d.installationId)) {
     await tenant.client
       .cancelScan(tenant.projectId, scanId)
       .catch((e: Error) =>
         rt.log.warn({ scanId, err: e }, "could not cancel scan of uninstalled installation"),
       );
-    await rt.state.finishScan(d.installationId, scanId);
+    await rt.stores.pulls.finishScan(d.installationId, scanId);
     rt.log.info({ scanId }, "installation removed while the scan was launched: cancelled");
     return;
   }

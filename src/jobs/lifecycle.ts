@@ -2,7 +2,7 @@ import type { Job } from "bullmq";
 import { groupKey, pullKey } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { applyWrites } from "../runtime/writes.js";
-import { pullStateAt } from "../runtime/state.js";
+import { pullStateAt } from "../stores/pull-state.js";
 import { cancelFollowedScan } from "./cancel-scan.js";
 import { checkRunCompleted, planStopWrites, stopCurrent } from "./supersede.js";
 import type { PullClosedJobData, UninstallJobData } from "../job-catalogue/index.js";
@@ -17,14 +17,14 @@ export async function processPullClosed(
 ): Promise<"cancelled" | "idle"> {
   const d = job.data;
   const key = pullKey(d.owner, d.repo, d.pullNumber);
-  return rt.state.withPullLock(key, async () => {
-    const prev = await rt.state.getPull(key);
+  return rt.stores.pulls.withPullLock(key, async () => {
+    const prev = await rt.stores.pulls.getPull(key);
     // A close processed before the pull request's earlier events (deliveries run concurrently) leaves a
     // closed state with its `updated_at`, so those events, older than the close, are dropped as stale
     // instead of launching a scan for a closed pull request.
     if (!prev) {
       if (d.headSha && d.updatedAt)
-        await rt.state.setPull(key, { ...pullStateAt(d, d.headSha, d.updatedAt), closed: true });
+        await rt.stores.pulls.setPull(key, { ...pullStateAt(d, d.headSha, d.updatedAt), closed: true });
       return "idle";
     }
     if (prev.closed) return "idle";
@@ -37,7 +37,7 @@ export async function processPullClosed(
     const { scanId: _s, launchKey: _l, launchJobId: _j, ...rest } = prev;
     const updatedAt =
       d.updatedAt && (!rest.updatedAt || d.updatedAt > rest.updatedAt) ? d.updatedAt : rest.updatedAt;
-    await rt.state.setPull(key, { ...rest, closed: true, ...(updatedAt ? { updatedAt } : {}) });
+    await rt.stores.pulls.setPull(key, { ...rest, closed: true, ...(updatedAt ? { updatedAt } : {}) });
     return "cancelled";
   });
 }
@@ -52,12 +52,12 @@ export async function processPullClosed(
 export async function processUninstall(rt: Runtime, job: Job<UninstallJobData>): Promise<number> {
   const d = job.data;
   // First, so a launch still waiting in its debounce window is dropped before it spends.
-  await rt.state.setInstallationRemoved(d.installationId, true);
+  await rt.stores.pulls.setInstallationRemoved(d.installationId, true);
   let cancelled = 0;
-  for (const scanId of await rt.state.inflightScans(d.installationId)) {
+  for (const scanId of await rt.stores.pulls.inflightScans(d.installationId)) {
     // first: a poll or report of the scan running meanwhile writes nothing from now on
-    await rt.state.recordScanStop(scanId, { kind: "uninstalled" });
-    const link = await rt.state.getScanLink(scanId);
+    await rt.stores.pulls.recordScanStop(scanId, { kind: "uninstalled" });
+    const link = await rt.stores.pulls.getScanLink(scanId);
     try {
       const done = await cancelFollowedScan(rt, scanId, d.accountLogin, {
         installationId: d.installationId,
@@ -71,14 +71,14 @@ export async function processUninstall(rt: Runtime, job: Job<UninstallJobData>):
       // a baseline has no pull request or group state: forgetting its scan here is enough
     } else if (link?.mergeGroup) {
       const key = groupKey(link.owner, link.repo, link.headSha);
-      const g = await rt.state.getGroup(key);
-      if (g) await rt.state.setGroup(key, { ...g, destroyed: true });
+      const g = await rt.stores.pulls.getGroup(key);
+      if (g) await rt.stores.pulls.setGroup(key, { ...g, destroyed: true });
     } else if (link) {
       const key = pullKey(link.owner, link.repo, link.pullNumber);
-      const pr = await rt.state.getPull(key);
-      if (pr) await rt.state.setPull(key, { ...pr, closed: true });
+      const pr = await rt.stores.pulls.getPull(key);
+      if (pr) await rt.stores.pulls.setPull(key, { ...pr, closed: true });
     }
-    await rt.state.finishScan(d.installationId, scanId);
+    await rt.stores.pulls.finishScan(d.installationId, scanId);
   }
   rt.log.info({ installation: d.installationId, cancelled }, "installation removed: scans cancelled");
   return cancelled;

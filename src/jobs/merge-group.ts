@@ -29,7 +29,7 @@ import { readAccountToken } from "./service-outage.js";
 import { CONFIG_PATH, loadRepoConfig, type LoadedConfig } from "../runtime/config-loader.js";
 import { configLaunchKey, groupKey, jobId, pullKey } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
-import type { GroupState } from "../runtime/state.js";
+import type { GroupState } from "../stores/pull-state.js";
 import { REPORT_KIND, type ReportState } from "../report/state.js";
 import type { LaunchJobData, MergeGroupJobData } from "../job-catalogue/index.js";
 import { repoContextOf } from "./types.js";
@@ -84,8 +84,8 @@ export async function processMergeGroup(
     return "not-onboarded";
   }
   const ref = parseMergeGroupRef(d.headRef);
-  return rt.state.withPullLock(key, async () => {
-    const prev = await rt.state.getGroup(key);
+  return rt.stores.pulls.withPullLock(key, async () => {
+    const prev = await rt.stores.pulls.getGroup(key);
     if (prev?.destroyed) {
       log.info("merge group already destroyed: nothing done");
       return "destroyed";
@@ -104,7 +104,7 @@ export async function processMergeGroup(
       ...(ref ? { pullNumber: ref.pullNumber } : {}),
       checkRunId,
     };
-    await rt.state.setGroup(key, state);
+    await rt.stores.pulls.setGroup(key, state);
 
     // read
     const read: GroupRead = { config };
@@ -116,7 +116,7 @@ export async function processMergeGroup(
     // write
     if (plan.kind === "conclude") {
       await applyWrites(rt, d.installationId, [updateCheck(d, checkRunId, plan.update)]);
-      await rt.state.setGroup(key, { ...state, concluded: true });
+      await rt.stores.pulls.setGroup(key, { ...state, concluded: true });
       log.info({ outcome: plan.outcome }, plan.log);
       return plan.outcome;
     }
@@ -154,7 +154,7 @@ async function startGroupScan(
   const checkRunId = state.checkRunId!;
   const conclude = async (outcome: MergeGroupOutcome, update: CheckRunUpdate): Promise<MergeGroupOutcome> => {
     await applyWrites(rt, d.installationId, [updateCheck(d, checkRunId, update)]);
-    await rt.state.setGroup(key, { ...state, concluded: true });
+    await rt.stores.pulls.setGroup(key, { ...state, concluded: true });
     return outcome;
   };
   const token = await readAccountToken(rt, d.accountLogin, log, { outages: true });
@@ -201,7 +201,7 @@ async function startGroupScan(
   // The launch job waits for the group's lock (held here) and runs only for the key the state names. A crash
   // between these two writes re-runs this job, which adds the same job id again (BullMQ keeps one).
   await enqueueLaunch(rt, { data, jobId: launchJobId }, checkRunId);
-  await rt.state.setGroup(key, { ...state, launchKey: lk, launchJobId });
+  await rt.stores.pulls.setGroup(key, { ...state, launchKey: lk, launchJobId });
   log.info({ baseSha: d.baseSha, presetRef, checkRunId }, "merge group scan enqueued");
   return "scan-enqueued";
 }
@@ -320,7 +320,10 @@ async function readReuse(
 ): Promise<NonNullable<GroupRead["reuse"]>> {
   const pull = await unlessStatus(404, getPull(octokit, { owner: d.owner, repo: d.repo, pullNumber }));
   if (!pull) return { decision: { kind: "scan", why: "no-report" }, authorLogin: "" };
-  const report = await rt.state.getJson<ReportState>(REPORT_KIND, pullKey(d.owner, d.repo, pullNumber));
+  const report = await rt.stores.pulls.getJson<ReportState>(
+    REPORT_KIND,
+    pullKey(d.owner, d.repo, pullNumber),
+  );
   const runs =
     report && report.headSha === pull.headSha ? await listCheckRunsForRef(octokit, d, pull.headSha) : [];
   const decision = decideReuse({
@@ -394,8 +397,8 @@ export async function processMergeGroupDestroyed(
   job: Job<MergeGroupJobData>,
 ): Promise<GroupDestroyedOutcome> {
   const { d, key, log } = groupJob(rt, job);
-  return rt.state.withPullLock(key, async () => {
-    const prev = await rt.state.getGroup(key);
+  return rt.stores.pulls.withPullLock(key, async () => {
+    const prev = await rt.stores.pulls.getGroup(key);
     const base: GroupState = prev ?? {
       installationId: d.installationId,
       owner: d.owner,
@@ -403,7 +406,7 @@ export async function processMergeGroupDestroyed(
       headSha: d.headSha,
     };
     if (prev?.destroyed) return "idle";
-    await rt.state.setGroup(key, { ...base, destroyed: true });
+    await rt.stores.pulls.setGroup(key, { ...base, destroyed: true });
     const octokit = await rt.octokit(d.installationId);
     const g = prev?.checkRunId ? prev : await unfinishedFromGitHub(octokit, d, base);
     if (!g?.checkRunId) {
@@ -483,6 +486,6 @@ export async function stopGroupScan(
   } finally {
     // The group is gone: nothing reports its scan any more, whether it was cancelled, had ended or could not
     // be cancelled, so it is no longer in flight.
-    await rt.state.finishScan(g.installationId, g.scanId);
+    await rt.stores.pulls.finishScan(g.installationId, g.scanId);
   }
 }

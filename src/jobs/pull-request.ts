@@ -4,11 +4,10 @@ import { listCheckRunsForRef } from "../github/checks.js";
 import { getPermission } from "../github/comments.js";
 import { getFileText, getMergeBase, listPullFiles } from "../github/pulls.js";
 import type { InstallationOctokit } from "../github/types.js";
-import { OrgRecords } from "../runtime/org-records.js";
 import { CONFIG_PATH, loadRepoConfig } from "../runtime/config-loader.js";
 import { pullKey } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
-import type { PullState } from "../runtime/state.js";
+import type { PullState } from "../stores/pull-state.js";
 import { applyWrites, createdCheckRunId } from "../runtime/writes.js";
 import { updateCheck } from "../github/writes.js";
 import { renderLaunchError } from "../render/check-run.js";
@@ -57,7 +56,7 @@ export async function processPullRequest(
   const octokit = await rt.octokit(d.installationId);
 
   const loaded = await loadRepoConfig(octokit, d.owner, d.repo);
-  await new OrgRecords(rt.state.redis, rt.state.prefix).recordConfig(
+  await rt.stores.orgRecords.recordConfig(
     d.installationId,
     `${d.owner}/${d.repo}`,
     loaded.kind === "invalid" ? (loaded.problems[0] ?? "invalid") : undefined,
@@ -81,7 +80,7 @@ export async function processPullRequest(
     loaded.kind === "ok"
       ? { kind: "ok", config: loaded.config }
       : { kind: "invalid", problems: loaded.problems };
-  return rt.state.withPullLock(key, () => decideUnderLock(rt, job, octokit, config, log));
+  return rt.stores.pulls.withPullLock(key, () => decideUnderLock(rt, job, octokit, config, log));
 }
 
 /** Steps 1 to 4 under the pull request's lock: the head decided, the facts read, the plan decided; then written. */
@@ -93,11 +92,11 @@ async function decideUnderLock(
   log: Runtime["log"],
 ): Promise<PullRequestOutcome> {
   const d = job.data;
-  const prev = await rt.state.getPull(pullKey(d.owner, d.repo, d.pullNumber));
+  const prev = await rt.stores.pulls.getPull(pullKey(d.owner, d.repo, d.pullNumber));
   const rerun = rerunToCollapseInto(d, prev);
   if (rerun && (await scanInFlight(rt, rerun))) {
     const answer = planRerunInProgress(d, rerun);
-    await rt.state.setPull(pullKey(d.owner, d.repo, d.pullNumber), answer.state);
+    await rt.stores.pulls.setPull(pullKey(d.owner, d.repo, d.pullNumber), answer.state);
     await applyWrites(rt, d.installationId, answer.writes);
     log.info(
       { checkRunId: rerun.checkRunId, scanId: rerun.scanId },
@@ -143,7 +142,7 @@ async function decideUnderLock(
  */
 async function scanInFlight(rt: Runtime, run: PullState & { checkRunId: number }): Promise<boolean> {
   if (run.scanId) {
-    const end = await rt.state.getScanEnd(run.scanId);
+    const end = await rt.stores.pulls.getScanEnd(run.scanId);
     if (end.status || end.stop) return false;
   }
   return !(await checkRunCompleted(rt, run));
@@ -174,12 +173,12 @@ async function writePlan(
   // diffward records the pull request of its check run: GitHub leaves `check_run.pull_requests` empty for
   // heads in forks, so "Scan anyway" and re-runs find it here.
   if (checkRunId !== undefined)
-    await rt.state.recordCheckRunOwner(d.owner, d.repo, checkRunId, {
+    await rt.stores.pulls.recordCheckRunOwner(d.owner, d.repo, checkRunId, {
       pullNumber: d.pullNumber,
       headSha: d.headSha,
     });
   if (plan.launch && checkRunId !== undefined) await enqueueLaunch(rt, plan.launch, checkRunId);
-  await rt.state.setPull(pullKey(d.owner, d.repo, d.pullNumber), {
+  await rt.stores.pulls.setPull(pullKey(d.owner, d.repo, d.pullNumber), {
     ...plan.state,
     ...(plan.keepsCheckRun && checkRunId !== undefined ? { checkRunId } : {}),
   });

@@ -5,17 +5,16 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { listDeliveriesPage, type HookDelivery } from "../github/deliveries.js";
 import { redeliver } from "../github/direct-writes.js";
 import {
-  deliveryLedger,
   type DeliveryLedger,
   type DeliveryScan,
   type PendingRedelivery,
   type TrackedDelivery,
-} from "../runtime/delivery-ledger.js";
+} from "../stores/delivery-ledger.js";
 import type { HeldLock } from "../runtime/renewed-lock.js";
 import { addJob, scheduleJob } from "../job-catalogue/index.js";
 import { jobId } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
-import { LockBusyError } from "../runtime/state.js";
+import { LockBusyError } from "../stores/pull-state.js";
 import { decideRedeliveries, type GiveUpReason, type RedeliveryPlan } from "./decide-redelivery.js";
 
 /** The job scheduler's id (BullMQ `upsertJobScheduler`): one for every process, so one recurring job. */
@@ -92,7 +91,7 @@ export async function processRecoverDeliveries(
 /**
  * Recovers webhook deliveries diffward missed (GitHub never redelivers a failed delivery on its own: docs,
  * "Handling failed webhook deliveries"). One run, under a lock so one runs at a time across every process
- * (renewed while the run lives; its TTL is the pull locks' `StateStore.lockTtlMs`: the workers' BullMQ
+ * (renewed while the run lives; its TTL is the pull locks' `PullStateStore.lockTtlMs`: the workers' BullMQ
  * `lockDuration` when set, else 60 s, so a dead run's lock is free about when BullMQ takes its job back):
  * 1. lists the App's deliveries newest first ({@link listDeliveries}) back to the last point seen, at most
  *    `Settings.redeliveryWindowMs` back and `Settings.redeliveryMaxPages` pages a run;
@@ -110,7 +109,7 @@ export async function processRecoverDeliveries(
 export async function recoverDeliveries(rt: Runtime, signal?: AbortSignal): Promise<RecoverySummary> {
   const s = rt.settings;
   const log = rt.log.child({ job: "recover-deliveries" });
-  const ledger = deliveryLedger(rt);
+  const ledger = rt.stores.deliveries;
   const summary: RecoverySummary = {
     busy: false,
     pages: 0,
@@ -120,7 +119,7 @@ export async function recoverDeliveries(rt: Runtime, signal?: AbortSignal): Prom
     redelivered: [],
     givenUp: [],
   };
-  const lock = await ledger.lock(rt.state.lockTtlMs);
+  const lock = await ledger.lock(rt.stores.pulls.lockTtlMs);
   if (lock === undefined) return { ...summary, busy: true, lockedForMs: await ledger.lockedFor() };
   try {
     const app = await rt.appOctokit();

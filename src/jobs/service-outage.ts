@@ -3,14 +3,14 @@ import { updateCheck, type GitHubWrite } from "../github/writes.js";
 import { renderLaunchError } from "../render/check-run.js";
 import { isRetryable, isServiceOutage } from "../scanner/errors.js";
 import type { Runtime } from "../runtime/runtime.js";
-import { serviceBreakerOf, type Admission } from "../runtime/service-breaker.js";
+import { type Admission } from "../stores/service-breaker.js";
 import { applyWrites } from "../runtime/writes.js";
 import { refusedToken, type TokenFact } from "./decide-pull-request.js";
 import type { LaunchJobData, PollJobData } from "../job-catalogue/index.js";
 
 /** The breaker of the runtime's Redis and state prefix. */
 export function breakerOf(rt: Runtime) {
-  return serviceBreakerOf(rt.redis, rt.state.prefix);
+  return rt.stores.breaker;
 }
 
 /** Whether the account's service tenant has an open (or half-open) breaker: nothing should be sent to it. */

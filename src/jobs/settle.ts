@@ -8,8 +8,6 @@ import { recomputeCheck } from "../triage/check.js";
 import { readScanSpend, type ScanSpend } from "../policy/credits.js";
 import type { ScannerTenant } from "../tenants/index.js";
 import { auditThreadWrites, decideCoverage, syncNotReported } from "../report/not-reported.js";
-import { capLedgerOf } from "../runtime/cap-ledger.js";
-import { OrgRecords } from "../runtime/org-records.js";
 
 /** How many looks at the ledger at most (every `settleDelayMs`, 30 s by default: 10 minutes). */
 export const SETTLE_MAX_TRIES = 20;
@@ -63,7 +61,7 @@ export async function processSettle(
   const d = job.data;
   if (d.mergeGroup) return settleGroupScan(rt, d);
   const key = pullKey(d.owner, d.repo, d.pullNumber);
-  const first = await rt.state.getJson<ReportState>(REPORT_KIND, key);
+  const first = await rt.stores.pulls.getJson<ReportState>(REPORT_KIND, key);
   if (!first || first.scanId !== d.scanId) return "stale";
   const look = await settleSpend(rt, d);
   if (typeof look === "string") return look;
@@ -71,13 +69,13 @@ export async function processSettle(
   // Read the report again: while the ledger was read, a triage recompute may have posted a fresh check run
   // (new `checkRunId`, `annotationsDigest`, findings) or a newer report replaced this one. Writing the first
   // read back would undo them.
-  const report = await rt.state.getJson<ReportState>(REPORT_KIND, key);
+  const report = await rt.stores.pulls.getJson<ReportState>(REPORT_KIND, key);
   if (!report || report.scanId !== d.scanId) return "stale";
   // Only the credits change: every other extra (guidance annotation, code scanning, …) stays as reported, or
   // the recompute below would drop its section and, the annotations no longer matching the stored digest,
   // post a fresh check run.
   const settled = withSettledCredits(report, spend.spent);
-  await rt.state.putJson(REPORT_KIND, key, settled);
+  await rt.stores.pulls.putJson(REPORT_KIND, key, settled);
   const ranShort = settled.extras?.credits?.ranShort;
   const octokit = await rt.octokit(d.installationId);
   const log = rt.log.child({ pull: key, scanId: d.scanId });
@@ -134,14 +132,14 @@ async function settleSpend(
     return "pending";
   }
   // creditCap.monthly: the scan now counts what it spent, no longer its budget.
-  await capLedgerOf(rt.redis, rt.state.prefix).settle(d.scanId, spend.spent);
+  await rt.stores.capLedger.settle(d.scanId, spend.spent);
   await recordScanSpend(rt, d, spend.spent, true);
   rt.metrics?.creditsSpent.inc(spend.spent);
   return { tenant, spend };
 }
 
 /**
- * Counts a scan's spend for the organization's page (`src/runtime/org-records.ts`), in its launch month: the
+ * Counts a scan's spend for the organization's page (`src/stores/org-records.ts`), in its launch month: the
  * settled spend, else its budget until the settlement lands; the repository's `creditCap.monthly` beside it.
  */
 export async function recordScanSpend(
@@ -152,7 +150,7 @@ export async function recordScanSpend(
   credits: number,
   settled: boolean,
 ): Promise<void> {
-  await new OrgRecords(rt.state.redis, rt.state.prefix).recordSpend(
+  await rt.stores.orgRecords.recordSpend(
     d.installationId,
     d.launchedAt,
     { scanId: d.scanId, repository: `${d.owner}/${d.repo}`, pullNumber: d.pullNumber, credits, settled },

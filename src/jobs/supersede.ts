@@ -4,7 +4,7 @@ import { getCheckRun } from "../github/checks.js";
 import { updateCheck, type GitHubWrite } from "../github/writes.js";
 import { jobId } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
-import type { PullState, ScanStop } from "../runtime/state.js";
+import type { PullState, ScanStop } from "../stores/pull-state.js";
 import { cancelFollowedScan } from "./cancel-scan.js";
 import { stopLaunch } from "./unknown-launch.js";
 
@@ -20,7 +20,7 @@ export type StopReason = ScanStop;
 
 /**
  * Stops what diffward was doing for `prev`'s head, outside GitHub. First records the stop on the scan
- * (`StateStore.recordScanStop`): a poll or report of the scan that runs meanwhile, or later, writes nothing
+ * (`PullStateStore.recordScanStop`): a poll or report of the scan that runs meanwhile, or later, writes nothing
  * from then on (each checks it right before each of its writes). Then stops the launch ({@link stopLaunch}: one
  * still waiting is removed, nothing spent, and its launch key forgotten; one whose attempt's outcome is unknown
  * is left to its job, which withdraws the scan it may have created), removes the scan's poll and report jobs
@@ -37,7 +37,7 @@ export async function stopCurrent(
   accountLogin: string,
 ): Promise<void> {
   const log = rt.log.child({ pull: `${prev.owner}/${prev.repo}#${prev.pullNumber}`, scanId: prev.scanId });
-  if (prev.scanId) await rt.state.recordScanStop(prev.scanId, reason);
+  if (prev.scanId) await rt.stores.pulls.recordScanStop(prev.scanId, reason);
   if ((await stopLaunch(rt, prev, { forget: true })) === "resolving")
     log.warn(
       { reason: reason.kind },
@@ -52,7 +52,7 @@ export async function stopCurrent(
     } catch (error) {
       log.warn({ err: error }, "could not cancel scan");
     }
-    await rt.state.finishScan(prev.installationId, prev.scanId);
+    await rt.stores.pulls.finishScan(prev.installationId, prev.scanId);
   }
 }
 

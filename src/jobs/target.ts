@@ -1,7 +1,6 @@
-import { getBaseline, setBaseline } from "../runtime/baseline-state.js";
 import { baselineKey, groupKey, pullKey } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
-import type { PullState } from "../runtime/state.js";
+import type { PullState } from "../stores/pull-state.js";
 import { WritesWithdrawnError } from "../runtime/writes.js";
 import type { LaunchJobData, PollJobData } from "../job-catalogue/index.js";
 
@@ -39,14 +38,14 @@ export function targetKey(d: TargetData): string {
  */
 export async function launchWanted(rt: Runtime, d: LaunchJobData): Promise<boolean> {
   if (isBaselineScan(d)) {
-    const b = await getBaseline(rt.state, targetKey(d));
+    const b = await rt.stores.baselines.get(targetKey(d));
     return Boolean(b && b.headSha === d.headSha && b.launchKey === d.launchKey);
   }
   if (isGroupScan(d)) {
-    const g = await rt.state.getGroup(targetKey(d));
+    const g = await rt.stores.pulls.getGroup(targetKey(d));
     return Boolean(g && !g.destroyed && g.launchKey === d.launchKey);
   }
-  const pr = await rt.state.getPull(targetKey(d));
+  const pr = await rt.stores.pulls.getPull(targetKey(d));
   return Boolean(pr && !pr.closed && pr.headSha === d.headSha && pr.launchKey === d.launchKey);
 }
 
@@ -62,40 +61,40 @@ export async function rememberScan(
 ): Promise<PullState | undefined> {
   const key = targetKey(d);
   if (isBaselineScan(d)) {
-    const b = await getBaseline(rt.state, key);
-    if (b && b.headSha === d.headSha) await setBaseline(rt.state, key, { ...b, ...scan });
+    const b = await rt.stores.baselines.get(key);
+    if (b && b.headSha === d.headSha) await rt.stores.baselines.set(key, { ...b, ...scan });
     return undefined;
   }
   if (isGroupScan(d)) {
-    const g = await rt.state.getGroup(key);
-    if (g && !g.destroyed) await rt.state.setGroup(key, { ...g, ...scan });
+    const g = await rt.stores.pulls.getGroup(key);
+    if (g && !g.destroyed) await rt.stores.pulls.setGroup(key, { ...g, ...scan });
     return undefined;
   }
-  const pr = await rt.state.getPull(key);
+  const pr = await rt.stores.pulls.getPull(key);
   if (!pr || pr.headSha !== d.headSha) return undefined;
   const saved = { ...pr, ...scan };
-  await rt.state.setPull(key, saved);
+  await rt.stores.pulls.setPull(key, saved);
   return saved;
 }
 
 /**
  * Whether a poll or report job still follows its scan: not once diffward recorded a stop of the scan
- * (`StateStore.recordScanStop`: a newer head, a close, an uninstall), nor when the pull request closed or
+ * (`PullStateStore.recordScanStop`: a newer head, a close, an uninstall), nor when the pull request closed or
  * moved to another scan, nor when the merge group was destroyed or moved to another scan, nor when the baseline moved to another
  * commit or scan. With no state of
  * the target (lost with Redis), the scan is followed.
  */
 export async function stillFollowed(rt: Runtime, d: PollJobData): Promise<boolean> {
-  if ((await rt.state.getScanEnd(d.scanId)).stop) return false;
+  if ((await rt.stores.pulls.getScanEnd(d.scanId)).stop) return false;
   if (isBaselineScan(d)) {
-    const b = await getBaseline(rt.state, targetKey(d));
+    const b = await rt.stores.baselines.get(targetKey(d));
     return !b || (b.headSha === d.headSha && (b.scanId === undefined || b.scanId === d.scanId));
   }
   if (isGroupScan(d)) {
-    const g = await rt.state.getGroup(targetKey(d));
+    const g = await rt.stores.pulls.getGroup(targetKey(d));
     return !g || (!g.destroyed && (g.scanId === undefined || g.scanId === d.scanId));
   }
-  const pr = await rt.state.getPull(targetKey(d));
+  const pr = await rt.stores.pulls.getPull(targetKey(d));
   return !(pr && (pr.closed || (pr.scanId !== undefined && pr.scanId !== d.scanId)));
 }
 
@@ -131,7 +130,7 @@ export async function whileFollowed<T>(
 ): Promise<T | "superseded"> {
   const notFollowed = async (): Promise<"superseded"> => {
     log.info(`scan no longer followed (superseded)${what ? `: ${what}` : ""}`);
-    await rt.state.finishScan(d.installationId, d.scanId);
+    await rt.stores.pulls.finishScan(d.installationId, d.scanId);
     return "superseded";
   };
   if (!(await stillFollowed(rt, d))) return notFollowed();

@@ -10,7 +10,7 @@ import { DEFAULT_QUEUE_PREFIX } from "../runtime/connection.js";
 import { releaseFairOnFinish } from "../runtime/fairness.js";
 import { QUEUE_NAMES } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
-import { LockBusyError } from "../runtime/state.js";
+import { LockBusyError } from "../stores/pull-state.js";
 import type { QueueOptions } from "../runtime/queues.js";
 import { PROCESSORS, type Processor } from "./processors.js";
 

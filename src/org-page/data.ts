@@ -1,6 +1,6 @@
 /**
  * Loads one installation's page (`InstallationPage`, `src/domain/org-page.ts`) from diffward's own Redis state
- * (`src/runtime/org-records.ts`, the scans in flight and their poll jobs, approvals, queues) and two cached
+ * (`src/stores/org-records.ts`, the scans in flight and their poll jobs, approvals, queues) and two cached
  * answers from outside: the service's billing balance and GitHub's answer to the installation, each asked
  * at most once per installation per {@link ORG_PAGE_CACHE_MS}. Never one outside call per row.
  */
@@ -22,8 +22,8 @@ import type { PollJobData } from "../job-catalogue/index.js";
 import { REPORT_KIND, type ReportState } from "../report/state.js";
 import { jobId, pullKey } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
-import { OrgRecords, type ScanSpendRecord } from "../runtime/org-records.js";
-import type { ScanLink } from "../runtime/state.js";
+import type { OrgRecords, ScanSpendRecord } from "../stores/org-records.js";
+import type { ScanLink } from "../stores/pull-state.js";
 import { APPROVALS_KIND } from "../triage/approvals.js";
 import { listAcceptanceExpiries } from "../triage/expiry.js";
 import { within } from "./cache.js";
@@ -49,7 +49,7 @@ export async function loadInstallationPage(
   const { rt } = deps;
   const now = rt.now();
   const visible = repositoryFilter(access);
-  const records = new OrgRecords(rt.state.redis, rt.state.prefix);
+  const records = rt.stores.orgRecords;
   const account = (await deps.accountOf(installationId)) ?? "";
   const [months, logged, inFlight, approvals, credits, problems, expiring] = await Promise.all([
     records.monthSpend(installationId, lastMonths(now, SPEND_MONTHS)),
@@ -142,8 +142,8 @@ async function loadInFlight(
   visible: (repository: string) => boolean,
 ): Promise<InFlightScan[]> {
   const { rt } = deps;
-  const ids = await rt.state.inflightScans(installationId);
-  const links = await Promise.all(ids.map((id) => rt.state.getScanLink(id)));
+  const ids = await rt.stores.pulls.inflightScans(installationId);
+  const links = await Promise.all(ids.map((id) => rt.stores.pulls.getScanLink(id)));
   const shown = links.filter((l): l is ScanLink => !!l && visible(`${l.owner}/${l.repo}`));
   const jobs = await Promise.all(
     shown.map(
@@ -188,7 +188,7 @@ async function loadApprovals(
   visible: (repository: string) => boolean,
 ): Promise<HeldApproval[]> {
   if (!account) return [];
-  const { state } = deps.rt;
+  const state = deps.rt.stores.pulls;
   const pulls = (await records.heldApprovals(account)).filter((k) => visible(k.slice(0, k.lastIndexOf("#"))));
   const rows = await Promise.all(
     pulls.map(async (key) => {
@@ -256,7 +256,7 @@ async function defaultExpiries(
   // listAcceptanceExpiries reads the runtime's Redis, state, clock and logger only
   const listed = await listAcceptanceExpiries(rt as Runtime, installationId, { withinMs });
   const keys = [...new Set(listed.map((e) => pullKey(e.owner, e.repo, e.pullNumber)))];
-  const reports = await Promise.all(keys.map((k) => rt.state.getJson<ReportState>(REPORT_KIND, k)));
+  const reports = await Promise.all(keys.map((k) => rt.stores.pulls.getJson<ReportState>(REPORT_KIND, k)));
   const comments = new Map(
     keys.map((k, i) => [k, new Map((reports[i]?.findings ?? []).map((f) => [f.id, f.commentId ?? null]))]),
   );

@@ -26,7 +26,7 @@ export interface GitHubHealth {
 
 /** What {@link loadInstallationPage} reads through, built once per process ({@link createOrgPageDeps}). */
 export interface OrgPageDeps {
-  rt: Pick<Runtime, "redis" | "state" | "queues" | "scanner" | "octokit" | "now" | "log" | "serviceHealth">;
+  rt: Pick<Runtime, "redis" | "stores" | "queues" | "scanner" | "octokit" | "now" | "log" | "serviceHealth">;
   /** the installation's account login (organization or user), as GitHub names it */
   accountOf(installationId: number): Promise<string | undefined>;
   /** GitHub's web address for links (`https://github.com`, or `<GHE_PROTOCOL>://<GHE_HOST>`) */

@@ -8,7 +8,7 @@ import type { Job } from "bullmq";
 import type { FailedJobRow, ProblemsSection, QueueDepth } from "../domain/org-page.js";
 import { installationQueueCounts } from "../runtime/installation-jobs.js";
 import { QUEUE_KEYS, queueStatus } from "../runtime/queue-admin.js";
-import type { OrgRecords } from "../runtime/org-records.js";
+import type { OrgRecords } from "../stores/org-records.js";
 import { plural } from "../render/format.js";
 import { within } from "./cache.js";
 import type { GitHubHealth, OrgPageDeps } from "./deps.js";

@@ -4,7 +4,7 @@
  */
 import { forecastCapDay } from "../domain/cap-forecast.js";
 import type { CapRow, PullSpend, RepoSpend, SpendSection } from "../domain/org-page.js";
-import type { ScanSpendRecord } from "../runtime/org-records.js";
+import type { ScanSpendRecord } from "../stores/org-records.js";
 
 /** One month's records as `OrgRecords.monthSpend` reads them. */
 export interface MonthRecords {

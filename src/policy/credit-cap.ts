@@ -3,7 +3,7 @@ import type { ScannerTenant } from "../tenants/index.js";
 import { monthWindow } from "../domain/month.js";
 import { deductionsRead, readUsage, spendOf } from "./credits.js";
 import type { LaunchRefusal } from "./preflight.js";
-import type { MonthSeedEntry } from "../runtime/cap-ledger.js";
+import type { MonthSeedEntry } from "../stores/cap-ledger.js";
 
 const TERMINAL = new Set(["COMPLETED", "FAILED", "CANCELLED"]);
 

@@ -39,7 +39,7 @@ export type PreflightResult =
  * - every `auditAreas` key is named by the default branch's current map (spec §Scans, launch rule 2 refuses the
  *   others: keys are never silently dropped) → else `failure` naming the key and the current keys.
  * `creditCap.monthly` is not checked here: the launch job reserves the scan's budget atomically in the cap
- * ledger (`src/runtime/cap-ledger.ts`, refusal text from `capRefusal` in `credit-cap.ts`) right before its POST.
+ * ledger (`src/stores/cap-ledger.ts`, refusal text from `capRefusal` in `credit-cap.ts`) right before its POST.
  * Service errors propagate (the job retries them).
  */
 export async function preflight(tenant: ScannerTenant, input: PreflightInput): Promise<PreflightResult> {

@@ -9,7 +9,7 @@ import type { ReportFinding } from "../domain/types.js";
 import { blockingRule } from "../domain/verdict.js";
 import type { BaselineInfo } from "../render/baseline.js";
 
-/** A completed baseline as the report reads it (src/runtime/baseline-state.ts `BaselineReport`). */
+/** A completed baseline as the report reads it (src/stores/baseline-state.ts `BaselineReport`). */
 export interface CompletedBaseline {
   branch: string;
   headSha: string;

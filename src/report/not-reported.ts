@@ -15,7 +15,6 @@ import { listReviewThreads } from "../github/threads.js";
 import type { InstallationOctokit, PullRef } from "../github/types.js";
 import type { ApplyWrites, GitHubWrite } from "../github/writes.js";
 import { parseNotReportedMarker, renderNotReportedComment } from "../render/not-reported.js";
-import { appendAudit } from "../runtime/audit-log.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { findingLabel } from "../scanner/labels.js";
 import { postedFindingComments, type PostedFindingComment } from "./posted.js";
@@ -258,18 +257,18 @@ export async function syncNotReported(
 }
 
 /**
- * Appends an audit entry (`src/runtime/audit-log.ts`, source `auto-close`, actor diffward's bot) for each
+ * Appends an audit entry (`src/stores/audit-log.ts`, source `auto-close`, actor diffward's bot) for each
  * applied write: `auto-close` for a finding the scan no longer reports (its comment marked, its thread
  * resolved), `reopen` for one reported again. The service's resolution is not changed by either. Never throws.
  */
 export async function auditThreadWrites(
-  rt: Pick<Runtime, "redis" | "state" | "settings" | "log" | "now">,
+  rt: Pick<Runtime, "redis" | "stores" | "settings" | "log" | "now">,
   on: { installationId: number; pull: PullRef; botLogin: string; scan: { id: string; headSha: string } },
   applied: readonly ThreadWrite[],
 ): Promise<void> {
   const { pull, scan } = on;
   for (const w of applied)
-    await appendAudit(rt, {
+    await rt.stores.audit.append({
       installationId: on.installationId,
       repository: `${pull.owner}/${pull.repo}`,
       pullNumber: pull.pullNumber,

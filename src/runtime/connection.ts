@@ -126,21 +126,3 @@ export function assertClusterPrefixes(cluster: boolean, prefixes: Record<string,
         `${what} "${prefix}" has no hash tag: in Redis Cluster mode it must look like {name} so that related keys share a slot`,
       );
 }
-
-/**
- * A factory that keeps one `T` per Redis connection and state prefix (asked with another prefix, it makes a
- * new one for the connection): the process's Redis-backed helpers share their connection's instance, and
- * what they set up once per connection (scripts) is set up once.
- */
-export function perConnection<T extends { readonly prefix: string }>(
-  create: (redis: RedisConnection, prefix: string) => T,
-): (redis: RedisConnection, prefix: string) => T {
-  const made = new WeakMap<RedisConnection, T>();
-  return (redis, prefix) => {
-    const cached = made.get(redis);
-    if (cached && cached.prefix === prefix) return cached;
-    const fresh = create(redis, prefix);
-    made.set(redis, fresh);
-    return fresh;
-  };
-}

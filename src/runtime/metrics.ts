@@ -93,7 +93,7 @@ export interface DiffwardMetrics {
   deliveriesGivenUp: Counter<"reason">;
   /**
    * `diffward_service_breaker_open{tenant}`: 1 while this process saw the service tenant's circuit breaker open
-   * (5xx, timeout, no answer), 0 once a probe it sent or saw closed it (`src/runtime/service-breaker.ts`);
+   * (5xx, timeout, no answer), 0 once a probe it sent or saw closed it (`src/stores/service-breaker.ts`);
    * `tenant` is a hash of the token, never the token
    */
   breakerOpen: Gauge<"tenant">;

@@ -4,7 +4,7 @@ import type { Logger } from "pino";
 import type { ProbotOctokit } from "probot";
 import type { InstallationOctokit } from "../github/types.js";
 import type { ScannerAccess } from "../tenants/index.js";
-import type { StateStore } from "./state.js";
+import type { Stores } from "../stores/index.js";
 import type { DiffwardMetrics } from "./metrics.js";
 import type { WriteLane } from "./write-lane.js";
 import type { Settings } from "../config/settings.js";
@@ -12,7 +12,8 @@ import type { Settings } from "../config/settings.js";
 /** Everything a job needs, built once per process. */
 export interface Runtime {
   redis: RedisConnection;
-  state: StateStore;
+  /** diffward's Redis records, one store each (`src/stores/`), built once per process */
+  stores: Stores;
   queues: { events: Queue; launch: Queue; scans: Queue; reports: Queue };
   /** an Octokit authenticated as the installation (Probot's `auth(installationId)`) */
   octokit(installationId: number): Promise<InstallationOctokit>;

@@ -11,7 +11,6 @@ import {
   type ClaimResult,
 } from "../domain/approval.js";
 import type { Runtime } from "../runtime/runtime.js";
-import { OrgRecords } from "../runtime/org-records.js";
 import { waitingForPullLock } from "./decisions.js";
 
 export * from "../domain/approval.js";
@@ -24,7 +23,7 @@ export const APPROVALS_KIND = "approvals";
  * and logged, never a crash.
  */
 export async function readApprovals(rt: Runtime, key: string, log?: Logger): Promise<ApprovalRequest[]> {
-  const raw = await rt.state.getJson<unknown>(APPROVALS_KIND, key);
+  const raw = await rt.stores.pulls.getJson<unknown>(APPROVALS_KIND, key);
   if (raw === undefined) return [];
   const parsed = PullApprovals.safeParse(raw);
   if (!parsed.success) {
@@ -46,8 +45,8 @@ export async function updateApprovals<T>(
 ): Promise<T> {
   return waitingForPullLock(rt, key, async () => {
     const out = change(await readApprovals(rt, key));
-    await rt.state.putJson(APPROVALS_KIND, key, PullApprovals.parse({ requests: out.requests }));
-    await new OrgRecords(rt.state.redis, rt.state.prefix).recordHeldApprovals(key, out.requests.length > 0);
+    await rt.stores.pulls.putJson(APPROVALS_KIND, key, PullApprovals.parse({ requests: out.requests }));
+    await rt.stores.orgRecords.recordHeldApprovals(key, out.requests.length > 0);
     return out.result;
   });
 }

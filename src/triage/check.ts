@@ -57,7 +57,7 @@ export async function recomputeCheck(
   log: Logger,
 ): Promise<Verdict | undefined> {
   const key = pullKey(pull.owner, pull.repo, pull.pullNumber);
-  const report = await rt.state.getJson<ReportState>(REPORT_KIND, key);
+  const report = await rt.stores.pulls.getJson<ReportState>(REPORT_KIND, key);
   if (!report) return undefined;
   const read: ReportFinding[] = [];
   for await (const f of tenant.client.iterateFindings(report.projectId, {
@@ -98,9 +98,9 @@ export async function recomputeCheck(
   }
 
   // Keep the stored report in step, unless a newer report replaced it meanwhile.
-  const latest = await rt.state.getJson<ReportState>(REPORT_KIND, key);
+  const latest = await rt.stores.pulls.getJson<ReportState>(REPORT_KIND, key);
   if (latest && latest.scanId === report.scanId) {
-    await rt.state.putJson(
+    await rt.stores.pulls.putJson(
       REPORT_KIND,
       key,
       withRecomputedCheck(withCurrentFindings(latest, findings), { checkRunId, annotationsDigest: digest }),

@@ -17,7 +17,7 @@ import { severityName, statusName } from "../render/glossary.js";
 import type { ScannerTenant } from "../tenants/index.js";
 import { pullKey } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
-import { LockBusyError } from "../runtime/state.js";
+import { LockBusyError } from "../stores/pull-state.js";
 import type { SeverityDecision } from "./types.js";
 import { Decision, PullDecisions } from "./types.js";
 
@@ -29,7 +29,7 @@ export const DECISIONS_KIND = "decisions";
  * not fit the schema (an older format, a manual edit) is treated as empty and logged, never a crash.
  */
 export async function readPullDecisions(rt: Runtime, key: string, log?: Logger): Promise<PullDecisions> {
-  const raw = await rt.state.getJson<unknown>(DECISIONS_KIND, key);
+  const raw = await rt.stores.pulls.getJson<unknown>(DECISIONS_KIND, key);
   if (raw === undefined) return { decisions: [], severities: [] };
   const parsed = PullDecisions.safeParse(raw);
   if (!parsed.success) {
@@ -75,7 +75,7 @@ export function withoutIdentity<T extends { findingId: string; fingerprint: stri
 export async function waitingForPullLock<T>(rt: Runtime, key: string, fn: () => Promise<T>): Promise<T> {
   for (let attempt = 0; ; attempt++) {
     try {
-      return await rt.state.withPullLock(key, fn, 10_000);
+      return await rt.stores.pulls.withPullLock(key, fn, 10_000);
     } catch (error) {
       if (!(error instanceof LockBusyError) || attempt >= 19) throw error;
       await new Promise((r) => setTimeout(r, 100));
@@ -106,7 +106,7 @@ export async function writePullDecisions(
   change: (doc: PullDecisions) => PullDecisions,
 ): Promise<void> {
   const next = PullDecisions.parse(change(await readPullDecisions(rt, key)));
-  await rt.state.putJson(DECISIONS_KIND, key, next, decisionsTtlSeconds(next, rt.now()));
+  await rt.stores.pulls.putJson(DECISIONS_KIND, key, next, decisionsTtlSeconds(next, rt.now()));
 }
 
 /** The decisions' default life, in seconds (90 days after the last change). */

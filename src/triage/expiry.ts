@@ -13,7 +13,7 @@
  */
 import { createHash } from "node:crypto";
 import type { Logger } from "pino";
-import { appendAudit, type AuditEntryInput } from "../runtime/audit-log.js";
+import { type AuditEntryInput } from "../stores/audit-log.js";
 import { AcceptanceExpiryJobData, ExpiryPull, addJob } from "../job-catalogue/index.js";
 import { pullKey } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
@@ -34,8 +34,8 @@ import type { Decision } from "./types.js";
 const INDEX_GRACE_SECONDS = 7 * 24 * 3600;
 
 /** `<prefix>:expiries:<installationId>` (REDIS_KEYS `expiries`). */
-export function expiriesKey(rt: Pick<Runtime, "state">, installationId: number): string {
-  return `${rt.state.prefix}:expiries:${installationId}`;
+export function expiriesKey(rt: Pick<Runtime, "stores">, installationId: number): string {
+  return `${rt.stores.prefix}:expiries:${installationId}`;
 }
 
 /**
@@ -84,7 +84,7 @@ function entryOf(m: string): AcceptanceExpiryJobData | undefined {
  * job id dedupes: scheduling an expiry twice adds one job.
  */
 export async function scheduleExpiry(
-  rt: Pick<Runtime, "queues" | "redis" | "state" | "now">,
+  rt: Pick<Runtime, "queues" | "redis" | "stores" | "now">,
   pull: ExpiryPull,
   expiry: { expiryId: string; expiresAt: string },
 ): Promise<void> {
@@ -109,7 +109,7 @@ export async function scheduleExpiry(
  * nothing) and its index entry dropped.
  */
 export async function cancelExpiry(
-  rt: Pick<Runtime, "queues" | "redis" | "state">,
+  rt: Pick<Runtime, "queues" | "redis" | "stores">,
   pull: ExpiryPull,
   expiryId: string,
 ): Promise<void> {
@@ -121,7 +121,7 @@ export async function cancelExpiry(
 
 /** Drops an expiry's entry from the installation's index (its job ended or was cancelled). */
 export async function dropExpiryEntry(
-  rt: Pick<Runtime, "redis" | "state">,
+  rt: Pick<Runtime, "redis" | "stores">,
   pull: ExpiryPull,
   expiryId: string,
 ): Promise<void> {
@@ -185,7 +185,7 @@ export async function writeDecisionWithExpiry(
   if (earlier?.expiryId && earlier.expiryId !== next.expiryId) {
     await cancelExpiry(rt, pull, earlier.expiryId);
     log.info({ finding: earlier.findingId, expiresAt: earlier.expiresAt }, "acceptance expiry cancelled");
-    await appendAudit(rt, {
+    await rt.stores.audit.append({
       ...expiryAudit(rt, pull, earlier),
       actor: decision.by,
       action: "expiry-cancelled",
@@ -328,7 +328,7 @@ export function latestAcceptance(
  */
 export async function resumeExpiries(rt: Runtime, log: Logger): Promise<number> {
   let resumed = 0;
-  for (const installationId of await rt.state.installationsWith("expiries")) {
+  for (const installationId of await rt.stores.pulls.installationsWith("expiries")) {
     const key = expiriesKey(rt, installationId);
     for (const e of (await rt.redis.zrangebyscore(key, "-inf", "+inf")).map(entryOf)) {
       if (!e) continue;

@@ -2,15 +2,13 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { Logger } from "pino";
-import { auditLines, parseAuditQuery } from "../runtime/audit-log.js";
-import type { RedisConnection } from "../runtime/connection.js";
-import { DEFAULT_STATE_PREFIX } from "../runtime/connection.js";
+import { parseAuditQuery, type AuditLog } from "../stores/audit-log.js";
 
 /** Who may read `GET /audit`: holders of the admin bearer token (`DIFFWARD_ADMIN_TOKEN`). */
 export interface AuditAccess {
   token: string;
-  /** the state prefix the audit stream is under (`{dw}` by default) */
-  prefix?: string;
+  /** the audit trail read (`rt.stores.audit`) */
+  trail: Pick<AuditLog, "lines">;
 }
 
 /** The query parameters of `GET /audit`, each at most once, or the problem with them. */
@@ -25,7 +23,7 @@ function queryOf(url: string): { ok: true; text: Record<string, string> } | { ok
 }
 
 /**
- * Answers `GET /audit?since=&until=&repository=`: the audit trail (`src/runtime/audit-log.ts`) as JSON Lines
+ * Answers `GET /audit?since=&until=&repository=`: the audit trail (`src/stores/audit-log.ts`) as JSON Lines
  * (`application/x-ndjson`, one entry a line, oldest first), streamed page by page as Redis gives them, so the
  * stream is never held in memory and a slow reader slows the reads (the response's backpressure).
  * - 401 with `WWW-Authenticate: Bearer` (RFC 6750 §3) without `Authorization: Bearer <DIFFWARD_ADMIN_TOKEN>`
@@ -36,7 +34,7 @@ function queryOf(url: string): { ok: true; text: Record<string, string> } | { ok
  *   short, never silently complete) and the error logged as `{ err }`.
  */
 export async function serveAudit(
-  opts: { redis: RedisConnection; log: Logger; access: AuditAccess; hasBearer: (token: string) => boolean },
+  opts: { log: Logger; access: AuditAccess; hasBearer: (token: string) => boolean },
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
@@ -51,7 +49,7 @@ export async function serveAudit(
   const text = queryOf(req.url ?? "/");
   const parsed = text.ok ? parseAuditQuery(text.text) : text;
   if (!parsed.ok) return json(400, { error: `bad query: ${parsed.error}` });
-  const lines = auditLines(opts.redis, parsed.query, opts.access.prefix ?? DEFAULT_STATE_PREFIX);
+  const lines = opts.access.trail.lines(parsed.query);
   let first: IteratorResult<string>;
   try {
     first = await lines.next();

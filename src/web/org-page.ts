@@ -47,7 +47,7 @@ export function orgPageFor(rt: OrgPageDeps["rt"], config: SignInConfig, log: Log
     githubUrl: config.githubUrl,
   });
   return orgPageRoutes({
-    sessions: new SessionStore(rt.redis, rt.state.prefix, secret, { secure: config.secure }),
+    sessions: new SessionStore(rt.redis, rt.stores.prefix, secret, { secure: config.secure }),
     client: { clientId: config.clientId, clientSecret: config.clientSecret, apiBaseUrl: config.apiBaseUrl },
     publicUrl: config.publicUrl,
     ...(config.adminToken !== undefined ? { adminToken: config.adminToken } : {}),

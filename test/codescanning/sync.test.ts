@@ -5,7 +5,7 @@ import { alertPayload, dismissAlertAs, reopenAlertAs } from "../../dev/harness/c
 import { writeConversationComment, writeReviewReply } from "../../dev/harness/triage.js";
 import { demoConfig } from "../../dev/harness/demo-repo.js";
 import { mergeGroupPayload, sarifSchemaErrors } from "../../dev/github-standin/index.js";
-import { readAudit, type AuditEntry } from "../../src/runtime/audit-log.js";
+import { type AuditEntry } from "../../src/stores/audit-log.js";
 import { jobId, pullKey } from "../../src/runtime/names.js";
 import { readDecisions } from "../../src/triage/decisions.js";
 import { completedRun, openPull, pushPull, sha } from "../support/pr.js";
@@ -53,8 +53,7 @@ type Pull = Awaited<ReturnType<typeof reportedPull>>;
 /** The audit trail's entries of a pull request's repository, oldest first. */
 async function auditOf(pr: { owner: string; repo: string }): Promise<AuditEntry[]> {
   const out: AuditEntry[] = [];
-  for await (const e of readAudit(h.booted.rt.redis, { repository: `${pr.owner}/${pr.repo}` }, h.prefix))
-    out.push(e);
+  for await (const e of h.booted.rt.stores.audit.read({ repository: `${pr.owner}/${pr.repo}` })) out.push(e);
   return out;
 }
 
@@ -580,7 +579,7 @@ describe("code scanning: acceptances that expire", () => {
     expect(alertOf(pr, SQLI).state).toBe("dismissed");
     // cancelled when the decision changed, not merely skipped at the moment
     const audit = [];
-    for await (const e of readAudit(h.booted.rt.redis, {}, h.booted.rt.state.prefix))
+    for await (const e of h.booted.rt.stores.audit.read({}))
       if (e.findingId === pr.byTitle.get(SQLI)) audit.push([e.action, e.source, e.outcome]);
     expect(audit).toContainEqual(["expiry-cancelled", "code-scanning", "applied"]);
     expect(audit.filter(([action]) => action === "expire")).toEqual([]);

@@ -14,7 +14,6 @@ import { describe, expect, it } from "vitest";
 import { processAcceptanceExpiry } from "../../src/jobs/acceptance-expiry.js";
 import type { Harness } from "../../dev/harness/harness.js";
 import { applyFaults } from "../../dev/sandbox/index.js";
-import { readAudit } from "../../src/runtime/audit-log.js";
 import { pullKey } from "../../src/runtime/names.js";
 import { readDecisions } from "../../src/triage/decisions.js";
 import { listAcceptanceExpiries } from "../../src/triage/expiry.js";
@@ -53,7 +52,7 @@ const patches = () => sandboxCalls(h, PATCH_RESOLUTION);
 /** Every entry of the audit trail so far. */
 async function auditEntries() {
   const out = [];
-  for await (const e of readAudit(h.booted.rt.redis, {}, h.booted.rt.state.prefix)) out.push(e);
+  for await (const e of h.booted.rt.stores.audit.read({})) out.push(e);
   return out;
 }
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -176,7 +175,7 @@ describe("an acceptance with an expiry", () => {
       },
     } as unknown as Job;
     const notes = sandboxFinding(h, pr, SQLI).notes.length;
-    await h.booted.rt.redis.hdel(`${h.booted.rt.state.prefix}:once:expiry:${ours.expiryId}`, "reflected");
+    await h.booted.rt.redis.hdel(`${h.booted.rt.stores.prefix}:once:expiry:${ours.expiryId}`, "reflected");
     expect(await processAcceptanceExpiry(h.booted.rt, job)).toBe("expired");
     expect(await processAcceptanceExpiry(h.booted.rt, job)).toBe("cancelled");
     expect(patches()).toBe(sent + 1);

@@ -15,7 +15,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Harness } from "../../dev/harness/harness.js";
 import { dismissAlertAs } from "../../dev/harness/code-scanning.js";
-import type { AuditEntry } from "../../src/runtime/audit-log.js";
+import type { AuditEntry } from "../../src/stores/audit-log.js";
 import { jobId } from "../../src/runtime/names.js";
 import { findingLabel } from "../../src/scanner/labels.js";
 import { startWebServer, type WebServer } from "../../src/web.js";
@@ -44,7 +44,7 @@ beforeAll(async () => {
     app: () => undefined,
     rt: h.booted.rt,
     port: 0,
-    audit: { token: TOKEN, prefix: h.prefix },
+    audit: { token: TOKEN, trail: h.booted.rt.stores.audit },
   });
   pr = await openConfiguredPull(
     h,

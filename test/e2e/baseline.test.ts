@@ -14,7 +14,6 @@ import { isRuledOut } from "../../src/domain/verdict.js";
 import { fingerprint } from "../../src/domain/identity.js";
 import { parseLocation } from "../../src/domain/location.js";
 import { baselineKey, baselineSchedulerId } from "../../src/runtime/names.js";
-import { getBaseline, getBaselineReport } from "../../src/runtime/baseline-state.js";
 import { checkRuns, completedRun, openPull, reportEnded, sha } from "../support/pr.js";
 import { flushPrefix } from "../support/flush.js";
 import { jobId } from "../../src/runtime/names.js";
@@ -138,7 +137,7 @@ describe("baseline: scans of the default branch", () => {
     expect(run.output.summary).toContain("this default branch's code scanning results");
 
     expect(h.github.state.reviews(r.owner, r.repo)).toEqual([]);
-    const report = await getBaselineReport(h.booted.rt.state, r.owner, r.repo);
+    const report = await h.booted.rt.stores.baselines.getReport(r.owner, r.repo);
     expect(report).toMatchObject({ branch: r.branch, headSha: head, scanId: launches[0]!.id });
     expect(h.github.violations()).toEqual([]);
   });
@@ -244,8 +243,10 @@ describe("baseline: scans of the default branch", () => {
     expect(launchesOf(b)).toHaveLength(1);
     expect(launchesOf(a)).toEqual([]);
     expect(checkRuns(h, r.owner, r.repo, a)).toEqual([]);
-    expect(await getBaseline(h.booted.rt.state, baselineKey(r.owner, r.repo))).toMatchObject({ headSha: b });
-    expect(await getBaselineReport(h.booted.rt.state, r.owner, r.repo)).toMatchObject({
+    expect(await h.booted.rt.stores.baselines.get(baselineKey(r.owner, r.repo))).toMatchObject({
+      headSha: b,
+    });
+    expect(await h.booted.rt.stores.baselines.getReport(r.owner, r.repo)).toMatchObject({
       headSha: b,
       scanId: scanB.id,
     });
@@ -432,7 +433,7 @@ describe("baseline: scans of the default branch", () => {
         10_000,
         "scheduler removed",
       );
-      expect((await getBaseline(second.rt.state, baselineKey(r.owner, r.repo)))?.headSha).toBe(sha(0x2482));
+      expect((await second.rt.stores.baselines.get(baselineKey(r.owner, r.repo)))?.headSha).toBe(sha(0x2482));
     } finally {
       await second.close();
       h.booted.startWorkers();
@@ -518,7 +519,7 @@ describe("baseline: scans of the default branch", () => {
     expect(run.output.summary).toContain(`**Baseline** of \`${r.branch}\``);
     expect(launchesOf(MID_HEAD)).toHaveLength(1);
     expect(checkRuns(h, r.owner, r.repo, MID_HEAD)).toHaveLength(1);
-    expect(await getBaselineReport(h.booted.rt.state, r.owner, r.repo)).toMatchObject({ scanId: scan.id });
+    expect(await h.booted.rt.stores.baselines.getReport(r.owner, r.repo)).toMatchObject({ scanId: scan.id });
   });
 
   it("Redis lost before a baseline's launch: reconciliation launches it once on the same check run, which completes", async () => {
@@ -591,7 +592,7 @@ describe("baseline: scans of the default branch", () => {
       expect(launchesOf(OLD_SLOW)).toHaveLength(1);
       expect(launchesOf(sha(0x2502))).toHaveLength(1);
       // the newer head's completed baseline is the one pull requests compare with
-      expect(await getBaselineReport(h.booted.rt.state, r.owner, r.repo)).toMatchObject({
+      expect(await h.booted.rt.stores.baselines.getReport(r.owner, r.repo)).toMatchObject({
         headSha: sha(0x2502),
       });
     });
@@ -611,7 +612,9 @@ describe("baseline: scans of the default branch", () => {
       expect(h.sandbox.state.statusOf(scan)).toBe("COMPLETED");
       expect(launchesOf(OLD_MID)).toHaveLength(1);
       expect(launchesOf(sha(0x2512))).toEqual([]);
-      expect(await getBaselineReport(h.booted.rt.state, r.owner, r.repo)).toMatchObject({ headSha: OLD_MID });
+      expect(await h.booted.rt.stores.baselines.getReport(r.owner, r.repo)).toMatchObject({
+        headSha: OLD_MID,
+      });
       // a second sweep finds it followed or done: nothing superseded, nothing launched
       await flushPrefix(h.prefix);
       const again = await h.booted.reconcile();
@@ -637,7 +640,9 @@ describe("baseline: scans of the default branch", () => {
       const pr = await openPull(h, { head: sha(0x24a2), repo: r.repo, number: 77, private: true });
       const run = await completedRun(h, pr.owner, pr.repo, sha(0x24a2), 30_000);
       // counted by fingerprint against the baseline's open findings (ruled out ones are not open there)
-      const known = new Set((await getBaselineReport(h.booted.rt.state, r.owner, r.repo))!.openFingerprints);
+      const known = new Set(
+        (await h.booted.rt.stores.baselines.getReport(r.owner, r.repo))!.openFingerprints,
+      );
       const prScan = launchesOf(sha(0x24a2))[0]!;
       const prOpen = [...h.sandbox.state.findings.values()].filter(
         (f) => f.scanId === prScan.id && !isRuledOut(f),

@@ -125,7 +125,7 @@ describe("Redis keys after real flows: each has a TTL, is BullMQ's under job ret
     expect(approved.statusAfter).toBe("WONT_FIX");
     expect((await h.send("pull_request", closedPull(pr, head, true))).status).toBe(200);
     await h.waitFor(
-      async () => (await h.booted.rt.state.getPull(`${pr.owner}/${pr.repo}#${pr.number}`))?.closed,
+      async () => (await h.booted.rt.stores.pulls.getPull(`${pr.owner}/${pr.repo}#${pr.number}`))?.closed,
       10_000,
       "merged pull request's state",
     );
@@ -148,7 +148,8 @@ describe("Redis keys after real flows: each has a TTL, is BullMQ's under job ret
     await h.send("merge_group", destroyed);
     await h.waitFor(
       async () =>
-        (await h.booted.rt.state.getGroup(groupKey(queued.owner, queued.repo, group.headSha)))?.destroyed,
+        (await h.booted.rt.stores.pulls.getGroup(groupKey(queued.owner, queued.repo, group.headSha)))
+          ?.destroyed,
       10_000,
       "destroyed merge group's state",
     );
@@ -199,7 +200,11 @@ describe("Redis keys after real flows: each has a TTL, is BullMQ's under job ret
     const removed: Payload = webhookExample("installation", "deleted");
     removed.installation = { ...removed.installation, id: 424_242 };
     await h.send("installation", removed);
-    await h.waitFor(() => h.booted.rt.state.isInstallationRemoved(424_242), 10_000, "uninstall recorded");
+    await h.waitFor(
+      () => h.booted.rt.stores.pulls.isInstallationRemoved(424_242),
+      10_000,
+      "uninstall recorded",
+    );
 
     await waitIdle();
 
@@ -296,6 +301,6 @@ describe("Redis keys after real flows: each has a TTL, is BullMQ's under job ret
   it("no scan is left in flight once every flow ended", async () => {
     expect(keys.filter((k) => k.kind === "inflight").map((k) => k.key)).toEqual([]);
     // the installation's in-flight set, read through diffward's own count (members past their deadline dropped)
-    expect(await h.booted.rt.state.inflightCount(installationId)).toBe(0);
+    expect(await h.booted.rt.stores.pulls.inflightCount(installationId)).toBe(0);
   });
 });

@@ -112,7 +112,7 @@ describe("every launch error becomes something a user understands", () => {
       repo: repo(),
       config: demoConfig().replace("debounceSeconds: 0", "debounceSeconds: 2"),
     });
-    const state = h.booted.rt.state;
+    const state = h.booted.rt.stores.pulls;
     const launchKey = await h.waitFor(
       async () => (await state.getPull(pullKey(pr.owner, pr.repo, pr.number)))?.launchKey,
     );

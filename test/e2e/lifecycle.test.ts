@@ -5,7 +5,7 @@ import { webhookExample } from "../../dev/harness/examples.js";
 import { demoConfig } from "../../dev/harness/demo-repo.js";
 import { writeConversationComment } from "../../dev/harness/triage.js";
 import { jobId, pullKey } from "../../src/runtime/names.js";
-import { LockBusyError } from "../../src/runtime/state.js";
+import { LockBusyError } from "../../src/stores/pull-state.js";
 import { type Payload, MERGE_BASE, checkRuns, completedRun, openPull, pushPull, sha } from "../support/pr.js";
 import { addJob } from "../../src/job-catalogue/index.js";
 import { repoConfig } from "../support/jobs.js";
@@ -59,7 +59,7 @@ describe("pull-request lifecycle under real event sequences", () => {
     const first = await completedRun(h, pr.owner, pr.repo, head);
     await h.send("pull_request", pullEvent(pr, "closed", head));
     await h.waitFor(
-      async () => (await h.booted.rt.state.getPull(pullKey(pr.owner, pr.repo, pr.number)))?.closed,
+      async () => (await h.booted.rt.stores.pulls.getPull(pullKey(pr.owner, pr.repo, pr.number)))?.closed,
       10_000,
       "closed state",
     );
@@ -124,7 +124,7 @@ describe("pull-request lifecycle under real event sequences", () => {
     await completedRun(h, pr.owner, pr.repo, head);
     await pushPull(h, pr, sha(1042));
     await completedRun(h, pr.owner, pr.repo, sha(1042));
-    const state = (await h.booted.rt.state.getPull(pullKey(pr.owner, pr.repo, pr.number)))!;
+    const state = (await h.booted.rt.stores.pulls.getPull(pullKey(pr.owner, pr.repo, pr.number)))!;
     // A Re-run of the old head that waited in a backlog while the push landed.
     const job = await addJob(h.booted.rt, "launch", {
       installationId: state.installationId,
@@ -209,7 +209,7 @@ describe("pull-request lifecycle under real event sequences", () => {
     const hold = async (): Promise<void> => {
       for (;;) {
         try {
-          return await h.booted.rt.state.withPullLock(key, async () => {
+          return await h.booted.rt.stores.pulls.withPullLock(key, async () => {
             await h.send("pull_request", pullEvent(pr, "closed", head), delivery);
             await new Promise((r) => setTimeout(r, 4_000));
           });
@@ -230,7 +230,7 @@ describe("pull-request lifecycle under real event sequences", () => {
     );
     expect(job.returnvalue).toBe("cancelled");
     expect(job.attemptsMade).toBeLessThanOrEqual(1); // the old retry-on-busy spent 3 or more in 4 s
-    expect((await h.booted.rt.state.getPull(key))?.closed).toBe(true);
+    expect((await h.booted.rt.stores.pulls.getPull(key))?.closed).toBe(true);
   });
 
   it("a rescan while the scan runs concludes the replaced check run (it never stays in progress)", async () => {
@@ -363,7 +363,7 @@ describe("pull-request lifecycle under real event sequences", () => {
     await h.send("installation", deleted);
     const launch = await h.waitFor(
       async () => {
-        const pull = await h.booted.rt.state.getPull(pullKey(pr.owner, pr.repo, pr.number));
+        const pull = await h.booted.rt.stores.pulls.getPull(pullKey(pr.owner, pr.repo, pr.number));
         const job = pull?.launchJobId ? await h.booted.rt.queues.launch.getJob(pull.launchJobId) : undefined;
         return job?.finishedOn ? job : undefined;
       },
@@ -373,6 +373,6 @@ describe("pull-request lifecycle under real event sequences", () => {
     expect(launch.returnvalue).toBe("superseded");
     expect(launchedFor(head)).toHaveLength(0);
     // a later installation has a new id (GitHub issues a new installation id on reinstall): unaffected
-    expect(await h.booted.rt.state.isInstallationRemoved(pr.payload.installation.id + 1)).toBe(false);
+    expect(await h.booted.rt.stores.pulls.isInstallationRemoved(pr.payload.installation.id + 1)).toBe(false);
   });
 });

@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import { mergeGroupPayload } from "../../dev/github-standin/index.js";
 import { demoConfig } from "../../dev/harness/demo-repo.js";
-import { capLedgerOf } from "../../src/runtime/cap-ledger.js";
 import { jobId } from "../../src/runtime/names.js";
 import { checkRuns, completedRun, launchedScan, sha } from "../support/pr.js";
 import { flushPrefix } from "../support/flush.js";
@@ -47,7 +46,7 @@ describe("merge queue: reconciliation rebuilds in-flight merge group scans after
 
     const key = `${pr.owner}/${pr.repo}@${group.headSha}`;
     expect(await flushPrefix(h.prefix)).toBeGreaterThan(0);
-    expect(await h.booted.rt.state.getGroup(key)).toBeUndefined();
+    expect(await h.booted.rt.stores.pulls.getGroup(key)).toBeUndefined();
     expect(await h.booted.rt.queues.scans.getJob(jobId("poll", scanId))).toBeUndefined();
 
     // Two reconciliations racing: one poll job (BullMQ job id `poll-<scanId>`).
@@ -57,7 +56,7 @@ describe("merge queue: reconciliation rebuilds in-flight merge group scans after
     expect([...b.resumed, ...b.alreadyFollowed]).toEqual([scanId]);
     expect([...a.resumed, ...b.resumed]).toEqual([scanId]);
     expect(a.errors + b.errors).toBe(0);
-    expect(await h.booted.rt.state.getGroup(key)).toMatchObject({
+    expect(await h.booted.rt.stores.pulls.getGroup(key)).toMatchObject({
       checkRunId: running.id,
       scanId,
       pullNumber: pr.number,
@@ -108,7 +107,7 @@ describe("merge queue: reconciliation rebuilds in-flight merge group scans after
     expect(summary.resumed).toEqual([liveScan]);
     expect(summary.alreadyFollowed).toEqual([]);
     expect(await h.booted.rt.queues.scans.getJob(jobId("poll", goneScan))).toBeUndefined();
-    expect(await h.booted.rt.state.getGroup(`${owner}/${repo}@${gone.headSha}`)).toBeUndefined();
+    expect(await h.booted.rt.stores.pulls.getGroup(`${owner}/${repo}@${gone.headSha}`)).toBeUndefined();
 
     const run = await completedRun(h, owner, repo, live.group.headSha, 30_000);
     expect(run.externalId).toBe(liveScan);
@@ -136,7 +135,7 @@ describe("merge queue: reconciliation rebuilds in-flight merge group scans after
     expect(run.output.summary).toContain("removed from the merge queue");
     expect(run.output.summary).toContain(scanId);
     expect(h.sandbox.state.scans.get(scanId)!.final?.status).toBe("CANCELLED");
-    expect(await h.booted.rt.state.getGroup(`${pr.owner}/${pr.repo}@${group.headSha}`)).toMatchObject({
+    expect(await h.booted.rt.stores.pulls.getGroup(`${pr.owner}/${pr.repo}@${group.headSha}`)).toMatchObject({
       destroyed: true,
     });
     expect(checkRuns(h, pr.owner, pr.repo, group.headSha)).toHaveLength(1);
@@ -172,7 +171,7 @@ describe("merge queue: a group scan reported before its settlement", () => {
     const scan = h.sandbox.state.scans.get(scanId)!;
 
     const tenant = (await h.booted.rt.scanner.forAccount(pr.owner))!;
-    const ledger = capLedgerOf(h.booted.rt.redis, h.booted.rt.state.prefix);
+    const ledger = h.booted.rt.stores.capLedger;
     const capKey = ledger.keyOf({ projectId: tenant.projectId, repositoryId: "repo_mq_settle" }, Date.now());
     // reported before the service settled it: the ledger still counts the scan's budget
     expect(scan.settled).toBe(false);
@@ -196,7 +195,9 @@ describe("merge queue: a group scan reported before its settlement", () => {
     expect(after).toMatchObject({ settled: spent, inFlight: 0, reserved: 0 });
     // the group's settlement touched no pull request: no check run, review or report state of the pull request
     expect(checkRuns(h, pr.owner, pr.repo, sha(0x1421))).toEqual([]);
-    expect(await h.booted.rt.state.getJson("report", `${pr.owner}/${pr.repo}#${pr.number}`)).toBeUndefined();
+    expect(
+      await h.booted.rt.stores.pulls.getJson("report", `${pr.owner}/${pr.repo}#${pr.number}`),
+    ).toBeUndefined();
     expect(h.github.violations()).toEqual([]);
   });
 });

@@ -5,7 +5,6 @@ import { demoConfig } from "../../dev/harness/demo-repo.js";
 import { checkRuns, completedRun, openPull, reportEnded, sha } from "../support/pr.js";
 import { jobId } from "../../src/runtime/names.js";
 import { repositoryMonthSpend } from "../../src/policy/credits.js";
-import { capLedgerOf } from "../../src/runtime/cap-ledger.js";
 import { demoMergeQueue } from "../../dev/harness/merge-queue.js";
 import { isRuledOut } from "../../src/domain/verdict.js";
 import { parseLocation } from "../../src/domain/location.js";
@@ -132,7 +131,8 @@ describe("merge queue: the diffward check on merge groups", () => {
     h.github.state.destroyMergeGroup(pr.owner, pr.repo, group.headSha, "dequeued");
     await h.send("merge_group", mergeGroupPayload(h.github.state, group, "destroyed"));
     await h.waitFor(
-      async () => (await h.booted.rt.state.getGroup(`${pr.owner}/${pr.repo}@${group.headSha}`))?.destroyed,
+      async () =>
+        (await h.booted.rt.stores.pulls.getGroup(`${pr.owner}/${pr.repo}@${group.headSha}`))?.destroyed,
       10_000,
       "destroyed state",
     );
@@ -153,7 +153,8 @@ describe("merge queue: the diffward check on merge groups", () => {
     h.github.state.destroyMergeGroup(pr.owner, pr.repo, group.headSha, "merged");
     await h.send("merge_group", mergeGroupPayload(h.github.state, group, "destroyed"));
     await h.waitFor(
-      async () => (await h.booted.rt.state.getGroup(`${pr.owner}/${pr.repo}@${group.headSha}`))?.destroyed,
+      async () =>
+        (await h.booted.rt.stores.pulls.getGroup(`${pr.owner}/${pr.repo}@${group.headSha}`))?.destroyed,
       10_000,
       "destroyed state",
     );
@@ -332,7 +333,7 @@ describe("merge queue: the diffward check on merge groups", () => {
     );
     expect(spent).toBe(scan.spentCredits);
     // the cap ledger counts the group scan's settled spend, no longer its budget
-    const ledger = capLedgerOf(h.booted.rt.redis, h.booted.rt.state.prefix);
+    const ledger = h.booted.rt.stores.capLedger;
     const capKey = ledger.keyOf({ projectId: tenant.projectId, repositoryId: "repo_mq_cap" }, Date.now());
     await h.waitFor(
       async () => (await ledger.snapshot(capKey)).settled === spent || undefined,
@@ -371,7 +372,7 @@ describe("merge queue: destroyed groups leave no running scan and no unfinished 
     await h.send("merge_group", mergeGroupPayload(h.github.state, group, "checks_requested"));
     const key = `${pr.owner}/${pr.repo}@${group.headSha}`;
     const scanId = await h.waitFor(
-      async () => (await h.booted.rt.state.getGroup(key))?.scanId,
+      async () => (await h.booted.rt.stores.pulls.getGroup(key))?.scanId,
       15_000,
       "the group's scan",
     );
@@ -383,8 +384,8 @@ describe("merge queue: destroyed groups leave no running scan and no unfinished 
     expect(run.output.summary).toContain("removed from the merge queue");
     expect(run.output.summary).toContain(scanId);
     expect(h.sandbox.state.scans.get(scanId)!.final?.status).toBe("CANCELLED");
-    const installationId = (await h.booted.rt.state.getGroup(key))!.installationId;
-    expect(await h.booted.rt.state.inflightScans(installationId)).not.toContain(scanId);
+    const installationId = (await h.booted.rt.stores.pulls.getGroup(key))!.installationId;
+    expect(await h.booted.rt.stores.pulls.inflightScans(installationId)).not.toContain(scanId);
     // nothing restarts it: a late redelivery of checks_requested does nothing
     await h.send("merge_group", mergeGroupPayload(h.github.state, group, "checks_requested"));
     await new Promise((r) => setTimeout(r, 1_500));
@@ -414,12 +415,12 @@ describe("merge queue: a group dequeued after its scan completed", () => {
     await h.send("merge_group", mergeGroupPayload(h.github.state, group, "checks_requested"));
     const key = `${pr.owner}/${pr.repo}@${group.headSha}`;
     const scanId = await h.waitFor(
-      async () => (await h.booted.rt.state.getGroup(key))?.scanId,
+      async () => (await h.booted.rt.stores.pulls.getGroup(key))?.scanId,
       15_000,
       "scan",
     );
     const installationId = pr.payload.installation.id as number;
-    expect(await h.booted.rt.state.inflightScans(installationId)).toContain(scanId);
+    expect(await h.booted.rt.stores.pulls.inflightScans(installationId)).toContain(scanId);
 
     h.sandbox.state.completeNow(scanId);
     h.github.state.destroyMergeGroup(pr.owner, pr.repo, group.headSha, "dequeued");
@@ -437,6 +438,6 @@ describe("merge queue: a group dequeued after its scan completed", () => {
       "the poll job's end",
     );
     await reportEnded(h, scanId);
-    expect(await h.booted.rt.state.inflightScans(installationId)).not.toContain(scanId);
+    expect(await h.booted.rt.stores.pulls.inflightScans(installationId)).not.toContain(scanId);
   });
 });

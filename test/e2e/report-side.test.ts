@@ -1,4 +1,4 @@
-import { readAudit, type AuditEntry } from "../../src/runtime/audit-log.js";
+import type { AuditEntry } from "../../src/stores/audit-log.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import type { Scenario } from "../../dev/sandbox/schemas.js";
@@ -72,7 +72,7 @@ describe("findings that close themselves (sandbox and GitHub stand-in)", () => {
     // the audit trail has the auto-close and the reopening, by diffward's bot, the resolution untouched
     const trail = await h.waitFor(async () => {
       const all: AuditEntry[] = [];
-      for await (const e of readAudit(h.booted.rt.redis, { repository: `${pr.owner}/${pr.repo}` }, h.prefix))
+      for await (const e of h.booted.rt.stores.audit.read({ repository: `${pr.owner}/${pr.repo}` }))
         if (e.pullNumber === pr.pullNumber) all.push(e);
       return all.length >= 2 ? all : undefined;
     });
@@ -110,10 +110,9 @@ describe("findings that close themselves (sandbox and GitHub stand-in)", () => {
     try {
       const second = await pushAndReport(h, pr);
       expect(second.byTitle.has(RATE)).toBe(false);
-      const report = await h.booted.rt.state.getJson<{ extras?: { credits?: { ranShort?: boolean } } }>(
-        "report",
-        `${pr.owner}/${pr.repo}#${pr.pullNumber}`,
-      );
+      const report = await h.booted.rt.stores.pulls.getJson<{
+        extras?: { credits?: { ranShort?: boolean } };
+      }>("report", `${pr.owner}/${pr.repo}#${pr.pullNumber}`);
       expect(report?.extras?.credits, JSON.stringify(report?.extras)).toMatchObject({ ranShort: true });
       const thread = h.github.state
         .threads(pr.owner, pr.repo, pr.pullNumber)

@@ -4,7 +4,7 @@ import { mergeGroupPayload } from "../../dev/github-standin/index.js";
 import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import { demoConfig } from "../../dev/harness/demo-repo.js";
 import { jobId } from "../../src/runtime/names.js";
-import { DEFAULT_BREAKER_TIMINGS } from "../../src/runtime/service-breaker.js";
+import { DEFAULT_BREAKER_TIMINGS } from "../../src/stores/service-breaker.js";
 import { checkRuns, completedRun, launchPosts, launchedScan, openPull, sha } from "../support/pr.js";
 import { addGroup } from "../support/merge-group.js";
 

@@ -33,7 +33,7 @@ async function expectSuperseded(
     title: `Superseded by ${next.slice(0, 7)}`,
   });
   expect(h.github.state.reviews(pr.owner, pr.repo, pr.number).filter((r) => r.commitId === old)).toEqual([]);
-  const stored = await h.booted.rt.state.getJson<ReportState>(
+  const stored = await h.booted.rt.stores.pulls.getJson<ReportState>(
     "report",
     pullKey(pr.owner, pr.repo, pr.number),
   );
@@ -109,7 +109,7 @@ describe("a head diffward stops following", () => {
     h.sandbox.state.completeNow(nextScan);
     const run = await completedRun(h, pr.owner, pr.repo, next);
     expect(run.conclusion).toBe("failure"); // the demo scenario's confirmed critical finding
-    const stored = await h.booted.rt.state.getJson<ReportState>(
+    const stored = await h.booted.rt.stores.pulls.getJson<ReportState>(
       "report",
       pullKey(pr.owner, pr.repo, pr.number),
     );
@@ -281,7 +281,10 @@ describe("a head diffward stops following", () => {
       let holding: Promise<void> | undefined;
       await h.waitFor(
         async () => {
-          const attempt = h.booted.rt.state.withPullLock(pullKey(pr.owner, pr.repo, pr.number), () => held);
+          const attempt = h.booted.rt.stores.pulls.withPullLock(
+            pullKey(pr.owner, pr.repo, pr.number),
+            () => held,
+          );
           const got = await Promise.race([
             attempt.then(
               () => false,

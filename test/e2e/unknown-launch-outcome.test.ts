@@ -2,7 +2,6 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { applyFaults } from "../../dev/sandbox/index.js";
 import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import { demoConfig } from "../../dev/harness/demo-repo.js";
-import { capLedgerOf } from "../../src/runtime/cap-ledger.js";
 import { pullKey } from "../../src/runtime/names.js";
 import { checkRuns, completedRun, launchPosts, openPull, pushPull, sha } from "../support/pr.js";
 
@@ -31,10 +30,7 @@ function capped(h: Harness, repositoryId: string): string {
 /** The fields of the repository's cap ledger hash this month (`r:<hold>`, `c:<scanId>`, `f:<scanId>`, …). */
 async function capFields(h: Harness, repositoryId: string): Promise<Record<string, string>> {
   const { rt } = h.booted;
-  const key = capLedgerOf(rt.redis, rt.state.prefix).keyOf(
-    { projectId: "prj_demo", repositoryId },
-    Date.now(),
-  );
+  const key = rt.stores.capLedger.keyOf({ projectId: "prj_demo", repositoryId }, Date.now());
   return rt.redis.hgetall(key);
 }
 
@@ -218,7 +214,7 @@ describe("a flapping scanning service", () => {
     expect(run.output.title).not.toMatch(/not scanned/i);
     expect(run.externalId).toBe(scansOf(h, head)[0]?.id);
     expect(scansOf(h, head)).toHaveLength(1);
-    const pull = await h.booted.rt.state.getPull(pullKey(pr.owner, pr.repo, pr.number));
+    const pull = await h.booted.rt.stores.pulls.getPull(pullKey(pr.owner, pr.repo, pr.number));
     const launch = await h.booted.rt.queues.launch.getJob(pull!.launchJobId!);
     expect(launch?.data.outageSince).toBeUndefined();
   }, 90_000);

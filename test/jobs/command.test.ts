@@ -44,7 +44,7 @@ async function commandJob(deliveryId: string) {
  * command job has run into it `attempts` times; then frees the lock and waits for diffward's answer.
  */
 async function withBusyLock(pr: ReportedPull, title: string, command: string, attempts = 2) {
-  const lock = `${h.booted.rt.state.prefix}:lock:${pullKey(pr.owner, pr.repo, pr.pullNumber)}`;
+  const lock = `${h.booted.rt.stores.prefix}:lock:${pullKey(pr.owner, pr.repo, pr.pullNumber)}`;
   expect(await h.booted.rt.redis.set(lock, "someone-else", "PX", 120_000, "NX")).toBe("OK");
   const parentId = pr.comments.get(pr.byTitle.get(title)!)!;
   const before = threadAnswers(h, pr, parentId).length;

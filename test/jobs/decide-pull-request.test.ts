@@ -10,7 +10,7 @@ import {
   type PullRequestFact,
   type PullRequestFacts,
 } from "../../src/jobs/decide-pull-request.js";
-import type { PullState } from "../../src/runtime/state.js";
+import type { PullState } from "../../src/stores/pull-state.js";
 import { pullRequestEvent as event, repoConfig as config } from "../support/jobs.js";
 
 const prev: PullState = {

@@ -30,7 +30,7 @@ describe("reconciliation after a Redis flush", () => {
     expect(running.status).not.toBe("completed");
 
     expect(await flushPrefix(h.prefix)).toBeGreaterThan(0);
-    expect(await h.booted.rt.state.getPull(`${owner}/${name}#${pr.number}`)).toBeUndefined();
+    expect(await h.booted.rt.stores.pulls.getPull(`${owner}/${name}#${pr.number}`)).toBeUndefined();
 
     // Two reconciliations racing: one poll job (BullMQ job id `poll-<scanId>`).
     const [a, b] = await Promise.all([h.booted.reconcile(), h.booted.reconcile()]);

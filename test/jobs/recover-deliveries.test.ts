@@ -8,7 +8,7 @@ import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import type { WebhookDeliveryRecord } from "../../dev/github-standin/index.js";
 import { webhookExample } from "../../dev/harness/examples.js";
 import { DEFAULT_SETTINGS } from "../../src/config/settings.js";
-import { DeliveryLedger } from "../../src/runtime/delivery-ledger.js";
+import { DeliveryLedger } from "../../src/stores/delivery-ledger.js";
 import { createRedis } from "../../src/runtime/connection.js";
 import { JOBS } from "../../src/job-catalogue/index.js";
 
@@ -48,8 +48,8 @@ const redeliveryRequests = () =>
     .map((r) => Number(r.path.split("/")[4]));
 const listRequests = () => h.github.requests.filter((r) => r.operationId === "apps/list-webhook-deliveries");
 const recordsOf = (guid: string) => h.github.state.deliveries.list().filter((d) => d.guid === guid);
-const pendingKey = (guid: string) => `${h.booted.rt.state.prefix}:deliveries:pending:${guid}`;
-const runKey = () => `${h.booted.rt.state.prefix}:deliveries:run`;
+const pendingKey = (guid: string) => `${h.booted.rt.stores.prefix}:deliveries:pending:${guid}`;
+const runKey = () => `${h.booted.rt.stores.prefix}:deliveries:run`;
 const metric = async (name: string, labels = "") =>
   Number(
     new RegExp(`^${name}${labels.replace(/[{}]/g, "\\$&")} (\\S+)$`, "m").exec(
@@ -205,7 +205,7 @@ describe("recovering missed webhook deliveries", () => {
     expect(redeliveryRequests()).toEqual([lost.id]);
     expect(await metric("diffward_deliveries_given_up_total", '{reason="attempts"}')).toBe(0);
     // the next pass saw the successful redelivery: settled, no longer followed
-    const ledger = new DeliveryLedger(h.booted.rt.redis, h.booted.rt.state.prefix, HOUR);
+    const ledger = new DeliveryLedger(h.booted.rt.redis, h.booted.rt.stores.prefix, HOUR);
     expect(await ledger.settled([lost.guid])).toEqual(["ok"]);
     expect((await ledger.tracked()).has(lost.guid)).toBe(false);
   });
@@ -255,7 +255,7 @@ describe("recovering missed webhook deliveries", () => {
 
   it("starts a cut pass over when GitHub no longer takes its cursor", async () => {
     const lost = [missed(2 * HOUR), missed(HOUR)];
-    const ledger = new DeliveryLedger(h.booted.rt.redis, h.booted.rt.state.prefix, HOUR);
+    const ledger = new DeliveryLedger(h.booted.rt.redis, h.booted.rt.stores.prefix, HOUR);
     await ledger.saveScan({
       resume: { cursor: "expired", floor: Date.now() - 3 * HOUR, top: Date.now(), startedAt: Date.now() },
     });

@@ -14,10 +14,11 @@ import { applyFaults, startSandbox, type Sandbox } from "../../dev/sandbox/index
 import { createOrgPageDeps, loadInstallationPage, type OrgPageDeps } from "../../src/org-page/data.js";
 import { REPORT_KIND } from "../../src/report/state.js";
 import { jobId } from "../../src/runtime/names.js";
-import { OrgRecords } from "../../src/runtime/org-records.js";
 import { createQueues } from "../../src/runtime/queues.js";
 import type { Runtime } from "../../src/runtime/runtime.js";
-import { StateStore, type ScanLink } from "../../src/runtime/state.js";
+import type { ScanLink } from "../../src/stores/pull-state.js";
+import { createStores } from "../../src/stores/index.js";
+import { DEFAULT_SETTINGS } from "../../src/config/settings.js";
 import { serviceReachability } from "../../src/runtime/health.js";
 import { createScannerAccess } from "../../src/tenants/index.js";
 import { storeApprovalRequest } from "../../src/triage/approvals.js";
@@ -30,11 +31,12 @@ const url = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const redis = new Redis(url, { maxRetriesPerRequest: null });
 const prefix = `{op-${randomBytes(4).toString("hex")}}`;
 const queues = createQueues({ connection: redis, prefix });
-const state = new StateStore(redis, prefix);
-const BALANCE = "GET /projects/:projectId/billing/balance";
-
 /** 20 November 2026, 12:00 UTC. */
 const clock = { t: Date.UTC(2026, 10, 20, 12) };
+const log = pino({ level: "silent" });
+const stores = createStores(redis, prefix, { settings: DEFAULT_SETTINGS, now: () => clock.t, log });
+const state = stores.pulls;
+const BALANCE = "GET /projects/:projectId/billing/balance";
 let sandbox: Sandbox;
 let github: GitHubStandIn;
 let rt: OrgPageDeps["rt"];
@@ -50,7 +52,7 @@ beforeAll(async () => {
     github.state.addRepository({ owner: "acme", name, installationId: 7 });
   rt = {
     redis,
-    state,
+    stores,
     queues,
     scanner: createScannerAccess({ baseUrl: sandbox.url, tokens: () => ({ acme: "sandbox-token" }) }),
     octokit: async (installationId) =>
@@ -61,7 +63,7 @@ beforeAll(async () => {
         throttle: { enabled: false },
       }) as unknown as InstallationOctokit,
     now: () => clock.t,
-    log: pino({ level: "silent" }),
+    log,
     serviceHealth: serviceReachability({ baseUrl: sandbox.url, token: "sandbox-token" }),
   };
   await seed();
@@ -90,7 +92,7 @@ function link(scanId: string, repo: string, pullNumber: number): ScanLink {
 
 /** What the report, settle, poll, pull-request and approval flows record, for acme/web, acme/api and acme/secret. */
 async function seed(): Promise<void> {
-  const records = new OrgRecords(redis, prefix);
+  const records = stores.orgRecords;
   const oct = Date.UTC(2026, 9, 5);
   const now = clock.t;
   await records.recordSpend(

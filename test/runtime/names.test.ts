@@ -13,7 +13,7 @@ const all = sources.join("\n");
 const kindWord = (pattern: string) => pattern.split(":").find((p) => !p.startsWith("<"))!;
 
 /**
- * The key kinds the source writes, found where keys are made: `StateStore`'s `#k("<kind>", …)`,
+ * The key kinds the source writes, found where keys are made: `PullStateStore`'s `#k("<kind>", …)`,
  * `putJson`/`getJson` with a kind (a string or a `*_KIND` constant), and keys spelled out after a prefix
  * (`` `${…prefix}:<kind>:…` ``, `…:fairq:…`).
  */

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
-import { auditKey, type AuditEntry } from "../../src/runtime/audit-log.js";
+import { auditKey, type AuditEntry } from "../../src/stores/audit-log.js";
 import { createRedis } from "../../src/runtime/connection.js";
 
 /** `npm run audit:export` run as a child process against a real Redis: its query checks and the lines it writes. */

@@ -167,7 +167,7 @@ export async function waitForReport(h: Harness, pr: ReportedPull, head: string) 
   await h.waitFor(
     async () =>
       (
-        await h.booted.rt.state.getJson<{ headSha: string }>(
+        await h.booted.rt.stores.pulls.getJson<{ headSha: string }>(
           "report",
           `${pr.owner}/${pr.repo}#${pr.pullNumber}`,
         )

@@ -7,9 +7,9 @@ import { approvalRequest } from "../support/finding.js";
 import { RESOLUTION_STATUSES } from "../../src/scanner/catalog.js";
 import { isBlocking } from "../../src/domain/verdict.js";
 import { createRedis } from "../../src/runtime/connection.js";
-import { OrgRecords } from "../../src/runtime/org-records.js";
 import type { Runtime } from "../../src/runtime/runtime.js";
-import { StateStore } from "../../src/runtime/state.js";
+import { createStores } from "../../src/stores/index.js";
+import { DEFAULT_SETTINGS } from "../../src/config/settings.js";
 import {
   checkApproval,
   claimApprovalRequest,
@@ -131,8 +131,12 @@ describe("planApprovalsForScan", () => {
 describe("approval requests store (real Redis)", () => {
   const redis = createRedis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379");
   const prefix = `{dwt-appr-${randomBytes(3).toString("hex")}}`;
-  // the store reaches only the state store and the logger of the runtime
-  const rt = { state: new StateStore(redis, prefix), log: pino({ level: "silent" }) } as unknown as Runtime;
+  // the store reaches only the stores and the logger of the runtime
+  const log = pino({ level: "silent" });
+  const rt = {
+    stores: createStores(redis, prefix, { settings: DEFAULT_SETTINGS, now: Date.now, log }),
+    log,
+  } as unknown as Runtime;
   afterAll(async () => {
     const keys = await redis.keys(`${prefix}*`);
     if (keys.length > 0) await redis.del(...keys);
@@ -174,7 +178,7 @@ describe("approval requests store (real Redis)", () => {
     await releaseApprovalClaim(rt, key, identity, 11);
     expect((await readApprovals(rt, key))[0]!.claim).toEqual({ commentId: 99, by: "m99" });
     // the owner's index of pull requests holding requests (the organization's page) follows the store
-    const held = new OrgRecords(redis, prefix);
+    const held = rt.stores.orgRecords;
     expect(await held.heldApprovals(key.slice(0, key.indexOf("/")))).toEqual([key]);
     expect(await dropApprovalRequest(rt, key, identity)).toMatchObject({ findingId: finding.id });
     expect(await held.heldApprovals(key.slice(0, key.indexOf("/")))).toEqual([]);

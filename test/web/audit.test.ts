@@ -3,7 +3,7 @@ import pino from "pino";
 import { Probot, ProbotOctokit } from "probot";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { devPrivateKey } from "../../dev/harness/harness.js";
-import { AUDIT_PAGE_SIZE, auditKey, type AuditEntry } from "../../src/runtime/audit-log.js";
+import { AUDIT_PAGE_SIZE, AuditLog, auditKey, type AuditEntry } from "../../src/stores/audit-log.js";
 import { createRedis } from "../../src/runtime/connection.js";
 import { startWebServer, type WebServer } from "../../src/web.js";
 
@@ -36,6 +36,7 @@ describe("GET /audit (web server, real Redis)", () => {
     outcome: "applied",
   });
 
+  /** The web server; with `audit`, `/audit` reads the trail under its state prefix behind its token. */
   const server = (audit?: { token: string; prefix: string }) =>
     startWebServer({
       probot: new Probot({
@@ -48,7 +49,7 @@ describe("GET /audit (web server, real Redis)", () => {
       app: () => undefined,
       rt: { redis, log },
       port: 0,
-      ...(audit ? { audit } : {}),
+      ...(audit ? { audit: { token: audit.token, trail: new AuditLog(redis, audit.prefix) } } : {}),
     });
 
   beforeAll(async () => {

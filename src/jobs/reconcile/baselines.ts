@@ -6,7 +6,6 @@
 import { listCheckRunsForRef, type FoundCheckRun } from "../../github/checks.js";
 import type { InstallationOctokit } from "../../github/types.js";
 import { addJob, type BaselineJobData, type PollJobData } from "../../job-catalogue/index.js";
-import { getBaseline, setBaseline } from "../../runtime/baseline-state.js";
 import { baselineKey, jobId, launchKey } from "../../runtime/names.js";
 import type { Runtime } from "../../runtime/runtime.js";
 import type { ScannerTenant } from "../../tenants/index.js";
@@ -59,7 +58,7 @@ export async function reconcileBaseline(rt: Runtime, at: RepoPass): Promise<void
     },
     {
       follows: async (run) => {
-        const prev = await getBaseline(rt.state, key);
+        const prev = await rt.stores.baselines.get(key);
         return prev?.headSha === headSha && prev.checkRunId === run.id;
       },
       redecide: async (run) => {
@@ -98,7 +97,7 @@ async function settleOlderBaselines(
 ): Promise<void> {
   const tenant = await rt.scanner.forAccount(r.accountLogin);
   if (!tenant) return;
-  const followed = (await getBaseline(rt.state, key))?.checkRunId;
+  const followed = (await rt.stores.baselines.get(key))?.checkRunId;
   const found = await olderBaselineRuns(rt, octokit, r, tenant, at);
   for (const { run, scanId, newest } of found) {
     if (run.id === followed) continue; // a push since the loss follows it again
@@ -186,7 +185,7 @@ async function resumeBaselineScan(
     creditBudget: config.baseline.creditBudget,
   };
   const outcome = await resumeLocked(rt, r, key, found, target, async () => {
-    await setBaseline(rt.state, key, {
+    await rt.stores.baselines.set(key, {
       ...(await resumedLaunch(rt, r, found, { headSha, launchKey: lk })),
       branch: r.defaultBranch,
     });

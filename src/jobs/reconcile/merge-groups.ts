@@ -81,10 +81,10 @@ async function resumeGroupScan(
     creditBudget: config.creditBudget,
   };
   const outcome = await resumeLocked(rt, r, key, found, target, async () => {
-    const prev = await rt.state.getGroup(key);
+    const prev = await rt.stores.pulls.getGroup(key);
     if (prev?.destroyed) return "destroyed" as const;
     if (prev?.scanId !== undefined && prev.scanId !== scanId) return "other-scan" as const;
-    await rt.state.setGroup(key, {
+    await rt.stores.pulls.setGroup(key, {
       ...prev,
       installationId: r.installationId,
       owner: r.owner,

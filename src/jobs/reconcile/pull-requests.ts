@@ -70,9 +70,9 @@ async function resumePullScan(
   };
   const outcome = await resumeLocked(rt, r, key, resumable, target, async () => {
     const launched = await resumedLaunch(rt, r, resumable, { headSha: pr.headSha, launchKey: lk });
-    const prev = await rt.state.getPull(key);
+    const prev = await rt.stores.pulls.getPull(key);
     if (!prev || prev.headSha !== pr.headSha || prev.scanId !== scanId)
-      await rt.state.setPull(key, { ...launched, pullNumber: pr.number, mergeBase });
+      await rt.stores.pulls.setPull(key, { ...launched, pullNumber: pr.number, mergeBase });
     return undefined;
   });
   await afterResume(
@@ -90,7 +90,7 @@ async function resumePullScan(
  * check run (its launch, poll or report job carries it on).
  */
 async function followsRun(rt: Runtime, key: string, headSha: string, checkRunId: number): Promise<boolean> {
-  const prev = await rt.state.getPull(key);
+  const prev = await rt.stores.pulls.getPull(key);
   return Boolean(prev && !prev.closed && prev.headSha === headSha && prev.checkRunId === checkRunId);
 }
 

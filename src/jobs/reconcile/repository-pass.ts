@@ -7,7 +7,7 @@ import type { InstallationOctokit } from "../../github/types.js";
 import type { PollJobData } from "../../job-catalogue/index.js";
 import { loadRepoConfig } from "../../runtime/config-loader.js";
 import type { Runtime } from "../../runtime/runtime.js";
-import { LockBusyError } from "../../runtime/state.js";
+import { LockBusyError } from "../../stores/pull-state.js";
 import type { ReconcileSummary } from "./summary.js";
 
 /** A day in ms. */
@@ -60,12 +60,12 @@ export async function effectiveConfig(
 /** How long reconciliation waits for a pull request's lock held by a job or another reconciliation, in ms. */
 const LOCK_WAIT_MS = 5_000;
 
-/** {@link StateStore.withPullLock}, waiting up to {@link LOCK_WAIT_MS} while another holder has the lock. */
+/** {@link PullStateStore.withPullLock}, waiting up to {@link LOCK_WAIT_MS} while another holder has the lock. */
 export async function withLockWaiting<T>(rt: Runtime, key: string, fn: () => Promise<T>): Promise<T> {
   const until = Date.now() + LOCK_WAIT_MS;
   for (;;) {
     try {
-      return await rt.state.withPullLock(key, fn);
+      return await rt.stores.pulls.withPullLock(key, fn);
     } catch (error) {
       if (!(error instanceof LockBusyError) || Date.now() > until) throw error;
       await new Promise((r) => setTimeout(r, 100));

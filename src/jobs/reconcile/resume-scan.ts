@@ -26,7 +26,7 @@ export interface ResumeTarget {
 /**
  * Follows a found scan again under `key`'s lock: nothing when its `poll-<scanId>` job exists (added
  * meanwhile: `followed`); else `writeState` rebuilds the target's state, or answers why the scan is not
- * resumed, and the scan link (`StateStore.linkScan`, for cancel on uninstall and commands) and the poll job are
+ * resumed, and the scan link (`PullStateStore.linkScan`, for cancel on uninstall and commands) and the poll job are
  * written (`resumed`).
  */
 export async function resumeLocked<Refusal extends string>(
@@ -52,7 +52,7 @@ export async function resumeLocked<Refusal extends string>(
     if (await rt.queues.scans.getJob(jobId("poll", scanId))) return "followed" as const;
     const refusal = await writeState();
     if (refusal !== undefined) return refusal;
-    await rt.state.linkScan({
+    await rt.stores.pulls.linkScan({
       scanId,
       projectId: tenant.projectId,
       installationId: r.installationId,
@@ -80,8 +80,8 @@ export async function resumedLaunch(
   { run, scanId, tenant }: Resumable,
   at: { headSha: string; launchKey: string },
 ) {
-  if (!(await rt.state.getLaunch(at.launchKey)).scanId)
-    await rt.state.recordLaunch(at.launchKey, { scanId, projectId: tenant.projectId });
+  if (!(await rt.stores.pulls.getLaunch(at.launchKey)).scanId)
+    await rt.stores.pulls.recordLaunch(at.launchKey, { scanId, projectId: tenant.projectId });
   return {
     installationId: r.installationId,
     owner: r.owner,

@@ -27,7 +27,7 @@ export async function enqueueReconcile(rt: Pick<Runtime, "queues">, now = Date.n
 
 /**
  * Makes sure every scan diffward had in flight is followed again after a start. Which way depends on the
- * state marker (`{prefix}:swept`, {@link StateStore.sweptAt}), written when a full sweep ends without an
+ * state marker (`{prefix}:swept`, {@link PullStateStore.sweptAt}), written when a full sweep ends without an
  * error and renewed by every reconciliation:
  * - marker present, diffward's Redis state (and BullMQ's jobs beside it) intact: {@link reconcileInFlight}
  *   looks only at what the state says is in flight and asks GitHub only about what its jobs no longer follow;
@@ -36,15 +36,15 @@ export async function enqueueReconcile(rt: Pick<Runtime, "queues">, now = Date.n
  */
 export async function reconcile(rt: Runtime, opts: ReconcileOptions = {}): Promise<ReconcileSummary> {
   const log = rt.log.child({ job: "reconcile" });
-  const intact = (await rt.state.sweptAt()) !== undefined;
+  const intact = (await rt.stores.pulls.sweptAt()) !== undefined;
   const summary = emptySummary(intact ? "in-flight" : "full-sweep");
   if (intact) {
     await reconcileInFlight(rt, summary, log);
-    await rt.state.touchSwept();
+    await rt.stores.pulls.touchSwept();
   } else {
     await sweepAll(rt, opts, summary, log);
     // a sweep that could not read everything is done again at the next start
-    if (summary.errors === 0) await rt.state.markSwept(new Date(rt.now()).toISOString());
+    if (summary.errors === 0) await rt.stores.pulls.markSwept(new Date(rt.now()).toISOString());
   }
   // every acceptance expiry still recorded has its job (one failed for good is retried)
   await resumeAllExpiries(rt, summary, log);

@@ -1,7 +1,6 @@
 import { fingerprint } from "../../domain/identity.js";
 import { isRuledOut } from "../../domain/verdict.js";
 import { renderBaselineNote } from "../../render/baseline.js";
-import { getBaseline, setBaseline, setBaselineReport } from "../../runtime/baseline-state.js";
 import { baselineKey } from "../../runtime/names.js";
 import type { Runtime } from "../../runtime/runtime.js";
 import { applyWrites } from "../../runtime/writes.js";
@@ -32,11 +31,11 @@ export async function reportBaselineScan(run: ReportRun): Promise<void> {
     subject: "commit",
   });
   // A retry after a crash past the completing write does not complete again (GitHub appends annotations).
-  if (!(await rt.state.getJson<{ at: number }>("completed", d.scanId))) {
+  if (!(await rt.stores.pulls.getJson<{ at: number }>("completed", d.scanId))) {
     await applyWrites(rt, d.installationId, completion);
-    await rt.state.putJson("completed", d.scanId, { at: rt.now() }, 60 * 60 * 24 * 7);
+    await rt.stores.pulls.putJson("completed", d.scanId, { at: rt.now() }, 60 * 60 * 24 * 7);
   }
-  await setBaselineReport(rt.state, d.owner, d.repo, {
+  await rt.stores.baselines.setReport(d.owner, d.repo, {
     branch,
     headSha: d.headSha,
     scanId: d.scanId,
@@ -44,7 +43,7 @@ export async function reportBaselineScan(run: ReportRun): Promise<void> {
     openFingerprints: [...new Set(findings.filter((f) => !isRuledOut(f)).map((f) => fingerprint(f)))],
   });
   await markBaselineReported(rt, d);
-  await rt.state.finishScan(d.installationId, d.scanId);
+  await rt.stores.pulls.finishScan(d.installationId, d.scanId);
   log.info(
     { conclusion, findings: findings.length, annotations: annotations.length, branch },
     "baseline scan reported",
@@ -54,7 +53,7 @@ export async function reportBaselineScan(run: ReportRun): Promise<void> {
 /** Marks the baseline followed now reported (completed or ended), when it is still this scan's. */
 export async function markBaselineReported(rt: Runtime, d: PollJobData): Promise<void> {
   const key = baselineKey(d.owner, d.repo);
-  const b = await getBaseline(rt.state, key);
+  const b = await rt.stores.baselines.get(key);
   if (b && b.headSha === d.headSha && (b.scanId === undefined || b.scanId === d.scanId))
-    await setBaseline(rt.state, key, { ...b, scanId: d.scanId, reported: true });
+    await rt.stores.baselines.set(key, { ...b, scanId: d.scanId, reported: true });
 }

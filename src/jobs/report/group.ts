@@ -6,7 +6,6 @@ import type { PollJobData } from "../../job-catalogue/index.js";
 import { decideReviewlessReport } from "./decide.js";
 import { againstBaseline } from "../../report/baseline.js";
 import type { BaselineInfo } from "../../render/baseline.js";
-import { getBaselineReport } from "../../runtime/baseline-state.js";
 import { parseMergeGroupRef } from "../../domain/merge-group.js";
 import { readReviewlessFacts, readScanFindings, type ReportRun } from "./steps.js";
 
@@ -39,7 +38,7 @@ export async function reportGroupScan(run: ReportRun): Promise<void> {
     note: `**Merge group** ${d.pullNumber > 0 ? `for pull request #${d.pullNumber}, ` : ""}scanned against its base: no review is posted (a merge group has no pull request); the findings are below and annotated on the files.`,
   });
   await applyWrites(rt, d.installationId, completion);
-  await rt.state.finishScan(d.installationId, d.scanId);
+  await rt.stores.pulls.finishScan(d.installationId, d.scanId);
   log.info(
     { conclusion, findings: findings.length, annotations: annotations.length },
     "merge group scan reported",
@@ -60,7 +59,7 @@ async function groupBaseline(
     d.target?.kind === "merge-group" ? parseMergeGroupRef(d.target.headRef)?.baseBranch : undefined;
   if (!branch) return undefined;
   return againstBaseline(
-    await getBaselineReport(rt.state, d.owner, d.repo),
+    await rt.stores.baselines.getReport(d.owner, d.repo),
     branch,
     findings,
     d.config.failOn,

@@ -3,7 +3,6 @@ import { getPull, listPullFiles } from "../../github/pulls.js";
 import { againstBaseline } from "../../report/baseline.js";
 import { blockingRule } from "../../domain/verdict.js";
 import { comparisonOf, type BaselineInfo } from "../../render/baseline.js";
-import { getBaselineReport } from "../../runtime/baseline-state.js";
 import { listReviewComments } from "../../github/reviews.js";
 import type { InstallationOctokit } from "../../github/types.js";
 import type { ReportFinding } from "../../domain/types.js";
@@ -114,7 +113,7 @@ async function readBaselineComparison(
   d: PollJobData,
   findings: readonly ReportFinding[],
 ): Promise<BaselineInfo | undefined> {
-  const baseline = await getBaselineReport(rt.state, d.owner, d.repo);
+  const baseline = await rt.stores.baselines.getReport(d.owner, d.repo);
   const onlyNew = blockingRule(d.config.failOn).only === "new";
   if (!baseline && !onlyNew) return undefined;
   const pull = await getPull(octokit, { owner: d.owner, repo: d.repo, pullNumber: d.pullNumber });
@@ -158,9 +157,9 @@ async function writePullReport(
   decision: PullReportDecision,
 ): Promise<Map<string, number>> {
   const { writes } = decision;
-  if (!(await rt.state.getJson<{ at: number }>("completed", d.scanId))) {
+  if (!(await rt.stores.pulls.getJson<{ at: number }>("completed", d.scanId))) {
     await applyWrites(rt, d.installationId, writes.completion);
-    await rt.state.putJson("completed", d.scanId, { at: rt.now() }, 60 * 60 * 24 * 7);
+    await rt.stores.pulls.putJson("completed", d.scanId, { at: rt.now() }, 60 * 60 * 24 * 7);
   }
   const commentIds = new Map<string, number>(
     facts.plan.update.map((u) => [u.finding.id, u.existingCommentId!]),
@@ -197,7 +196,7 @@ async function saveReport(
   const { facts, decision } = done;
   const key = pullKey(d.owner, d.repo, d.pullNumber);
   const reportedAt = rt.now();
-  const closing = closingCoverage(await rt.state.getJson<ReportState>(REPORT_KIND, key), {
+  const closing = closingCoverage(await rt.stores.pulls.getJson<ReportState>(REPORT_KIND, key), {
     scope: { presetRef: d.presetRef, auditAreas: d.config.auditAreas ?? [] },
     ranShort: facts.extras.credits?.ranShort,
   });
@@ -224,7 +223,7 @@ async function saveReport(
   });
   // The report state is stored in one step with the check that the scan was not stopped: a superseded
   // head's report never replaces the pull request's (`/fp` recomputes and merge-queue reuse read it).
-  if (!(await rt.state.putReportUnlessStopped(key, d.scanId, state)))
+  if (!(await rt.stores.pulls.putReportUnlessStopped(key, d.scanId, state)))
     throw new WritesWithdrawnError(`scan ${d.scanId} was stopped: its report state is not stored`);
   await rt.writeGuard?.();
   const pull = { owner: d.owner, repo: d.repo, pullNumber: d.pullNumber };
@@ -249,5 +248,5 @@ async function saveReport(
   );
   await settleReportedSpend(rt, d, facts.extras.credits);
   await logReport(rt, d, decision.writes.conclusion, facts.findings, reportedAt);
-  await rt.state.finishScan(d.installationId, d.scanId);
+  await rt.stores.pulls.finishScan(d.installationId, d.scanId);
 }

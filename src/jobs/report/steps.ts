@@ -16,9 +16,7 @@ import type { ScannerTenant } from "../../tenants/index.js";
 import type { Runtime } from "../../runtime/runtime.js";
 import { applyWrites } from "../../runtime/writes.js";
 import { planScanEnded } from "../../checks/endings.js";
-import { capLedgerOf } from "../../runtime/cap-ledger.js";
 import { pullKey } from "../../runtime/names.js";
-import { OrgRecords } from "../../runtime/org-records.js";
 import { enqueueSettle, recordScanSpend } from "../settle.js";
 import type { PollJobData } from "../../job-catalogue/index.js";
 
@@ -68,7 +66,7 @@ export async function concludeUnfinished(
 ): Promise<boolean> {
   if (scan.status === "COMPLETED") return false;
   // a cancel diffward made (`/diffward cancel`) is told in diffward's words: who cancelled it
-  const { cancelledBy } = await rt.state.getScanEnd(d.scanId);
+  const { cancelledBy } = await rt.stores.pulls.getScanEnd(d.scanId);
   await applyWrites(
     rt,
     d.installationId,
@@ -76,7 +74,7 @@ export async function concludeUnfinished(
   );
   if ((d.target?.kind ?? "pull") === "pull")
     await logReport(rt, d, scan.status === "CANCELLED" ? "cancelled" : "failure", [], rt.now());
-  await rt.state.finishScan(d.installationId, d.scanId);
+  await rt.stores.pulls.finishScan(d.installationId, d.scanId);
   log.info({ status: scan.status }, message);
   return true;
 }
@@ -146,13 +144,13 @@ export async function settleReportedSpend(
   if (credits && !credits.settled) await enqueueSettle(rt, d, 0);
   else if (credits?.spent !== undefined) {
     rt.metrics?.creditsSpent.inc(credits.spent);
-    await capLedgerOf(rt.redis, rt.state.prefix).settle(d.scanId, credits.spent);
+    await rt.stores.capLedger.settle(d.scanId, credits.spent);
   }
 }
 
 /**
  * Adds a pull request's report to the installation's report log for the organization's page
- * (`src/runtime/org-records.ts`): conclusion, findings by severity, and when diffward received the request
+ * (`src/stores/org-records.ts`): conclusion, findings by severity, and when diffward received the request
  * that set its head (`PullState.receivedAt`; the scan's launch time when the state follows another head or
  * does not know it, e.g. a merge group, a baseline, a reconciled scan).
  */
@@ -163,11 +161,11 @@ export async function logReport(
   findings: readonly ReportFinding[],
   reportedAt: number,
 ): Promise<void> {
-  const pull = await rt.state.getPull(pullKey(d.owner, d.repo, d.pullNumber));
+  const pull = await rt.stores.pulls.getPull(pullKey(d.owner, d.repo, d.pullNumber));
   const received = pull?.headSha === d.headSha ? pull.receivedAt : undefined;
   const severities: Record<string, number> = {};
   for (const f of findings) severities[f.severity] = (severities[f.severity] ?? 0) + 1;
-  await new OrgRecords(rt.state.redis, rt.state.prefix).recordReport(d.installationId, {
+  await rt.stores.orgRecords.recordReport(d.installationId, {
     scanId: d.scanId,
     repository: `${d.owner}/${d.repo}`,
     pullNumber: d.pullNumber,

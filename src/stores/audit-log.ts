@@ -1,7 +1,7 @@
 import { z } from "zod";
-import type { RedisConnection } from "./connection.js";
-import { DEFAULT_STATE_PREFIX } from "./connection.js";
-import type { Runtime } from "./runtime.js";
+import type { Logger } from "pino";
+import type { RedisConnection } from "../runtime/connection.js";
+import { DEFAULT_STATE_PREFIX } from "../runtime/connection.js";
 
 /**
  * The audit trail of triage decisions: every decision diffward applies or refuses (a command, a code scanning
@@ -105,39 +105,6 @@ function bounded(s: string | undefined): string | undefined {
   return `${s.slice(0, AUDIT_TEXT_MAX)}…`;
 }
 
-/**
- * Appends one entry to the audit stream: XADD with an id from the Redis server's clock, trimming entries older
- * than `rt.settings.auditRetentionMs` (`MINID`, exact) and renewing the key's TTL to the same span, so a
- * quiet stream also ends. The reason and detail are cut to {@link AUDIT_TEXT_MAX} characters.
- * Never throws: a failed append is logged (`{ err }`) and the decision it records stands.
- */
-export async function appendAudit(
-  rt: Pick<Runtime, "redis" | "state" | "settings" | "log" | "now">,
-  entry: AuditEntryInput,
-): Promise<void> {
-  try {
-    const parsed = AuditEntry.parse({
-      ...entry,
-      time: entry.time ?? new Date(rt.now()).toISOString(),
-      reason: bounded(entry.reason),
-      detail: bounded(entry.detail),
-    });
-    const retentionMs = rt.settings.auditRetentionMs;
-    const key = auditKey(rt.state.prefix);
-    const minId = Math.max(0, rt.now() - retentionMs);
-    await rt.redis
-      .multi()
-      .xadd(key, "MINID", String(minId), "*", "e", JSON.stringify(parsed))
-      .expire(key, Math.ceil(retentionMs / 1000))
-      .exec();
-  } catch (error) {
-    rt.log.warn(
-      { err: error, action: entry.action, repository: entry.repository },
-      "audit entry not appended",
-    );
-  }
-}
-
 /** Which entries to read: a time range (ms since epoch, both ends included) and one repository. */
 export interface AuditQuery {
   sinceMs?: number;
@@ -225,15 +192,6 @@ function auditLine(entry: AuditEntry): string {
   return `${json}\n`;
 }
 
-/** The entries of {@link readAudit} as JSON Lines ({@link auditLine}: one JSON object and `\n` each). */
-export async function* auditLines(
-  redis: RedisConnection,
-  query: AuditQuery,
-  prefix: string = DEFAULT_STATE_PREFIX,
-): AsyncGenerator<string> {
-  for await (const e of readAudit(redis, query, prefix)) yield auditLine(e);
-}
-
 /** The entry in a stream entry's fields (`e`: its JSON), or undefined when it is missing or does not parse. */
 function entryOf(fields: string[]): AuditEntry | undefined {
   const i = fields.findIndex((f, n) => n % 2 === 0 && f === "e");
@@ -248,28 +206,89 @@ function entryOf(fields: string[]): AuditEntry | undefined {
 /** Entries read per XRANGE. */
 export const AUDIT_PAGE_SIZE = 500;
 
+/** What appending needs beside Redis: the retention (read at each append), the clock and where failures go. */
+export interface AuditAppendOptions {
+  /** how long an entry is kept, in ms (`Settings.auditRetentionMs`) */
+  retentionMs(): number;
+  /** ms since the epoch: an entry's `time` when it has none */
+  now(): number;
+  /** where a failed append is logged */
+  log: Pick<Logger, "warn">;
+}
+
 /**
- * The audit entries of `query`, oldest first, read page by page ({@link AUDIT_PAGE_SIZE} ids per XRANGE, the
- * next page starting after the last id read): the stream is never loaded whole. The time range is the ids'
- * range (the server's time of each append). An entry that does not parse (written by a newer version) is
- * skipped.
+ * The audit stream of one deployment (`<prefix>:audit`, {@link auditKey}): appended by the jobs that decide
+ * (through the runtime's stores), read by `GET /audit` and `npm run audit:export`.
  */
-export async function* readAudit(
-  redis: RedisConnection,
-  query: AuditQuery = {},
-  prefix: string = DEFAULT_STATE_PREFIX,
-): AsyncGenerator<AuditEntry> {
-  const key = auditKey(prefix);
-  const end = query.untilMs === undefined ? "+" : `${query.untilMs}-18446744073709551615`;
-  const repository = query.repository?.toLowerCase();
-  let start = query.sinceMs === undefined ? "-" : `${query.sinceMs}-0`;
-  for (;;) {
-    const page = await redis.xrange(key, start, end, "COUNT", AUDIT_PAGE_SIZE);
-    for (const [, fields] of page) {
-      const entry = entryOf(fields);
-      if (entry && (repository === undefined || entry.repository.toLowerCase() === repository)) yield entry;
+export class AuditLog {
+  /** the stream's key */
+  readonly key: string;
+
+  /** @param append what {@link append} needs; a log built without it only reads (`npm run audit:export`). */
+  constructor(
+    readonly redis: RedisConnection,
+    readonly prefix: string = DEFAULT_STATE_PREFIX,
+    private readonly appendOptions?: AuditAppendOptions,
+  ) {
+    this.key = auditKey(prefix);
+  }
+
+  /**
+   * Appends one entry to the audit stream: XADD with an id from the Redis server's clock, trimming entries
+   * older than the retention (`MINID`, exact) and renewing the key's TTL to the same span, so a quiet stream
+   * also ends. The reason and detail are cut to {@link AUDIT_TEXT_MAX} characters.
+   * Never throws: a failed append is logged (`{ err }`) and the decision it records stands.
+   * @throws {Error} only when the log was built to read only (no {@link AuditAppendOptions}): a wiring bug.
+   */
+  async append(entry: AuditEntryInput): Promise<void> {
+    const opts = this.appendOptions;
+    if (!opts) throw new Error("this audit log was built to read only");
+    try {
+      const now = opts.now();
+      const parsed = AuditEntry.parse({
+        ...entry,
+        time: entry.time ?? new Date(now).toISOString(),
+        reason: bounded(entry.reason),
+        detail: bounded(entry.detail),
+      });
+      const retentionMs = opts.retentionMs();
+      const minId = Math.max(0, now - retentionMs);
+      await this.redis
+        .multi()
+        .xadd(this.key, "MINID", String(minId), "*", "e", JSON.stringify(parsed))
+        .expire(this.key, Math.ceil(retentionMs / 1000))
+        .exec();
+    } catch (error) {
+      opts.log.warn(
+        { err: error, action: entry.action, repository: entry.repository },
+        "audit entry not appended",
+      );
     }
-    if (page.length < AUDIT_PAGE_SIZE) return;
-    start = `(${page[page.length - 1]![0]}`;
+  }
+
+  /**
+   * The audit entries of `query`, oldest first, read page by page ({@link AUDIT_PAGE_SIZE} ids per XRANGE,
+   * the next page starting after the last id read): the stream is never loaded whole. The time range is the
+   * ids' range (the server's time of each append). An entry that does not parse (written by a newer version)
+   * is skipped.
+   */
+  async *read(query: AuditQuery = {}): AsyncGenerator<AuditEntry> {
+    const end = query.untilMs === undefined ? "+" : `${query.untilMs}-18446744073709551615`;
+    const repository = query.repository?.toLowerCase();
+    let start = query.sinceMs === undefined ? "-" : `${query.sinceMs}-0`;
+    for (;;) {
+      const page = await this.redis.xrange(this.key, start, end, "COUNT", AUDIT_PAGE_SIZE);
+      for (const [, fields] of page) {
+        const entry = entryOf(fields);
+        if (entry && (repository === undefined || entry.repository.toLowerCase() === repository)) yield entry;
+      }
+      if (page.length < AUDIT_PAGE_SIZE) return;
+      start = `(${page[page.length - 1]![0]}`;
+    }
+  }
+
+  /** The entries of {@link read} as JSON Lines ({@link auditLine}: one JSON object and `\n` each). */
+  async *lines(query: AuditQuery): AsyncGenerator<string> {
+    for await (const e of this.read(query)) yield auditLine(e);
   }
 }

@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { createRedis } from "../../src/runtime/connection.js";
 import { REDIS_KEYS, redisKeyRegExp } from "../../src/runtime/names.js";
-import { DEFAULT_BREAKER_TIMINGS, retryAfterMs, ServiceBreaker } from "../../src/runtime/service-breaker.js";
+import { DEFAULT_BREAKER_TIMINGS, retryAfterMs, ServiceBreaker } from "../../src/stores/service-breaker.js";
 import { propertyOptions } from "../support/property.js";
 
 /** The service tenant's circuit breaker on a real Redis: its states, the one probe, Retry-After, parked jobs. */

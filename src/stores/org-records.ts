@@ -5,7 +5,7 @@
  * pull-request and approval flows), in bounded Redis keys with a TTL, so the page never asks the service or
  * GitHub once per row (docs/architecture.md "Redis keys").
  */
-import type { RedisConnection } from "./connection.js";
+import type { RedisConnection } from "../runtime/connection.js";
 import { capMonth } from "./cap-ledger.js";
 
 /** How long a month's spend hash lives after its last write, in seconds (215 days: six months and a margin). */

@@ -1,5 +1,5 @@
-import type { RedisConnection } from "./connection.js";
-import { DEFAULT_STATE_PREFIX, perConnection } from "./connection.js";
+import type { RedisConnection } from "../runtime/connection.js";
+import { DEFAULT_STATE_PREFIX } from "../runtime/connection.js";
 
 /** What `creditCap.monthly` caps: one service repository of one project (`.github/diffward.yml` `repositoryId`). */
 export interface CapScope {
@@ -284,6 +284,3 @@ function defineScripts(redis: RedisConnection): void {
   for (const [name, lua] of Object.entries(SCRIPTS)) redis.defineCommand(name, { numberOfKeys: 1, lua });
   defined.add(redis);
 }
-
-/** The process's ledger on a connection and state prefix (scripts defined once per connection). */
-export const capLedgerOf = perConnection((redis, prefix) => new CapLedger(redis, prefix));

@@ -1,6 +1,5 @@
-import type { RedisConnection } from "./connection.js";
-import { takeLock, type HeldLock } from "./renewed-lock.js";
-import type { Runtime } from "./runtime.js";
+import type { RedisConnection } from "../runtime/connection.js";
+import { takeLock, type HeldLock } from "../runtime/renewed-lock.js";
 
 /**
  * Where the listing of the App's webhook deliveries stands (`{prefix}:deliveries:scan`, a JSON string that
@@ -214,12 +213,4 @@ function parsePending(text: string): PendingRedelivery {
     // not JSON: an older record
   }
   return { id: 0, at: 0 };
-}
-
-/**
- * The ledger of `rt`'s deployment: its records kept for the redelivery window plus an hour (a record only
- * matters while GitHub can still redeliver its event).
- */
-export function deliveryLedger(rt: Pick<Runtime, "redis" | "state" | "settings">): DeliveryLedger {
-  return new DeliveryLedger(rt.redis, rt.state.prefix, rt.settings.redeliveryWindowMs + 3_600_000);
 }

@@ -1,4 +1,4 @@
-import { DEFAULT_STATE_PREFIX, perConnection, type RedisConnection } from "./connection.js";
+import { DEFAULT_STATE_PREFIX, type RedisConnection } from "../runtime/connection.js";
 
 /**
  * What a job may do before sending requests to a service tenant (one scanner token):
@@ -212,6 +212,3 @@ export class ServiceBreaker {
     return { open: true, untilMs: Number(h.until), sinceMs: Number(h.since), parked };
   }
 }
-
-/** The {@link ServiceBreaker} of a Redis connection and state prefix (one per connection). */
-export const serviceBreakerOf = perConnection((redis, prefix) => new ServiceBreaker(redis, prefix));

@@ -7,7 +7,7 @@ import {
   REPORT_LOG_SIZE,
   SPEND_TTL_SECONDS,
   type ReportLogEntry,
-} from "../../src/runtime/org-records.js";
+} from "../../src/stores/org-records.js";
 import { flushPrefix } from "../support/flush.js";
 
 const url = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";

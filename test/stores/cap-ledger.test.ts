@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { createRedis } from "../../src/runtime/connection.js";
-import { capMonth, CapLedger, RESERVATION_STALE_MS } from "../../src/runtime/cap-ledger.js";
+import { capMonth, CapLedger, RESERVATION_STALE_MS } from "../../src/stores/cap-ledger.js";
 
 /** The cap ledger's Lua scripts on a real Redis: reserve, release, bind, settle, seed. */
 describe("cap ledger (creditCap.monthly, real Redis)", () => {

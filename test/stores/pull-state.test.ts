@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
-import { LockBusyError, StateStore, type ScanLink } from "../../src/runtime/state.js";
+import { LockBusyError, PullStateStore, type ScanLink } from "../../src/stores/pull-state.js";
 
 const redis = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", { maxRetriesPerRequest: null });
 const prefix = `{pl-${randomBytes(4).toString("hex")}}`;
@@ -15,7 +15,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe("the pull request lock (real Redis)", () => {
   it("is renewed while held: a holder waiting past the ttl keeps it, and it is free once released", async () => {
-    const state = new StateStore(redis, prefix, 300);
+    const state = new PullStateStore(redis, prefix, 300);
     let second: unknown;
     await state.withPullLock("o/r#1", async () => {
       await sleep(1_000); // more than three ttls
@@ -26,7 +26,7 @@ describe("the pull request lock (real Redis)", () => {
   });
 
   it("still expires after its ttl when the holder is gone (no renewal without a running holder)", async () => {
-    const state = new StateStore(redis, prefix, 300);
+    const state = new PullStateStore(redis, prefix, 300);
     // a holder that died: the key is set as withPullLock sets it, and nobody renews it
     await redis.set(`${prefix}:lock:o/r#2`, "dead-holder", "PX", 300, "NX");
     await expect(state.withPullLock("o/r#2", async () => "x")).rejects.toBeInstanceOf(LockBusyError);
@@ -49,7 +49,7 @@ describe("the installation's scans in flight (real Redis)", () => {
   });
 
   it("a scan no path finished stops counting at its deadline, and the key ends with its latest deadline", async () => {
-    const state = new StateStore(redis, prefix, 60_000, 1_500);
+    const state = new PullStateStore(redis, prefix, 60_000, 1_500);
     await state.linkScan(link("scn_leaked", 7));
     await sleep(900);
     await state.linkScan(link("scn_live", 7));
@@ -66,7 +66,7 @@ describe("the installation's scans in flight (real Redis)", () => {
   });
 
   it("a plain set an earlier version left is taken over with a lease, not an error", async () => {
-    const state = new StateStore(redis, prefix, 60_000, 400);
+    const state = new PullStateStore(redis, prefix, 60_000, 400);
     await redis.sadd(`${prefix}:inflight:8`, "scn_old");
     expect(await redis.pttl(`${prefix}:inflight:8`)).toBe(-1);
     await state.linkScan(link("scn_new", 8));

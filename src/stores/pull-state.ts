@@ -1,6 +1,6 @@
 import { Cluster } from "ioredis";
-import { DEFAULT_STATE_PREFIX, type RedisConnection } from "./connection.js";
-import { takeLock } from "./renewed-lock.js";
+import { DEFAULT_STATE_PREFIX, type RedisConnection } from "../runtime/connection.js";
+import { takeLock } from "../runtime/renewed-lock.js";
 
 /** What diffward remembers of one pull request between jobs (Redis, JSON). */
 export interface PullState {
@@ -163,7 +163,7 @@ export interface ScanLink {
 /**
  * How long a scan counts as in flight at most after it was linked, in ms (26 hours): its longest run
  * (`scanTimeoutMinutes` is at most 1,440; the poll cancels it then) and two hours for its report. Every path
- * that stops following a scan finishes it ({@link StateStore.finishScan}); the deadline ends the ones a
+ * that stops following a scan finishes it ({@link PullStateStore.finishScan}); the deadline ends the ones a
  * crash left behind, so they do not count against the installation's hourly write budget for ever.
  */
 export const INFLIGHT_LEASE_MS = 26 * 3600_000;
@@ -210,7 +210,7 @@ export const SWEPT_MARKER_TTL_SECONDS = 60 * 60 * 24 * 90;
  * of this store is in one Redis Cluster slot and its multi-key operations (the MULTI of `linkScan`) are
  * allowed there; other prefixes must carry a hash tag too on a cluster (`assertClusterPrefixes`).
  */
-export class StateStore {
+export class PullStateStore {
   constructor(
     readonly redis: RedisConnection,
     readonly prefix = DEFAULT_STATE_PREFIX,

@@ -4,16 +4,14 @@ import { afterAll, describe, expect, it } from "vitest";
 import {
   AUDIT_PAGE_SIZE,
   AUDIT_TEXT_MAX,
-  appendAudit,
   auditKey,
-  readAudit,
   type AuditEntry,
   type AuditEntryInput,
   type AuditQuery,
-} from "../../src/runtime/audit-log.js";
+} from "../../src/stores/audit-log.js";
 import { createRedis } from "../../src/runtime/connection.js";
 import { DEFAULT_SETTINGS } from "../../src/config/settings.js";
-import { StateStore } from "../../src/runtime/state.js";
+import { createStores } from "../../src/stores/index.js";
 
 /** The audit stream on a real Redis: append, trim by retention, read by time range and repository. */
 describe("audit log (Redis stream, real Redis)", () => {
@@ -22,17 +20,12 @@ describe("audit log (Redis stream, real Redis)", () => {
   const logged: unknown[] = [];
   const log = pino({ level: "warn" }, { write: (line: string) => void logged.push(JSON.parse(line)) });
 
-  /** A runtime over a fresh state prefix, its clock at `now` (ms). */
+  /** The runtime's stores over a fresh state prefix, their clock at `now` (ms). */
   function runtime(now = Date.now(), auditRetentionDays = 400) {
     const prefix = `{dwt-audit-${randomBytes(3).toString("hex")}}`;
     prefixes.push(prefix);
-    return {
-      redis,
-      state: new StateStore(redis, prefix),
-      settings: { ...DEFAULT_SETTINGS, auditRetentionMs: auditRetentionDays * 86_400_000 },
-      log,
-      now: () => now,
-    };
+    const settings = { ...DEFAULT_SETTINGS, auditRetentionMs: auditRetentionDays * 86_400_000 };
+    return { stores: createStores(redis, prefix, { settings, log, now: () => now }) };
   }
 
   const entry = (over: Partial<AuditEntryInput> = {}): AuditEntryInput => ({
@@ -53,7 +46,7 @@ describe("audit log (Redis stream, real Redis)", () => {
 
   async function all(rt: ReturnType<typeof runtime>, query: AuditQuery = {}): Promise<AuditEntry[]> {
     const out: AuditEntry[] = [];
-    for await (const e of readAudit(redis, query, rt.state.prefix)) out.push(e);
+    for await (const e of rt.stores.audit.read(query)) out.push(e);
     return out;
   }
 
@@ -64,7 +57,7 @@ describe("audit log (Redis stream, real Redis)", () => {
 
   it("appends an entry with the runtime's time and reads it back whole, the key with a TTL of the retention", async () => {
     const rt = runtime(Date.UTC(2026, 10, 26, 1, 2, 3), 30);
-    await appendAudit(rt, entry({ expiresAt: "2027-03-31T23:59:59.999Z", approver: "bob" }));
+    await rt.stores.audit.append(entry({ expiresAt: "2027-03-31T23:59:59.999Z", approver: "bob" }));
     expect(await all(rt)).toEqual([
       {
         ...entry(),
@@ -73,15 +66,15 @@ describe("audit log (Redis stream, real Redis)", () => {
         approver: "bob",
       },
     ]);
-    const ttl = await redis.ttl(auditKey(rt.state.prefix));
+    const ttl = await redis.ttl(rt.stores.audit.key);
     expect(ttl).toBeGreaterThan(30 * 86_400 - 5);
     expect(ttl).toBeLessThanOrEqual(30 * 86_400);
-    expect(await redis.type(auditKey(rt.state.prefix))).toBe("stream");
+    expect(await redis.type(rt.stores.audit.key)).toBe("stream");
   });
 
   it("cuts a long reason and detail to AUDIT_TEXT_MAX characters", async () => {
     const rt = runtime();
-    await appendAudit(rt, entry({ reason: "r".repeat(5_000), detail: "d".repeat(AUDIT_TEXT_MAX) }));
+    await rt.stores.audit.append(entry({ reason: "r".repeat(5_000), detail: "d".repeat(AUDIT_TEXT_MAX) }));
     const [got] = await all(rt);
     expect(got!.reason).toBe(`${"r".repeat(AUDIT_TEXT_MAX)}…`);
     expect(got!.detail).toBe("d".repeat(AUDIT_TEXT_MAX));
@@ -90,7 +83,7 @@ describe("audit log (Redis stream, real Redis)", () => {
   it("trims entries older than the retention at each append (MINID)", async () => {
     const now = Date.now();
     const rt = runtime(now, 10);
-    const key = auditKey(rt.state.prefix);
+    const key = rt.stores.audit.key;
     const old = JSON.stringify({
       ...entry({ actor: "old" }),
       time: new Date(now - 11 * 86_400_000).toISOString(),
@@ -101,14 +94,14 @@ describe("audit log (Redis stream, real Redis)", () => {
     });
     await redis.xadd(key, `${now - 11 * 86_400_000}-0`, "e", old);
     await redis.xadd(key, `${now - 9 * 86_400_000}-0`, "e", kept);
-    await appendAudit(rt, entry({ actor: "new" }));
+    await rt.stores.audit.append(entry({ actor: "new" }));
     expect((await all(rt)).map((e) => e.actor)).toEqual(["kept", "new"]);
     expect(await redis.xlen(key)).toBe(2);
   });
 
   it("reads a time range by entry id (both ends included) and one repository without case", async () => {
     const rt = runtime();
-    const key = auditKey(rt.state.prefix);
+    const key = rt.stores.audit.key;
     const t0 = Date.UTC(2026, 10, 1);
     for (const [i, repo] of ["octo/app", "octo/lib", "Octo/App", "octo/app"].entries()) {
       const time = new Date(t0 + i * 86_400_000).toISOString();
@@ -134,7 +127,7 @@ describe("audit log (Redis stream, real Redis)", () => {
 
   it("pages through more entries than one XRANGE returns, each once, in order", async () => {
     const rt = runtime();
-    const key = auditKey(rt.state.prefix);
+    const key = rt.stores.audit.key;
     const n = AUDIT_PAGE_SIZE * 2 + 7;
     const pipe = redis.pipeline();
     for (let i = 0; i < n; i++)
@@ -151,13 +144,13 @@ describe("audit log (Redis stream, real Redis)", () => {
 
   it("skips a stream entry that is not an audit entry, and never throws on a failed append (logs { err })", async () => {
     const rt = runtime();
-    const key = auditKey(rt.state.prefix);
+    const key = rt.stores.audit.key;
     await redis.xadd(key, "*", "e", "not json");
     await redis.xadd(key, "*", "other", "x");
-    await appendAudit(rt, entry());
+    await rt.stores.audit.append(entry());
     expect(await all(rt)).toHaveLength(1);
     logged.length = 0;
-    await appendAudit(rt, entry({ repository: "no slash" }));
+    await rt.stores.audit.append(entry({ repository: "no slash" }));
     expect(await all(rt)).toHaveLength(1);
     expect(logged).toEqual([
       expect.objectContaining({
