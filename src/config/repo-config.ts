@@ -4,7 +4,8 @@
  * documentation); the JSON Schema for editors (`schema/diffward.schema.json`) and the README reference
  * table are derived from it. Its pieces live in ./repo-config/: the whole file and its top-level fields
  * (`schema.ts`), one module per group of sections (`fail-on.ts`, `scan-sections.ts`, `report-sections.ts`,
- * `triage-sections.ts`, `baseline-section.ts`) on the shared `fields.ts` and `permissions.ts`, and the
+ * `triage-sections.ts`, `baseline-section.ts`) on the shared `fields.ts` and `permissions.ts`, the
+ * organization floor (`enforce.ts`, applied by `floor.ts`), and the
  * validation of the file's text with line numbers (`validation.ts`, messages in `issue-messages.ts`).
  */
 import type { RepoConfig } from "./repo-config/schema.js";
@@ -30,6 +31,8 @@ export {
   type AcceptanceStatus,
 } from "./repo-config/triage-sections.js";
 export { BaselineConfig } from "./repo-config/baseline-section.js";
+export { ENFORCE_KEYS, Enforce, EnforceFailOn, type EnforceKey } from "./repo-config/enforce.js";
+export { applyFloor, type RaisedValue } from "./repo-config/floor.js";
 export {
   MAX_REPO_CONFIG_BYTES,
   parseRepoConfig,

@@ -9,6 +9,7 @@ import { CreditBudget, ServiceRef, section } from "./fields.js";
 import { CodeScanningConfig, CommentsConfig } from "./report-sections.js";
 import { AuthorsConfig, CreditCapConfig, GuidanceConfig, PathsConfig } from "./scan-sections.js";
 import { CommandsConfig, TriageConfig } from "./triage-sections.js";
+import { Enforce } from "./enforce.js";
 
 /**
  * The whole `.github/diffward.yml`. Strict at every level: an unknown key is an error naming it, so a
@@ -88,6 +89,8 @@ export const RepoConfig = section("diffward configuration (.github/diffward.yml)
     .max(1440)
     .default(120)
     .describe("Minutes after which an unfinished scan is reported as timed out (1 to 1440)."),
+  // read from the organization's `.github` repository only (src/runtime/config-loader.ts)
+  enforce: Enforce.optional(),
 });
 export type RepoConfig = z.infer<typeof RepoConfig>;
 /** The config as written, before defaults (what the JSON Schema describes). */

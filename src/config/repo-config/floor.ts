@@ -1,0 +1,156 @@
+/**
+ * The organization floor applied to a repository's configuration: each `enforce` value that is stricter
+ * than the repository's own replaces it, and is reported as raised. "Stricter" per key:
+ * - `failOn.severity`: a lower threshold (`none` < `critical` < `high` < `medium` < `low` < `info`);
+ *   `failOn.only`: `all` is stricter than `new`;
+ * - `triage.approval`: present is stricter than absent; `minSeverity` lower, `approvers` a higher role;
+ * - `triage.maxAcceptanceDays`: fewer days; `triage.requireExpiry`: more statuses (the union);
+ * - `commands.minPermission`: a higher role (read < triage < write < maintain < admin);
+ * - `forks`: `scan` < `approve` < `skip`.
+ * Pure: no I/O.
+ */
+import type { RepoConfig } from "./schema.js";
+import type { ApprovalConfig } from "./triage-sections.js";
+import type { Enforce } from "./enforce.js";
+import type { FailOn } from "./fail-on.js";
+import type { SeverityLevel } from "./fields.js";
+import type { MinPermission } from "./permissions.js";
+
+/** One value the floor raised: `key` a dotted path of the file, `from`/`to` as YAML-ish text. */
+export interface RaisedValue {
+  key: string;
+  from: string;
+  to: string;
+  /** the file the floor came from, `owner/.github:.github/diffward.yml` */
+  source: string;
+}
+
+const FAIL_ON_ORDER: readonly FailOn[] = ["none", "critical", "high", "medium", "low", "info"];
+const ROLE_ORDER: readonly MinPermission[] = ["read", "triage", "write", "maintain", "admin"];
+const FORKS_ORDER: readonly RepoConfig["forks"][] = ["scan", "approve", "skip"];
+
+/** The stricter of two values on a ladder ordered from least to most strict. */
+function stricter<T>(order: readonly T[], a: T, b: T): T {
+  return order.indexOf(b) > order.indexOf(a) ? b : a;
+}
+
+type Config = Omit<RepoConfig, "enforce">;
+type ApprovalCfg = ApprovalConfig | undefined;
+
+/** One enforced key: how it is read from the config, merged with the floor, written back and shown. */
+interface FloorRule<V> {
+  key: string;
+  read(config: Config): V;
+  floor(enforce: Enforce): V | undefined;
+  merge(own: V, floor: V): V;
+  write(config: Config, value: V): Config;
+  show(value: V): string;
+}
+
+const rule = <V>(r: FloorRule<V>): FloorRule<unknown> => r as FloorRule<unknown>;
+
+function failOnParts(config: Config): { severity: FailOn; only: "all" | "new" } {
+  return typeof config.failOn === "string" ? { severity: config.failOn, only: "all" } : config.failOn;
+}
+
+function showApproval(a: ApprovalCfg): string {
+  return a ? `{minSeverity: ${a.minSeverity}, approvers: ${a.approvers}}` : "off";
+}
+
+const RULES: readonly FloorRule<unknown>[] = [
+  rule<FailOn>({
+    key: "failOn.severity",
+    read: (c) => failOnParts(c).severity,
+    floor: (e) => (typeof e.failOn === "string" ? e.failOn : e.failOn?.severity),
+    merge: (own, floor) => stricter(FAIL_ON_ORDER, own, floor),
+    write: (c, severity) => ({ ...c, failOn: { ...failOnParts(c), severity } }),
+    show: String,
+  }),
+  rule<"all" | "new">({
+    key: "failOn.only",
+    read: (c) => failOnParts(c).only,
+    floor: (e) => (typeof e.failOn === "object" ? e.failOn.only : undefined),
+    merge: (own, floor) => (own === "all" || floor === "all" ? "all" : "new"),
+    write: (c, only) => ({ ...c, failOn: { ...failOnParts(c), only } }),
+    show: String,
+  }),
+  rule<ApprovalCfg>({
+    key: "triage.approval",
+    read: (c) => c.triage.approval,
+    floor: (e) => e.triage?.approval,
+    merge: (own, floor) =>
+      own && floor
+        ? {
+            minSeverity: stricter<SeverityLevel>(
+              ["critical", "high", "medium", "low", "info"],
+              own.minSeverity,
+              floor.minSeverity,
+            ),
+            approvers: stricter(ROLE_ORDER, own.approvers, floor.approvers),
+          }
+        : (own ?? floor),
+    write: (c, approval) => ({ ...c, triage: { ...c.triage, approval } }),
+    show: showApproval,
+  }),
+  rule<number>({
+    key: "triage.maxAcceptanceDays",
+    read: (c) => c.triage.maxAcceptanceDays,
+    floor: (e) => e.triage?.maxAcceptanceDays,
+    merge: (own, floor) => Math.min(own, floor),
+    write: (c, maxAcceptanceDays) => ({ ...c, triage: { ...c.triage, maxAcceptanceDays } }),
+    show: String,
+  }),
+  rule<RepoConfig["triage"]["requireExpiry"]>({
+    key: "triage.requireExpiry",
+    read: (c) => c.triage.requireExpiry,
+    floor: (e) => e.triage?.requireExpiry,
+    merge: (own, floor) => [...own, ...floor.filter((s) => !own.includes(s))],
+    write: (c, requireExpiry) => ({ ...c, triage: { ...c.triage, requireExpiry } }),
+    show: (v) => `[${v.join(", ")}]`,
+  }),
+  rule<MinPermission>({
+    key: "commands.minPermission",
+    read: (c) => c.commands.minPermission,
+    floor: (e) => e.commands?.minPermission,
+    merge: (own, floor) => stricter(ROLE_ORDER, own, floor),
+    write: (c, minPermission) => ({ ...c, commands: { ...c.commands, minPermission } }),
+    show: String,
+  }),
+  rule<RepoConfig["forks"]>({
+    key: "forks",
+    read: (c) => c.forks,
+    floor: (e) => e.forks,
+    merge: (own, floor) => stricter(FORKS_ORDER, own, floor),
+    write: (c, forks) => ({ ...c, forks }),
+    show: String,
+  }),
+];
+
+/**
+ * The repository's configuration with the organization floor applied: every enforced value at least as
+ * strict as `enforce`'s and as the repository's own, and the list of values the floor changed (in the order
+ * of the rules above). A key `enforce` leaves out changes nothing; a repository already as strict keeps its
+ * own value and form (`failOn: high` stays a scalar unless a part of it is raised).
+ *
+ * @param source - the floor's file, named in each {@link RaisedValue}.
+ */
+export function applyFloor<C extends Config>(
+  repoConfig: C,
+  enforce: Enforce | undefined,
+  source: string,
+): { config: C; raised: RaisedValue[] } {
+  let config: Config = repoConfig;
+  const raised: RaisedValue[] = [];
+  for (const r of enforce ? RULES : []) {
+    const floor = r.floor(enforce!);
+    if (floor === undefined) continue;
+    const own = r.read(config);
+    const merged = r.merge(own, floor);
+    const from = r.show(own);
+    const to = r.show(merged);
+    if (from === to) continue;
+    config = r.write(config, merged);
+    raised.push({ key: r.key, from, to, source });
+  }
+  return { config: config as C, raised };
+}
