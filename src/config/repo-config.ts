@@ -35,6 +35,8 @@ export { ENFORCE_KEYS, Enforce, EnforceFailOn, type EnforceKey } from "./repo-co
 export { applyFloor, type RaisedValue } from "./repo-config/floor.js";
 export {
   MAX_REPO_CONFIG_BYTES,
+  parseEnforceYaml,
+  type EnforceResult,
   parseRepoConfig,
   parseRepoConfigYaml,
   type RepoConfigResult,

@@ -1,5 +1,5 @@
-import type { RepoConfig } from "../config/repo-config.js";
-import { parseRepoConfig } from "../config/repo-config.js";
+import type { Enforce, RaisedValue, RepoConfig } from "../config/repo-config.js";
+import { applyFloor, parseEnforceYaml, parseRepoConfig } from "../config/repo-config.js";
 import { parse as parseYaml } from "yaml";
 import type { InstallationOctokit } from "../github/types.js";
 
@@ -10,18 +10,108 @@ export const CONFIG_PATH = ".github/diffward.yml";
 export type LoadedConfig =
   | { kind: "absent" }
   | { kind: "invalid"; problems: string[]; files: string[] }
-  | { kind: "ok"; config: RepoConfig; files: string[] };
+  /** `raised`: the values the organization floor raised ({@link applyFloor}); absent or empty when none */
+  | { kind: "ok"; config: RepoConfig; files: string[]; raised?: RaisedValue[] };
+
+/**
+ * The organization floor: the `enforce:` section of the owner's `.github` repository's
+ * `.github/diffward.yml` on its default branch. `source` names that file (`owner/.github:.github/diffward.yml`).
+ */
+export type OrgFloor =
+  | { kind: "none" }
+  | { kind: "ok"; enforce: Enforce; source: string }
+  | { kind: "invalid"; problems: string[]; source: string };
+
+/**
+ * Reads the organization floor ({@link OrgFloor}): one request for the file's text. No `.github` repository,
+ * no file there, a directory at that path, or a file without `enforce` is no floor; an `enforce` that fails
+ * its schema ({@link parseEnforceYaml}) or a file that is not YAML is `invalid` with the problems and lines.
+ * @throws GitHub errors other than 404, as they come.
+ */
+export async function readOrgFloor(octokit: InstallationOctokit, owner: string): Promise<OrgFloor> {
+  const text = await readConfigText(octokit, owner, ".github");
+  if (text === undefined || text === "not-a-file") return { kind: "none" };
+  const source = `${owner}/.github:${CONFIG_PATH}`;
+  const parsed = parseEnforceYaml(text);
+  if (!parsed.ok) return { kind: "invalid", problems: parsed.problems, source };
+  return parsed.enforce ? { kind: "ok", enforce: parsed.enforce, source } : { kind: "none" };
+}
+
+/** The file's text on the default branch; `undefined` on 404; `not-a-file` when GitHub answers JSON. */
+async function readConfigText(
+  octokit: InstallationOctokit,
+  owner: string,
+  repo: string,
+): Promise<string | "not-a-file" | undefined> {
+  try {
+    const res = await octokit.request("GET /repos/{owner}/{repo}/contents/{path}", {
+      owner,
+      repo,
+      path: CONFIG_PATH,
+      mediaType: { format: "raw" },
+    });
+    return typeof res.data === "string" ? res.data : "not-a-file";
+  } catch (error) {
+    if ((error as { status?: number }).status === 404) return undefined;
+    throw error;
+  }
+}
+
+/** One file the configuration was read from, with its own content (`null`: not there). */
+interface ConfigFile {
+  name: string;
+  /** whether it is the organization's file, the only one `enforce` is read from */
+  org: boolean;
+  config: unknown;
+}
+
+/**
+ * The configuration of one repository from its merged content (`_extends` followed) and the files it came
+ * from, with the organization floor applied ({@link applyFloor}):
+ * - an invalid floor makes the configuration invalid, its problems prefixed with the floor's file, so nothing
+ *   is launched under a floor nobody can read;
+ * - `enforce` in any file but the organization's is a problem (it would otherwise be ignored);
+ * - content with nothing but `enforce` (the organization's file read as a fallback) onboards nobody: absent.
+ */
+export function resolveConfig(
+  owner: string,
+  merged: Record<string, unknown>,
+  files: ConfigFile[],
+  floor: OrgFloor,
+): LoadedConfig {
+  const names = files.map((f) => f.name);
+  const misplaced = files
+    .filter((f) => !f.org && typeof f.config === "object" && f.config !== null && "enforce" in f.config)
+    .map(
+      (f) =>
+        `${f.name}: enforce: is read only from the organization's file ${owner}/.github:${CONFIG_PATH}; move it there or remove it`,
+    );
+  const floorProblems = floor.kind === "invalid" ? floor.problems.map((p) => `${floor.source}: ${p}`) : [];
+  const { _extends: _ignored, enforce, ...raw } = merged;
+  if (Object.keys(raw).length === 0 && enforce !== undefined && misplaced.length === 0)
+    return { kind: "absent" };
+  const parsed = parseRepoConfig(raw);
+  const problems = [...floorProblems, ...misplaced, ...(parsed.ok ? [] : parsed.problems)];
+  const allFiles = floor.kind === "none" || names.includes(floor.source) ? names : [...names, floor.source];
+  if (problems.length > 0 || !parsed.ok) return { kind: "invalid", problems, files: allFiles };
+  if (floor.kind !== "ok") return { kind: "ok", config: parsed.config, files: names };
+  const { config, raised } = applyFloor(parsed.config, floor.enforce, floor.source);
+  return { kind: "ok", config, files: allFiles, raised };
+}
 
 /**
  * Reads `.github/diffward.yml` the way Probot's `context.config` does (`octokit.config.get`): from the
  * repository's default branch (never the pull request's head), falling back to the organization's
  * `.github` repository, following `_extends`. Source: @probot/octokit-plugin-config.
- * A YAML that does not parse, or fails the schema, is `invalid` with the exact problems.
+ * A YAML that does not parse, or fails the schema, is `invalid` with the exact problems. The organization
+ * floor ({@link readOrgFloor}, one more request; `floor` when the caller read it already) is applied by
+ * {@link resolveConfig}, also to a repository with its own file and no `_extends`.
  */
 export async function loadRepoConfig(
   octokit: InstallationOctokit,
   owner: string,
   repo: string,
+  floor?: Promise<OrgFloor>,
 ): Promise<LoadedConfig> {
   let result: Awaited<ReturnType<InstallationOctokit["config"]["get"]>>;
   try {
@@ -30,13 +120,19 @@ export async function loadRepoConfig(
     const message = (error as Error).message.replace(/^\[@probot\/octokit-plugin-config\]\s*/, "");
     return { kind: "invalid", problems: [message], files: [] };
   }
-  const files = result.files.filter((f) => f.config !== null).map((f) => `${f.owner}/${f.repo}:${f.path}`);
-  if (files.length === 0) return { kind: "absent" };
-  const { _extends: _ignored, ...raw } = result.config as Record<string, unknown>;
-  const parsed = parseRepoConfig(raw);
-  return parsed.ok
-    ? { kind: "ok", config: parsed.config, files }
-    : { kind: "invalid", problems: parsed.problems, files };
+  const read = result.files.filter((f) => f.config !== null);
+  if (read.length === 0) return { kind: "absent" };
+  const files = read.map((f) => ({
+    name: `${f.owner}/${f.repo}:${f.path}`,
+    org: f.owner.toLowerCase() === owner.toLowerCase() && f.repo === ".github" && f.path === CONFIG_PATH,
+    config: f.config,
+  }));
+  return resolveConfig(
+    owner,
+    result.config as Record<string, unknown>,
+    files,
+    await (floor ?? readOrgFloor(octokit, owner)),
+  );
 }
 
 /**
@@ -44,11 +140,13 @@ export async function loadRepoConfig(
  * {@link loadRepoConfig}'s rule allows: a repository's own file on its default branch, else the owner's
  * `.github` repository's (following `_extends`; @probot/octokit-plugin-config `getConfigFiles`). The owner's
  * file is resolved once and shared by every repository without its own, and a repository's own file is read
- * once: one request per repository, one more per owner. An own file that does not parse, is not a mapping or
+ * once, and the organization floor ({@link readOrgFloor}) once per owner: one request per repository, two more
+ * per owner. An own file that does not parse, is not a mapping or
  * has `_extends` is handed to {@link loadRepoConfig}, which reads it the plugin's way.
  */
 export class OwnerConfigs {
   #ownerConfig: Promise<LoadedConfig> | undefined;
+  #floor: Promise<OrgFloor> | undefined;
 
   constructor(
     private readonly octokit: InstallationOctokit,
@@ -60,44 +158,29 @@ export class OwnerConfigs {
    * @throws GitHub errors other than 404 on the repository's own file, as they come.
    */
   async load(repo: string): Promise<LoadedConfig> {
-    const own = await this.#read(repo);
-    if (own === "not-a-file") return loadRepoConfig(this.octokit, this.owner, repo);
+    const own = await readConfigText(this.octokit, this.owner, repo);
+    if (own === "not-a-file") return loadRepoConfig(this.octokit, this.owner, repo, this.#orgFloor());
     if (own !== undefined) {
       let raw: unknown;
       try {
         raw = parseYaml(own, { logLevel: "error" }) ?? {};
       } catch {
-        return loadRepoConfig(this.octokit, this.owner, repo);
+        return loadRepoConfig(this.octokit, this.owner, repo, this.#orgFloor());
       }
       if (typeof raw !== "object" || Array.isArray(raw) || "_extends" in (raw as object))
-        return loadRepoConfig(this.octokit, this.owner, repo);
-      const parsed = parseRepoConfig(raw);
-      const files = [`${this.owner}/${repo}:${CONFIG_PATH}`];
-      return parsed.ok
-        ? { kind: "ok", config: parsed.config, files }
-        : { kind: "invalid", problems: parsed.problems, files };
+        return loadRepoConfig(this.octokit, this.owner, repo, this.#orgFloor());
+      const name = `${this.owner}/${repo}:${CONFIG_PATH}`;
+      const file = { name, org: repo === ".github", config: raw };
+      return resolveConfig(this.owner, raw as Record<string, unknown>, [file], await this.#orgFloor());
     }
     if (repo === ".github") return { kind: "absent" };
-    this.#ownerConfig ??= loadRepoConfig(this.octokit, this.owner, ".github");
+    this.#ownerConfig ??= loadRepoConfig(this.octokit, this.owner, ".github", this.#orgFloor());
     return this.#ownerConfig;
   }
 
-  /**
-   * The file's text on the default branch; `undefined` when GitHub answers 404; `not-a-file` when GitHub
-   * answers JSON (a directory or a submodule at that path).
-   */
-  async #read(repo: string): Promise<string | "not-a-file" | undefined> {
-    try {
-      const res = await this.octokit.request("GET /repos/{owner}/{repo}/contents/{path}", {
-        owner: this.owner,
-        repo,
-        path: CONFIG_PATH,
-        mediaType: { format: "raw" },
-      });
-      return typeof res.data === "string" ? res.data : "not-a-file";
-    } catch (error) {
-      if ((error as { status?: number }).status === 404) return undefined;
-      throw error;
-    }
+  /** The owner's floor ({@link readOrgFloor}), read once for all its repositories. */
+  #orgFloor(): Promise<OrgFloor> {
+    this.#floor ??= readOrgFloor(this.octokit, this.owner);
+    return this.#floor;
   }
 }

@@ -58,7 +58,7 @@ describe("OwnerConfigs", () => {
     expect(sb.violations()).toEqual([]);
   });
 
-  it("reads one file per repository, and the organization's once", async () => {
+  it("reads one file per repository, and the organization's once for its floor and once as the fallback", async () => {
     octokit = client(61);
     const configs = new OwnerConfigs(octokit, "with-org");
     await octokit.rest.repos.get({ owner: "with-org", repo: "own" }); // the token, before counting
@@ -68,6 +68,7 @@ describe("OwnerConfigs", () => {
     const reads = sb.requests.slice(from).map((r) => decodeURIComponent(r.path.replace(/^\/repos\//, "")));
     expect(reads).toEqual([
       `with-org/own/contents/${FILE}`,
+      `with-org/.github/contents/${FILE}`,
       `with-org/none/contents/${FILE}`,
       `with-org/.github/contents/${FILE}`,
       `with-org/invalid-schema/contents/${FILE}`,

@@ -12,7 +12,7 @@ export interface ConfigProblem {
   path: string;
   /** 1-based line in the YAML file, when known */
   line?: number;
-  /** 1-based column, for YAML syntax errors */
+  /** 1-based column: of a YAML syntax error, or of the value (or key) the path names */
   column?: number;
   /** human message without the path */
   message: string;

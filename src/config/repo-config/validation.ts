@@ -2,7 +2,9 @@
  * Validating `.github/diffward.yml`: its text read as YAML, checked against the schema with its defaults
  * applied, and every problem said with its path and, from the YAML, its line.
  */
-import { parseDocument, LineCounter } from "yaml";
+import { z } from "zod";
+import { parseDocument, LineCounter, type Document } from "yaml";
+import { Enforce } from "./enforce.js";
 import { describeIssue, type ConfigProblem } from "./issue-messages.js";
 import { RepoConfig } from "./schema.js";
 
@@ -42,47 +44,101 @@ export function parseRepoConfig(raw: unknown): RepoConfigResult {
  * @param text - the file content; more than {@link MAX_REPO_CONFIG_BYTES} bytes is refused.
  */
 export function parseRepoConfigYaml(text: string): RepoConfigResult {
+  const read = readYaml(text);
+  if (!read.ok) return read.failure;
+  const result = parseRepoConfig(read.raw);
+  return result.ok ? result : failure(withLines(result.details, read));
+}
+
+/** The outcome of reading an organization floor: the `enforce` section of a file, when it has one. */
+export type EnforceResult =
+  | { ok: true; enforce: Enforce | undefined }
+  | Failure;
+
+/**
+ * Parses the text of the organization's `.github/diffward.yml` for its floor, `enforce:` ({@link Enforce}):
+ * the same YAML reading, messages and line numbers as {@link parseRepoConfigYaml}, e.g.
+ * `enforce.failOn (line 3): must be one of …` or `enforce.mode (line 4): unknown key "mode" …`; the file's
+ * other keys are not looked at. A file with no `enforce` (or empty) has no floor. Never throws.
+ */
+export function parseEnforceYaml(text: string): EnforceResult {
+  const read = readYaml(text);
+  if (!read.ok) return read.failure;
+  const parsed = FloorFile.safeParse(read.raw ?? {});
+  if (parsed.success) return { ok: true, enforce: parsed.data.enforce };
+  const details = parsed.error.issues.flatMap((issue) => describeIssue(issue, read.raw));
+  return failure(withLines(details, read));
+}
+
+/** The part of a file a floor is read from: a mapping whose `enforce`, if any, is an {@link Enforce}. */
+const FloorFile = z.looseObject({ enforce: Enforce.optional() });
+
+type ReadYaml =
+  | { ok: true; raw: unknown; doc: Document; lineCounter: LineCounter }
+  | { ok: false; failure: Failure };
+
+/** The file's text read as YAML (size limit, syntax errors with line and column), not yet validated. */
+function readYaml(text: string): ReadYaml {
   const bytes = Buffer.byteLength(text, "utf8");
   if (bytes > MAX_REPO_CONFIG_BYTES) {
-    return failure([
-      { path: "", message: `the file is ${bytes} bytes; the limit is ${MAX_REPO_CONFIG_BYTES}` },
-    ]);
+    return {
+      ok: false,
+      failure: failure([
+        { path: "", message: `the file is ${bytes} bytes; the limit is ${MAX_REPO_CONFIG_BYTES}` },
+      ]),
+    };
   }
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   if (doc.errors.length > 0) {
-    return failure(
-      doc.errors.map((e) => {
-        const pos = lineCounter.linePos(e.pos[0]);
-        const message = e.message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "");
-        return { path: "", line: pos.line, column: pos.col, message: `YAML syntax error: ${message}` };
-      }),
-    );
+    return {
+      ok: false,
+      failure: failure(
+        doc.errors.map((e) => {
+          const pos = lineCounter.linePos(e.pos[0]);
+          const message = e.message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "");
+          return { path: "", line: pos.line, column: pos.col, message: `YAML syntax error: ${message}` };
+        }),
+      ),
+    };
   }
-  let raw: unknown;
   try {
-    raw = doc.toJS({ maxAliasCount: 100 });
+    return { ok: true, raw: doc.toJS({ maxAliasCount: 100 }), doc, lineCounter };
   } catch (e) {
-    return failure([{ path: "", message: `YAML could not be read: ${(e as Error).message}` }]);
+    return {
+      ok: false,
+      failure: failure([{ path: "", message: `YAML could not be read: ${(e as Error).message}` }]),
+    };
   }
-  const result = parseRepoConfig(raw);
-  if (result.ok) return result;
-  const details = result.details.map((d) => {
-    const node = doc.getIn(pathSegments(d.path), true) as { range?: [number, number, number] } | undefined;
-    const offset = node?.range?.[0];
-    return offset === undefined ? d : { ...d, line: lineCounter.linePos(offset).line };
-  });
-  return failure(details.sort((a, b) => (a.line ?? 0) - (b.line ?? 0)));
 }
 
-function failure(details: ConfigProblem[]): RepoConfigResult {
+/** Each problem with the line (and column) of the node its path names, sorted by line. */
+function withLines(
+  details: ConfigProblem[],
+  { doc, lineCounter }: { doc: Document; lineCounter: LineCounter },
+): ConfigProblem[] {
+  const placed = details.map((d) => {
+    const node = doc.getIn(pathSegments(d.path), true) as { range?: [number, number, number] } | undefined;
+    const offset = node?.range?.[0];
+    if (offset === undefined) return d;
+    const pos = lineCounter.linePos(offset);
+    // the whole file's problems (`the file must be a mapping`) keep the line alone
+    return d.path ? { ...d, line: pos.line, column: pos.col } : { ...d, line: pos.line };
+  });
+  return placed.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
+}
+
+type Failure = Extract<RepoConfigResult, { ok: false }>;
+
+function failure(details: ConfigProblem[]): Failure {
   return {
     ok: false,
     problems: details.map((d) => {
+      // a schema problem names its path, so its line is enough here; a YAML syntax error also says the column
       const at =
         d.line === undefined
           ? ""
-          : d.column === undefined
+          : d.column === undefined || d.path
             ? `line ${d.line}`
             : `line ${d.line}, column ${d.column}`;
       const where = d.path ? (at ? `${d.path} (${at})` : d.path) : at;
