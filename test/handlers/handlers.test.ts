@@ -223,7 +223,10 @@ describe("config loading (Probot's octokit.config, nock)", () => {
       .query((q) => q.ref === undefined)
       .reply(200, "repositoryId: repo_1\nfailOn: critical\n", {
         "content-type": "text/plain; charset=utf-8",
-      });
+      })
+      // the organization floor (enforce:), read for every repository
+      .get("/repos/acme/.github/contents/.github%2Fdiffward.yml")
+      .reply(404);
     const loaded = await loadRepoConfig(octokit, "acme", "app");
     expect(loaded.kind).toBe("ok");
     if (loaded.kind === "ok") {
@@ -244,6 +247,7 @@ describe("config loading (Probot's octokit.config, nock)", () => {
         "content-type": "text/plain; charset=utf-8",
       })
       .get("/repos/acme/.github/contents/.github%2Fdiffward.yml")
+      .twice()
       .reply(200, "failOn: medium\ndrafts: scan\n", { "content-type": "text/plain; charset=utf-8" });
     const loaded = await loadRepoConfig(octokit, "acme", "app");
     expect(loaded.kind === "ok" && loaded.config).toMatchObject({
@@ -261,6 +265,7 @@ describe("config loading (Probot's octokit.config, nock)", () => {
         "content-type": "text/plain; charset=utf-8",
       })
       .get("/repos/acme/.github/contents/.github%2Fdiffward.yml")
+      .twice()
       .reply(200, "baseline:\n  on: schedule\n  schedule: daily\n  preset: full-standard\n", {
         "content-type": "text/plain; charset=utf-8",
       });
@@ -278,7 +283,9 @@ describe("config loading (Probot's octokit.config, nock)", () => {
       .get("/repos/acme/app/contents/.github%2Fdiffward.yml")
       .reply(200, "repositoryId: r\nfailOn: hgih\nunknownKey: 1\n", {
         "content-type": "text/plain; charset=utf-8",
-      });
+      })
+      .get("/repos/acme/.github/contents/.github%2Fdiffward.yml")
+      .reply(404);
     const loaded = await loadRepoConfig(octokit, "acme", "app");
     expect(loaded.kind).toBe("invalid");
     const text = loaded.kind === "invalid" ? loaded.problems.join("\n") : "";

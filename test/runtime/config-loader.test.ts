@@ -77,3 +77,95 @@ describe("OwnerConfigs", () => {
     ]);
   });
 });
+
+describe("the organization floor", () => {
+  const ORG_FILE = ".github/diffward.yml";
+  const SOURCE = (owner: string) => `${owner}/.github:${ORG_FILE}`;
+
+  /** An organization whose `.github` repository holds `orgFile`, and repositories with their own files. */
+  function seedOrg(owner: string, id: number, orgFile: string, repos: Record<string, string>) {
+    sb.state.addInstallation({ id, account: { login: owner, type: "Organization" } });
+    sb.state.addRepository({
+      owner,
+      name: ".github",
+      installationId: id,
+      files: { main: { [ORG_FILE]: orgFile } },
+    });
+    for (const [name, text] of Object.entries(repos))
+      sb.state.addRepository({ owner, name, installationId: id, files: { main: { [ORG_FILE]: text } } });
+  }
+
+  beforeAll(() => {
+    seedOrg("floored", 71, "enforce:\n  failOn: medium\n  forks: approve\nrepositoryId: repo_org\n", {
+      loose: "repositoryId: repo_a\nfailOn: {severity: critical, only: new}\nforks: scan\n",
+      strict: "repositoryId: repo_b\nfailOn: low\nforks: skip\n",
+      misplaced: "repositoryId: repo_c\nenforce:\n  failOn: low\n",
+      extends: "_extends: .github\nrepositoryId: repo_d\n",
+    });
+    seedOrg("bad-floor", 72, "enforce:\n  failOn: high\n  mode: evaluate\n", { own: CONFIG });
+    seedOrg("floor-only", 73, "enforce:\n  failOn: medium\n", { own: CONFIG });
+  });
+
+  it("raises a repository's looser values, its own file without _extends, and names the organization file", async () => {
+    const loaded = await loadRepoConfig(client(71), "floored", "loose");
+    expect(loaded).toMatchObject({
+      kind: "ok",
+      config: { repositoryId: "repo_a", failOn: { severity: "medium", only: "new" }, forks: "approve" },
+      files: ["floored/loose:.github/diffward.yml", SOURCE("floored")],
+      raised: [
+        { key: "failOn.severity", from: "critical", to: "medium", source: SOURCE("floored") },
+        { key: "forks", from: "scan", to: "approve", source: SOURCE("floored") },
+      ],
+    });
+    expect(loaded.kind === "ok" && "enforce" in loaded.config).toBe(false);
+  });
+
+  it("keeps a stricter repository's own values", async () => {
+    const loaded = await loadRepoConfig(client(71), "floored", "strict");
+    expect(loaded).toMatchObject({ kind: "ok", config: { failOn: "low", forks: "skip" }, raised: [] });
+  });
+
+  it("applies to a repository that falls back to or extends the organization file", async () => {
+    expect(await loadRepoConfig(client(71), "floored", "extends")).toMatchObject({
+      kind: "ok",
+      config: { repositoryId: "repo_d", failOn: { severity: "medium", only: "all" }, forks: "approve" },
+      raised: [{ key: "failOn.severity", from: "high", to: "medium" }],
+    });
+    const fallback = { kind: "ok", config: { repositoryId: "repo_org", forks: "approve" } };
+    expect(await loadRepoConfig(client(71), "floored", "no-file")).toMatchObject(fallback);
+    expect(await new OwnerConfigs(client(71), "floored").load("no-file")).toMatchObject(fallback);
+  });
+
+  it("refuses enforce: in a repository's own file, naming the file", async () => {
+    expect(await loadRepoConfig(client(71), "floored", "misplaced")).toEqual({
+      kind: "invalid",
+      problems: [
+        "floored/misplaced:.github/diffward.yml: enforce: is read only from the organization's file floored/.github:.github/diffward.yml; move it there or remove it",
+      ],
+      files: ["floored/misplaced:.github/diffward.yml", SOURCE("floored")],
+    });
+  });
+
+  it("makes every repository's configuration invalid on an enforce key outside the list, with its line", async () => {
+    const loaded = await loadRepoConfig(client(72), "bad-floor", "own");
+    expect(loaded).toMatchObject({ kind: "invalid" });
+    expect(loaded.kind === "invalid" && loaded.problems).toEqual([
+      expect.stringMatching(
+        /^bad-floor\/\.github:\.github\/diffward\.yml: enforce\.mode \(line 3\): unknown key "mode"; known keys here: failOn, triage, commands, forks$/,
+      ),
+    ]);
+    const owner = new OwnerConfigs(client(72), "bad-floor");
+    expect(await owner.load("own")).toEqual(loaded);
+  });
+
+  it("an organization file with only enforce: onboards no repository without its own", async () => {
+    const configs = new OwnerConfigs(client(73), "floor-only");
+    expect(await configs.load("no-file")).toEqual({ kind: "absent" });
+    expect(await loadRepoConfig(client(73), "floor-only", "no-file")).toEqual({ kind: "absent" });
+    expect(await configs.load("own")).toMatchObject({
+      kind: "ok",
+      config: { failOn: { severity: "medium", only: "all" } },
+      raised: [{ key: "failOn.severity", from: "high", to: "medium" }],
+    });
+  });
+});
