@@ -282,11 +282,16 @@ describe("reconciliation with the state intact", () => {
       const own = `/repos/${pulls[0]!.owner}/${pulls[0]!.repo}/`;
       expect(asked.filter((r) => r.path.startsWith(own) && r.operationId === "pulls/list")).toHaveLength(1);
       const inflightRepos = pulls.map((p) => `/repos/${p.owner}/${p.repo}`);
+      // and of their owners' organization floor (`.github/diffward.yml` of the `.github` repository)
+      const floors = pulls.map(
+        (p) => `/repos/${p.owner}/.github/contents/${encodeURIComponent(".github/diffward.yml")}`,
+      );
       expect(
         asked
           .filter(
             (r) =>
               !inflightRepos.some((x) => r.path === x || r.path.startsWith(`${x}/`)) &&
+              !floors.includes(r.path) &&
               !r.path.endsWith("/access_tokens"),
           )
           .map((r) => r.path),
