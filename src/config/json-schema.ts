@@ -66,13 +66,16 @@ export function listConfigFields(): ConfigField[] {
         walk(child, name);
         continue;
       }
+      // a list of mappings (`policies`): its own row, then one row per field of an entry (`policies[].mode`)
+      const entry = child.type === "array" && child.items?.properties ? child.items : undefined;
       const required = node.required?.includes(key) ?? false;
       out.push({
         name,
-        type: describeType(child),
+        type: entry ? "list of mapping (its fields below)" : describeType(child),
         default: required ? "required" : child.default === undefined ? "none" : JSON.stringify(child.default),
         description: child.description ?? "",
       });
+      if (entry) walk(entry, `${name}[]`);
     }
   };
   walk(root, "");

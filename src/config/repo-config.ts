@@ -3,9 +3,9 @@
  * schema carries the types, the defaults and the descriptions (each field's `.describe()`, its only
  * documentation); the JSON Schema for editors (`schema/diffward.schema.json`) and the README reference
  * table are derived from it. Its pieces live in ./repo-config/: the whole file and its top-level fields
- * (`schema.ts`), one module per group of sections (`fail-on.ts`, `scan-sections.ts`, `report-sections.ts`,
- * `triage-sections.ts`, `baseline-section.ts`) on the shared `fields.ts` and `permissions.ts`, the
- * organization floor (`enforce.ts`, applied by `floor.ts`), and the
+ * (`schema.ts`), one module per group of sections (`fail-on.ts`, `policies.ts`, `scan-sections.ts`,
+ * `report-sections.ts`, `triage-sections.ts`, `baseline-section.ts`) on the shared `fields.ts` and
+ * `permissions.ts`, the organization floor (`enforce.ts`, applied by `floor.ts`), and the
  * validation of the file's text with line numbers (`validation.ts`, messages in `issue-messages.ts`).
  */
 import type { RepoConfig } from "./repo-config/schema.js";
@@ -33,6 +33,14 @@ export {
 export { BaselineConfig } from "./repo-config/baseline-section.js";
 export { ENFORCE_KEYS, Enforce, EnforceFailOn, type EnforceKey } from "./repo-config/enforce.js";
 export { applyFloor, type RaisedValue } from "./repo-config/floor.js";
+export {
+  EvaluationMode,
+  PathGlob,
+  PathPolicy,
+  Policies,
+  PolicyMode,
+  globProblem,
+} from "./repo-config/policies.js";
 export {
   MAX_REPO_CONFIG_BYTES,
   parseEnforceYaml,

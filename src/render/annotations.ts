@@ -10,7 +10,8 @@ import { SEVERITIES } from "../scanner/catalog.js";
 import { findingLabel } from "../scanner/labels.js";
 import { parseLocation } from "../domain/location.js";
 import type { Disclosure, ReportFinding } from "../domain/types.js";
-import { isRuledOut, sortFindings, standing, type BlockingInput } from "../domain/verdict.js";
+import { applyPolicy, sortFindings, type BlockingInput } from "../domain/verdict.js";
+import type { PolicyMode } from "../config/repo-config.js";
 import { findingTitle, plainText } from "./escape.js";
 import { severityWord } from "./markdown.js";
 import { statusName } from "./glossary.js";
@@ -40,6 +41,12 @@ const PREEXISTING_NOTE: Record<"all" | "new", string> = {
   new: "Already open on the base branch (its last baseline scan): it does not block (failOn only: new).",
 };
 
+/** What an annotation adds for a finding under a path rule whose mode is not `block`. */
+const MODE_NOTE: Partial<Record<PolicyMode, string>> = {
+  comment: "Comment only: it never fails the check",
+  monitor: "Monitored: it never fails the check and gets no review comment",
+};
+
 /** Options of {@link toAnnotations}. */
 export interface AnnotationOptions {
   /**
@@ -54,7 +61,9 @@ export interface AnnotationOptions {
 /**
  * Annotations for the open findings whose location has a line (see `parseLocation`), most severe
  * first. Ruled out findings (false positive, duplicate, decided) and findings without a line get no
- * annotation: they are listed in the summary instead.
+ * annotation: they are listed in the summary instead; a finding under a path rule in mode `off` gets none
+ * (src/domain/policy.ts `applyPolicy`). Under a rule in mode `monitor` a finding is a `notice` that says so,
+ * under `comment` its message says it never fails the check.
  *
  * Level: `failure` for a blocking finding (see `isBlocking`: with `only: new`, not one already open on the
  * base branch's baseline, whose message says it is pre-existing), otherwise `warning` for `CRITICAL`,
@@ -76,19 +85,21 @@ export function toAnnotations(
   const out: CheckAnnotation[] = [];
   if (disclosure !== "full") return out;
   for (const f of sortFindings(findings)) {
-    if (isRuledOut(f)) continue;
+    const s = applyPolicy(f, options.failOn);
+    if (s.outcome === "off" || s.outcome === "ruled-out") continue;
     const loc = parseLocation(f.location);
     if (loc?.startLine === undefined) continue;
     const label = findingLabel(f.id, options.labelPrefix);
-    const { blocking, preexisting } = standing(f, options.failOn);
-    const level = blocking
-      ? "failure"
-      : SEVERITIES.indexOf(f.severity) <= SEVERITIES.indexOf("MEDIUM")
-        ? "warning"
-        : "notice";
+    const level =
+      s.outcome === "blocking"
+        ? "failure"
+        : s.outcome !== "monitored" && SEVERITIES.indexOf(f.severity) <= SEVERITIES.indexOf("MEDIUM")
+          ? "warning"
+          : "notice";
     const status =
       `Triage: ${statusName(f.triageStatus)}. Resolution: ${statusName(f.resolutionStatus)}.` +
-      (preexisting ? ` ${PREEXISTING_NOTE[onlyOf(options.failOn)]}` : "");
+      (s.preexisting ? ` ${PREEXISTING_NOTE[s.threshold.only]}` : "") +
+      (MODE_NOTE[s.mode] ? ` ${MODE_NOTE[s.mode]} (${s.rule}).` : "");
     const annotation: CheckAnnotation = {
       path: loc.path,
       start_line: loc.startLine,
@@ -111,10 +122,6 @@ export function toAnnotations(
     out.push(annotation);
   }
   return out;
-}
-
-function onlyOf(failOn: BlockingInput): "all" | "new" {
-  return typeof failOn === "string" ? "all" : failOn.only;
 }
 
 function oneLine(text: string): string {

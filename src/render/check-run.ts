@@ -11,11 +11,12 @@
 import { expiryText } from "../domain/acceptance.js";
 import { BaselineInfo, baselineComparisonSection, comparisonOf } from "./baseline.js";
 import { recount } from "../domain/baseline.js";
-import { FailOnSetting } from "../config/repo-config.js";
+import { EvaluationMode, FailOnSetting, PathPolicy } from "../config/repo-config.js";
 import { z } from "zod";
 import type { CheckRunOutput } from "../github/checks.js";
 import { Disclosure, ReportFinding, parseInput } from "../domain/types.js";
-import { blockingRule, decideConclusion, isRuledOut, sortFindings, standing } from "../domain/verdict.js";
+import { applyPolicy, blockingRule, decideConclusion, policyRule, sortFindings } from "../domain/verdict.js";
+import { policyParts, thresholdText } from "../domain/policy.js";
 import type { BlockingInput, BlockingRule, Verdict } from "../domain/verdict.js";
 import { findingPageUrl, scanPageUrl } from "../scanner/links.js";
 import { findingTitle, inlineCode, neutralize } from "./escape.js";
@@ -42,6 +43,7 @@ import { CHECK_RUN_SUMMARY_MAX_BYTES, CHECK_RUN_TEXT_MAX_BYTES, truncateBytes } 
 import { bullets, details, link, sections, severityBadge, table as markdownTable } from "./markdown.js";
 import { CreditInfo, GuidanceInfo, creditsSection, guidanceSection } from "./check-run-facts.js";
 import { detailsText } from "./finding-details.js";
+import { evaluationHeading, evaluationTitle, outcomeMark, policySection, ruleCell } from "./policy.js";
 
 export { CreditInfo, GuidanceInfo };
 export { WHERE_TO_READ_LEAD } from "./finding-details.js";
@@ -69,6 +71,15 @@ export const CheckRunModel = z.object({
   findings: z.array(ReportFinding),
   /** `failOn` as configured: a severity, or `{severity, only}` (`only: new` reads `baseline`) */
   failOn: FailOnSetting,
+  /** `policies` as configured: the first path rule matching a finding's file decides how it counts */
+  policies: z.array(PathPolicy).optional(),
+  /** `mode` as configured: `evaluate` concludes `neutral` where the check would fail */
+  mode: EvaluationMode.optional(),
+  /**
+   * the effective policy's parts with where each came from (src/domain/policy.ts `policyParts`); default:
+   * every part from the repository's own file
+   */
+  policyParts: z.array(z.object({ part: z.string(), value: z.string(), source: z.string() })).optional(),
   disclosure: Disclosure,
   /** two-letter label prefix, or "" for bare labels */
   labelPrefix: z.string(),
@@ -114,6 +125,7 @@ export const TABLE_LOCATION_MAX_CHARS = 80;
  */
 export function verdictTitle(verdict: Verdict, rule: BlockingInput): string {
   const failOn = blockingRule(rule).severity;
+  if (verdict.blocking > 0 && verdict.evaluate) return evaluationTitle(verdict);
   if (verdict.blocking > 0) {
     return `${plural(verdict.blocking, "blocking finding")} (${countsInWords(verdict.blockingBySeverity)})`;
   }
@@ -153,11 +165,14 @@ export function verdictTitle(verdict: Verdict, rule: BlockingInput): string {
  */
 export function renderCheckRunOutput(model: CheckRunModel): CheckRunOutput {
   const m = parseInput(CheckRunModel, model, "check run model");
-  const rule = blockingRule(m.failOn, comparisonOf(m.baseline));
+  const rule = policyRule(m, comparisonOf(m.baseline));
   const verdict = decideConclusion(m.findings, rule);
   const full = m.disclosure === "full";
-  const open = sortFindings(m.findings.filter((f) => !isRuledOut(f)));
-  const ruledOut = sortFindings(m.findings.filter((f) => isRuledOut(f)));
+  // a finding under a rule in mode `off` is not shown anywhere
+  const outcomes = new Map(m.findings.map((f) => [f, applyPolicy(f, rule).outcome]));
+  const shown = m.findings.filter((f) => outcomes.get(f) !== "off");
+  const open = sortFindings(shown.filter((f) => outcomes.get(f) !== "ruled-out"));
+  const ruledOut = sortFindings(shown.filter((f) => outcomes.get(f) === "ruled-out"));
   const scanUrl =
     m.serviceUrl ??
     (m.publicUrl && m.projectId ? scanPageUrl(m.publicUrl, m.projectId, m.scan.id) : undefined);
@@ -172,16 +187,22 @@ export function renderCheckRunOutput(model: CheckRunModel): CheckRunOutput {
   const summary = sections(
     m.warnings?.length ? bullets(m.warnings.map((w) => `⚠️ ${neutralize(w)}`)) : undefined,
     verdictSection(verdict, rule, subject),
-    m.baseline && baselineComparisonSection(currentBaseline(m.baseline, m.findings), rule.only === "new"),
+    policySection(m.policyParts ?? policyParts(m), verdict),
+    m.baseline && baselineComparisonSection(currentBaseline(m.baseline, shown), rule.only === "new"),
     m.scan.status !== "COMPLETED" &&
       `⚠️ The scan ended as ${inlineCode(m.scan.status)}, not \`COMPLETED\`: these results may be partial.`,
     !full && m.findings.length > 0 && withheldNote(Boolean(m.publicUrl && m.projectId)),
     open.length > 0 &&
       `### Findings\n\n${table(open)}` +
-        (verdict.blocking > 0
-          ? `\n\n⛔ blocks this ${subject} (${configSetting("failOn", failOnText(rule))})`
-          : ""),
-    full && subject === "pull request" && placementSection(open, inline, m.labelPrefix),
+        (verdict.blocking > 0 ? `\n\n${blockNote(rule, verdict, subject)}` : ""),
+    full &&
+      subject === "pull request" &&
+      placementSection(
+        open,
+        inline,
+        m.labelPrefix,
+        rule.rules?.some((r) => r.mode === "monitor"),
+      ),
     ruledOut.length > 0 &&
       details(
         `${plural(ruledOut.length, "finding")} ruled out`,
@@ -225,7 +246,17 @@ function withheldNote(linked: boolean): string {
 
 /** `high`, or `{severity: high, only: new}`: the setting as a user writes it. */
 function failOnText(rule: BlockingRule): string {
-  return rule.only === "new" ? `{severity: ${rule.severity}, only: new}` : rule.severity;
+  return thresholdText(rule);
+}
+
+/** What the ⛔ beside a finding means: the top-level `failOn`, or the rule named in its row. */
+function blockNote(rule: BlockingRule, verdict: Verdict, subject: string): string {
+  const blocks = verdict.evaluate
+    ? `would block this ${subject} (${configSetting("mode", "evaluate")})`
+    : `blocks this ${subject}`;
+  return rule.rules?.length
+    ? `⛔ ${blocks} under the rule in its row (${configSetting("failOn", failOnText(rule))} or a ${inlineCode("policies")} entry)`
+    : `⛔ ${blocks} (${configSetting("failOn", failOnText(rule))})`;
 }
 
 /** The stored comparison with its counts for the findings as they are now (a recompute after triage). */
@@ -235,6 +266,8 @@ function currentBaseline(x: BaselineInfo, findings: readonly ReportFinding[]): B
 
 function verdictSection(verdict: Verdict, rule: BlockingRule, subject: string): string {
   const failOn = rule.severity;
+  if (verdict.blocking > 0 && verdict.evaluate)
+    return `${evaluationHeading(verdict, subject)}\n\n${findingTally(verdict)}\n\n${countsLine(verdict.openBySeverity)}`;
   const fresh = rule.only === "new" && rule.preexisting ? "new " : "";
   const head =
     verdict.blocking > 0
@@ -266,9 +299,10 @@ function findingsTable(
   const rows = findings.map((f) => {
     const url = findingUrl(f.id);
     const code = labelCode(f.id, prefix);
-    const { blocking, preexisting } = standing(f, rule);
-    const mark = `${blocking ? " ⛔" : ""}${preexisting ? " _pre-existing_" : ""}`;
+    const s = applyPolicy(f, rule);
+    const mark = `${s.outcome === "blocking" ? " ⛔" : ""}${s.preexisting ? " _pre-existing_" : ""}${outcomeMark(s)}`;
     const label = `${url ? link(code, url) : code}${mark}`;
+    const ruleCells = rule.rules?.length ? [ruleCell(s)] : [];
     return full
       ? [
           label,
@@ -278,12 +312,21 @@ function findingsTable(
           triageText(f.triageStatus),
           evidenceText(f.confirmationEvidence),
           resolutionCell(f, prefix),
+          ...ruleCells,
         ]
-      : [label, severityBadge(f.severity), triageText(f.triageStatus), resolutionCell(f, prefix)];
+      : [
+          label,
+          severityBadge(f.severity),
+          triageText(f.triageStatus),
+          resolutionCell(f, prefix),
+          ...ruleCells,
+        ];
   });
+  // with path rules each row names the rule that applied; without, every finding follows `failOn`
+  const ruleHeader = rule.rules?.length ? ["Rule"] : [];
   const headers = full
-    ? ["Label", "Severity", "Title", "Location", "Triage", "Evidence", "Resolution"]
-    : ["Label", "Severity", "Triage", "Resolution"];
+    ? ["Label", "Severity", "Title", "Location", "Triage", "Evidence", "Resolution", ...ruleHeader]
+    : ["Label", "Severity", "Triage", "Resolution", ...ruleHeader];
   return markdownTable(headers, rows);
 }
 
@@ -306,6 +349,7 @@ function placementSection(
   open: readonly ReportFinding[],
   inline: ReadonlySet<string>,
   prefix: string,
+  monitors = false,
 ): string | undefined {
   if (open.length === 0) return undefined;
   const commented = open.filter((f) => inline.has(f.id)).length;
@@ -313,7 +357,7 @@ function placementSection(
   const lines = [`Review comments on the diff: ${commented} of ${plural(open.length, "open finding")}.`];
   if (without.length > 0) {
     lines.push(
-      `${plural(without.length, "open finding")} without a review comment (outside the diff, below ${configKey("comments.minSeverity")} or over ${configKey("comments.maxInline")}): ` +
+      `${plural(without.length, "open finding")} without a review comment (outside the diff, below ${configKey("comments.minSeverity")}${monitors ? `, over ${configKey("comments.maxInline")} or under a ${configKey("policies")} rule in mode \`monitor\`` : ` or over ${configKey("comments.maxInline")}`}): ` +
         without.map((f) => `${labelCode(f.id, prefix)} ${cellLocation(f.location)}`).join(", "),
     );
   }

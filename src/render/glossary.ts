@@ -78,6 +78,8 @@ export function severityBadgeText(severity: Severity): string {
 /** The `.github/diffward.yml` keys diffward names in what it posts. */
 export type ConfigKey =
   | "failOn"
+  | "policies"
+  | "mode"
   | "disclosure"
   | "preset"
   | "creditBudget"

@@ -3,10 +3,9 @@
  * last completed baseline, or, with `failOn: {only: new}` and no such baseline, that it has none (so the
  * summary says every finding counts). Shared by a pull request's report and a merge group's.
  */
-import type { FailOnSetting } from "../config/repo-config.js";
 import { compareWithBaseline } from "../domain/baseline.js";
+import { readsBaseline, type PolicySettings } from "../domain/policy.js";
 import type { ReportFinding } from "../domain/types.js";
-import { blockingRule } from "../domain/verdict.js";
 import type { BaselineInfo } from "../render/baseline.js";
 
 /** A completed baseline as the report reads it (src/stores/baseline-state.ts `BaselineReport`). */
@@ -18,14 +17,15 @@ export interface CompletedBaseline {
 
 /**
  * The report's {@link BaselineInfo}: the comparison when `baseline` is of `branch` (the pull request's or the
- * merge group's base branch), else `{ branch, missing: true }` with `failOn: {only: new}`, else `undefined`.
+ * merge group's base branch), else `{ branch, missing: true }` when a part of the policy says `only: new`
+ * (the top-level `failOn` or a path rule's own), else `undefined`.
  */
 export function againstBaseline(
   baseline: CompletedBaseline | undefined,
   branch: string,
   findings: readonly ReportFinding[],
-  failOn: FailOnSetting,
+  policy: PolicySettings,
 ): BaselineInfo | undefined {
   if (baseline && baseline.branch === branch) return compareWithBaseline(findings, baseline);
-  return blockingRule(failOn).only === "new" ? { branch, missing: true } : undefined;
+  return readsBaseline(policy) ? { branch, missing: true } : undefined;
 }

@@ -4,6 +4,7 @@ import { parseLocation } from "../domain/location.js";
 import type { Disclosure, FailOn, ReportFinding } from "../domain/types.js";
 import type { FailOnSetting } from "../config/repo-config.js";
 import {
+  applyPolicy,
   atLeast,
   decideConclusion,
   isRuledOut,
@@ -24,7 +25,7 @@ export interface PlanFile {
 
 /** What shapes the report (from `.github/diffward.yml`). */
 export interface PlanConfig {
-  /** `failOn` as configured, or its rule with the base branch's baseline (`blockingRule`) */
+  /** `failOn` as configured, or the policy's rule with the base branch's baseline (`policyRule`) */
   failOn: FailOnSetting | BlockingRule;
   disclosure: Disclosure;
   maxInline: number;
@@ -62,6 +63,8 @@ export interface ReportPlan {
  * - identity across pushes: a finding whose identity (id, fingerprint, or shape for a finding the service
  *   triaged `RECURRING`/`DUPLICATE`: src/domain/identity.ts) matches a comment diffward already posted on
  *   this pull request updates that comment instead of posting again;
+ * - the policy (src/domain/policy.ts `applyPolicy`): a finding under a path rule in mode `monitor` takes no
+ *   inline comment (nor refreshes one), under `off` it is left out of the plan entirely;
  * - everything else is listed in the summary (and annotated when it has a line), never lost.
  */
 export function planReport(input: {
@@ -94,6 +97,13 @@ export function planReport(input: {
   const update: InlinePlacement[] = [];
   const notInline: ReportFinding[] = [];
   for (const f of findings) {
+    const outcome = applyPolicy(f, config.failOn).outcome;
+    // `off`: not shown at all; `monitor`: in the check run only, never a review comment
+    if (outcome === "off") continue;
+    if (outcome === "monitored") {
+      notInline.push(f);
+      continue;
+    }
     const loc = parseLocation(f.location);
     const fileLines = loc ? lines.get(loc.path) : undefined;
     const line = fileLines ? pickCommentLine(loc, fileLines) : undefined;

@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import type { CheckAnnotation } from "../github/checks.js";
 import type { ReportFinding } from "../domain/types.js";
 import { toAnnotations } from "../render/annotations.js";
-import { blockingRule, decideConclusion, type BlockingRule, type Verdict } from "../domain/verdict.js";
+import { decideConclusion, policyRule, type BlockingRule, type Verdict } from "../domain/verdict.js";
 import { comparisonOf } from "../render/baseline.js";
 import type { CheckRunOutput } from "../github/checks.js";
 import { renderCheckRunOutput } from "../render/check-run.js";
@@ -64,6 +64,8 @@ export function renderPullVerdict(
     // the description and fix the report fetched, so the details read as they did (./details.ts)
     findings: withKeptDetails(findings, report.details),
     failOn: cfg.failOn,
+    policies: cfg.policies,
+    mode: cfg.mode,
     disclosure: cfg.disclosure ?? "full",
     labelPrefix: settings.labelPrefix,
     ...(settings.publicUrl ? { publicUrl: settings.publicUrl, projectId: report.projectId } : {}),
@@ -105,6 +107,7 @@ export function storedVerdict(report: ReportState): Verdict {
   return decideConclusion(
     report.findings.map((f) => ({
       id: f.id,
+      location: f.location,
       severity: f.severity as ReportFinding["severity"],
       triageStatus: f.triageStatus as ReportFinding["triageStatus"],
       resolutionStatus: f.resolutionStatus as ReportFinding["resolutionStatus"],
@@ -114,11 +117,12 @@ export function storedVerdict(report: ReportState): Verdict {
 }
 
 /**
- * The blocking rule of a stored report: its `failOn` with the comparison with the base branch's baseline the
- * report made (kept in the report state), so a recompute blocks exactly what the report did.
+ * The blocking rule of a stored report: its policy (`failOn`, `policies`, `mode`: src/domain/policy.ts) with
+ * the comparison with the base branch's baseline the report made (kept in the report state), so a recompute
+ * blocks exactly what the report did.
  */
 export function reportRule(report: Pick<ReportState, "config" | "extras">): BlockingRule {
-  return blockingRule(report.config.failOn, comparisonOf(report.extras?.baseline));
+  return policyRule(report.config, comparisonOf(report.extras?.baseline));
 }
 
 /**

@@ -17,6 +17,13 @@ const root = new URL("../../", import.meta.url);
 const read = (path: string) => readFileSync(new URL(path, root), "utf8");
 
 /** Dotted leaf paths of the zod schema, walked independently of the JSON Schema. */
+/** True when a field is a list (under its optional/default wrappers). */
+function unwrapsList(field: unknown): boolean {
+  let cur = field as { def?: { type?: string }; unwrap?: () => unknown } | undefined;
+  while (cur?.def?.type !== "array" && typeof cur?.unwrap === "function") cur = cur.unwrap() as typeof cur;
+  return cur?.def?.type === "array";
+}
+
 function zodLeafPaths(): string[] {
   const out: string[] = [];
   const unwrap = (s: unknown): unknown => {
@@ -33,7 +40,12 @@ function zodLeafPaths(): string[] {
   const walk = (shape: Record<string, unknown>, prefix: string) => {
     for (const [key, field] of Object.entries(shape)) {
       const inner = unwrap(field) as { shape?: Record<string, unknown> };
-      if (inner.shape) walk(inner.shape, `${prefix}${key}.`);
+      // a list of mappings: the list, then each field of an entry as `list[].field`
+      const isList = unwrapsList(field);
+      if (inner.shape && isList) {
+        out.push(`${prefix}${key}`);
+        walk(inner.shape, `${prefix}${key}[].`);
+      } else if (inner.shape) walk(inner.shape, `${prefix}${key}.`);
       else out.push(`${prefix}${key}`);
     }
   };

@@ -79,10 +79,16 @@ describe("decideConclusion", () => {
   it("fails with counts when a finding blocks", () => {
     expect(decideConclusion(findings, "high")).toEqual({
       conclusion: "failure",
+      evaluate: false,
       total: 5,
       open: 3,
       blocking: 2,
       preexistingAtThreshold: 0,
+      monitored: 0,
+      commented: 0,
+      hidden: 0,
+      suppressed: 0,
+      held: 0,
       ruledOut: 2,
       openBySeverity: { CRITICAL: 1, HIGH: 1, MEDIUM: 1, LOW: 0, INFO: 0 },
       blockingBySeverity: { CRITICAL: 1, HIGH: 1, MEDIUM: 0, LOW: 0, INFO: 0 },

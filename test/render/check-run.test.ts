@@ -61,6 +61,15 @@ describe("renderCheckRunOutput", () => {
 
       🔴 Critical **1** · 🟠 High **1** · 🟡 Medium **0** · 🔵 Low **0** · ⚪ Info **0**
 
+      ### Policy
+
+      | Part | Value | Source |
+      | --- | --- | --- |
+      | \`failOn\` | \`high\` | repository file (.github/diffward.yml) |
+      | \`mode\` | \`enforce\` | repository file (.github/diffward.yml) |
+
+      Blocking: **2** · Pre-existing: **0** · Monitored: **0** · Suppressed: **0** · Held: **0**
+
       ### Findings
 
       | Label | Severity | Title | Location | Triage | Evidence | Resolution |

@@ -11,7 +11,7 @@ describe("againstBaseline", () => {
 
   it("compares with the baseline of the same branch, whatever failOn says", () => {
     for (const failOn of ["high", { severity: "high", only: "new" }] as const)
-      expect(againstBaseline(baseline, "main", [onBase, fresh], failOn)).toMatchObject({
+      expect(againstBaseline(baseline, "main", [onBase, fresh], { failOn })).toMatchObject({
         branch: "main",
         preexisting: 1,
         fresh: 1,
@@ -20,13 +20,29 @@ describe("againstBaseline", () => {
   });
 
   it("another branch's baseline, or none: with only: new it says there is none, otherwise nothing", () => {
-    const onlyNew = { severity: "high", only: "new" } as const;
+    const onlyNew = { failOn: { severity: "high", only: "new" } } as const;
     expect(againstBaseline(baseline, "release", [onBase], onlyNew)).toEqual({
       branch: "release",
       missing: true,
     });
     expect(againstBaseline(undefined, "main", [onBase], onlyNew)).toEqual({ branch: "main", missing: true });
-    expect(againstBaseline(baseline, "release", [onBase], "high")).toBeUndefined();
-    expect(againstBaseline(undefined, "main", [onBase], { severity: "high", only: "all" })).toBeUndefined();
+    expect(againstBaseline(baseline, "release", [onBase], { failOn: "high" })).toBeUndefined();
+    expect(
+      againstBaseline(undefined, "main", [onBase], { failOn: { severity: "high", only: "all" } }),
+    ).toBeUndefined();
+  });
+
+  it("a path rule's own failOn with only: new also asks for the baseline", () => {
+    const policies = [
+      {
+        paths: ["src/payments/**"],
+        mode: "block" as const,
+        failOn: { severity: "medium" as const, only: "new" as const },
+      },
+    ];
+    expect(againstBaseline(undefined, "main", [onBase], { failOn: "high", policies })).toEqual({
+      branch: "main",
+      missing: true,
+    });
   });
 });

@@ -10,6 +10,7 @@ import { CodeScanningConfig, CommentsConfig } from "./report-sections.js";
 import { AuthorsConfig, CreditCapConfig, GuidanceConfig, PathsConfig } from "./scan-sections.js";
 import { CommandsConfig, TriageConfig } from "./triage-sections.js";
 import { Enforce } from "./enforce.js";
+import { EvaluationMode, Policies } from "./policies.js";
 
 /**
  * The whole `.github/diffward.yml`. Strict at every level: an unknown key is an error naming it, so a
@@ -34,6 +35,8 @@ export const RepoConfig = section("diffward configuration (.github/diffward.yml)
   failOn: FailOnSetting.default("high").describe(
     "Least severe open finding that makes the check run fail (`none` never fails it): a severity such as `high`, or `{severity: high, only: new}` so that only findings not already open on the base branch's last completed baseline count (pre-existing ones are listed but do not block; without a baseline every finding counts).",
   ),
+  policies: Policies,
+  mode: EvaluationMode,
   drafts: z.enum(["skip", "scan"]).default("skip").describe("Whether draft pull requests are scanned."),
   forks: z
     .enum(["scan", "approve", "skip"])

@@ -295,6 +295,8 @@ export function completedOutput(
     },
     findings: [...findings],
     failOn: d.config.failOn,
+    policies: d.config.policies,
+    mode: d.config.mode,
     disclosure: d.config.disclosure ?? "full",
     labelPrefix: settings.labelPrefix,
     ...(settings.publicUrl ? { publicUrl: settings.publicUrl, projectId: d.projectId } : {}),

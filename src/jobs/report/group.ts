@@ -62,6 +62,6 @@ async function groupBaseline(
     await rt.stores.baselines.getReport(d.owner, d.repo),
     branch,
     findings,
-    d.config.failOn,
+    d.config,
   );
 }

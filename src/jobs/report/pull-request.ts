@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
 import { getPull, listPullFiles } from "../../github/pulls.js";
 import { againstBaseline } from "../../report/baseline.js";
-import { blockingRule } from "../../domain/verdict.js";
+import { policyRule, readsBaseline } from "../../domain/policy.js";
 import { comparisonOf, type BaselineInfo } from "../../render/baseline.js";
 import { listReviewComments } from "../../github/reviews.js";
 import type { InstallationOctokit } from "../../github/types.js";
@@ -87,7 +87,7 @@ async function readPullReport(run: ReportRun): Promise<PullReportFacts & { botLo
     files,
     posted: postedFindingComments(comments, botLogin),
     config: {
-      failOn: blockingRule(cfg.failOn, comparisonOf(baseline)),
+      failOn: policyRule(cfg, comparisonOf(baseline)),
       disclosure: cfg.disclosure ?? "full",
       maxInline: cfg.comments.maxInline,
       minSeverity: cfg.comments.minSeverity,
@@ -103,7 +103,7 @@ async function readPullReport(run: ReportRun): Promise<PullReportFacts & { botLo
 /**
  * The pull request's findings against its base branch's last completed baseline (`baseline:` in
  * `.github/diffward.yml`), when the repository has one: the base branch is read from GitHub ("Get a pull
- * request") only then, and must be the baseline's branch. With `failOn: {only: new}` and no completed
+ * request") only then, and must be the baseline's branch. With `only: new` in the policy and no completed
  * baseline of the base branch, that it has none (the summary says every finding counts); otherwise
  * `undefined`.
  */
@@ -114,10 +114,9 @@ async function readBaselineComparison(
   findings: readonly ReportFinding[],
 ): Promise<BaselineInfo | undefined> {
   const baseline = await rt.stores.baselines.getReport(d.owner, d.repo);
-  const onlyNew = blockingRule(d.config.failOn).only === "new";
-  if (!baseline && !onlyNew) return undefined;
+  if (!baseline && !readsBaseline(d.config)) return undefined;
   const pull = await getPull(octokit, { owner: d.owner, repo: d.repo, pullNumber: d.pullNumber });
-  return againstBaseline(baseline, pull.baseRef, findings, d.config.failOn);
+  return againstBaseline(baseline, pull.baseRef, findings, d.config);
 }
 
 /** Details (description, recommended fix, notes) only for the findings shown inline: one `GET` each. */

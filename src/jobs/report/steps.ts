@@ -6,6 +6,7 @@
  */
 import type { Logger } from "pino";
 import type { ReportFinding } from "../../domain/types.js";
+import { applyPolicy, policyRule } from "../../domain/policy.js";
 import { applyCodeScanningUpload, planCodeScanningUpload } from "../../codescanning/upload.js";
 import { collectReportExtras, type ReportExtras } from "../../report/extras.js";
 import type { InstallationOctokit } from "../../github/types.js";
@@ -98,7 +99,7 @@ export async function readScanFindings(
  * The report's ONE upload to GitHub code scanning (README "GitHub code scanning"; `planCodeScanningUpload`, at most one
  * per scan by `applyCodeScanningUpload`): `ref` = `refs/pull/<number>/head` for a pull request, the group's
  * `head_ref` for a merge group, `refs/heads/<default branch>` for a baseline; `commit_sha` = the scanned head. Off unless `codeScanning.upload`; withheld
- * under an effective `disclosure: summary`.
+ * under an effective `disclosure: summary`; findings a path rule in mode `off` hides are left out.
  * @returns what the check run says about code scanning, or `undefined` when the feature is off.
  */
 export async function uploadReport(
@@ -121,7 +122,8 @@ export async function uploadReport(
       ...(d.target?.kind === "baseline" ? { baselineBranch: d.target.branch } : {}),
       headSha: d.headSha,
       scanId: d.scanId,
-      findings,
+      // a finding under a `policies` rule in mode `off` is not shown anywhere, code scanning included
+      findings: findings.filter((f) => applyPolicy(f, policyRule(cfg)).outcome !== "off"),
       labelPrefix: rt.settings.labelPrefix,
       ...(d.repoHtmlUrl ? { repoHtmlUrl: d.repoHtmlUrl } : {}),
     }),
