@@ -1,4 +1,6 @@
 #!/usr/bin/env node
+// first: with tracing on, the OpenTelemetry SDK starts before anything else opens a server or a connection
+import { tracing } from "./tracing.js";
 import { run } from "probot";
 import { boot, type Booted } from "./boot.js";
 import { describeEnv, EnvError, loadDotEnv, loadEnv, type AppEnv } from "./config/env.js";
@@ -55,6 +57,7 @@ async function main(): Promise<void> {
     await metricsServer?.close();
     tokensFile?.close();
     await booted.close();
+    await tracing?.shutdown().catch((err: unknown) => log.warn({ err }, "exporting the last spans failed"));
     log.info("stopped");
     process.exit(0);
   };

@@ -1,3 +1,4 @@
+import { annotateActiveSpan, type TraceSubject } from "../runtime/tracing.js";
 import type { EmitterWebhookEvent, EmitterWebhookEventName } from "@octokit/webhooks";
 import type { Probot } from "probot";
 import type { EventHandler, HandlerDeps } from "./deps.js";
@@ -53,6 +54,7 @@ function route<E extends EmitterWebhookEventName>(events: E | E[], handler: Even
         const payload = event.payload as { installation?: { id?: number } | null };
         const installationId = payload.installation?.id;
         if (!installationId) return;
+        annotateActiveSpan(webhookTraceSubject(event.id, installationId, event.payload));
         if (await deps.deliveries?.isAccepted(event.id)) {
           deps.log?.info(
             { delivery: event.id, event: event.name },
@@ -64,6 +66,26 @@ function route<E extends EmitterWebhookEventName>(events: E | E[], handler: Even
         await deps.deliveries?.accept(event.id);
       }),
     );
+}
+
+/**
+ * The identifiers of a delivery for its trace (the webhook request's span): the delivery GUID
+ * (`X-GitHub-Delivery`), the installation, and the repository, pull request and head SHA when the payload has
+ * them (`repository.owner.login`/`repository.name`, `pull_request.number`, `pull_request.head.sha`).
+ */
+function webhookTraceSubject(deliveryId: string, installationId: number, payload: unknown): TraceSubject {
+  const p = payload as {
+    repository?: { name?: unknown; owner?: { login?: unknown } };
+    pull_request?: { number?: unknown; head?: { sha?: unknown } };
+  };
+  return {
+    deliveryId,
+    installationId,
+    owner: p.repository?.owner?.login,
+    repo: p.repository?.name,
+    pullNumber: p.pull_request?.number,
+    headSha: p.pull_request?.head?.sha,
+  };
 }
 
 /** Every webhook event diffward subscribes to and its handler. */

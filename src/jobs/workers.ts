@@ -12,6 +12,7 @@ import { QUEUE_NAMES } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { LockBusyError } from "../stores/pull-state.js";
 import type { QueueOptions } from "../runtime/queues.js";
+import { annotateActiveSpan, queueTelemetry } from "../runtime/tracing.js";
 import { PROCESSORS, type Processor } from "./processors.js";
 
 /**
@@ -66,6 +67,7 @@ async function runJob(rt: Runtime, job: Job, token?: string, signal?: AbortSigna
     );
     throw new UnrecoverableError(error.message);
   }
+  annotateActiveSpan(job.data);
   return (PROCESSORS[kind] as Processor<JobKind>)(rt, job, token, signal);
 }
 
@@ -79,7 +81,8 @@ export function startWorkers(
   opts: QueueOptions & { concurrency?: Partial<WorkerConcurrency>; timing?: WorkerTiming },
 ): Worker[] {
   const prefix = opts.prefix ?? DEFAULT_QUEUE_PREFIX;
-  const common = { connection: opts.connection, prefix, ...opts.timing };
+  // with tracing on, a job's span continues the trace of whoever added it (src/runtime/tracing.ts)
+  const common = { connection: opts.connection, prefix, ...opts.timing, ...queueTelemetry() };
   const conc: WorkerConcurrency = {
     events: 20,
     launch: 10,

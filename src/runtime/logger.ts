@@ -1,3 +1,4 @@
+import { traceLogFields, tracingEnabled } from "./tracing.js";
 import { pino, type Bindings, type ChildLoggerOptions, type DestinationStream, type Logger, type LoggerOptions } from "pino";
 
 /** What a redacted value is replaced with in log lines. */
@@ -55,12 +56,14 @@ export function redactDeep(value: unknown, depth = 6): unknown {
  * - the userinfo of any URL in any string value, the message, child bindings and `err` included, is
  *   replaced by `[redacted]` (`formatters.log` and `formatters.bindings` passes, a `logMethod` hook and
  *   children whose bindings are redacted: {@link redactText});
- * - an error logged as `{ err }` keeps its class (`type`), stack and causes, redacted the same way.
+ * - an error logged as `{ err }` keeps its class (`type`), stack and causes, redacted the same way;
+ * - with tracing on (`src/runtime/tracing.ts`), a line logged inside a span carries its `trace_id` and `span_id`.
  * @param destination where lines go (stdout by default; tests pass a stream to read them back).
  */
 export function createLogger(options: LoggerOptions = {}, destination?: DestinationStream): Logger {
   const opts: LoggerOptions = {
     ...options,
+    ...(tracingEnabled() && !options.mixin ? { mixin: traceLogFields } : {}),
     redact: { paths: [...SECRET_FIELDS], censor: REDACTED },
     formatters: {
       ...options.formatters,

@@ -2,6 +2,7 @@ import type { ConnectionOptions } from "bullmq";
 import { DEFAULT_QUEUE_PREFIX } from "./connection.js";
 import { InstallationQueue } from "./installation-jobs.js";
 import { QUEUE_NAMES } from "./names.js";
+import { queueTelemetry } from "./tracing.js";
 import type { Runtime } from "./runtime.js";
 
 /** Connection and key prefix of diffward's queues; the prefix defaults to {@link DEFAULT_QUEUE_PREFIX}. */
@@ -16,7 +17,12 @@ export interface QueueOptions {
  * ({@link InstallationQueue}), so the organization's page counts one installation's jobs.
  */
 export function createQueues(opts: QueueOptions): Runtime["queues"] {
-  const common = { connection: opts.connection, prefix: opts.prefix ?? DEFAULT_QUEUE_PREFIX };
+  // with tracing on, each added job carries its producer's trace context (src/runtime/tracing.ts)
+  const common = {
+    connection: opts.connection,
+    prefix: opts.prefix ?? DEFAULT_QUEUE_PREFIX,
+    ...queueTelemetry(),
+  };
   return {
     events: new InstallationQueue(QUEUE_NAMES.events, common),
     launch: new InstallationQueue(QUEUE_NAMES.launch, common),

@@ -47,7 +47,7 @@ export interface SeededPull {
  * files, merge base {@link MERGE_BASE}, `.github/diffward.yml`) without sending it: for tests that send
  * the delivery themselves (twice, under a chosen id, through a proxy).
  */
-export function seedPull(h: Harness, o: OpenOptions): SeededPull {
+export function seedPull(h: Pick<Harness, "seed">, o: OpenOptions): SeededPull {
   const p: Payload = webhookExample("pull_request", "opened");
   p.pull_request.head.sha = o.head;
   p.pull_request.updated_at = new Date(Date.now()).toISOString();
