@@ -9,6 +9,8 @@
  * (from `process.memoryUsage()` and `process.cpuUsage()`), and stops on SIGTERM. Configuration is a JSON
  * file named by the one argument, checked with zod.
  */
+// first, as in src/index.ts: with OTEL_EXPORTER_OTLP_ENDPOINT set, the child traces (the overhead's measure)
+import "../src/tracing.js";
 import { readFileSync } from "node:fs";
 import { pino } from "pino";
 import { z } from "zod";

@@ -20,6 +20,7 @@ import { FixedIntervalPoller } from "./peer.js";
 import {
   REDIS_URL,
   peakRssMb,
+  cpuSeconds,
   sampleOwnRss,
   childUrl,
   startChild,
@@ -139,6 +140,7 @@ export interface PipelineResult {
    * `workerProcesses` is 0); `workerPeakRssMb` one entry per worker child process, `workerBootRssMb` its first
    * sample (booted, before any webhook: the floor of Node + tsx + diffward's modules); `webPeakRssMb` and
    * `webBootRssMb` the same for the web server's child process (only with `workerProcesses` > 0).
+   * `workerCpuSeconds` and `webCpuSeconds`: CPU time (user + system, s) each child used up to its last sample.
    */
   processes: {
     parentPeakRssMb: number;
@@ -146,6 +148,8 @@ export interface PipelineResult {
     workerBootRssMb: number[];
     webPeakRssMb?: number;
     webBootRssMb?: number;
+    workerCpuSeconds: number[];
+    webCpuSeconds?: number;
   };
   /** the peer's report delay (scan terminal → its check run completed) for one pull request, ms */
   peerDelayOf?: (key: string) => number | undefined;
@@ -347,8 +351,10 @@ export async function runPipeline(opts: PipelineOptions): Promise<PipelineResult
     parentPeakRssMb: ownRss.stop(),
     workerPeakRssMb: children.map((c) => peakRssMb(c.samples)),
     workerBootRssMb: children.map((c) => peakRssMb(c.samples.slice(0, 1))),
+    workerCpuSeconds: children.map((c) => cpuSeconds(c.samples)),
     ...(webChild
       ? {
+          webCpuSeconds: cpuSeconds(webChild.samples),
           webPeakRssMb: peakRssMb(webChild.samples),
           webBootRssMb: peakRssMb(webChild.samples.slice(0, 1)),
         }

@@ -104,6 +104,12 @@ export async function waitForChildren(children: readonly BenchChild[], timeoutMs
   }
 }
 
+/** CPU time (user + system) a child used up to its last sample, in seconds; 0 without samples. */
+export function cpuSeconds(samples: readonly Sample[]): number {
+  const last = samples.at(-1);
+  return last ? (last.cpuUserUs + last.cpuSystemUs) / 1e6 : 0;
+}
+
 /** Peak of the samples' RSS, in MB (2^20 bytes); 0 without samples. */
 export function peakRssMb(samples: readonly Sample[]): number {
   let peak = 0;

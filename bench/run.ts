@@ -504,6 +504,15 @@ async function main() {
       // with child processes the verdict is diffward's processes': the parent holds the sandbox and stand-in
       met: split ? diffwardMax < 300 : pr.parentPeakRssMb < 300,
     });
+    if (split)
+      rows.push({
+        group: "github-limits",
+        figure: "CPU time per diffward process (user + system, whole run)",
+        target: "–",
+        diffward: `web ${fmt(pr.webCpuSeconds ?? 0, 1)} s; workers ${pr.workerCpuSeconds.map((c) => `${fmt(c, 1)} s`).join(", ")}`,
+        peer: "–",
+        met: null,
+      });
     boundRows("github-limits", lim, args.limitsPrs, (key) => installationByKey.get(key) ?? 0, ra);
     pipelineRows("github-limits", lim, args.limitsPrs, ra);
     json.githubLimits = serialize(lim);

@@ -203,3 +203,22 @@ redis.clusterNodes, a URL reduced to its host and port), else redis.url's host a
 {{- end -}}
 {{ $tls }}
 {{- end -}}
+
+{{/*
+OpenTelemetry's variables when tracing.endpoint is set (docs/operations.md, "Tracing"), for one role's pods:
+  include "diffward.tracingEnv" (dict "root" . "role" "web")
+Nothing when it is empty: diffward then starts no SDK.
+*/}}
+{{- define "diffward.tracingEnv" -}}
+{{- $t := .root.Values.tracing -}}
+{{- if $t.endpoint }}
+- { name: OTEL_EXPORTER_OTLP_ENDPOINT, value: {{ $t.endpoint | quote }} }
+- { name: OTEL_EXPORTER_OTLP_PROTOCOL, value: {{ $t.protocol | quote }} }
+- { name: OTEL_SERVICE_NAME, value: {{ $t.serviceName | quote }} }
+- { name: OTEL_RESOURCE_ATTRIBUTES, value: {{ printf "diffward.role=%s" .role | quote }} }
+- { name: OTEL_TRACES_SAMPLER, value: {{ $t.sampler | quote }} }
+{{- with $t.samplerArg }}
+- { name: OTEL_TRACES_SAMPLER_ARG, value: {{ . | quote }} }
+{{- end }}
+{{- end }}
+{{- end -}}
