@@ -1,25 +1,13 @@
-import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../support/redis-server.js";
+import { startEntry as start } from "../support/entry.js";
 import { devPrivateKey } from "../../dev/harness/harness.js";
 import { startSandbox, type Sandbox } from "../../dev/sandbox/index.js";
 
 const PACKAGE_VERSION = (
   JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }
 ).version;
-
-function start(env: Record<string, string>, args: string[] = []) {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/index.ts", ...args], {
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let out = "";
-  child.stdout.on("data", (d) => (out += String(d)));
-  child.stderr.on("data", (d) => (out += String(d)));
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  return { child, exited, output: () => out };
-}
 
 describe("the entry point (npm start)", () => {
   let sb: Sandbox;

@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { randomUUID } from "node:crypto";
@@ -7,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHarness, devPrivateKey, type HeadlessHarness } from "../../dev/harness/harness.js";
 import { sendWebhook } from "../../dev/github-standin/index.js";
 import { freePort } from "../support/redis-server.js";
+import { startEntry as start } from "../support/entry.js";
 import { seedPull, sha, type SeededPull } from "../support/pr.js";
 
 /** One span as OTLP/HTTP JSON carries it (https://opentelemetry.io/docs/specs/otlp/#json-protobuf-encoding). */
@@ -65,19 +65,6 @@ async function startReceiver(): Promise<{ url: string; spans: Received[]; close(
     spans,
     close: () => new Promise<void>((r) => server.close(() => r())),
   };
-}
-
-/** `src/index.ts` as a child process (`npm start`'s entry under tsx) with `env`. */
-function start(env: Record<string, string>) {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/index.ts"], {
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let out = "";
-  child.stdout.on("data", (d) => (out += String(d)));
-  child.stderr.on("data", (d) => (out += String(d)));
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  return { child, exited, output: () => out };
 }
 
 // The entry's queues and state use the default key prefixes: a Redis database of this test's own keeps them
