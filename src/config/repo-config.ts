@@ -43,6 +43,7 @@ export {
 } from "./repo-config/policies.js";
 export {
   MAX_REPO_CONFIG_BYTES,
+  checkConfigFileYaml,
   parseEnforceYaml,
   type EnforceResult,
   parseRepoConfig,

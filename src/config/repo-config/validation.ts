@@ -51,9 +51,7 @@ export function parseRepoConfigYaml(text: string): RepoConfigResult {
 }
 
 /** The outcome of reading an organization floor: the `enforce` section of a file, when it has one. */
-export type EnforceResult =
-  | { ok: true; enforce: Enforce | undefined }
-  | Failure;
+export type EnforceResult = { ok: true; enforce: Enforce | undefined } | Failure;
 
 /**
  * Parses the text of the organization's `.github/diffward.yml` for its floor, `enforce:` ({@link Enforce}):
@@ -70,12 +68,44 @@ export function parseEnforceYaml(text: string): EnforceResult {
   return failure(withLines(details, read));
 }
 
+/**
+ * A file as written before the app merges it (what `diffward check-config` checks): `_extends` (the file
+ * whose keys this one overrides, @probot/octokit-plugin-config) is allowed, and `repositoryId` may be left
+ * to the extended file, or, in the organization's file (one with `enforce:`), to each repository.
+ */
+const SharedFile = RepoConfig.extend({
+  repositoryId: RepoConfig.shape.repositoryId.optional(),
+  _extends: z.string().min(1).optional(),
+});
+
+/**
+ * Checks the text of a `.github/diffward.yml` as written, without reading anything else: YAML syntax, the
+ * schema (with `enforce:`, the organization floor), line and column of each problem, the app's messages.
+ * `_extends` is allowed; `repositoryId` is required unless the file has `_extends` or `enforce`. Never throws.
+ */
+export function checkConfigFileYaml(text: string): Failure | { ok: true } {
+  const read = readYaml(text);
+  if (!read.ok) return read.failure;
+  const raw = read.raw;
+  if (raw === undefined || raw === null) return parseRepoConfig(raw) as Failure;
+  const shared = typeof raw === "object" && ("_extends" in raw || "enforce" in raw);
+  const parsed = (shared ? SharedFile : RepoConfig.extend({ _extends: SharedFile.shape._extends })).safeParse(
+    raw,
+  );
+  if (parsed.success) return { ok: true };
+  return failure(
+    withLines(
+      parsed.error.issues.flatMap((issue) => describeIssue(issue, raw)),
+      read,
+    ),
+  );
+}
+
 /** The part of a file a floor is read from: a mapping whose `enforce`, if any, is an {@link Enforce}. */
 const FloorFile = z.looseObject({ enforce: Enforce.optional() });
 
 type ReadYaml =
-  | { ok: true; raw: unknown; doc: Document; lineCounter: LineCounter }
-  | { ok: false; failure: Failure };
+  { ok: true; raw: unknown; doc: Document; lineCounter: LineCounter } | { ok: false; failure: Failure };
 
 /** The file's text read as YAML (size limit, syntax errors with line and column), not yet validated. */
 function readYaml(text: string): ReadYaml {
