@@ -32,7 +32,7 @@ export {
 } from "./repo-config/triage-sections.js";
 export { BaselineConfig } from "./repo-config/baseline-section.js";
 export { ENFORCE_KEYS, Enforce, EnforceFailOn, type EnforceKey } from "./repo-config/enforce.js";
-export { applyFloor, type RaisedValue } from "./repo-config/floor.js";
+export { RaisedValue, applyFloor } from "./repo-config/floor.js";
 export {
   EvaluationMode,
   PathGlob,

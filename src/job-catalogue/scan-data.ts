@@ -3,7 +3,7 @@
  * (queues `diffward-launch`, `diffward-scans`, `diffward-reports`).
  */
 import { z } from "zod";
-import { RepoConfig } from "../config/repo-config.js";
+import { RaisedValue, RepoConfig } from "../config/repo-config.js";
 import { GuidanceChange } from "../domain/gate.js";
 import { RepoContext } from "./repo-context.js";
 
@@ -43,6 +43,8 @@ const pullFindings = {
   guidanceChange: GuidanceChange.optional(),
   /** the preset refused `baseCommit` (`diff_base_not_allowed`): a whole-repository scan */
   wholeRepository: z.boolean().optional(),
+  /** the values the organization floor raised in the repository's configuration (named in the summary) */
+  floorRaised: z.array(RaisedValue).optional(),
 };
 
 /** A scan launch (job `launch`, queue `diffward-launch`). */

@@ -1,4 +1,4 @@
-import { withEffectiveDisclosure, type RepoConfig } from "../config/repo-config.js";
+import { withEffectiveDisclosure, type RaisedValue, type RepoConfig } from "../config/repo-config.js";
 import type { CheckRunUpdate } from "../github/checks.js";
 import { createCheck, updateCheck, type GitHubWrite } from "../github/writes.js";
 import type { Gate } from "../domain/gate.js";
@@ -176,7 +176,10 @@ export interface PullRequestFacts {
   /** when the job was added (BullMQ `job.timestamp`, ms since the epoch): diffward received the request */
   receivedAt: number;
   /** `.github/diffward.yml` of the default branch (an absent one never gets here) */
-  config: { kind: "invalid"; problems: string[] } | { kind: "ok"; config: RepoConfig };
+  config:
+    | { kind: "invalid"; problems: string[] }
+    /** `raised`: the values the organization floor raised, named in the check run's summary */
+    | { kind: "ok"; config: RepoConfig; raised?: RaisedValue[] };
   head: Extract<HeadDecision, { kind: "follow" }>;
   /** an unfinished check run of this head without a scan id, left by an earlier attempt of this job */
   adoption?: { checkRunId: number | undefined };
@@ -464,6 +467,7 @@ function launchData(
     explicit: Boolean(d.explicit),
     config: withEffectiveDisclosure(config, { private: d.repoPrivate }),
     ...(problemsInPr.length ? { configProblemsInPull: problemsInPr } : {}),
+    ...(f.config.kind === "ok" && f.config.raised?.length ? { floorRaised: f.config.raised } : {}),
     ...(gate.guidanceChange ? { guidanceChange: gate.guidanceChange } : {}),
     ...(d.resume ? { lookupSince: d.resume.since } : {}),
     ...(token.kind === "unavailable" ? { outageSince: token.since } : {}),

@@ -507,6 +507,7 @@ async function afterLaunch(
     config: d.config,
     launchedAt: rt.now(),
     ...(d.configProblemsInPull ? { configProblemsInPull: d.configProblemsInPull } : {}),
+    ...(d.floorRaised?.length ? { floorRaised: d.floorRaised } : {}),
     ...(d.guidanceChange ? { guidanceChange: d.guidanceChange } : {}),
     ...(d.wholeRepository ? { wholeRepository: true } : {}),
   };

@@ -1,5 +1,5 @@
 import type { Job } from "bullmq";
-import { parseRepoConfigYaml, permissionAtLeast } from "../config/repo-config.js";
+import { parseRepoConfigYaml, permissionAtLeast, type RaisedValue } from "../config/repo-config.js";
 import { listCheckRunsForRef } from "../github/checks.js";
 import { getPermission } from "../github/comments.js";
 import { getFileText, getMergeBase, listPullFiles } from "../github/pulls.js";
@@ -76,11 +76,38 @@ export async function processPullRequest(
       ]);
     return "not-onboarded";
   }
+  if (loaded.kind === "ok" && loaded.raised?.length) await auditFloorRaised(rt, d, loaded.raised);
   const config: PullRequestFacts["config"] =
     loaded.kind === "ok"
-      ? { kind: "ok", config: loaded.config }
+      ? { kind: "ok", config: loaded.config, ...(loaded.raised?.length ? { raised: loaded.raised } : {}) }
       : { kind: "invalid", problems: loaded.problems };
   return rt.stores.pulls.withPullLock(key, () => decideUnderLock(rt, job, octokit, config, log));
+}
+
+/**
+ * One audit entry per value the organization floor raised in the configuration this pull request event is
+ * decided under (action `floor-raise`, source `org-floor`, by diffward's bot): the key, from, to and the file.
+ */
+async function auditFloorRaised(
+  rt: Runtime,
+  d: PullRequestJobData,
+  raised: readonly RaisedValue[],
+): Promise<void> {
+  const actor = await rt.botLogin();
+  for (const r of raised)
+    await rt.stores.audit.append({
+      installationId: d.installationId,
+      repository: `${d.owner}/${d.repo}`,
+      pullNumber: d.pullNumber,
+      actor,
+      action: "floor-raise",
+      from: r.from.slice(0, 64),
+      to: r.to.slice(0, 64),
+      reason: `${r.key} raised to the organization floor of ${r.source}`,
+      detail: r.key,
+      source: "org-floor",
+      outcome: "applied",
+    });
 }
 
 /** Steps 1 to 4 under the pull request's lock: the head decided, the facts read, the plan decided; then written. */

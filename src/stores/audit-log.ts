@@ -31,6 +31,8 @@ export const AUDIT_ACTIONS = [
   "expiry-cancelled",
   /** a finding the latest scan no longer reports, closed by diffward */
   "auto-close",
+  /** a repository's configuration value raised to the organization floor (`enforce:`): `from`, `to`, the key in `detail` */
+  "floor-raise",
 ] as const;
 
 /** Where the decision came from. */
@@ -41,6 +43,8 @@ export const AUDIT_SOURCES = [
   "expiry",
   "auto-close",
   "service-ui",
+  /** the organization's `.github` repository's `.github/diffward.yml`, its `enforce:` */
+  "org-floor",
 ] as const;
 
 /**

@@ -9,6 +9,7 @@
  * - `forks`: `scan` < `approve` < `skip`.
  * Pure: no I/O.
  */
+import { z } from "zod";
 import type { RepoConfig } from "./schema.js";
 import type { ApprovalConfig } from "./triage-sections.js";
 import type { Enforce } from "./enforce.js";
@@ -17,13 +18,14 @@ import type { SeverityLevel } from "./fields.js";
 import type { MinPermission } from "./permissions.js";
 
 /** One value the floor raised: `key` a dotted path of the file, `from`/`to` as YAML-ish text. */
-export interface RaisedValue {
-  key: string;
-  from: string;
-  to: string;
+export const RaisedValue = z.object({
+  key: z.string(),
+  from: z.string(),
+  to: z.string(),
   /** the file the floor came from, `owner/.github:.github/diffward.yml` */
-  source: string;
-}
+  source: z.string(),
+});
+export type RaisedValue = z.infer<typeof RaisedValue>;
 
 const FAIL_ON_ORDER: readonly FailOn[] = ["none", "critical", "high", "medium", "low", "info"];
 const ROLE_ORDER: readonly MinPermission[] = ["read", "triage", "write", "maintain", "admin"];

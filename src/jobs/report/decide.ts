@@ -197,6 +197,7 @@ export function decidePullReport(
     ...(d.configProblemsInPull?.length
       ? [`This pull request's \`.github/diffward.yml\` is invalid: ${d.configProblemsInPull.join("; ")}`]
       : []),
+    ...floorRaisedNotes(d.floorRaised),
     ...f.extras.warnings,
   ];
   const annotations = reportAnnotations(
@@ -362,4 +363,14 @@ export function decideReviewlessReport(
     annotations,
   });
   return { completion, conclusion, annotations };
+}
+
+/**
+ * One line per value the organization floor raised in the repository's configuration, naming the key, the
+ * repository's value, the floor's and the file it came from (src/config/repo-config/floor.ts).
+ */
+export function floorRaisedNotes(raised: PollJobData["floorRaised"]): string[] {
+  return (raised ?? []).map(
+    (r) => `Organization floor: \`${r.key}\` raised from \`${r.from}\` to \`${r.to}\` by ${r.source}.`,
+  );
 }
