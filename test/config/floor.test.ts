@@ -84,6 +84,20 @@ describe("applyFloor", () => {
       raised: [],
       check: (c: RepoConfig) => expect([c.commands.minPermission, c.forks]).toEqual(["admin", "skip"]),
     },
+    {
+      name: "a path rule's own failOn is raised too; a rule without one follows the top level",
+      own: {
+        failOn: "high",
+        policies: [
+          { paths: ["test/**"], mode: "monitor" },
+          { paths: ["vendor/**"], failOn: { severity: "none", only: "new" } },
+        ],
+      },
+      enforce: { failOn: "high" },
+      raised: [{ key: "policies[1].failOn.severity", from: "none", to: "high" }],
+      check: (c: RepoConfig) =>
+        expect(c.policies.map((p) => p.failOn)).toEqual([undefined, { severity: "high", only: "new" }]),
+    },
   ])("$name", ({ own, enforce, raised, check }) => {
     const out = applyFloor(repo(own), Enforce.parse(enforce), SOURCE);
     expect(out.raised).toEqual(raised.map((r) => ({ ...r, source: SOURCE })));
@@ -119,7 +133,14 @@ function atLeastAsStrict(a: RepoConfig, b: RepoConfig): boolean {
     a.triage.maxAcceptanceDays <= b.triage.maxAcceptanceDays &&
     b.triage.requireExpiry.every((s) => a.triage.requireExpiry.includes(s)) &&
     ROLE.indexOf(a.commands.minPermission) >= ROLE.indexOf(b.commands.minPermission) &&
-    FORKS.indexOf(a.forks) >= FORKS.indexOf(b.forks)
+    FORKS.indexOf(a.forks) >= FORKS.indexOf(b.forks) &&
+    a.policies.every((p, i) => {
+      const q = b.policies[i]?.failOn ?? b.failOn;
+      return (
+        p.failOn === undefined ||
+        FAIL_ON.indexOf(failOnParts(p.failOn).severity) >= FAIL_ON.indexOf(failOnParts(q).severity)
+      );
+    })
   );
 }
 
@@ -139,6 +160,10 @@ const repoInput = fc.record(
     triage: fc.record({ approval, maxAcceptanceDays: days, requireExpiry: statuses }, { requiredKeys: [] }),
     commands: fc.record({ minPermission: fc.constantFrom(...ROLE) }),
     forks: fc.constantFrom(...FORKS),
+    policies: fc.array(
+      fc.record({ paths: fc.constant(["src/**"]), failOn: severity }, { requiredKeys: ["paths"] }),
+      { maxLength: 3 },
+    ),
   },
   { requiredKeys: [] },
 );
@@ -169,6 +194,8 @@ function floorAsConfig(base: RepoConfig, e: Enforce): RepoConfig {
     },
     commands: { ...base.commands, minPermission: e.commands?.minPermission ?? "read" },
     forks: e.forks ?? "scan",
+    // each path rule measured against the floor's threshold
+    policies: base.policies.map(({ failOn: _ignored, ...p }) => p),
   };
 }
 

@@ -2,7 +2,7 @@
  * The organization floor applied to a repository's configuration: each `enforce` value that is stricter
  * than the repository's own replaces it, and is reported as raised. "Stricter" per key:
  * - `failOn.severity`: a lower threshold (`none` < `critical` < `high` < `medium` < `low` < `info`);
- *   `failOn.only`: `all` is stricter than `new`;
+ *   `failOn.only`: `all` is stricter than `new`; the same for each path rule's own `policies[i].failOn`;
  * - `triage.approval`: present is stricter than absent; `minSeverity` lower, `approvers` a higher role;
  * - `triage.maxAcceptanceDays`: fewer days; `triage.requireExpiry`: more statuses (the union);
  * - `commands.minPermission`: a higher role (read < triage < write < maintain < admin);
@@ -13,7 +13,7 @@ import { z } from "zod";
 import type { RepoConfig } from "./schema.js";
 import type { ApprovalConfig } from "./triage-sections.js";
 import type { Enforce } from "./enforce.js";
-import type { FailOn } from "./fail-on.js";
+import type { FailOn, FailOnRule, FailOnSetting } from "./fail-on.js";
 import type { SeverityLevel } from "./fields.js";
 import type { MinPermission } from "./permissions.js";
 
@@ -51,8 +51,53 @@ interface FloorRule<V> {
 
 const rule = <V>(r: FloorRule<V>): FloorRule<unknown> => r as FloorRule<unknown>;
 
-function failOnParts(config: Config): { severity: FailOn; only: "all" | "new" } {
-  return typeof config.failOn === "string" ? { severity: config.failOn, only: "all" } : config.failOn;
+function partsOf(failOn: FailOnSetting): { severity: FailOn; only: "all" | "new" } {
+  return typeof failOn === "string" ? { severity: failOn, only: "all" } : failOn;
+}
+
+/**
+ * The two rules of a `failOn` setting at `key` (the top-level one, or a path rule's own): its severity and its
+ * `only`, each raised to the floor's `enforce.failOn` part.
+ */
+function failOnRules(
+  key: string,
+  get: (c: Config) => FailOnSetting,
+  set: (c: Config, failOn: FailOnRule) => Config,
+): FloorRule<unknown>[] {
+  return [
+    rule<FailOn>({
+      key: `${key}.severity`,
+      read: (c) => partsOf(get(c)).severity,
+      floor: (e) => (typeof e.failOn === "string" ? e.failOn : e.failOn?.severity),
+      merge: (own, floor) => stricter(FAIL_ON_ORDER, own, floor),
+      write: (c, severity) => set(c, { ...partsOf(get(c)), severity }),
+      show: String,
+    }),
+    rule<"all" | "new">({
+      key: `${key}.only`,
+      read: (c) => partsOf(get(c)).only,
+      floor: (e) => (typeof e.failOn === "object" ? e.failOn.only : undefined),
+      merge: (own, floor) => (own === "all" || floor === "all" ? "all" : "new"),
+      write: (c, only) => set(c, { ...partsOf(get(c)), only }),
+      show: String,
+    }),
+  ];
+}
+
+/**
+ * The `failOn` rules of each path rule (`policies[i].failOn`) that has its own threshold: a path rule may not
+ * block less than the floor either. A path rule without one follows the top-level `failOn`, floored above.
+ */
+function policyRules(config: Config): FloorRule<unknown>[] {
+  return config.policies.flatMap((p, i) =>
+    p.failOn === undefined
+      ? []
+      : failOnRules(
+          `policies[${i}].failOn`,
+          (c) => c.policies[i]!.failOn!,
+          (c, failOn) => ({ ...c, policies: c.policies.map((q, j) => (j === i ? { ...q, failOn } : q)) }),
+        ),
+  );
 }
 
 function showApproval(a: ApprovalCfg): string {
@@ -60,22 +105,11 @@ function showApproval(a: ApprovalCfg): string {
 }
 
 const RULES: readonly FloorRule<unknown>[] = [
-  rule<FailOn>({
-    key: "failOn.severity",
-    read: (c) => failOnParts(c).severity,
-    floor: (e) => (typeof e.failOn === "string" ? e.failOn : e.failOn?.severity),
-    merge: (own, floor) => stricter(FAIL_ON_ORDER, own, floor),
-    write: (c, severity) => ({ ...c, failOn: { ...failOnParts(c), severity } }),
-    show: String,
-  }),
-  rule<"all" | "new">({
-    key: "failOn.only",
-    read: (c) => failOnParts(c).only,
-    floor: (e) => (typeof e.failOn === "object" ? e.failOn.only : undefined),
-    merge: (own, floor) => (own === "all" || floor === "all" ? "all" : "new"),
-    write: (c, only) => ({ ...c, failOn: { ...failOnParts(c), only } }),
-    show: String,
-  }),
+  ...failOnRules(
+    "failOn",
+    (c) => c.failOn,
+    (c, failOn) => ({ ...c, failOn }),
+  ),
   rule<ApprovalCfg>({
     key: "triage.approval",
     read: (c) => c.triage.approval,
@@ -143,7 +177,7 @@ export function applyFloor<C extends Config>(
 ): { config: C; raised: RaisedValue[] } {
   let config: Config = repoConfig;
   const raised: RaisedValue[] = [];
-  for (const r of enforce ? RULES : []) {
+  for (const r of enforce ? [...RULES, ...policyRules(repoConfig)] : []) {
     const floor = r.floor(enforce!);
     if (floor === undefined) continue;
     const own = r.read(config);
