@@ -121,7 +121,8 @@ export const TABLE_LOCATION_MAX_CHARS = 80;
 /**
  * The check run title for a verdict: `2 blocking findings (1 critical, 1 high)`, or
  * `No blocking findings` (with `(3 open below high)` when findings remain under the threshold, or
- * `(3 open; failOn: none)`, or `(2 pre-existing at or above high)` when only those keep it from failing).
+ * `(3 open; failOn: none)`, or `(2 pre-existing at or above high)` when only those keep it from failing, or
+ * `(3 open; 1 monitored, 1 comment only)` when `policies` rules keep findings from blocking).
  */
 export function verdictTitle(verdict: Verdict, rule: BlockingInput): string {
   const failOn = blockingRule(rule).severity;
@@ -130,6 +131,12 @@ export function verdictTitle(verdict: Verdict, rule: BlockingInput): string {
     return `${plural(verdict.blocking, "blocking finding")} (${countsInWords(verdict.blockingBySeverity)})`;
   }
   if (verdict.open === 0) return "No blocking findings";
+  const kept = [
+    verdict.monitored > 0 ? `${verdict.monitored} monitored` : "",
+    verdict.commented > 0 ? `${verdict.commented} comment only` : "",
+  ].filter(Boolean);
+  // findings a `policies` rule keeps from blocking are not "below" the threshold
+  if (kept.length > 0) return `No blocking findings (${verdict.open} open; ${kept.join(", ")})`;
   if (verdict.preexistingAtThreshold > 0)
     return `No new blocking findings (${verdict.preexistingAtThreshold} pre-existing at or above ${failOn})`;
   return failOn === "none"

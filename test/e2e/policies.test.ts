@@ -4,6 +4,8 @@ import { addedFilePatch, demoConfig } from "../../dev/harness/demo-repo.js";
 import { pushPayload } from "../../dev/github-standin/index.js";
 import type { Severity } from "../../src/scanner/catalog.js";
 import { checkRuns, completedRun, openPull, sha } from "../support/pr.js";
+import { writeConversationComment } from "../../dev/harness/triage.js";
+import { findingLabel } from "../../src/scanner/labels.js";
 
 /**
  * Per-path policies and the evaluation mode end to end: `.github/diffward.yml` on the GitHub stand-in, the
@@ -143,6 +145,40 @@ describe("policies: per-path modes, a path rule's own failOn, only: new and mode
     expect(pay.run.output.title).toBe("1 blocking finding (1 medium)");
     expect(pay.run.output.summary).toMatch(/Rounding leak \|.*\| `policies\[0\] src\/payments\/\*\*` \|/);
     expect(pay.run.output.summary).toContain("| `policies[0]` | `src/payments/** → block, failOn medium` |");
+  });
+
+  it("a triage recompute applies the same policy as the report: after /severity low on the payments finding, the monitored high one does not block", async () => {
+    const config = demoConfig(
+      'policies:\n  - paths: ["test/**"]\n    mode: monitor\n  - paths: ["src/payments/**"]\n    failOn: medium',
+    );
+    const head = sha(0x3561);
+    const { run, pr } = await pullFinding(config, head, [
+      at("test/app.test.js:5", "HIGH", "Monitored secret"),
+      at("src/payments/pay.js:9", "MEDIUM", "Rounding leak"),
+    ]);
+    expect(run.conclusion).toBe("failure");
+    const leak = [...h.sandbox.state.findings.values()].find(
+      (f) => f.commitHash === head && f.title === "Rounding leak",
+    )!;
+    h.github.state.setPermission(pr.owner, pr.repo, "octo-writer", "write");
+    const say = writeConversationComment(h, {
+      owner: pr.owner,
+      repo: pr.repo,
+      pullNumber: pr.number,
+      login: "octo-writer",
+      body: `/diffward severity ${findingLabel(leak.id)} low`,
+    });
+    expect((await h.send("issue_comment", say)).status).toBe(200);
+    const recomputed = await h.waitFor(
+      () => checkRuns(h, pr.owner, pr.repo, head).find((c) => c.conclusion === "success"),
+      20_000,
+      "the recomputed check run",
+    );
+    expect(recomputed.output.title).toBe("No blocking findings (2 open; 1 monitored)");
+    expect(recomputed.output.summary).toContain("Blocking: **0** · Pre-existing: **0** · Monitored: **1**");
+    expect(recomputed.output.summary).toMatch(
+      /Monitored secret \|.*\| `policies\[0\] test\/\*\*` · monitor \|/,
+    );
   });
 
   it("only: new under a path rule: a finding already open on the default branch's baseline does not block, a new one does", async () => {
