@@ -9,8 +9,17 @@
  */
 
 /**
+ * A layer whose folders may import one another, not only the layers below: the job processors and the report
+ * stage, whose job is one of them (the poll job hands a terminal scan to the report job; the report job uses
+ * the machinery every job shares and enqueues the settlement). no-circular still forbids a cycle of files.
+ */
+const band = (...folders) => Object.assign(folders, { band: true });
+
+/**
  * The folders of src/, top to bottom. Entry files (index, boot, web) sit above all and only wire; jobs are
- * every BullMQ processor; stores are diffward's Redis records, one module each, read through zod (pull
+ * every BullMQ processor, and report is the report stage (its job, reads and writes) beside them; its pure
+ * decisions (report/decide) sit lower, where triage and the commands that re-render a report reach them;
+ * stores are diffward's Redis records, one module each, read through zod (pull
  * request state and locks, baselines, cap ledger, service breaker, audit log, the page's records, webhook
  * deliveries), below every feature and above the runtime's connection; runtime is the process's machinery
  * (Redis connection, key and queue names, write lane, fairness, config loading, logger, metrics, Octokit
@@ -25,10 +34,10 @@ const LAYERS = [
   ["web"],
   ["org-page"],
   ["handlers"],
-  ["jobs"],
+  band("jobs", "report"),
   ["commands", "codescanning"],
   ["triage"],
-  ["report"],
+  ["report/decide"],
   ["policy", "checks"],
   ["stores"],
   ["render"],
@@ -48,17 +57,29 @@ const ENTRY = "^src/(index|boot|web|admin|cli)\\.ts$";
  */
 const RUNTIME_OBJECT = "^src/runtime/runtime\\.ts$";
 
-/** One rule per folder: it may not import the entry files, a folder above it, or a folder on its own layer. */
+/** The folders of LAYERS inside `folder` (report/decide inside report): their own layer governs them. */
+const nestedIn = (folder) => LAYERS.flat().filter((f) => f.startsWith(`${folder}/`));
+
+/**
+ * One rule per folder: it may not import the entry files, a folder above it, or a folder on its own layer
+ * (unless the layer is a band); a folder inside one of those that sits lower (report/decide) stays allowed.
+ */
 const layered = LAYERS.flatMap((layer, i) =>
   layer.map((folder) => {
-    const notBelow = [...LAYERS.slice(0, i).flat(), ...layer.filter((f) => f !== folder)];
+    const beside = layer.band ? [] : layer.filter((f) => f !== folder);
+    const notBelow = [...LAYERS.slice(0, i).flat(), ...beside];
+    const lowerInside = notBelow.flatMap(nestedIn).filter((f) => !notBelow.includes(f));
     const above = notBelow.length ? `^src/(${notBelow.join("|")})/|${ENTRY}` : ENTRY;
+    const skipped = [
+      ...nestedIn(folder).map((f) => `^src/${f}/`),
+      ...(folder === "runtime" ? [RUNTIME_OBJECT] : []),
+    ];
     return {
-      name: `layered-${folder}`,
+      name: `layered-${folder.replace("/", "-")}`,
       severity: "error",
-      comment: `${folder}/ imports only the layers below it (docs/architecture.md): not the entry files${notBelow.map((f) => `, ${f}/`).join("")}.`,
-      from: { path: `^src/${folder}/`, ...(folder === "runtime" ? { pathNot: RUNTIME_OBJECT } : {}) },
-      to: { path: above },
+      comment: `${folder}/ imports only the layers below it (docs/architecture.md): not the entry files${notBelow.map((f) => `, ${f}/`).join("")}${lowerInside.map((f) => ` (${f}/ is below)`).join("")}.`,
+      from: { path: `^src/${folder}/`, ...(skipped.length ? { pathNot: skipped.join("|") } : {}) },
+      to: { path: above, ...(lowerInside.length ? { pathNot: `^src/(${lowerInside.join("|")})/` } : {}) },
     };
   }),
 );
@@ -179,6 +200,29 @@ module.exports = {
       },
     },
     {
+      name: "report-decide-is-pure",
+      severity: "error",
+      comment:
+        "report/decide/ decides a report from what the report job read, without I/O: it never calls the runtime (Redis, queues, the write lane), the stores, the tenants, the service's client, the policy's ledger reads, the job catalogue's addJob or Octokit; it may name their shapes (type-only), and plan GitHub writes (github/writes.ts; isOwnComment of github/app-identity.ts is a pure comparison). The job reads before it and writes after it.",
+      from: { path: "^src/report/decide/" },
+      to: {
+        path: "^src/(runtime|stores|tenants|policy)/|^src/scanner/(client|index)\\.ts$|^src/job-catalogue/(add-job|index)\\.ts$|^src/github/(?!(writes|app-identity)\\.ts$)",
+        dependencyTypesNot: ["type-only"],
+      },
+    },
+    {
+      name: "report-decide-no-io-modules",
+      severity: "error",
+      comment:
+        "report/decide/ imports no package and no Node module that reaches the world (node:crypto's hashes aside): BullMQ, ioredis, Octokit, the file system and the network stay in the report job.",
+      from: { path: "^src/report/decide/" },
+      to: {
+        dependencyTypes: ["npm", "npm-dev", "npm-optional", "npm-peer", "npm-no-pkg", "npm-unknown", "core"],
+        dependencyTypesNot: ["type-only"],
+        pathNot: "^(node:)?crypto$",
+      },
+    },
+    {
       name: "commands-reach-world-through-ports",
       severity: "error",
       comment:
@@ -228,7 +272,8 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: "node_modules" },
-    exclude: { path: "node_modules" },
+    // the packages that reach Redis, GitHub or the logs stay visible (as leaves) so that rules can name them
+    exclude: { path: "node_modules/(?!(bullmq|ioredis|probot|@octokit|pino)/)" },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: "tsconfig.json" },
     enhancedResolveOptions: {

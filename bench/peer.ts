@@ -7,11 +7,11 @@
  * bench is printed for diffward and for this peer side by side.
  */
 import { Octokit } from "@octokit/rest";
-import { toReportFinding } from "../src/report/findings.js";
+import { toReportFinding } from "../src/report/decide/findings.js";
 import type { GitHubStandIn } from "../dev/github-standin/index.js";
 import type { ReportFinding } from "../src/domain/types.js";
 import type { RepoConfig } from "../src/config/repo-config.js";
-import { planReport } from "../src/report/plan.js";
+import { planReport } from "../src/report/decide/plan.js";
 import { batches, toAnnotations } from "../src/render/annotations.js";
 import { isTerminalScanStatus } from "../src/scanner/catalog.js";
 import type { ScannerClient } from "../src/scanner/client.js";

@@ -21,8 +21,8 @@ import { demoMergeQueue } from "../dev/harness/merge-queue.js";
 import { demoBaseline } from "../dev/harness/baseline.js";
 import { findingLabel } from "../src/scanner/labels.js";
 import { statusName } from "../src/render/glossary.js";
-import { REPORT_KIND, type ReportState } from "../src/report/state.js";
-import { storedVerdict } from "../src/report/verdict.js";
+import { REPORT_KIND, type ReportState } from "../src/report/decide/report-state.js";
+import { storedVerdict } from "../src/report/decide/current-verdict.js";
 import { pullKey } from "../src/runtime/names.js";
 
 const HEAD_1 = "1f1e1d1c1b1a19181716151413121110f0e0d0c0";

@@ -18,7 +18,7 @@ import type { RepoConfig } from "../config/repo-config.js";
 import type { PullHead } from "../github/pulls.js";
 import type { ReportFinding } from "../domain/types.js";
 import type { Verdict } from "../domain/verdict.js";
-import type { ReportState } from "../report/state.js";
+import type { ReportState } from "../report/decide/report-state.js";
 import type { Severity } from "../scanner/catalog.js";
 import type { FindingDetail } from "../scanner/schemas.js";
 import type { ScannerTenant } from "../tenants/index.js";

@@ -44,8 +44,8 @@ import {
   serviceRefusal,
   unavailableAnswer,
 } from "../render/command-answers.js";
-import { postedFindingComments } from "../report/posted.js";
-import { REPORT_KIND, type ReportState } from "../report/state.js";
+import { postedFindingComments } from "../report/decide/posted.js";
+import { REPORT_KIND, type ReportState } from "../report/decide/report-state.js";
 import { ScannerApiError, ScannerError } from "../scanner/errors.js";
 import type { ScannerTenant } from "../tenants/index.js";
 import { recomputeCheck } from "../triage/check.js";

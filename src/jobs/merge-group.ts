@@ -30,7 +30,7 @@ import { CONFIG_PATH, loadRepoConfig, type LoadedConfig } from "../runtime/confi
 import { configLaunchKey, groupKey, jobId, pullKey } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { GroupState } from "../stores/pull-state.js";
-import { REPORT_KIND, type ReportState } from "../report/state.js";
+import { REPORT_KIND, type ReportState } from "../report/decide/report-state.js";
 import type { LaunchJobData, MergeGroupJobData } from "../job-catalogue/index.js";
 import { repoContextOf } from "./types.js";
 

@@ -9,7 +9,7 @@ import { applyWrites } from "../runtime/writes.js";
 import type { EndedScanStatus } from "../stores/pull-state.js";
 import { planScanTimedOut } from "../checks/endings.js";
 import { planProgress } from "../checks/progress.js";
-import { enqueueReport } from "./report/job.js";
+import { enqueueReport } from "../report/job.js";
 import { concludeOnScanReadError } from "./service-error.js";
 import { admitRequest, serviceAnswered, waitForBreaker, waitOutOutage } from "./service-outage.js";
 import { withFollowedTenant, type FollowedJob } from "./token-wait.js";

@@ -19,7 +19,7 @@ import { processPoll } from "./poll.js";
 import { processPullRequest } from "./pull-request.js";
 import { reconcile } from "./reconcile/index.js";
 import { processRecoverDeliveries } from "./recover-deliveries.js";
-import { processReport } from "./report/job.js";
+import { processReport } from "../report/job.js";
 import { processSettle } from "./settle.js";
 
 /**

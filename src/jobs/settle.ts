@@ -1,5 +1,5 @@
 import type { Job } from "bullmq";
-import { REPORT_KIND, withSettledCredits, type ReportState } from "../report/state.js";
+import { REPORT_KIND, withSettledCredits, type ReportState } from "../report/decide/report-state.js";
 import { addJob, type PollJobData, type SettleJobData } from "../job-catalogue/index.js";
 import { jobId, pullKey } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
@@ -7,7 +7,8 @@ import { writesOf } from "../runtime/writes.js";
 import { recomputeCheck } from "../triage/check.js";
 import { readScanSpend, type ScanSpend } from "../policy/credits.js";
 import type { ScannerTenant } from "../tenants/index.js";
-import { auditThreadWrites, decideCoverage, syncNotReported } from "../report/not-reported.js";
+import { decideCoverage } from "../report/decide/closing.js";
+import { auditThreadWrites, syncNotReported } from "../report/write/closing-threads.js";
 
 /** How many looks at the ledger at most (every `settleDelayMs`, 30 s by default: 10 minutes). */
 export const SETTLE_MAX_TRIES = 20;

@@ -19,7 +19,7 @@ import {
 import { PullApprovals } from "../domain/approval.js";
 import type { PollProgress } from "../jobs/types.js";
 import type { PollJobData } from "../job-catalogue/index.js";
-import { REPORT_KIND, type ReportState } from "../report/state.js";
+import { REPORT_KIND, type ReportState } from "../report/decide/report-state.js";
 import { jobId, pullKey } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { OrgRecords, ScanSpendRecord } from "../stores/org-records.js";

@@ -1,5 +1,5 @@
 /**
- * The body of a finding comment whose finding a later scan no longer reports (src/report/not-reported.ts):
+ * The body of a finding comment whose finding a later scan no longer reports (src/report/decide/closing.ts):
  * the hidden finding marker stays first (so the comment is still diffward's and can be matched again), a
  * second hidden marker says which scan no longer reported it, then the sentence "Not reported by the scan of
  * <sha>" and the finding as last reported, collapsed.

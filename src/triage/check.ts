@@ -4,9 +4,13 @@ import type { ReportFinding } from "../domain/types.js";
 import type { Verdict } from "../domain/verdict.js";
 import type { Disclosure } from "../domain/types.js";
 import type { CheckRunOutput } from "../github/checks.js";
-import { toReportFinding } from "../report/findings.js";
-import { REPORT_KIND, withRecomputedCheck, type ReportState } from "../report/state.js";
-import { annotationsDigest, renderPullVerdict, withCurrentFindings } from "../report/verdict.js";
+import { toReportFinding } from "../report/decide/findings.js";
+import { REPORT_KIND, withRecomputedCheck, type ReportState } from "../report/decide/report-state.js";
+import {
+  annotationsDigest,
+  renderPullVerdict,
+  withCurrentFindings,
+} from "../report/decide/current-verdict.js";
 import { batches } from "../render/annotations.js";
 import type { ScannerTenant } from "../tenants/index.js";
 import { readPullDecisions, withDecisionFacts } from "./decisions.js";
@@ -32,7 +36,7 @@ export function inPlaceOutput(output: CheckRunOutput, disclosure: Disclosure): C
 /**
  * The check run follows the decisions: re-reads every finding of the pull request's last reported scan from
  * the service (`GET …/findings?scanId=…`, pages of 100) and renders the current verdict, summary and
- * annotations with `renderPullVerdict` (`src/report/verdict.ts`, the builders the report uses). Then:
+ * annotations with `renderPullVerdict` (`src/report/decide/current-verdict.ts`, the builders the report uses). Then:
  *
  * - when the annotations are the ones the current check run already carries (same digest), the run is
  *   updated in place (GitHub REST "Update a check run");

@@ -13,7 +13,7 @@ import type { FindingDetail } from "../scanner/schemas.js";
 import type { ScannerTenant } from "../tenants/index.js";
 import type { Decision } from "./types.js";
 import type { ApprovalRequest } from "../domain/approval.js";
-import { findingCommentOptions } from "../report/finding-comment.js";
+import { findingCommentOptions } from "../report/decide/finding-comment.js";
 
 type PullRef = { owner: string; repo: string; pullNumber: number };
 

@@ -59,6 +59,9 @@ describe("src/ and dev/ import rules (dependency-cruiser)", () => {
       "github-knows-no-service",
       "pure-layers-not-runtime",
       "handlers-are-thin",
+      "report-decide-is-pure",
+      "report-decide-no-io-modules",
+      "checks-plan-not-send",
     ])
       expect(names).toContain(rule);
   });

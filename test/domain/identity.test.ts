@@ -10,7 +10,7 @@ import {
   legacyFingerprint,
   shapeKey,
 } from "../../src/domain/identity.js";
-import { planReport } from "../../src/report/plan.js";
+import { planReport } from "../../src/report/decide/plan.js";
 import { finding } from "../support/finding.js";
 import { propertyOptions } from "../support/property.js";
 

@@ -8,7 +8,7 @@ import { mergeGroupPayload } from "../../dev/github-standin/index.js";
 import { demoConfig } from "../../dev/harness/demo-repo.js";
 import type { ScanRecord } from "../../dev/sandbox/state.js";
 import { jobId, pullKey } from "../../src/runtime/names.js";
-import type { ReportState } from "../../src/report/state.js";
+import type { ReportState } from "../../src/report/decide/report-state.js";
 import { DiffwardOctokit } from "../../src/runtime/octokit.js";
 import { type Payload, MERGE_BASE, checkRuns, openPull, sha } from "../support/pr.js";
 import { propertyOptions, propertyRuns } from "../support/property.js";

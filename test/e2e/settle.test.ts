@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import { addedFilePatch, demoConfig, demoPullFiles } from "../../dev/harness/demo-repo.js";
 import { pullKey } from "../../src/runtime/names.js";
-import type { ReportState } from "../../src/report/state.js";
+import type { ReportState } from "../../src/report/decide/report-state.js";
 import { recomputeCheck } from "../../src/triage/check.js";
 import { checkRuns, completedRun, openPull, sha } from "../support/pr.js";
 

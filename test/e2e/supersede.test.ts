@@ -4,7 +4,7 @@ import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import { webhookExample } from "../../dev/harness/examples.js";
 import { writeConversationComment } from "../../dev/harness/triage.js";
 import { jobId, pullKey } from "../../src/runtime/names.js";
-import type { ReportState } from "../../src/report/state.js";
+import type { ReportState } from "../../src/report/decide/report-state.js";
 import {
   type Payload,
   checkRuns,

@@ -12,7 +12,7 @@ import { devPrivateKey } from "../../dev/harness/harness.js";
 import { startGitHubStandIn, type GitHubStandIn } from "../../dev/github-standin/index.js";
 import { applyFaults, startSandbox, type Sandbox } from "../../dev/sandbox/index.js";
 import { createOrgPageDeps, loadInstallationPage, type OrgPageDeps } from "../../src/org-page/data.js";
-import { REPORT_KIND } from "../../src/report/state.js";
+import { REPORT_KIND } from "../../src/report/decide/report-state.js";
 import { jobId } from "../../src/runtime/names.js";
 import { createQueues } from "../../src/runtime/queues.js";
 import type { Runtime } from "../../src/runtime/runtime.js";

@@ -12,7 +12,7 @@ import type { ReportFinding } from "../../src/domain/types.js";
 import { ZWSP } from "../../src/render/escape.js";
 import { renderFindingComment } from "../../src/render/inline-comment.js";
 import { parseMarkdown } from "../../src/render/untrusted-markdown.js";
-import { findingCommentOptions } from "../../src/report/finding-comment.js";
+import { findingCommentOptions } from "../../src/report/decide/finding-comment.js";
 import { codeValues, DIFFWARD_HTML, hazards } from "../support/markdown.js";
 import { fullCheckRun } from "../support/check-run.js";
 
@@ -32,7 +32,7 @@ function demoFinding(title: string): ReportFinding {
   };
 }
 
-/** The finding comment exactly as the report job builds it (src/jobs/report/pull-request.ts `bodyOf`). */
+/** The finding comment exactly as the report job builds it (src/report/decide/decide-report.ts `findingBody`). */
 function comment(f: ReportFinding): string {
   return renderFindingComment(f, findingCommentOptions({ labelPrefix: "SC", disclosure: "full", notes: [] }));
 }

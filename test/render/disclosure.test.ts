@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { Disclosure, ReportFinding } from "../../src/domain/types.js";
-import { planReport } from "../../src/report/plan.js";
+import { planReport } from "../../src/report/decide/plan.js";
 import { renderCheckRunOutput } from "../../src/render/check-run.js";
 import { toAnnotations } from "../../src/render/annotations.js";
 import { renderReviewBody } from "../../src/render/review-body.js";

@@ -7,7 +7,7 @@ import { repositoryMonthSpend } from "../../policy/credits.js";
 import { inlineCode } from "../../render/escape.js";
 import { conclusionName, findingTally } from "../../render/glossary.js";
 import { renderAreasAnswer, renderCreditsAnswer } from "../../render/spend-answers.js";
-import { storedVerdict } from "../../report/verdict.js";
+import { storedVerdict } from "../../report/decide/current-verdict.js";
 import type { Balance, Summary } from "../../scanner/schemas.js";
 import { guidanceRevision, type GuidanceRevision } from "../../scanner/envelopes.js";
 import type { GuidanceInfo } from "../../render/check-run.js";

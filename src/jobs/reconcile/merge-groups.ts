@@ -26,7 +26,7 @@ import type { ReconcileSummary } from "./summary.js";
  *   another scan, nothing is done;
  * - otherwise the group's state (check run, scan, the pull request named by the ref), the scan link
  *   (`mergeGroup`, so an uninstall cancels it) and the `poll-<scanId>` job, with a `merge-group` target, are
- *   recreated; the poll job reports on the group's check run (`reportGroupScan`, `src/jobs/report/group.ts`).
+ *   recreated; the poll job reports on the group's check run (`reportGroupScan`, `src/report/group-report.ts`).
  * Assumptions, since GitHub's REST API does not give a merge group's `base_sha`: the poll job's `mergeBase`
  * is `null` and its target has no `baseSha` (neither polling nor the group's report reads them; the scan
  * itself keeps its `baseCommit`), and the group's state gets no launch key. A redelivered `checks_requested`

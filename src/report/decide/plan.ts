@@ -1,8 +1,8 @@
-import { commentableLines, pickCommentLine } from "../domain/diff.js";
-import { matchFindings, type MatchedBy } from "../domain/identity.js";
-import { parseLocation } from "../domain/location.js";
-import type { Disclosure, FailOn, ReportFinding } from "../domain/types.js";
-import type { FailOnSetting } from "../config/repo-config.js";
+import { commentableLines, pickCommentLine } from "../../domain/diff.js";
+import { matchFindings, type MatchedBy } from "../../domain/identity.js";
+import { parseLocation } from "../../domain/location.js";
+import type { Disclosure, FailOn, ReportFinding } from "../../domain/types.js";
+import type { FailOnSetting } from "../../config/repo-config.js";
 import {
   applyPolicy,
   atLeast,
@@ -11,7 +11,7 @@ import {
   sortFindings,
   type BlockingRule,
   type Verdict,
-} from "../domain/verdict.js";
+} from "../../domain/verdict.js";
 import type { PostedFindingComment } from "./posted.js";
 
 /** What the plan reads of a diffward finding comment already on the pull request: its identity. */

@@ -1,5 +1,5 @@
-import type { ReportFinding } from "../domain/types.js";
-import type { FindingListItem } from "../scanner/schemas.js";
+import type { ReportFinding } from "../../domain/types.js";
+import type { FindingListItem } from "../../scanner/schemas.js";
 
 /** A finding list item of the service (spec "Finding (list item)") as the domain rules see it. */
 export function toReportFinding(f: FindingListItem): ReportFinding {

@@ -4,25 +4,22 @@ import type { ExistingReviewComment } from "../../github/reviews.js";
 import { updateCheck, type GitHubWrite } from "../../github/writes.js";
 import { batches, toAnnotations } from "../../render/annotations.js";
 import { sections } from "../../render/markdown.js";
-import { CHECK_RUN_SUMMARY_MAX_BYTES } from "../../render/limits.js";
+import { ANNOTATIONS_PER_REQUEST, CHECK_RUN_SUMMARY_MAX_BYTES } from "../../render/limits.js";
 import { renderCheckRunOutput } from "../../render/check-run.js";
 import type { ReportFinding } from "../../domain/types.js";
-import { planReport, type ReportPlan } from "../../report/plan.js";
+import { planReport, type ReportPlan } from "./plan.js";
 import type { PollJobData } from "../../job-catalogue/index.js";
 import type { ApprovalRequest } from "../../domain/approval.js";
 import { requestFor } from "../../domain/approval.js";
 import { fingerprint } from "../../domain/identity.js";
 import { renderFindingComment } from "../../render/inline-comment.js";
-import { keepDetails, withKeptDetails, type KeptDetail } from "../../report/details.js";
-import type { ReportExtras } from "../../report/extras.js";
-import { findingCommentOptions } from "../../report/finding-comment.js";
-import { reportAnnotations, reportRule } from "../../report/verdict.js";
+import { keepDetails, withKeptDetails, type KeptDetail } from "./details.js";
+import type { ReportExtras } from "./report-state.js";
+import { findingCommentOptions } from "./finding-comment.js";
+import { reportAnnotations, reportRule } from "./current-verdict.js";
 import type { CodeScanningInfo } from "../../render/code-scanning.js";
 import type { Note, ScanDetail } from "../../scanner/schemas.js";
 import type { Settings } from "../../config/settings.js";
-
-/** GitHub's cap on annotations per check-run request ("Update a check run": at most 50; they accumulate). */
-export const ANNOTATIONS_PER_REQUEST = 50;
 
 /** The GitHub writes of a completed scan's report, by kind (the apply step decides their order). */
 export interface ReportWrites {

@@ -1,24 +1,17 @@
 import type { Logger } from "pino";
-import type { CheckAnnotation } from "../github/checks.js";
-import { getFileText } from "../github/pulls.js";
-import type { InstallationOctokit } from "../github/types.js";
-import type { CreditInfo, GuidanceInfo } from "../render/check-run.js";
-import type { ShownExtras } from "./state.js";
-import type { RepoConfig } from "../config/repo-config.js";
-import type { GuidanceChange } from "../domain/gate.js";
-import type { ScannerTenant } from "../tenants/index.js";
-import { readScanSpend } from "../policy/credits.js";
-import { guidanceChangeWarning } from "../render/gates.js";
-import { tokenProblems } from "../policy/token-health.js";
+import { getFileText } from "../../github/pulls.js";
+import type { InstallationOctokit } from "../../github/types.js";
+import type { CreditInfo, GuidanceInfo } from "../../render/check-run.js";
+import type { ReportExtras } from "../decide/report-state.js";
+import type { RepoConfig } from "../../config/repo-config.js";
+import type { GuidanceChange } from "../../domain/gate.js";
+import type { ScannerTenant } from "../../tenants/index.js";
+import { readScanSpend } from "../../policy/credits.js";
+import { guidanceChangeWarning } from "../../render/gates.js";
+import { tokenProblems } from "../../policy/token-health.js";
 
 /** The service's limit on guidance text, in characters (spec "Guidance", "Limits"). */
 export const GUIDANCE_MAX_CHARS = 100_000;
-
-/** What a report shows beside the findings: guidance, credits and warnings. */
-export interface ReportExtras extends ShownExtras {
-  /** an annotation on the guidance file when the pull request changes it */
-  guidanceAnnotation?: CheckAnnotation | undefined;
-}
 
 /** The app settings and clock the extras read (a part of the queue's `Runtime`). */
 export interface ExtrasRuntime {

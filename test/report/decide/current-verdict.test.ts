@@ -1,14 +1,14 @@
 /**
- * The pull request's current verdict re-rendered from its stored report (src/report/verdict.ts): triage
+ * The pull request's current verdict re-rendered from its stored report (src/report/decide/current-verdict.ts): triage
  * recomputes and the `status` command decide with the comparison with the base branch's baseline the
  * report made, kept in the report state.
  */
 import { describe, expect, it } from "vitest";
-import type { ReportFinding } from "../../src/domain/types.js";
-import { reportedFinding, type ReportState } from "../../src/report/state.js";
-import type { RepoConfig } from "../../src/config/repo-config.js";
-import { renderPullVerdict, storedVerdict } from "../../src/report/verdict.js";
-import { finding } from "../support/finding.js";
+import type { ReportFinding } from "../../../src/domain/types.js";
+import { reportedFinding, type ReportState } from "../../../src/report/decide/report-state.js";
+import type { RepoConfig } from "../../../src/config/repo-config.js";
+import { renderPullVerdict, storedVerdict } from "../../../src/report/decide/current-verdict.js";
+import { finding } from "../../support/finding.js";
 
 const SHA = "b".repeat(40);
 // A: high, already open on main at the baseline; B: low, new in the pull request

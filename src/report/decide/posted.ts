@@ -3,9 +3,9 @@
  * comments"): the one reading shared by the report (which comments to refresh, which ids to keep), the
  * not-reported sync (which threads to close or reopen) and the command job (which finding a reply is about).
  */
-import { isOwnComment } from "../github/app-identity.js";
-import type { ExistingReviewComment } from "../github/reviews.js";
-import { parseFindingMarker } from "../render/inline-comment.js";
+import { isOwnComment } from "../../github/app-identity.js";
+import type { ExistingReviewComment } from "../../github/reviews.js";
+import { parseFindingMarker } from "../../render/inline-comment.js";
 
 /** A diffward finding comment already on the pull request: the root of the finding's review thread. */
 export interface PostedFindingComment {

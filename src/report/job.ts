@@ -1,18 +1,31 @@
+/**
+ * The report stage's job (`report`, queue `diffward-reports`): it takes a terminal scan from the poll job and
+ * reports it on its check run. Each kind of scan (a pull request's `./pull-report.ts`, a merge group's
+ * `./group-report.ts`, a default-branch baseline's `./baseline-report.ts`) reads (`./read/`), decides without
+ * I/O (`./decide/`) and writes (`./write/`); the endings of a scan with nothing to report are
+ * `src/checks/endings.ts`, shared with every job that follows a scan.
+ */
 import { DelayedError, type Job } from "bullmq";
-import { ScannerApiError, isServiceOutage } from "../../scanner/errors.js";
-import { ScanDetail } from "../../scanner/schemas.js";
-import { jobId } from "../../runtime/names.js";
-import type { Runtime } from "../../runtime/runtime.js";
-import { WritesWithdrawnError } from "../../runtime/writes.js";
-import { reportScan } from "./pull-request.js";
-import { reportGroupScan } from "./group.js";
-import { markBaselineReported, reportBaselineScan } from "./baseline.js";
-import { concludeUnfinished, type ReportRun } from "./steps.js";
-import { concludeOnLastAttempt, concludeOnScanReadError, concludeOnServiceError } from "../service-error.js";
-import { admitRequest, serviceAnswered, waitForBreaker, waitOutOutage } from "../service-outage.js";
-import { isBaselineScan, isGroupScan } from "../target.js";
-import { withFollowedTenant, type FollowedJob } from "../token-wait.js";
-import { addJob, type PollJobData, type ReportJobData } from "../../job-catalogue/index.js";
+import { ScannerApiError, isServiceOutage } from "../scanner/errors.js";
+import { ScanDetail } from "../scanner/schemas.js";
+import { jobId } from "../runtime/names.js";
+import type { Runtime } from "../runtime/runtime.js";
+import { WritesWithdrawnError } from "../runtime/writes.js";
+import { reportScan } from "./pull-report.js";
+import { reportGroupScan } from "./group-report.js";
+import { reportBaselineScan } from "./baseline-report.js";
+import type { ReportRun } from "./run.js";
+import { markBaselineReported } from "./write/baseline-writes.js";
+import { concludeUnfinished } from "./write/scan-writes.js";
+import {
+  concludeOnLastAttempt,
+  concludeOnScanReadError,
+  concludeOnServiceError,
+} from "../jobs/service-error.js";
+import { admitRequest, serviceAnswered, waitForBreaker, waitOutOutage } from "../jobs/service-outage.js";
+import { isBaselineScan, isGroupScan } from "../jobs/target.js";
+import { withFollowedTenant, type FollowedJob } from "../jobs/token-wait.js";
+import { addJob, type PollJobData, type ReportJobData } from "../job-catalogue/index.js";
 
 /** What a report job did. */
 export type ReportOutcome =

@@ -1,55 +1,55 @@
 /**
- * The I/O steps the reports of a pull request (`./pull-request.ts`), a merge group (`./group.ts`) and a
- * baseline (`./baseline.ts`) share: the end of a scan that did not complete, reading every finding, the
- * extras, the one SARIF upload, and counting the spend in the cap ledger. Each report keeps what is its own
- * (review, report state, the group's note, the baseline's fingerprints).
+ * The writes every kind of report makes (a pull request's `../pull-report.ts`, a merge group's
+ * `../group-report.ts`, a baseline's `../baseline-report.ts`): the end of a scan that did not complete, the
+ * completing writes once per scan, the one SARIF upload, the spend counted in the cap ledger, and the
+ * report log of the organization's page. Each report keeps what is its own (review, report state, the
+ * baseline's fingerprints).
  */
 import type { Logger } from "pino";
-import type { ReportFinding } from "../../domain/types.js";
+import { planScanEnded } from "../../checks/endings.js";
 import { applyPolicy, policyRule } from "../../domain/policy.js";
 import { applyCodeScanningUpload, planCodeScanningUpload } from "../../codescanning/upload.js";
-import { collectReportExtras, type ReportExtras } from "../../report/extras.js";
-import type { InstallationOctokit } from "../../github/types.js";
-import { toReportFinding } from "../../report/findings.js";
+import type { ReportFinding } from "../../domain/types.js";
+import type { GitHubWrite } from "../../github/writes.js";
+import { enqueueSettle, recordScanSpend } from "../../jobs/settle.js";
+import type { PollJobData } from "../../job-catalogue/index.js";
 import type { CodeScanningInfo } from "../../render/code-scanning.js";
-import type { FindingListItem, ScanDetail } from "../../scanner/schemas.js";
-import type { ScannerTenant } from "../../tenants/index.js";
+import { pullKey } from "../../runtime/names.js";
 import type { Runtime } from "../../runtime/runtime.js";
 import { applyWrites } from "../../runtime/writes.js";
-import { planScanEnded } from "../../checks/endings.js";
-import { pullKey } from "../../runtime/names.js";
-import { enqueueSettle, recordScanSpend } from "../settle.js";
-import type { PollJobData } from "../../job-catalogue/index.js";
+import type { ScanDetail } from "../../scanner/schemas.js";
+import type { ReportExtras } from "../decide/report-state.js";
+import type { ReportRun } from "../run.js";
 
-/** One report's context: the process runtime, the installation's client, the account's tenant, the poll job's data, the terminal scan, the job's logger. */
-export interface ReportRun {
-  rt: Runtime;
-  octokit: InstallationOctokit;
-  tenant: ScannerTenant;
-  d: PollJobData;
-  scan: ScanDetail;
-  log: Logger;
-}
-
-/** The report's extras ({@link collectReportExtras}), with the credits reserved: the scan's budget, else the launch's. */
-export function readExtras({ rt, octokit, tenant, d, scan, log }: ReportRun): Promise<ReportExtras> {
-  const reserved = scan.creditBudget ?? d.creditBudget;
-  return collectReportExtras(rt, octokit, tenant, d, reserved ?? undefined, log);
+/**
+ * Applies a report's completing writes (conclusion, summary, annotations) once per scan: a retry after a
+ * crash past them does not complete again, since GitHub appends a check run's annotations on every update.
+ * The mark is Redis `completed:<scanId>`, kept 7 days.
+ */
+export async function completeOnce(
+  rt: Runtime,
+  d: Pick<PollJobData, "installationId" | "scanId">,
+  completion: GitHubWrite[],
+): Promise<void> {
+  if (!(await rt.stores.pulls.getJson<{ at: number }>("completed", d.scanId))) {
+    await applyWrites(rt, d.installationId, completion);
+    await rt.stores.pulls.putJson("completed", d.scanId, { at: rt.now() }, 60 * 60 * 24 * 7);
+  }
 }
 
 /**
- * What a report without a review (a merge group's, a baseline's) reads besides its findings: the extras (with
- * `more`, e.g. a merge group's baseline comparison), the spend counted in `creditCap.monthly`'s ledger once settled (a later look when not yet: a `settle` job), and
- * the one SARIF upload.
+ * What a report without a review (a merge group's, a baseline's) writes before it decides: the spend counted
+ * in `creditCap.monthly`'s ledger once settled (a later look when not yet: a `settle` job), then the one
+ * SARIF upload, whose outcome its check run shows.
+ * @returns what the check run says about code scanning, or `undefined` when the feature is off.
  */
-export async function readReviewlessFacts(
+export async function settleAndUpload(
   run: ReportRun,
-  findings: ReportFinding[],
-  more: Partial<ReportExtras> = {},
-): Promise<{ findings: ReportFinding[]; extras: ReportExtras; codeScanning: CodeScanningInfo | undefined }> {
-  const extras = { ...(await readExtras(run)), ...more };
-  await settleReportedSpend(run.rt, run.d, extras.credits);
-  return { findings, extras, codeScanning: await uploadReport(run.rt, run.d, findings, run.log) };
+  findings: readonly ReportFinding[],
+  credits: ReportExtras["credits"],
+): Promise<CodeScanningInfo | undefined> {
+  await settleReportedSpend(run.rt, run.d, credits);
+  return uploadReport(run.rt, run.d, findings, run.log);
 }
 
 /**
@@ -78,21 +78,6 @@ export async function concludeUnfinished(
   await rt.stores.pulls.finishScan(d.installationId, d.scanId);
   log.info({ status: scan.status }, message);
   return true;
-}
-
-/**
- * Every finding of the scan, paging the service's list 100 at a time (spec "GET …/findings": `limit` at
- * most 100), as report findings (no description: that needs one `GET` per finding).
- * @throws ScannerApiError when the service refuses a page (the poll job sorts retryable from final).
- */
-export async function readScanFindings(
-  tenant: ScannerTenant,
-  d: Pick<PollJobData, "projectId" | "scanId">,
-): Promise<ReportFinding[]> {
-  const items: FindingListItem[] = [];
-  for await (const f of tenant.client.iterateFindings(d.projectId, { scanId: d.scanId, limit: 100 }))
-    items.push(f);
-  return items.map(toReportFinding);
 }
 
 /**
@@ -134,7 +119,7 @@ export async function uploadReport(
 /**
  * Counts a reported scan's spend in `creditCap.monthly`'s ledger: once settled, the scan counts what it
  * spent instead of its budget; a spend not settled yet gets a `settle` job that looks again later
- * (`../settle.ts`).
+ * (`src/jobs/settle.ts`).
  */
 export async function settleReportedSpend(
   rt: Runtime,

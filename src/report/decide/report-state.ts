@@ -3,16 +3,16 @@
  * the report job, read by triage (commands, check recompute) and settlement. Below every job, so readers
  * need not import the job that writes it.
  */
-import type { BaselineInfo } from "../render/baseline.js";
-import type { RepoConfig } from "../config/repo-config.js";
-import type { CheckAnnotation } from "../github/checks.js";
-import type { CreditInfo, GuidanceInfo } from "../render/check-run.js";
-import type { ReportScope } from "./not-reported.js";
-import type { CodeScanningInfo } from "../render/code-scanning.js";
+import type { BaselineInfo } from "../../render/baseline.js";
+import type { RepoConfig } from "../../config/repo-config.js";
+import type { CheckAnnotation } from "../../github/checks.js";
+import type { CreditInfo, GuidanceInfo } from "../../render/check-run.js";
+import type { ReportScope } from "./closing.js";
+import type { CodeScanningInfo } from "../../render/code-scanning.js";
 import type { KeptDetail } from "./details.js";
-import type { ReportFinding } from "../domain/types.js";
-import { identityOf } from "../domain/identity.js";
-import { findingLabel } from "../scanner/labels.js";
+import type { ReportFinding } from "../../domain/types.js";
+import { identityOf } from "../../domain/identity.js";
+import { findingLabel } from "../../scanner/labels.js";
 
 /** Redis kind of the report document. */
 export const REPORT_KIND = "report";
@@ -31,6 +31,12 @@ export interface ShownExtras {
    * `failOn: {only: new}`, that it has none): triage recomputes decide with it, as the report did
    */
   baseline?: BaselineInfo;
+}
+
+/** What a report shows beside the findings: guidance, credits and warnings (read by `src/report/read/extras.ts`). */
+export interface ReportExtras extends ShownExtras {
+  /** an annotation on the guidance file when the pull request changes it */
+  guidanceAnnotation?: CheckAnnotation | undefined;
 }
 
 /** One reported finding, as stored. */

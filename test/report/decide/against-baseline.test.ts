@@ -1,8 +1,8 @@
-/** What a report shows of its base branch's baseline (src/report/baseline.ts). */
+/** What a report shows of its base branch's baseline (src/report/decide/against-baseline.ts). */
 import { describe, expect, it } from "vitest";
-import { againstBaseline } from "../../src/report/baseline.js";
-import { fingerprint } from "../../src/domain/identity.js";
-import { finding } from "../support/finding.js";
+import { againstBaseline } from "../../../src/report/decide/against-baseline.js";
+import { fingerprint } from "../../../src/domain/identity.js";
+import { finding } from "../../support/finding.js";
 
 describe("againstBaseline", () => {
   const onBase = finding({ id: "a", title: "SQL injection", location: "src/db.ts:4" });

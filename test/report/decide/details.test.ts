@@ -1,23 +1,23 @@
 /**
- * What a report keeps of its fetched details (src/report/details.ts): each text cut with a stated note,
+ * What a report keeps of its fetched details (src/report/decide/details.ts): each text cut with a stated note,
  * the total bounded most severe first, and the check run's details rendered the same from what is kept
  * (first report) as from the stored report (recompute).
  */
 import { describe, expect, it } from "vitest";
-import type { ReportFinding } from "../../src/domain/types.js";
+import type { ReportFinding } from "../../../src/domain/types.js";
 import {
   KEPT_DESCRIPTION_MAX_CHARS,
   KEPT_FIX_MAX_CHARS,
   KEPT_TOTAL_MAX_CHARS,
   keepDetails,
   withKeptDetails,
-} from "../../src/report/details.js";
-import type { ReportState } from "../../src/report/state.js";
-import { renderPullVerdict } from "../../src/report/verdict.js";
-import { renderCheckRunOutput } from "../../src/render/check-run.js";
-import { NOTHING_OPEN_TEXT, inPlaceOutput } from "../../src/triage/check.js";
-import { fullCheckRun } from "../support/check-run.js";
-import { nthFinding } from "../support/finding.js";
+} from "../../../src/report/decide/details.js";
+import type { ReportState } from "../../../src/report/decide/report-state.js";
+import { renderPullVerdict } from "../../../src/report/decide/current-verdict.js";
+import { renderCheckRunOutput } from "../../../src/render/check-run.js";
+import { NOTHING_OPEN_TEXT, inPlaceOutput } from "../../../src/triage/check.js";
+import { fullCheckRun } from "../../support/check-run.js";
+import { nthFinding } from "../../support/finding.js";
 
 /** The `n`-th finding at `severity`, not yet triaged by the service. */
 const finding = (n: number, severity: ReportFinding["severity"], extra: Partial<ReportFinding> = {}) =>

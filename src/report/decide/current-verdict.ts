@@ -4,14 +4,14 @@
  * settlement of a scan's credits). The report job renders the first version from the same builders.
  */
 import { createHash } from "node:crypto";
-import type { CheckAnnotation } from "../github/checks.js";
-import type { ReportFinding } from "../domain/types.js";
-import { toAnnotations } from "../render/annotations.js";
-import { decideConclusion, policyRule, type BlockingRule, type Verdict } from "../domain/verdict.js";
-import { comparisonOf } from "../render/baseline.js";
-import type { CheckRunOutput } from "../github/checks.js";
-import { renderCheckRunOutput } from "../render/check-run.js";
-import type { ReportState } from "./state.js";
+import type { CheckAnnotation } from "../../github/checks.js";
+import type { ReportFinding } from "../../domain/types.js";
+import { toAnnotations } from "../../render/annotations.js";
+import { decideConclusion, policyRule, type BlockingRule, type Verdict } from "../../domain/verdict.js";
+import { comparisonOf } from "../../render/baseline.js";
+import type { CheckRunOutput } from "../../github/checks.js";
+import { renderCheckRunOutput } from "../../render/check-run.js";
+import type { ReportState } from "./report-state.js";
 import { withKeptDetails } from "./details.js";
 
 /** Settings the verdict is rendered with (from the app's settings). */
@@ -41,7 +41,7 @@ export interface PullVerdict {
  * the details (`output.text`) with the stored description and fix of each finding the report fetched one for
  * (`report.details`), and the stored report updated with each finding's current severity and resolution status.
  *
- * @param report - the pull request's stored report (`src/report/state.ts`).
+ * @param report - the pull request's stored report (`src/report/decide/report-state.ts`).
  * @param findings - every finding of `report.scanId`, read from the service now.
  */
 export function renderPullVerdict(

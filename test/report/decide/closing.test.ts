@@ -1,18 +1,15 @@
-/** Which finding comments a report closes or reopens (src/report/not-reported.ts), without network. */
+/** Which finding comments a report closes or reopens (src/report/decide/closing.ts), without network. */
 import { describe, expect, it } from "vitest";
-import pino from "pino";
-import { fingerprint, shapeKey } from "../../src/domain/identity.js";
-import { findingMarker } from "../../src/render/inline-comment.js";
-import { parseNotReportedMarker, renderNotReportedComment } from "../../src/render/not-reported.js";
+import { fingerprint, shapeKey } from "../../../src/domain/identity.js";
+import { findingMarker } from "../../../src/render/inline-comment.js";
+import { parseNotReportedMarker, renderNotReportedComment } from "../../../src/render/not-reported.js";
 import {
-  applyThreadWrites,
   closingCoverage,
   decideCoverage,
   planNotReported,
   scopeCovers,
-} from "../../src/report/not-reported.js";
-import type { PostedFindingComment } from "../../src/report/posted.js";
-import type { ApplyWrites } from "../../src/github/writes.js";
+} from "../../../src/report/decide/closing.js";
+import type { PostedFindingComment } from "../../../src/report/decide/posted.js";
 
 const f = (id: string, title: string) => ({
   id,
@@ -119,50 +116,5 @@ describe("planNotReported (pure)", () => {
     expect(
       planNotReported({ posted: [closed], findings: again("FALSE_POSITIVE"), coverage: full, scan }),
     ).toEqual([]);
-  });
-
-  it("a thread error is logged and skipped; the comment edit is still made", async () => {
-    const calls: string[] = [];
-    // the write path as applyWrites answers: a best-effort write that failed is `failed`, any other throws
-    const apply: ApplyWrites = async (writes) =>
-      writes.map((w) => {
-        if (w.kind === "update-review-comment") {
-          calls.push(`edit ${w.commentId}`);
-          return { kind: "done" };
-        }
-        calls.push("resolve");
-        if (!w.bestEffort) throw new Error("Resource not accessible by integration");
-        return { kind: "failed", message: "Resource not accessible by integration" };
-      });
-    const octokit = {
-      graphql: async (q: string) => {
-        if (q.includes("reviewThreads"))
-          return {
-            repository: {
-              pullRequest: {
-                reviewThreads: {
-                  pageInfo: { hasNextPage: false, endCursor: null },
-                  nodes: [{ id: "PRRT_1", isResolved: false, comments: { nodes: [{ databaseId: 5 }] } }],
-                },
-              },
-            },
-          };
-        throw new Error(`unexpected GraphQL document: ${q}`);
-      },
-    };
-    const done = await applyThreadWrites(
-      octokit as never,
-      apply,
-      { owner: "o", repo: "r", pullNumber: 1 },
-      [{ kind: "close", commentId: 5, findingId: "x", body: "b" }],
-      pino({ level: "silent" }),
-    );
-    expect(calls).toEqual(["edit 5", "resolve"]);
-    // the comment was edited (an applied close, audited), the thread left as it was
-    expect(done).toEqual({
-      closed: 0,
-      reopened: 0,
-      applied: [{ kind: "close", commentId: 5, findingId: "x", body: "b" }],
-    });
   });
 });

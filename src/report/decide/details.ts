@@ -6,9 +6,9 @@
  *
  * Pure: the report job calls {@link keepDetails} once and renders from its result, and stores it.
  */
-import type { ReportFinding } from "../domain/types.js";
-import { sortFindings } from "../domain/verdict.js";
-import { truncateChars } from "../render/limits.js";
+import type { ReportFinding } from "../../domain/types.js";
+import { sortFindings } from "../../domain/verdict.js";
+import { truncateChars } from "../../render/limits.js";
 
 /** A finding's fetched description and recommended fix, as kept (untrusted Markdown, cut to fit). */
 export interface KeptDetail {

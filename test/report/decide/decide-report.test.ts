@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { GitHubWrite } from "../../../src/github/writes.js";
-import { decideDegrade, decideReportWrites } from "../../../src/jobs/report/decide.js";
+import { decideDegrade, decideReportWrites } from "../../../src/report/decide/decide-report.js";
 import type { ReportFinding } from "../../../src/domain/types.js";
 import { launchJob as launch } from "../../support/jobs.js";
 

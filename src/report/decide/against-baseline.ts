@@ -3,10 +3,10 @@
  * last completed baseline, or, with `failOn: {only: new}` and no such baseline, that it has none (so the
  * summary says every finding counts). Shared by a pull request's report and a merge group's.
  */
-import { compareWithBaseline } from "../domain/baseline.js";
-import { readsBaseline, type PolicySettings } from "../domain/policy.js";
-import type { ReportFinding } from "../domain/types.js";
-import type { BaselineInfo } from "../render/baseline.js";
+import { compareWithBaseline } from "../../domain/baseline.js";
+import { readsBaseline, type PolicySettings } from "../../domain/policy.js";
+import type { ReportFinding } from "../../domain/types.js";
+import type { BaselineInfo } from "../../render/baseline.js";
 
 /** A completed baseline as the report reads it (src/stores/baseline-state.ts `BaselineReport`). */
 export interface CompletedBaseline {
