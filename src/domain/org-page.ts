@@ -162,6 +162,8 @@ export interface QueueDepth {
 export interface ProblemsSection {
   /** repositories whose `.github/diffward.yml` was invalid when last read, with the first problem */
   invalidConfigs: Array<{ repository: string; problem: string; seenAt: number }>;
+  /** each repository's effective policy as last read: mode, `failOn`, the keys the organization floor raised */
+  policies: Array<{ repository: string; mode: string; failOn: string; raised: string[]; seenAt: number }>;
   /** the account has no service token; null unless organization-wide */
   missingToken: boolean | null;
   /** the service's reachability (`/healthz`'s detail) */

@@ -1,5 +1,10 @@
 import type { Job } from "bullmq";
-import { parseRepoConfigYaml, permissionAtLeast, type RaisedValue } from "../config/repo-config.js";
+import {
+  parseRepoConfigYaml,
+  permissionAtLeast,
+  type RaisedValue,
+  type RepoConfig,
+} from "../config/repo-config.js";
 import { listCheckRunsForRef } from "../github/checks.js";
 import { getPermission } from "../github/comments.js";
 import { getFileText, getMergeBase, listPullFiles } from "../github/pulls.js";
@@ -76,12 +81,28 @@ export async function processPullRequest(
       ]);
     return "not-onboarded";
   }
+  await rt.stores.orgRecords.recordPolicy(
+    d.installationId,
+    `${d.owner}/${d.repo}`,
+    loaded.kind === "ok" ? effectivePolicy(loaded.config, loaded.raised ?? []) : undefined,
+    rt.now(),
+  );
   if (loaded.kind === "ok" && loaded.raised?.length) await auditFloorRaised(rt, d, loaded.raised);
   const config: PullRequestFacts["config"] =
     loaded.kind === "ok"
       ? { kind: "ok", config: loaded.config, ...(loaded.raised?.length ? { raised: loaded.raised } : {}) }
       : { kind: "invalid", problems: loaded.problems };
   return rt.stores.pulls.withPullLock(key, () => decideUnderLock(rt, job, octokit, config, log));
+}
+
+/** What the organization's page shows of a repository's policy: its mode, `failOn`, the keys the floor raised. */
+function effectivePolicy(config: RepoConfig, raised: readonly RaisedValue[]) {
+  const f = typeof config.failOn === "string" ? { severity: config.failOn, only: "all" } : config.failOn;
+  return {
+    mode: config.mode,
+    failOn: f.only === "new" ? `${f.severity} (only: new)` : f.severity,
+    raised: raised.map((r) => r.key),
+  };
 }
 
 /**

@@ -35,8 +35,9 @@ export interface ProblemsScope {
  */
 export async function problemsSection(deps: OrgPageDeps, s: ProblemsScope): Promise<ProblemsSection> {
   const { rt } = deps;
-  const [configs, service, github, queues, deploymentQueues, failedJobs] = await Promise.all([
+  const [configs, policies, service, github, queues, deploymentQueues, failedJobs] = await Promise.all([
     s.records.configProblems(s.installationId),
+    s.records.policies(s.installationId),
     serviceState(deps),
     githubState(deps, s.installationId),
     s.orgWide ? installationQueues(deps, s.installationId) : Promise.resolve(null),
@@ -46,6 +47,9 @@ export async function problemsSection(deps: OrgPageDeps, s: ProblemsScope): Prom
   return {
     invalidConfigs: configs
       .filter((c) => s.visible(c.repository))
+      .sort((a, b) => a.repository.localeCompare(b.repository)),
+    policies: policies
+      .filter((p) => s.visible(p.repository))
       .sort((a, b) => a.repository.localeCompare(b.repository)),
     missingToken: s.orgWide ? rt.scanner.tenantKey(s.account) === undefined : null,
     service,

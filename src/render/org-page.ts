@@ -357,6 +357,21 @@ const CONFIG_COLUMNS: Array<Column<ProblemsSection["invalidConfigs"][number]>> =
   ["Seen", (c) => formatInstant(c.seenAt)],
 ];
 
+const POLICY_COLUMNS: Array<Column<ProblemsSection["policies"][number]>> = [
+  ["Repository", (c) => escapeHtml(c.repository)],
+  ["Mode", (c) => escapeHtml(c.mode)],
+  ["failOn", (c) => escapeHtml(c.failOn)],
+  [
+    "Organization floor",
+    (c) =>
+      c.raised.length
+        ? `raised: ${c.raised.map((k) => `<code>${escapeHtml(k)}</code>`).join(", ")}`
+        : "not raised",
+    "wrap",
+  ],
+  ["Seen", (c) => formatInstant(c.seenAt)],
+];
+
 function problemsSection(page: InstallationPage): string {
   const p = page.problems;
   const token =
@@ -372,7 +387,7 @@ function problemsSection(page: InstallationPage): string {
     : "";
   return section(
     "problems",
-    `${health}<h3>Invalid <code>.github/diffward.yml</code></h3>${tableOf(p.invalidConfigs, CONFIG_COLUMNS, "Every configuration read was valid.")}${queues}${deployment}<h3>Failed jobs</h3>${tableOf(p.failedJobs, FAILED_COLUMNS, "No failed job.")}`,
+    `${health}<h3>Invalid <code>.github/diffward.yml</code></h3>${tableOf(p.invalidConfigs, CONFIG_COLUMNS, "Every configuration read was valid.")}<h3>Effective policy</h3>${tableOf(p.policies, POLICY_COLUMNS, "No configuration read yet.")}${queues}${deployment}<h3>Failed jobs</h3>${tableOf(p.failedJobs, FAILED_COLUMNS, "No failed job.")}`,
   );
 }
 

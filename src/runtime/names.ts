@@ -151,6 +151,7 @@ export const REDIS_KEYS = {
   spendMonth: { prefix: "state", pattern: "spend:<installationId>:<YYYY-MM>" },
   reportLog: { prefix: "state", pattern: "reportlog:<installationId>" },
   configProblems: { prefix: "state", pattern: "configproblems:<installationId>" },
+  policies: { prefix: "state", pattern: "policies:<installationId>" },
   approvalsHeld: { prefix: "state", pattern: "approvals-held:<owner>" },
 } as const satisfies Record<string, { prefix: "state" | "queue"; pattern: string }>;
 

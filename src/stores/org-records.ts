@@ -57,6 +57,22 @@ export interface ConfigProblemRecord {
   seenAt: number;
 }
 
+/**
+ * A repository's effective policy as last read (`policies:<installationId>`, field `owner/name`): the
+ * evaluation `mode`, the top-level `failOn` and the keys the organization floor raised (empty: not raised).
+ */
+export interface PolicyRecord {
+  repository: string;
+  /** `enforce` or `evaluate` */
+  mode: string;
+  /** e.g. `high (only: new)` */
+  failOn: string;
+  /** the keys the organization floor raised, e.g. `failOn.severity`; empty when none */
+  raised: string[];
+  /** ms since the epoch when it was last read */
+  seenAt: number;
+}
+
 /** The page's records under diffward's state prefix. */
 export class OrgRecords {
   constructor(
@@ -144,6 +160,31 @@ export class OrgRecords {
     }
     const rec: ConfigProblemRecord = { repository, problem, seenAt: now };
     await this.redis.multi().hset(k, repository, JSON.stringify(rec)).expire(k, RECORD_TTL_SECONDS).exec();
+  }
+
+  /**
+   * Records a repository's effective policy ({@link PolicyRecord}) as a pull request event last read it;
+   * `undefined` removes it (no valid configuration).
+   */
+  async recordPolicy(
+    installationId: number,
+    repository: string,
+    policy: Omit<PolicyRecord, "repository" | "seenAt"> | undefined,
+    now: number,
+  ): Promise<void> {
+    const k = this.#k("policies", installationId);
+    if (policy === undefined) {
+      await this.redis.hdel(k, repository);
+      return;
+    }
+    const rec: PolicyRecord = { repository, ...policy, seenAt: now };
+    await this.redis.multi().hset(k, repository, JSON.stringify(rec)).expire(k, RECORD_TTL_SECONDS).exec();
+  }
+
+  /** The installation's repositories' effective policies, as last read. */
+  async policies(installationId: number): Promise<PolicyRecord[]> {
+    const h = await this.redis.hgetall(this.#k("policies", installationId));
+    return Object.values(h).map((v) => JSON.parse(v) as PolicyRecord);
   }
 
   /** The installation's repositories whose config was invalid when last read. */

@@ -8,6 +8,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import { demoConfig } from "../../dev/harness/demo-repo.js";
+import { createOrgPageDeps, loadInstallationPage } from "../../src/org-page/data.js";
+import { renderInstallationPage } from "../../src/render/org-page.js";
 import { completedRun, openPull, seedPull, sha } from "../support/pr.js";
 
 const FILE = ".github/diffward.yml";
@@ -83,6 +85,34 @@ describe("organization floor (enforce:)", () => {
     for await (const e of h.booted.rt.stores.audit.read({ repository: `${pr.owner}/${pr.repo}` }))
       audit.push(e);
     expect(audit).toEqual([]);
+  });
+
+  it("the organization's page shows each repository's effective policy, floor raised or not", async () => {
+    const deps = createOrgPageDeps(h.booted.rt, {
+      accountOf: async () => "floor-org",
+      githubUrl: "https://github.com",
+      outsideBudgetMs: 10_000,
+    });
+    const page = await loadInstallationPage(deps, 9351, { orgWide: true, repositories: "all" });
+    // the repositories whose pull request events were decided (the seeding one sent none)
+    expect(page.problems.policies).toEqual([
+      expect.objectContaining({
+        repository: "floor-org/floored-1",
+        mode: "enforce",
+        failOn: "medium",
+        raised: ["failOn.severity"],
+      }),
+      expect.objectContaining({
+        repository: "floor-org/floored-2",
+        mode: "enforce",
+        failOn: "low",
+        raised: [],
+      }),
+    ]);
+    const html = renderInstallationPage(page, { user: "floor-org", logoutPath: "/logout" });
+    expect(html).toContain("<h3>Effective policy</h3>");
+    expect(html).toContain("raised: <code>failOn.severity</code>");
+    expect(html).toContain("not raised");
   });
 
   it("an enforce key outside the list fails the check run with the problem and its line, and launches nothing", async () => {

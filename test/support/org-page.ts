@@ -87,6 +87,15 @@ export function orgPage(over: Partial<InstallationPage> = {}): InstallationPage 
       invalidConfigs: [
         { repository: "acme/api", problem: "failOn: expected one of critical, high", seenAt: PAGE_NOW },
       ],
+      policies: [
+        {
+          repository: "acme/web",
+          mode: "enforce",
+          failOn: "high",
+          raised: ["failOn.severity"],
+          seenAt: PAGE_NOW,
+        },
+      ],
       missingToken: false,
       service: { state: "ok" },
       github: { state: "ok", detail: "2 repositories" },
