@@ -279,7 +279,7 @@ async function inFlightScan(rt: OrgPageDeps["rt"], inst: number, n: number, now:
     headSha: n.toString(16).padStart(40, "a"),
     checkRunId: 1000 + n,
   };
-  await rt.stores.pulls.linkScan(link);
+  await rt.stores.scans.linkScan(link);
   const job = await rt.queues.scans.add(
     JOBS.poll.name,
     { ...link, launchedAt: now - 60_000 * (n % 30) },

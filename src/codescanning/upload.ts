@@ -131,9 +131,6 @@ export function planCodeScanningUpload(input: UploadPlanInput): UploadPlan {
   }
 }
 
-/** Redis kind of the record of a scan's upload (`<prefix>:sarif:<owner/repo>@<scanId>`). */
-export const SARIF_UPLOAD_KIND = "sarif";
-
 /**
  * The planned GitHub write of an upload (pure): `POST …/code-scanning/sarifs` with `commit_sha`, `ref`, the
  * encoded log and `tool_name` diffward; best effort, so a refusal never fails the report.
@@ -176,7 +173,7 @@ export async function applyCodeScanningUpload(
   if (plan.kind === "off") return undefined;
   if (plan.kind !== "upload") return plan.info;
   const key = `${pull.owner}/${pull.repo}@${scanId}`;
-  const done = await rt.stores.pulls.getJson<CodeScanningInfo>(SARIF_UPLOAD_KIND, key);
+  const done = await rt.stores.scans.codeScanningUpload(key);
   if (done) return done;
   const startedAt = new Date(rt.now()).toISOString().replace(/\.\d{3}Z$/, "Z");
   const [result] = await applyWrites(rt, installationId, [uploadWrite(pull, plan, startedAt)]);
@@ -209,6 +206,6 @@ export async function applyCodeScanningUpload(
         "Check that the app has the `security_events` permission and that code scanning is available on this repository.",
     };
   }
-  await rt.stores.pulls.putJson(SARIF_UPLOAD_KIND, key, info, 7 * 24 * 3600);
+  await rt.stores.scans.recordCodeScanningUpload(key, info);
   return info;
 }

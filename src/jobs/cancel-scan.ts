@@ -4,7 +4,7 @@ import { addJob, type CancelJobData } from "../job-catalogue/index.js";
 import { jobId } from "../runtime/names.js";
 import type { ScannerClient } from "../scanner/client.js";
 import type { Runtime } from "../runtime/runtime.js";
-import type { EndedScanStatus } from "../stores/pull-state.js";
+import type { EndedScanStatus } from "../stores/scan-state.js";
 
 /**
  * Cancels a scan diffward stops following, unless it has ended: only a `QUEUED` or `PROCESSING` scan can be
@@ -22,17 +22,17 @@ export async function cancelUnlessEnded(
   projectId: string,
   scanId: string,
 ): Promise<"ended" | "cancelled"> {
-  if ((await rt.stores.pulls.getScanEnd(scanId)).status) return "ended";
+  if ((await rt.stores.scans.getScanEnd(scanId)).status) return "ended";
   const status = await client
     .getScan(projectId, scanId)
     .then(({ scan }) => scan.status)
     .catch(() => undefined);
   if (status !== undefined && isTerminalScanStatus(status)) {
-    await rt.stores.pulls.recordScanEnded(scanId, status as EndedScanStatus);
+    await rt.stores.scans.recordScanEnded(scanId, status as EndedScanStatus);
     return "ended";
   }
   await client.cancelScan(projectId, scanId);
-  await rt.stores.pulls.recordScanEnded(scanId, "CANCELLED");
+  await rt.stores.scans.recordScanEnded(scanId, "CANCELLED");
   return "cancelled";
 }
 

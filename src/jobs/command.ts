@@ -350,7 +350,7 @@ function commandIO(c: Ctx, tenant: ScannerTenant | undefined): CommandIO {
     once: (step, write) => sendOnce(c, step, write),
     readPullScan: async () => {
       const pr = await rt.stores.pulls.getPull(c.key);
-      const ended = pr?.scanId ? (await rt.stores.pulls.getScanEnd(pr.scanId)).status : undefined;
+      const ended = pr?.scanId ? (await rt.stores.scans.getScanEnd(pr.scanId)).status : undefined;
       return pr && { ...pr, ...(ended ? { endedStatus: ended } : {}) };
     },
     readReport: () => rt.stores.pulls.getJson<ReportState>(REPORT_KIND, c.key),
@@ -403,7 +403,7 @@ function commandIO(c: Ctx, tenant: ScannerTenant | undefined): CommandIO {
     recomputeCheck: () => recomputeCheck(rt, c.d.installationId, tenant!, c.pull, c.log),
     readPull: () => getPull(c.octokit, c.pull),
     enqueueRescan: (request) => enqueueRescan(c, request),
-    recordCancel: (scanId, login) => rt.stores.pulls.recordScanCancelledBy(scanId, login),
+    recordCancel: (scanId, login) => rt.stores.scans.recordScanCancelledBy(scanId, login),
   };
 }
 

@@ -9,7 +9,7 @@ import { baselineServiceError } from "./decide-baseline.js";
 import type { LaunchErrorAction } from "./launch-errors.js";
 import type { LaunchJobData } from "../job-catalogue/index.js";
 import type { LaunchRefusal } from "../policy/preflight.js";
-import { unknownOutcomeSince, type LaunchRecord } from "../stores/pull-state.js";
+import { unknownOutcomeSince, type LaunchRecord } from "../stores/scan-state.js";
 
 /**
  * What the launch job reads first, in this order; reading stops at the first fact that ends the launch, so

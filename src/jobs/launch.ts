@@ -5,7 +5,8 @@ import { preflight } from "../policy/preflight.js";
 import { capRefusal, readMonthSeed, readSettledSpends } from "../policy/credit-cap.js";
 import { jobId } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
-import { LockBusyError, unknownOutcomeSince } from "../stores/pull-state.js";
+import { LockBusyError } from "../stores/pull-state.js";
+import { unknownOutcomeSince } from "../stores/scan-state.js";
 import { updateCheck } from "../github/writes.js";
 import { renderLaunchError } from "../render/check-run.js";
 import { ScannerApiError, isServiceOutage } from "../scanner/errors.js";
@@ -119,7 +120,7 @@ async function waitForService(
   const facts = await rt.stores.pulls
     .withPullLock(targetKey(job.data), async () => ({
       wanted: await launchWanted(rt, job.data),
-      unknownOutcome: unknownOutcomeSince(await rt.stores.pulls.getLaunch(job.data.launchKey)) !== undefined,
+      unknownOutcome: unknownOutcomeSince(await rt.stores.scans.getLaunch(job.data.launchKey)) !== undefined,
     }))
     .catch((error: unknown) => {
       if (error instanceof LockBusyError) return waitForLock(rt, job, token);
@@ -220,7 +221,7 @@ async function readLaunchStart(
   const wanted = await launchWanted(rt, d);
   const removed = wanted && (await rt.stores.pulls.isInstallationRemoved(d.installationId));
   if (!wanted || removed) {
-    const record = await rt.stores.pulls.getLaunch(d.launchKey);
+    const record = await rt.stores.scans.getLaunch(d.launchKey);
     if (unknownOutcomeSince(record) === undefined)
       return { facts: { wanted, removed, record }, tenant: undefined };
     const tenant = (await rt.scanner.forAccount(d.accountLogin)) ?? undefined;
@@ -228,7 +229,7 @@ async function readLaunchStart(
   }
   const tenant = (await rt.scanner.forAccount(d.accountLogin)) ?? undefined;
   if (!tenant) return { facts: { wanted: true, removed: false, tokenFound: false }, tenant };
-  const record = await rt.stores.pulls.getLaunch(d.launchKey);
+  const record = await rt.stores.scans.getLaunch(d.launchKey);
   return { facts: { wanted: true, removed: false, tokenFound: true, record }, tenant };
 }
 
@@ -248,7 +249,7 @@ async function followEarlierLaunch(
   const found = await findLaunchedScan(tenant, d, lookup.since, lookup.anyOfHead);
   if (!found) return false;
   log.warn({ scanId: found.id }, "earlier launch attempt had reached the service: following its scan");
-  await rt.stores.pulls.recordLaunch(d.launchKey, { scanId: found.id, projectId: tenant.projectId });
+  await rt.stores.scans.recordLaunch(d.launchKey, { scanId: found.id, projectId: tenant.projectId });
   await bindCap(rt, job, found.id, job.data.capHold?.credits);
   await afterLaunch(rt, d, tenant, found.id, undefined);
   return true;
@@ -303,10 +304,10 @@ async function sendLaunch(
   log: Runtime["log"],
 ): Promise<LaunchOutcome> {
   const d = job.data;
-  await rt.stores.pulls.markLaunchAttempt(d.launchKey, rt.now());
+  await rt.stores.scans.markLaunchAttempt(d.launchKey, rt.now());
   try {
     const res = await tenant.client.launchScan(tenant.projectId, launchRequest(d, creditBudget));
-    await rt.stores.pulls.recordLaunch(d.launchKey, {
+    await rt.stores.scans.recordLaunch(d.launchKey, {
       scanId: res.scanId,
       projectId: tenant.projectId,
       creditBudget: res.creditBudget,
@@ -341,7 +342,7 @@ async function onLaunchError(
       { err: error, attempt: job.attemptsMade + 1 },
       "launch outcome unknown: will look up, then retry",
     );
-  else await rt.stores.pulls.clearLaunchAttempt(d.launchKey);
+  else await rt.stores.scans.clearLaunchAttempt(d.launchKey);
   // An unavailable service is waited for on its tenant's breaker (processLaunch), never counted as an attempt.
   if (isServiceOutage(error)) throw error;
   const balance =
@@ -466,7 +467,7 @@ async function afterLaunch(
   creditBudget: number | undefined,
 ): Promise<void> {
   const followed = await rememberScan(rt, d, { scanId, projectId: tenant.projectId });
-  await rt.stores.pulls.linkScan({
+  await rt.stores.scans.linkScan({
     scanId,
     projectId: tenant.projectId,
     installationId: d.installationId,
@@ -489,7 +490,7 @@ async function afterLaunch(
       .catch((e: Error) =>
         rt.log.warn({ scanId, err: e }, "could not cancel scan of uninstalled installation"),
       );
-    await rt.stores.pulls.finishScan(d.installationId, scanId);
+    await rt.stores.scans.finishScan(d.installationId, scanId);
     rt.log.info({ scanId }, "installation removed while the scan was launched: cancelled");
     return;
   }

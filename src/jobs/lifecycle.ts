@@ -54,10 +54,10 @@ export async function processUninstall(rt: Runtime, job: Job<UninstallJobData>):
   // First, so a launch still waiting in its debounce window is dropped before it spends.
   await rt.stores.pulls.setInstallationRemoved(d.installationId, true);
   let cancelled = 0;
-  for (const scanId of await rt.stores.pulls.inflightScans(d.installationId)) {
+  for (const scanId of await rt.stores.scans.inflightScans(d.installationId)) {
     // first: a poll or report of the scan running meanwhile writes nothing from now on
-    await rt.stores.pulls.recordScanStop(scanId, { kind: "uninstalled" });
-    const link = await rt.stores.pulls.getScanLink(scanId);
+    await rt.stores.scans.recordScanStop(scanId, { kind: "uninstalled" });
+    const link = await rt.stores.scans.getScanLink(scanId);
     try {
       const done = await cancelFollowedScan(rt, scanId, d.accountLogin, {
         installationId: d.installationId,
@@ -78,7 +78,7 @@ export async function processUninstall(rt: Runtime, job: Job<UninstallJobData>):
       const pr = await rt.stores.pulls.getPull(key);
       if (pr) await rt.stores.pulls.setPull(key, { ...pr, closed: true });
     }
-    await rt.stores.pulls.finishScan(d.installationId, scanId);
+    await rt.stores.scans.finishScan(d.installationId, scanId);
   }
   rt.log.info({ installation: d.installationId, cancelled }, "installation removed: scans cancelled");
   return cancelled;

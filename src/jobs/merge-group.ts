@@ -486,6 +486,6 @@ export async function stopGroupScan(
   } finally {
     // The group is gone: nothing reports its scan any more, whether it was cancelled, had ended or could not
     // be cancelled, so it is no longer in flight.
-    await rt.stores.pulls.finishScan(g.installationId, g.scanId);
+    await rt.stores.scans.finishScan(g.installationId, g.scanId);
   }
 }

@@ -6,7 +6,7 @@ import type { ScanDetail } from "../scanner/schemas.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { ScannerTenant } from "../tenants/index.js";
 import { applyWrites } from "../runtime/writes.js";
-import type { EndedScanStatus } from "../stores/pull-state.js";
+import type { EndedScanStatus } from "../stores/scan-state.js";
 import { planScanTimedOut } from "../checks/endings.js";
 import { planProgress } from "../checks/progress.js";
 import { enqueueReport } from "../report/job.js";
@@ -86,7 +86,7 @@ async function pollFollowed({ rt, job, token, tenant, log }: FollowedJob<PollJob
 
   // Known ended: a later stop (a push, a close) never cancels it (spec §Scan status: cancel of a terminal
   // scan answers 400).
-  await rt.stores.pulls.recordScanEnded(d.scanId, scan.status as EndedScanStatus);
+  await rt.stores.scans.recordScanEnded(d.scanId, scan.status as EndedScanStatus);
   // A progress write still waiting in the installation's write lane is taken over by the completing write
   // (the lane coalesces updates of one check run, whatever process queued them), so the report does not wait
   // for it. Without a lane, a progress write still queued in this process lands before the report is handed
@@ -118,7 +118,7 @@ async function pollRunning(
       .cancelScan(d.projectId, d.scanId)
       .catch((e: Error) => log.warn({ err: e }, "cancel failed"));
     await applyWrites(rt, d.installationId, planScanTimedOut(d, rt.now()));
-    await rt.stores.pulls.finishScan(d.installationId, d.scanId);
+    await rt.stores.scans.finishScan(d.installationId, d.scanId);
     log.warn("scan exceeded scanTimeoutMinutes: cancelled");
     return "timed-out";
   }

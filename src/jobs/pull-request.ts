@@ -190,7 +190,7 @@ async function decideUnderLock(
  */
 async function scanInFlight(rt: Runtime, run: PullState & { checkRunId: number }): Promise<boolean> {
   if (run.scanId) {
-    const end = await rt.stores.pulls.getScanEnd(run.scanId);
+    const end = await rt.stores.scans.getScanEnd(run.scanId);
     if (end.status || end.stop) return false;
   }
   return !(await checkRunCompleted(rt, run));

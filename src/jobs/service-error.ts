@@ -24,7 +24,7 @@ export async function concludeOnServiceError(
   if (error.retryable && !last) return false;
   const d = job.data;
   await applyWrites(rt, d.installationId, planScanUnreadable(d, error, job.attemptsMade + 1));
-  await rt.stores.pulls.finishScan(d.installationId, d.scanId);
+  await rt.stores.scans.finishScan(d.installationId, d.scanId);
   log.error({ err: error.name, retryable: error.retryable }, "scan result unreadable: check run concluded");
   return true;
 }
@@ -48,7 +48,7 @@ export async function concludeOnScanReadError(
   if (error instanceof ScannerApiError && error.code === "not_found") {
     const d = job.data;
     await applyWrites(rt, d.installationId, planScanLost(d, error.message));
-    await rt.stores.pulls.finishScan(d.installationId, d.scanId);
+    await rt.stores.scans.finishScan(d.installationId, d.scanId);
     return "lost";
   }
   if (await concludeOnServiceError(rt, job, error, log)) return "service-error";
@@ -76,6 +76,6 @@ export async function concludeOnLastAttempt(
     "report failed on its last attempt: check run concluded",
   );
   await applyWrites(rt, d.installationId, planReportFailed(d, error, job.attemptsMade + 1));
-  await rt.stores.pulls.finishScan(d.installationId, d.scanId);
+  await rt.stores.scans.finishScan(d.installationId, d.scanId);
   return true;
 }

@@ -4,7 +4,8 @@ import { getCheckRun } from "../github/checks.js";
 import { updateCheck, type GitHubWrite } from "../github/writes.js";
 import { jobId } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
-import type { PullState, ScanStop } from "../stores/pull-state.js";
+import type { PullState } from "../stores/pull-state.js";
+import type { ScanStop } from "../stores/scan-state.js";
 import { cancelFollowedScan } from "./cancel-scan.js";
 import { stopLaunch } from "./unknown-launch.js";
 
@@ -37,7 +38,7 @@ export async function stopCurrent(
   accountLogin: string,
 ): Promise<void> {
   const log = rt.log.child({ pull: `${prev.owner}/${prev.repo}#${prev.pullNumber}`, scanId: prev.scanId });
-  if (prev.scanId) await rt.stores.pulls.recordScanStop(prev.scanId, reason);
+  if (prev.scanId) await rt.stores.scans.recordScanStop(prev.scanId, reason);
   if ((await stopLaunch(rt, prev, { forget: true })) === "resolving")
     log.warn(
       { reason: reason.kind },
@@ -52,7 +53,7 @@ export async function stopCurrent(
     } catch (error) {
       log.warn({ err: error }, "could not cancel scan");
     }
-    await rt.stores.pulls.finishScan(prev.installationId, prev.scanId);
+    await rt.stores.scans.finishScan(prev.installationId, prev.scanId);
   }
 }
 

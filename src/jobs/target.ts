@@ -85,7 +85,7 @@ export async function rememberScan(
  * the target (lost with Redis), the scan is followed.
  */
 export async function stillFollowed(rt: Runtime, d: PollJobData): Promise<boolean> {
-  if ((await rt.stores.pulls.getScanEnd(d.scanId)).stop) return false;
+  if ((await rt.stores.scans.getScanEnd(d.scanId)).stop) return false;
   if (isBaselineScan(d)) {
     const b = await rt.stores.baselines.get(targetKey(d));
     return !b || (b.headSha === d.headSha && (b.scanId === undefined || b.scanId === d.scanId));
@@ -130,7 +130,7 @@ export async function whileFollowed<T>(
 ): Promise<T | "superseded"> {
   const notFollowed = async (): Promise<"superseded"> => {
     log.info(`scan no longer followed (superseded)${what ? `: ${what}` : ""}`);
-    await rt.stores.pulls.finishScan(d.installationId, d.scanId);
+    await rt.stores.scans.finishScan(d.installationId, d.scanId);
     return "superseded";
   };
   if (!(await stillFollowed(rt, d))) return notFollowed();

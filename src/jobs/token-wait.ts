@@ -82,7 +82,7 @@ export async function tenantOrWait(
     throw new DelayedError();
   }
   await applyWrites(rt, d.installationId, planTokenMissing(d, now - since));
-  await rt.stores.pulls.finishScan(d.installationId, d.scanId);
+  await rt.stores.scans.finishScan(d.installationId, d.scanId);
   log.warn({ account: d.accountLogin, waitedMs: now - since }, "no scanner token: check run concluded");
   return "no-token";
 }

@@ -1,6 +1,6 @@
 import type { Job } from "bullmq";
 import type { Runtime } from "../runtime/runtime.js";
-import { unknownOutcomeSince } from "../stores/pull-state.js";
+import { unknownOutcomeSince } from "../stores/scan-state.js";
 import type { ScanListItem } from "../scanner/schemas.js";
 import type { ScannerTenant } from "../tenants/index.js";
 import { presetsOf } from "../tenants/presets.js";
@@ -62,7 +62,7 @@ export async function withdrawLaunch(
   const found = await findLaunchedScan(tenant, d, since, false);
   if (!found) {
     await releaseCap(rt, job);
-    await rt.stores.pulls.deleteLaunch(d.launchKey);
+    await rt.stores.scans.deleteLaunch(d.launchKey);
     log.info("launch no longer wanted; its attempt of unknown outcome never reached the service");
     return "none";
   }
@@ -73,7 +73,7 @@ export async function withdrawLaunch(
     { ...d, scanId: found.id, launchedAt: Date.parse(found.createdAt), mergeGroup: true },
     0,
   );
-  await rt.stores.pulls.deleteLaunch(d.launchKey);
+  await rt.stores.scans.deleteLaunch(d.launchKey);
   log.warn(
     { scanId: found.id, done },
     "launch no longer wanted; the scan its attempt of unknown outcome created is stopped and settled",
@@ -101,7 +101,7 @@ export async function stopLaunch(
     : undefined;
   const state = job ? await job.getState().catch(() => "unknown") : "unknown";
   const waits = state === "delayed" || state === "waiting" || state === "prioritized";
-  const record = launch.launchKey ? await rt.stores.pulls.getLaunch(launch.launchKey) : {};
+  const record = launch.launchKey ? await rt.stores.scans.getLaunch(launch.launchKey) : {};
   if (job && unknownOutcomeSince(record) !== undefined && (waits || state === "active")) {
     if (state === "delayed") await job.promote().catch(() => undefined);
     return "resolving";
@@ -115,6 +115,6 @@ export async function stopLaunch(
     ))
   )
     await releaseCap(rt, job);
-  if (forget && launch.launchKey) await rt.stores.pulls.deleteLaunch(launch.launchKey);
+  if (forget && launch.launchKey) await rt.stores.scans.deleteLaunch(launch.launchKey);
   return "stopped";
 }

@@ -23,7 +23,7 @@ import { REPORT_KIND, type ReportState } from "../report/decide/report-state.js"
 import { jobId, pullKey } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { OrgRecords, ScanSpendRecord } from "../stores/org-records.js";
-import type { ScanLink } from "../stores/pull-state.js";
+import type { ScanLink } from "../stores/scan-state.js";
 import { APPROVALS_KIND } from "../triage/approvals.js";
 import { listAcceptanceExpiries } from "../triage/expiry.js";
 import { within } from "./cache.js";
@@ -142,8 +142,8 @@ async function loadInFlight(
   visible: (repository: string) => boolean,
 ): Promise<InFlightScan[]> {
   const { rt } = deps;
-  const ids = await rt.stores.pulls.inflightScans(installationId);
-  const links = await Promise.all(ids.map((id) => rt.stores.pulls.getScanLink(id)));
+  const ids = await rt.stores.scans.inflightScans(installationId);
+  const links = await Promise.all(ids.map((id) => rt.stores.scans.getScanLink(id)));
   const shown = links.filter((l): l is ScanLink => !!l && visible(`${l.owner}/${l.repo}`));
   const jobs = await Promise.all(
     shown.map(

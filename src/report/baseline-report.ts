@@ -33,7 +33,7 @@ export async function reportBaselineScan(run: ReportRun): Promise<void> {
   });
   await completeOnce(rt, d, completion);
   await saveBaselineReport(rt, d, branch, findings);
-  await rt.stores.pulls.finishScan(d.installationId, d.scanId);
+  await rt.stores.scans.finishScan(d.installationId, d.scanId);
   log.info(
     { conclusion, findings: findings.length, annotations: annotations.length, branch },
     "baseline scan reported",

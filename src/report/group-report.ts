@@ -39,7 +39,7 @@ export async function reportGroupScan(run: ReportRun): Promise<void> {
     note: `**Merge group** ${d.pullNumber > 0 ? `for pull request #${d.pullNumber}, ` : ""}scanned against its base: no review is posted (a merge group has no pull request); the findings are below and annotated on the files.`,
   });
   await applyWrites(rt, d.installationId, completion);
-  await rt.stores.pulls.finishScan(d.installationId, d.scanId);
+  await rt.stores.scans.finishScan(d.installationId, d.scanId);
   log.info(
     { conclusion, findings: findings.length, annotations: annotations.length },
     "merge group scan reported",

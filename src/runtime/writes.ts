@@ -191,7 +191,7 @@ export async function writeBudget(
   if (!rt.lane) return undefined;
   const [usage, inFlight] = await Promise.all([
     rt.lane.usage(installationId),
-    rt.stores.pulls.inflightCount(installationId),
+    rt.stores.scans.inflightCount(installationId),
   ]);
   return { perHour: rt.lane.limits.perHour, used: usage.lastHour + usage.waiting, inFlight };
 }

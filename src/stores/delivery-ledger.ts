@@ -1,5 +1,7 @@
+import { z } from "zod";
 import type { RedisConnection } from "../runtime/connection.js";
 import { takeLock, type HeldLock } from "../runtime/renewed-lock.js";
+import { parseStored, parseStoredOrAbsent, type Stored } from "./stored-record.js";
 
 /**
  * Where the listing of the App's webhook deliveries stands (`{prefix}:deliveries:scan`, a JSON string that
@@ -11,34 +13,36 @@ import { takeLock, type HeldLock } from "../runtime/renewed-lock.js";
  *   (GitHub's `cursor` query parameter of the `Link` header's next page) down to `floor` (ms), then `head`
  *   becomes `top`.
  */
-export interface DeliveryScan {
-  head?: number;
-  seenAt?: number;
+export const DeliveryScan = z.looseObject({
+  head: z.number().optional(),
+  seenAt: z.number().optional(),
   /** `startedAt` is absent from a pass an older diffward began */
-  resume?: { cursor: string; floor: number; top: number; startedAt?: number };
-}
+  resume: z
+    .object({ cursor: z.string(), floor: z.number(), top: z.number(), startedAt: z.number().optional() })
+    .optional(),
+});
+export type DeliveryScan = Stored<typeof DeliveryScan>;
 
 /**
  * A redelivery diffward asked for (`{prefix}:deliveries:pending:<guid>`, JSON): the failed delivery `id`
  * it redelivered and when it asked, `at` (ms, diffward's clock).
  */
-export interface PendingRedelivery {
-  id: number;
-  at: number;
-}
+export const PendingRedelivery = z.object({ id: z.number(), at: z.number() });
+export type PendingRedelivery = z.infer<typeof PendingRedelivery>;
 
 /** What {@link DeliveryLedger.claimRedelivery} found. */
 export type Claim = "claimed" | "taken" | "lock-lost";
 
 /** A GUID whose deliveries all failed so far, followed until a delivery of it succeeds or diffward gives up. */
-export interface TrackedDelivery {
+export const TrackedDelivery = z.object({
   /** the newest failed delivery of the GUID (the id `POST /app/hook/deliveries/{delivery_id}/attempts` takes) */
-  id: number;
+  id: z.number(),
   /** delivered_at of its oldest failed delivery seen, ms: past GitHub's redelivery window it cannot be redelivered */
-  at: number;
+  at: z.number(),
   /** redeliveries diffward asked for so far */
-  attempts: number;
-}
+  attempts: z.number(),
+});
+export type TrackedDelivery = z.infer<typeof TrackedDelivery>;
 
 /** Why a GUID is no longer followed: a delivery of it succeeded, or diffward gave up on it. */
 export type Settled = "ok" | "given-up";
@@ -49,7 +53,8 @@ export type Settled = "ok" | "given-up";
  * followed ({@link TrackedDelivery}, a hash), a GUID's settlement (`settled:<guid>`: a delivery of it
  * succeeded, or diffward gave up), the redelivery asked for (`pending:<guid>`, {@link PendingRedelivery}) and
  * a delivery diffward's webhook path accepted (`accepted:<guid>`).
- * Every key expires: the records only matter within GitHub's redelivery window (`ttlMs`).
+ * Every key expires: the records only matter within GitHub's redelivery window (`ttlMs`). Reads parse with zod:
+ * the listing's progress or a followed GUID that is not one throws `StoredRecordError` (`./stored-record.ts`).
  */
 export class DeliveryLedger {
   constructor(
@@ -77,19 +82,24 @@ export class DeliveryLedger {
     return Math.max(0, await this.redis.pttl(this.#k("deliveries", "run")));
   }
 
+  /** Where the listing stands (`{}`: no pass finished within the TTL). @throws {StoredRecordError} when it is not one. */
   async scan(): Promise<DeliveryScan> {
-    const raw = await this.redis.get(this.#k("deliveries", "scan"));
-    return raw ? (JSON.parse(raw) as DeliveryScan) : {};
+    const key = this.#k("deliveries", "scan");
+    const raw = await this.redis.get(key);
+    return raw ? parseStored(DeliveryScan, key, raw) : {};
   }
 
   async saveScan(scan: DeliveryScan): Promise<void> {
     await this.redis.set(this.#k("deliveries", "scan"), JSON.stringify(scan), "PX", this.ttlMs);
   }
 
-  /** Every GUID followed, by GUID. */
+  /** Every GUID followed, by GUID. @throws {StoredRecordError} when one is not a followed GUID's record. */
   async tracked(): Promise<Map<string, TrackedDelivery>> {
-    const all = await this.redis.hgetall(this.#k("deliveries", "tracked"));
-    return new Map(Object.entries(all).map(([guid, v]) => [guid, JSON.parse(v) as TrackedDelivery]));
+    const key = this.#k("deliveries", "tracked");
+    const all = await this.redis.hgetall(key);
+    return new Map(
+      Object.entries(all).map(([guid, v]) => [guid, parseStored(TrackedDelivery, `${key} ${guid}`, v)]),
+    );
   }
 
   /** Writes (or replaces) followed GUIDs and removes others, in one transaction. */
@@ -205,12 +215,7 @@ function pendingText(p: PendingRedelivery | undefined): string {
   return p === undefined ? "" : JSON.stringify({ id: p.id, at: p.at });
 }
 
+/** A pending record as read; one that is not one (an older diffward's) reads as delivery 0 asked for at 0. */
 function parsePending(text: string): PendingRedelivery {
-  try {
-    const v = JSON.parse(text) as Partial<PendingRedelivery>;
-    if (typeof v.id === "number" && typeof v.at === "number") return { id: v.id, at: v.at };
-  } catch {
-    // not JSON: an older record
-  }
-  return { id: 0, at: 0 };
+  return parseStoredOrAbsent(PendingRedelivery, text) ?? { id: 0, at: 0 };
 }

@@ -13,14 +13,17 @@ import { CapLedger } from "./cap-ledger.js";
 import { DeliveryLedger } from "./delivery-ledger.js";
 import { OrgRecords } from "./org-records.js";
 import { PullStateStore } from "./pull-state.js";
+import { ScanStateStore } from "./scan-state.js";
 import { ServiceBreaker } from "./service-breaker.js";
 
 /** The process's stores, all on one Redis connection and state prefix. */
 export interface Stores {
   /** the state prefix every key of every store starts with */
   readonly prefix: string;
-  /** pull requests, merge groups, launches, scan links and ends, scans in flight, locks (`pull-state.ts`) */
+  /** pull requests and merge groups, their locks, check-run owners, claims, the state marker (`pull-state.ts`) */
   readonly pulls: PullStateStore;
+  /** launches, scan links and ends, scans in flight, completion marks, code scanning uploads (`scan-state.ts`) */
+  readonly scans: ScanStateStore;
   /** default-branch baselines: the one followed and the last completed (`baseline-state.ts`) */
   readonly baselines: BaselineStore;
   /** `creditCap.monthly`: reservations and spend per repository and month (`cap-ledger.ts`) */
@@ -62,6 +65,7 @@ export function createStores(
   return {
     prefix,
     pulls: new PullStateStore(redis, prefix, opts.lockTtlMs),
+    scans: new ScanStateStore(redis, prefix),
     baselines: new BaselineStore(redis, prefix),
     capLedger: new CapLedger(redis, prefix),
     breaker: new ServiceBreaker(redis, prefix),

@@ -3,10 +3,13 @@
  * the installation's last reports, the repositories whose `.github/diffward.yml` is invalid, and which pull
  * requests hold dismissals awaiting approval. Each record is written where the fact happens (report, settle,
  * pull-request and approval flows), in bounded Redis keys with a TTL, so the page never asks the service or
- * GitHub once per row (docs/architecture.md "Redis keys").
+ * GitHub once per row (docs/architecture.md "Redis keys"). Reads parse with zod; an entry that is not one (a
+ * manual edit, a newer version's shape) is left out of what the page shows, as if it were not there.
  */
+import { z } from "zod";
 import type { RedisConnection } from "../runtime/connection.js";
 import { capMonth } from "./cap-ledger.js";
+import { parseStoredOrAbsent } from "./stored-record.js";
 
 /** How long a month's spend hash lives after its last write, in seconds (215 days: six months and a margin). */
 export const SPEND_TTL_SECONDS = 215 * 24 * 3600;
@@ -16,46 +19,49 @@ export const RECORD_TTL_SECONDS = 90 * 24 * 3600;
 export const REPORT_LOG_SIZE = 500;
 
 /** One scan's spend as the page counts it (`spend:<installationId>:<YYYY-MM>`, field `s:<scanId>`). */
-export interface ScanSpendRecord {
-  scanId: string;
+export const ScanSpendRecord = z.object({
+  scanId: z.string(),
   /** `owner/name` */
-  repository: string;
+  repository: z.string(),
   /** the pull request; 0 for a default-branch baseline or a merge group without one */
-  pullNumber: number;
+  pullNumber: z.number(),
   /** credits: the settled spend (deductions less refunds) when `settled`, else the scan's budget */
-  credits: number;
-  settled: boolean;
-}
+  credits: z.number(),
+  settled: z.boolean(),
+});
+export type ScanSpendRecord = z.infer<typeof ScanSpendRecord>;
 
 /** One report as the page lists it (`reportlog:<installationId>`). */
-export interface ReportLogEntry {
-  scanId: string;
-  repository: string;
-  pullNumber: number;
-  headSha: string;
+export const ReportLogEntry = z.object({
+  scanId: z.string(),
+  repository: z.string(),
+  pullNumber: z.number(),
+  headSha: z.string(),
   /** the check run's conclusion (`success`, `failure`, `neutral`, …) */
-  conclusion: string;
+  conclusion: z.string(),
   /** findings reported, by severity (`CRITICAL` … `INFO`) */
-  severities: Record<string, number>;
+  severities: z.record(z.string(), z.number()),
   /**
    * ms since the epoch: when diffward received the request that set the head (`PullState.receivedAt`: the
    * delivery of its `pull_request` event, a re-run), else when it launched the scan. Never a payload's
    * timestamp: a commit's or a pull request's date says when someone wrote it, not when it reached diffward.
    * Absent from entries written before it was recorded.
    */
-  receivedAt?: number;
+  receivedAt: z.number().optional(),
   /** ms since the epoch */
-  reportedAt: number;
-}
+  reportedAt: z.number(),
+});
+export type ReportLogEntry = z.infer<typeof ReportLogEntry>;
 
 /** A repository whose `.github/diffward.yml` is invalid (`configproblems:<installationId>`, field `owner/name`). */
-export interface ConfigProblemRecord {
-  repository: string;
+export const ConfigProblemRecord = z.object({
+  repository: z.string(),
   /** the first problem, as the check run shows it */
-  problem: string;
+  problem: z.string(),
   /** ms since the epoch when it was last seen */
-  seenAt: number;
-}
+  seenAt: z.number(),
+});
+export type ConfigProblemRecord = z.infer<typeof ConfigProblemRecord>;
 
 /**
  * A repository's effective policy as last read (`policies:<installationId>`, field `owner/name`): the
@@ -109,7 +115,8 @@ export class OrgRecords {
   }
 
   /**
-   * The installation's spend in each of `months` (`YYYY-MM`), one HGETALL each in one pipeline.
+   * The installation's spend in each of `months` (`YYYY-MM`), one HGETALL each in one pipeline; a scan's entry
+   * that is not one is left out.
    * @returns per month: the scans' spends and the caps last seen per repository (credits).
    */
   async monthSpend(
@@ -124,8 +131,10 @@ export class OrgRecords {
       const scans: ScanSpendRecord[] = [];
       const caps = new Map<string, number>();
       for (const [f, v] of Object.entries(h)) {
-        if (f.startsWith("s:")) scans.push(JSON.parse(v) as ScanSpendRecord);
-        else if (f.startsWith("cap:")) caps.set(f.slice(4), Number(v));
+        if (f.startsWith("s:")) {
+          const scan = parseStoredOrAbsent(ScanSpendRecord, v);
+          if (scan) scans.push(scan);
+        } else if (f.startsWith("cap:")) caps.set(f.slice(4), Number(v));
       }
       return { month, scans, caps };
     });
@@ -142,10 +151,10 @@ export class OrgRecords {
       .exec();
   }
 
-  /** The installation's logged reports, newest first. */
+  /** The installation's logged reports, newest first; an entry that is not one is left out. */
   async reports(installationId: number): Promise<ReportLogEntry[]> {
     const raw = await this.redis.zrevrange(this.#k("reportlog", installationId), 0, REPORT_LOG_SIZE - 1);
-    return raw.map((r) => JSON.parse(r) as ReportLogEntry);
+    return raw.flatMap((r) => parseStoredOrAbsent(ReportLogEntry, r) ?? []);
   }
 
   /**
@@ -190,7 +199,7 @@ export class OrgRecords {
   /** The installation's repositories whose config was invalid when last read. */
   async configProblems(installationId: number): Promise<ConfigProblemRecord[]> {
     const h = await this.redis.hgetall(this.#k("configproblems", installationId));
-    return Object.values(h).map((v) => JSON.parse(v) as ConfigProblemRecord);
+    return Object.values(h).flatMap((v) => parseStoredOrAbsent(ConfigProblemRecord, v) ?? []);
   }
 
   /**

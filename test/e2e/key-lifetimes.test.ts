@@ -301,6 +301,6 @@ describe("Redis keys after real flows: each has a TTL, is BullMQ's under job ret
   it("no scan is left in flight once every flow ended", async () => {
     expect(keys.filter((k) => k.kind === "inflight").map((k) => k.key)).toEqual([]);
     // the installation's in-flight set, read through diffward's own count (members past their deadline dropped)
-    expect(await h.booted.rt.stores.pulls.inflightCount(installationId)).toBe(0);
+    expect(await h.booted.rt.stores.scans.inflightCount(installationId)).toBe(0);
   });
 });

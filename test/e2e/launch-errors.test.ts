@@ -117,7 +117,7 @@ describe("every launch error becomes something a user understands", () => {
       async () => (await state.getPull(pullKey(pr.owner, pr.repo, pr.number)))?.launchKey,
     );
     // The crashed attempt: diffward marked it, the POST reached the service, the answer was lost.
-    await state.markLaunchAttempt(launchKey, Date.now() - 1_000);
+    await h.booted.rt.stores.scans.markLaunchAttempt(launchKey, Date.now() - 1_000);
     const client = new ScannerClient({ baseUrl: h.sandbox.url, token: "sandbox-token" });
     const lost = await client.launchScan("prj_demo", {
       repositoryId: "repo_demo",

@@ -490,7 +490,7 @@ const commands = [
 async function readStops(h: Harness, into: Set<string>): Promise<void> {
   for (const key of await stateKeys(h, "scanend:*")) {
     const scanId = key.slice(`${h.prefix}:scanend:`.length);
-    if ((await h.booted.rt.stores.pulls.getScanEnd(scanId)).stop) into.add(scanId);
+    if ((await h.booted.rt.stores.scans.getScanEnd(scanId)).stop) into.add(scanId);
   }
 }
 
@@ -670,7 +670,7 @@ describe("pull-request lifecycle, model-based", () => {
       ).toEqual([]);
     // No scan left counted in flight: each stop, report or lost scan left the installation's set.
     expect(
-      await h.booted.rt.stores.pulls.inflightScans(70_000 + id),
+      await h.booted.rt.stores.scans.inflightScans(70_000 + id),
       `${what}: scans still counted in flight`,
     ).toEqual([]);
     // No key without an end: every key of diffward's own state (not BullMQ's, which prunes its jobs by

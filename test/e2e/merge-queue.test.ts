@@ -385,7 +385,7 @@ describe("merge queue: destroyed groups leave no running scan and no unfinished 
     expect(run.output.summary).toContain(scanId);
     expect(h.sandbox.state.scans.get(scanId)!.final?.status).toBe("CANCELLED");
     const installationId = (await h.booted.rt.stores.pulls.getGroup(key))!.installationId;
-    expect(await h.booted.rt.stores.pulls.inflightScans(installationId)).not.toContain(scanId);
+    expect(await h.booted.rt.stores.scans.inflightScans(installationId)).not.toContain(scanId);
     // nothing restarts it: a late redelivery of checks_requested does nothing
     await h.send("merge_group", mergeGroupPayload(h.github.state, group, "checks_requested"));
     await new Promise((r) => setTimeout(r, 1_500));
@@ -420,7 +420,7 @@ describe("merge queue: a group dequeued after its scan completed", () => {
       "scan",
     );
     const installationId = pr.payload.installation.id as number;
-    expect(await h.booted.rt.stores.pulls.inflightScans(installationId)).toContain(scanId);
+    expect(await h.booted.rt.stores.scans.inflightScans(installationId)).toContain(scanId);
 
     h.sandbox.state.completeNow(scanId);
     h.github.state.destroyMergeGroup(pr.owner, pr.repo, group.headSha, "dequeued");
@@ -438,6 +438,6 @@ describe("merge queue: a group dequeued after its scan completed", () => {
       "the poll job's end",
     );
     await reportEnded(h, scanId);
-    expect(await h.booted.rt.stores.pulls.inflightScans(installationId)).not.toContain(scanId);
+    expect(await h.booted.rt.stores.scans.inflightScans(installationId)).not.toContain(scanId);
   });
 });

@@ -129,7 +129,7 @@ describe("following and reporting a scan", () => {
       0,
     );
     const installationId = pr.payload.installation.id as number;
-    expect(await h.booted.rt.stores.pulls.inflightScans(installationId)).not.toContain(scanId);
+    expect(await h.booted.rt.stores.scans.inflightScans(installationId)).not.toContain(scanId);
     expect(h.github.state.reviews(pr.owner, pr.repo, pr.number)).toHaveLength(0);
   });
 });
@@ -163,6 +163,6 @@ describe("a report that throws on its last attempt", () => {
     expect(h.github.state.reviews(pr.owner, pr.repo, pr.number)).toHaveLength(0);
     // the scan is no longer in flight
     const scanId = await launchedScan(h, sha(251));
-    expect(await h.booted.rt.stores.pulls.inflightScans(pr.payload.installation.id)).not.toContain(scanId);
+    expect(await h.booted.rt.stores.scans.inflightScans(pr.payload.installation.id)).not.toContain(scanId);
   }, 90_000);
 });

@@ -49,7 +49,7 @@ describe("a tight hourly budget never drops the scan id from the check run", () 
     const head = sha(0x90a);
     // 260 scans in flight: 500 writes an hour cannot give each its completion and review, so progress is off
     for (let i = 0; i < 260; i += 1)
-      await h.booted.rt.stores.pulls.linkScan({
+      await h.booted.rt.stores.scans.linkScan({
         scanId: `ghost-${i}`,
         projectId: "proj_demo",
         installationId,

@@ -41,7 +41,7 @@ describe("a scanner token missing while a scan runs", () => {
       expect(run.conclusion).toBe("failure"); // the demo scenario's HIGH finding: reported
       expect(run.externalId).toBe(scanId);
       expect(h.github.state.reviews(pr.owner, pr.repo, pr.number)).toHaveLength(1);
-      expect(await h.booted.rt.stores.pulls.inflightScans(installationId)).not.toContain(scanId);
+      expect(await h.booted.rt.stores.scans.inflightScans(installationId)).not.toContain(scanId);
     },
   );
 
@@ -59,7 +59,7 @@ describe("a scanner token missing while a scan runs", () => {
         expect(run.conclusion).toBe("failure");
         expect(run.output.title).toBe("Scanning service token missing");
         expect(run.output.summary).toContain(scanId);
-        expect(await h.booted.rt.stores.pulls.inflightScans(installationId)).not.toContain(scanId);
+        expect(await h.booted.rt.stores.scans.inflightScans(installationId)).not.toContain(scanId);
         const poll = await h.booted.rt.queues.scans.getJob(jobId("poll", scanId));
         expect(poll?.returnvalue).toBe("no-token");
         // nothing was cancelled: without a token diffward cannot speak for the account

@@ -16,7 +16,7 @@ import { REPORT_KIND } from "../../src/report/decide/report-state.js";
 import { jobId } from "../../src/runtime/names.js";
 import { createQueues } from "../../src/runtime/queues.js";
 import type { Runtime } from "../../src/runtime/runtime.js";
-import type { ScanLink } from "../../src/stores/pull-state.js";
+import type { ScanLink } from "../../src/stores/scan-state.js";
 import { createStores } from "../../src/stores/index.js";
 import { DEFAULT_SETTINGS } from "../../src/config/settings.js";
 import { serviceReachability } from "../../src/runtime/health.js";
@@ -134,7 +134,7 @@ async function seed(): Promise<void> {
   await records.recordConfig(7, "acme/api", "failOn: expected one of critical, high, medium, low", now);
   await records.recordConfig(7, "acme/secret", "YAML: unexpected end", now);
   for (const l of [link("s_live", "web", 12), link("s_hidden", "secret", 3), link("s_new", "api", 5)]) {
-    await state.linkScan(l);
+    await stores.scans.linkScan(l);
     if (l.scanId === "s_new") continue;
     const job = await queues.scans.add(
       JOBS.poll.name,

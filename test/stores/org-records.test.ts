@@ -100,4 +100,25 @@ describe("OrgRecords", () => {
     expect(await records.heldApprovals("acme")).toEqual(["acme/api#9"]);
     expect(await redis.ttl(`${prefix}:approvals-held:acme`)).toBeGreaterThan(0);
   });
+
+  it("leaves out an entry that is not one (not JSON, a field of the wrong type) and shows the rest", async () => {
+    await records.recordReport(42, entry(1));
+    await redis.zadd(`${prefix}:reportlog:42`, NOV + 5_000, "{not json");
+    await redis.zadd(`${prefix}:reportlog:42`, NOV + 6_000, JSON.stringify({ ...entry(2), pullNumber: "2" }));
+    expect(await records.reports(42)).toEqual([entry(1)]);
+    await records.recordSpend(42, NOV, {
+      scanId: "s9",
+      repository: "acme/web",
+      pullNumber: 1,
+      credits: 5,
+      settled: true,
+    });
+    await redis.hset(`${prefix}:spend:42:2026-11`, "s:bad", JSON.stringify({ scanId: "bad", credits: "5" }));
+    expect((await records.monthSpend(42, ["2026-11"]))[0]!.scans.map((s) => s.scanId)).toEqual(["s9"]);
+    await records.recordConfig(42, "acme/web", "bad yaml", NOV);
+    await redis.hset(`${prefix}:configproblems:42`, "acme/api", "[]");
+    expect(await records.configProblems(42)).toEqual([
+      { repository: "acme/web", problem: "bad yaml", seenAt: NOV },
+    ]);
+  });
 });

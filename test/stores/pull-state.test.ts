@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
 import { afterAll, describe, expect, it } from "vitest";
-import { LockBusyError, PullStateStore, type ScanLink } from "../../src/stores/pull-state.js";
+import { LockBusyError, PullStateStore } from "../../src/stores/pull-state.js";
+import { StoredRecordError } from "../../src/stores/stored-record.js";
 
 const redis = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379", { maxRetriesPerRequest: null });
 const prefix = `{pl-${randomBytes(4).toString("hex")}}`;
@@ -35,45 +36,31 @@ describe("the pull request lock (real Redis)", () => {
   });
 });
 
-describe("the installation's scans in flight (real Redis)", () => {
-  const link = (scanId: string, installationId: number): ScanLink => ({
-    scanId,
-    projectId: "prj_1",
-    installationId,
-    accountLogin: "octo-org",
-    owner: "octo-org",
-    repo: "r",
-    pullNumber: 1,
-    headSha: "a".repeat(40),
-    checkRunId: 1,
+describe("a pull request's and a merge group's state (real Redis)", () => {
+  const state = new PullStateStore(redis, prefix);
+  const pull = { installationId: 7, owner: "o", repo: "r", pullNumber: 3, headSha: "a".repeat(40) };
+
+  it("reads what it wrote, and keeps a field it does not know through a read and a write", async () => {
+    await redis.set(`${prefix}:pr:o/r#3`, JSON.stringify({ ...pull, addedLater: { x: 1 } }));
+    const read = await state.getPull("o/r#3");
+    expect(read).toMatchObject(pull);
+    await state.setPull("o/r#3", { ...read!, scanId: "scn_1" });
+    expect(JSON.parse((await redis.get(`${prefix}:pr:o/r#3`))!)).toEqual({
+      ...pull,
+      addedLater: { x: 1 },
+      scanId: "scn_1",
+    });
   });
 
-  it("a scan no path finished stops counting at its deadline, and the key ends with its latest deadline", async () => {
-    const state = new PullStateStore(redis, prefix, 60_000, 1_500);
-    await state.linkScan(link("scn_leaked", 7));
-    await sleep(900);
-    await state.linkScan(link("scn_live", 7));
-    expect([...(await state.inflightScans(7))].sort()).toEqual(["scn_leaked", "scn_live"]);
-    const ttl = await redis.pttl(`${prefix}:inflight:7`);
-    expect(ttl).toBeGreaterThan(1_000); // the second scan's deadline, not the first's
-    expect(ttl).toBeLessThanOrEqual(1_500);
-    await sleep(800); // past the first scan's deadline only
-    expect(await state.inflightScans(7)).toEqual(["scn_live"]);
-    expect(await state.inflightCount(7)).toBe(1); // what the hourly write budget counts
-    await state.finishScan(7, "scn_live");
-    expect(await state.inflightCount(7)).toBe(0);
-    expect(await redis.exists(`${prefix}:inflight:7`)).toBe(0);
-  });
-
-  it("a plain set an earlier version left is taken over with a lease, not an error", async () => {
-    const state = new PullStateStore(redis, prefix, 60_000, 400);
-    await redis.sadd(`${prefix}:inflight:8`, "scn_old");
-    expect(await redis.pttl(`${prefix}:inflight:8`)).toBe(-1);
-    await state.linkScan(link("scn_new", 8));
-    expect([...(await state.inflightScans(8))].sort()).toEqual(["scn_new", "scn_old"]);
-    expect(await redis.pttl(`${prefix}:inflight:8`)).toBeGreaterThan(0);
-    await state.finishScan(8, "scn_new");
-    await sleep(450);
-    expect(await state.inflightCount(8)).toBe(0);
+  it("a state that is not one (not JSON, a field of the wrong type) is a StoredRecordError naming its key", async () => {
+    await redis.set(`${prefix}:pr:o/r#4`, "{not json");
+    await expect(state.getPull("o/r#4")).rejects.toThrow(StoredRecordError);
+    await redis.set(`${prefix}:mg:o/r@${"b".repeat(40)}`, JSON.stringify({ ...pull, headSha: 42 }));
+    const error = await state.getGroup(`o/r@${"b".repeat(40)}`).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StoredRecordError);
+    expect((error as StoredRecordError).key).toBe(`${prefix}:mg:o/r@${"b".repeat(40)}`);
+    expect((error as StoredRecordError).problem).toMatch(/^headSha: /);
+    await redis.set(`${prefix}:checkrun:o/r/9`, JSON.stringify({ pullNumber: "3" }));
+    await expect(state.getCheckRunOwner("o", "r", 9)).rejects.toThrow(StoredRecordError);
   });
 });

@@ -6,7 +6,7 @@ import { getCheckRun } from "../../github/checks.js";
 import type { InstallationOctokit } from "../../github/types.js";
 import { jobId } from "../../runtime/names.js";
 import type { Runtime } from "../../runtime/runtime.js";
-import type { ScanLink } from "../../stores/pull-state.js";
+import type { ScanLink } from "../../stores/scan-state.js";
 import { followExisting } from "./find-scan.js";
 import type { ReconcileSummary } from "./summary.js";
 import { reconcileRepository } from "./sweep.js";
@@ -51,15 +51,15 @@ export async function reconcileInFlight(
     });
   };
 
-  for (const installationId of await rt.stores.pulls.inflightInstallations()) {
-    const scans = await rt.stores.pulls.inflightScans(installationId);
+  for (const installationId of await rt.stores.scans.inflightInstallations()) {
+    const scans = await rt.stores.scans.inflightScans(installationId);
     if (scans.length > 0) summary.installations += 1;
     for (const scanId of scans) {
       const slog = log.child({ installation: installationId, scanId });
       try {
-        const link = await rt.stores.pulls.getScanLink(scanId);
+        const link = await rt.stores.scans.getScanLink(scanId);
         if (!link) {
-          await rt.stores.pulls.finishScan(installationId, scanId);
+          await rt.stores.scans.finishScan(installationId, scanId);
           slog.warn("reconcile: scan in flight without its link, no longer counted");
           continue;
         }
@@ -126,7 +126,7 @@ async function followInFlight(
   }
   const run = await getCheckRun(await octokit(), repo, link.checkRunId);
   if (run.status === "completed") {
-    await rt.stores.pulls.finishScan(link.installationId, link.scanId);
+    await rt.stores.scans.finishScan(link.installationId, link.scanId);
     summary.finished.push(link.scanId);
     log.info({ checkRunId: run.id }, "reconcile: check run completed, scan no longer counted in flight");
     return "finished";

@@ -52,7 +52,7 @@ export async function resumeLocked<Refusal extends string>(
     if (await rt.queues.scans.getJob(jobId("poll", scanId))) return "followed" as const;
     const refusal = await writeState();
     if (refusal !== undefined) return refusal;
-    await rt.stores.pulls.linkScan({
+    await rt.stores.scans.linkScan({
       scanId,
       projectId: tenant.projectId,
       installationId: r.installationId,
@@ -80,8 +80,8 @@ export async function resumedLaunch(
   { run, scanId, tenant }: Resumable,
   at: { headSha: string; launchKey: string },
 ) {
-  if (!(await rt.stores.pulls.getLaunch(at.launchKey)).scanId)
-    await rt.stores.pulls.recordLaunch(at.launchKey, { scanId, projectId: tenant.projectId });
+  if (!(await rt.stores.scans.getLaunch(at.launchKey)).scanId)
+    await rt.stores.scans.recordLaunch(at.launchKey, { scanId, projectId: tenant.projectId });
   return {
     installationId: r.installationId,
     owner: r.owner,

@@ -97,7 +97,7 @@ export async function saveReport(
   });
   // The report state is stored in one step with the check that the scan was not stopped: a superseded
   // head's report never replaces the pull request's (`/fp` recomputes and merge-queue reuse read it).
-  if (!(await rt.stores.pulls.putReportUnlessStopped(key, d.scanId, state)))
+  if (!(await rt.stores.scans.putReportUnlessStopped(key, d.scanId, state)))
     throw new WritesWithdrawnError(`scan ${d.scanId} was stopped: its report state is not stored`);
   await rt.writeGuard?.();
   const pull = { owner: d.owner, repo: d.repo, pullNumber: d.pullNumber };
@@ -122,5 +122,5 @@ export async function saveReport(
   );
   await settleReportedSpend(rt, d, facts.extras.credits);
   await logReport(rt, d, decision.writes.conclusion, facts.findings, reportedAt);
-  await rt.stores.pulls.finishScan(d.installationId, d.scanId);
+  await rt.stores.scans.finishScan(d.installationId, d.scanId);
 }

@@ -31,9 +31,9 @@ export async function completeOnce(
   d: Pick<PollJobData, "installationId" | "scanId">,
   completion: GitHubWrite[],
 ): Promise<void> {
-  if (!(await rt.stores.pulls.getJson<{ at: number }>("completed", d.scanId))) {
+  if (!(await rt.stores.scans.completedAt(d.scanId))) {
     await applyWrites(rt, d.installationId, completion);
-    await rt.stores.pulls.putJson("completed", d.scanId, { at: rt.now() }, 60 * 60 * 24 * 7);
+    await rt.stores.scans.markCompleted(d.scanId, rt.now());
   }
 }
 
@@ -67,7 +67,7 @@ export async function concludeUnfinished(
 ): Promise<boolean> {
   if (scan.status === "COMPLETED") return false;
   // a cancel diffward made (`/diffward cancel`) is told in diffward's words: who cancelled it
-  const { cancelledBy } = await rt.stores.pulls.getScanEnd(d.scanId);
+  const { cancelledBy } = await rt.stores.scans.getScanEnd(d.scanId);
   await applyWrites(
     rt,
     d.installationId,
@@ -75,7 +75,7 @@ export async function concludeUnfinished(
   );
   if ((d.target?.kind ?? "pull") === "pull")
     await logReport(rt, d, scan.status === "CANCELLED" ? "cancelled" : "failure", [], rt.now());
-  await rt.stores.pulls.finishScan(d.installationId, d.scanId);
+  await rt.stores.scans.finishScan(d.installationId, d.scanId);
   log.info({ status: scan.status }, message);
   return true;
 }
