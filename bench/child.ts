@@ -19,7 +19,7 @@ import { devPrivateKey } from "../dev/harness/harness.js";
 import { ScannerClient } from "../src/scanner/client.js";
 import { diffwardApp, handlerDeps } from "../src/handlers/index.js";
 import { startWebServer } from "../src/web.js";
-import { createOrgPageDeps } from "../src/org-page/data.js";
+import { createOrgPageDeps } from "../src/org-page/page-data.js";
 import { measure, measureHttp } from "./org-page.js";
 import { orgPageFor } from "../src/web/org-page.js";
 import { SessionStore } from "../src/web/session.js";

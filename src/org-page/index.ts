@@ -1,4 +1,7 @@
-/** The organization's page: its data for one installation and viewer (`./data.ts`). */
+/**
+ * The organization's page: its data for one installation and viewer (`./page-data.ts`, shapes in
+ * `./page-model.ts`) and its HTML (`./render-page.ts`). The web entry wires the routes.
+ */
 export {
   loadInstallationPage,
   createOrgPageDeps,
@@ -6,5 +9,6 @@ export {
   type OrgPageDeps,
   type PageAccess,
   type InstallationPage,
-} from "./data.js";
-export { TtlCache, within } from "./cache.js";
+} from "./page-data.js";
+export { TtlCache, within } from "./ttl-cache.js";
+export { renderInstallationList, renderInstallationPage } from "./render-page.js";

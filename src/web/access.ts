@@ -6,10 +6,10 @@ import {
   type UserInstallation,
   type UserOctokit,
 } from "../github/user-access.js";
-import type { PageAccess } from "../domain/org-page.js";
+import type { PageAccess } from "../org-page/index.js";
 import type { InstallationAccess, SessionData } from "./session.js";
 
-export type { PageAccess } from "../domain/org-page.js";
+export type { PageAccess } from "../org-page/index.js";
 
 /**
  * What a user may see, as GitHub's own rules say, read with their token at sign-in: the App's installations

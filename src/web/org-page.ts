@@ -1,7 +1,12 @@
 import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
-import { createOrgPageDeps, loadInstallationPage, type OrgPageDeps } from "../org-page/index.js";
-import { renderInstallationList, renderInstallationPage } from "../render/org-page.js";
+import {
+  createOrgPageDeps,
+  loadInstallationPage,
+  renderInstallationList,
+  renderInstallationPage,
+  type OrgPageDeps,
+} from "../org-page/index.js";
 import { orgPageRoutes, type PageRoutes } from "./routes.js";
 import { SessionStore } from "./session.js";
 import type { OAuthClient } from "./sign-in.js";
@@ -32,7 +37,7 @@ export interface SignInConfig extends OAuthClient {
 /**
  * The organization's page of the web process: sign-in ({@link orgPageRoutes}), sessions in the runtime's Redis
  * under its state prefix, and each page loaded by `loadInstallationPage` (`src/org-page/`) and drawn by
- * `renderInstallationPage` (`src/render/org-page.ts`). The installation's account comes from the session
+ * `renderInstallationPage` (`src/org-page/render-page.ts`). The installation's account comes from the session
  * (GitHub's answer at sign-in), so the page needs no call as the App to name it.
  */
 export function orgPageFor(rt: OrgPageDeps["rt"], config: SignInConfig, log: Logger = rt.log): PageRoutes {

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import { addOrgOwner, signInOverHttp } from "../../dev/harness/sign-in.js";
-import type { ProblemsSection } from "../../src/domain/org-page.js";
+import type { ProblemsSection } from "../../src/org-page/page-model.js";
 import { QUEUE_NAMES } from "../../src/runtime/names.js";
 import { openPull, sha } from "../support/pr.js";
 

@@ -8,8 +8,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import { demoConfig } from "../../dev/harness/demo-repo.js";
-import { createOrgPageDeps, loadInstallationPage, type OrgPageDeps } from "../../src/org-page/data.js";
-import { PUSH_TO_REPORT_MEANING, renderInstallationPage } from "../../src/render/org-page.js";
+import { createOrgPageDeps, loadInstallationPage, type OrgPageDeps } from "../../src/org-page/page-data.js";
+import { PUSH_TO_REPORT_MEANING, renderInstallationPage } from "../../src/org-page/render-page.js";
 import { escapeHtml } from "../../src/render/html.js";
 import { completedRun, launchedScan, openPull, reportEnded, seedPull, sha } from "../support/pr.js";
 

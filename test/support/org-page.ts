@@ -1,5 +1,5 @@
 import { forecastCapDay } from "../../src/domain/cap-forecast.js";
-import type { InstallationPage } from "../../src/domain/org-page.js";
+import type { InstallationPage } from "../../src/org-page/page-model.js";
 
 /** 20 November 2026, 12:00 UTC. */
 export const PAGE_NOW = Date.UTC(2026, 10, 20, 12);

@@ -1,10 +1,10 @@
 /**
- * What the organization's page reads through (`./data.ts`), built once per process: the runtime, the
+ * What the organization's page reads through (`./page-data.ts`), built once per process: the runtime, the
  * installation's account, GitHub's web address, and the caches of the two outside answers.
  */
-import type { CreditsSection, ExpiringAcceptance } from "../domain/org-page.js";
+import type { CreditsSection, ExpiringAcceptance } from "./page-model.js";
 import type { Runtime } from "../runtime/runtime.js";
-import { TtlCache } from "./cache.js";
+import { TtlCache } from "./ttl-cache.js";
 
 /** How long the balance and GitHub's answer are reused per installation, in ms (60 s). */
 export const ORG_PAGE_CACHE_MS = 60_000;

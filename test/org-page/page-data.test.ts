@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { devPrivateKey } from "../../dev/harness/harness.js";
 import { startGitHubStandIn, type GitHubStandIn } from "../../dev/github-standin/index.js";
 import { applyFaults, startSandbox, type Sandbox } from "../../dev/sandbox/index.js";
-import { createOrgPageDeps, loadInstallationPage, type OrgPageDeps } from "../../src/org-page/data.js";
+import { createOrgPageDeps, loadInstallationPage, type OrgPageDeps } from "../../src/org-page/page-data.js";
 import { REPORT_KIND } from "../../src/report/decide/report-state.js";
 import { jobId } from "../../src/runtime/names.js";
 import { createQueues } from "../../src/runtime/queues.js";

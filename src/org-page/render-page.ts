@@ -1,7 +1,7 @@
 /**
  * The organization's page as HTML (pure): small section builders joined by {@link renderInstallationPage},
  * and the list of a viewer's installations ({@link renderInstallationList}). Server-rendered whole documents,
- * usable without JavaScript, one inline stylesheet and nothing loaded from elsewhere (`./html.ts`). Every
+ * usable without JavaScript, one inline stylesheet and nothing loaded from elsewhere (`../render/html.ts`). Every
  * text that is not diffward's own (logins, repositories, service and GitHub messages) is escaped.
  */
 import type { CapForecast } from "../domain/cap-forecast.js";
@@ -17,10 +17,10 @@ import type {
   RepoSpend,
   ReportRow,
   SpendSection,
-} from "../domain/org-page.js";
+} from "./page-model.js";
 import { SEVERITIES } from "../scanner/catalog.js";
-import { escapeHtml, formatCredits, formatDuration, formatInstant, htmlDocument } from "./html.js";
-import { renderSpendChart, renderSpendLegend } from "./spend-chart.js";
+import { escapeHtml, formatCredits, formatDuration, formatInstant, htmlDocument } from "../render/html.js";
+import { renderSpendChart, renderSpendLegend } from "./render-spend-chart.js";
 
 /** The viewer and the sign-out form of a page. */
 export interface PageViewer {
@@ -58,7 +58,7 @@ export function renderInstallationPage(page: InstallationPage, viewer: PageViewe
   const toc = PAGE_SECTIONS.map(([id, title]) => `<a href="#${id}">${title}</a>`).join("");
   const body = `${header(viewer, `diffward · ${page.account}`)}
 <main>
-<p class="muted"><a href="./">All installations</a> · ${escapeHtml(page.account)} · installation ${page.installationId} · as of ${formatInstant(page.generatedAt)}</p>
+<p class="muted"><a href="../render">All installations</a> · ${escapeHtml(page.account)} · installation ${page.installationId} · as of ${formatInstant(page.generatedAt)}</p>
 <nav class="toc">${toc}</nav>
 ${sections.join("\n")}
 </main>`;

@@ -5,13 +5,13 @@
  * bearer only, and this installation's failed jobs (BullMQ).
  */
 import type { Job } from "bullmq";
-import type { FailedJobRow, ProblemsSection, QueueDepth } from "../domain/org-page.js";
+import type { FailedJobRow, ProblemsSection, QueueDepth } from "./page-model.js";
 import { installationQueueCounts } from "../runtime/installation-jobs.js";
 import { QUEUE_KEYS, queueStatus } from "../runtime/queue-admin.js";
 import type { OrgRecords } from "../stores/org-records.js";
 import { plural } from "../render/format.js";
-import { within } from "./cache.js";
-import type { GitHubHealth, OrgPageDeps } from "./deps.js";
+import { within } from "./ttl-cache.js";
+import type { GitHubHealth, OrgPageDeps } from "./page-deps.js";
 
 /** Failed jobs read per queue, newest first, before this installation's are kept. */
 export const FAILED_JOBS_READ = 50;

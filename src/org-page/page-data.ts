@@ -1,5 +1,5 @@
 /**
- * Loads one installation's page (`InstallationPage`, `src/domain/org-page.ts`) from diffward's own Redis state
+ * Loads one installation's page (`InstallationPage`, `src/org-page/page-model.ts`) from diffward's own Redis state
  * (`src/stores/org-records.ts`, the scans in flight and their poll jobs, approvals, queues) and two cached
  * answers from outside: the service's billing balance and GitHub's answer to the installation, each asked
  * at most once per installation per {@link ORG_PAGE_CACHE_MS}. Never one outside call per row.
@@ -15,7 +15,7 @@ import {
   type InstallationPage,
   type PageAccess,
   type ReportRow,
-} from "../domain/org-page.js";
+} from "./page-model.js";
 import { PullApprovals } from "../domain/approval.js";
 import type { PollProgress } from "../jobs/types.js";
 import type { PollJobData } from "../job-catalogue/index.js";
@@ -26,13 +26,13 @@ import type { OrgRecords, ScanSpendRecord } from "../stores/org-records.js";
 import type { ScanLink } from "../stores/scan-state.js";
 import { APPROVALS_KIND } from "../triage/approvals.js";
 import { listAcceptanceExpiries } from "../triage/expiry.js";
-import { within } from "./cache.js";
-import { SPEND_MONTHS, REPORTS_SHOWN, type OrgPageDeps } from "./deps.js";
-import { problemsSection } from "./problems.js";
-import { spendSection } from "./spend.js";
+import { within } from "./ttl-cache.js";
+import { SPEND_MONTHS, REPORTS_SHOWN, type OrgPageDeps } from "./page-deps.js";
+import { problemsSection } from "./problems-section.js";
+import { spendSection } from "./spend-section.js";
 
-export type { PageAccess, InstallationPage } from "../domain/org-page.js";
-export { createOrgPageDeps, githubWebUrl, type OrgPageDeps } from "./deps.js";
+export type { PageAccess, InstallationPage } from "./page-model.js";
+export { createOrgPageDeps, githubWebUrl, type OrgPageDeps } from "./page-deps.js";
 
 /**
  * One installation's page as `access` may see it: every row of a repository outside

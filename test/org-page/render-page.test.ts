@@ -5,7 +5,7 @@ import {
   forecastText,
   renderInstallationList,
   renderInstallationPage,
-} from "../../src/render/org-page.js";
+} from "../../src/org-page/render-page.js";
 import { escapeHtml, formatDuration } from "../../src/render/html.js";
 import { PAGE_NOW, orgPage } from "../support/org-page.js";
 

@@ -3,7 +3,7 @@
  * spent it, and, for an organization-wide viewer, this month's total and each cap's forecast.
  */
 import { forecastCapDay } from "../domain/cap-forecast.js";
-import type { CapRow, PullSpend, RepoSpend, SpendSection } from "../domain/org-page.js";
+import type { CapRow, PullSpend, RepoSpend, SpendSection } from "./page-model.js";
 import type { ScanSpendRecord } from "../stores/org-records.js";
 
 /** One month's records as `OrgRecords.monthSpend` reads them. */

@@ -2,10 +2,10 @@
  * The per-repository spend of the last months as an inline SVG stacked column chart (pure): one column per
  * month, one colour per repository (the eight that spent most, the rest as "other repositories"), each
  * segment a link to the pull requests that spent it. The numbers are in the table beside it
- * (`./org-page.ts`), which screen readers read: the chart is one labelled image.
+ * (`./render-page.ts`), which screen readers read: the chart is one labelled image.
  */
-import type { SpendSection } from "../domain/org-page.js";
-import { escapeHtml, formatCredits } from "./html.js";
+import type { SpendSection } from "./page-model.js";
+import { escapeHtml, formatCredits } from "../render/html.js";
 
 /** Colours of the repositories, in order of spend (Primer's data-visualisation palette). */
 const COLOURS = ["#0969da", "#1a7f37", "#bf8700", "#8250df", "#cf222e", "#1b7c83", "#bc4c00", "#4d2d8f"];

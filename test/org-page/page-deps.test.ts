@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { githubWebUrl } from "../../src/org-page/deps.js";
+import { githubWebUrl } from "../../src/org-page/page-deps.js";
 
 describe("githubWebUrl", () => {
   it("is github.com, or the GitHub Enterprise Server host with its protocol", () => {

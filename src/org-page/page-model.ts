@@ -1,10 +1,10 @@
 /**
  * The organization's page as data: one installation's credits, spend, scans in flight, reports, held
  * approvals, expiring acceptances and problems, filtered to what the viewer may see. Loaded by
- * `src/org-page/data.ts`, rendered by `src/render/org-page.ts`, served as JSON as it is. Amounts in credits,
+ * `src/org-page/page-data.ts`, rendered by `src/org-page/render-page.ts`, served as JSON as it is. Amounts in credits,
  * instants in ms since the epoch.
  */
-import type { CapForecast } from "./cap-forecast.js";
+import type { CapForecast } from "../domain/cap-forecast.js";
 
 /** What a viewer may see of an installation: GitHub's own access, decided at sign-in. */
 export interface PageAccess {
