@@ -8,8 +8,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import { demoConfig } from "../../dev/harness/demo-repo.js";
-import { createOrgPageDeps, loadInstallationPage } from "../../src/org-page/data.js";
-import { renderInstallationPage } from "../../src/render/org-page.js";
+import { createOrgPageDeps, loadInstallationPage } from "../../src/org-page/page-data.js";
+import { renderInstallationPage } from "../../src/org-page/render-page.js";
 import { completedRun, openPull, seedPull, sha } from "../support/pr.js";
 
 const FILE = ".github/diffward.yml";
