@@ -35,7 +35,7 @@ const LAYERS = [
   ["org-page"],
   ["handlers"],
   band("jobs", "report"),
-  ["commands", "codescanning"],
+  ["commands", "code-scanning"],
   ["triage"],
   ["report/decide"],
   ["policy", "checks"],

@@ -1,6 +1,6 @@
 import { jobId } from "../runtime/names.js";
 import type { AlertJobData } from "../job-catalogue/index.js";
-import { TOOL_NAME } from "../codescanning/sarif.js";
+import { TOOL_NAME } from "../code-scanning/index.js";
 import type { EventHandler } from "./deps.js";
 import { enqueueEvent, repoContext } from "./deps.js";
 import { isBot } from "./comments.js";

@@ -8,7 +8,7 @@
 import type { Job } from "bullmq";
 import type { Logger } from "pino";
 import { expiredNote } from "../domain/acceptance.js";
-import { syncAlertWithResolution } from "../codescanning/sync.js";
+import { syncAlertWithResolution } from "../code-scanning/index.js";
 import { getPull } from "../github/pulls.js";
 import { listReviewComments } from "../github/reviews.js";
 import type { InstallationOctokit } from "../github/types.js";

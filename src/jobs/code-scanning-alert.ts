@@ -25,8 +25,8 @@ import { applyWrites } from "../runtime/writes.js";
 import type { AlertJobData } from "../job-catalogue/index.js";
 import { recordDecisionWithExpiry } from "../triage/expiry.js";
 import { recomputeCheck } from "../triage/check.js";
-import { planAlertEvent, type AlertEventPlan } from "../codescanning/mapping.js";
-import { findingIdFromMessage } from "../codescanning/sarif.js";
+import { planAlertEvent, type AlertEventPlan } from "../code-scanning/alert-mapping.js";
+import { findingIdFromMessage } from "../code-scanning/sarif-log.js";
 import { heldDismissalNote } from "../render/code-scanning.js";
 import { parseMergeGroupRef } from "../domain/merge-group.js";
 

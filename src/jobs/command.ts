@@ -63,7 +63,7 @@ import {
 import { fingerprint } from "../domain/identity.js";
 import { loadRepoConfig } from "../runtime/config-loader.js";
 import { findingLabel } from "../scanner/labels.js";
-import { syncAlertWithResolution } from "../codescanning/sync.js";
+import { syncAlertWithResolution } from "../code-scanning/index.js";
 import { jobId } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { writesOf } from "../runtime/writes.js";

@@ -2,7 +2,7 @@ import { gzipSync } from "node:zlib";
 import { Octokit } from "@octokit/rest";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startGitHubStandIn, type GitHubStandIn } from "../../dev/github-standin/index.js";
-import { encodeSarif } from "../../src/codescanning/sarif.js";
+import { encodeSarif } from "../../src/code-scanning/sarif-log.js";
 import type { ReportFinding } from "../../src/domain/types.js";
 import { nthFinding } from "../support/finding.js";
 

@@ -9,7 +9,7 @@ import { parseCommand, renderHelp, RESOLUTION_VERBS, type VerbInput } from "../.
 import { planResolution, type ResolutionCommand } from "../../src/commands/verbs/resolution.js";
 import type { ReportFinding } from "../../src/domain/types.js";
 import { isRuledOut } from "../../src/domain/verdict.js";
-import { planAlertUpdate } from "../../src/codescanning/mapping.js";
+import { planAlertUpdate } from "../../src/code-scanning/alert-mapping.js";
 import { toAnnotations } from "../../src/render/annotations.js";
 import { conflictAnswer } from "../../src/render/command-answers.js";
 import { STATUS_NAMES, statusName } from "../../src/render/glossary.js";

@@ -4,7 +4,7 @@ import { renderCheckRunOutput } from "../../src/render/check-run.js";
 import { conflictAnswer } from "../../src/render/command-answers.js";
 import { findingTitle } from "../../src/render/escape.js";
 import { renderFindingComment } from "../../src/render/inline-comment.js";
-import { alertMessage, buildSarif } from "../../src/codescanning/sarif.js";
+import { alertMessage, buildSarif } from "../../src/code-scanning/sarif-log.js";
 import { finding } from "../support/finding.js";
 import { DIFFWARD_HTML, hazards } from "../support/markdown.js";
 

@@ -169,7 +169,7 @@ export interface ResolutionPlan {
   thread: "resolve" | "reopen" | "leave";
   /**
    * `codeScanning.upload` is on: the finding's code scanning alert follows the decision (a closing state
-   * dismisses it, `/reopen` reopens it; `src/codescanning/sync.ts`)
+   * dismisses it, `/reopen` reopens it; `src/code-scanning/alert-sync.ts`)
    */
   alert: boolean;
   /** the answer before the check's new conclusion is appended */

@@ -8,7 +8,7 @@
 import type { Logger } from "pino";
 import { planScanEnded } from "../../checks/endings.js";
 import { applyPolicy, policyRule } from "../../domain/policy.js";
-import { applyCodeScanningUpload, planCodeScanningUpload } from "../../codescanning/upload.js";
+import { applyCodeScanningUpload, planCodeScanningUpload } from "../../code-scanning/index.js";
 import type { ReportFinding } from "../../domain/types.js";
 import type { GitHubWrite } from "../../github/writes.js";
 import { enqueueSettle, recordScanSpend } from "../../jobs/settle.js";

@@ -7,8 +7,8 @@ import { listCodeScanningAlerts, type AlertChange, type CodeScanningAlert } from
 import type { InstallationOctokit, PullRef } from "../github/types.js";
 import type { ApplyWrites } from "../github/writes.js";
 import { LABEL_LENGTH } from "../scanner/labels.js";
-import { planAlertUpdate } from "./mapping.js";
-import { findingIdFromMessage, TOOL_NAME } from "./sarif.js";
+import { planAlertUpdate } from "./alert-mapping.js";
+import { findingIdFromMessage, TOOL_NAME } from "./sarif-log.js";
 
 /** What {@link syncAlertWithResolution} did. */
 export type AlertSyncOutcome = "dismissed" | "reopened" | "unchanged" | "no-alert" | "unavailable";

@@ -6,8 +6,8 @@ import {
   planAlertUpdate,
   resolutionForDismissal,
   type AlertEvent,
-} from "../../src/codescanning/mapping.js";
-import { alertNamesFinding } from "../../src/codescanning/sync.js";
+} from "../../src/code-scanning/alert-mapping.js";
+import { alertNamesFinding } from "../../src/code-scanning/alert-sync.js";
 import { toCodeScanningAlert } from "../../src/github/code-scanning.js";
 
 // Real `code_scanning_alert` payloads (GitHub's own examples).

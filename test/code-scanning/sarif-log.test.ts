@@ -13,8 +13,8 @@ import {
   ruleIdOf,
   SARIF_LIMITS,
   SarifTooLargeError,
-} from "../../src/codescanning/sarif.js";
-import { planCodeScanningUpload } from "../../src/codescanning/upload.js";
+} from "../../src/code-scanning/sarif-log.js";
+import { planCodeScanningUpload } from "../../src/code-scanning/sarif-upload.js";
 import { fingerprint } from "../../src/domain/identity.js";
 import type { ReportFinding } from "../../src/domain/types.js";
 import { nthFinding } from "../support/finding.js";

@@ -7,7 +7,7 @@ import type { AlertDismissedReason, CodeScanningAlert } from "../github/code-sca
 import type { ResolutionStatus } from "../scanner/catalog.js";
 import { neutralize } from "../render/escape.js";
 import { statusName } from "../render/glossary.js";
-import { TOOL_NAME } from "./sarif.js";
+import { TOOL_NAME } from "./sarif-log.js";
 
 /** A resolution to set on the service: status and, where the mapping gives one, a reason code. */
 export interface MappedResolution {
