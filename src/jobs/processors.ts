@@ -10,7 +10,7 @@ import { processAcceptanceExpiry } from "./acceptance-expiry.js";
 import { processApprove } from "./approve.js";
 import { processBaseline } from "./baseline.js";
 import { processCancel } from "./cancel-scan.js";
-import { processAlertEvent } from "./code-scanning-alert.js";
+import { processAlertEvent } from "../code-scanning/index.js";
 import { processCommand } from "./command.js";
 import { processLaunch } from "./launch.js";
 import { processPullClosed, processUninstall } from "./lifecycle.js";

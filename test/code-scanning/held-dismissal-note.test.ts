@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { heldDismissalNote } from "../../src/render/code-scanning.js";
+import { heldDismissalNote } from "../../src/code-scanning/held-dismissal-note.js";
 
 describe("heldDismissalNote", () => {
   it("says who dismissed what, why it was not applied, and the two ways to dismiss it", () => {

@@ -25,9 +25,9 @@ import { applyWrites } from "../runtime/writes.js";
 import type { AlertJobData } from "../job-catalogue/index.js";
 import { recordDecisionWithExpiry } from "../triage/expiry.js";
 import { recomputeCheck } from "../triage/check.js";
-import { planAlertEvent, type AlertEventPlan } from "../code-scanning/alert-mapping.js";
-import { findingIdFromMessage } from "../code-scanning/sarif-log.js";
-import { heldDismissalNote } from "../render/code-scanning.js";
+import { planAlertEvent, type AlertEventPlan } from "./alert-mapping.js";
+import { findingIdFromMessage } from "./sarif-log.js";
+import { heldDismissalNote } from "./held-dismissal-note.js";
 import { parseMergeGroupRef } from "../domain/merge-group.js";
 
 /** What the job did. */
