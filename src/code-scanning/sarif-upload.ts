@@ -9,7 +9,7 @@ import type { PullRef, RepoRef } from "../github/types.js";
 import { applyWrites } from "../runtime/writes.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { VERSION } from "../runtime/version.js";
-import type { CodeScanningInfo } from "../render/code-scanning.js";
+import type { CodeScanningInfo } from "../render/code-scanning-section.js";
 import { encodeSarif, SarifTooLargeError, TOOL_NAME, type EncodedSarif } from "./sarif-log.js";
 
 /** diffward's version (package.json), written as the SARIF run's `tool.driver.version`. */

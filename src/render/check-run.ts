@@ -30,7 +30,7 @@ import {
   shortSha,
   triageText,
 } from "./format.js";
-import { CodeScanningInfo, codeScanningSection } from "./code-scanning.js";
+import { CodeScanningInfo, codeScanningSection } from "./code-scanning-section.js";
 import {
   RULED_OUT_MEANING,
   configKey,

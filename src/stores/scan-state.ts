@@ -6,7 +6,7 @@
  * not one throws `StoredRecordError` (`./stored-record.ts`).
  */
 import { z } from "zod";
-import { CodeScanningInfo } from "../render/code-scanning.js";
+import { CodeScanningInfo } from "../render/code-scanning-section.js";
 import { DEFAULT_STATE_PREFIX, type RedisConnection } from "../runtime/connection.js";
 import { checkStored, parseStored, scanKeys } from "./stored-record.js";
 

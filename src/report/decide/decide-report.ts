@@ -17,7 +17,7 @@ import { keepDetails, withKeptDetails, type KeptDetail } from "./details.js";
 import type { ReportExtras } from "./report-state.js";
 import { findingCommentOptions } from "./finding-comment.js";
 import { reportAnnotations, reportRule } from "./current-verdict.js";
-import type { CodeScanningInfo } from "../../render/code-scanning.js";
+import type { CodeScanningInfo } from "../../render/code-scanning-section.js";
 import type { Note, ScanDetail } from "../../scanner/schemas.js";
 import type { Settings } from "../../config/settings.js";
 

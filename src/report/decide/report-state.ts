@@ -8,7 +8,7 @@ import type { RepoConfig } from "../../config/repo-config.js";
 import type { CheckAnnotation } from "../../github/checks.js";
 import type { CreditInfo, GuidanceInfo } from "../../render/check-run.js";
 import type { ReportScope } from "./closing.js";
-import type { CodeScanningInfo } from "../../render/code-scanning.js";
+import type { CodeScanningInfo } from "../../render/code-scanning-section.js";
 import type { KeptDetail } from "./details.js";
 import type { ReportFinding } from "../../domain/types.js";
 import { identityOf } from "../../domain/identity.js";

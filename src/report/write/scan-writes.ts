@@ -13,7 +13,7 @@ import type { ReportFinding } from "../../domain/types.js";
 import type { GitHubWrite } from "../../github/writes.js";
 import { enqueueSettle, recordScanSpend } from "../../jobs/settle.js";
 import type { PollJobData } from "../../job-catalogue/index.js";
-import type { CodeScanningInfo } from "../../render/code-scanning.js";
+import type { CodeScanningInfo } from "../../render/code-scanning-section.js";
 import { pullKey } from "../../runtime/names.js";
 import type { Runtime } from "../../runtime/runtime.js";
 import { applyWrites } from "../../runtime/writes.js";
