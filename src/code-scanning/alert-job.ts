@@ -28,7 +28,7 @@ import { recomputeCheck } from "../triage/check.js";
 import { planAlertEvent, type AlertEventPlan } from "./alert-mapping.js";
 import { findingIdFromMessage } from "./sarif-log.js";
 import { heldDismissalNote } from "./held-dismissal-note.js";
-import { parseMergeGroupRef } from "../domain/merge-group.js";
+import { parseMergeGroupRef } from "../domain/merge-queue.js";
 
 /** What the job did. */
 export type AlertJobOutcome =

@@ -22,7 +22,7 @@ import {
 } from "./decide-baseline.js";
 import { enqueueLaunch } from "./launch.js";
 import { readAccountToken } from "./service-outage.js";
-import { stopGroupScan } from "./merge-group.js";
+import { stopGroupScan } from "../merge-queue/index.js";
 import { repoContextOf } from "./types.js";
 import { parseJobData, scheduleJob, type BaselineJobData, type RepoContext } from "../job-catalogue/index.js";
 

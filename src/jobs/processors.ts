@@ -14,7 +14,7 @@ import { processAlertEvent } from "../code-scanning/index.js";
 import { processCommand } from "./command.js";
 import { processLaunch } from "./launch.js";
 import { processPullClosed, processUninstall } from "./lifecycle.js";
-import { processMergeGroup, processMergeGroupDestroyed } from "./merge-group.js";
+import { processMergeGroup, processMergeGroupDestroyed } from "../merge-queue/index.js";
 import { processPoll } from "./poll.js";
 import { processPullRequest } from "./pull-request.js";
 import { reconcile } from "./reconcile/index.js";

@@ -5,7 +5,7 @@
 import { listCheckRunsForRef } from "../../github/checks.js";
 import { MERGE_QUEUE_REF_PREFIX, listMatchingRefs, type GitRef } from "../../github/refs.js";
 import { unlessStatus } from "../../github/types.js";
-import { parseMergeGroupRef } from "../../domain/merge-group.js";
+import { parseMergeGroupRef } from "../../domain/merge-queue.js";
 import { groupKey } from "../../runtime/names.js";
 import type { Runtime } from "../../runtime/runtime.js";
 import { findResumable, type Resumable } from "./find-scan.js";
@@ -30,7 +30,7 @@ import type { ReconcileSummary } from "./summary.js";
  * Assumptions, since GitHub's REST API does not give a merge group's `base_sha`: the poll job's `mergeBase`
  * is `null` and its target has no `baseSha` (neither polling nor the group's report reads them; the scan
  * itself keeps its `baseCommit`), and the group's state gets no launch key. A redelivered `checks_requested`
- * still launches nothing: a group whose state holds a scan is handled (`processMergeGroup`, `src/jobs/merge-group.ts`).
+ * still launches nothing: a group whose state holds a scan is handled (`processMergeGroup`, `src/merge-queue/merge-group-job.ts`).
  * `head_ref` is the branch's full ref, as in the `merge_group` event.
  */
 export async function reconcileMergeGroups(rt: Runtime, at: RepoPass): Promise<void> {

@@ -5,7 +5,7 @@
  */
 import { readsBaseline } from "../../domain/policy.js";
 import type { ReportFinding } from "../../domain/types.js";
-import { parseMergeGroupRef } from "../../domain/merge-group.js";
+import { parseMergeGroupRef } from "../../domain/merge-queue.js";
 import { getPull } from "../../github/pulls.js";
 import type { InstallationOctokit } from "../../github/types.js";
 import type { PollJobData } from "../../job-catalogue/index.js";

@@ -5,7 +5,7 @@ import {
   parseMergeGroupRef,
   type MergeGroupRef,
   type ReuseDecision,
-} from "../domain/merge-group.js";
+} from "../domain/merge-queue.js";
 import { decideGate } from "../policy/gates.js";
 import type { Gate } from "../domain/gate.js";
 import { renderGateSkip } from "../render/gates.js";
@@ -21,18 +21,18 @@ import {
   renderGroupReused,
   renderGroupScanQueued,
   renderGroupSkipped,
-} from "../render/merge-group.js";
-import { enqueueLaunch } from "./launch.js";
-import { cancelFollowedScan } from "./cancel-scan.js";
-import { stopLaunch } from "./unknown-launch.js";
-import { readAccountToken } from "./service-outage.js";
+} from "./render-merge-group.js";
+import { enqueueLaunch } from "../jobs/launch.js";
+import { cancelFollowedScan } from "../jobs/cancel-scan.js";
+import { stopLaunch } from "../jobs/unknown-launch.js";
+import { readAccountToken } from "../jobs/service-outage.js";
 import { CONFIG_PATH, loadRepoConfig, type LoadedConfig } from "../runtime/config-loader.js";
 import { configLaunchKey, groupKey, jobId, pullKey } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { GroupState } from "../stores/pull-state.js";
 import { REPORT_KIND, type ReportState } from "../report/decide/report-state.js";
 import type { LaunchJobData, MergeGroupJobData } from "../job-catalogue/index.js";
-import { repoContextOf } from "./types.js";
+import { repoContextOf } from "../jobs/types.js";
 
 /** What the merge-group job decided; returned as the job's result (visible in BullMQ and in tests). */
 export type MergeGroupOutcome =
@@ -457,7 +457,7 @@ async function unfinishedFromGitHub(
 }
 
 /**
- * Stops the group's work (or a superseded baseline's, `./baseline.ts`: the same fields): stops its launch
+ * Stops the group's work (or a superseded baseline's, `../jobs/baseline.ts`: the same fields): stops its launch
  * ({@link stopLaunch}: removed while it waits, nothing spent, its launch key forgotten with `forgetLaunch`; one
  * whose attempt's outcome is unknown left to its job, which withdraws the scan it may have created), removes
  * its poll job, cancels its scan unless it has ended ({@link cancelFollowedScan}: once the scanner token is back when it is

@@ -1,7 +1,7 @@
 import type { CheckRunOutput } from "../github/checks.js";
-import type { ReusableConclusion } from "../domain/merge-group.js";
-import { inlineCode } from "./escape.js";
-import { sections } from "./markdown.js";
+import type { ReusableConclusion } from "../domain/merge-queue.js";
+import { inlineCode } from "../render/escape.js";
+import { sections } from "../render/markdown.js";
 
 /**
  * Output of a merge group whose check reuses its pull request's report (`mergeQueue: reuse`): names the pull

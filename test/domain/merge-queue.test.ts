@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decideReuse, parseMergeGroupRef } from "../../src/domain/merge-group.js";
+import { decideReuse, parseMergeGroupRef } from "../../src/domain/merge-queue.js";
 import { webhookExample } from "../../dev/harness/examples.js";
 import type { Payload } from "../support/pr.js";
 
