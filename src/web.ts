@@ -5,6 +5,7 @@ import type { ApplicationFunction } from "probot";
 import type { Runtime } from "./runtime/runtime.js";
 import { VERSION } from "./runtime/version.js";
 import { serveAudit, type AuditAccess } from "./web/audit.js";
+import { CONFIG_SCHEMA_ROUTE, serveConfigSchema } from "./web/config-schema.js";
 import { hasBearer } from "./web/bearer.js";
 import { readBody } from "./web/body.js";
 import type { PageRoutes } from "./web/routes.js";
@@ -143,7 +144,8 @@ export interface WebServer {
  * middleware (which verifies again and runs the handlers), `/healthz` (the process is up; Redis and
  * service reachability as details) and `/readyz` (Redis answers: GitHub never redelivers a webhook on its
  * own, so a service outage must not take the webhook endpoint out of rotation) and `/metrics` (`rt.metrics`
- * in Prometheus text format, `src/runtime/metrics.ts`).
+ * in Prometheus text format, `src/runtime/metrics.ts`), and `GET /diffward.schema.json` (the JSON Schema of
+ * `.github/diffward.yml` this deployment applies, for editors: `src/web/config-schema.ts`).
  */
 export async function startWebServer(opts: WebOptions): Promise<WebServer> {
   const webhookPath = opts.webhookPath ?? "/api/github/webhooks";
@@ -165,6 +167,8 @@ export async function startWebServer(opts: WebOptions): Promise<WebServer> {
       const access = { log: opts.rt.log, access: opts.audit };
       return serveAudit({ ...access, hasBearer: (token) => hasBearer(req, token) }, req, res);
     }
+    if ((req.method === "GET" || req.method === "HEAD") && path === CONFIG_SCHEMA_ROUTE)
+      return serveConfigSchema(req, res);
     if (req.method === "GET" && path === "/healthz") {
       const healthDetails = opts.healthDetails ?? opts.rt.serviceHealth;
       const details = {
