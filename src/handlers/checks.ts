@@ -21,7 +21,7 @@ interface PullRef {
  * delivery), so a fresh scan is launched for that head even when one already ran (automatic triggers
  * collapse into one scan: `launchKey` in src/runtime/names.ts). Re-runs of one head collapse while an
  * earlier Re-run's scan of it is queued or running: the pull-request job answers on that check run instead
- * (`rerunToCollapseInto` in src/jobs/decide-pull-request.ts).
+ * (`rerunToCollapseInto` in src/scan/decide-pull-request.ts).
  * GitHub sends these only to the app that created the check run or suite.
  */
 export const onRerequested: EventHandler<RerunEvent> = async (deps, context, installationId) => {

@@ -20,7 +20,7 @@ import {
   type BaselineFacts,
   type BaselineOutcome,
 } from "./decide-baseline.js";
-import { enqueueLaunch } from "./launch.js";
+import { enqueueLaunch } from "../scan/launch.js";
 import { readAccountToken } from "./service-outage.js";
 import { stopGroupScan } from "../merge-queue/index.js";
 import { repoContextOf } from "./types.js";

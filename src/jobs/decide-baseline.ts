@@ -12,7 +12,7 @@ import { renderLaunchError } from "../render/check-run.js";
 import type { BaselineState } from "../stores/baseline-state.js";
 import { configLaunchKey, jobId } from "../runtime/names.js";
 import type { ScanPreset } from "../scanner/schemas.js";
-import type { TokenFact } from "./decide-pull-request.js";
+import type { TokenFact } from "../scan/decide-pull-request.js";
 import type { BaselineJobData, LaunchJobData } from "../job-catalogue/index.js";
 import { repoContextOf } from "./types.js";
 

@@ -9,18 +9,18 @@ import type { Runtime } from "../runtime/runtime.js";
 import { processAcceptanceExpiry } from "./acceptance-expiry.js";
 import { processApprove } from "./approve.js";
 import { processBaseline } from "./baseline.js";
-import { processCancel } from "./cancel-scan.js";
+import { processCancel } from "../scan/cancel-scan.js";
 import { processAlertEvent } from "../code-scanning/index.js";
 import { processCommand } from "./command.js";
-import { processLaunch } from "./launch.js";
-import { processPullClosed, processUninstall } from "./lifecycle.js";
+import { processLaunch } from "../scan/launch.js";
+import { processPullClosed, processUninstall } from "../scan/lifecycle.js";
 import { processMergeGroup, processMergeGroupDestroyed } from "../merge-queue/index.js";
-import { processPoll } from "./poll.js";
-import { processPullRequest } from "./pull-request.js";
+import { processPoll } from "../scan/poll.js";
+import { processPullRequest } from "../scan/pull-request-job.js";
 import { reconcile } from "./reconcile/index.js";
 import { processRecoverDeliveries } from "./recover-deliveries.js";
 import { processReport } from "../report/job.js";
-import { processSettle } from "./settle.js";
+import { processSettle } from "../scan/settle.js";
 
 /**
  * Runs one job of kind `K`. `token` is the worker's lock token (for `moveToDelayed`); `signal` is BullMQ's,

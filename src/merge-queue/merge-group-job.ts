@@ -22,9 +22,9 @@ import {
   renderGroupScanQueued,
   renderGroupSkipped,
 } from "./render-merge-group.js";
-import { enqueueLaunch } from "../jobs/launch.js";
-import { cancelFollowedScan } from "../jobs/cancel-scan.js";
-import { stopLaunch } from "../jobs/unknown-launch.js";
+import { enqueueLaunch } from "../scan/launch.js";
+import { cancelFollowedScan } from "../scan/cancel-scan.js";
+import { stopLaunch } from "../scan/unknown-launch.js";
 import { readAccountToken } from "../jobs/service-outage.js";
 import { CONFIG_PATH, loadRepoConfig, type LoadedConfig } from "../runtime/config-loader.js";
 import { configLaunchKey, groupKey, jobId, pullKey } from "../runtime/names.js";

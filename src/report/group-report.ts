@@ -17,7 +17,7 @@ import { settleAndUpload } from "./write/scan-writes.js";
  * `ref` = the group's `head_ref` and `commit_sha` = the group's head. No review and no
  * report state: a merge group has no pull request to comment on, and the pull request's own report must
  * stay the one its triage commands and reuse read. Credits not settled at report time get a `settle` job
- * that settles `creditCap.monthly`'s ledger once they land (`src/jobs/settle.ts`; the group's check run keeps
+ * that settles `creditCap.monthly`'s ledger once they land (`src/scan/settle.ts`; the group's check run keeps
  * "Spend not settled yet"). Read (`./read/`) → decide (`./decide/`, pure) → write (`./write/`).
  */
 export async function reportGroupScan(run: ReportRun): Promise<void> {

@@ -8,7 +8,7 @@ import {
   knownDiffPresets,
   type BaselineFacts,
 } from "../../src/jobs/decide-baseline.js";
-import { decideLaunchError } from "../../src/jobs/decide-launch.js";
+import { decideLaunchError } from "../../src/scan/decide-launch.js";
 import type { ScanPreset } from "../../src/scanner/schemas.js";
 import { launchJob, repoConfig } from "../support/jobs.js";
 

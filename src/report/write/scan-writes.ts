@@ -11,7 +11,7 @@ import { applyPolicy, policyRule } from "../../domain/policy.js";
 import { applyCodeScanningUpload, planCodeScanningUpload } from "../../code-scanning/index.js";
 import type { ReportFinding } from "../../domain/types.js";
 import type { GitHubWrite } from "../../github/writes.js";
-import { enqueueSettle, recordScanSpend } from "../../jobs/settle.js";
+import { enqueueSettle, recordScanSpend } from "../../scan/settle.js";
 import type { PollJobData } from "../../job-catalogue/index.js";
 import type { CodeScanningInfo } from "../../render/code-scanning-section.js";
 import { pullKey } from "../../runtime/names.js";
@@ -119,7 +119,7 @@ export async function uploadReport(
 /**
  * Counts a reported scan's spend in `creditCap.monthly`'s ledger: once settled, the scan counts what it
  * spent instead of its budget; a spend not settled yet gets a `settle` job that looks again later
- * (`src/jobs/settle.ts`).
+ * (`src/scan/settle.ts`).
  */
 export async function settleReportedSpend(
   rt: Runtime,

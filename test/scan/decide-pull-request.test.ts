@@ -9,7 +9,7 @@ import {
   rerunToCollapseInto,
   type PullRequestFact,
   type PullRequestFacts,
-} from "../../src/jobs/decide-pull-request.js";
+} from "../../src/scan/decide-pull-request.js";
 import type { PullState } from "../../src/stores/pull-state.js";
 import { pullRequestEvent as event, repoConfig as config } from "../support/jobs.js";
 

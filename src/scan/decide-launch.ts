@@ -5,7 +5,7 @@ import {
   renderRerunInProgress,
   type LaunchErrorKind,
 } from "../render/check-run.js";
-import { baselineServiceError } from "./decide-baseline.js";
+import { baselineServiceError } from "../jobs/decide-baseline.js";
 import type { LaunchErrorAction } from "./launch-errors.js";
 import type { LaunchJobData } from "../job-catalogue/index.js";
 import type { LaunchRefusal } from "../policy/preflight.js";
@@ -17,7 +17,7 @@ import { unknownOutcomeSince, type LaunchRecord } from "../stores/scan-state.js"
  * and, when an attempt's outcome is unknown, its token.
  */
 export interface LaunchStartFacts {
-  /** the target still follows this launch (`launchWanted` in `./target.ts`) */
+  /** the target still follows this launch (`launchWanted` in `../jobs/target.ts`) */
   wanted: boolean;
   /** the installation was removed while the launch waited */
   removed?: boolean;

@@ -11,7 +11,7 @@ import { pullStateAt, type PullState } from "../stores/pull-state.js";
 import { planStopWrites, type StopReason } from "./supersede.js";
 import type { LaunchJobData, PullRequestJobData } from "../job-catalogue/index.js";
 import { ScannerApiError } from "../scanner/errors.js";
-import { repoContextOf } from "./types.js";
+import { repoContextOf } from "../jobs/types.js";
 
 /** What the pull-request job decided; returned as the job's result (visible in BullMQ and in tests). */
 export type PullRequestOutcome =

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { classifyLaunchError, initializingDelay } from "../../src/jobs/launch-errors.js";
-import { renderServiceError } from "../../src/jobs/launch.js";
+import { classifyLaunchError, initializingDelay } from "../../src/scan/launch-errors.js";
+import { renderServiceError } from "../../src/scan/launch.js";
 import { ScannerApiError, ScannerNetworkError, ScannerTimeoutError } from "../../src/scanner/errors.js";
 
 const LAUNCH = "POST /projects/{projectId}/scans";

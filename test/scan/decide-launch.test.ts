@@ -6,7 +6,7 @@ import {
   planLaunchRefused,
   planLaunched,
   planNoToken,
-} from "../../src/jobs/decide-launch.js";
+} from "../../src/scan/decide-launch.js";
 import { launchJob as launch } from "../support/jobs.js";
 
 const at = { d: launch, attempt: 1, maxAttempts: 8, now: 1_000_000, initializingWindowMs: 60_000 };
