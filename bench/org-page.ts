@@ -18,7 +18,7 @@ import { ProbotOctokit } from "probot";
 import { devPrivateKey } from "../dev/harness/harness.js";
 import { startGitHubStandIn } from "../dev/github-standin/index.js";
 import { startSandbox } from "../dev/sandbox/index.js";
-import type { InstallationOctokit } from "../src/github/types.js";
+import type { InstallationOctokit } from "../src/github/octokit-types.js";
 import { loadInstallationPage, type OrgPageDeps } from "../src/org-page/page-data.js";
 import { renderInstallationPage } from "../src/org-page/render-page.js";
 import { serviceReachability } from "../src/runtime/health.js";

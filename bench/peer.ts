@@ -9,7 +9,7 @@
 import { Octokit } from "@octokit/rest";
 import { toReportFinding } from "../src/report/decide/findings.js";
 import type { GitHubStandIn } from "../dev/github-standin/index.js";
-import type { ReportFinding } from "../src/domain/types.js";
+import type { ReportFinding } from "../src/domain/finding-types.js";
 import type { RepoConfig } from "../src/config/repo-config.js";
 import { planReport } from "../src/report/decide/plan.js";
 import { batches, toAnnotations } from "../src/render/annotations.js";

@@ -1,4 +1,4 @@
-import { tracingEnabled } from "./runtime/tracing.js";
+import { tracingEnabled } from "./runtime/trace-context.js";
 
 /**
  * Starts OpenTelemetry's Node SDK when tracing is on ({@link tracingEnabled}: `OTEL_EXPORTER_OTLP_ENDPOINT` or
@@ -11,7 +11,7 @@ import { tracingEnabled } from "./runtime/tracing.js";
  * Spans: incoming HTTP requests (webhook deliveries; `@opentelemetry/instrumentation-http`, applied to
  * `node:http`'s server, which ESM and CommonJS share), outgoing `fetch` requests (Octokit's and the scanning
  * service client's; `@opentelemetry/instrumentation-undici`, through `diagnostics_channel`), and BullMQ's job
- * spans (`bullmq-otel`, `src/runtime/tracing.ts`). Traces only: no metrics or logs are exported.
+ * spans (`bullmq-otel`, `src/runtime/trace-context.ts`). Traces only: no metrics or logs are exported.
  */
 async function startTracing(): Promise<{ shutdown(): Promise<void> } | undefined> {
   if (!tracingEnabled()) return undefined;

@@ -4,7 +4,7 @@
  * or the account's scanner token stayed missing. Every job that follows a scan (poll, report, and the
  * service-error handling they share) concludes its check run with one of these, so no check run diffward
  * created stays `in_progress`. Each is pure: it plans the one concluding write (`concludeCheck`), and the job
- * applies it through the write path (`src/runtime/writes.ts`). Messages say what happened, why and what next.
+ * applies it through the write path (`src/runtime/apply-writes.ts`). Messages say what happened, why and what next.
  */
 import { concludeCheck, type GitHubWrite } from "../github/writes.js";
 import { renderLaunchError } from "../render/check-run.js";

@@ -4,7 +4,7 @@
  */
 import type { Logger } from "pino";
 import { listCodeScanningAlerts, type AlertChange, type CodeScanningAlert } from "../github/code-scanning.js";
-import type { InstallationOctokit, PullRef } from "../github/types.js";
+import type { InstallationOctokit, PullRef } from "../github/octokit-types.js";
 import type { ApplyWrites } from "../github/writes.js";
 import { LABEL_LENGTH } from "../scanner/labels.js";
 import { planAlertUpdate } from "./alert-mapping.js";

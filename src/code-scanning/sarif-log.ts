@@ -10,7 +10,7 @@ import { gzipSync } from "node:zlib";
 import type { Log, ReportingDescriptor, Result } from "sarif";
 import { fingerprint } from "../domain/identity.js";
 import { parseLocation } from "../domain/location.js";
-import type { ReportFinding, SeverityLevel } from "../domain/types.js";
+import type { ReportFinding, SeverityLevel } from "../domain/finding-types.js";
 import { isRuledOut, sortFindings } from "../domain/verdict.js";
 import { findingTitle, neutralize } from "../render/escape.js";
 import { findingLabel } from "../scanner/labels.js";

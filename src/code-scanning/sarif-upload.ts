@@ -3,10 +3,10 @@
  * (a pure plan), and the upload itself (one `POST …/code-scanning/sarifs` per report).
  */
 import type { Logger } from "pino";
-import type { Disclosure, ReportFinding } from "../domain/types.js";
+import type { Disclosure, ReportFinding } from "../domain/finding-types.js";
 import type { GitHubWrite } from "../github/writes.js";
-import type { PullRef, RepoRef } from "../github/types.js";
-import { applyWrites } from "../runtime/writes.js";
+import type { PullRef, RepoRef } from "../github/octokit-types.js";
+import { applyWrites } from "../runtime/apply-writes.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { VERSION } from "../runtime/version.js";
 import type { CodeScanningInfo } from "../render/code-scanning-section.js";

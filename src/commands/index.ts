@@ -9,4 +9,4 @@ export * from "./table.js";
 export * from "./parse.js";
 export * from "./help.js";
 export { RESOLUTION_VERBS, isResolutionVerb, type ResolutionVerb } from "./verbs/resolution.js";
-export { resolveTarget, chooseFinding, namedElsewhereNotice } from "./target.js";
+export { resolveTarget, chooseFinding, namedElsewhereNotice } from "./finding-target.js";

@@ -16,14 +16,14 @@ import type { Logger } from "pino";
 import type { z } from "zod";
 import type { RepoConfig } from "../config/repo-config.js";
 import type { PullHead } from "../github/pulls.js";
-import type { ReportFinding } from "../domain/types.js";
+import type { ReportFinding } from "../domain/finding-types.js";
 import type { Verdict } from "../domain/verdict.js";
 import type { ReportState } from "../report/decide/report-state.js";
 import type { Severity } from "../scanner/catalog.js";
 import type { FindingDetail } from "../scanner/schemas.js";
 import type { ScannerTenant } from "../tenants/index.js";
 import type { Decision } from "../triage/types.js";
-import type { ApprovalRequest, ClaimResult } from "../domain/approval.js";
+import type { ApprovalRequest, ClaimResult } from "../domain/dismissal-approval.js";
 import type { CommandForm } from "../domain/command-form.js";
 import type { ErrorCommand, RefusalCommand, VerbArgs } from "./verb-parts.js";
 
@@ -140,7 +140,7 @@ export interface CommandIO {
    * `write`, `triage`, `read` or `none`), read once per command
    */
   senderPermission(): Promise<string>;
-  /** the pull request's pending two-person dismissal requests (rules in `domain/approval.ts`) */
+  /** the pull request's pending two-person dismissal requests (rules in `domain/dismissal-approval.ts`) */
   approvals: ApprovalPorts;
   /** re-renders diffward's comment of the finding with its current state and decision */
   refreshFindingComment(target: FindingTarget): Promise<ReportFinding | undefined>;

@@ -198,7 +198,7 @@ export const SETTINGS = {
     default: 1_000,
     schema: count,
   },
-  // `src/runtime/writes.ts`
+  // `src/runtime/apply-writes.ts`
   writeRetryDelaysMs: {
     description:
       "Waits before sending again a check-run update, review-comment update or SARIF upload GitHub answered with a 5xx after Octokit's own retries.",

@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { fingerprint } from "./identity.js";
-import type { ReportFinding } from "./types.js";
+import type { ReportFinding } from "./finding-types.js";
 import { isRuledOut } from "./verdict.js";
 
 /** What started a baseline: a push to the default branch, or its `baseline.schedule`. */

@@ -7,7 +7,7 @@
  * `side: "RIGHT"` it must be an added or unchanged (context) line of a hunk of the file's `patch`
  * (the `patch` field of "List pull requests files"). Other lines are refused with 422.
  */
-import type { Location } from "./types.js";
+import type { Location } from "./finding-types.js";
 
 /** Thrown when a `patch` has a hunk header that cannot be read. */
 export class DiffParseError extends Error {

@@ -58,7 +58,7 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import { parseLocation } from "./location.js";
-import type { ReportFinding } from "./types.js";
+import type { ReportFinding } from "./finding-types.js";
 
 /** The fields an identity is computed from. */
 export type FingerprintInput = Pick<ReportFinding, "location" | "category" | "title">;

@@ -2,7 +2,7 @@
  * Finding locations (spec §Finding (list item): `location` is a required string whose format the
  * spec does not fix). diffward understands the common shapes and leaves anything else unplaced.
  */
-import type { Location } from "./types.js";
+import type { Location } from "./finding-types.js";
 
 const LINE_SUFFIXES: readonly RegExp[] = [
   // path:12:5 (a column is read and dropped: review comments and annotations are per line)

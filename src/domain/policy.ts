@@ -13,8 +13,8 @@
 import picomatch from "picomatch";
 import type { FailOnSetting, PathPolicy, PolicyMode } from "../config/repo-config.js";
 import { parseLocation } from "./location.js";
-import { atLeast, isRuledOut } from "./severity.js";
-import type { FailOn, ReportFinding } from "./types.js";
+import { atLeast, isRuledOut } from "./severity-threshold.js";
+import type { FailOn, ReportFinding } from "./finding-types.js";
 
 /** A `failOn` in full: the threshold and which findings it applies to. */
 export interface Threshold {
@@ -139,7 +139,7 @@ export function isPreexisting(f: Partial<Pick<ReportFinding, "id">>, rule: Block
  * Applies the policy to one finding: the first path rule whose `paths` match the finding's file (its
  * location's path, src/domain/location.ts) decides its mode and threshold (a rule without `failOn` takes the
  * top-level one); a finding no rule matches, or without a file, follows the top-level `failOn` in mode
- * `block`. Then, in order: `off` hides it; a ruled-out finding (src/domain/severity.ts `isRuledOut`) never
+ * `block`. Then, in order: `off` hides it; a ruled-out finding (src/domain/severity-threshold.ts `isRuledOut`) never
  * counts; `monitor` makes it `monitored`; below the threshold it is `below`; with `only: new` and a
  * completed baseline a pre-existing one is `preexisting`; `comment` makes it `commented`; else `blocking`.
  *

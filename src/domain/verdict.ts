@@ -6,10 +6,10 @@
  * `resolutionStatus`): the service has not ruled it out (`FALSE_POSITIVE`, `DUPLICATE`) and the team
  * has not decided it (`NOT_STARTED`, `IN_PROGRESS` are the undecided states).
  */
-import type { ReportFinding } from "./types.js";
+import type { ReportFinding } from "./finding-types.js";
 import type { Severity } from "../scanner/catalog.js";
 import { applyPolicy, blockingRule, type BlockingInput, type Judged, type Outcome } from "./policy.js";
-import { severityRank } from "./severity.js";
+import { severityRank } from "./severity-threshold.js";
 export {
   applyPolicy,
   blockingRule,
@@ -23,7 +23,7 @@ export {
   type Standing,
 } from "./policy.js";
 
-export type { FailOn } from "./types.js";
+export type { FailOn } from "./finding-types.js";
 export {
   FAIL_ON_VALUES,
   OPEN_RESOLUTIONS,
@@ -31,7 +31,7 @@ export {
   atLeast,
   isRuledOut,
   severityRank,
-} from "./severity.js";
+} from "./severity-threshold.js";
 
 /**
  * Where a finding stands under the rule: whether it blocks ({@link isBlocking}) and whether it was already

@@ -1,4 +1,4 @@
-import { listAll, readUnless404, type InstallationOctokit, type RepoRef } from "./types.js";
+import { listAll, readUnless404, type InstallationOctokit, type RepoRef } from "./octokit-types.js";
 
 /**
  * Reasons GitHub accepts when an alert is dismissed (REST "Update a code scanning alert",

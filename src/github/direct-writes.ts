@@ -1,7 +1,7 @@
 /**
  * The GitHub writes that do not go through the write path, each listed in {@link DIRECT_WRITES} with the
  * reason and made by the function of the same name here. Every other write diffward makes is planned
- * (`GitHubWrite`, src/github/writes.ts) and applied by `applyWrites` (src/runtime/writes.ts: the
+ * (`GitHubWrite`, src/github/writes.ts) and applied by `applyWrites` (src/runtime/apply-writes.ts: the
  * installation's write lane, retries of a 5xx); test/architecture/write-path.test.ts fails on an Octokit
  * write anywhere else.
  */

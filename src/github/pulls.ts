@@ -1,4 +1,4 @@
-import { pullParams, unlessStatus, type InstallationOctokit, type PullRef, type RepoRef } from "./types.js";
+import { pullParams, unlessStatus, type InstallationOctokit, type PullRef, type RepoRef } from "./octokit-types.js";
 
 /** The merge base of a pull request's base and head, and the head commit's message when GitHub lists it. */
 export interface MergeBase {

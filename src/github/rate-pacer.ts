@@ -1,4 +1,4 @@
-import type { InstallationOctokit } from "./types.js";
+import type { InstallationOctokit } from "./octokit-types.js";
 
 /**
  * The share of an installation's primary rate limit a bulk read (reconciliation's full sweep) leaves to live

@@ -1,4 +1,4 @@
-import { listAll } from "./types.js";
+import { listAll } from "./octokit-types.js";
 
 /** The prefix of GitHub's merge-queue branches, as a `matching-refs` argument (`heads/<branch prefix>`). */
 export const MERGE_QUEUE_REF_PREFIX = "heads/gh-readonly-queue/";

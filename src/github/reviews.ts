@@ -1,4 +1,4 @@
-import { pullParams, readUnless404, type InstallationOctokit, type PullRef, type RepoRef } from "./types.js";
+import { pullParams, readUnless404, type InstallationOctokit, type PullRef, type RepoRef } from "./octokit-types.js";
 
 /** One inline comment of a review: on `line` of `path`, RIGHT side (the PR's version of the file). */
 export interface ReviewCommentDraft {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { InstallationOctokit, PullRef } from "./types.js";
+import type { InstallationOctokit, PullRef } from "./octokit-types.js";
 
 /** A review thread of a pull request, as far as triage needs it. */
 export interface ReviewThreadRef {

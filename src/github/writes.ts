@@ -1,5 +1,5 @@
-import { createCheckRun, updateCheckRun, type CheckRunUpdate } from "./checks.js";
-import { addReaction, createIssueComment } from "./comments.js";
+import { createCheckRun, updateCheckRun, type CheckRunUpdate } from "./check-runs.js";
+import { addReaction, createIssueComment } from "./issue-comments.js";
 import {
   createReview,
   replyToReviewComment,
@@ -7,13 +7,13 @@ import {
   type ReviewCommentDraft,
 } from "./reviews.js";
 import { setReviewThreadResolved } from "./threads.js";
-import type { InstallationOctokit, PullRef, RepoRef } from "./types.js";
+import type { InstallationOctokit, PullRef, RepoRef } from "./octokit-types.js";
 import { updateCodeScanningAlert, uploadSarif, type AlertChange, type SarifUpload } from "./code-scanning.js";
 
 /**
  * One planned GitHub write of a job (a content-creating request in GitHub's terms:
  * https://docs.github.com/en/rest/using-the-rest-api/rate-limits-for-the-rest-api#about-secondary-rate-limits).
- * Jobs decide a list of these and hand it to one apply step (`applyWrites`, `src/runtime/writes.ts`), the
+ * Jobs decide a list of these and hand it to one apply step (`applyWrites`, `src/runtime/apply-writes.ts`), the
  * only way diffward writes to GitHub as an installation (test/architecture/write-path.test.ts; the App's own
  * writes are `src/github/direct-writes.ts`). `purpose` says what the write is for; the apply step orders and
  * thins writes by it (see {@link WRITE_PRIORITY}): `answer` is a write that follows a person's action or
@@ -87,7 +87,7 @@ export type GitHubWrite = WriteOptions &
   );
 
 /**
- * The apply step of one installation's planned writes (`applyWrites` in `src/runtime/writes.ts`, bound to the
+ * The apply step of one installation's planned writes (`applyWrites` in `src/runtime/apply-writes.ts`, bound to the
  * installation): one result per write, in order. Throws as `applyWrites` does.
  */
 export type ApplyWrites = (writes: readonly GitHubWrite[]) => Promise<WriteResult[]>;

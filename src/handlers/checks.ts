@@ -2,7 +2,7 @@ import type { ApproveJobData, PullRequestJobData } from "../job-catalogue/index.
 import { jobId } from "../runtime/names.js";
 import type { EventHandler } from "./deps.js";
 import { enqueueEvent, repoContext } from "./deps.js";
-import { SCAN_ANYWAY } from "../render/gates.js";
+import { SCAN_ANYWAY } from "../render/gate-refusals.js";
 
 /** The "Re-run" buttons' events (GitHub "Webhook events and payloads", `check_run` and `check_suite`). */
 type RerunEvent = "check_run.rerequested" | "check_suite.rerequested";

@@ -1,4 +1,4 @@
-import { annotateActiveSpan, type TraceSubject } from "../runtime/tracing.js";
+import { annotateActiveSpan, type TraceSubject } from "../runtime/trace-context.js";
 import type { EmitterWebhookEvent, EmitterWebhookEventName } from "@octokit/webhooks";
 import type { Probot } from "probot";
 import type { EventHandler, HandlerDeps } from "./deps.js";

@@ -1,17 +1,17 @@
 import type { Job } from "bullmq";
 import { permissionAtLeast } from "../config/repo-config.js";
-import { getPermission } from "../github/comments.js";
+import { getPermission } from "../github/issue-comments.js";
 import { getPull } from "../github/pulls.js";
 import { updateCheck } from "../github/writes.js";
 import { inlineCode } from "../render/escape.js";
 import { loadRepoConfig } from "../runtime/config-loader.js";
 import { pullHeadOf, repoOf } from "./types.js";
 import { addJob, type ApproveJobData, type PullRequestJobData } from "../job-catalogue/index.js";
-import type { InstallationOctokit } from "../github/types.js";
-import type { CheckRunUpdate } from "../github/checks.js";
+import type { InstallationOctokit } from "../github/octokit-types.js";
+import type { CheckRunUpdate } from "../github/check-runs.js";
 import { jobId } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
-import { applyWrites } from "../runtime/writes.js";
+import { applyWrites } from "../runtime/apply-writes.js";
 
 /**
  * "Scan anyway" (GitHub `check_run.requested_action`, identifier `scan-anyway`): only a user at or above

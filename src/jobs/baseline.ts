@@ -1,9 +1,9 @@
 import type { Job } from "bullmq";
 import type { RepoConfig } from "../config/repo-config.js";
 import { cronPatternOf, scheduleProblem } from "../config/schedule.js";
-import { getCheckRun, listCheckRunsForRef } from "../github/checks.js";
+import { getCheckRun, listCheckRunsForRef } from "../github/check-runs.js";
 import { listMatchingRefs } from "../github/refs.js";
-import { unlessStatus, type InstallationOctokit } from "../github/types.js";
+import { unlessStatus, type InstallationOctokit } from "../github/octokit-types.js";
 import { createCheck, updateCheck } from "../github/writes.js";
 import { renderBaselineSuperseded } from "../render/baseline.js";
 import { presetsOf } from "../tenants/presets.js";
@@ -11,7 +11,7 @@ import { type BaselineState } from "../stores/baseline-state.js";
 import { loadRepoConfig } from "../runtime/config-loader.js";
 import { baselineKey, baselineSchedulerId } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
-import { applyWrites, createdCheckRunId } from "../runtime/writes.js";
+import { applyWrites, createdCheckRunId } from "../runtime/apply-writes.js";
 import {
   decideBaseline,
   followsCommit,

@@ -31,10 +31,10 @@ import {
   type VerbInput,
 } from "../commands/index.js";
 import { permissionAtLeast, type RepoConfig } from "../config/repo-config.js";
-import { getPermission } from "../github/comments.js";
+import { getPermission } from "../github/issue-comments.js";
 import { getPull } from "../github/pulls.js";
 import { getReviewComment } from "../github/reviews.js";
-import type { InstallationOctokit } from "../github/types.js";
+import type { InstallationOctokit } from "../github/octokit-types.js";
 import type { ApplyWrites } from "../github/writes.js";
 import { commandFloor } from "../policy/command-floor.js";
 import {
@@ -66,7 +66,7 @@ import { findingLabel } from "../scanner/labels.js";
 import { syncAlertWithResolution } from "../code-scanning/index.js";
 import { jobId } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
-import { writesOf } from "../runtime/writes.js";
+import { writesOf } from "../runtime/apply-writes.js";
 import { pullJobLog } from "./target.js";
 import { repoOf } from "./types.js";
 import { addJob, type CommandJobData, type PullRequestJobData } from "../job-catalogue/index.js";

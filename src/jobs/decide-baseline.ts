@@ -1,5 +1,5 @@
 import { withEffectiveDisclosure, type RepoConfig } from "../config/repo-config.js";
-import type { CheckRunUpdate } from "../github/checks.js";
+import type { CheckRunUpdate } from "../github/check-runs.js";
 import {
   diffPresetProblem,
   renderBaselineConfigError,

@@ -1,7 +1,7 @@
 import type { Job } from "bullmq";
 import { ScannerApiError, ScannerError } from "../scanner/errors.js";
 import type { Runtime } from "../runtime/runtime.js";
-import { applyWrites } from "../runtime/writes.js";
+import { applyWrites } from "../runtime/apply-writes.js";
 import { planReportFailed, planScanLost, planScanUnreadable } from "../checks/endings.js";
 import type { PollJobData } from "../job-catalogue/index.js";
 

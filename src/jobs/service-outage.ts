@@ -4,7 +4,7 @@ import { renderLaunchError } from "../render/check-run.js";
 import { isRetryable, isServiceOutage } from "../scanner/errors.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { type Admission } from "../stores/service-breaker.js";
-import { applyWrites } from "../runtime/writes.js";
+import { applyWrites } from "../runtime/apply-writes.js";
 import { refusedToken, type TokenFact } from "../scan/decide-pull-request.js";
 import type { LaunchJobData, PollJobData } from "../job-catalogue/index.js";
 

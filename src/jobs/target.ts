@@ -1,7 +1,7 @@
 import { baselineKey, groupKey, pullKey } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { PullState } from "../stores/pull-state.js";
-import { WritesWithdrawnError } from "../runtime/writes.js";
+import { WritesWithdrawnError } from "../runtime/apply-writes.js";
 import type { LaunchJobData, PollJobData } from "../job-catalogue/index.js";
 
 /**

@@ -1,7 +1,7 @@
 import { DelayedError, type Job } from "bullmq";
 import { planTokenMissing } from "../checks/endings.js";
 import type { Runtime } from "../runtime/runtime.js";
-import { applyWrites } from "../runtime/writes.js";
+import { applyWrites } from "../runtime/apply-writes.js";
 import type { ScannerTenant } from "../tenants/index.js";
 import { targetKey, whileFollowed } from "./target.js";
 import type { PollJobData } from "../job-catalogue/index.js";

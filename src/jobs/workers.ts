@@ -12,7 +12,7 @@ import { QUEUE_NAMES } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { LockBusyError } from "../stores/pull-state.js";
 import type { QueueOptions } from "../runtime/queues.js";
-import { annotateActiveSpan, queueTelemetry } from "../runtime/tracing.js";
+import { annotateActiveSpan, queueTelemetry } from "../runtime/trace-context.js";
 import { PROCESSORS, type Processor } from "./processors.js";
 
 /**
@@ -81,7 +81,7 @@ export function startWorkers(
   opts: QueueOptions & { concurrency?: Partial<WorkerConcurrency>; timing?: WorkerTiming },
 ): Worker[] {
   const prefix = opts.prefix ?? DEFAULT_QUEUE_PREFIX;
-  // with tracing on, a job's span continues the trace of whoever added it (src/runtime/tracing.ts)
+  // with tracing on, a job's span continues the trace of whoever added it (src/runtime/trace-context.ts)
   const common = { connection: opts.connection, prefix, ...opts.timing, ...queueTelemetry() };
   const conc: WorkerConcurrency = {
     events: 20,

@@ -8,12 +8,12 @@ import {
 } from "../domain/merge-queue.js";
 import { decideGate } from "../policy/gates.js";
 import type { Gate } from "../domain/gate.js";
-import { renderGateSkip } from "../render/gates.js";
-import { getCheckRun, listCheckRunsForRef, type CheckRunUpdate } from "../github/checks.js";
+import { renderGateSkip } from "../render/gate-refusals.js";
+import { getCheckRun, listCheckRunsForRef, type CheckRunUpdate } from "../github/check-runs.js";
 import { getPull, listCompareFiles } from "../github/pulls.js";
 import { createCheck, updateCheck } from "../github/writes.js";
-import { applyWrites, createdCheckRunId } from "../runtime/writes.js";
-import { unlessStatus, type InstallationOctokit } from "../github/types.js";
+import { applyWrites, createdCheckRunId } from "../runtime/apply-writes.js";
+import { unlessStatus, type InstallationOctokit } from "../github/octokit-types.js";
 import { renderLaunchError } from "../render/check-run.js";
 import {
   renderGroupCancelled,

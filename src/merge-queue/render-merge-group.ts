@@ -1,4 +1,4 @@
-import type { CheckRunOutput } from "../github/checks.js";
+import type { CheckRunOutput } from "../github/check-runs.js";
 import type { ReusableConclusion } from "../domain/merge-queue.js";
 import { inlineCode } from "../render/escape.js";
 import { sections } from "../render/markdown.js";

@@ -16,7 +16,7 @@ import {
   type PageAccess,
   type ReportRow,
 } from "./page-model.js";
-import { PullApprovals } from "../domain/approval.js";
+import { PullApprovals } from "../domain/dismissal-approval.js";
 import type { PollProgress } from "../jobs/types.js";
 import type { PollJobData } from "../job-catalogue/index.js";
 import { REPORT_KIND, type ReportState } from "../report/decide/report-state.js";

@@ -9,7 +9,7 @@
 import { SEVERITIES } from "../scanner/catalog.js";
 import { findingLabel } from "../scanner/labels.js";
 import { parseLocation } from "../domain/location.js";
-import type { Disclosure, ReportFinding } from "../domain/types.js";
+import type { Disclosure, ReportFinding } from "../domain/finding-types.js";
 import { applyPolicy, sortFindings, type BlockingInput } from "../domain/verdict.js";
 import type { PolicyMode } from "../config/repo-config.js";
 import { findingTitle, plainText } from "./escape.js";

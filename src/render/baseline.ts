@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import type { BaselineTrigger } from "../domain/baseline.js";
-import type { CheckRunOutput } from "../github/checks.js";
+import type { CheckRunOutput } from "../github/check-runs.js";
 import type { ScanPreset } from "../scanner/schemas.js";
 import { codeBlock, inlineCode } from "./escape.js";
 import { creditFigures, shortSha } from "./format.js";

@@ -13,8 +13,8 @@ import { BaselineInfo, baselineComparisonSection, comparisonOf } from "./baselin
 import { recount } from "../domain/baseline.js";
 import { EvaluationMode, FailOnSetting, PathPolicy } from "../config/repo-config.js";
 import { z } from "zod";
-import type { CheckRunOutput } from "../github/checks.js";
-import { Disclosure, ReportFinding, parseInput } from "../domain/types.js";
+import type { CheckRunOutput } from "../github/check-runs.js";
+import { Disclosure, ReportFinding, parseInput } from "../domain/finding-types.js";
 import { applyPolicy, blockingRule, decideConclusion, policyRule, sortFindings } from "../domain/verdict.js";
 import { policyParts, thresholdText } from "../domain/policy.js";
 import type { BlockingInput, BlockingRule, Verdict } from "../domain/verdict.js";
@@ -43,7 +43,7 @@ import { CHECK_RUN_SUMMARY_MAX_BYTES, CHECK_RUN_TEXT_MAX_BYTES, truncateBytes } 
 import { bullets, details, link, sections, severityBadge, table as markdownTable } from "./markdown.js";
 import { CreditInfo, GuidanceInfo, creditsSection, guidanceSection } from "./check-run-facts.js";
 import { detailsText } from "./finding-details.js";
-import { evaluationHeading, evaluationTitle, outcomeMark, policySection, ruleCell } from "./policy.js";
+import { evaluationHeading, evaluationTitle, outcomeMark, policySection, ruleCell } from "./policy-section.js";
 
 export { CreditInfo, GuidanceInfo };
 export { WHERE_TO_READ_LEAD } from "./finding-details.js";

@@ -6,7 +6,7 @@
  * and text at most 65,535 bytes): https://docs.github.com/en/rest/checks/runs#update-a-check-run
  */
 
-import type { ReportFinding } from "../domain/types.js";
+import type { ReportFinding } from "../domain/finding-types.js";
 import { findingTitle, neutralize } from "./escape.js";
 import { evidenceText, labelCode, resolutionText, triageText } from "./format.js";
 import { locationMarkdown } from "./glossary.js";

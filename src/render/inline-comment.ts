@@ -6,8 +6,8 @@
  */
 import { expiryText } from "../domain/acceptance.js";
 import { FINGERPRINT_VERSION, identityOf } from "../domain/identity.js";
-import type { ReportFinding } from "../domain/types.js";
-import { DomainInputError } from "../domain/types.js";
+import type { ReportFinding } from "../domain/finding-types.js";
+import { DomainInputError } from "../domain/finding-types.js";
 import { findingTitle, inlineCode, neutralize } from "./escape.js";
 import { evidenceText, labelCode, matchedByText, resolutionText, triageText } from "./format.js";
 import { locationMarkdown, statusMarkdown } from "./glossary.js";

@@ -6,8 +6,8 @@
  * and text at most 65,535 bytes): https://docs.github.com/en/rest/checks/runs#update-a-check-run
  */
 
-import type { CheckRunOutput } from "../github/checks.js";
-import { DomainInputError } from "../domain/types.js";
+import type { CheckRunOutput } from "../github/check-runs.js";
+import { DomainInputError } from "../domain/finding-types.js";
 import { codeBlock, inlineCode } from "./escape.js";
 import { creditFigures, shortSha } from "./format.js";
 import { plural } from "./glossary.js";

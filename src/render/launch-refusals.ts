@@ -3,7 +3,7 @@
  * would refuse anyway (preset, budget, audit areas: src/policy/preflight.ts) and the repository's monthly
  * credit cap (src/policy/credit-cap.ts). Each says what happened and what to do next.
  */
-import type { CheckRunOutput } from "../github/checks.js";
+import type { CheckRunOutput } from "../github/check-runs.js";
 import type { ScanPreset } from "../scanner/schemas.js";
 import { inlineCode, neutralize } from "./escape.js";
 import { bullets, sections } from "./markdown.js";

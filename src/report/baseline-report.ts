@@ -1,7 +1,7 @@
 import { renderBaselineNote } from "../render/baseline.js";
 import { decideReviewlessReport } from "./decide/decide-report.js";
 import { readExtras, readScanFindings } from "./read/scan-facts.js";
-import type { ReportRun } from "./run.js";
+import type { ReportRun } from "./report-run.js";
 import { saveBaselineReport } from "./write/baseline-writes.js";
 import { completeOnce, settleAndUpload } from "./write/scan-writes.js";
 

@@ -1,10 +1,10 @@
-import type { ReportFinding } from "../domain/types.js";
-import { applyWrites } from "../runtime/writes.js";
+import type { ReportFinding } from "../domain/finding-types.js";
+import { applyWrites } from "../runtime/apply-writes.js";
 import { applyPullDecisions } from "../triage/decisions.js";
 import { decideReviewlessReport } from "./decide/decide-report.js";
 import { readGroupBaseline } from "./read/base-branch.js";
 import { readExtras, readScanFindings } from "./read/scan-facts.js";
-import type { ReportRun } from "./run.js";
+import type { ReportRun } from "./report-run.js";
 import { settleAndUpload } from "./write/scan-writes.js";
 
 /**

@@ -10,11 +10,11 @@ import { ScannerApiError, isServiceOutage } from "../scanner/errors.js";
 import { ScanDetail } from "../scanner/schemas.js";
 import { jobId } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
-import { WritesWithdrawnError } from "../runtime/writes.js";
+import { WritesWithdrawnError } from "../runtime/apply-writes.js";
 import { reportScan } from "./pull-report.js";
 import { reportGroupScan } from "./group-report.js";
 import { reportBaselineScan } from "./baseline-report.js";
-import type { ReportRun } from "./run.js";
+import type { ReportRun } from "./report-run.js";
 import { markBaselineReported } from "./write/baseline-writes.js";
 import { concludeUnfinished } from "./write/scan-writes.js";
 import {

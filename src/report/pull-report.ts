@@ -1,7 +1,7 @@
-import { writeBudget } from "../runtime/writes.js";
+import { writeBudget } from "../runtime/apply-writes.js";
 import { decidePullReport } from "./decide/decide-report.js";
 import { readPullReport } from "./read/scan-facts.js";
-import type { ReportRun } from "./run.js";
+import type { ReportRun } from "./report-run.js";
 import { saveReport, writePullReport } from "./write/pull-writes.js";
 import { uploadReport } from "./write/scan-writes.js";
 

@@ -1,7 +1,7 @@
 import type { Enforce, RaisedValue, RepoConfig } from "../config/repo-config.js";
 import { applyFloor, parseEnforceYaml, parseRepoConfig } from "../config/repo-config.js";
 import { parse as parseYaml } from "yaml";
-import type { InstallationOctokit } from "../github/types.js";
+import type { InstallationOctokit } from "../github/octokit-types.js";
 
 /** Path of diffward's repository configuration. */
 export const CONFIG_PATH = ".github/diffward.yml";

@@ -1,4 +1,4 @@
-import { traceLogFields, tracingEnabled } from "./tracing.js";
+import { traceLogFields, tracingEnabled } from "./trace-context.js";
 import { pino, type Bindings, type ChildLoggerOptions, type DestinationStream, type Logger, type LoggerOptions } from "pino";
 
 /** What a redacted value is replaced with in log lines. */
@@ -57,7 +57,7 @@ export function redactDeep(value: unknown, depth = 6): unknown {
  *   replaced by `[redacted]` (`formatters.log` and `formatters.bindings` passes, a `logMethod` hook and
  *   children whose bindings are redacted: {@link redactText});
  * - an error logged as `{ err }` keeps its class (`type`), stack and causes, redacted the same way;
- * - with tracing on (`src/runtime/tracing.ts`), a line logged inside a span carries its `trace_id` and `span_id`.
+ * - with tracing on (`src/runtime/trace-context.ts`), a line logged inside a span carries its `trace_id` and `span_id`.
  * @param destination where lines go (stdout by default; tests pass a stream to read them back).
  */
 export function createLogger(options: LoggerOptions = {}, destination?: DestinationStream): Logger {

@@ -2,7 +2,7 @@ import type { ConnectionOptions } from "bullmq";
 import { DEFAULT_QUEUE_PREFIX } from "./connection.js";
 import { InstallationQueue } from "./installation-jobs.js";
 import { QUEUE_NAMES } from "./names.js";
-import { queueTelemetry } from "./tracing.js";
+import { queueTelemetry } from "./trace-context.js";
 import type { Runtime } from "./runtime.js";
 
 /** Connection and key prefix of diffward's queues; the prefix defaults to {@link DEFAULT_QUEUE_PREFIX}. */
@@ -17,7 +17,7 @@ export interface QueueOptions {
  * ({@link InstallationQueue}), so the organization's page counts one installation's jobs.
  */
 export function createQueues(opts: QueueOptions): Runtime["queues"] {
-  // with tracing on, each added job carries its producer's trace context (src/runtime/tracing.ts)
+  // with tracing on, each added job carries its producer's trace context (src/runtime/trace-context.ts)
   const common = {
     connection: opts.connection,
     prefix: opts.prefix ?? DEFAULT_QUEUE_PREFIX,

@@ -2,7 +2,7 @@ import type { Queue } from "bullmq";
 import type { RedisConnection } from "./connection.js";
 import type { Logger } from "pino";
 import type { ProbotOctokit } from "probot";
-import type { InstallationOctokit } from "../github/types.js";
+import type { InstallationOctokit } from "../github/octokit-types.js";
 import type { ScannerAccess } from "../tenants/index.js";
 import type { Stores } from "../stores/index.js";
 import type { DiffwardMetrics } from "./metrics.js";
@@ -39,7 +39,7 @@ export interface Runtime {
    */
   lane?: WriteLane;
   /**
-   * Called by `applyWrites` (`src/runtime/writes.ts`) right before each GitHub write is sent (inside its
+   * Called by `applyWrites` (`src/runtime/apply-writes.ts`) right before each GitHub write is sent (inside its
    * write-lane slot); throws `WritesWithdrawnError` when the writes' subject is no longer wanted (the report
    * of a head diffward stopped following), so that write and every later one are not sent. Set on a copy of
    * the runtime by the job whose writes it guards.

@@ -104,7 +104,7 @@ export function launchRequest(d: LaunchJobData, creditBudget: number | undefined
  * reconciliation finds the scan of a check run again), preset and reserved credits in the output.
  * A `progress` write in the write lane's order: the report's completion carries the same `external_id`, so
  * when this one has not gone out yet the scan id still reaches GitHub with the first write that does. The
- * hourly budget never leaves it out (`src/runtime/writes.ts`: a write carrying `external_id` is not
+ * hourly budget never leaves it out (`src/runtime/apply-writes.ts`: a write carrying `external_id` is not
  * skippable). When a later Re-run of the head was answered meanwhile (`PullState.rerunAgain`), the output
  * keeps that answer instead, since this write may replace it or take its place in the lane. Pure.
  */

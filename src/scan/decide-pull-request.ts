@@ -1,10 +1,10 @@
 import { withEffectiveDisclosure, type RaisedValue, type RepoConfig } from "../config/repo-config.js";
-import type { CheckRunUpdate } from "../github/checks.js";
+import type { CheckRunUpdate } from "../github/check-runs.js";
 import { createCheck, updateCheck, type GitHubWrite } from "../github/writes.js";
 import type { Gate } from "../domain/gate.js";
 import { decideGate, headIsFork, type GateFile } from "../policy/gates.js";
 import { renderLaunchError, renderQueued, renderRerunInProgress } from "../render/check-run.js";
-import { SCAN_ANYWAY_ACTION, renderDraftSkip, renderGateApproval, renderGateSkip } from "../render/gates.js";
+import { SCAN_ANYWAY_ACTION, renderDraftSkip, renderGateApproval, renderGateSkip } from "../render/gate-refusals.js";
 import { CONFIG_PATH } from "../runtime/config-loader.js";
 import { configLaunchKey, jobId } from "../runtime/names.js";
 import { pullStateAt, type PullState } from "../stores/pull-state.js";

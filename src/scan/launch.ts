@@ -11,7 +11,7 @@ import { updateCheck } from "../github/writes.js";
 import { renderLaunchError } from "../render/check-run.js";
 import { ScannerApiError, isServiceOutage } from "../scanner/errors.js";
 import { admitLaunch, parkLaunch, recordOutage } from "../jobs/service-outage.js";
-import { applyWrites } from "../runtime/writes.js";
+import { applyWrites } from "../runtime/apply-writes.js";
 import {
   decideLaunchError,
   decideLaunchStart,

@@ -1,7 +1,7 @@
 import type { Job } from "bullmq";
 import { groupKey, pullKey } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
-import { applyWrites } from "../runtime/writes.js";
+import { applyWrites } from "../runtime/apply-writes.js";
 import { pullStateAt } from "../stores/pull-state.js";
 import { cancelFollowedScan } from "./cancel-scan.js";
 import { checkRunCompleted, planStopWrites, stopCurrent } from "./supersede.js";

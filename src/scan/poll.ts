@@ -5,7 +5,7 @@ import type { ScanDetail } from "../scanner/schemas.js";
 
 import type { Runtime } from "../runtime/runtime.js";
 import type { ScannerTenant } from "../tenants/index.js";
-import { applyWrites } from "../runtime/writes.js";
+import { applyWrites } from "../runtime/apply-writes.js";
 import type { EndedScanStatus } from "../stores/scan-state.js";
 import { planScanTimedOut } from "../checks/endings.js";
 import { planProgress } from "../checks/progress.js";

@@ -5,15 +5,15 @@ import {
   type RaisedValue,
   type RepoConfig,
 } from "../config/repo-config.js";
-import { listCheckRunsForRef } from "../github/checks.js";
-import { getPermission } from "../github/comments.js";
+import { listCheckRunsForRef } from "../github/check-runs.js";
+import { getPermission } from "../github/issue-comments.js";
 import { getFileText, getMergeBase, listPullFiles } from "../github/pulls.js";
-import type { InstallationOctokit } from "../github/types.js";
+import type { InstallationOctokit } from "../github/octokit-types.js";
 import { CONFIG_PATH, loadRepoConfig } from "../runtime/config-loader.js";
 import { pullKey } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { PullState } from "../stores/pull-state.js";
-import { applyWrites, createdCheckRunId } from "../runtime/writes.js";
+import { applyWrites, createdCheckRunId } from "../runtime/apply-writes.js";
 import { updateCheck } from "../github/writes.js";
 import { renderLaunchError } from "../render/check-run.js";
 import {

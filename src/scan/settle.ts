@@ -3,7 +3,7 @@ import { REPORT_KIND, withSettledCredits, type ReportState } from "../report/dec
 import { addJob, type PollJobData, type SettleJobData } from "../job-catalogue/index.js";
 import { jobId, pullKey } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
-import { writesOf } from "../runtime/writes.js";
+import { writesOf } from "../runtime/apply-writes.js";
 import { recomputeCheck } from "../triage/check.js";
 import { readScanSpend, type ScanSpend } from "../policy/credits.js";
 import type { ScannerTenant } from "../tenants/index.js";

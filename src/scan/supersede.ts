@@ -1,6 +1,6 @@
 import type { Job } from "bullmq";
 import { renderLaunchError } from "../render/check-run.js";
-import { getCheckRun } from "../github/checks.js";
+import { getCheckRun } from "../github/check-runs.js";
 import { updateCheck, type GitHubWrite } from "../github/writes.js";
 import { jobId } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";

@@ -230,7 +230,7 @@ export class ScanStateStore {
   /**
    * The installation's scans in flight (every process): linked and neither finished nor past their deadline.
    * The uninstall job cancels them; their number ({@link inflightCount}) sizes the hourly write budget
-   * (`src/runtime/writes.ts`).
+   * (`src/runtime/apply-writes.ts`).
    */
   async inflightScans(installationId: number): Promise<string[]> {
     return (await this.#inflight(installationId, "list")) as string[];

@@ -1,5 +1,5 @@
 /**
- * The store of two-person dismissal requests (rules: `src/domain/approval.ts`): one Redis document per
+ * The store of two-person dismissal requests (rules: `src/domain/dismissal-approval.ts`): one Redis document per
  * pull request (`approvals:<owner/repo#n>`), changed under the pull request's lock.
  */
 import type { Logger } from "pino";
@@ -9,11 +9,11 @@ import {
   planApprovalsForScan,
   requestFor,
   type ClaimResult,
-} from "../domain/approval.js";
+} from "../domain/dismissal-approval.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { waitingForPullLock } from "./decisions.js";
 
-export * from "../domain/approval.js";
+export * from "../domain/dismissal-approval.js";
 
 /** Redis kind of the approvals document (`<prefix>:approvals:<owner/repo#n>`). */
 export const APPROVALS_KIND = "approvals";

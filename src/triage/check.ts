@@ -1,9 +1,9 @@
 import type { Logger } from "pino";
 import { createCheck, updateCheck } from "../github/writes.js";
-import type { ReportFinding } from "../domain/types.js";
+import type { ReportFinding } from "../domain/finding-types.js";
 import type { Verdict } from "../domain/verdict.js";
-import type { Disclosure } from "../domain/types.js";
-import type { CheckRunOutput } from "../github/checks.js";
+import type { Disclosure } from "../domain/finding-types.js";
+import type { CheckRunOutput } from "../github/check-runs.js";
 import { toReportFinding } from "../report/decide/findings.js";
 import { REPORT_KIND, withRecomputedCheck, type ReportState } from "../report/decide/report-state.js";
 import {
@@ -16,7 +16,7 @@ import type { ScannerTenant } from "../tenants/index.js";
 import { readPullDecisions, withDecisionFacts } from "./decisions.js";
 import { pullKey } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
-import { applyWrites, createdCheckRunId } from "../runtime/writes.js";
+import { applyWrites, createdCheckRunId } from "../runtime/apply-writes.js";
 
 /** The details of a recomputed check run in full disclosure when no finding is open any more. */
 export const NOTHING_OPEN_TEXT = "No open finding: nothing to detail.";

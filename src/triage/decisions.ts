@@ -8,7 +8,7 @@
 import type { Logger } from "pino";
 import { acceptanceLine } from "../domain/acceptance.js";
 import { identityOf, matchFindings, storedIdentity, type MatchedBy } from "../domain/identity.js";
-import type { ReportFinding } from "../domain/types.js";
+import type { ReportFinding } from "../domain/finding-types.js";
 import { OPEN_RESOLUTIONS, severityRank } from "../domain/verdict.js";
 import { matchedByText } from "../render/format.js";
 import { ScannerApiError } from "../scanner/errors.js";

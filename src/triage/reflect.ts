@@ -3,16 +3,16 @@
  * and the stored decision, and the finding's review thread resolved or reopened.
  */
 import type { Logger } from "pino";
-import type { ReportFinding } from "../domain/types.js";
+import type { ReportFinding } from "../domain/finding-types.js";
 import { getReviewComment } from "../github/reviews.js";
 import { findReviewThread } from "../github/threads.js";
-import type { InstallationOctokit } from "../github/types.js";
+import type { InstallationOctokit } from "../github/octokit-types.js";
 import type { ApplyWrites } from "../github/writes.js";
 import { renderFindingComment } from "../render/inline-comment.js";
 import type { FindingDetail } from "../scanner/schemas.js";
 import type { ScannerTenant } from "../tenants/index.js";
 import type { Decision } from "./types.js";
-import type { ApprovalRequest } from "../domain/approval.js";
+import type { ApprovalRequest } from "../domain/dismissal-approval.js";
 import { findingCommentOptions } from "../report/decide/finding-comment.js";
 
 type PullRef = { owner: string; repo: string; pullNumber: number };

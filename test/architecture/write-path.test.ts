@@ -8,7 +8,7 @@
  * - Octokit writes are made in `src/github/` only, one small function per operation. A function of
  *   `src/github/` that makes one (itself or through another such function) is a write function, and only the
  *   write path calls a write function: `sendWrite` (`src/github/writes.ts`, the typed list of planned
- *   writes), applied by `applyWrites` (`src/runtime/writes.ts`, write lane, retries); or the documented
+ *   writes), applied by `applyWrites` (`src/runtime/apply-writes.ts`, write lane, retries); or the documented
  *   exceptions of `src/github/direct-writes.ts`, each listed in its `DIRECT_WRITES` table with the reason.
  */
 import { readFileSync, readdirSync } from "node:fs";
@@ -22,7 +22,7 @@ const ROOT = resolve(import.meta.dirname, "../..");
 /** The Octokit layer: the only folder that calls Octokit's write endpoints. */
 const OCTOKIT_LAYER = "src/github/";
 /** The write path: its functions call write functions; they are not write functions themselves. */
-const WRITE_PATH = ["src/github/writes.ts", "src/runtime/writes.ts"];
+const WRITE_PATH = ["src/github/writes.ts", "src/runtime/apply-writes.ts"];
 /** The one place for writes that do not go through the write path, each with its reason. */
 const DIRECT_WRITES = "src/github/direct-writes.ts";
 
@@ -288,14 +288,14 @@ describe("one way to write to GitHub", () => {
   it("finds the Octokit layer's write functions (the check runs, comments, threads and code scanning)", () => {
     const { writeFunctions } = writeViolations(scan);
     for (const f of [
-      "src/github/checks.ts#createCheckRun",
-      "src/github/checks.ts#updateCheckRun",
-      "src/github/comments.ts#createIssueComment",
+      "src/github/check-runs.ts#createCheckRun",
+      "src/github/check-runs.ts#updateCheckRun",
+      "src/github/issue-comments.ts#createIssueComment",
       "src/github/threads.ts#setReviewThreadResolved",
       "src/github/code-scanning.ts#updateCodeScanningAlert",
     ])
       expect(writeFunctions.has(f), f).toBe(true);
-    for (const f of ["src/github/checks.ts#getCheckRun", "src/github/checks.ts#listCheckRunsForRef"])
+    for (const f of ["src/github/check-runs.ts#getCheckRun", "src/github/check-runs.ts#listCheckRunsForRef"])
       expect(writeFunctions.has(f), f).toBe(false);
   });
 

@@ -16,7 +16,7 @@ import {
 } from "../../src/code-scanning/sarif-log.js";
 import { planCodeScanningUpload } from "../../src/code-scanning/sarif-upload.js";
 import { fingerprint } from "../../src/domain/identity.js";
-import type { ReportFinding } from "../../src/domain/types.js";
+import type { ReportFinding } from "../../src/domain/finding-types.js";
 import { nthFinding } from "../support/finding.js";
 import { propertyOptions } from "../support/property.js";
 

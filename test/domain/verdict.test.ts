@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DomainInputError, ReportFinding } from "../../src/domain/types.js";
+import { DomainInputError, ReportFinding } from "../../src/domain/finding-types.js";
 import {
   atLeast,
   blockingRule,

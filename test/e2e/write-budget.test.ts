@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHarness, type Harness } from "../../dev/harness/harness.js";
-import { progressOff } from "../../src/runtime/writes.js";
+import { progressOff } from "../../src/runtime/apply-writes.js";
 import { flushPrefix } from "../support/flush.js";
 import { checkRuns, completedRun, launchedScan, openPull, sha } from "../support/pr.js";
 

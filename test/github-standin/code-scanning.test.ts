@@ -3,7 +3,7 @@ import { Octokit } from "@octokit/rest";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startGitHubStandIn, type GitHubStandIn } from "../../dev/github-standin/index.js";
 import { encodeSarif } from "../../src/code-scanning/sarif-log.js";
-import type { ReportFinding } from "../../src/domain/types.js";
+import type { ReportFinding } from "../../src/domain/finding-types.js";
 import { nthFinding } from "../support/finding.js";
 
 const FAKE_JWT = "eyJhbGciOiJSUzI1NiJ9.eyJpc3MiOjF9.c2lnbmF0dXJl";

@@ -24,7 +24,7 @@ import { createScannerAccess } from "../../src/tenants/index.js";
 import { storeApprovalRequest } from "../../src/triage/approvals.js";
 import { recordDecisionWithExpiry } from "../../src/triage/expiry.js";
 import { flushPrefix } from "../support/flush.js";
-import type { InstallationOctokit } from "../../src/github/types.js";
+import type { InstallationOctokit } from "../../src/github/octokit-types.js";
 import { JOBS } from "../../src/job-catalogue/index.js";
 
 const url = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";

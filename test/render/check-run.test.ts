@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DomainInputError } from "../../src/domain/types.js";
+import { DomainInputError } from "../../src/domain/finding-types.js";
 import {
   LAUNCH_ERROR_KINDS,
   renderCheckRunOutput,

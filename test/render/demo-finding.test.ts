@@ -8,7 +8,7 @@
 import { marked } from "marked";
 import { describe, expect, it } from "vitest";
 import { loadScenario } from "../../dev/sandbox/findings-source.js";
-import type { ReportFinding } from "../../src/domain/types.js";
+import type { ReportFinding } from "../../src/domain/finding-types.js";
 import { ZWSP } from "../../src/render/escape.js";
 import { renderFindingComment } from "../../src/render/inline-comment.js";
 import { parseMarkdown } from "../../src/render/untrusted-markdown.js";

@@ -4,7 +4,7 @@
  * annotations, review body, finding comments).
  */
 import { describe, expect, it } from "vitest";
-import type { Disclosure, ReportFinding } from "../../src/domain/types.js";
+import type { Disclosure, ReportFinding } from "../../src/domain/finding-types.js";
 import { planReport } from "../../src/report/decide/plan.js";
 import { renderCheckRunOutput } from "../../src/render/check-run.js";
 import { toAnnotations } from "../../src/render/annotations.js";

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { isDiffwardNote, MAX_NOTES_SHOWN, renderFindingNotes } from "../../src/render/finding-notes.js";
 import { renderFindingComment } from "../../src/render/inline-comment.js";
-import type { ReportFinding } from "../../src/domain/types.js";
+import type { ReportFinding } from "../../src/domain/finding-types.js";
 import { propertyOptions } from "../support/property.js";
 
 const finding: ReportFinding = {

@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { parseCommand, renderHelp, RESOLUTION_VERBS, type VerbInput } from "../../src/commands/index.js";
 import { planResolution, type ResolutionCommand } from "../../src/commands/verbs/resolution.js";
-import type { ReportFinding } from "../../src/domain/types.js";
+import type { ReportFinding } from "../../src/domain/finding-types.js";
 import { isRuledOut } from "../../src/domain/verdict.js";
 import { planAlertUpdate } from "../../src/code-scanning/alert-mapping.js";
 import { toAnnotations } from "../../src/render/annotations.js";

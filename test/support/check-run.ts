@@ -1,6 +1,6 @@
 /** Rendering a completed scan's check run in tests, with the settings most tests share. */
-import type { ReportFinding } from "../../src/domain/types.js";
-import type { CheckRunOutput } from "../../src/github/checks.js";
+import type { ReportFinding } from "../../src/domain/finding-types.js";
+import type { CheckRunOutput } from "../../src/github/check-runs.js";
 import { renderCheckRunOutput } from "../../src/render/check-run.js";
 
 /**

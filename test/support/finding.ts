@@ -1,6 +1,6 @@
-import type { ApprovalRequest } from "../../src/domain/approval.js";
+import type { ApprovalRequest } from "../../src/domain/dismissal-approval.js";
 import { identityOf } from "../../src/domain/identity.js";
-import type { ReportFinding } from "../../src/domain/types.js";
+import type { ReportFinding } from "../../src/domain/finding-types.js";
 import type { Decision } from "../../src/triage/types.js";
 
 /** A finding with sensible defaults; override what the test is about. */

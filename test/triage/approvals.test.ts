@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { pino } from "pino";
 import { afterAll, describe, expect, it } from "vitest";
 import { fingerprint, shapeKey } from "../../src/domain/identity.js";
-import type { ReportFinding } from "../../src/domain/types.js";
+import type { ReportFinding } from "../../src/domain/finding-types.js";
 import { approvalRequest } from "../support/finding.js";
 import { RESOLUTION_STATUSES } from "../../src/scanner/catalog.js";
 import { isBlocking } from "../../src/domain/verdict.js";

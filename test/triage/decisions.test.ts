@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { identityOf, legacyFingerprint } from "../../src/domain/identity.js";
-import type { ReportFinding } from "../../src/domain/types.js";
+import type { ReportFinding } from "../../src/domain/finding-types.js";
 import {
   carryOverNote,
   matchedToOf,

@@ -1,6 +1,6 @@
 /**
  * `/approve` and `/reject`: the second person of a two-person dismissal (`triage.approval` in
- * `.github/diffward.yml`; rules in `src/domain/approval.ts`; README "Triage from the pull request").
+ * `.github/diffward.yml`; rules in `src/domain/dismissal-approval.ts`; README "Triage from the pull request").
  *
  * - `/approve [text]` (reply in the finding's thread, or `/diffward approve <label>`): a user other than
  *   the requester, at or above `approvers` (the stricter of the role recorded in the request and the one
@@ -15,7 +15,7 @@
  * (`claim` in the store); a redelivered comment runs once (the command job's claim of the comment).
  */
 import { z } from "zod";
-import { approverFloor, checkApproval, requestFor, type ApprovalRequest } from "../../domain/approval.js";
+import { approverFloor, checkApproval, requestFor, type ApprovalRequest } from "../../domain/dismissal-approval.js";
 import { fingerprint, identityOf } from "../../domain/identity.js";
 import { permissionAtLeast, type MinPermission } from "../../config/repo-config.js";
 import { who } from "../../render/command-answers.js";

@@ -27,7 +27,7 @@ import {
   writeFindingOnce,
 } from "../verb-module.js";
 import type { CommandAudit, CommandIO, CommandOutcome, VerbInput } from "../verb-module.js";
-import { isDismissal, needsApproval, type ApprovalRequest } from "../../domain/approval.js";
+import { isDismissal, needsApproval, type ApprovalRequest } from "../../domain/dismissal-approval.js";
 import {
   acceptanceLine,
   DEFAULT_ACCEPTANCE_RULES,
@@ -262,7 +262,7 @@ export interface HoldPlan {
 
 /**
  * Whether a resolution command is sent now or held for approval (pure; rules: `needsApproval` in
- * `src/domain/approval.ts`): held when `triage.approval` is set, the status is a dismissal (any that stops
+ * `src/domain/dismissal-approval.ts`): held when `triage.approval` is set, the status is a dismissal (any that stops
  * the finding from blocking: `RESOLVED`, `MITIGATED`, `WONT_FIX`, `FALSE_POSITIVE`, `DUPLICATE`), the
  * finding's effective severity is at or above `minSeverity` and the commenter's role is below `approvers`.
  */

@@ -17,7 +17,7 @@ export const CommandsConfig = section("Slash commands in pull request comments."
 
 /**
  * `triage.approval`: two-person dismissals. A dismissal (any resolution that stops a finding from blocking:
- * `RESOLVED`, `MITIGATED`, `WONT_FIX`, `FALSE_POSITIVE`, `DUPLICATE`; src/domain/approval.ts) of a finding at
+ * `RESOLVED`, `MITIGATED`, `WONT_FIX`, `FALSE_POSITIVE`, `DUPLICATE`; src/domain/dismissal-approval.ts) of a finding at
  * or above `minSeverity` by a user below `approvers` is held as a request until a different user at or above
  * `approvers` approves it; the pattern of GitHub's delegated alert dismissal
  * (https://docs.github.com/en/code-security/code-scanning/managing-your-code-scanning-configuration/enabling-delegated-alert-dismissal-for-code-scanning).

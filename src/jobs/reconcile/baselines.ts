@@ -3,8 +3,8 @@
  * in flight resumed or its start decided again, and after a state loss the baselines of older commits left
  * unfinished followed or superseded ({@link settleOlderBaselines}).
  */
-import { listCheckRunsForRef, type FoundCheckRun } from "../../github/checks.js";
-import type { InstallationOctokit } from "../../github/types.js";
+import { listCheckRunsForRef, type FoundCheckRun } from "../../github/check-runs.js";
+import type { InstallationOctokit } from "../../github/octokit-types.js";
 import { addJob, type BaselineJobData, type PollJobData } from "../../job-catalogue/index.js";
 import { baselineKey, jobId, launchKey } from "../../runtime/names.js";
 import type { Runtime } from "../../runtime/runtime.js";

@@ -3,7 +3,7 @@
  * lost ({@link rebuildPullExpiries}, per pull request of the sweep), and every one still recorded given its job
  * ({@link resumeAllExpiries}, at the end of every reconciliation). The rules are `src/triage/expiry.ts`'s.
  */
-import type { FoundCheckRun } from "../../github/checks.js";
+import type { FoundCheckRun } from "../../github/check-runs.js";
 import type { PullHead } from "../../github/pulls.js";
 import { pullKey } from "../../runtime/names.js";
 import type { Runtime } from "../../runtime/runtime.js";

@@ -5,8 +5,8 @@
  * ({@link followExisting}).
  */
 import type { Job } from "bullmq";
-import { getCheckRun, type FoundCheckRun } from "../../github/checks.js";
-import type { InstallationOctokit, RepoRef } from "../../github/types.js";
+import { getCheckRun, type FoundCheckRun } from "../../github/check-runs.js";
+import type { InstallationOctokit, RepoRef } from "../../github/octokit-types.js";
 import type { PollJobData } from "../../job-catalogue/index.js";
 import { jobId } from "../../runtime/names.js";
 import type { Runtime } from "../../runtime/runtime.js";

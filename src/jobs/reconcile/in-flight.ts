@@ -2,8 +2,8 @@
  * Reconciliation with diffward's Redis state intact ({@link reconcileInFlight}): the scans the state counts in
  * flight and the launches that failed for good, each followed by its job or its repository swept.
  */
-import { getCheckRun } from "../../github/checks.js";
-import type { InstallationOctokit } from "../../github/types.js";
+import { getCheckRun } from "../../github/check-runs.js";
+import type { InstallationOctokit } from "../../github/octokit-types.js";
 import { jobId } from "../../runtime/names.js";
 import type { Runtime } from "../../runtime/runtime.js";
 import type { ScanLink } from "../../stores/scan-state.js";

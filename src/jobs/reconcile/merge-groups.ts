@@ -2,9 +2,9 @@
  * A repository's merge groups after a start ({@link reconcileMergeGroups}): the scan in flight of each group
  * whose merge-queue branch exists now resumed, with a `merge-group` target.
  */
-import { listCheckRunsForRef } from "../../github/checks.js";
+import { listCheckRunsForRef } from "../../github/check-runs.js";
 import { MERGE_QUEUE_REF_PREFIX, listMatchingRefs, type GitRef } from "../../github/refs.js";
-import { unlessStatus } from "../../github/types.js";
+import { unlessStatus } from "../../github/octokit-types.js";
 import { parseMergeGroupRef } from "../../domain/merge-queue.js";
 import { groupKey } from "../../runtime/names.js";
 import type { Runtime } from "../../runtime/runtime.js";

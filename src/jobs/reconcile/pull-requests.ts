@@ -3,9 +3,9 @@
  * resumed, or its check run without a scan id decided again by a `pull-request` job, and its acceptance
  * expiries rebuilt.
  */
-import { listCheckRunsForRef, type FoundCheckRun } from "../../github/checks.js";
+import { listCheckRunsForRef, type FoundCheckRun } from "../../github/check-runs.js";
 import { getMergeBase, listOpenPulls, type PullHead } from "../../github/pulls.js";
-import type { InstallationOctokit } from "../../github/types.js";
+import type { InstallationOctokit } from "../../github/octokit-types.js";
 import { addJob, type PullRequestJobData } from "../../job-catalogue/index.js";
 import { configLaunchKey, jobId, pullKey } from "../../runtime/names.js";
 import type { Runtime } from "../../runtime/runtime.js";

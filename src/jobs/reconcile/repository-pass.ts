@@ -3,7 +3,7 @@
  * summary it adds to, its config read once ({@link effectiveConfig}); and the wait for a pull request's lock.
  */
 import { withEffectiveDisclosure } from "../../config/repo-config.js";
-import type { InstallationOctokit } from "../../github/types.js";
+import type { InstallationOctokit } from "../../github/octokit-types.js";
 import type { PollJobData } from "../../job-catalogue/index.js";
 import { loadRepoConfig } from "../../runtime/config-loader.js";
 import type { Runtime } from "../../runtime/runtime.js";

@@ -6,7 +6,7 @@
  */
 import { withEffectiveDisclosure } from "../../config/repo-config.js";
 import { RatePacer, type RatePacerOptions } from "../../github/rate-pacer.js";
-import type { InstallationOctokit } from "../../github/types.js";
+import type { InstallationOctokit } from "../../github/octokit-types.js";
 import { OwnerConfigs, loadRepoConfig, type LoadedConfig } from "../../runtime/config-loader.js";
 import type { Runtime } from "../../runtime/runtime.js";
 import { syncBaselineSchedule } from "../baseline.js";

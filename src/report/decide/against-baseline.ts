@@ -5,7 +5,7 @@
  */
 import { compareWithBaseline } from "../../domain/baseline.js";
 import { readsBaseline, type PolicySettings } from "../../domain/policy.js";
-import type { ReportFinding } from "../../domain/types.js";
+import type { ReportFinding } from "../../domain/finding-types.js";
 import type { BaselineInfo } from "../../render/baseline.js";
 
 /** A completed baseline as the report reads it (src/stores/baseline-state.ts `BaselineReport`). */

@@ -4,12 +4,12 @@
  * settlement of a scan's credits). The report job renders the first version from the same builders.
  */
 import { createHash } from "node:crypto";
-import type { CheckAnnotation } from "../../github/checks.js";
-import type { ReportFinding } from "../../domain/types.js";
+import type { CheckAnnotation } from "../../github/check-runs.js";
+import type { ReportFinding } from "../../domain/finding-types.js";
 import { toAnnotations } from "../../render/annotations.js";
 import { decideConclusion, policyRule, type BlockingRule, type Verdict } from "../../domain/verdict.js";
 import { comparisonOf } from "../../render/baseline.js";
-import type { CheckRunOutput } from "../../github/checks.js";
+import type { CheckRunOutput } from "../../github/check-runs.js";
 import { renderCheckRunOutput } from "../../render/check-run.js";
 import type { ReportState } from "./report-state.js";
 import { withKeptDetails } from "./details.js";

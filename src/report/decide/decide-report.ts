@@ -1,4 +1,4 @@
-import type { CheckAnnotation, CheckConclusion, CheckRunOutput } from "../../github/checks.js";
+import type { CheckAnnotation, CheckConclusion, CheckRunOutput } from "../../github/check-runs.js";
 import { renderReviewBody } from "../../render/review-body.js";
 import type { ExistingReviewComment } from "../../github/reviews.js";
 import { updateCheck, type GitHubWrite } from "../../github/writes.js";
@@ -6,11 +6,11 @@ import { batches, toAnnotations } from "../../render/annotations.js";
 import { sections } from "../../render/markdown.js";
 import { ANNOTATIONS_PER_REQUEST, CHECK_RUN_SUMMARY_MAX_BYTES } from "../../render/limits.js";
 import { renderCheckRunOutput } from "../../render/check-run.js";
-import type { ReportFinding } from "../../domain/types.js";
+import type { ReportFinding } from "../../domain/finding-types.js";
 import { planReport, type ReportPlan } from "./plan.js";
 import type { PollJobData } from "../../job-catalogue/index.js";
-import type { ApprovalRequest } from "../../domain/approval.js";
-import { requestFor } from "../../domain/approval.js";
+import type { ApprovalRequest } from "../../domain/dismissal-approval.js";
+import { requestFor } from "../../domain/dismissal-approval.js";
 import { fingerprint } from "../../domain/identity.js";
 import { renderFindingComment } from "../../render/inline-comment.js";
 import { keepDetails, withKeptDetails, type KeptDetail } from "./details.js";
@@ -100,7 +100,7 @@ export function decideReportWrites(input: ReportWritesInput): ReportWrites & { c
   return { commentUpdates, ...(review ? { review } : {}), completion, conclusion };
 }
 
-/** The installation's hourly write budget as the report sees it (`WriteBudget` of `src/runtime/writes.ts`). */
+/** The installation's hourly write budget as the report sees it (`WriteBudget` of `src/runtime/apply-writes.ts`). */
 export interface HourlyBudget {
   /** GitHub's content-creating requests per hour per installation (500) */
   perHour: number;

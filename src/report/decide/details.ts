@@ -6,7 +6,7 @@
  *
  * Pure: the report job calls {@link keepDetails} once and renders from its result, and stores it.
  */
-import type { ReportFinding } from "../../domain/types.js";
+import type { ReportFinding } from "../../domain/finding-types.js";
 import { sortFindings } from "../../domain/verdict.js";
 import { truncateChars } from "../../render/limits.js";
 

@@ -1,6 +1,6 @@
 import type { FindingCommentOptions } from "../../render/inline-comment.js";
 import type { Note } from "../../scanner/schemas.js";
-import type { ApprovalRequest } from "../../domain/approval.js";
+import type { ApprovalRequest } from "../../domain/dismissal-approval.js";
 
 /**
  * What a finding comment shows beyond the finding, for the report and the command job alike:

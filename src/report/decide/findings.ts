@@ -1,4 +1,4 @@
-import type { ReportFinding } from "../../domain/types.js";
+import type { ReportFinding } from "../../domain/finding-types.js";
 import type { FindingListItem } from "../../scanner/schemas.js";
 
 /** A finding list item of the service (spec "Finding (list item)") as the domain rules see it. */

@@ -1,7 +1,7 @@
 import { commentableLines, pickCommentLine } from "../../domain/diff.js";
 import { matchFindings, type MatchedBy } from "../../domain/identity.js";
 import { parseLocation } from "../../domain/location.js";
-import type { Disclosure, FailOn, ReportFinding } from "../../domain/types.js";
+import type { Disclosure, FailOn, ReportFinding } from "../../domain/finding-types.js";
 import type { FailOnSetting } from "../../config/repo-config.js";
 import {
   applyPolicy,

@@ -5,12 +5,12 @@
  */
 import type { BaselineInfo } from "../../render/baseline.js";
 import type { RepoConfig } from "../../config/repo-config.js";
-import type { CheckAnnotation } from "../../github/checks.js";
+import type { CheckAnnotation } from "../../github/check-runs.js";
 import type { CreditInfo, GuidanceInfo } from "../../render/check-run.js";
 import type { ReportScope } from "./closing.js";
 import type { CodeScanningInfo } from "../../render/code-scanning-section.js";
 import type { KeptDetail } from "./details.js";
-import type { ReportFinding } from "../../domain/types.js";
+import type { ReportFinding } from "../../domain/finding-types.js";
 import { identityOf } from "../../domain/identity.js";
 import { findingLabel } from "../../scanner/labels.js";
 

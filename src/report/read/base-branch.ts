@@ -4,10 +4,10 @@
  * same findings for a pull request and for the merge group that carries it.
  */
 import { readsBaseline } from "../../domain/policy.js";
-import type { ReportFinding } from "../../domain/types.js";
+import type { ReportFinding } from "../../domain/finding-types.js";
 import { parseMergeGroupRef } from "../../domain/merge-queue.js";
 import { getPull } from "../../github/pulls.js";
-import type { InstallationOctokit } from "../../github/types.js";
+import type { InstallationOctokit } from "../../github/octokit-types.js";
 import type { PollJobData } from "../../job-catalogue/index.js";
 import type { BaselineInfo } from "../../render/baseline.js";
 import type { Runtime } from "../../runtime/runtime.js";

@@ -1,13 +1,13 @@
 import type { Logger } from "pino";
 import { getFileText } from "../../github/pulls.js";
-import type { InstallationOctokit } from "../../github/types.js";
+import type { InstallationOctokit } from "../../github/octokit-types.js";
 import type { CreditInfo, GuidanceInfo } from "../../render/check-run.js";
 import type { ReportExtras } from "../decide/report-state.js";
 import type { RepoConfig } from "../../config/repo-config.js";
 import type { GuidanceChange } from "../../domain/gate.js";
 import type { ScannerTenant } from "../../tenants/index.js";
 import { readScanSpend } from "../../policy/credits.js";
-import { guidanceChangeWarning } from "../../render/gates.js";
+import { guidanceChangeWarning } from "../../render/gate-refusals.js";
 import { tokenProblems } from "../../policy/token-health.js";
 
 /** The service's limit on guidance text, in characters (spec "Guidance", "Limits"). */

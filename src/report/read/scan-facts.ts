@@ -4,7 +4,7 @@
  * decisions and pending approvals are carried to the new scan's findings as they are read (triage's report
  * hooks: `applyPullDecisions`, `carryApprovals`), so the report decides on the findings as they now stand.
  */
-import type { ReportFinding } from "../../domain/types.js";
+import type { ReportFinding } from "../../domain/finding-types.js";
 import { policyRule } from "../../domain/policy.js";
 import { listPullFiles } from "../../github/pulls.js";
 import { listReviewComments } from "../../github/reviews.js";
@@ -20,7 +20,7 @@ import { toReportFinding } from "../decide/findings.js";
 import { planReport, type ReportPlan } from "../decide/plan.js";
 import { postedFindingComments } from "../decide/posted.js";
 import type { ReportExtras } from "../decide/report-state.js";
-import type { ReportRun } from "../run.js";
+import type { ReportRun } from "../report-run.js";
 import { readBaselineComparison } from "./base-branch.js";
 import { collectReportExtras } from "./extras.js";
 

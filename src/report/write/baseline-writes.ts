@@ -4,7 +4,7 @@
  * the baseline followed now marked reported (`bl:<owner>/<repo>^baseline`).
  */
 import { fingerprint } from "../../domain/identity.js";
-import type { ReportFinding } from "../../domain/types.js";
+import type { ReportFinding } from "../../domain/finding-types.js";
 import { isRuledOut } from "../../domain/verdict.js";
 import type { PollJobData } from "../../job-catalogue/index.js";
 import { baselineKey } from "../../runtime/names.js";

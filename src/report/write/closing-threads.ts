@@ -6,7 +6,7 @@
 import type { Logger } from "pino";
 import { listReviewComments, type ExistingReviewComment } from "../../github/reviews.js";
 import { listReviewThreads } from "../../github/threads.js";
-import type { InstallationOctokit, PullRef } from "../../github/types.js";
+import type { InstallationOctokit, PullRef } from "../../github/octokit-types.js";
 import type { ApplyWrites, GitHubWrite } from "../../github/writes.js";
 import type { Runtime } from "../../runtime/runtime.js";
 import { findingLabel } from "../../scanner/labels.js";

@@ -5,11 +5,11 @@
  */
 import type { Logger } from "pino";
 import { listReviewComments } from "../../github/reviews.js";
-import type { InstallationOctokit } from "../../github/types.js";
+import type { InstallationOctokit } from "../../github/octokit-types.js";
 import type { PollJobData } from "../../job-catalogue/index.js";
 import { pullKey } from "../../runtime/names.js";
 import type { Runtime } from "../../runtime/runtime.js";
-import { WritesWithdrawnError, applyWrites, writesOf } from "../../runtime/writes.js";
+import { WritesWithdrawnError, applyWrites, writesOf } from "../../runtime/apply-writes.js";
 import type { ScanDetail } from "../../scanner/schemas.js";
 import { closingCoverage } from "../decide/closing.js";
 import { annotationsDigest } from "../decide/current-verdict.js";

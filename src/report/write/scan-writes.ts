@@ -9,17 +9,17 @@ import type { Logger } from "pino";
 import { planScanEnded } from "../../checks/endings.js";
 import { applyPolicy, policyRule } from "../../domain/policy.js";
 import { applyCodeScanningUpload, planCodeScanningUpload } from "../../code-scanning/index.js";
-import type { ReportFinding } from "../../domain/types.js";
+import type { ReportFinding } from "../../domain/finding-types.js";
 import type { GitHubWrite } from "../../github/writes.js";
 import { enqueueSettle, recordScanSpend } from "../../scan/settle.js";
 import type { PollJobData } from "../../job-catalogue/index.js";
 import type { CodeScanningInfo } from "../../render/code-scanning-section.js";
 import { pullKey } from "../../runtime/names.js";
 import type { Runtime } from "../../runtime/runtime.js";
-import { applyWrites } from "../../runtime/writes.js";
+import { applyWrites } from "../../runtime/apply-writes.js";
 import type { ScanDetail } from "../../scanner/schemas.js";
 import type { ReportExtras } from "../decide/report-state.js";
-import type { ReportRun } from "../run.js";
+import type { ReportRun } from "../report-run.js";
 
 /**
  * Applies a report's completing writes (conclusion, summary, annotations) once per scan: a retry after a

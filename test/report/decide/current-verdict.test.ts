@@ -4,7 +4,7 @@
  * report made, kept in the report state.
  */
 import { describe, expect, it } from "vitest";
-import type { ReportFinding } from "../../../src/domain/types.js";
+import type { ReportFinding } from "../../../src/domain/finding-types.js";
 import { reportedFinding, type ReportState } from "../../../src/report/decide/report-state.js";
 import type { RepoConfig } from "../../../src/config/repo-config.js";
 import { renderPullVerdict, storedVerdict } from "../../../src/report/decide/current-verdict.js";

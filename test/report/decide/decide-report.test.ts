@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { GitHubWrite } from "../../../src/github/writes.js";
 import { decideDegrade, decideReportWrites } from "../../../src/report/decide/decide-report.js";
-import type { ReportFinding } from "../../../src/domain/types.js";
+import type { ReportFinding } from "../../../src/domain/finding-types.js";
 import { launchJob as launch } from "../../support/jobs.js";
 
 const kinds = (ws: GitHubWrite[]) => ws.map((w) => `${w.kind}:${w.purpose}`);

@@ -4,7 +4,7 @@
  * (first report) as from the stored report (recompute).
  */
 import { describe, expect, it } from "vitest";
-import type { ReportFinding } from "../../../src/domain/types.js";
+import type { ReportFinding } from "../../../src/domain/finding-types.js";
 import {
   KEPT_DESCRIPTION_MAX_CHARS,
   KEPT_FIX_MAX_CHARS,

@@ -1,4 +1,4 @@
-/** Which finding a command is about (src/commands/target.ts). */
+/** Which finding a command is about (src/commands/finding-target.ts). */
 import { describe, expect, it } from "vitest";
 import { chooseFinding } from "../../src/commands/index.js";
 

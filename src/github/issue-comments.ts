@@ -1,5 +1,5 @@
 import { collaboratorRole, type RepoPermission } from "../config/repo-config.js";
-import { unlessStatus, type InstallationOctokit, type PullRef, type RepoRef } from "./types.js";
+import { unlessStatus, type InstallationOctokit, type PullRef, type RepoRef } from "./octokit-types.js";
 
 /** Posts a comment in the pull request's conversation (GitHub REST `POST …/issues/{issue_number}/comments`). */
 export async function createIssueComment(

@@ -8,8 +8,8 @@
  */
 import { SEVERITIES } from "../scanner/catalog.js";
 import type { Severity } from "../scanner/catalog.js";
-import { DomainInputError } from "./types.js";
-import type { FailOn, ReportFinding } from "./types.js";
+import { DomainInputError } from "./finding-types.js";
+import type { FailOn, ReportFinding } from "./finding-types.js";
 
 /** `failOn` values, most severe first; `none` never blocks. */
 export const FAIL_ON_VALUES: readonly FailOn[] = ["critical", "high", "medium", "low", "info", "none"];

@@ -1,4 +1,4 @@
-import type { CheckAction, CheckRunOutput } from "../github/checks.js";
+import type { CheckAction, CheckRunOutput } from "../github/check-runs.js";
 import { inlineCode } from "./escape.js";
 import { sections } from "./markdown.js";
 import type { Gate } from "../domain/gate.js";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import { createCheck, updateCheck } from "../../src/github/writes.js";
-import { applyWrites, createdCheckRunId } from "../../src/runtime/writes.js";
+import { applyWrites, createdCheckRunId } from "../../src/runtime/apply-writes.js";
 import { quickRetryOctokit } from "../support/octokit.js";
 import { openPull, sha } from "../support/pr.js";
 

@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import type { InstallationOctokit } from "../github/types.js";
+import type { InstallationOctokit } from "../github/octokit-types.js";
 import type { PollJobData } from "../job-catalogue/index.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { ScanDetail } from "../scanner/schemas.js";

@@ -1,4 +1,4 @@
-import { listAll, type InstallationOctokit, type RepoRef } from "./types.js";
+import { listAll, type InstallationOctokit, type RepoRef } from "./octokit-types.js";
 
 export const CHECK_NAME = "diffward";
 

@@ -1,4 +1,4 @@
-import type { CheckRunUpdate } from "../github/checks.js";
+import type { CheckRunUpdate } from "../github/check-runs.js";
 import { sendWrite, type ApplyWrites, type GitHubWrite, type WriteResult } from "../github/writes.js";
 import type { Runtime } from "./runtime.js";
 import type { LanePriority, LaneRequest } from "./write-lane.js";
