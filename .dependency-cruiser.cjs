@@ -34,7 +34,7 @@ const LAYERS = [
   ["web"],
   ["org-page"],
   ["handlers"],
-  band("jobs", "scan", "report", "merge-queue"),
+  band("jobs", "scan", "recovery", "report", "merge-queue"),
   ["commands", "code-scanning"],
   ["triage"],
   ["report/decide"],

@@ -16,7 +16,7 @@
  * error (before Redis is reached), 1 on any other error.
  */
 import { parseArgs } from "node:util";
-import { enqueueReconcile } from "./jobs/reconcile/index.js";
+import { enqueueReconcile } from "./recovery/reconcile/index.js";
 import { createRedis, DEFAULT_QUEUE_PREFIX, DEFAULT_STATE_PREFIX } from "./runtime/connection.js";
 import type { RedisConnection } from "./runtime/connection.js";
 import { createQueues } from "./runtime/queues.js";

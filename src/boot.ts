@@ -18,12 +18,12 @@ import { DiffwardOctokit, withWriteLane } from "./runtime/octokit.js";
 import { serviceReachability } from "./runtime/health.js";
 import { createScannerAccess } from "./tenants/index.js";
 import { startWorkers, type WorkerConcurrency, type WorkerTiming } from "./jobs/workers.js";
-import { enqueueReconcile, reconcile, type ReconcileSummary } from "./jobs/reconcile/index.js";
+import { enqueueReconcile, reconcile, type ReconcileSummary } from "./recovery/reconcile/index.js";
 import {
   recoverDeliveries,
   scheduleDeliveryRecovery,
   type RecoverySummary,
-} from "./jobs/recover-deliveries.js";
+} from "./recovery/recover-deliveries.js";
 import { VERSION } from "./runtime/version.js";
 
 /** Everything a diffward process needs to start; built from the environment by `src/index.ts`. */
@@ -59,11 +59,11 @@ export interface BootConfig {
    * sends writes without a lane (each process paced by Octokit's throttling plugin alone)
    */
   writeLimits?: Partial<LaneLimits> | false;
-  /** enqueue a reconciliation (`src/jobs/reconcile/`) when workers start; default false */
+  /** enqueue a reconciliation (`src/recovery/reconcile/`) when workers start; default false */
   reconcileOnStart?: boolean;
   /**
    * when workers start: register the recurring recovery of missed webhook deliveries and run it once now
-   * (`src/jobs/recover-deliveries.ts`, every `settings.redeliveryIntervalMs`); default false
+   * (`src/recovery/recover-deliveries.ts`, every `settings.redeliveryIntervalMs`); default false
    */
   recoverDeliveries?: boolean;
 }
@@ -78,9 +78,9 @@ export interface Booted {
   /** this process's Prometheus registry and counters (served at `/metrics` by `startWebServer`) */
   metrics: DiffwardMetrics;
   startWorkers(): Worker[];
-  /** runs a reconciliation now, in this process (`src/jobs/reconcile/`) */
+  /** runs a reconciliation now, in this process (`src/recovery/reconcile/`) */
   reconcile(): Promise<ReconcileSummary>;
-  /** runs a recovery of missed webhook deliveries now, in this process (`src/jobs/recover-deliveries.ts`) */
+  /** runs a recovery of missed webhook deliveries now, in this process (`src/recovery/recover-deliveries.ts`) */
   recoverDeliveries(): Promise<RecoverySummary>;
   /**
    * closes workers (letting running jobs finish; a job that can stop early is asked to through its BullMQ

@@ -21,7 +21,7 @@ export const DIRECT_WRITES = {
       "A write as the App itself (its JWT), not as an installation: the write path sends an installation's " +
       "writes with that installation's Octokit in its write lane (GitHub's secondary limits count per " +
       "installation), and a webhook delivery belongs to no installation's lane. The recovery job " +
-      "(src/jobs/recover-deliveries.ts) paces its redeliveries itself (`Settings.redeliveryPaceMs`), claims each " +
+      "(src/recovery/recover-deliveries.ts) paces its redeliveries itself (`Settings.redeliveryPaceMs`), claims each " +
       "in the delivery ledger just before asking and puts the claim back on a refusal, and leaves a 5xx to its " +
       "next run: the write path's own retries would ask again under a claim the job may already have put back.",
   },

@@ -103,7 +103,7 @@ export const JOBS = {
     data: AcceptanceExpiryJobData,
     options: { ...EVENT, attempts: 16, backoff: { type: "exponential", delay: 5_000, jitter: 0.5 } },
   },
-  /** a reconciliation (`src/jobs/reconcile/`); its result, the summary, is kept an hour */
+  /** a reconciliation (`src/recovery/reconcile/`); its result, the summary, is kept an hour */
   reconcile: {
     name: "reconcile",
     queue: "events",
@@ -115,7 +115,7 @@ export const JOBS = {
       removeOnFail: { age: 24 * 3600 },
     },
   },
-  /** a run of the recovery of missed webhook deliveries (`src/jobs/recover-deliveries.ts`) */
+  /** a run of the recovery of missed webhook deliveries (`src/recovery/recover-deliveries.ts`) */
   recoverDeliveries: {
     name: "recover-deliveries",
     queue: "events",

@@ -39,7 +39,7 @@ export const PullRequestJobData = RepoContext.extend({
     })
     .optional(),
   /**
-   * Set by reconciliation (`src/jobs/reconcile/`) after diffward's Redis state was lost: diffward's unfinished
+   * Set by reconciliation (`src/recovery/reconcile/`) after diffward's Redis state was lost: diffward's unfinished
    * check run of this head that has no scan id yet (its launch waited out `debounceSeconds`, or its scan-id
    * write had not reached GitHub). The job decides the head's launch again on that check run, and concludes it
    * when the head is no longer the one to follow.

@@ -21,7 +21,7 @@ export const ScanTarget = z.discriminatedUnion("kind", [
     headRef: z.string(),
     /**
      * `merge_group.base_sha`, the scan's `baseCommit`; absent in a poll job rebuilt by reconciliation
-     * (`src/jobs/reconcile/`: GitHub's REST API does not give a merge group's base; polling and the group's
+     * (`src/recovery/reconcile/`: GitHub's REST API does not give a merge group's base; polling and the group's
      * report do not read it)
      */
     baseSha: z.string().optional(),

@@ -17,8 +17,8 @@ import { processPullClosed, processUninstall } from "../scan/lifecycle.js";
 import { processMergeGroup, processMergeGroupDestroyed } from "../merge-queue/index.js";
 import { processPoll } from "../scan/poll.js";
 import { processPullRequest } from "../scan/pull-request-job.js";
-import { reconcile } from "./reconcile/index.js";
-import { processRecoverDeliveries } from "./recover-deliveries.js";
+import { reconcile } from "../recovery/reconcile/index.js";
+import { processRecoverDeliveries } from "../recovery/recover-deliveries.js";
 import { processReport } from "../report/job.js";
 import { processSettle } from "../scan/settle.js";
 

@@ -90,7 +90,7 @@ export async function processMergeGroup(
       log.info("merge group already destroyed: nothing done");
       return "destroyed";
     }
-    // a scan id without a launch key: the state was rebuilt by reconciliation (src/jobs/reconcile/)
+    // a scan id without a launch key: the state was rebuilt by reconciliation (src/recovery/reconcile/)
     if (prev?.checkRunId && (prev.concluded || prev.launchKey || prev.scanId)) {
       log.info("merge group already handled: duplicate delivery ignored");
       return "duplicate-delivery";

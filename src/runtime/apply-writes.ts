@@ -164,7 +164,7 @@ function isGitHubServerError(error: unknown): boolean {
 /**
  * Whether the hourly budget may leave a write out: progress only, and never a write that sets a check run's
  * `external_id`. That write links the check run to its paid scan; after diffward's Redis state is lost,
- * reconciliation finds the scan by it (`src/jobs/reconcile/`).
+ * reconciliation finds the scan by it (`src/recovery/reconcile/`).
  */
 function skippable(w: GitHubWrite): boolean {
   return w.purpose === "progress" && !(w.kind === "update-check-run" && w.check.externalId !== undefined);

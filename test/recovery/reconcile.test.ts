@@ -56,7 +56,7 @@ describe("reconciliation after a Redis flush", () => {
   });
 
   it("a reconcile job on the queue runs through the workers; requests in one window collapse", async () => {
-    const { enqueueReconcile } = await import("../../src/jobs/reconcile/index.js");
+    const { enqueueReconcile } = await import("../../src/recovery/reconcile/index.js");
     const now = Date.now();
     const id = await enqueueReconcile(h.booted.rt, now);
     expect(await enqueueReconcile(h.booted.rt, now)).toBe(id);

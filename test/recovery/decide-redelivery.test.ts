@@ -4,7 +4,7 @@ import {
   decideRedeliveries,
   redeliveryInForce,
   type RedeliveryInputs,
-} from "../../src/jobs/decide-redelivery.js";
+} from "../../src/recovery/decide-redelivery.js";
 import type { HookDelivery } from "../../src/github/deliveries.js";
 import { propertyOptions } from "../support/property.js";
 

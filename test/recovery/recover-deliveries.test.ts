@@ -1,5 +1,5 @@
 /**
- * The recovery of missed webhook deliveries (`src/jobs/recover-deliveries.ts`) against the GitHub stand-in's
+ * The recovery of missed webhook deliveries (`src/recovery/recover-deliveries.ts`) against the GitHub stand-in's
  * deliveries API (newest first, cursor paging, redeliveries with the same GUID) and a real Redis.
  */
 import { randomUUID } from "node:crypto";
