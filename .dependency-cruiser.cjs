@@ -4,9 +4,11 @@
  * is broken.
  * Type-only imports count: a cycle through a type is still a cycle of meaning.
  *
- * Layers, top to bottom: a folder imports only folders on a lower layer, never one beside it or above it
- * (`layered-<folder>` rules, built from LAYERS). The rules after them say more than the order allows.
+ * Three bands, top to bottom: entry → features → kernel (BANDS, the band rules); inside each band a finer order
+ * of layers (`layered-<folder>` rules, built from LAYERS). The rules after them say more than the order allows.
  */
+const { existsSync } = require("node:fs");
+const { resolve } = require("node:path");
 
 /**
  * A layer whose folders may import one another, not only the layers below: the job processors and the report
@@ -16,39 +18,53 @@
 const band = (...folders) => Object.assign(folders, { band: true });
 
 /**
- * The folders of src/, top to bottom. Entry files (index, boot, web) sit above all and only wire; jobs are
- * every BullMQ processor, and report is the report stage (its job, reads and writes) beside them; its pure
- * decisions (report/decide) sit lower, where triage and the commands that re-render a report reach them;
- * stores are diffward's Redis records, one module each, read through zod (pull
- * request state and locks, baselines, cap ledger, service breaker, audit log, the page's records, webhook
- * deliveries), below every feature and above the runtime's connection; runtime is the process's machinery
- * (Redis connection, key and queue names, write lane, fairness, config loading, logger, metrics, Octokit
- * factory, health, the runtime object), which the layers above share and which knows no job. checks is how a scan's check run ends or shows progress outside its
- * report, planned the same for every job that follows a scan. job-catalogue is the one table of jobs (each
- * kind's name, queue, data schema and options) and the one way to add a job: above domain (its data names the
- * domain's shapes), below every layer that adds a job (triage adds an acceptance's expiry). web is the
- * organization's page's routes and sign-in, wired by the web entry: the top layer, like handlers for webhooks.
- * org-page is the page's data, read by web only: it reads every layer's state below it.
+ * The three bands of src/, top to bottom (docs/architecture.md, STYLE.md "The shape of the code"): imports run
+ * downward, entry → features → kernel.
+ * - entry connects things: the entry files (ENTRY_FILES), the web process's routes (web/), the webhook handlers
+ *   (handlers/: guards, enqueue), and the workers that run the job catalogue (jobs/workers.ts, jobs/processors.ts).
+ * - features are rooms, one per feature (a job or job family with its pure decisions, its rendering, its reads
+ *   and writes); a room that has an index.ts is reached from another room only through it
+ *   (`room-through-index`).
+ * - the kernel is what two features share: pure rules (domain, render, checks), the policy's gates, the one table
+ *   of jobs, diffward's Redis records (stores), the outside systems (github, scanner, tenants), config and the
+ *   process's machinery (runtime). It imports no feature and no entry (`kernel-knows-no-feature`).
+ * Inside each band the folders keep a finer order (LAYERS, the `layered-<folder>` rules): a folder imports only
+ * folders on a lower layer, never one beside it unless its layer is a band of rooms that use each other.
  */
-const LAYERS = [
-  ["web"],
-  ["org-page"],
-  ["handlers"],
-  band("jobs", "scan", "recovery", "report", "merge-queue"),
-  ["commands", "code-scanning"],
-  ["triage"],
-  ["report/decide"],
-  ["policy", "checks"],
-  ["stores"],
-  ["render"],
-  ["job-catalogue"],
-  ["domain"],
-  ["runtime"],
-  ["tenants", "github"],
-  ["scanner", "config"],
-];
+const BANDS = {
+  entry: [["web", "handlers"]],
+  features: [
+    ["org-page"],
+    band("jobs", "scan", "recovery", "report", "merge-queue", "baseline"),
+    ["commands", "code-scanning"],
+    ["triage"],
+    ["report/decide"],
+  ],
+  kernel: [
+    ["policy", "checks"],
+    ["stores"],
+    ["render"],
+    ["job-catalogue"],
+    ["domain"],
+    ["runtime"],
+    ["tenants", "github"],
+    ["scanner", "config"],
+  ],
+};
 
+/** Every layer of every band, top to bottom. */
+const LAYERS = [...BANDS.entry, ...BANDS.features, ...BANDS.kernel];
+
+/** The top-level folders of a band (report/decide belongs to report/). */
+const foldersOf = (band) => [...new Set(BANDS[band].flat().map((f) => f.split("/")[0]))];
+
+/** The entry files; with web/, handlers/ and the workers they are the entry band. */
+const ENTRY_FILES = "^src/(index|boot|web|admin|cli|tracing)\\.ts$";
 const ENTRY = "^src/(index|boot|web|admin|cli)\\.ts$";
+const ENTRY_BAND = `${ENTRY_FILES}|^src/(${foldersOf("entry").join("|")})/|^src/jobs/(workers|processors)\\.ts$`;
+
+/** The feature rooms that have an index.ts: other rooms reach them only through it. */
+const ROOMS_WITH_INDEX = foldersOf("features").filter((f) => existsSync(resolve(__dirname, "src", f, "index.ts")));
 
 /**
  * The runtime object (`runtime/runtime.ts`, the `Runtime` type every job is handed) carries the stores built
@@ -90,9 +106,35 @@ const aboveStores = LAYERS.slice(
   LAYERS.findIndex((l) => l.includes("stores")),
 ).flat();
 
+/** The band rules: entry → features → kernel, and rooms through their index.ts. */
+const bandRules = [
+  {
+    name: "kernel-knows-no-feature",
+    severity: "error",
+    comment: `The kernel (${foldersOf("kernel").join(", ")}) imports no feature room and no entry: what two features share lives in the kernel.`,
+    from: { path: `^src/(${foldersOf("kernel").join("|")})/` },
+    to: { path: `^src/(${foldersOf("features").join("|")})/|${ENTRY_BAND}` },
+  },
+  {
+    name: "features-know-no-entry",
+    severity: "error",
+    comment: "A feature room never imports the entry (entry files, web/, handlers/, the workers): the entry connects the rooms.",
+    from: { path: `^src/(${foldersOf("features").join("|")})/`, pathNot: ENTRY_BAND },
+    to: { path: ENTRY_BAND },
+  },
+  ...ROOMS_WITH_INDEX.map((room) => ({
+    name: `room-through-index-${room}`,
+    severity: "error",
+    comment: `${room}/ is a room: another room reaches it only through ${room}/index.ts.`,
+    from: { path: `^src/(${foldersOf("features").filter((f) => f !== room).join("|")})/` },
+    to: { path: `^src/${room}/(?!index\\.ts$)` },
+  })),
+];
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
+    ...bandRules,
     ...layered,
     {
       name: "runtime-object-names-stores-only",

@@ -53,6 +53,8 @@ describe("src/ and dev/ import rules (dependency-cruiser)", () => {
     );
     const names = (options.ruleSet?.forbidden ?? []).map((r) => r.name);
     for (const rule of [
+      "kernel-knows-no-feature",
+      "features-know-no-entry",
       "no-circular",
       "product-not-tooling",
       "scanner-knows-no-github",
