@@ -4,7 +4,7 @@
  * dependency-cruiser's programmatic API (`cruise`) with the same config and the same folders as
  * `npm run lint:deps`, and fails with the list of violations.
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { cruise, type ICruiseResult } from "dependency-cruiser";
@@ -66,5 +66,15 @@ describe("src/ and dev/ import rules (dependency-cruiser)", () => {
       "checks-plan-not-send",
     ])
       expect(names).toContain(rule);
+  });
+
+  it("every feature room with an index.ts is reached from another room only through it", async () => {
+    const options = await extractDepcruiseOptions(CONFIG);
+    const rules = options.ruleSet?.forbidden ?? [];
+    const features = new RegExp(String(rules.find((r) => r.name === "features-know-no-entry")?.from.path));
+    const rooms = readdirSync(resolve(ROOT, "src"))
+      .filter((f) => features.test(`src/${f}/`) && existsSync(resolve(ROOT, "src", f, "index.ts")))
+      .filter((f) => !rules.some((r) => r.name === `room-through-index-${f}`));
+    expect(rooms).toEqual([]);
   });
 });
