@@ -5,7 +5,7 @@ import type { ApplicationFunction } from "probot";
 import type { Runtime } from "./runtime/runtime.js";
 import { VERSION } from "./runtime/version.js";
 import { serveAudit, type AuditAccess } from "./web/audit.js";
-import { CONFIG_SCHEMA_ROUTE, serveConfigSchema } from "./web/config-schema.js";
+import { servedConfigSchema } from "./web/config-schema.js";
 import { hasBearer } from "./web/bearer.js";
 import { readBody } from "./web/body.js";
 import type { PageRoutes } from "./web/routes.js";
@@ -167,8 +167,7 @@ export async function startWebServer(opts: WebOptions): Promise<WebServer> {
       const access = { log: opts.rt.log, access: opts.audit };
       return serveAudit({ ...access, hasBearer: (token) => hasBearer(req, token) }, req, res);
     }
-    if ((req.method === "GET" || req.method === "HEAD") && path === CONFIG_SCHEMA_ROUTE)
-      return serveConfigSchema(req, res);
+    if (servedConfigSchema(req, res, path)) return;
     if (req.method === "GET" && path === "/healthz") {
       const healthDetails = opts.healthDetails ?? opts.rt.serviceHealth;
       const details = {

@@ -27,8 +27,12 @@ function schemaDocument(): { text: string; etag: string } {
   return rendered;
 }
 
-/** Answers a `GET` or `HEAD` of {@link CONFIG_SCHEMA_ROUTE}. */
-export function serveConfigSchema(req: IncomingMessage, res: ServerResponse): void {
+/**
+ * Answers a `GET` or `HEAD` of {@link CONFIG_SCHEMA_ROUTE} (`path`: the request's path without its query);
+ * `false` when the request is not one, and nothing was answered.
+ */
+export function servedConfigSchema(req: IncomingMessage, res: ServerResponse, path?: string): boolean {
+  if (path !== CONFIG_SCHEMA_ROUTE || (req.method !== "GET" && req.method !== "HEAD")) return false;
   const { text, etag } = schemaDocument();
   const headers = {
     "content-type": "application/schema+json; charset=utf-8",
@@ -36,7 +40,10 @@ export function serveConfigSchema(req: IncomingMessage, res: ServerResponse): vo
     "access-control-allow-origin": "*",
     etag,
   };
-  if (req.headers["if-none-match"] === etag) return void res.writeHead(304, headers).end();
-  res.writeHead(200, { ...headers, "content-length": Buffer.byteLength(text) });
-  res.end(req.method === "HEAD" ? undefined : text);
+  if (req.headers["if-none-match"] === etag) res.writeHead(304, headers).end();
+  else
+    res
+      .writeHead(200, { ...headers, "content-length": Buffer.byteLength(text) })
+      .end(req.method === "HEAD" ? undefined : text);
+  return true;
 }

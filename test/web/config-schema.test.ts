@@ -42,7 +42,9 @@ describe("GET /diffward.schema.json (web server)", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("application/schema+json; charset=utf-8");
     expect(res.headers.get("access-control-allow-origin")).toBe("*");
-    const onDisk = JSON.parse(readFileSync(resolve(import.meta.dirname, "../..", CONFIG_SCHEMA_PATH), "utf8"));
+    const onDisk = JSON.parse(
+      readFileSync(resolve(import.meta.dirname, "../..", CONFIG_SCHEMA_PATH), "utf8"),
+    );
     const served = await res.json();
     expect(served).toEqual(onDisk);
     expect(served).toMatchObject({ title: "diffward configuration", type: "object" });
