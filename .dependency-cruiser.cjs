@@ -195,9 +195,25 @@ module.exports = {
       name: "pure-layers-not-runtime",
       severity: "error",
       comment:
-        "domain/, render/, checks/ and commands/ decide; they never reach the runtime or the stores (Redis, queues, metrics): jobs hand them what they read.",
+        "domain/, render/, checks/ and commands/ decide; they never reach the runtime (Redis, queues, metrics): jobs hand them what they read.",
       from: { path: "^src/(domain|render|checks|commands)/" },
-      to: { path: "^src/(runtime|stores)/" },
+      to: { path: "^src/runtime/" },
+    },
+    {
+      name: "pure-layers-not-stores",
+      severity: "error",
+      comment:
+        "domain/, render/ and checks/ never reach the stores; commands/ name the stored report's shape (their ports hand it over), type-only.",
+      from: { path: "^src/(domain|render|checks)/" },
+      to: { path: "^src/stores/" },
+    },
+    {
+      name: "commands-name-store-shapes-only",
+      severity: "error",
+      comment:
+        "commands/ reach diffward's state only through the CommandIO ports: they may name a store's shape (the stored report), never call a store.",
+      from: { path: "^src/commands/" },
+      to: { path: "^src/stores/", dependencyTypesNot: ["type-only"] },
     },
     {
       name: "policy-names-runtime-shapes-only",
@@ -276,9 +292,9 @@ module.exports = {
       name: "commands-reach-state-through-ports",
       severity: "error",
       comment:
-        "commands/ reach diffward's triage state only through the CommandIO ports; triage/types.ts names its shapes.",
+        "commands/ reach diffward's triage state only through the CommandIO ports; the decisions' shapes are domain/decision.ts.",
       from: { path: "^src/commands/" },
-      to: { path: "^src/triage/(?!types\\.ts$)" },
+      to: { path: "^src/triage/" },
     },
     {
       name: "policy-decides-not-writes",

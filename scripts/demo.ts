@@ -21,7 +21,6 @@ import { demoMergeQueue } from "../dev/harness/merge-queue.js";
 import { demoBaseline } from "../dev/harness/baseline.js";
 import { findingLabel } from "../src/scanner/labels.js";
 import { statusName } from "../src/render/glossary.js";
-import { REPORT_KIND, type ReportState } from "../src/report/decide/report-state.js";
 import { storedVerdict } from "../src/report/decide/current-verdict.js";
 import { pullKey } from "../src/runtime/names.js";
 
@@ -150,10 +149,7 @@ try {
   // the same report under `failOn: {severity: high, only: new}`: the blocking rule with the kept comparison
   const kept = await h.waitFor(
     async () => {
-      const r = await h.booted.rt.stores.pulls.getJson<ReportState>(
-        REPORT_KIND,
-        pullKey(owner, repo, number),
-      );
+      const r = await h.booted.rt.stores.reports.get(pullKey(owner, repo, number));
       return r?.headSha === HEAD_2 ? r : undefined;
     },
     10_000,

@@ -1,6 +1,6 @@
 /**
  * A resolution of a finding as diffward keeps it: a team decision remembered for later scans of the pull
- * request (src/triage/types.ts) and a dismissal waiting for a second person (./approval.ts) carry the same
+ * request (./decision.ts) and a dismissal waiting for a second person (./approval.ts) carry the same
  * core, what `PATCH …/findings/{findingId}/resolution` sends (spec §Findings) and what it was asked for.
  */
 import { z } from "zod";

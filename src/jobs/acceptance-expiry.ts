@@ -13,7 +13,7 @@ import { getPull } from "../github/pulls.js";
 import { listReviewComments } from "../github/reviews.js";
 import type { InstallationOctokit } from "../github/octokit-types.js";
 import { postedFindingComments } from "../report/decide/posted.js";
-import { REPORT_KIND, type ReportState } from "../report/decide/report-state.js";
+import type { ReportState } from "../stores/stored-report.js";
 import { pullKey } from "../runtime/names.js";
 import { writesOf } from "../runtime/apply-writes.js";
 import type { Runtime } from "../runtime/runtime.js";
@@ -24,7 +24,7 @@ import { addingDecisions, readDecisions, writePullDecisions } from "../triage/de
 import type { AcceptanceExpiryJobData, ExpiryPull } from "../job-catalogue/index.js";
 import { dropExpiryEntry, expiryAudit } from "../triage/expiry.js";
 import { refreshFindingComment, setThreadResolved } from "../triage/reflect.js";
-import { Decision } from "../triage/types.js";
+import { Decision } from "../domain/decision.js";
 
 /** What the job did: `expired` (set back to `NOT_STARTED`), `cancelled` (the decision changed), `skipped` (the finding is in another state). */
 export type ExpiryOutcome = "expired" | "cancelled" | "skipped";
@@ -229,7 +229,7 @@ async function reflectExpiry(
   const octokit = await rt.octokit(pull.installationId);
   const apply = writesOf(rt, pull.installationId);
   const key = pullKey(pull.owner, pull.repo, pull.pullNumber);
-  const report = await rt.stores.pulls.getJson<ReportState>(REPORT_KIND, key);
+  const report = await rt.stores.reports.get(key);
   const commentId = await findingCommentId(rt, octokit, pull, decision, report);
   const detail = await tenant.client.getFinding(tenant.projectId, decision.findingId);
   await refreshFindingComment(

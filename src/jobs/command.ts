@@ -45,7 +45,6 @@ import {
   unavailableAnswer,
 } from "../render/command-answers.js";
 import { postedFindingComments } from "../report/decide/posted.js";
-import { REPORT_KIND, type ReportState } from "../report/decide/report-state.js";
 import { ScannerApiError, ScannerError } from "../scanner/errors.js";
 import type { ScannerTenant } from "../tenants/index.js";
 import { recomputeCheck } from "../triage/check.js";
@@ -353,7 +352,7 @@ function commandIO(c: Ctx, tenant: ScannerTenant | undefined): CommandIO {
       const ended = pr?.scanId ? (await rt.stores.scans.getScanEnd(pr.scanId)).status : undefined;
       return pr && { ...pr, ...(ended ? { endedStatus: ended } : {}) };
     },
-    readReport: () => rt.stores.pulls.getJson<ReportState>(REPORT_KIND, c.key),
+    readReport: () => rt.stores.reports.get(c.key),
     readDecisions: decisions,
     senderPermission: () => senderPermission(c),
     approvals: {
@@ -387,7 +386,7 @@ function commandIO(c: Ctx, tenant: ScannerTenant | undefined): CommandIO {
         rt.settings.labelPrefix,
         rt.settings.publicUrl,
         async (detail) => {
-          const report = await rt.stores.pulls.getJson<ReportState>(REPORT_KIND, c.key);
+          const report = await rt.stores.reports.get(c.key);
           const pending = requestFor(await readApprovals(rt, c.key, c.log), {
             id: detail.id,
             fingerprint: fingerprint(detail),

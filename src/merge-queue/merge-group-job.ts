@@ -30,7 +30,6 @@ import { CONFIG_PATH, loadRepoConfig, type LoadedConfig } from "../runtime/confi
 import { configLaunchKey, groupKey, jobId, pullKey } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { GroupState } from "../stores/pull-state.js";
-import { REPORT_KIND, type ReportState } from "../report/decide/report-state.js";
 import type { LaunchJobData, MergeGroupJobData } from "../job-catalogue/index.js";
 import { repoContextOf } from "../jobs/types.js";
 
@@ -320,10 +319,7 @@ async function readReuse(
 ): Promise<NonNullable<GroupRead["reuse"]>> {
   const pull = await unlessStatus(404, getPull(octokit, { owner: d.owner, repo: d.repo, pullNumber }));
   if (!pull) return { decision: { kind: "scan", why: "no-report" }, authorLogin: "" };
-  const report = await rt.stores.pulls.getJson<ReportState>(
-    REPORT_KIND,
-    pullKey(d.owner, d.repo, pullNumber),
-  );
+  const report = await rt.stores.reports.get(pullKey(d.owner, d.repo, pullNumber));
   const runs =
     report && report.headSha === pull.headSha ? await listCheckRunsForRef(octokit, d, pull.headSha) : [];
   const decision = decideReuse({

@@ -16,15 +16,13 @@ import {
   type PageAccess,
   type ReportRow,
 } from "./page-model.js";
-import { PullApprovals } from "../domain/dismissal-approval.js";
 import type { PollProgress } from "../jobs/types.js";
 import type { PollJobData } from "../job-catalogue/index.js";
-import { REPORT_KIND, type ReportState } from "../report/decide/report-state.js";
 import { jobId, pullKey } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { OrgRecords, ScanSpendRecord } from "../stores/org-records.js";
 import type { ScanLink } from "../stores/scan-state.js";
-import { APPROVALS_KIND } from "../triage/approvals.js";
+import { StoredRecordError } from "../stores/stored-record.js";
 import { listAcceptanceExpiries } from "../triage/expiry.js";
 import { within } from "./ttl-cache.js";
 import { SPEND_MONTHS, REPORTS_SHOWN, type OrgPageDeps } from "./page-deps.js";
@@ -178,6 +176,19 @@ export function inFlightRow(
 }
 
 /**
+ * What a store read, or `undefined` when the record is not one (`StoredRecordError`): the page shows the rest
+ * (a request without its comment link, no row for unreadable requests) rather than failing.
+ */
+async function orAbsent<T>(read: Promise<T | undefined>): Promise<T | undefined> {
+  try {
+    return await read;
+  } catch (error) {
+    if (error instanceof StoredRecordError) return undefined;
+    throw error;
+  }
+}
+
+/**
  * The held approval requests of the account's visible pull requests (`approvals-held:<owner>`), each with
  * diffward's review comment of its finding from the pull request's report, for the link to its thread.
  */
@@ -188,20 +199,19 @@ async function loadApprovals(
   visible: (repository: string) => boolean,
 ): Promise<HeldApproval[]> {
   if (!account) return [];
-  const state = deps.rt.stores.pulls;
+  const { stores } = deps.rt;
   const pulls = (await records.heldApprovals(account)).filter((k) => visible(k.slice(0, k.lastIndexOf("#"))));
   const rows = await Promise.all(
     pulls.map(async (key) => {
-      const [raw, report] = await Promise.all([
-        state.getJson<unknown>(APPROVALS_KIND, key),
-        state.getJson<ReportState>(REPORT_KIND, key),
+      const [requests, report] = await Promise.all([
+        orAbsent(stores.approvals.get(key)),
+        orAbsent(stores.reports.get(key)),
       ]);
-      const parsed = PullApprovals.safeParse(raw);
-      if (!parsed.success) return [];
+      if (!requests) return [];
       const repository = key.slice(0, key.lastIndexOf("#"));
       const pullNumber = Number(key.slice(key.lastIndexOf("#") + 1));
       const comments = new Map((report?.findings ?? []).map((f) => [f.id, f.commentId ?? null]));
-      return parsed.data.requests.map((r) => ({
+      return requests.map((r) => ({
         repository,
         pullNumber,
         findingId: r.findingId,
@@ -256,7 +266,7 @@ async function defaultExpiries(
   // listAcceptanceExpiries reads the runtime's Redis, state, clock and logger only
   const listed = await listAcceptanceExpiries(rt as Runtime, installationId, { withinMs });
   const keys = [...new Set(listed.map((e) => pullKey(e.owner, e.repo, e.pullNumber)))];
-  const reports = await Promise.all(keys.map((k) => rt.stores.pulls.getJson<ReportState>(REPORT_KIND, k)));
+  const reports = await Promise.all(keys.map((k) => orAbsent(rt.stores.reports.get(k))));
   const comments = new Map(
     keys.map((k, i) => [k, new Map((reports[i]?.findings ?? []).map((f) => [f.id, f.commentId ?? null]))]),
   );

@@ -1,5 +1,5 @@
 import type { Job } from "bullmq";
-import { REPORT_KIND, withSettledCredits, type ReportState } from "../report/decide/report-state.js";
+import { withSettledCredits } from "../report/decide/report-state.js";
 import { addJob, type PollJobData, type SettleJobData } from "../job-catalogue/index.js";
 import { jobId, pullKey } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
@@ -62,7 +62,7 @@ export async function processSettle(
   const d = job.data;
   if (d.mergeGroup) return settleGroupScan(rt, d);
   const key = pullKey(d.owner, d.repo, d.pullNumber);
-  const first = await rt.stores.pulls.getJson<ReportState>(REPORT_KIND, key);
+  const first = await rt.stores.reports.get(key);
   if (!first || first.scanId !== d.scanId) return "stale";
   const look = await settleSpend(rt, d);
   if (typeof look === "string") return look;
@@ -70,13 +70,13 @@ export async function processSettle(
   // Read the report again: while the ledger was read, a triage recompute may have posted a fresh check run
   // (new `checkRunId`, `annotationsDigest`, findings) or a newer report replaced this one. Writing the first
   // read back would undo them.
-  const report = await rt.stores.pulls.getJson<ReportState>(REPORT_KIND, key);
+  const report = await rt.stores.reports.get(key);
   if (!report || report.scanId !== d.scanId) return "stale";
   // Only the credits change: every other extra (guidance annotation, code scanning, …) stays as reported, or
   // the recompute below would drop its section and, the annotations no longer matching the stored digest,
   // post a fresh check run.
   const settled = withSettledCredits(report, spend.spent);
-  await rt.stores.pulls.putJson(REPORT_KIND, key, settled);
+  await rt.stores.reports.put(key, settled);
   const ranShort = settled.extras?.credits?.ranShort;
   const octokit = await rt.octokit(d.installationId);
   const log = rt.log.child({ pull: key, scanId: d.scanId });

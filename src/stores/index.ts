@@ -12,8 +12,11 @@ import { BaselineStore } from "./baseline-state.js";
 import { CapLedger } from "./cap-ledger.js";
 import { DeliveryLedger } from "./delivery-ledger.js";
 import { OrgRecords } from "./org-records.js";
+import { ApprovalStore } from "./pull-approvals.js";
+import { DecisionStore } from "./pull-decisions.js";
 import { PullStateStore } from "./pull-state.js";
 import { ScanStateStore } from "./scan-state.js";
+import { ReportStore } from "./stored-report.js";
 import { ServiceBreaker } from "./service-breaker.js";
 
 /** The process's stores, all on one Redis connection and state prefix. */
@@ -24,6 +27,12 @@ export interface Stores {
   readonly pulls: PullStateStore;
   /** launches, scan links and ends, scans in flight, completion marks, code scanning uploads (`scan-state.ts`) */
   readonly scans: ScanStateStore;
+  /** the pull requests' last reports (`stored-report.ts`) */
+  readonly reports: ReportStore;
+  /** the pull requests' decisions: resolutions and severity overrides (`pull-decisions.ts`) */
+  readonly decisions: DecisionStore;
+  /** the pull requests' dismissals awaiting a second person (`pull-approvals.ts`) */
+  readonly approvals: ApprovalStore;
   /** default-branch baselines: the one followed and the last completed (`baseline-state.ts`) */
   readonly baselines: BaselineStore;
   /** `creditCap.monthly`: reservations and spend per repository and month (`cap-ledger.ts`) */
@@ -66,6 +75,9 @@ export function createStores(
     prefix,
     pulls: new PullStateStore(redis, prefix, opts.lockTtlMs),
     scans: new ScanStateStore(redis, prefix),
+    reports: new ReportStore(redis, prefix),
+    decisions: new DecisionStore(redis, prefix),
+    approvals: new ApprovalStore(redis, prefix),
     baselines: new BaselineStore(redis, prefix),
     capLedger: new CapLedger(redis, prefix),
     breaker: new ServiceBreaker(redis, prefix),

@@ -101,7 +101,7 @@ export type GroupState = Stored<typeof GroupState>;
  */
 export const SWEPT_MARKER_TTL_SECONDS = 60 * 60 * 24 * 90;
 
-/** How long a pull request's state, its check runs' owners and the generic JSON documents are kept, in seconds (90 days). */
+/** How long a pull request's state and its check runs' owners are kept, in seconds (90 days). */
 const PULL_TTL_SECONDS = 60 * 60 * 24 * 90;
 
 /**
@@ -124,21 +124,21 @@ export class PullStateStore {
 
   /** A pull request's state, if diffward follows it. @throws {StoredRecordError} when it is not one. */
   async getPull(key: string): Promise<PullState | undefined> {
-    return this.#read("pr", key, PullState);
+    return this.#getJson("pr", key, PullState);
   }
 
   async setPull(key: string, state: PullState): Promise<void> {
-    await this.putJson("pr", key, state, PULL_TTL_SECONDS);
+    await this.#putJson("pr", key, state, PULL_TTL_SECONDS);
   }
 
   /** A merge group's state, if diffward follows it. @throws {StoredRecordError} when it is not one. */
   async getGroup(key: string): Promise<GroupState | undefined> {
-    return this.#read("mg", key, GroupState);
+    return this.#getJson("mg", key, GroupState);
   }
 
   /** Stores a merge group's state; kept 30 days (a group lives minutes to hours). */
   async setGroup(key: string, state: GroupState): Promise<void> {
-    await this.putJson("mg", key, state, 60 * 60 * 24 * 30);
+    await this.#putJson("mg", key, state, 60 * 60 * 24 * 30);
   }
 
   async deletePull(key: string): Promise<void> {
@@ -221,22 +221,20 @@ export class PullStateStore {
     await this.redis.expire(this.#k("swept"), SWEPT_MARKER_TTL_SECONDS);
   }
 
-  /** Stores a JSON document under `kind:key` (report state, decisions, approvals), kept `ttlSeconds`. */
-  async putJson(kind: string, key: string, value: unknown, ttlSeconds = PULL_TTL_SECONDS): Promise<void> {
+  /** Stores a JSON document under `kind:key`, kept `ttlSeconds`. */
+  async #putJson(kind: string, key: string, value: unknown, ttlSeconds: number): Promise<void> {
     await this.redis.set(this.#k(kind, key), JSON.stringify(value), "EX", ttlSeconds);
-  }
-
-  /** The JSON document under `kind:key` (report state, decisions, approvals), read as it was written. */
-  async getJson<T>(kind: string, key: string): Promise<T | undefined> {
-    const raw = await this.redis.get(this.#k(kind, key));
-    return raw ? (JSON.parse(raw) as T) : undefined;
   }
 
   /**
    * The JSON document under `kind:key` parsed with `schema`, or `undefined` when there is none.
    * @throws {StoredRecordError} when it is not JSON or does not fit `schema`.
    */
-  async #read<S extends z.ZodType>(kind: string, key: string, schema: S): Promise<z.output<S> | undefined> {
+  async #getJson<S extends z.ZodType>(
+    kind: string,
+    key: string,
+    schema: S,
+  ): Promise<z.output<S> | undefined> {
     const k = this.#k(kind, key);
     const raw = await this.redis.get(k);
     return raw ? parseStored(schema, k, raw) : undefined;
@@ -253,7 +251,7 @@ export class PullStateStore {
     checkRunId: number,
     value: CheckRunOwner,
   ): Promise<void> {
-    await this.putJson("checkrun", `${owner}/${repo}/${checkRunId}`, value);
+    await this.#putJson("checkrun", `${owner}/${repo}/${checkRunId}`, value, PULL_TTL_SECONDS);
   }
 
   async getCheckRunOwner(
@@ -261,7 +259,7 @@ export class PullStateStore {
     repo: string,
     checkRunId: number,
   ): Promise<CheckRunOwner | undefined> {
-    return this.#read("checkrun", `${owner}/${repo}/${checkRunId}`, CheckRunOwner);
+    return this.#getJson("checkrun", `${owner}/${repo}/${checkRunId}`, CheckRunOwner);
   }
 
   /**

@@ -42,15 +42,12 @@ export interface ScanEnd {
 export const SCAN_END_TTL_SECONDS = 60 * 60 * 24 * 90;
 
 /**
- * Stores the report state of a pull request unless its scan was stopped (KEYS[1] the scan's end record,
- * KEYS[2] the report state; ARGV the JSON and its TTL in seconds): the check and the write are one step, so
- * a stop recorded before it always wins. Returns 1 when stored.
+ * The key of a scan's end record under a state prefix (`<prefix>:scanend:<scanId>`): the report store checks
+ * it in the step that stores a report (`./stored-report.ts`).
  */
-const PUT_REPORT_SCRIPT = `
-if redis.call('HEXISTS', KEYS[1], 'stop') == 1 then return 0 end
-redis.call('SET', KEYS[2], ARGV[1], 'EX', tonumber(ARGV[2]))
-return 1
-`;
+export function scanEndKey(prefix: string, scanId: string): string {
+  return `${prefix}:scanend:${scanId}`;
+}
 
 /** The launch record of one launch key: the guard against paying twice. */
 export interface LaunchRecord {
@@ -139,8 +136,8 @@ const SCAN_STEP_TTL_SECONDS = 60 * 60 * 24 * 7;
 
 /**
  * The scans' records under diffward's state prefix. The default prefix is a cluster hash tag (`{dw}`), so the
- * multi-key steps (the MULTI of {@link linkScan}, {@link putReportUnlessStopped}) run in one Redis Cluster
- * slot.
+ * multi-key steps (the MULTI of {@link linkScan}; a report stored unless its scan was stopped, in
+ * `./stored-report.ts`) run in one Redis Cluster slot.
  */
 export class ScanStateStore {
   constructor(
@@ -283,7 +280,7 @@ export class ScanStateStore {
   }
 
   async #recordEnd(scanId: string, field: keyof ScanEnd, value: string): Promise<void> {
-    const k = this.#k("scanend", scanId);
+    const k = scanEndKey(this.prefix, scanId);
     await this.redis.multi().hset(k, field, value).expire(k, SCAN_END_TTL_SECONDS).exec();
   }
 
@@ -292,30 +289,13 @@ export class ScanStateStore {
    * @throws {StoredRecordError} when its status or stop is not one diffward writes.
    */
   async getScanEnd(scanId: string): Promise<ScanEnd> {
-    const key = this.#k("scanend", scanId);
+    const key = scanEndKey(this.prefix, scanId);
     const h = await this.redis.hgetall(key);
     return {
       ...(h.status ? { status: checkStored(EndedScanStatus, `${key} status`, h.status) } : {}),
       ...(h.stop ? { stop: parseStored(ScanStop, `${key} stop`, h.stop) } : {}),
       ...(h.cancelledBy ? { cancelledBy: h.cancelledBy } : {}),
     };
-  }
-
-  /**
-   * Stores a pull request's report state (`report:<key>`, kept 90 days) in one step with the check that
-   * its scan was not stopped ({@link recordScanStop}): the report of a superseded head never replaces it.
-   * @returns false when the scan was stopped (nothing stored).
-   */
-  async putReportUnlessStopped(key: string, scanId: string, state: unknown): Promise<boolean> {
-    const stored = await this.redis.eval(
-      PUT_REPORT_SCRIPT,
-      2,
-      this.#k("scanend", scanId),
-      this.#k("report", key),
-      JSON.stringify(state),
-      String(60 * 60 * 24 * 90),
-    );
-    return Number(stored) === 1;
   }
 
   /**

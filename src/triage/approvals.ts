@@ -1,36 +1,35 @@
 /**
- * The store of two-person dismissal requests (rules: `src/domain/dismissal-approval.ts`): one Redis document per
- * pull request (`approvals:<owner/repo#n>`), changed under the pull request's lock.
+ * Two-person dismissal requests (rules: `src/domain/dismissal-approval.ts`): one Redis document per pull request
+ * (`src/stores/pull-approvals.ts`), changed under the pull request's lock.
  */
 import type { Logger } from "pino";
 import {
   ApprovalRequest,
-  PullApprovals,
   planApprovalsForScan,
   requestFor,
   type ClaimResult,
 } from "../domain/dismissal-approval.js";
 import type { Runtime } from "../runtime/runtime.js";
+import { StoredRecordError } from "../stores/stored-record.js";
 import { waitingForPullLock } from "./decisions.js";
 
 export * from "../domain/dismissal-approval.js";
-
-/** Redis kind of the approvals document (`<prefix>:approvals:<owner/repo#n>`). */
-export const APPROVALS_KIND = "approvals";
 
 /**
  * Reads a pull request's pending requests. A document that does not fit the schema is treated as empty
  * and logged, never a crash.
  */
 export async function readApprovals(rt: Runtime, key: string, log?: Logger): Promise<ApprovalRequest[]> {
-  const raw = await rt.stores.pulls.getJson<unknown>(APPROVALS_KIND, key);
-  if (raw === undefined) return [];
-  const parsed = PullApprovals.safeParse(raw);
-  if (!parsed.success) {
-    (log ?? rt.log).warn({ pull: key }, "stored approval requests do not fit the schema: ignored");
+  try {
+    return (await rt.stores.approvals.get(key)) ?? [];
+  } catch (error) {
+    if (!(error instanceof StoredRecordError)) throw error;
+    (log ?? rt.log).warn(
+      { pull: key, err: error },
+      "stored approval requests do not fit the schema: ignored",
+    );
     return [];
   }
-  return parsed.data.requests;
 }
 
 /**
@@ -45,7 +44,7 @@ export async function updateApprovals<T>(
 ): Promise<T> {
   return waitingForPullLock(rt, key, async () => {
     const out = change(await readApprovals(rt, key));
-    await rt.stores.pulls.putJson(APPROVALS_KIND, key, PullApprovals.parse({ requests: out.requests }));
+    await rt.stores.approvals.put(key, out.requests);
     await rt.stores.orgRecords.recordHeldApprovals(key, out.requests.length > 0);
     return out.result;
   });

@@ -5,7 +5,7 @@ import type { Verdict } from "../domain/verdict.js";
 import type { Disclosure } from "../domain/finding-types.js";
 import type { CheckRunOutput } from "../github/check-runs.js";
 import { toReportFinding } from "../report/decide/findings.js";
-import { REPORT_KIND, withRecomputedCheck, type ReportState } from "../report/decide/report-state.js";
+import { withRecomputedCheck } from "../report/decide/report-state.js";
 import {
   annotationsDigest,
   renderPullVerdict,
@@ -61,7 +61,7 @@ export async function recomputeCheck(
   log: Logger,
 ): Promise<Verdict | undefined> {
   const key = pullKey(pull.owner, pull.repo, pull.pullNumber);
-  const report = await rt.stores.pulls.getJson<ReportState>(REPORT_KIND, key);
+  const report = await rt.stores.reports.get(key);
   if (!report) return undefined;
   const read: ReportFinding[] = [];
   for await (const f of tenant.client.iterateFindings(report.projectId, {
@@ -102,10 +102,9 @@ export async function recomputeCheck(
   }
 
   // Keep the stored report in step, unless a newer report replaced it meanwhile.
-  const latest = await rt.stores.pulls.getJson<ReportState>(REPORT_KIND, key);
+  const latest = await rt.stores.reports.get(key);
   if (latest && latest.scanId === report.scanId) {
-    await rt.stores.pulls.putJson(
-      REPORT_KIND,
+    await rt.stores.reports.put(
       key,
       withRecomputedCheck(withCurrentFindings(latest, findings), { checkRunId, annotationsDigest: digest }),
     );

@@ -18,25 +18,22 @@ import type { ScannerTenant } from "../tenants/index.js";
 import { pullKey } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { LockBusyError } from "../stores/pull-state.js";
-import type { SeverityDecision } from "./types.js";
-import { Decision, PullDecisions } from "./types.js";
-
-/** Redis kind of the decisions document (`<prefix>:decisions:<owner/repo#n>`). */
-export const DECISIONS_KIND = "decisions";
+import type { SeverityDecision } from "../domain/decision.js";
+import { Decision, PullDecisions } from "../domain/decision.js";
+import { StoredRecordError } from "../stores/stored-record.js";
 
 /**
  * Reads a pull request's decisions document (resolutions and severity overrides). A document that does
  * not fit the schema (an older format, a manual edit) is treated as empty and logged, never a crash.
  */
 export async function readPullDecisions(rt: Runtime, key: string, log?: Logger): Promise<PullDecisions> {
-  const raw = await rt.stores.pulls.getJson<unknown>(DECISIONS_KIND, key);
-  if (raw === undefined) return { decisions: [], severities: [] };
-  const parsed = PullDecisions.safeParse(raw);
-  if (!parsed.success) {
-    (log ?? rt.log).warn({ pull: key }, "stored decisions do not fit the schema: ignored");
+  try {
+    return (await rt.stores.decisions.get(key)) ?? { decisions: [], severities: [] };
+  } catch (error) {
+    if (!(error instanceof StoredRecordError)) throw error;
+    (log ?? rt.log).warn({ pull: key, err: error }, "stored decisions do not fit the schema: ignored");
     return { decisions: [], severities: [] };
   }
-  return parsed.data;
 }
 
 /** Reads a pull request's resolution decisions (see {@link readPullDecisions}). */
@@ -106,7 +103,7 @@ export async function writePullDecisions(
   change: (doc: PullDecisions) => PullDecisions,
 ): Promise<void> {
   const next = PullDecisions.parse(change(await readPullDecisions(rt, key)));
-  await rt.stores.pulls.putJson(DECISIONS_KIND, key, next, decisionsTtlSeconds(next, rt.now()));
+  await rt.stores.decisions.put(key, next, decisionsTtlSeconds(next, rt.now()));
 }
 
 /** The decisions' default life, in seconds (90 days after the last change). */

@@ -28,7 +28,7 @@ import {
   waitingForPullLock,
   writePullDecisions,
 } from "./decisions.js";
-import type { Decision } from "./types.js";
+import type { Decision } from "../domain/decision.js";
 
 /** How long the installation's expiries index outlives its last expiry, in seconds (7 days). */
 const INDEX_GRACE_SECONDS = 7 * 24 * 3600;

@@ -11,7 +11,7 @@ import type { ApplyWrites } from "../github/writes.js";
 import { renderFindingComment } from "../render/inline-comment.js";
 import type { FindingDetail } from "../scanner/schemas.js";
 import type { ScannerTenant } from "../tenants/index.js";
-import type { Decision } from "./types.js";
+import type { Decision } from "../domain/decision.js";
 import type { ApprovalRequest } from "../domain/dismissal-approval.js";
 import { findingCommentOptions } from "../report/decide/finding-comment.js";
 

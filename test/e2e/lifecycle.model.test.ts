@@ -8,7 +8,6 @@ import { mergeGroupPayload } from "../../dev/github-standin/index.js";
 import { demoConfig } from "../../dev/harness/demo-repo.js";
 import type { ScanRecord } from "../../dev/sandbox/state.js";
 import { jobId, pullKey } from "../../src/runtime/names.js";
-import type { ReportState } from "../../src/report/decide/report-state.js";
 import { DiffwardOctokit } from "../../src/runtime/octokit.js";
 import { type Payload, MERGE_BASE, checkRuns, openPull, sha } from "../support/pr.js";
 import { propertyOptions, propertyRuns } from "../support/property.js";
@@ -757,10 +756,7 @@ describe("pull-request lifecycle, model-based", () => {
         `${what}: review on ${head.slice(0, 8)} after its check run ${id} was superseded`,
       ).toEqual([]);
     }
-    const stored = await h.booted.rt.stores.pulls.getJson<ReportState>(
-      "report",
-      pullKey(pr.owner, pr.repo, pr.number),
-    );
+    const stored = await h.booted.rt.stores.reports.get(pullKey(pr.owner, pr.repo, pr.number));
     expect(
       stored && superseded.has(stored.checkRunId),
       `${what}: the stored report is the superseded check run ${stored?.checkRunId}'s`,

@@ -195,9 +195,7 @@ describe("merge queue: a group scan reported before its settlement", () => {
     expect(after).toMatchObject({ settled: spent, inFlight: 0, reserved: 0 });
     // the group's settlement touched no pull request: no check run, review or report state of the pull request
     expect(checkRuns(h, pr.owner, pr.repo, sha(0x1421))).toEqual([]);
-    expect(
-      await h.booted.rt.stores.pulls.getJson("report", `${pr.owner}/${pr.repo}#${pr.number}`),
-    ).toBeUndefined();
+    expect(await h.booted.rt.stores.reports.get(`${pr.owner}/${pr.repo}#${pr.number}`)).toBeUndefined();
     expect(h.github.violations()).toEqual([]);
   });
 });

@@ -110,9 +110,7 @@ describe("findings that close themselves (sandbox and GitHub stand-in)", () => {
     try {
       const second = await pushAndReport(h, pr);
       expect(second.byTitle.has(RATE)).toBe(false);
-      const report = await h.booted.rt.stores.pulls.getJson<{
-        extras?: { credits?: { ranShort?: boolean } };
-      }>("report", `${pr.owner}/${pr.repo}#${pr.pullNumber}`);
+      const report = await h.booted.rt.stores.reports.get(`${pr.owner}/${pr.repo}#${pr.pullNumber}`);
       expect(report?.extras?.credits, JSON.stringify(report?.extras)).toMatchObject({ ranShort: true });
       const thread = h.github.state
         .threads(pr.owner, pr.repo, pr.pullNumber)

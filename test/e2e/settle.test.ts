@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import { addedFilePatch, demoConfig, demoPullFiles } from "../../dev/harness/demo-repo.js";
 import { pullKey } from "../../src/runtime/names.js";
-import type { ReportState } from "../../src/report/decide/report-state.js";
+import type { ReportState } from "../../src/stores/stored-report.js";
 import { recomputeCheck } from "../../src/triage/check.js";
 import { checkRuns, completedRun, openPull, sha } from "../support/pr.js";
 
@@ -13,7 +13,7 @@ function settledReport(h: Harness, key: string, scanId: string): Promise<ReportS
   const rt = h.booted.rt;
   return h.waitFor(
     async () => {
-      const s = await rt.stores.pulls.getJson<ReportState>("report", key);
+      const s = await rt.stores.reports.get(key);
       const settle = (await rt.queues.scans.getJobs(["completed"])).find(
         (j) =>
           j.name === "settle" &&
@@ -74,7 +74,7 @@ describe("settlement after the report: the check run keeps everything else it sh
     expect(section).toContain("code scanning results](");
     expect(reported.annotations.some((a) => a.path === GUIDANCE)).toBe(true);
     expect(reported.output.summary).toMatch(/Spent so far|Spend not settled/);
-    const before = (await h.booted.rt.stores.pulls.getJson<ReportState>("report", key))!;
+    const before = (await h.booted.rt.stores.reports.get(key))!;
     expect(before.extras?.guidanceAnnotation?.path).toBe(GUIDANCE);
     expect(before.extras?.codeScanning?.status).toBe("uploaded");
 

@@ -4,7 +4,6 @@ import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import { webhookExample } from "../../dev/harness/examples.js";
 import { writeConversationComment } from "../../dev/harness/triage.js";
 import { jobId, pullKey } from "../../src/runtime/names.js";
-import type { ReportState } from "../../src/report/decide/report-state.js";
 import {
   type Payload,
   checkRuns,
@@ -33,10 +32,7 @@ async function expectSuperseded(
     title: `Superseded by ${next.slice(0, 7)}`,
   });
   expect(h.github.state.reviews(pr.owner, pr.repo, pr.number).filter((r) => r.commitId === old)).toEqual([]);
-  const stored = await h.booted.rt.stores.pulls.getJson<ReportState>(
-    "report",
-    pullKey(pr.owner, pr.repo, pr.number),
-  );
+  const stored = await h.booted.rt.stores.reports.get(pullKey(pr.owner, pr.repo, pr.number));
   expect(stored?.headSha).not.toBe(old);
 }
 
@@ -109,10 +105,7 @@ describe("a head diffward stops following", () => {
     h.sandbox.state.completeNow(nextScan);
     const run = await completedRun(h, pr.owner, pr.repo, next);
     expect(run.conclusion).toBe("failure"); // the demo scenario's confirmed critical finding
-    const stored = await h.booted.rt.stores.pulls.getJson<ReportState>(
-      "report",
-      pullKey(pr.owner, pr.repo, pr.number),
-    );
+    const stored = await h.booted.rt.stores.reports.get(pullKey(pr.owner, pr.repo, pr.number));
     expect(stored?.headSha).toBe(next);
   }, 90_000);
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { expiryStage } from "../../src/jobs/acceptance-expiry.js";
-import type { Decision } from "../../src/triage/types.js";
+import type { Decision } from "../../src/domain/decision.js";
 import { acceptance } from "../support/finding.js";
 
 const ACCEPTED = acceptance({ expiryId: "expiry-1" });

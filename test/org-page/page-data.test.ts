@@ -12,11 +12,12 @@ import { devPrivateKey } from "../../dev/harness/harness.js";
 import { startGitHubStandIn, type GitHubStandIn } from "../../dev/github-standin/index.js";
 import { applyFaults, startSandbox, type Sandbox } from "../../dev/sandbox/index.js";
 import { createOrgPageDeps, loadInstallationPage, type OrgPageDeps } from "../../src/org-page/page-data.js";
-import { REPORT_KIND } from "../../src/report/decide/report-state.js";
 import { jobId } from "../../src/runtime/names.js";
 import { createQueues } from "../../src/runtime/queues.js";
 import type { Runtime } from "../../src/runtime/runtime.js";
 import type { ScanLink } from "../../src/stores/scan-state.js";
+import { RepoConfig } from "../../src/config/repo-config.js";
+import { reportedFinding } from "../../src/report/decide/report-state.js";
 import { createStores } from "../../src/stores/index.js";
 import { DEFAULT_SETTINGS } from "../../src/config/settings.js";
 import { serviceReachability } from "../../src/runtime/health.js";
@@ -35,7 +36,6 @@ const queues = createQueues({ connection: redis, prefix });
 const clock = { t: Date.UTC(2026, 10, 20, 12) };
 const log = pino({ level: "silent" });
 const stores = createStores(redis, prefix, { settings: DEFAULT_SETTINGS, now: () => clock.t, log });
-const state = stores.pulls;
 const BALANCE = "GET /projects/:projectId/billing/balance";
 let sandbox: Sandbox;
 let github: GitHubStandIn;
@@ -159,11 +159,32 @@ async function seed(): Promise<void> {
   };
   await storeApprovalRequest(rt as Runtime, "acme/web#11", request);
   await storeApprovalRequest(rt as Runtime, "acme/secret#2", { ...request, findingId: "fnd_2" });
-  await state.putJson(REPORT_KIND, "acme/web#11", {
-    findings: [
-      { id: "fnd_1", commentId: 555 },
-      { id: "fnd_9", commentId: 9 },
-    ],
+  // the pull request's last report, as the report job stores it: the findings with their review comments
+  const reported = (id: string, commentId: number) =>
+    reportedFinding(
+      {
+        id,
+        title: "t",
+        location: "a.js:1",
+        severity: "HIGH",
+        category: "c",
+        triageStatus: "NEW",
+        resolutionStatus: "NOT_STARTED",
+      },
+      "SC",
+      commentId,
+    );
+  await stores.reports.put("acme/web#11", {
+    scanId: "scn_11",
+    projectId: "prj_1",
+    checkRunId: 1,
+    headSha: "a".repeat(40),
+    installationId: 7,
+    accountLogin: "acme",
+    config: RepoConfig.parse({ repositoryId: "repo_1" }),
+    presetRef: "diff-standard",
+    findings: [reported("fnd_1", 555), reported("fnd_9", 9)],
+    reportedAt: clock.t,
   });
   // acceptances with an expiry, as /wontfix … until … records them: two within 30 days, one later
   const day = 86_400_000;

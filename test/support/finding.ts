@@ -1,7 +1,7 @@
 import type { ApprovalRequest } from "../../src/domain/dismissal-approval.js";
 import { identityOf } from "../../src/domain/identity.js";
 import type { ReportFinding } from "../../src/domain/finding-types.js";
-import type { Decision } from "../../src/triage/types.js";
+import type { Decision } from "../../src/domain/decision.js";
 
 /** A finding with sensible defaults; override what the test is about. */
 export function finding(over: Partial<ReportFinding> = {}): ReportFinding {

@@ -166,12 +166,8 @@ export async function waitForReport(h: Harness, pr: ReportedPull, head: string) 
   // The check completes before the report state is stored and threads are synced: wait for the job's end.
   await h.waitFor(
     async () =>
-      (
-        await h.booted.rt.stores.pulls.getJson<{ headSha: string }>(
-          "report",
-          `${pr.owner}/${pr.repo}#${pr.pullNumber}`,
-        )
-      )?.headSha === head || undefined,
+      (await h.booted.rt.stores.reports.get(`${pr.owner}/${pr.repo}#${pr.pullNumber}`))?.headSha === head ||
+      undefined,
     20_000,
     "report state stored",
   );

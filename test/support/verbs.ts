@@ -5,7 +5,7 @@
  */
 import { expect } from "vitest";
 import { parseCommand, type VerbInput } from "../../src/commands/index.js";
-import type { ReportState } from "../../src/report/decide/report-state.js";
+import type { ReportState } from "../../src/stores/stored-report.js";
 import type { FindingDetail } from "../../src/scanner/schemas.js";
 import { finding } from "./finding.js";
 import { repoConfig } from "./jobs.js";

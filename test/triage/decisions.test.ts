@@ -9,7 +9,7 @@ import {
   severityCarryNote,
   withDecision,
 } from "../../src/triage/decisions.js";
-import type { Decision, SeverityDecision } from "../../src/triage/types.js";
+import type { Decision, SeverityDecision } from "../../src/domain/decision.js";
 
 const base: ReportFinding = {
   id: "fnd_aaaaaaaa11111111",

@@ -15,7 +15,12 @@
  * (`claim` in the store); a redelivered comment runs once (the command job's claim of the comment).
  */
 import { z } from "zod";
-import { approverFloor, checkApproval, requestFor, type ApprovalRequest } from "../../domain/dismissal-approval.js";
+import {
+  approverFloor,
+  checkApproval,
+  requestFor,
+  type ApprovalRequest,
+} from "../../domain/dismissal-approval.js";
 import { fingerprint, identityOf } from "../../domain/identity.js";
 import { permissionAtLeast, type MinPermission } from "../../config/repo-config.js";
 import { who } from "../../render/command-answers.js";
@@ -23,7 +28,7 @@ import { inlineCode } from "../../render/escape.js";
 import { severityName, statusName } from "../../render/glossary.js";
 import type { ResolutionStatus } from "../../scanner/catalog.js";
 import { findingLabel } from "../../scanner/labels.js";
-import type { Decision } from "../../triage/types.js";
+import type { Decision } from "../../domain/decision.js";
 import {
   capped,
   finding,

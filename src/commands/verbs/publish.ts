@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { publishedAnswer, publishedScanAnswer } from "../../render/command-answers.js";
 import { inlineCode } from "../../render/escape.js";
-import type { ReportState } from "../../report/decide/report-state.js";
+import type { ReportState } from "../../stores/stored-report.js";
 import { ScannerApiError } from "../../scanner/errors.js";
 import { findingLabel } from "../../scanner/labels.js";
 import { argumentless, commandName, finding, unexpected, type VerbArgs } from "../verb-parts.js";

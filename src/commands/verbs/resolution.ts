@@ -14,7 +14,7 @@ import { checkStateLine, severityName, statusName } from "../../render/glossary.
 import { checkReason, RESOLUTION_STATUSES } from "../../scanner/catalog.js";
 import type { ResolutionStatus } from "../../scanner/catalog.js";
 import { findingLabel } from "../../scanner/labels.js";
-import type { Decision } from "../../triage/types.js";
+import type { Decision } from "../../domain/decision.js";
 import { capped, commandError, finding, needsPermission, noteText, type VerbArgs } from "../verb-parts.js";
 import type { RefusalCommand, ErrorCommand } from "../verb-parts.js";
 import {

@@ -11,13 +11,8 @@
 import { classifyFindings } from "../../domain/identity.js";
 import { OPEN_RESOLUTIONS } from "../../domain/verdict.js";
 import { parseNotReportedMarker, renderNotReportedComment } from "../../render/not-reported.js";
+import type { ReportScope } from "../../stores/stored-report.js";
 import type { PostedFindingComment } from "./posted.js";
-
-/** What a scan looked at, as far as coverage goes: its preset and its audit areas (empty = everything). */
-export interface ReportScope {
-  presetRef: string;
-  auditAreas: readonly string[];
-}
 
 /**
  * True when a scan of scope `current` looks at least where the earlier scan of scope `previous` looked:

@@ -11,7 +11,7 @@ import { decideConclusion, policyRule, type BlockingRule, type Verdict } from ".
 import { comparisonOf } from "../../render/baseline.js";
 import type { CheckRunOutput } from "../../github/check-runs.js";
 import { renderCheckRunOutput } from "../../render/check-run.js";
-import type { ReportState } from "./report-state.js";
+import type { ReportState } from "../../stores/stored-report.js";
 import { withKeptDetails } from "./details.js";
 
 /** Settings the verdict is rendered with (from the app's settings). */

@@ -2,20 +2,15 @@
  * The description and recommended fix a report keeps of each finding whose detail it fetched (the ones
  * shown inline: only those cost a `GET …/findings/{findingId}`, spec "Findings"), bounded, so the check
  * run's details (`output.text`) show the same text on the first report and on every recompute (triage,
- * severity override, settlement), which rebuild the output from the stored report (`./state.ts`).
+ * severity override, settlement), which rebuild the output from the stored report
+ * (`src/stores/stored-report.ts`, whose `KeptDetail` is the shape kept).
  *
  * Pure: the report job calls {@link keepDetails} once and renders from its result, and stores it.
  */
 import type { ReportFinding } from "../../domain/finding-types.js";
 import { sortFindings } from "../../domain/verdict.js";
 import { truncateChars } from "../../render/limits.js";
-
-/** A finding's fetched description and recommended fix, as kept (untrusted Markdown, cut to fit). */
-export interface KeptDetail {
-  description: string;
-  /** absent when the service gave none */
-  recommendedFix?: string;
-}
+import type { KeptDetail } from "../../stores/stored-report.js";
 
 /**
  * Longest description kept, in characters (UTF-16 code units). The check run's text holds at most

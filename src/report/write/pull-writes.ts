@@ -15,7 +15,7 @@ import { closingCoverage } from "../decide/closing.js";
 import { annotationsDigest } from "../decide/current-verdict.js";
 import type { PullReportDecision, PullReportFacts } from "../decide/decide-report.js";
 import { postedFindingComments } from "../decide/posted.js";
-import { REPORT_KIND, buildReportState, type ReportState } from "../decide/report-state.js";
+import { buildReportState } from "../decide/report-state.js";
 import type { PullReportRead } from "../read/scan-facts.js";
 import { auditThreadWrites, syncNotReported } from "./closing-threads.js";
 import { completeOnce, logReport, settleReportedSpend } from "./scan-writes.js";
@@ -70,7 +70,7 @@ export async function saveReport(
   const { facts, decision } = done;
   const key = pullKey(d.owner, d.repo, d.pullNumber);
   const reportedAt = rt.now();
-  const closing = closingCoverage(await rt.stores.pulls.getJson<ReportState>(REPORT_KIND, key), {
+  const closing = closingCoverage(await rt.stores.reports.get(key), {
     scope: { presetRef: d.presetRef, auditAreas: d.config.auditAreas ?? [] },
     ranShort: facts.extras.credits?.ranShort,
   });
@@ -97,7 +97,7 @@ export async function saveReport(
   });
   // The report state is stored in one step with the check that the scan was not stopped: a superseded
   // head's report never replaces the pull request's (`/fp` recomputes and merge-queue reuse read it).
-  if (!(await rt.stores.scans.putReportUnlessStopped(key, d.scanId, state)))
+  if (!(await rt.stores.reports.putUnlessStopped(key, d.scanId, state)))
     throw new WritesWithdrawnError(`scan ${d.scanId} was stopped: its report state is not stored`);
   await rt.writeGuard?.();
   const pull = { owner: d.owner, repo: d.repo, pullNumber: d.pullNumber };

@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from "vitest";
 import type { ReportFinding } from "../../../src/domain/finding-types.js";
-import { reportedFinding, type ReportState } from "../../../src/report/decide/report-state.js";
+import { reportedFinding } from "../../../src/report/decide/report-state.js";
+import type { ReportState } from "../../../src/stores/stored-report.js";
 import type { RepoConfig } from "../../../src/config/repo-config.js";
 import { renderPullVerdict, storedVerdict } from "../../../src/report/decide/current-verdict.js";
 import { finding } from "../../support/finding.js";

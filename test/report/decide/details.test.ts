@@ -12,7 +12,7 @@ import {
   keepDetails,
   withKeptDetails,
 } from "../../../src/report/decide/details.js";
-import type { ReportState } from "../../../src/report/decide/report-state.js";
+import type { ReportState } from "../../../src/stores/stored-report.js";
 import { renderPullVerdict } from "../../../src/report/decide/current-verdict.js";
 import { renderCheckRunOutput } from "../../../src/render/check-run.js";
 import { NOTHING_OPEN_TEXT, inPlaceOutput } from "../../../src/triage/check.js";

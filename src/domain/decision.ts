@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { STORED_IDENTITY_FIELDS } from "../domain/identity.js";
-import { STORED_RESOLUTION_FIELDS } from "../domain/resolution.js";
+import { STORED_IDENTITY_FIELDS } from "./identity.js";
+import { STORED_RESOLUTION_FIELDS } from "./resolution.js";
 import { SEVERITIES } from "../scanner/catalog.js";
 
 /** A team decision on a finding of a pull request, remembered for later scans of the same pull request. */
