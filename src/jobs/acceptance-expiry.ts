@@ -29,9 +29,6 @@ import { Decision } from "../domain/decision.js";
 /** What the job did: `expired` (set back to `NOT_STARTED`), `cancelled` (the decision changed), `skipped` (the finding is in another state). */
 export type ExpiryOutcome = "expired" | "cancelled" | "skipped";
 
-/** How long the record of an expiry's sent service writes is kept, in seconds (7 days, like a command's). */
-const SENT_TTL_SECONDS = 7 * 24 * 3600;
-
 /** The steps of one expiry already done (`once:expiry:<expiryId>`: `decision`, `resolution`, `note`, `ended`, `reflected`). */
 type Sent = Record<string, string>;
 
@@ -92,10 +89,8 @@ export async function processAcceptanceExpiry(
   const d = job.data;
   const key = pullKey(d.owner, d.repo, d.pullNumber);
   const log = rt.log.child({ job: job.id, pull: key, installation: d.installationId, expiryId: d.expiryId });
-  const sentKey = `${rt.stores.prefix}:once:expiry:${d.expiryId}`;
-  const sent = await rt.redis.hgetall(sentKey);
-  const mark = (step: string, value = "1") =>
-    rt.redis.multi().hset(sentKey, step, value).expire(sentKey, SENT_TTL_SECONDS).exec();
+  const sent = await rt.stores.expiries.sentSteps(d.expiryId);
+  const mark = (step: string, value = "1") => rt.stores.expiries.markSent(d.expiryId, step, value);
   const run: ExpiryRun = { rt, d, key, log, sent, mark };
   const found = expiryStage(await readDecisions(rt, key, log), d.expiryId, sent);
   if (!found) return replaced(run, "before the finding was read");

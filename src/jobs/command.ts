@@ -74,8 +74,6 @@ export type { CommandOutcome } from "../commands/index.js";
 
 /** How many times a 429 from the service may postpone one command before diffward gives up and says so. */
 export const MAX_RATE_LIMITED_WAITS = 5;
-/** How long a comment stays claimed by its first job (redelivery, edited copies), in seconds (7 days). */
-export const COMMAND_CLAIM_TTL_SECONDS = 7 * 24 * 3600;
 
 /** The pull request, the comment and the clients one command runs with. */
 interface Ctx {
@@ -113,7 +111,7 @@ export async function processCommand(
   const d = job.data;
   const { key, log } = pullJobLog(rt, d, { comment: d.commentId, job: job.id });
   // 1. claim
-  if (!(await claimComment(rt, d, String(job.id)))) {
+  if (!(await rt.stores.commands.claim(d, String(job.id)))) {
     log.info("command comment already handled by another job: ignored");
     return "duplicate";
   }
@@ -474,34 +472,16 @@ function describe(cmd: ParsedCommand): string {
 }
 
 /**
- * One service write of a command, once per command comment (`CommandIO.once`): the results of the writes
- * already sent are a Redis hash `<prefix>:cmdsent:<owner>/<repo>:<form>:<commentId>` (field: the step,
- * value: `{"v": result}` as JSON), kept as long as the comment's claim.
+ * One service write of a command, once per command comment (`CommandIO.once`): the result of a write already
+ * sent is read back from the comment's sent writes (`src/stores/command-claims.ts`) instead of sending it again.
  */
 async function sendOnce<T>(c: Ctx, step: string, write: () => Promise<T>): Promise<T> {
-  const { rt, d } = c;
-  const k = `${rt.stores.prefix}:cmdsent:${d.owner}/${d.repo}:${d.form}:${d.commentId}`;
-  const sent = await rt.redis.hget(k, step);
-  if (sent !== null) {
+  const sent = await c.rt.stores.commands.sent(c.d, step);
+  if (sent) {
     c.log.info({ step }, "command retried: service write already sent, not sent again");
-    return (JSON.parse(sent) as { v: T }).v;
+    return sent.v as T;
   }
   const result = await write();
-  await rt.redis
-    .multi()
-    .hset(k, step, JSON.stringify({ v: result }))
-    .expire(k, COMMAND_CLAIM_TTL_SECONDS)
-    .exec();
+  await c.rt.stores.commands.recordSent(c.d, step, result);
   return result;
-}
-
-/**
- * Claims a command comment for one job (Redis `SET NX`): a redelivered webhook or a second delivery of
- * the same comment runs nothing; a retry of the same job (same id) passes.
- */
-async function claimComment(rt: Runtime, d: CommandJobData, id: string): Promise<boolean> {
-  const k = `${rt.stores.prefix}:cmd:${d.owner}/${d.repo}:${d.form}:${d.commentId}`;
-  const ok = await rt.redis.set(k, id, "EX", COMMAND_CLAIM_TTL_SECONDS, "NX");
-  if (ok === "OK") return true;
-  return (await rt.redis.get(k)) === id;
 }

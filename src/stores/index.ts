@@ -10,7 +10,9 @@ import { DEFAULT_STATE_PREFIX, type RedisConnection } from "../runtime/connectio
 import { AuditLog } from "./audit-log.js";
 import { BaselineStore } from "./baseline-state.js";
 import { CapLedger } from "./cap-ledger.js";
+import { CommandClaims } from "./command-claims.js";
 import { DeliveryLedger } from "./delivery-ledger.js";
+import { ExpiryIndex } from "./expiry-index.js";
 import { OrgRecords } from "./org-records.js";
 import { ApprovalStore } from "./pull-approvals.js";
 import { DecisionStore } from "./pull-decisions.js";
@@ -33,6 +35,10 @@ export interface Stores {
   readonly decisions: DecisionStore;
   /** the pull requests' dismissals awaiting a second person (`pull-approvals.ts`) */
   readonly approvals: ApprovalStore;
+  /** the acceptances that expire, per installation, and their jobs' sent steps (`expiry-index.ts`) */
+  readonly expiries: ExpiryIndex;
+  /** the command comments' claims and the service writes they already sent (`command-claims.ts`) */
+  readonly commands: CommandClaims;
   /** default-branch baselines: the one followed and the last completed (`baseline-state.ts`) */
   readonly baselines: BaselineStore;
   /** `creditCap.monthly`: reservations and spend per repository and month (`cap-ledger.ts`) */
@@ -78,6 +84,8 @@ export function createStores(
     reports: new ReportStore(redis, prefix),
     decisions: new DecisionStore(redis, prefix),
     approvals: new ApprovalStore(redis, prefix),
+    expiries: new ExpiryIndex(redis, prefix),
+    commands: new CommandClaims(redis, prefix),
     baselines: new BaselineStore(redis, prefix),
     capLedger: new CapLedger(redis, prefix),
     breaker: new ServiceBreaker(redis, prefix),

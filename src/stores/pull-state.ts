@@ -164,21 +164,6 @@ export class PullStateStore {
   }
 
   /**
-   * The installations with a key `{prefix}:<kind>:<installationId>` (Redis `SCAN`; on a cluster, every
-   * master's keys: the prefix's hash tag puts them on one): `expiries` (acceptances that expire,
-   * src/triage/expiry.ts).
-   */
-  async installationsWith(kind: "expiries"): Promise<number[]> {
-    const head = this.#k(kind, "");
-    const ids: number[] = [];
-    for await (const key of scanKeys(this.redis, `${head}*`)) {
-      const id = Number(key.slice(head.length));
-      if (Number.isInteger(id)) ids.push(id);
-    }
-    return ids.sort((a, b) => a - b);
-  }
-
-  /**
    * Every pull request's (`pr`) or merge group's (`mg`) state, with its key (`owner/repo#number`,
    * `owner/repo@headSha`), by Redis `SCAN` (a state that expires or appears meanwhile may be missed or seen).
    * @throws {StoredRecordError} at the first state that is not one.

@@ -14,7 +14,8 @@
 import { createHash } from "node:crypto";
 import type { Logger } from "pino";
 import { type AuditEntryInput } from "../stores/audit-log.js";
-import { AcceptanceExpiryJobData, ExpiryPull, addJob } from "../job-catalogue/index.js";
+import type { AcceptanceExpiryJobData } from "../job-catalogue/index.js";
+import { ExpiryPull, addJob } from "../job-catalogue/index.js";
 import { pullKey } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { findingLabel } from "../scanner/labels.js";
@@ -33,11 +34,6 @@ import type { Decision } from "../domain/decision.js";
 /** How long the installation's expiries index outlives its last expiry, in seconds (7 days). */
 const INDEX_GRACE_SECONDS = 7 * 24 * 3600;
 
-/** `<prefix>:expiries:<installationId>` (REDIS_KEYS `expiries`). */
-export function expiriesKey(rt: Pick<Runtime, "stores">, installationId: number): string {
-  return `${rt.stores.prefix}:expiries:${installationId}`;
-}
-
 /**
  * The id of one acceptance's expiry, also its job id: `expiry-` and 24 hex characters of SHA-256 over the pull
  * request, the finding, the decision's time and the moment (a BullMQ job id has no `:` and is not only
@@ -47,36 +43,6 @@ export function expiryIdOf(pull: Pick<ExpiryPull, "owner" | "repo" | "pullNumber
   const h = createHash("sha256");
   h.update(JSON.stringify([pullKey(pull.owner, pull.repo, pull.pullNumber), d.findingId, d.at, d.expiresAt]));
   return `expiry-${h.digest("hex").slice(0, 24)}`;
-}
-
-/** An index entry: the expiry's job data as a JSON array (what a rebuild of its job needs). */
-function member(pull: ExpiryPull, expiryId: string): string {
-  return JSON.stringify([
-    pull.installationId,
-    pull.accountLogin,
-    pull.owner,
-    pull.repo,
-    pull.pullNumber,
-    expiryId,
-  ]);
-}
-
-/** The job data an index entry names, or `undefined` for an entry that does not parse. */
-function entryOf(m: string): AcceptanceExpiryJobData | undefined {
-  try {
-    const [installationId, accountLogin, owner, repo, pullNumber, expiryId] = JSON.parse(m) as unknown[];
-    const parsed = AcceptanceExpiryJobData.safeParse({
-      installationId,
-      accountLogin,
-      owner,
-      repo,
-      pullNumber,
-      expiryId,
-    });
-    return parsed.success ? parsed.data : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /**
@@ -94,14 +60,8 @@ export async function scheduleExpiry(
     jobId: expiry.expiryId,
     delay: Math.max(0, at - rt.now()),
   });
-  const key = expiriesKey(rt, pull.installationId);
   const ttl = Math.ceil(Math.max(0, at - rt.now()) / 1000) + INDEX_GRACE_SECONDS;
-  await rt.redis
-    .multi()
-    .zadd(key, at, member(pull, expiry.expiryId))
-    .expire(key, ttl, "NX")
-    .expire(key, ttl, "GT")
-    .exec();
+  await rt.stores.expiries.add(pull, expiry.expiryId, at, ttl);
 }
 
 /**
@@ -109,7 +69,7 @@ export async function scheduleExpiry(
  * nothing) and its index entry dropped.
  */
 export async function cancelExpiry(
-  rt: Pick<Runtime, "queues" | "redis" | "stores">,
+  rt: Pick<Runtime, "queues" | "stores">,
   pull: ExpiryPull,
   expiryId: string,
 ): Promise<void> {
@@ -121,11 +81,11 @@ export async function cancelExpiry(
 
 /** Drops an expiry's entry from the installation's index (its job ended or was cancelled). */
 export async function dropExpiryEntry(
-  rt: Pick<Runtime, "redis" | "stores">,
+  rt: Pick<Runtime, "stores">,
   pull: ExpiryPull,
   expiryId: string,
 ): Promise<void> {
-  await rt.redis.zrem(expiriesKey(rt, pull.installationId), member(pull, expiryId));
+  await rt.stores.expiries.remove(pull, expiryId);
 }
 
 /** The audit entry's fields every expiry event shares. */
@@ -228,15 +188,10 @@ export async function listAcceptanceExpiries(
   installationId: number,
   options: { withinMs: number },
 ): Promise<AcceptanceExpiry[]> {
-  const members = await rt.redis.zrangebyscore(
-    expiriesKey(rt, installationId),
-    "-inf",
-    rt.now() + options.withinMs,
-  );
+  const entries = await rt.stores.expiries.entries(installationId, rt.now() + options.withinMs);
   const byPull = new Map<string, Decision[]>();
   const out: AcceptanceExpiry[] = [];
-  for (const e of members.map(entryOf)) {
-    if (!e) continue;
+  for (const e of entries) {
     const key = pullKey(e.owner, e.repo, e.pullNumber);
     if (!byPull.has(key)) byPull.set(key, (await readPullDecisions(rt, key)).decisions);
     const d = byPull.get(key)!.find((x) => x.expiryId === e.expiryId);
@@ -328,10 +283,8 @@ export function latestAcceptance(
  */
 export async function resumeExpiries(rt: Runtime, log: Logger): Promise<number> {
   let resumed = 0;
-  for (const installationId of await rt.stores.pulls.installationsWith("expiries")) {
-    const key = expiriesKey(rt, installationId);
-    for (const e of (await rt.redis.zrangebyscore(key, "-inf", "+inf")).map(entryOf)) {
-      if (!e) continue;
+  for (const installationId of await rt.stores.expiries.installations()) {
+    for (const e of await rt.stores.expiries.entries(installationId)) {
       const decisions = await readDecisions(rt, pullKey(e.owner, e.repo, e.pullNumber), log);
       const d = decisions.find((x) => x.expiryId === e.expiryId);
       if (!d?.expiresAt) {
