@@ -1,11 +1,10 @@
 import { randomBytes } from "node:crypto";
 import pino from "pino";
-import { Probot, ProbotOctokit } from "probot";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { devPrivateKey } from "../../dev/harness/harness.js";
 import { AUDIT_PAGE_SIZE, AuditLog, auditKey, type AuditEntry } from "../../src/stores/audit-log.js";
 import { createRedis } from "../../src/runtime/connection.js";
-import { startWebServer, type WebServer } from "../../src/web.js";
+import type { WebServer } from "../../src/web.js";
+import { bareWebServer } from "../support/web-server.js";
 
 /**
  * `GET /audit` over real HTTP against the web server module (`startWebServer`) and a real Redis: the admin
@@ -38,19 +37,11 @@ describe("GET /audit (web server, real Redis)", () => {
 
   /** The web server; with `audit`, `/audit` reads the trail under its state prefix behind its token. */
   const server = (audit?: { token: string; prefix: string }) =>
-    startWebServer({
-      probot: new Probot({
-        appId: 1,
-        privateKey: devPrivateKey(),
-        secret: "s",
-        log,
-        Octokit: ProbotOctokit.defaults({ retry: { enabled: false }, throttle: { enabled: false } }),
-      }),
-      app: () => undefined,
-      rt: { redis, log },
-      port: 0,
-      ...(audit ? { audit: { token: audit.token, trail: new AuditLog(redis, audit.prefix) } } : {}),
-    });
+    bareWebServer(
+      redis,
+      log,
+      audit ? { audit: { token: audit.token, trail: new AuditLog(redis, audit.prefix) } } : {},
+    );
 
   beforeAll(async () => {
     // five days of one repository and another, ids at each entry's time (as XADD `*` gives them)

@@ -1,12 +1,11 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import pino from "pino";
-import { Probot, ProbotOctokit } from "probot";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { devPrivateKey } from "../../dev/harness/harness.js";
 import { CONFIG_SCHEMA_PATH } from "../../src/config/json-schema.js";
 import { createRedis } from "../../src/runtime/connection.js";
-import { startWebServer, type WebServer } from "../../src/web.js";
+import type { WebServer } from "../../src/web.js";
+import { bareWebServer } from "../support/web-server.js";
 
 /**
  * `GET /diffward.schema.json` over real HTTP against the web server module: the schema an editor is pointed at
@@ -19,18 +18,7 @@ describe("GET /diffward.schema.json (web server)", () => {
   let web: WebServer;
 
   beforeAll(async () => {
-    web = await startWebServer({
-      probot: new Probot({
-        appId: 1,
-        privateKey: devPrivateKey(),
-        secret: "s",
-        log,
-        Octokit: ProbotOctokit.defaults({ retry: { enabled: false }, throttle: { enabled: false } }),
-      }),
-      app: () => undefined,
-      rt: { redis, log },
-      port: 0,
-    });
+    web = await bareWebServer(redis, log);
   });
   afterAll(async () => {
     await web.close();
