@@ -313,17 +313,16 @@ describe("pull-request lifecycle under real event sequences", () => {
   it("a launch already under way when the uninstall is processed cancels its scan at once", async () => {
     const head = sha(1071);
     const installationId = 71_071;
-    // Every service request takes 0.7 s: the launch is still between its look at the installation and its
-    // POST when the uninstall job runs and finds nothing in flight.
-    h.sandbox.state.faults.latencyMs = 700;
+    // The launch's POST is held 6 s in the service once it arrives: the launch has passed its look at the
+    // installation (and found it installed) when the uninstall job runs and finds nothing in flight.
+    h.sandbox.state.faults.delays = { remaining: 1, ms: 6_000, route: /^POST \/projects\/[^/]+\/scans$/ };
     try {
       const pr = await openPull(h, { head, repo: repo(), installationId });
       await h.waitFor(
-        async () => (await h.booted.rt.queues.launch.getActive()).some((j) => j.data.headSha === head),
+        () => h.sandbox.state.faults.delays?.remaining === 0 || undefined,
         15_000,
-        "the launch under way",
+        "the launch's POST held in the service",
       );
-      await new Promise((r) => setTimeout(r, 200));
       const deleted: Payload = webhookExample("installation", "deleted");
       deleted.installation.id = installationId;
       deleted.installation.account.login = pr.owner;
@@ -347,7 +346,7 @@ describe("pull-request lifecycle under real event sequences", () => {
       expect(h.sandbox.state.statusOf(scan)).toBe("CANCELLED");
       expect(launchedFor(head)).toHaveLength(1);
     } finally {
-      h.sandbox.state.faults.latencyMs = 0;
+      h.sandbox.state.faults.delays = null;
     }
   });
 
