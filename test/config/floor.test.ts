@@ -4,6 +4,7 @@ import { Enforce, RepoConfig, applyFloor } from "../../src/config/repo-config.js
 import { propertyOptions } from "../support/property.js";
 
 const SOURCE = "acme/.github:.github/diffward.yml";
+const SHOWN_ON = "{minSeverity: high, approvers: maintain, codeowners: true}";
 const repo = (fields: Record<string, unknown>) => RepoConfig.parse({ repositoryId: "repo_1", ...fields });
 
 describe("applyFloor", () => {
@@ -42,7 +43,12 @@ describe("applyFloor", () => {
       enforce: { triage: { approval: { minSeverity: "medium" } } },
       raised: [{ key: "triage.approval", from: "off", to: "{minSeverity: medium, approvers: maintain}" }],
       check: (c: RepoConfig) =>
-        expect(c.triage.approval).toEqual({ minSeverity: "medium", approvers: "maintain" }),
+        expect(c.triage.approval).toEqual({
+          minSeverity: "medium",
+          approvers: "maintain",
+          codeowners: false,
+          notify: false,
+        }),
     },
     {
       name: "approval merges part by part: lower minSeverity, higher approvers",
@@ -55,7 +61,27 @@ describe("applyFloor", () => {
           to: "{minSeverity: low, approvers: admin}",
         },
       ],
-      check: (c: RepoConfig) => expect(c.triage.approval).toEqual({ minSeverity: "low", approvers: "admin" }),
+      check: (c: RepoConfig) =>
+        expect(c.triage.approval).toMatchObject({
+          minSeverity: "low",
+          approvers: "admin",
+          codeowners: false,
+        }),
+    },
+    {
+      name: "codeowners: true in the floor turns it on where the repository leaves it off (false), its notify kept",
+      own: { triage: { approval: { approvers: "maintain", codeowners: false, notify: true } } },
+      enforce: { triage: { approval: { minSeverity: "critical", codeowners: true } } },
+      raised: [{ key: "triage.approval", from: "{minSeverity: high, approvers: maintain}", to: SHOWN_ON }],
+      check: (c: RepoConfig) =>
+        expect([c.triage.approval?.codeowners, c.triage.approval?.notify]).toEqual([true, true]),
+    },
+    {
+      name: "a repository's own codeowners: true stays under a floor that leaves it off",
+      own: { triage: { approval: { codeowners: true } } },
+      enforce: { triage: { approval: { minSeverity: "critical", codeowners: false } } },
+      raised: [],
+      check: (c: RepoConfig) => expect(c.triage.approval?.codeowners).toBe(true),
     },
     {
       name: "maxAcceptanceDays is lowered, requireExpiry gains the floor's statuses",
@@ -129,7 +155,8 @@ function atLeastAsStrict(a: RepoConfig, b: RepoConfig): boolean {
     (!pb ||
       (pa !== undefined &&
         SEVERITY.indexOf(pa.minSeverity) >= SEVERITY.indexOf(pb.minSeverity) &&
-        ROLE.indexOf(pa.approvers) >= ROLE.indexOf(pb.approvers))) &&
+        ROLE.indexOf(pa.approvers) >= ROLE.indexOf(pb.approvers) &&
+        (pa.codeowners || !pb.codeowners))) &&
     a.triage.maxAcceptanceDays <= b.triage.maxAcceptanceDays &&
     b.triage.requireExpiry.every((s) => a.triage.requireExpiry.includes(s)) &&
     ROLE.indexOf(a.commands.minPermission) >= ROLE.indexOf(b.commands.minPermission) &&
@@ -146,7 +173,12 @@ function atLeastAsStrict(a: RepoConfig, b: RepoConfig): boolean {
 
 const severity = fc.constantFrom(...FAIL_ON);
 const approval = fc.record(
-  { minSeverity: fc.constantFrom(...SEVERITY), approvers: fc.constantFrom(...ROLE) },
+  {
+    minSeverity: fc.constantFrom(...SEVERITY),
+    approvers: fc.constantFrom(...ROLE),
+    codeowners: fc.boolean(),
+    notify: fc.boolean(),
+  },
   { requiredKeys: [] },
 );
 const days = fc.integer({ min: 1, max: 3650 });

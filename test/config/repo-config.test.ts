@@ -68,7 +68,7 @@ describe("parseRepoConfig", () => {
       comments: { maxInline: 0, minSeverity: "info" },
       commands: { minPermission: "triage" },
       triage: {
-        approval: { minSeverity: "medium", approvers: "admin" },
+        approval: { minSeverity: "medium", approvers: "admin", codeowners: true, notify: true },
         maxAcceptanceDays: 90,
         requireExpiry: ["WONT_FIX"],
       },
@@ -86,11 +86,19 @@ describe("parseRepoConfig", () => {
     expect(parseRepoConfig(full)).toEqual({ ok: true, config: full });
   });
 
-  it("two-person dismissals are off unless triage.approval is set; an empty one takes high and maintain", () => {
+  it("two-person dismissals are off unless triage.approval is set; an empty one takes high, maintain, no code owners", () => {
     const off = parseRepoConfig({ repositoryId: "r" });
     expect(off.ok && off.config.triage.approval).toBeUndefined();
     const on = parseRepoConfig({ repositoryId: "r", triage: { approval: {} } });
-    expect(on.ok && on.config.triage.approval).toEqual({ minSeverity: "high", approvers: "maintain" });
+    expect(on.ok && on.config.triage.approval).toEqual({
+      minSeverity: "high",
+      approvers: "maintain",
+      codeowners: false,
+      notify: false,
+    });
+    expect(problemsOf({ repositoryId: "r", triage: { approval: { codeowners: "yes" } } })[0]).toContain(
+      "triage.approval.codeowners",
+    );
     expect(problemsOf({ repositoryId: "r", triage: { approval: { approvers: "owner" } } })[0]).toContain(
       "triage.approval.approvers",
     );

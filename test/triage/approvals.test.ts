@@ -24,7 +24,7 @@ import {
   type ApprovalRequest,
 } from "../../src/triage/approvals.js";
 
-const approval = { minSeverity: "high", approvers: "maintain" } as const;
+const approval = { minSeverity: "high", approvers: "maintain", codeowners: false, notify: false } as const;
 const f: ReportFinding = {
   id: "fnd_aaaaaaaa11111111",
   title: "Session secret hard-coded",

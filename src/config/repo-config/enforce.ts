@@ -53,7 +53,7 @@ export const Enforce = section(
     ),
     triage: section("Triage floors.", {
       approval: ApprovalConfig.optional().describe(
-        "Two-person dismissals required in every repository: a repository's `minSeverity` is lowered to this one at most, its `approvers` raised to this role at least.",
+        "Two-person dismissals required in every repository: a repository's `minSeverity` is lowered to this one at most, its `approvers` raised to this role at least, and `codeowners: true` makes code owners approve in every repository.",
       ),
       maxAcceptanceDays: TriageConfig.shape.maxAcceptanceDays
         .unwrap()

@@ -3,7 +3,8 @@
  * than the repository's own replaces it, and is reported as raised. "Stricter" per key:
  * - `failOn.severity`: a lower threshold (`none` < `critical` < `high` < `medium` < `low` < `info`);
  *   `failOn.only`: `all` is stricter than `new`; the same for each path rule's own `policies[i].failOn`;
- * - `triage.approval`: present is stricter than absent; `minSeverity` lower, `approvers` a higher role;
+ * - `triage.approval`: present is stricter than absent; `minSeverity` lower, `approvers` a higher role,
+ *   `codeowners: true` over `false` (`notify` is the repository's own when it sets `triage.approval`);
  * - `triage.maxAcceptanceDays`: fewer days; `triage.requireExpiry`: more statuses (the union);
  * - `commands.minPermission`: a higher role (read < triage < write < maintain < admin);
  * - `forks`: `scan` < `approve` < `skip`.
@@ -101,7 +102,8 @@ function policyRules(config: Config): FloorRule<unknown>[] {
 }
 
 function showApproval(a: ApprovalCfg): string {
-  return a ? `{minSeverity: ${a.minSeverity}, approvers: ${a.approvers}}` : "off";
+  if (!a) return "off";
+  return `{minSeverity: ${a.minSeverity}, approvers: ${a.approvers}${a.codeowners ? ", codeowners: true" : ""}}`;
 }
 
 const RULES: readonly FloorRule<unknown>[] = [
@@ -123,6 +125,8 @@ const RULES: readonly FloorRule<unknown>[] = [
               floor.minSeverity,
             ),
             approvers: stricter(ROLE_ORDER, own.approvers, floor.approvers),
+            codeowners: own.codeowners || floor.codeowners,
+            notify: own.notify,
           }
         : (own ?? floor),
     write: (c, approval) => ({ ...c, triage: { ...c.triage, approval } }),

@@ -21,6 +21,8 @@ export const CommandsConfig = section("Slash commands in pull request comments."
  * or above `minSeverity` by a user below `approvers` is held as a request until a different user at or above
  * `approvers` approves it; the pattern of GitHub's delegated alert dismissal
  * (https://docs.github.com/en/code-security/code-scanning/managing-your-code-scanning-configuration/enabling-delegated-alert-dismissal-for-code-scanning).
+ * With `codeowners`, the approver must also own the finding's file in CODEOWNERS
+ * (https://docs.github.com/en/repositories/managing-your-repositorys-settings-and-features/customizing-your-repository/about-code-owners).
  */
 export const ApprovalConfig = section("Two-person dismissals; off when absent.", {
   minSeverity: SeverityLevel.default("high").describe(
@@ -29,6 +31,18 @@ export const ApprovalConfig = section("Two-person dismissals; off when absent.",
   approvers: MinPermission.default("maintain").describe(
     "Least repository role (read, triage, write, maintain, admin) of the approver; a user at or above it dismisses without approval.",
   ),
+  codeowners: z
+    .boolean()
+    .default(false)
+    .describe(
+      "An approver must also be a code owner of the finding's file (CODEOWNERS of the pull request's base branch, read as GitHub reads it; a team owner counts its active members). A file without a code owner, an invalid CODEOWNERS, one over GitHub's 3 MB, or team membership the app may not read (`members: read`) leaves the role rule alone, and the held message says why.",
+    ),
+  notify: z
+    .boolean()
+    .default(false)
+    .describe(
+      "With `codeowners`, @-mention the code owners of the finding's file once, in the message that holds the dismissal; otherwise they are named without a mention.",
+    ),
 });
 export type ApprovalConfig = z.infer<typeof ApprovalConfig>;
 
