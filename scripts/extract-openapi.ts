@@ -48,6 +48,8 @@ export const OPERATIONS: ReadonlyArray<readonly [string, string]> = [
   ["PATCH", "/repos/{owner}/{repo}/issues/comments/{comment_id}"],
   ["GET", "/repos/{owner}/{repo}/issues/{issue_number}/comments"],
   ["GET", "/repos/{owner}/{repo}/collaborators/{username}/permission"],
+  ["GET", "/repos/{owner}/{repo}/codeowners/errors"],
+  ["GET", "/orgs/{org}/teams/{team_slug}/memberships/{username}"],
   ["POST", "/repos/{owner}/{repo}/code-scanning/sarifs"],
   ["GET", "/repos/{owner}/{repo}/code-scanning/alerts"],
   ["GET", "/repos/{owner}/{repo}/code-scanning/alerts/{alert_number}"],

@@ -17,11 +17,14 @@ import { ROUTES } from "./routes.js";
 import { OAUTH_ROUTES } from "./oauth.js";
 import { CODE_SCANNING_ROUTES } from "./code-scanning.js";
 import { DELIVERY_ROUTES } from "./deliveries.js";
+import { TEAM_ROUTES } from "./teams.js";
 import type { DeliveryResult, WebhookTarget } from "./webhook-deliveries.js";
 import { StandInState } from "./state.js";
 
 export { StandInState, StandInStateError, blobSha } from "./state.js";
 export { OAuthUsers, OAuthUserInput } from "./oauth-users.js";
+export { OrgTeams, TeamMembershipState, TeamRole } from "./team-memberships.js";
+export { codeownersErrors, CODEOWNERS_PATHS } from "./teams.js";
 export { decodeSarifUpload, sarifSchemaErrors, sarifSchemaPath, SARIF_UPLOAD_MAXIMUMS } from "./sarif.js";
 export type {
   Account,
@@ -352,6 +355,7 @@ export async function startGitHubStandIn(options: GitHubStandInOptions = {}): Pr
         ROUTES[op.operationId] ??
         CODE_SCANNING_ROUTES[op.operationId] ??
         DELIVERY_ROUTES[op.operationId] ??
+        TEAM_ROUTES[op.operationId] ??
         OAUTH_ROUTES[op.operationId];
       if (handler === undefined) {
         record.openapiErrors.push(`stand-in has no handler for ${op.operationId}`);

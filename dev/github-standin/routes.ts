@@ -339,6 +339,7 @@ const installations: Record<string, Handler> = {
           issues: "write",
           metadata: "read",
           security_events: "write",
+          ...(ctx.state.teams.mayReadMembers(inst.id) ? { members: "read" } : {}),
         },
         repository_selection: "all",
       },

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { PullRequest, Repository, Installation, StandInState } from "./state.js";
 import { PullRequestFile } from "./state.js";
+import { TeamMembershipState } from "./team-memberships.js";
 
 const Owner = z.looseObject({
   login: z.string(),
@@ -33,7 +34,8 @@ export type PullRequestEventPayload = z.infer<typeof PullRequestEventPayload>;
 /**
  * What a webhook payload does not carry: the PR's files (with `patch`; omit it for a "too large" file),
  * the merge-base sha (default: `base.sha`), the installation id when the payload has none, repository
- * files per ref, and collaborator roles.
+ * files per ref, collaborator roles, and team memberships (`teams`: `org/team-slug` → login → `active` or
+ * `pending`).
  */
 export const SeedExtra = z.object({
   installationId: z.number().int().positive().optional(),
@@ -42,6 +44,9 @@ export const SeedExtra = z.object({
   repoFiles: z.record(z.string(), z.record(z.string(), z.string())).default({}),
   permissions: z
     .record(z.string(), z.enum(["admin", "maintain", "write", "triage", "read", "none"]))
+    .default({}),
+  teams: z
+    .record(z.string().regex(/^[^/]+\/[^/]+$/, "org/team-slug"), z.record(z.string(), TeamMembershipState))
     .default({}),
 });
 export type SeedExtra = z.input<typeof SeedExtra>;
@@ -85,6 +90,11 @@ export function seedFromPullRequestEvent(
     });
   for (const [login, role] of Object.entries(x.permissions))
     state.setPermission(owner.login, p.repository.name, login, role);
+  for (const [team, members] of Object.entries(x.teams)) {
+    const [org = "", slug = ""] = team.split("/");
+    for (const [login, membership] of Object.entries(members))
+      state.teams.setMembership(org, slug, login, membership);
+  }
   const pr = p.pull_request;
   const pullRequest = state.addPullRequest({
     owner: owner.login,

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { OAuthUsers } from "./oauth-users.js";
+import { OrgTeams } from "./team-memberships.js";
 import { z } from "zod";
 import { WebhookDeliveries } from "./webhook-deliveries.js";
 
@@ -306,6 +307,8 @@ export class StandInState {
   readonly deliveries = new WebhookDeliveries();
   /** The App's OAuth client and the users who can sign in with it (`oauth-users.ts`). */
   readonly oauth = new OAuthUsers();
+  /** The organizations' team memberships, and installations without `members: read` (`team-memberships.ts`). */
+  readonly teams = new OrgTeams();
   private readonly installations = new Map<number, Installation>();
   private readonly uninstalled = new Set<number>();
   private readonly repos = new Map<string, RepoData>();

@@ -7,11 +7,11 @@ import {
   seedFromPullRequestEvent,
   type GitHubStandIn,
 } from "../../dev/github-standin/index.js";
+import { FAKE_JWT, installationOctokit, quiet, refused } from "../support/standin-client.js";
 
 const require = createRequire(import.meta.url);
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- raw webhook payloads
 type Payload = any;
-const FAKE_JWT = "eyJhbGciOiJSUzI1NiJ9.eyJpc3MiOjF9.c2lnbmF0dXJl";
 const HEAD = "a".repeat(40);
 const BASE = "b".repeat(40);
 const MERGE_BASE = "c".repeat(40);
@@ -19,32 +19,6 @@ const PATCH = ["@@ -1,3 +1,4 @@", " line1", "-old2", "+new2", "+new3", " line3"]
 
 let sb: GitHubStandIn;
 let gh: Octokit;
-
-async function installationOctokit(standIn: GitHubStandIn, installationId: number, baseUrl = standIn.url) {
-  const app = new Octokit({ baseUrl, auth: FAKE_JWT, log: quiet });
-  const { data } = await app.apps.createInstallationAccessToken({ installation_id: installationId });
-  return new Octokit({ baseUrl, auth: data.token, log: quiet });
-}
-
-/** The parts of Octokit's `RequestError` the tests read. */
-interface Refusal {
-  status: number;
-  message: string;
-  response?: { headers: Record<string, string | number | undefined> };
-}
-
-/** Awaits a call that must fail with an HTTP error, and returns the error. */
-async function refused(p: Promise<unknown>): Promise<Refusal> {
-  const error = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(Error);
-  expect(typeof (error as Refusal).status).toBe("number");
-  return error as Refusal;
-}
-
-const quiet = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
 
 function seed(standIn: GitHubStandIn): void {
   standIn.state.addInstallation({ id: 42, account: { login: "octo-org", type: "Organization" } });
