@@ -1,13 +1,7 @@
 import { withEffectiveDisclosure, type RepoConfig } from "../config/repo-config.js";
 import type { CheckRunUpdate } from "../github/check-runs.js";
-import {
-  diffPresetProblem,
-  renderBaselineConfigError,
-  renderBaselineNoCredits,
-  renderBaselineNoToken,
-  renderBaselineQueued,
-  unknownPresetProblem,
-} from "../render/baseline.js";
+import { renderBaselineNoToken, renderBaselineQueued, unknownPresetProblem } from "../render/baseline.js";
+import { diffPresetProblem, renderBaselineConfigError } from "../render/baseline-refusals.js";
 import { renderLaunchError } from "../render/check-run.js";
 import type { BaselineState } from "../stores/baseline-state.js";
 import { configLaunchKey, jobId } from "../runtime/names.js";
@@ -80,7 +74,7 @@ export function knownDiffPresets(
  * Why `presetRef` cannot scan a baseline, or `undefined` when it can: not in the service's presets list, or a
  * diff preset diffward knows ({@link knownDiffPresets}). A diff preset it cannot tell from these is refused by
  * the service at launch (400 `diff_base_required`, before any credit is reserved), which concludes the
- * same way ({@link baselineServiceError}).
+ * same way (`baselineServiceError`, `src/checks/baseline-service-error.ts`).
  */
 export function baselinePresetProblem(
   presetRef: string,
@@ -185,38 +179,4 @@ export function isStalePush(
   branchHead: string | undefined,
 ): boolean {
   return d.trigger === "push" && d.resumeCheckRunId === undefined && branchHead !== d.headSha;
-}
-
-/**
- * The check run of a baseline launch the service refused, when a baseline says it differently from a pull
- * request (spec §Scans, launch rules 3 and 6): 402 `insufficient_credits` concludes `neutral` saying why,
- * never retried (a baseline blocks nobody); 400 `diff_base_required` is a configuration error
- * (`baseline.preset` is a diff preset). `undefined` for every other error: the pull request's handling
- * applies.
- */
-export function baselineServiceError(
-  code: string,
-  message: string,
-  d: Pick<LaunchJobData, "presetRef" | "creditBudget">,
-  balance?: { balanceCredits: number; availableCredits: number },
-): CheckRunUpdate | undefined {
-  if (code === "insufficient_credits")
-    return {
-      conclusion: "neutral",
-      output: renderBaselineNoCredits({
-        message,
-        ...(balance
-          ? { availableCredits: balance.availableCredits, balanceCredits: balance.balanceCredits }
-          : {}),
-        ...(d.creditBudget !== undefined ? { requiredCredits: d.creditBudget } : {}),
-      }),
-    };
-  if (code === "diff_base_required")
-    return {
-      conclusion: "failure",
-      output: renderBaselineConfigError([
-        diffPresetProblem(d.presetRef, "the service refused it without a base commit"),
-      ]),
-    };
-  return undefined;
 }

@@ -1,19 +1,16 @@
 /**
- * The check run outputs of a default-branch baseline (`baseline:` in `.github/diffward.yml`): queued, refused
- * by its configuration, not scanned for want of a token or credits, superseded by a newer push, and the note
- * above a completed baseline's report. Each says what happened, why and what to do next.
+ * The check run outputs of a default-branch baseline (`baseline:` in `.github/diffward.yml`): queued, not
+ * scanned for want of a token, superseded by a newer push, and the note above a completed baseline's report
+ * (its refusals are `./baseline-refusals.ts`); and a pull request's findings against its base branch's
+ * baseline. Each output says what happened, why and what to do next.
  */
 import { z } from "zod";
 import type { BaselineTrigger } from "../domain/baseline.js";
 import type { CheckRunOutput } from "../github/check-runs.js";
 import type { ScanPreset } from "../scanner/schemas.js";
-import { codeBlock, inlineCode } from "./escape.js";
-import { creditFigures, shortSha } from "./format.js";
-import { bullets, sections } from "./markdown.js";
-import { plural } from "./format.js";
-
-/** The path and key a baseline's configuration errors name. */
-const WHERE = "`baseline` in `.github/diffward.yml`";
+import { inlineCode } from "./escape.js";
+import { plural, shortSha } from "./format.js";
+import { sections } from "./markdown.js";
 
 /** Output of a baseline waiting for its launch (the debounce window of a push, or the launch queue). */
 export function renderBaselineQueued(x: {
@@ -36,26 +33,6 @@ export function renderBaselineQueued(x: {
   };
 }
 
-/**
- * Output of a baseline refused by its configuration, before anything is launched or reserved: `problems`
- * quoted exactly, then what to fix.
- */
-export function renderBaselineConfigError(problems: readonly string[]): CheckRunOutput {
-  return {
-    title: "Invalid baseline configuration",
-    summary: sections(
-      `**What happened:** diffward did not scan this commit: ${WHERE} cannot be used. No scan was launched and no credits were reserved.`,
-      `**Why:**\n\n${codeBlock(problems.join("\n"))}`,
-      `**What next:** fix ${WHERE} on the default branch; the next push (or the next scheduled baseline) uses it.`,
-    ),
-  };
-}
-
-/** The problem of a baseline preset that is a diff preset (it needs `baseCommit`, which a baseline has not). */
-export function diffPresetProblem(presetRef: string, why: string): string {
-  return `baseline.preset: "${presetRef}" is a diff preset (${why}); a baseline scans the whole repository at a commit, with no base to compare with, so it needs a whole-repository preset`;
-}
-
 /** The problem of a baseline preset the service does not list, with the refs it does. */
 export function unknownPresetProblem(presetRef: string, presets: readonly Pick<ScanPreset, "ref">[]): string {
   return `baseline.preset: "${presetRef}" is not one of the service's presets (${presets.map((p) => p.ref).join(", ") || "none listed"})`;
@@ -69,28 +46,6 @@ export function renderBaselineNoToken(): CheckRunOutput {
       "**What happened:** diffward did not scan this commit.",
       "**Why:** no scanning service token is configured for this installation.",
       "**What next:** create a token with the `read`, `scans:launch` and `findings:write` scopes in the scanning service and register it with diffward; the next push or scheduled baseline scans.",
-    ),
-  };
-}
-
-/**
- * Output of a baseline the service refused for want of credits (spec §Scans, launch rule 3: 402
- * `insufficient_credits`), concluded `neutral`: a baseline blocks nobody, and it is not retried.
- */
-export function renderBaselineNoCredits(x: {
-  message?: string;
-  availableCredits?: number;
-  balanceCredits?: number;
-  requiredCredits?: number;
-}): CheckRunOutput {
-  const facts = creditFigures(x, "budget asked");
-  return {
-    title: "Baseline not scanned: not enough credits",
-    summary: sections(
-      "**What happened:** the scanning service refused this baseline scan: the organization's prepaid credits cannot cover its budget. Nothing was spent.",
-      facts.length ? bullets(facts) : undefined,
-      x.message ? `The service said:\n\n${codeBlock(x.message)}` : undefined,
-      "**What next:** buy credits, or set a lower `baseline.creditBudget` or a cheaper `baseline.preset`. diffward does not retry this commit; the next push or scheduled baseline tries again.",
     ),
   };
 }

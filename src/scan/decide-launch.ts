@@ -5,7 +5,7 @@ import {
   renderRerunInProgress,
   type LaunchErrorKind,
 } from "../render/check-run.js";
-import { baselineServiceError } from "../jobs/decide-baseline.js";
+import { baselineServiceError } from "../checks/baseline-service-error.js";
 import type { LaunchErrorAction } from "./launch-errors.js";
 import type { LaunchJobData } from "../job-catalogue/index.js";
 import type { LaunchRefusal } from "../policy/preflight.js";

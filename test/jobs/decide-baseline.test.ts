@@ -1,16 +1,14 @@
 import { describe, expect, it } from "vitest";
 import {
   baselinePresetProblem,
-  baselineServiceError,
   decideBaseline,
   followsCommit,
   isStalePush,
   knownDiffPresets,
   type BaselineFacts,
 } from "../../src/jobs/decide-baseline.js";
-import { decideLaunchError } from "../../src/scan/decide-launch.js";
 import type { ScanPreset } from "../../src/scanner/schemas.js";
-import { launchJob, repoConfig } from "../support/jobs.js";
+import { repoConfig } from "../support/jobs.js";
 
 const PRESETS: ScanPreset[] = [
   { ref: "full-standard", name: "Full scan", minCredits: 50, modelTier: "standard" },
@@ -145,46 +143,5 @@ describe("which pushes start a baseline", () => {
     expect(followsCommit(prev, HEAD)).toBe(true);
     expect(followsCommit(prev, "b".repeat(40))).toBe(false);
     expect(followsCommit({ ...prev, checkRunId: undefined }, HEAD)).toBe(false);
-  });
-});
-
-describe("a baseline's launch refused by the service", () => {
-  const baselineLaunch = {
-    ...launchJob,
-    pullNumber: 0,
-    mergeBase: null,
-    presetRef: "full-standard",
-    target: { kind: "baseline" as const, branch: "main" },
-  };
-  it("402 concludes neutral saying why, and is never retried", () => {
-    const plan = decideLaunchError(
-      { kind: "conclude", conclusion: "action_required", code: "insufficient_credits", message: "balance 0" },
-      {
-        d: baselineLaunch,
-        attempt: 1,
-        maxAttempts: 8,
-        now: 0,
-        initializingWindowMs: 1,
-        balance: { balanceCredits: 0, availableCredits: 0 },
-      },
-    );
-    expect(plan.next).toEqual({ kind: "concluded" });
-    expect(plan.writes).toHaveLength(1);
-    expect(plan.writes[0]).toMatchObject({
-      check: { conclusion: "neutral", output: { title: "Baseline not scanned: not enough credits" } },
-    });
-  });
-  it("diff_base_required is a configuration error; other errors read as for a pull request", () => {
-    expect(baselineServiceError("diff_base_required", "needs base", baselineLaunch)).toMatchObject({
-      conclusion: "failure",
-      output: { title: "Invalid baseline configuration" },
-    });
-    expect(baselineServiceError("not_found", "x", baselineLaunch)).toBeUndefined();
-    // a pull request's 402 stays action_required
-    const pr = decideLaunchError(
-      { kind: "conclude", conclusion: "action_required", code: "insufficient_credits", message: "balance 0" },
-      { d: launchJob, attempt: 1, maxAttempts: 8, now: 0, initializingWindowMs: 1 },
-    );
-    expect(pr.writes[0]).toMatchObject({ check: { conclusion: "action_required" } });
   });
 });

@@ -1,9 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  baselineComparisonSection,
-  renderBaselineConfigError,
-  renderBaselineNoCredits,
-} from "../../src/render/baseline.js";
+import { baselineComparisonSection } from "../../src/render/baseline.js";
 import { renderCheckRunOutput } from "../../src/render/check-run.js";
 import { toAnnotations } from "../../src/render/annotations.js";
 import { blockingRule } from "../../src/domain/verdict.js";
@@ -42,16 +38,6 @@ describe("baseline renderers", () => {
     });
     expect(withBaseline.summary).toContain("### Against the baseline of `main`");
     expect(renderCheckRunOutput(base).summary).not.toContain("Against the baseline");
-  });
-
-  it("a configuration error quotes the problem; no credits says diffward does not retry", () => {
-    const err = renderBaselineConfigError(['baseline.preset: "diff-standard" is a diff preset']);
-    expect(err.title).toBe("Invalid baseline configuration");
-    expect(err.summary).toContain('baseline.preset: "diff-standard" is a diff preset');
-    expect(err.summary).toContain("No scan was launched and no credits were reserved");
-    const broke = renderBaselineNoCredits({ requiredCredits: 80, availableCredits: 3 });
-    expect(broke.summary).toContain("budget asked: **80** credits");
-    expect(broke.summary).toContain("diffward does not retry this commit");
   });
 
   describe("failOn {only: new}", () => {
