@@ -33,6 +33,7 @@ export {
 export { BaselineConfig } from "./repo-config/baseline-section.js";
 export { ENFORCE_KEYS, Enforce, EnforceFailOn, type EnforceKey } from "./repo-config/enforce.js";
 export { RaisedValue, applyFloor } from "./repo-config/floor.js";
+export { ConfigSource, PolicySources, policySourcesOf } from "./repo-config/sources.js";
 export {
   EvaluationMode,
   PathGlob,

@@ -11,7 +11,14 @@
  * baseline (src/domain/baseline.ts), for the top-level `failOn` and a path rule's own alike.
  */
 import picomatch from "picomatch";
-import type { FailOnSetting, PathPolicy, PolicyMode } from "../config/repo-config.js";
+import type {
+  ConfigSource,
+  FailOnSetting,
+  PathPolicy,
+  PolicyMode,
+  PolicySources,
+  RaisedValue,
+} from "../config/repo-config.js";
 import { parseLocation } from "./location.js";
 import { atLeast, isRuledOut } from "./severity-threshold.js";
 import type { FailOn, ReportFinding } from "./finding-types.js";
@@ -185,19 +192,69 @@ export interface PolicyPart {
 /** Where a repository's own `.github/diffward.yml` parts come from, as the summary names it. */
 export const REPOSITORY_FILE = "repository file (.github/diffward.yml)";
 
+/** Where the policy's parts came from: the file of each key and the values the organization floor raised. */
+export interface PolicyOrigin {
+  /** the file each policy key came from; a key absent here has its default */
+  sources: PolicySources;
+  /** the values the organization floor raised (src/config/repo-config/floor.ts), each with the floor's file */
+  raised?: readonly RaisedValue[];
+}
+
+/** How the summary names a file a key came from. */
+export function sourceLabel(source: ConfigSource | undefined): string {
+  if (source === undefined) return "default";
+  if (source.kind === "repository") return REPOSITORY_FILE;
+  return `${source.kind === "organization" ? "organization" : "extended"} file (${source.file})`;
+}
+
 /**
- * The effective policy as a list of parts, each with the file it came from (all from `source`, the
- * repository's own file unless told otherwise): `failOn`, each entry of `policies`, and `mode`.
+ * The source of a part the floor raised values of (`failOn`, `policies[1].failOn`): the floor's file and,
+ * per value, what it was raised from and the file that said so, e.g.
+ * `organization floor (acme/.github:.github/diffward.yml): severity raised from critical (repository file (.github/diffward.yml))`.
  */
-export function policyParts(settings: PolicySettings, source: string = REPOSITORY_FILE): PolicyPart[] {
+function raisedLabel(raised: readonly RaisedValue[], prefix: string, own: string): string {
+  const what = raised.map((r) => `${r.key.slice(prefix.length + 1)} raised from ${r.from}`).join(", ");
+  return `organization floor (${raised[0]!.source}): ${what} (${own})`;
+}
+
+/**
+ * The effective policy as a list of parts, each with where it came from: `failOn`, each entry of
+ * `policies`, `mode`, then each other value the organization floor raised (`forks`, `triage.approval`, ...).
+ * Without `origin` (a report queued before the sources were carried) every part names the repository's own
+ * file; with it, each part names its file ({@link sourceLabel}; `default` when no file sets it), and a part
+ * the floor raised names the floor's file and what it was raised from.
+ */
+export function policyParts(settings: PolicySettings, origin?: PolicyOrigin): PolicyPart[] {
+  const raised = origin?.raised ?? [];
+  const from = (key: "failOn" | "policies" | "mode") =>
+    origin ? sourceLabel(origin.sources[key]) : REPOSITORY_FILE;
+  const source = (part: string, own: string) => {
+    const under = raised.filter((r) => r.key.startsWith(`${part}.`));
+    return under.length > 0 ? raisedLabel(under, part, own) : own;
+  };
   const parts: PolicyPart[] = [
-    { part: "failOn", value: thresholdText(thresholdOf(settings.failOn)), source },
+    {
+      part: "failOn",
+      value: thresholdText(thresholdOf(settings.failOn)),
+      source: source("failOn", from("failOn")),
+    },
   ];
   (settings.policies ?? []).forEach((p, index) => {
     const own = p.failOn !== undefined ? `, failOn ${thresholdText(thresholdOf(p.failOn))}` : "";
-    parts.push({ part: `policies[${index}]`, value: `${p.paths.join(", ")} → ${p.mode}${own}`, source });
+    const part = `policies[${index}]`;
+    parts.push({
+      part,
+      value: `${p.paths.join(", ")} → ${p.mode}${own}`,
+      source: source(`${part}.failOn`, from("policies")),
+    });
   });
-  parts.push({ part: "mode", value: settings.mode ?? "enforce", source });
+  parts.push({ part: "mode", value: settings.mode ?? "enforce", source: from("mode") });
+  for (const r of raised.filter((v) => !/^(failOn|policies\[\d+\])\./.test(v.key)))
+    parts.push({
+      part: r.key,
+      value: r.to,
+      source: `organization floor (${r.source}): raised from ${r.from}`,
+    });
   return parts;
 }
 

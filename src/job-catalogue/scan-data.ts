@@ -3,7 +3,7 @@
  * (queues `diffward-launch`, `diffward-scans`, `diffward-reports`).
  */
 import { z } from "zod";
-import { RaisedValue, RepoConfig } from "../config/repo-config.js";
+import { PolicySources, RaisedValue, RepoConfig } from "../config/repo-config.js";
 import { GuidanceChange } from "../domain/gate.js";
 import { RepoContext } from "./repo-context.js";
 
@@ -45,6 +45,8 @@ const pullFindings = {
   wholeRepository: z.boolean().optional(),
   /** the values the organization floor raised in the repository's configuration (named in the summary) */
   floorRaised: z.array(RaisedValue).optional(),
+  /** the file each policy key came from (named in the summary); absent in jobs queued before it */
+  policySources: PolicySources.optional(),
 };
 
 /** A scan launch (job `launch`, queue `diffward-launch`). */

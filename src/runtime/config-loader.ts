@@ -1,5 +1,5 @@
-import type { Enforce, RaisedValue, RepoConfig } from "../config/repo-config.js";
-import { applyFloor, parseEnforceYaml, parseRepoConfig } from "../config/repo-config.js";
+import type { ConfigSource, Enforce, PolicySources, RaisedValue, RepoConfig } from "../config/repo-config.js";
+import { applyFloor, parseEnforceYaml, parseRepoConfig, policySourcesOf } from "../config/repo-config.js";
 import { parse as parseYaml } from "yaml";
 import type { InstallationOctokit } from "../github/octokit-types.js";
 
@@ -10,8 +10,11 @@ export const CONFIG_PATH = ".github/diffward.yml";
 export type LoadedConfig =
   | { kind: "absent" }
   | { kind: "invalid"; problems: string[]; files: string[] }
-  /** `raised`: the values the organization floor raised ({@link applyFloor}); absent or empty when none */
-  | { kind: "ok"; config: RepoConfig; files: string[]; raised?: RaisedValue[] };
+  /**
+   * `raised`: the values the organization floor raised ({@link applyFloor}); absent or empty when none.
+   * `sources`: the file each policy key came from.
+   */
+  | { kind: "ok"; config: RepoConfig; files: string[]; raised?: RaisedValue[]; sources: PolicySources };
 
 /**
  * The organization floor: the `enforce:` section of the owner's `.github` repository's
@@ -59,9 +62,8 @@ async function readConfigText(
 
 /** One file the configuration was read from, with its own content (`null`: not there). */
 interface ConfigFile {
-  name: string;
-  /** whether it is the organization's file, the only one `enforce` is read from */
-  org: boolean;
+  /** its name and kind; the organization's file is the only one `enforce` is read from */
+  source: ConfigSource;
   config: unknown;
 }
 
@@ -79,12 +81,18 @@ export function resolveConfig(
   files: ConfigFile[],
   floor: OrgFloor,
 ): LoadedConfig {
-  const names = files.map((f) => f.name);
+  const names = files.map((f) => f.source.file);
   const misplaced = files
-    .filter((f) => !f.org && typeof f.config === "object" && f.config !== null && "enforce" in f.config)
+    .filter(
+      (f) =>
+        f.source.kind !== "organization" &&
+        typeof f.config === "object" &&
+        f.config !== null &&
+        "enforce" in f.config,
+    )
     .map(
       (f) =>
-        `${f.name}: enforce: is read only from the organization's file ${owner}/.github:${CONFIG_PATH}; move it there or remove it`,
+        `${f.source.file}: enforce: is read only from the organization's file ${owner}/.github:${CONFIG_PATH}; move it there or remove it`,
     );
   const floorProblems = floor.kind === "invalid" ? floor.problems.map((p) => `${floor.source}: ${p}`) : [];
   const { _extends: _ignored, enforce, ...raw } = merged;
@@ -94,9 +102,25 @@ export function resolveConfig(
   const problems = [...floorProblems, ...misplaced, ...(parsed.ok ? [] : parsed.problems)];
   const allFiles = floor.kind === "none" || names.includes(floor.source) ? names : [...names, floor.source];
   if (problems.length > 0 || !parsed.ok) return { kind: "invalid", problems, files: allFiles };
-  if (floor.kind !== "ok") return { kind: "ok", config: parsed.config, files: names };
+  const sources = policySourcesOf(files);
+  if (floor.kind !== "ok") return { kind: "ok", config: parsed.config, files: names, sources };
   const { config, raised } = applyFloor(parsed.config, floor.enforce, floor.source);
-  return { kind: "ok", config, files: allFiles, raised };
+  return { kind: "ok", config, files: allFiles, raised, sources };
+}
+
+/**
+ * The kind of a file the configuration was read from: the owner's `.github` repository's
+ * `.github/diffward.yml` is the organization's file (also when it is the repository asked for), the asked
+ * repository's own file is the repository's, any other file named by `_extends` is an extended one.
+ */
+function fileKind(
+  f: { owner: string; repo: string; path: string },
+  owner: string,
+  repo: string,
+): ConfigSource["kind"] {
+  const ownerFile = f.owner.toLowerCase() === owner.toLowerCase() && f.path === CONFIG_PATH;
+  if (ownerFile && f.repo === ".github") return "organization";
+  return ownerFile && f.repo === repo ? "repository" : "extended";
 }
 
 /**
@@ -123,8 +147,10 @@ export async function loadRepoConfig(
   const read = result.files.filter((f) => f.config !== null);
   if (read.length === 0) return { kind: "absent" };
   const files = read.map((f) => ({
-    name: `${f.owner}/${f.repo}:${f.path}`,
-    org: f.owner.toLowerCase() === owner.toLowerCase() && f.repo === ".github" && f.path === CONFIG_PATH,
+    source: {
+      kind: fileKind(f, owner, repo),
+      file: `${f.owner}/${f.repo}:${f.path}`,
+    },
     config: f.config,
   }));
   return resolveConfig(
@@ -169,8 +195,13 @@ export class OwnerConfigs {
       }
       if (typeof raw !== "object" || Array.isArray(raw) || "_extends" in (raw as object))
         return loadRepoConfig(this.octokit, this.owner, repo, this.#orgFloor());
-      const name = `${this.owner}/${repo}:${CONFIG_PATH}`;
-      const file = { name, org: repo === ".github", config: raw };
+      const file = {
+        source: {
+          kind: fileKind({ owner: this.owner, repo, path: CONFIG_PATH }, this.owner, repo),
+          file: `${this.owner}/${repo}:${CONFIG_PATH}`,
+        },
+        config: raw,
+      };
       return resolveConfig(this.owner, raw as Record<string, unknown>, [file], await this.#orgFloor());
     }
     if (repo === ".github") return { kind: "absent" };

@@ -1,10 +1,20 @@
-import { withEffectiveDisclosure, type RaisedValue, type RepoConfig } from "../config/repo-config.js";
+import {
+  withEffectiveDisclosure,
+  type PolicySources,
+  type RaisedValue,
+  type RepoConfig,
+} from "../config/repo-config.js";
 import type { CheckRunUpdate } from "../github/check-runs.js";
 import { createCheck, updateCheck, type GitHubWrite } from "../github/writes.js";
 import type { Gate } from "../domain/gate.js";
 import { decideGate, headIsFork, type GateFile } from "../policy/gates.js";
 import { renderLaunchError, renderQueued, renderRerunInProgress } from "../render/check-run.js";
-import { SCAN_ANYWAY_ACTION, renderDraftSkip, renderGateApproval, renderGateSkip } from "../render/gate-refusals.js";
+import {
+  SCAN_ANYWAY_ACTION,
+  renderDraftSkip,
+  renderGateApproval,
+  renderGateSkip,
+} from "../render/gate-refusals.js";
 import { CONFIG_PATH } from "../runtime/config-loader.js";
 import { configLaunchKey, jobId } from "../runtime/names.js";
 import { pullStateAt, type PullState } from "../stores/pull-state.js";
@@ -179,7 +189,7 @@ export interface PullRequestFacts {
   config:
     | { kind: "invalid"; problems: string[] }
     /** `raised`: the values the organization floor raised, named in the check run's summary */
-    | { kind: "ok"; config: RepoConfig; raised?: RaisedValue[] };
+    | { kind: "ok"; config: RepoConfig; raised?: RaisedValue[]; sources?: PolicySources };
   head: Extract<HeadDecision, { kind: "follow" }>;
   /** an unfinished check run of this head without a scan id, left by an earlier attempt of this job */
   adoption?: { checkRunId: number | undefined };
@@ -468,6 +478,7 @@ function launchData(
     config: withEffectiveDisclosure(config, { private: d.repoPrivate }),
     ...(problemsInPr.length ? { configProblemsInPull: problemsInPr } : {}),
     ...(f.config.kind === "ok" && f.config.raised?.length ? { floorRaised: f.config.raised } : {}),
+    ...(f.config.kind === "ok" && f.config.sources ? { policySources: f.config.sources } : {}),
     ...(gate.guidanceChange ? { guidanceChange: gate.guidanceChange } : {}),
     ...(d.resume ? { lookupSince: d.resume.since } : {}),
     ...(token.kind === "unavailable" ? { outageSince: token.since } : {}),

@@ -509,6 +509,7 @@ async function afterLaunch(
     launchedAt: rt.now(),
     ...(d.configProblemsInPull ? { configProblemsInPull: d.configProblemsInPull } : {}),
     ...(d.floorRaised?.length ? { floorRaised: d.floorRaised } : {}),
+    ...(d.policySources ? { policySources: d.policySources } : {}),
     ...(d.guidanceChange ? { guidanceChange: d.guidanceChange } : {}),
     ...(d.wholeRepository ? { wholeRepository: true } : {}),
   };

@@ -90,7 +90,12 @@ export async function processPullRequest(
   if (loaded.kind === "ok" && loaded.raised?.length) await auditFloorRaised(rt, d, loaded.raised);
   const config: PullRequestFacts["config"] =
     loaded.kind === "ok"
-      ? { kind: "ok", config: loaded.config, ...(loaded.raised?.length ? { raised: loaded.raised } : {}) }
+      ? {
+          kind: "ok",
+          config: loaded.config,
+          sources: loaded.sources,
+          ...(loaded.raised?.length ? { raised: loaded.raised } : {}),
+        }
       : { kind: "invalid", problems: loaded.problems };
   return rt.stores.pulls.withPullLock(key, () => decideUnderLock(rt, job, octokit, config, log));
 }

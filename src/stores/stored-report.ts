@@ -10,6 +10,7 @@ import type { CheckAnnotation } from "../github/check-runs.js";
 import type { BaselineInfo } from "../render/baseline.js";
 import type { CreditInfo, GuidanceInfo } from "../render/check-run-facts.js";
 import type { CodeScanningInfo } from "../render/code-scanning-section.js";
+import type { PolicyPart } from "../domain/policy.js";
 import type { RedisConnection } from "../runtime/connection.js";
 import { scanEndKey } from "./scan-state.js";
 import { parseStored, type Stored } from "./stored-record.js";
@@ -43,6 +44,8 @@ export interface ShownExtras {
    * `failOn: {only: new}`, that it has none): triage recomputes decide with it, as the report did
    */
   baseline?: BaselineInfo;
+  /** the effective policy's parts with where each came from, as the report showed them */
+  policyParts?: PolicyPart[];
 }
 
 /** An object (a JSON object, not an array): how the report's display parts and config are checked. */

@@ -173,6 +173,43 @@ describe("applyPolicy: the rule that applies and what the finding counts as", ()
       { part: "mode", value: "evaluate", source: "repository file (.github/diffward.yml)" },
     ]);
   });
+
+  it("policyParts with their origin: each key's file, default for a key no file sets, and the values the floor raised", () => {
+    const floor = "acme/.github:.github/diffward.yml";
+    const parts = policyParts(
+      {
+        failOn: { severity: "medium", only: "all" },
+        policies: [{ paths: ["src/legacy/**"], mode: "block", failOn: { severity: "low", only: "all" } }],
+        mode: "enforce",
+      },
+      {
+        sources: {
+          failOn: { kind: "repository", file: "acme/app:.github/diffward.yml" },
+          policies: { kind: "organization", file: floor },
+        },
+        raised: [
+          { key: "failOn.severity", from: "critical", to: "medium", source: floor },
+          { key: "failOn.only", from: "new", to: "all", source: floor },
+          { key: "policies[0].failOn.only", from: "new", to: "all", source: floor },
+          { key: "forks", from: "scan", to: "approve", source: floor },
+        ],
+      },
+    );
+    expect(parts).toEqual([
+      {
+        part: "failOn",
+        value: "medium",
+        source: `organization floor (${floor}): severity raised from critical, only raised from new (repository file (.github/diffward.yml))`,
+      },
+      {
+        part: "policies[0]",
+        value: "src/legacy/** → block, failOn low",
+        source: `organization floor (${floor}): only raised from new (organization file (${floor}))`,
+      },
+      { part: "mode", value: "enforce", source: "default" },
+      { part: "forks", value: "approve", source: `organization floor (${floor}): raised from scan` },
+    ]);
+  });
 });
 
 describe("applyPolicy properties", () => {

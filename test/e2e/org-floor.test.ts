@@ -40,7 +40,7 @@ describe("organization floor (enforce:)", () => {
     });
     return first;
   }
-  const pullIn = (login: string, id: number, config: string) =>
+  const pullIn = (login: string, id: number, config: string | null) =>
     openPull(h, {
       head: sha(3600 + ++n),
       repo: `floored-${n}`,
@@ -49,6 +49,14 @@ describe("organization floor (enforce:)", () => {
       config,
     });
 
+  /** The audit trail of a repository, oldest first. */
+  async function auditOf(pr: { owner: string; repo: string }) {
+    const audit = [];
+    for await (const e of h.booted.rt.stores.audit.read({ repository: `${pr.owner}/${pr.repo}` }))
+      audit.push(e);
+    return audit;
+  }
+
   it("raises a looser failOn to the floor's, names it and the organization file in the summary, and audits it", async () => {
     organization("floor-org", 9351, "enforce:\n  failOn: medium\n  forks: approve\n");
     const pr = await pullIn("floor-org", 9351, demoConfig().replace("failOn: high", "failOn: critical"));
@@ -56,10 +64,13 @@ describe("organization floor (enforce:)", () => {
     expect(run.output.summary).toContain(
       "Organization floor: `failOn.severity` raised from `critical` to `medium` by floor-org/.github:.github/diffward.yml.",
     );
-    const audit = [];
-    for await (const e of h.booted.rt.stores.audit.read({ repository: `${pr.owner}/${pr.repo}` }))
-      audit.push(e);
-    expect(audit).toEqual([
+    // the effective policy names the floor as the source of each raised value, and the file it came from
+    expect(run.output.summary).toContain(
+      "| `failOn` | `medium` | organization floor (floor-org/.github:.github/diffward.yml): severity raised from critical (repository file (.github/diffward.yml)) |",
+    );
+    expect(run.output.summary).toContain("| `mode` | `enforce` | default |");
+
+    expect(await auditOf(pr)).toEqual([
       expect.objectContaining({
         action: "floor-raise",
         source: "org-floor",
@@ -81,10 +92,7 @@ describe("organization floor (enforce:)", () => {
     );
     const run = await completedRun(h, pr.owner, pr.repo, sha(3600 + n));
     expect(run.output.summary).not.toContain("Organization floor");
-    const audit = [];
-    for await (const e of h.booted.rt.stores.audit.read({ repository: `${pr.owner}/${pr.repo}` }))
-      audit.push(e);
-    expect(audit).toEqual([]);
+    expect(await auditOf(pr)).toEqual([]);
   });
 
   it("the organization's page shows each repository's effective policy, floor raised or not", async () => {
@@ -113,6 +121,33 @@ describe("organization floor (enforce:)", () => {
     expect(html).toContain("<h3>Effective policy</h3>");
     expect(html).toContain("raised: <code>failOn.severity</code>");
     expect(html).toContain("not raised");
+  });
+
+  it("a repository without its own file: the summary names the organization's file as the source of each part, and the floor's raised values", async () => {
+    organization(
+      "fallback-org",
+      9353,
+      demoConfig('policies:\n  - paths: ["test/**"]\n    mode: monitor\nmode: evaluate') +
+        "\nenforce:\n  triage:\n    maxAcceptanceDays: 90\n",
+    );
+    const pr = await pullIn("fallback-org", 9353, null);
+    const run = await completedRun(h, pr.owner, pr.repo, sha(3600 + n));
+    const org = "organization file (fallback-org/.github:.github/diffward.yml)";
+    expect(run.output.summary).toContain(`| \`failOn\` | \`high\` | ${org} |`);
+    expect(run.output.summary).toContain(`| \`policies[0]\` | \`test/** → monitor\` | ${org} |`);
+    expect(run.output.summary).toContain(`| \`mode\` | \`evaluate\` | ${org} |`);
+    // a raised value outside the policy's own keys is a part of its own, named with the floor's file
+    expect(run.output.summary).toContain(
+      "| `triage.maxAcceptanceDays` | `90` | organization floor (fallback-org/.github:.github/diffward.yml): raised from 365 |",
+    );
+    expect(await auditOf(pr)).toEqual([
+      expect.objectContaining({
+        action: "floor-raise",
+        detail: "triage.maxAcceptanceDays",
+        from: "365",
+        to: "90",
+      }),
+    ]);
   });
 
   it("an enforce key outside the list fails the check run with the problem and its line, and launches nothing", async () => {

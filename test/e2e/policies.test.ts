@@ -179,6 +179,11 @@ describe("policies: per-path modes, a path rule's own failOn, only: new and mode
     expect(recomputed.output.summary).toMatch(
       /Monitored secret \|.*\| `policies\[0\] test\/\*\*` · monitor \|/,
     );
+    // the policy's parts name their files as the report did (mode: no file sets it)
+    expect(recomputed.output.summary).toContain("| `mode` | `enforce` | default |");
+    expect(recomputed.output.summary).toContain(
+      "| `policies[1]` | `src/payments/** → block, failOn medium` | repository file (.github/diffward.yml) |",
+    );
   });
 
   it("only: new under a path rule: a finding already open on the default branch's baseline does not block, a new one does", async () => {

@@ -78,6 +78,41 @@ describe("OwnerConfigs", () => {
   });
 });
 
+describe("where each policy key came from", () => {
+  it("names the repository's own file, the organization's fallback, and default for a key no file sets", async () => {
+    octokit = client(61);
+    const own = { kind: "repository", file: `with-org/own:${FILE}` };
+    expect(await loadRepoConfig(octokit, "with-org", "own")).toMatchObject({
+      kind: "ok",
+      sources: { failOn: own },
+    });
+    const org = { kind: "organization", file: `with-org/.github:${FILE}` };
+    const fallback = await loadRepoConfig(octokit, "with-org", "none");
+    expect(fallback).toMatchObject({ kind: "ok", sources: { failOn: org } });
+    expect(fallback.kind === "ok" && fallback.sources).toEqual({ failOn: org });
+    expect(await new OwnerConfigs(octokit, "with-org").load("own")).toMatchObject({
+      sources: { failOn: own },
+    });
+  });
+
+  it("a key of the extending file is the repository's, one it leaves to the extended file is that file's", async () => {
+    const loaded = await loadRepoConfig(client(62), "plain", "extends");
+    expect(loaded.kind === "ok" && loaded.sources).toEqual({
+      failOn: { kind: "repository", file: `plain/extends:${FILE}` },
+    });
+    sb.state.setFile("plain", "extends", "main", FILE, "_extends: own\nmode: evaluate\n");
+    try {
+      const again = await loadRepoConfig(client(62), "plain", "extends");
+      expect(again.kind === "ok" && again.sources).toEqual({
+        failOn: { kind: "extended", file: `plain/own:${FILE}` },
+        mode: { kind: "repository", file: `plain/extends:${FILE}` },
+      });
+    } finally {
+      sb.state.setFile("plain", "extends", "main", FILE, "_extends: own\nfailOn: low\n");
+    }
+  });
+});
+
 describe("the organization floor", () => {
   const ORG_FILE = ".github/diffward.yml";
   const SOURCE = (owner: string) => `${owner}/.github:${ORG_FILE}`;

@@ -66,6 +66,7 @@ export function renderPullVerdict(
     failOn: cfg.failOn,
     policies: cfg.policies,
     mode: cfg.mode,
+    ...(report.extras?.policyParts ? { policyParts: report.extras.policyParts } : {}),
     disclosure: cfg.disclosure ?? "full",
     labelPrefix: settings.labelPrefix,
     ...(settings.publicUrl ? { publicUrl: settings.publicUrl, projectId: report.projectId } : {}),

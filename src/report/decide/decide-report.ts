@@ -6,6 +6,7 @@ import { batches, toAnnotations } from "../../render/annotations.js";
 import { sections } from "../../render/markdown.js";
 import { ANNOTATIONS_PER_REQUEST, CHECK_RUN_SUMMARY_MAX_BYTES } from "../../render/limits.js";
 import { renderCheckRunOutput } from "../../render/check-run.js";
+import { policyParts, type PolicyPart } from "../../domain/policy.js";
 import type { ReportFinding } from "../../domain/finding-types.js";
 import { planReport, type ReportPlan } from "./plan.js";
 import type { PollJobData } from "../../job-catalogue/index.js";
@@ -296,6 +297,7 @@ export function completedOutput(
     failOn: d.config.failOn,
     policies: d.config.policies,
     mode: d.config.mode,
+    ...(d.policySources ? { policyParts: reportPolicyParts(d) } : {}),
     disclosure: d.config.disclosure ?? "full",
     labelPrefix: settings.labelPrefix,
     ...(settings.publicUrl ? { publicUrl: settings.publicUrl, projectId: d.projectId } : {}),
@@ -361,6 +363,20 @@ export function decideReviewlessReport(
     annotations,
   });
   return { completion, conclusion, annotations };
+}
+
+/**
+ * The effective policy's parts of a scan's report ({@link policyParts}): each with the file it came from, or
+ * the organization floor's when it raised it. A job queued before the sources were carried names the
+ * repository's own file for each part.
+ */
+export function reportPolicyParts(
+  d: Pick<PollJobData, "config" | "policySources" | "floorRaised">,
+): PolicyPart[] {
+  return policyParts(
+    d.config,
+    d.policySources ? { sources: d.policySources, raised: d.floorRaised ?? [] } : undefined,
+  );
 }
 
 /**

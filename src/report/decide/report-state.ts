@@ -85,6 +85,7 @@ export function buildReportState(input: ReportStateInput): ReportState {
       ...(extras.credits ? { credits: extras.credits } : {}),
       ...(extras.guidanceAnnotation ? { guidanceAnnotation: extras.guidanceAnnotation } : {}),
       ...(extras.baseline ? { baseline: extras.baseline } : {}),
+      ...(extras.policyParts ? { policyParts: extras.policyParts } : {}),
       warnings: input.warnings,
       ...(input.codeScanning ? { codeScanning: input.codeScanning } : {}),
     },

@@ -13,7 +13,7 @@ import { WritesWithdrawnError, applyWrites, writesOf } from "../../runtime/apply
 import type { ScanDetail } from "../../scanner/schemas.js";
 import { closingCoverage } from "../decide/closing.js";
 import { annotationsDigest } from "../decide/current-verdict.js";
-import type { PullReportDecision, PullReportFacts } from "../decide/decide-report.js";
+import { reportPolicyParts, type PullReportDecision, type PullReportFacts } from "../decide/decide-report.js";
 import { postedFindingComments } from "../decide/posted.js";
 import { buildReportState } from "../decide/report-state.js";
 import type { PullReportRead } from "../read/scan-facts.js";
@@ -81,7 +81,8 @@ export async function saveReport(
       presetName: scan.presetName,
       baseCommit: scan.baseCommit,
     },
-    extras: facts.extras,
+    // the policy's parts as the check run named them, so a recompute names them again
+    extras: d.policySources ? { ...facts.extras, policyParts: reportPolicyParts(d) } : facts.extras,
     warnings: decision.warnings,
     codeScanning: facts.codeScanning,
     annotationsDigest: annotationsDigest(decision.annotations),
