@@ -8,7 +8,7 @@ import type { JobData, JobKind } from "../job-catalogue/index.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { processAcceptanceExpiry } from "./acceptance-expiry.js";
 import { processApprove } from "./approve.js";
-import { processBaseline } from "./baseline.js";
+import { processBaseline } from "../baseline/index.js";
 import { processCancel } from "../scan/cancel-scan.js";
 import { processAlertEvent } from "../code-scanning/index.js";
 import { processCommand } from "./command.js";

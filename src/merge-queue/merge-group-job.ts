@@ -453,7 +453,7 @@ async function unfinishedFromGitHub(
 }
 
 /**
- * Stops the group's work (or a superseded baseline's, `../jobs/baseline.ts`: the same fields): stops its launch
+ * Stops the group's work (or a superseded baseline's, `src/baseline/baseline-job.ts`: the same fields): stops its launch
  * ({@link stopLaunch}: removed while it waits, nothing spent, its launch key forgotten with `forgetLaunch`; one
  * whose attempt's outcome is unknown left to its job, which withdraws the scan it may have created), removes
  * its poll job, cancels its scan unless it has ended ({@link cancelFollowedScan}: once the scanner token is back when it is

@@ -9,7 +9,7 @@
  * and text at most 65,535 bytes): https://docs.github.com/en/rest/checks/runs#update-a-check-run
  */
 import { expiryText } from "../domain/acceptance.js";
-import { BaselineInfo, baselineComparisonSection, comparisonOf } from "./baseline.js";
+import { BaselineInfo, baselineComparisonSection, comparisonOf } from "./baseline-comparison.js";
 import { recount } from "../domain/baseline.js";
 import { EvaluationMode, FailOnSetting, PathPolicy } from "../config/repo-config.js";
 import { z } from "zod";

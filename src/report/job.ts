@@ -1,7 +1,7 @@
 /**
  * The report stage's job (`report`, queue `diffward-reports`): it takes a terminal scan from the poll job and
  * reports it on its check run. Each kind of scan (a pull request's `./pull-report.ts`, a merge group's
- * `./group-report.ts`, a default-branch baseline's `./baseline-report.ts`) reads (`./read/`), decides without
+ * `./group-report.ts`, a default-branch baseline's `src/baseline/baseline-report.ts`, in its room) reads (`./read/`), decides without
  * I/O (`./decide/`) and writes (`./write/`); the endings of a scan with nothing to report are
  * `src/checks/endings.ts`, shared with every job that follows a scan.
  */
@@ -13,9 +13,8 @@ import type { Runtime } from "../runtime/runtime.js";
 import { WritesWithdrawnError } from "../runtime/apply-writes.js";
 import { reportScan } from "./pull-report.js";
 import { reportGroupScan } from "./group-report.js";
-import { reportBaselineScan } from "./baseline-report.js";
 import type { ReportRun } from "./report-run.js";
-import { markBaselineReported } from "./write/baseline-writes.js";
+import { markBaselineReported, reportBaselineScan } from "../baseline/index.js";
 import { concludeUnfinished } from "./write/scan-writes.js";
 import {
   concludeOnLastAttempt,

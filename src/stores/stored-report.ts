@@ -7,7 +7,7 @@
 import { z } from "zod";
 import type { RepoConfig } from "../config/repo-config.js";
 import type { CheckAnnotation } from "../github/check-runs.js";
-import type { BaselineInfo } from "../render/baseline.js";
+import type { BaselineInfo } from "../render/baseline-comparison.js";
 import type { CreditInfo, GuidanceInfo } from "../render/check-run-facts.js";
 import type { CodeScanningInfo } from "../render/code-scanning-section.js";
 import type { PolicyPart } from "../domain/policy.js";

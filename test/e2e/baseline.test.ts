@@ -21,7 +21,7 @@ import type { Severity } from "../../src/scanner/catalog.js";
 import { clearPresetCache } from "../../src/tenants/presets.js";
 import { findingLabel } from "../../src/scanner/labels.js";
 import { writeConversationComment } from "../../dev/harness/triage.js";
-import { syncBaselineSchedule } from "../../src/jobs/baseline.js";
+import { syncBaselineSchedule } from "../../src/baseline/baseline-job.js";
 import { repoConfig } from "../support/jobs.js";
 import { JOBS } from "../../src/job-catalogue/index.js";
 

@@ -9,7 +9,7 @@ import { addJob, type BaselineJobData, type PollJobData } from "../../job-catalo
 import { baselineKey, jobId, launchKey } from "../../runtime/names.js";
 import type { Runtime } from "../../runtime/runtime.js";
 import type { ScannerTenant } from "../../tenants/index.js";
-import { defaultBranchHead, stopBaseline } from "../../jobs/baseline.js";
+import { defaultBranchHead, stopBaseline } from "../../baseline/index.js";
 import { repoContextOf } from "../../jobs/types.js";
 import { findInFlight, type Resumable } from "./find-scan.js";
 import { DAY_MS, effectiveConfig, type RepoPart, type RepoPass } from "./repository-pass.js";

@@ -9,7 +9,7 @@ import { RatePacer, type RatePacerOptions } from "../../github/rate-pacer.js";
 import type { InstallationOctokit } from "../../github/octokit-types.js";
 import { OwnerConfigs, loadRepoConfig, type LoadedConfig } from "../../runtime/config-loader.js";
 import type { Runtime } from "../../runtime/runtime.js";
-import { syncBaselineSchedule } from "../../jobs/baseline.js";
+import { syncBaselineSchedule } from "../../baseline/index.js";
 import { reconcileBaseline } from "./baselines.js";
 import { reconcileMergeGroups } from "./merge-groups.js";
 import { reconcilePulls } from "./pull-requests.js";

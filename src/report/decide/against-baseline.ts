@@ -6,7 +6,7 @@
 import { compareWithBaseline } from "../../domain/baseline.js";
 import { readsBaseline, type PolicySettings } from "../../domain/policy.js";
 import type { ReportFinding } from "../../domain/finding-types.js";
-import type { BaselineInfo } from "../../render/baseline.js";
+import type { BaselineInfo } from "../../render/baseline-comparison.js";
 
 /** A completed baseline as the report reads it (src/stores/baseline-state.ts `BaselineReport`). */
 export interface CompletedBaseline {

@@ -8,7 +8,7 @@ import type { CheckAnnotation } from "../../github/check-runs.js";
 import type { ReportFinding } from "../../domain/finding-types.js";
 import { toAnnotations } from "../../render/annotations.js";
 import { decideConclusion, policyRule, type BlockingRule, type Verdict } from "../../domain/verdict.js";
-import { comparisonOf } from "../../render/baseline.js";
+import { comparisonOf } from "../../render/baseline-comparison.js";
 import type { CheckRunOutput } from "../../github/check-runs.js";
 import { renderCheckRunOutput } from "../../render/check-run.js";
 import type { ReportState } from "../../stores/stored-report.js";

@@ -9,7 +9,7 @@ import { parseMergeGroupRef } from "../../domain/merge-queue.js";
 import { getPull } from "../../github/pulls.js";
 import type { InstallationOctokit } from "../../github/octokit-types.js";
 import type { PollJobData } from "../../job-catalogue/index.js";
-import type { BaselineInfo } from "../../render/baseline.js";
+import type { BaselineInfo } from "../../render/baseline-comparison.js";
 import type { Runtime } from "../../runtime/runtime.js";
 import { againstBaseline } from "../decide/against-baseline.js";
 

@@ -9,7 +9,7 @@ import { policyRule } from "../../domain/policy.js";
 import { listPullFiles } from "../../github/pulls.js";
 import { listReviewComments } from "../../github/reviews.js";
 import type { PollJobData } from "../../job-catalogue/index.js";
-import { comparisonOf } from "../../render/baseline.js";
+import { comparisonOf } from "../../render/baseline-comparison.js";
 import { pullKey } from "../../runtime/names.js";
 import type { FindingListItem, Note } from "../../scanner/schemas.js";
 import type { ScannerTenant } from "../../tenants/index.js";

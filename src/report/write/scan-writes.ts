@@ -1,6 +1,6 @@
 /**
  * The writes every kind of report makes (a pull request's `../pull-report.ts`, a merge group's
- * `../group-report.ts`, a baseline's `../baseline-report.ts`): the end of a scan that did not complete, the
+ * `../group-report.ts`, a baseline's `src/baseline/baseline-report.ts`): the end of a scan that did not complete, the
  * completing writes once per scan, the one SARIF upload, the spend counted in the cap ledger, and the
  * report log of the organization's page. Each report keeps what is its own (review, report state, the
  * baseline's fingerprints).

@@ -5,7 +5,7 @@ import { getCheckRun, listCheckRunsForRef } from "../github/check-runs.js";
 import { listMatchingRefs } from "../github/refs.js";
 import { unlessStatus, type InstallationOctokit } from "../github/octokit-types.js";
 import { createCheck, updateCheck } from "../github/writes.js";
-import { renderBaselineSuperseded } from "../render/baseline.js";
+import { renderBaselineSuperseded } from "./render-baseline.js";
 import { presetsOf } from "../tenants/presets.js";
 import { type BaselineState } from "../stores/baseline-state.js";
 import { loadRepoConfig } from "../runtime/config-loader.js";
@@ -21,9 +21,9 @@ import {
   type BaselineOutcome,
 } from "./decide-baseline.js";
 import { enqueueLaunch } from "../scan/launch.js";
-import { readAccountToken } from "./service-outage.js";
+import { readAccountToken } from "../jobs/service-outage.js";
 import { stopGroupScan } from "../merge-queue/index.js";
-import { repoContextOf } from "./types.js";
+import { repoContextOf } from "../jobs/types.js";
 import { parseJobData, scheduleJob, type BaselineJobData, type RepoContext } from "../job-catalogue/index.js";
 
 export type { BaselineOutcome } from "./decide-baseline.js";

@@ -6,7 +6,7 @@ import {
   isStalePush,
   knownDiffPresets,
   type BaselineFacts,
-} from "../../src/jobs/decide-baseline.js";
+} from "../../src/baseline/decide-baseline.js";
 import type { ScanPreset } from "../../src/scanner/schemas.js";
 import { repoConfig } from "../support/jobs.js";
 

@@ -1,9 +1,9 @@
-import { renderBaselineNote } from "../render/baseline.js";
-import { decideReviewlessReport } from "./decide/decide-report.js";
-import { readExtras, readScanFindings } from "./read/scan-facts.js";
-import type { ReportRun } from "./report-run.js";
-import { saveBaselineReport } from "./write/baseline-writes.js";
-import { completeOnce, settleAndUpload } from "./write/scan-writes.js";
+import { renderBaselineNote } from "./render-baseline.js";
+import { decideReviewlessReport } from "../report/decide/decide-report.js";
+import { readExtras, readScanFindings } from "../report/read/scan-facts.js";
+import type { ReportRun } from "../report/report-run.js";
+import { saveBaselineReport } from "./baseline-writes.js";
+import { completeOnce, settleAndUpload } from "../report/write/scan-writes.js";
 
 /**
  * Reports a default-branch baseline's `COMPLETED` scan on the commit's check run (`FAILED` and `CANCELLED`

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { baselineComparisonSection } from "../../src/render/baseline.js";
+import { baselineComparisonSection } from "../../src/render/baseline-comparison.js";
 import { renderCheckRunOutput } from "../../src/render/check-run.js";
 import { toAnnotations } from "../../src/render/annotations.js";
 import { blockingRule } from "../../src/domain/verdict.js";

@@ -1,6 +1,6 @@
 import { withEffectiveDisclosure, type RepoConfig } from "../config/repo-config.js";
 import type { CheckRunUpdate } from "../github/check-runs.js";
-import { renderBaselineNoToken, renderBaselineQueued, unknownPresetProblem } from "../render/baseline.js";
+import { renderBaselineNoToken, renderBaselineQueued, unknownPresetProblem } from "./render-baseline.js";
 import { diffPresetProblem, renderBaselineConfigError } from "../render/baseline-refusals.js";
 import { renderLaunchError } from "../render/check-run.js";
 import type { BaselineState } from "../stores/baseline-state.js";
@@ -8,7 +8,7 @@ import { configLaunchKey, jobId } from "../runtime/names.js";
 import type { ScanPreset } from "../scanner/schemas.js";
 import type { TokenFact } from "../scan/decide-pull-request.js";
 import type { BaselineJobData, LaunchJobData } from "../job-catalogue/index.js";
-import { repoContextOf } from "./types.js";
+import { repoContextOf } from "../jobs/types.js";
 
 /** What a baseline start did; the job's result. */
 export type BaselineOutcome =

@@ -3,12 +3,12 @@
  * baseline (`baseline-report:<owner>/<repo>`, which pull request and merge group reports compare with), and
  * the baseline followed now marked reported (`bl:<owner>/<repo>^baseline`).
  */
-import { fingerprint } from "../../domain/identity.js";
-import type { ReportFinding } from "../../domain/finding-types.js";
-import { isRuledOut } from "../../domain/verdict.js";
-import type { PollJobData } from "../../job-catalogue/index.js";
-import { baselineKey } from "../../runtime/names.js";
-import type { Runtime } from "../../runtime/runtime.js";
+import { fingerprint } from "../domain/identity.js";
+import type { ReportFinding } from "../domain/finding-types.js";
+import { isRuledOut } from "../domain/verdict.js";
+import type { PollJobData } from "../job-catalogue/index.js";
+import { baselineKey } from "../runtime/names.js";
+import type { Runtime } from "../runtime/runtime.js";
 
 /**
  * Keeps a completed baseline scan as the branch's baseline: its commit, scan and the fingerprints of its
