@@ -8,7 +8,8 @@ import {
   type BaselineFacts,
 } from "../../src/baseline/decide-baseline.js";
 import type { ScanPreset } from "../../src/scanner/schemas.js";
-import { repoConfig } from "../support/jobs.js";
+import { pullRequestEvent, repoConfig } from "../support/jobs.js";
+import { RepoContext } from "../../src/job-catalogue/repo-context.js";
 
 const PRESETS: ScanPreset[] = [
   { ref: "full-standard", name: "Full scan", minCredits: 50, modelTier: "standard" },
@@ -20,14 +21,9 @@ const HEAD = "a".repeat(40);
 function facts(extra: Partial<BaselineFacts> = {}, baseline: Record<string, unknown> = {}): BaselineFacts {
   return {
     event: {
+      ...RepoContext.parse(pullRequestEvent),
       deliveryId: "d-push-1",
       trigger: "push",
-      installationId: 7,
-      accountLogin: "acme",
-      owner: "acme",
-      repo: "web",
-      repoPrivate: true,
-      defaultBranch: "main",
       headSha: HEAD,
       commitMessage: "Merge pull request #3",
     },
