@@ -47,8 +47,10 @@ export {
   checkConfigFileYaml,
   parseEnforceYaml,
   type EnforceResult,
+  parseMergedConfig,
   parseRepoConfig,
   parseRepoConfigYaml,
+  type ConfigText,
   type RepoConfigResult,
 } from "./repo-config/validation.js";
 export type { ConfigProblem } from "./repo-config/issue-messages.js";

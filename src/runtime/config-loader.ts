@@ -1,5 +1,11 @@
 import type { ConfigSource, Enforce, PolicySources, RaisedValue, RepoConfig } from "../config/repo-config.js";
-import { applyFloor, parseEnforceYaml, parseRepoConfig, policySourcesOf } from "../config/repo-config.js";
+import {
+  applyFloor,
+  parseEnforceYaml,
+  parseMergedConfig,
+  parseRepoConfig,
+  policySourcesOf,
+} from "../config/repo-config.js";
 import { parse as parseYaml } from "yaml";
 import type { InstallationOctokit } from "../github/octokit-types.js";
 
@@ -40,17 +46,21 @@ export async function readOrgFloor(octokit: InstallationOctokit, owner: string):
   return parsed.enforce ? { kind: "ok", enforce: parsed.enforce, source } : { kind: "none" };
 }
 
-/** The file's text on the default branch; `undefined` on 404; `not-a-file` when GitHub answers JSON. */
+/**
+ * The file's text on the default branch (`path`: `.github/diffward.yml` unless told); `undefined` on 404;
+ * `not-a-file` when GitHub answers JSON.
+ */
 async function readConfigText(
   octokit: InstallationOctokit,
   owner: string,
   repo: string,
+  path: string = CONFIG_PATH,
 ): Promise<string | "not-a-file" | undefined> {
   try {
     const res = await octokit.request("GET /repos/{owner}/{repo}/contents/{path}", {
       owner,
       repo,
-      path: CONFIG_PATH,
+      path,
       mediaType: { format: "raw" },
     });
     return typeof res.data === "string" ? res.data : "not-a-file";
@@ -65,6 +75,8 @@ interface ConfigFile {
   /** its name and kind; the organization's file is the only one `enforce` is read from */
   source: ConfigSource;
   config: unknown;
+  /** its text, read to place problems at their lines; each file has it or none does */
+  text?: string;
 }
 
 /**
@@ -95,10 +107,14 @@ export function resolveConfig(
         `${f.source.file}: enforce: is read only from the organization's file ${owner}/.github:${CONFIG_PATH}; move it there or remove it`,
     );
   const floorProblems = floor.kind === "invalid" ? floor.problems.map((p) => `${floor.source}: ${p}`) : [];
-  const { _extends: _ignored, enforce, ...raw } = merged;
+  const { enforce } = merged;
+  const raw = withoutSharedKeys(merged);
   if (Object.keys(raw).length === 0 && enforce !== undefined && misplaced.length === 0)
     return { kind: "absent" };
-  const parsed = parseRepoConfig(raw);
+  const texts = files.every((f) => f.text !== undefined)
+    ? files.map((f) => ({ file: f.source.file, text: f.text! }))
+    : [];
+  const parsed = parseMergedConfig(raw, texts);
   const problems = [...floorProblems, ...misplaced, ...(parsed.ok ? [] : parsed.problems)];
   const allFiles = floor.kind === "none" || names.includes(floor.source) ? names : [...names, floor.source];
   if (problems.length > 0 || !parsed.ok) return { kind: "invalid", problems, files: allFiles };
@@ -106,6 +122,12 @@ export function resolveConfig(
   if (floor.kind !== "ok") return { kind: "ok", config: parsed.config, files: names, sources };
   const { config, raised } = applyFloor(parsed.config, floor.enforce, floor.source);
   return { kind: "ok", config, files: allFiles, raised, sources };
+}
+
+/** The merged content without the keys the loader reads itself: `_extends` and `enforce`. */
+function withoutSharedKeys(merged: unknown): Record<string, unknown> {
+  const { _extends: _e, enforce: _f, ...raw } = (merged ?? {}) as Record<string, unknown>;
+  return raw;
 }
 
 /**
@@ -146,13 +168,22 @@ export async function loadRepoConfig(
   }
   const read = result.files.filter((f) => f.config !== null);
   if (read.length === 0) return { kind: "absent" };
-  const files = read.map((f) => ({
+  const files: ConfigFile[] = read.map((f) => ({
     source: {
       kind: fileKind(f, owner, repo),
       file: `${f.owner}/${f.repo}:${f.path}`,
     },
     config: f.config,
   }));
+  // a configuration that fails its schema is read again as text, so each problem names its line (a read
+  // that fails leaves the problems without lines, never the configuration unread)
+  if (!parseRepoConfig(withoutSharedKeys(result.config)).ok) {
+    const texts = await Promise.all(
+      read.map((f) => readConfigText(octokit, f.owner, f.repo, f.path).catch(() => undefined)),
+    );
+    if (texts.every((t) => typeof t === "string" && t !== "not-a-file"))
+      files.forEach((f, i) => (f.text = texts[i]!));
+  }
   return resolveConfig(
     owner,
     result.config as Record<string, unknown>,
@@ -195,7 +226,8 @@ export class OwnerConfigs {
       }
       if (typeof raw !== "object" || Array.isArray(raw) || "_extends" in (raw as object))
         return loadRepoConfig(this.octokit, this.owner, repo, this.#orgFloor());
-      const file = {
+      const file: ConfigFile = {
+        text: own,
         source: {
           kind: fileKind({ owner: this.owner, repo, path: CONFIG_PATH }, this.owner, repo),
           file: `${this.owner}/${repo}:${CONFIG_PATH}`,

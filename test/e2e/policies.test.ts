@@ -242,18 +242,20 @@ describe("policies: per-path modes, a path rule's own failOn, only: new and mode
     expect(inlinePaths(pr)).toEqual(["src/server.js"]);
   });
 
-  it("an unknown mode or a paths entry that is not a glob: the check run names the problem and its key; nothing is launched", async () => {
+  it("an unknown mode or a paths entry that is not a glob: the check run names the problem and its line; nothing is launched", async () => {
     const scans = h.sandbox.state.scans.size;
     const badMode = await configErrorRun(
       'repositoryId: repo_demo\npolicies:\n  - paths: ["test/**"]\n    mode: silent\n',
       sha(0x3541),
     );
-    expect(badMode).toContain('policies[0].mode: must be one of block, comment, monitor, off (got "silent")');
+    expect(badMode).toContain(
+      'policies[0].mode (line 4): must be one of block, comment, monitor, off (got "silent")',
+    );
     const badGlob = await configErrorRun(
       'repositoryId: repo_demo\npolicies:\n  - paths: ["src/{a,b"]\n',
       sha(0x3542),
     );
-    expect(badGlob).toContain("policies[0].paths[0]: not a valid glob: it has an unclosed `{`");
+    expect(badGlob).toContain("policies[0].paths[0] (line 3): not a valid glob: it has an unclosed `{`");
     expect(h.sandbox.state.scans.size).toBe(scans);
   });
 

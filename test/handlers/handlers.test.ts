@@ -106,7 +106,9 @@ describe("handlers: guards and one job per delivery, no GitHub call on the webho
     const jobs = (await queues.events.getJobs(["waiting", "delayed"])).filter(
       (j) => j.data.deliveryId === "delivery-suite-rerun-forks",
     );
-    expect(jobs.find((j) => j.data.pullNumber === 8)?.data.headRepoFullName).toBe(payload.repository.full_name);
+    expect(jobs.find((j) => j.data.pullNumber === 8)?.data.headRepoFullName).toBe(
+      payload.repository.full_name,
+    );
     expect(jobs.find((j) => j.data.pullNumber === 9)?.data).not.toHaveProperty("headRepoFullName");
   });
 
@@ -278,9 +280,10 @@ describe("config loading (Probot's octokit.config, nock)", () => {
     scope.done();
   });
 
-  it("invalid values name the field and the allowed values", async () => {
+  it("invalid values name the field, the allowed values and the line (the file read again as text)", async () => {
     const scope = nock(api)
       .get("/repos/acme/app/contents/.github%2Fdiffward.yml")
+      .times(2)
       .reply(200, "repositoryId: r\nfailOn: hgih\nunknownKey: 1\n", {
         "content-type": "text/plain; charset=utf-8",
       })
@@ -289,8 +292,8 @@ describe("config loading (Probot's octokit.config, nock)", () => {
     const loaded = await loadRepoConfig(octokit, "acme", "app");
     expect(loaded.kind).toBe("invalid");
     const text = loaded.kind === "invalid" ? loaded.problems.join("\n") : "";
-    expect(text).toContain("failOn");
-    expect(text).toContain("unknownKey");
+    expect(text).toContain("failOn (line 2): must be one of");
+    expect(text).toContain("unknownKey (line 3)");
     scope.done();
   });
 });

@@ -78,6 +78,30 @@ describe("OwnerConfigs", () => {
   });
 });
 
+describe("a configuration that fails its schema", () => {
+  it("names each problem's line, and its file when the configuration came from more than one", async () => {
+    octokit = client(62);
+    const own = await loadRepoConfig(octokit, "plain", "invalid-schema");
+    expect(own).toMatchObject({
+      kind: "invalid",
+      problems: ["repositoryId: is required", expect.stringMatching(/^failOn \(line 1\): must be one of /)],
+    });
+    expect(await new OwnerConfigs(octokit, "plain").load("invalid-schema")).toEqual(own);
+    sb.state.addRepository({
+      owner: "plain",
+      name: "extends-bad",
+      installationId: 62,
+      files: { main: { [FILE]: "_extends: own\npolicies:\n  - paths: [src/**]\n    mode: silent\n" } },
+    });
+    expect(await loadRepoConfig(octokit, "plain", "extends-bad")).toMatchObject({
+      kind: "invalid",
+      problems: [
+        `policies[0].mode (plain/extends-bad:${FILE}, line 4): must be one of block, comment, monitor, off (got "silent")`,
+      ],
+    });
+  });
+});
+
 describe("where each policy key came from", () => {
   it("names the repository's own file, the organization's fallback, and default for a key no file sets", async () => {
     octokit = client(61);

@@ -12,6 +12,8 @@ export interface ConfigProblem {
   path: string;
   /** 1-based line in the YAML file, when known */
   line?: number;
+  /** the file the line is in, when the configuration was merged from more than one (`owner/repo:path`) */
+  file?: string;
   /** 1-based column: of a YAML syntax error, or of the value (or key) the path names */
   column?: number;
   /** human message without the path */

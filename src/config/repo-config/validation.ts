@@ -50,6 +50,38 @@ export function parseRepoConfigYaml(text: string): RepoConfigResult {
   return result.ok ? result : failure(withLines(result.details, read));
 }
 
+/** A file a merged configuration was read from: its name (`owner/repo:path`) and text. */
+export interface ConfigText {
+  file: string;
+  text: string;
+}
+
+/**
+ * Validates a configuration merged from files (Probot's `_extends` and organization fallback: the first
+ * file holding a top-level key gives it) and places each problem at its line in the file its top-level key
+ * came from, e.g. `policies[0].mode (line 4): must be one of …`; with more than one file, the file is named
+ * too: `failOn (acme/.github:.github/diffward.yml, line 2): …`. A problem whose file is not among `files`
+ * keeps no line. Never throws.
+ *
+ * @param files - the files in the order they were read (the repository's own first).
+ */
+export function parseMergedConfig(raw: unknown, files: readonly ConfigText[]): RepoConfigResult {
+  const result = parseRepoConfig(raw);
+  if (result.ok) return result;
+  const read = files.flatMap((f) => {
+    const yaml = readYaml(f.text);
+    return yaml.ok ? [{ ...yaml, file: f.file }] : [];
+  });
+  const placed = result.details.map((d) => {
+    const key = pathSegments(d.path)[0];
+    const from = read.find((f) => key !== undefined && f.doc.has(key));
+    if (!from) return d;
+    const [at] = withLines([d], from);
+    return files.length > 1 && at!.line !== undefined ? { ...at!, file: from.file } : at!;
+  });
+  return failure(placed);
+}
+
 /** The outcome of reading an organization floor: the `enforce` section of a file, when it has one. */
 export type EnforceResult = { ok: true; enforce: Enforce | undefined } | Failure;
 
@@ -165,12 +197,13 @@ function failure(details: ConfigProblem[]): Failure {
     ok: false,
     problems: details.map((d) => {
       // a schema problem names its path, so its line is enough here; a YAML syntax error also says the column
-      const at =
+      const line =
         d.line === undefined
           ? ""
           : d.column === undefined || d.path
             ? `line ${d.line}`
             : `line ${d.line}, column ${d.column}`;
+      const at = d.file && line ? `${d.file}, ${line}` : line;
       const where = d.path ? (at ? `${d.path} (${at})` : d.path) : at;
       return where ? `${where}: ${d.message}` : d.message;
     }),
