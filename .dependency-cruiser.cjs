@@ -22,8 +22,8 @@ const band = (...folders) => Object.assign(folders, { band: true });
  * - features are rooms, one per feature (a job or job family with its pure decisions, its rendering, its reads
  *   and writes); a room that has an index.ts is reached from another room only through it
  *   (`room-through-index`).
- * - the kernel is what two features share: pure rules (domain, render, checks), the policy's gates, the one table
- *   of jobs, diffward's Redis records (stores), the outside systems (github, scanner, tenants), config and the
+ * - the kernel is what two features share: the machinery every job shares (job-kit), pure rules (domain, render,
+ *   checks), the policy's gates, the one table of jobs, diffward's Redis records (stores), the outside systems (github, scanner, tenants), config and the
  *   process's machinery (runtime). It imports no feature and no entry (`kernel-knows-no-feature`).
  * Inside each band the folders keep a finer order (LAYERS, the `layered-<folder>` rules): a folder imports only
  * folders on a lower layer, never one beside it unless its layer is a band of rooms that use each other.
@@ -38,6 +38,7 @@ const BANDS = {
     ["report/decide"],
   ],
   kernel: [
+    ["job-kit"],
     ["policy", "checks"],
     ["stores"],
     ["render"],
@@ -118,7 +119,8 @@ const bandRules = [
   {
     name: "features-know-no-entry",
     severity: "error",
-    comment: "A feature room never imports the entry (entry files, web/, handlers/, the workers): the entry connects the rooms.",
+    comment:
+      "A feature room never imports the entry (entry files, web/, handlers/, the workers): the entry connects the rooms.",
     from: { path: `^src/(${foldersOf("features").join("|")})/`, pathNot: ENTRY_BAND },
     to: { path: ENTRY_BAND },
   },
@@ -126,7 +128,11 @@ const bandRules = [
     name: `room-through-index-${room}`,
     severity: "error",
     comment: `${room}/ is a room: another room reaches it only through ${room}/index.ts.`,
-    from: { path: `^src/(${foldersOf("features").filter((f) => f !== room).join("|")})/` },
+    from: {
+      path: `^src/(${foldersOf("features")
+        .filter((f) => f !== room)
+        .join("|")})/`,
+    },
     to: { path: `^src/${room}/(?!index\\.ts$)` },
   })),
 ];

@@ -21,9 +21,9 @@ import {
   type BaselineOutcome,
 } from "./decide-baseline.js";
 import { enqueueLaunch } from "../scan/launch.js";
-import { readAccountToken } from "../jobs/service-outage.js";
+import { readAccountToken } from "../job-kit/service-outage.js";
 import { stopGroupScan } from "../merge-queue/index.js";
-import { repoContextOf } from "../jobs/types.js";
+import { repoContextOf } from "../job-kit/types.js";
 import { parseJobData, scheduleJob, type BaselineJobData, type RepoContext } from "../job-catalogue/index.js";
 
 export type { BaselineOutcome } from "./decide-baseline.js";

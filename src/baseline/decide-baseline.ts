@@ -6,9 +6,9 @@ import { renderLaunchError } from "../render/check-run.js";
 import type { BaselineState } from "../stores/baseline-state.js";
 import { configLaunchKey, jobId } from "../runtime/names.js";
 import type { ScanPreset } from "../scanner/schemas.js";
-import type { TokenFact } from "../scan/decide-pull-request.js";
+import type { TokenFact } from "../job-kit/token-fact.js";
 import type { BaselineJobData, LaunchJobData } from "../job-catalogue/index.js";
-import { repoContextOf } from "../jobs/types.js";
+import { repoContextOf } from "../job-kit/types.js";
 
 /** What a baseline start did; the job's result. */
 export type BaselineOutcome =

@@ -5,7 +5,7 @@ import { getPull } from "../github/pulls.js";
 import { updateCheck } from "../github/writes.js";
 import { inlineCode } from "../render/escape.js";
 import { loadRepoConfig } from "../runtime/config-loader.js";
-import { pullHeadOf, repoOf } from "./types.js";
+import { pullHeadOf, repoOf } from "../job-kit/types.js";
 import { addJob, type ApproveJobData, type PullRequestJobData } from "../job-catalogue/index.js";
 import type { InstallationOctokit } from "../github/octokit-types.js";
 import type { CheckRunUpdate } from "../github/check-runs.js";

@@ -66,8 +66,8 @@ import { syncAlertWithResolution } from "../code-scanning/index.js";
 import { jobId } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { writesOf } from "../runtime/apply-writes.js";
-import { pullJobLog } from "./target.js";
-import { repoOf } from "./types.js";
+import { pullJobLog } from "../job-kit/target.js";
+import { repoOf } from "../job-kit/types.js";
 import { addJob, type CommandJobData, type PullRequestJobData } from "../job-catalogue/index.js";
 
 export type { CommandOutcome } from "../commands/index.js";

@@ -25,13 +25,13 @@ import {
 import { enqueueLaunch } from "../scan/launch.js";
 import { cancelFollowedScan } from "../scan/cancel-scan.js";
 import { stopLaunch } from "../scan/unknown-launch.js";
-import { readAccountToken } from "../jobs/service-outage.js";
+import { readAccountToken } from "../job-kit/service-outage.js";
 import { CONFIG_PATH, loadRepoConfig, type LoadedConfig } from "../runtime/config-loader.js";
 import { configLaunchKey, groupKey, jobId, pullKey } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { GroupState } from "../stores/pull-state.js";
 import type { LaunchJobData, MergeGroupJobData } from "../job-catalogue/index.js";
-import { repoContextOf } from "../jobs/types.js";
+import { repoContextOf } from "../job-kit/types.js";
 
 /** What the merge-group job decided; returned as the job's result (visible in BullMQ and in tests). */
 export type MergeGroupOutcome =

@@ -16,7 +16,7 @@ import {
   type PageAccess,
   type ReportRow,
 } from "./page-model.js";
-import type { PollProgress } from "../jobs/types.js";
+import type { PollProgress } from "../job-kit/types.js";
 import type { PollJobData } from "../job-catalogue/index.js";
 import { jobId, pullKey } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";

@@ -20,10 +20,10 @@ import {
   concludeOnLastAttempt,
   concludeOnScanReadError,
   concludeOnServiceError,
-} from "../jobs/service-error.js";
-import { admitRequest, serviceAnswered, waitForBreaker, waitOutOutage } from "../jobs/service-outage.js";
-import { isBaselineScan, isGroupScan } from "../jobs/target.js";
-import { withFollowedTenant, type FollowedJob } from "../jobs/token-wait.js";
+} from "../job-kit/service-error.js";
+import { admitRequest, serviceAnswered, waitForBreaker, waitOutOutage } from "../job-kit/service-outage.js";
+import { isBaselineScan, isGroupScan } from "../job-kit/target.js";
+import { withFollowedTenant, type FollowedJob } from "../job-kit/token-wait.js";
 import { addJob, type PollJobData, type ReportJobData } from "../job-catalogue/index.js";
 
 /** What a report job did. */

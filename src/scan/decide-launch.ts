@@ -17,7 +17,7 @@ import { unknownOutcomeSince, type LaunchRecord } from "../stores/scan-state.js"
  * and, when an attempt's outcome is unknown, its token.
  */
 export interface LaunchStartFacts {
-  /** the target still follows this launch (`launchWanted` in `../jobs/target.ts`) */
+  /** the target still follows this launch (`launchWanted` in `../job-kit/target.ts`) */
   wanted: boolean;
   /** the installation was removed while the launch waited */
   removed?: boolean;

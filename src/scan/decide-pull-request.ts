@@ -20,8 +20,8 @@ import { configLaunchKey, jobId } from "../runtime/names.js";
 import { pullStateAt, type PullState } from "../stores/pull-state.js";
 import { planStopWrites, type StopReason } from "./supersede.js";
 import type { LaunchJobData, PullRequestJobData } from "../job-catalogue/index.js";
-import { ScannerApiError } from "../scanner/errors.js";
-import { repoContextOf } from "../jobs/types.js";
+import { repoContextOf } from "../job-kit/types.js";
+import type { TokenFact } from "../job-kit/token-fact.js";
 
 /** What the pull-request job decided; returned as the job's result (visible in BullMQ and in tests). */
 export type PullRequestOutcome =
@@ -154,28 +154,6 @@ export function planResumedStop(d: PullRequestJobData, prev: PullState | undefin
           ...(prev.headSha === d.headSha ? { sameHead: true } : {}),
         },
   );
-}
-
-/** The scanner token's answer for the installation's account (`GET /token`, spec "Authentication"). */
-export type TokenFact =
-  | { kind: "found" }
-  | { kind: "absent" }
-  | { kind: "refused"; message: string }
-  /**
-   * the service is unavailable (5xx, timeout, no answer, or its tenant's circuit breaker open) since `since`
-   * (ms since epoch): the launch is planned anyway and waits for the service, which may refuse the token later
-   */
-  | { kind: "unavailable"; since: number; maxWaitMs: number };
-
-/**
- * The token fact of a `GET /token` the service refused for good (the configured token is wrong, expired or
- * revoked: spec "Authentication"), with the service's message. Pure.
- */
-export function refusedToken(error: unknown): Extract<TokenFact, { kind: "refused" }> {
-  return {
-    kind: "refused",
-    message: error instanceof ScannerApiError ? error.message : String((error as Error).message),
-  };
 }
 
 /** What the pull-request job read before deciding; a field is absent when the decision did not need it. */

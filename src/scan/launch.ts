@@ -10,7 +10,7 @@ import { unknownOutcomeSince } from "../stores/scan-state.js";
 import { updateCheck } from "../github/writes.js";
 import { renderLaunchError } from "../render/check-run.js";
 import { ScannerApiError, isServiceOutage } from "../scanner/errors.js";
-import { admitLaunch, parkLaunch, recordOutage } from "../jobs/service-outage.js";
+import { admitLaunch, parkLaunch, recordOutage } from "../job-kit/service-outage.js";
 import { applyWrites } from "../runtime/apply-writes.js";
 import {
   decideLaunchError,
@@ -24,8 +24,8 @@ import {
 import { bindCap, capHoldId, releaseCap } from "./launch-cap.js";
 import { findLaunchedScan, withdrawLaunch } from "./unknown-launch.js";
 import { addJob, type LaunchJobData, type PollJobData } from "../job-catalogue/index.js";
-import { repoContextOf } from "../jobs/types.js";
-import { isBaselineScan, isGroupScan, launchWanted, rememberScan, targetKey } from "../jobs/target.js";
+import { repoContextOf } from "../job-kit/types.js";
+import { isBaselineScan, isGroupScan, launchWanted, rememberScan, targetKey } from "../job-kit/target.js";
 
 export { renderServiceError } from "./decide-launch.js";
 

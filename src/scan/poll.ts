@@ -10,10 +10,10 @@ import type { EndedScanStatus } from "../stores/scan-state.js";
 import { planScanTimedOut } from "../checks/endings.js";
 import { planProgress } from "../checks/progress.js";
 import { enqueueReport } from "../report/job.js";
-import { concludeOnScanReadError } from "../jobs/service-error.js";
-import { admitRequest, serviceAnswered, waitForBreaker, waitOutOutage } from "../jobs/service-outage.js";
-import { withFollowedTenant, type FollowedJob } from "../jobs/token-wait.js";
-import type { PollProgress } from "../jobs/types.js";
+import { concludeOnScanReadError } from "../job-kit/service-error.js";
+import { admitRequest, serviceAnswered, waitForBreaker, waitOutOutage } from "../job-kit/service-outage.js";
+import { withFollowedTenant, type FollowedJob } from "../job-kit/token-wait.js";
+import type { PollProgress } from "../job-kit/types.js";
 import type { PollJobData } from "../job-catalogue/index.js";
 
 /** What a poll job did when it stopped rescheduling itself. */

@@ -31,9 +31,9 @@ import {
   type PullRequestPlan,
 } from "./decide-pull-request.js";
 import { enqueueLaunch } from "./launch.js";
-import { readAccountToken } from "../jobs/service-outage.js";
+import { readAccountToken } from "../job-kit/service-outage.js";
 import { checkRunCompleted, planStopWrites, stopCurrent } from "./supersede.js";
-import { pullJobLog } from "../jobs/target.js";
+import { pullJobLog } from "../job-kit/target.js";
 import type { PullRequestJobData } from "../job-catalogue/index.js";
 
 export type { PullRequestOutcome } from "./decide-pull-request.js";

@@ -259,7 +259,7 @@ export class ScanStateStore {
 
   /**
    * Records that diffward stopped following a scan, and why ({@link ScanEnd}): from then on its poll and
-   * report jobs write nothing (`src/jobs/target.ts` `stillFollowed`). Recorded before anything else of the
+   * report jobs write nothing (`src/job-kit/target.ts` `stillFollowed`). Recorded before anything else of the
    * stop, so a report running meanwhile sees it before its next write.
    */
   async recordScanStop(scanId: string, stop: ScanStop): Promise<void> {

@@ -10,7 +10,7 @@ import { baselineKey, jobId, launchKey } from "../../runtime/names.js";
 import type { Runtime } from "../../runtime/runtime.js";
 import type { ScannerTenant } from "../../tenants/index.js";
 import { defaultBranchHead, stopBaseline } from "../../baseline/index.js";
-import { repoContextOf } from "../../jobs/types.js";
+import { repoContextOf } from "../../job-kit/types.js";
 import { findInFlight, type Resumable } from "./find-scan.js";
 import { DAY_MS, effectiveConfig, type RepoPart, type RepoPass } from "./repository-pass.js";
 import { afterResume, resumeLocked, resumedLaunch, type ResumeTarget } from "./resume-scan.js";

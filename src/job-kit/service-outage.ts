@@ -5,7 +5,7 @@ import { isRetryable, isServiceOutage } from "../scanner/errors.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { type Admission } from "../stores/service-breaker.js";
 import { applyWrites } from "../runtime/apply-writes.js";
-import { refusedToken, type TokenFact } from "../scan/decide-pull-request.js";
+import { refusedToken, type TokenFact } from "./token-fact.js";
 import type { LaunchJobData, PollJobData } from "../job-catalogue/index.js";
 
 /** The breaker of the runtime's Redis and state prefix. */
