@@ -28,6 +28,7 @@ export const OPERATIONS: ReadonlyArray<readonly [string, string]> = [
   ["GET", "/installation/repositories"],
   ["GET", "/repos/{owner}/{repo}"],
   ["GET", "/repos/{owner}/{repo}/contents/{path}"],
+  ["GET", "/repos/{owner}/{repo}/commits/{ref}"],
   ["POST", "/repos/{owner}/{repo}/check-runs"],
   ["PATCH", "/repos/{owner}/{repo}/check-runs/{check_run_id}"],
   ["GET", "/repos/{owner}/{repo}/check-runs/{check_run_id}"],

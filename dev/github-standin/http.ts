@@ -16,11 +16,11 @@ export interface RouteContext {
   readonly state: StandInState;
 }
 
-/** A route's answer. `raw` sends text as-is (contents with a raw media type). */
+/** A route's answer. `raw` sends text or bytes as-is (contents with a raw media type). */
 export interface RouteReply {
   status: number;
   body?: unknown;
-  raw?: string;
+  raw?: string | Uint8Array;
   contentType?: string;
   headers?: Record<string, string>;
 }

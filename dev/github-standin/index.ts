@@ -18,6 +18,7 @@ import { OAUTH_ROUTES } from "./oauth.js";
 import { CODE_SCANNING_ROUTES } from "./code-scanning.js";
 import { DELIVERY_ROUTES } from "./deliveries.js";
 import { TEAM_ROUTES } from "./teams.js";
+import { CONTENTS_ROUTES } from "./contents.js";
 import type { DeliveryResult, WebhookTarget } from "./webhook-deliveries.js";
 import { StandInState } from "./state.js";
 
@@ -356,6 +357,7 @@ export async function startGitHubStandIn(options: GitHubStandInOptions = {}): Pr
         CODE_SCANNING_ROUTES[op.operationId] ??
         DELIVERY_ROUTES[op.operationId] ??
         TEAM_ROUTES[op.operationId] ??
+        CONTENTS_ROUTES[op.operationId] ??
         OAUTH_ROUTES[op.operationId];
       if (handler === undefined) {
         record.openapiErrors.push(`stand-in has no handler for ${op.operationId}`);

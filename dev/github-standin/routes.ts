@@ -380,58 +380,6 @@ const installations: Record<string, Handler> = {
 const repos: Record<string, Handler> = {
   "repos/get": (ctx) => ({ status: 200, body: repoJson(ctx, repoOf(ctx)) }),
 
-  "repos/get-content": (ctx) => {
-    const repo = repoOf(ctx);
-    const ref = ctx.query["ref"] ?? repo.defaultBranch;
-    const files = repo.files.get(ref);
-    if (files === undefined) throw new HttpError(404, `No commit found for the ref ${ref}`);
-    const path = (ctx.params["path"] ?? "").replace(/^\/+|\/+$/g, "");
-    const content = files.get(path);
-    const accept = String(ctx.headers["accept"] ?? "");
-    if (content === undefined) {
-      const prefix = path === "" ? "" : `${path}/`;
-      const entries = [...files.keys()].filter((p) => p.startsWith(prefix));
-      if (entries.length === 0) throw notFound();
-      const names = [...new Set(entries.map((p) => p.slice(prefix.length).split("/")[0] ?? ""))].sort();
-      return {
-        status: 200,
-        body: names.map((name) => {
-          const full = `${prefix}${name}`;
-          const file = files.get(full);
-          return {
-            type: file === undefined ? "dir" : "file",
-            name,
-            path: full,
-            sha: blobSha(file ?? full),
-            size: file?.length ?? 0,
-          };
-        }),
-      };
-    }
-    if (/application\/vnd\.github(\.v3)?\.raw/.test(accept)) {
-      return { status: 200, raw: content, contentType: "application/vnd.github.raw; charset=utf-8" };
-    }
-    const base64 = Buffer.from(content, "utf8").toString("base64");
-    const url = `${ctx.apiBase}/repos/${repo.owner}/${repo.name}/contents/${path}?ref=${encodeURIComponent(ref)}`;
-    return {
-      status: 200,
-      body: {
-        type: "file",
-        encoding: "base64",
-        size: Buffer.byteLength(content),
-        name: path.split("/").pop() ?? path,
-        path,
-        content: (base64.match(/.{1,60}/g) ?? []).join("\n") + "\n",
-        sha: blobSha(content),
-        url,
-        git_url: null,
-        html_url: `${ctx.origin}/${repo.owner}/${repo.name}/blob/${ref}/${path}`,
-        download_url: `${ctx.origin}/${repo.owner}/${repo.name}/raw/${ref}/${path}`,
-        _links: { self: url, git: null, html: null },
-      },
-    };
-  },
-
   /**
    * GitHub REST "List matching references" (`git/list-matching-refs`): the refs that start with
    * `refs/<ref>` (`heads/<branch>` for branches), sorted by name, as an array of `git-ref` objects

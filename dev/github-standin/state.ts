@@ -118,7 +118,8 @@ export interface Repository {
   installationId: number;
   private: boolean;
   defaultBranch: string;
-  files: Map<string, Map<string, string>>;
+  /** ref → path → content: text (UTF-8) or bytes (a binary file, or one that is not UTF-8) */
+  files: Map<string, Map<string, string | Uint8Array>>;
   /** branch name → head commit, for branches set by pushes ({@link StandInState.setBranchHead}) */
   branches: Map<string, string>;
 }
@@ -280,8 +281,8 @@ interface RepoData {
 }
 
 /** Git's blob sha of `content` (what GitHub returns as `sha` for contents). */
-export function blobSha(content: string): string {
-  const bytes = Buffer.from(content, "utf8");
+export function blobSha(content: string | Uint8Array): string {
+  const bytes = typeof content === "string" ? Buffer.from(content, "utf8") : Buffer.from(content);
   return createHash("sha1")
     .update(Buffer.concat([Buffer.from(`blob ${bytes.length}\0`), bytes]))
     .digest("hex");
@@ -433,9 +434,9 @@ export class StandInState {
   }
 
   /** Sets a file at `ref` (branch name or sha). @throws StandInStateError for an unknown repository. */
-  setFile(owner: string, repo: string, ref: string, path: string, content: string): void {
+  setFile(owner: string, repo: string, ref: string, path: string, content: string | Uint8Array): void {
     const files = this.data(owner, repo).repo.files;
-    const atRef = files.get(ref) ?? new Map<string, string>();
+    const atRef = files.get(ref) ?? new Map<string, string | Uint8Array>();
     atRef.set(path.replace(/^\/+/, ""), content);
     files.set(ref, atRef);
   }

@@ -5,6 +5,7 @@
  * repository's CODEOWNERS (GitHub REST "List CODEOWNERS errors", `GET /repos/{owner}/{repo}/codeowners/errors`).
  */
 import { HttpError, notFound, type RouteContext, type RouteReply } from "./http.js";
+import { filesAt } from "./contents.js";
 import { repoOf } from "./routes.js";
 
 /** GitHub's locations of CODEOWNERS, in the order it looks (the first found is the one used). */
@@ -86,10 +87,12 @@ export const TEAM_ROUTES: Record<string, Handler> = {
   "repos/codeowners-errors": (ctx) => {
     const repo = repoOf(ctx);
     const ref = ctx.query["ref"] ?? repo.defaultBranch;
-    const files = repo.files.get(ref);
+    const files = filesAt(repo, ref);
     if (files === undefined) throw new HttpError(404, `No commit found for the ref ${ref}`);
     const path = CODEOWNERS_PATHS.find((p) => files.has(p));
     if (path === undefined) throw notFound();
-    return { status: 200, body: { errors: codeownersErrors(files.get(path) ?? "", path) } };
+    const content = files.get(path) ?? "";
+    const text = typeof content === "string" ? content : Buffer.from(content).toString("utf8");
+    return { status: 200, body: { errors: codeownersErrors(text, path) } };
   },
 };
