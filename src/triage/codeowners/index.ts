@@ -14,6 +14,13 @@ export type {
   LoadedCodeowners,
 } from "../../domain/codeowners.js";
 export { parseCodeowners, parseOwner } from "./parse-codeowners.js";
+export {
+  CodeownersCache,
+  loadCodeowners,
+  loadCodeownersErrors,
+  type CodeownersRef,
+} from "./load-codeowners.js";
+export type { GitHubCodeownersError } from "../../github/repo-files.js";
 export { CODEOWNERS_LOCATIONS, CODEOWNERS_MAX_BYTES } from "./locations.js";
 export { compilePattern, matchesPattern, patternProblem } from "./match-pattern.js";
 
