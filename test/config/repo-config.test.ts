@@ -156,6 +156,10 @@ describe("parseRepoConfig", () => {
       'guidance.on_change: unknown key "on_change" (did you mean "onChange"?)',
     ],
     [{ repositoryId: "r", colour: "red" }, 'colour: unknown key "colour"; known keys here: repositoryId'],
+    [
+      { repositoryId: "r", policies: [{ paths: ["a/**"], mod: "monitor" }] },
+      'policies[0].mod: unknown key "mod" (did you mean "mode"?); known keys here: paths, mode, failOn',
+    ],
     [[], "the file must be a mapping (got a list)"],
     [null, "the file is empty; at least `repositoryId` is required"],
   ])("%j → %s", (raw, expected) => {

@@ -65,9 +65,12 @@ function typeName(expected: string): string {
   }
 }
 
+/** The keys the schema knows at `path` (at a list's entry, `policies[0]`, its element's keys). */
 function knownKeys(path: readonly PropertyKey[]): string[] {
   let schema: z.ZodType = RepoConfig;
   for (const seg of path) {
+    // a list's entry: unwrapping a list (zod's `ZodArray.unwrap()`) gives its element
+    if (typeof seg === "number") continue;
     const shape = shapeOf(schema);
     if (!shape || typeof seg !== "string" || !shape[seg]) return [];
     schema = shape[seg];
@@ -76,7 +79,7 @@ function knownKeys(path: readonly PropertyKey[]): string[] {
   return shape ? Object.keys(shape) : [];
 }
 
-/** The keys of an object schema, through defaults, optionals and a union's object alternative. */
+/** The keys of an object schema, through defaults, optionals, lists and a union's object alternative. */
 function shapeOf(schema: z.ZodType): Record<string, z.ZodType> | undefined {
   let inner: unknown = schema;
   while (inner && typeof inner === "object" && "unwrap" in inner && typeof inner.unwrap === "function")
