@@ -1,10 +1,14 @@
 import { z } from "zod";
 import type { RouteContext, RouteReply } from "./http.js";
 import type { ReviewThread } from "./state.js";
+import { GqlSyntaxError, parseOperation, resolveValue } from "./graphql-document.js";
+import type { GraphqlPoints } from "./graphql-exec.js";
+import { Executor, installationPoints, priceQuery } from "./graphql-exec.js";
 
 /** A GraphQL request body: `query` text and optional `variables`. */
 export const GraphqlBody = z.looseObject({
   query: z.string(),
+  operationName: z.string().nullish(),
   variables: z.record(z.string(), z.unknown()).nullish(),
 });
 export type GraphqlBody = z.infer<typeof GraphqlBody>;
@@ -13,6 +17,8 @@ export type GraphqlBody = z.infer<typeof GraphqlBody>;
 export interface GraphqlResult {
   reply: RouteReply;
   unsupported?: string;
+  /** points the query cost its installation (GitHub's `rateLimit.cost`), when it ran */
+  cost?: number;
 }
 
 /** Reads argument `name` of the query text: a `$variable` reference or a literal string/number. */
@@ -59,7 +65,7 @@ function data(body: unknown): RouteReply {
  * Unknown node ids answer `200` with a GraphQL `NOT_FOUND` error, as GitHub does (docs: GraphQL API
  * "resolveReviewThread", "PullRequest.reviewThreads"). Anything else is answered with an error and flagged.
  */
-export function handleGraphql(ctx: RouteContext, body: GraphqlBody): GraphqlResult {
+export function handleGraphql(ctx: RouteContext, body: GraphqlBody, points: GraphqlPoints): GraphqlResult {
   const vars = body.variables ?? {};
   const q = body.query;
   for (const [field, resolved] of [
@@ -151,8 +157,69 @@ export function handleGraphql(ctx: RouteContext, body: GraphqlBody): GraphqlResu
       }),
     };
   }
-  return {
-    reply: data({ errors: [{ message: "The GitHub stand-in does not support this GraphQL operation." }] }),
-    unsupported: `graphql: unsupported operation: ${q.replace(/\s+/g, " ").slice(0, 120)}`,
+  return runQuery(ctx, body, points);
+}
+
+const refused = (q: string, errors: Array<{ message: string }>): GraphqlResult => ({
+  reply: data({ errors }),
+  unsupported: `graphql: refused: ${errors[0]?.message ?? ""} in ${q.replace(/\s+/g, " ").slice(0, 120)}`,
+});
+
+/**
+ * A query over the schema of `graphql-types.ts`: parsed, validated and priced (`graphql-exec.ts`), charged to
+ * the installation's hourly points (`x-ratelimit-*` with `x-ratelimit-resource: graphql`), then run. A query
+ * GitHub would refuse (syntax, unknown field or argument, paging bounds, node limit) is answered with its
+ * errors and flagged; one over the budget answers `RATE_LIMITED`.
+ */
+function runQuery(ctx: RouteContext, body: GraphqlBody, points: GraphqlPoints): GraphqlResult {
+  const q = body.query;
+  let op;
+  try {
+    op = parseOperation(q, body.operationName ?? undefined);
+  } catch (error) {
+    if (error instanceof GqlSyntaxError) return refused(q, [{ message: error.message }]);
+    throw error;
+  }
+  if (op.type !== "query")
+    return refused(q, [{ message: "The GitHub stand-in does not support this GraphQL operation." }]);
+  const vars = {
+    ...Object.fromEntries(Object.entries(op.defaults).map(([k, v]) => [k, resolveValue(v, {})])),
+    ...body.variables,
   };
+  const price = priceQuery(op, vars);
+  if (price.errors.length > 0) return refused(q, price.errors);
+  const installationId = ctx.installationId ?? 0;
+  const limit = installationPoints(ctx.state.repositoriesOf(installationId).length);
+  const dryRun = op.selections.some(
+    (s) =>
+      s.kind === "field" && s.name === "rateLimit" && resolveValue(s.args["dryRun"] ?? false, vars) === true,
+  );
+  const charged = points.charge(installationId, limit, price.cost, Date.now(), dryRun);
+  const headers = {
+    "x-ratelimit-limit": String(limit),
+    "x-ratelimit-remaining": String(charged.rateLimit.remaining),
+    "x-ratelimit-used": String(charged.rateLimit.used),
+    "x-ratelimit-reset": String(Math.floor(Date.parse(charged.rateLimit.resetAt) / 1000)),
+    "x-ratelimit-resource": "graphql",
+  };
+  if (charged.over)
+    return {
+      reply: {
+        status: 200,
+        headers,
+        body: {
+          errors: [
+            {
+              type: "RATE_LIMITED",
+              message: `API rate limit exceeded for installation ID ${installationId}.`,
+            },
+          ],
+        },
+      },
+    };
+  const exec = new Executor(ctx, vars);
+  const rateLimit = { __typename: "RateLimit", ...charged.rateLimit, nodeCount: price.nodes };
+  const result = exec.run({ __typename: "Query", rateLimit }, op.selections);
+  const out = exec.errors.length > 0 ? { data: result, errors: exec.errors } : { data: result };
+  return { reply: { status: 200, headers, body: out }, ...(dryRun ? {} : { cost: price.cost }) };
 }

@@ -4,6 +4,7 @@ import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { z } from "zod";
 import { GraphqlBody, handleGraphql } from "./graphql.js";
+import { GraphqlPoints } from "./graphql-exec.js";
 import { HttpError, type RouteContext, type RouteReply } from "./http.js";
 import {
   ContentCreationLimiter,
@@ -86,6 +87,8 @@ export const RecordedRequest = z.object({
   /** Receive time, epoch milliseconds. */
   at: z.number(),
   openapiErrors: z.array(z.string()),
+  /** points a GraphQL query cost (GitHub's `rateLimit.cost`), when it ran */
+  graphqlCost: z.number().int().optional(),
 });
 export type RecordedRequest = z.infer<typeof RecordedRequest>;
 
@@ -192,6 +195,7 @@ export async function startGitHubStandIn(options: GitHubStandInOptions = {}): Pr
   const validator = new OpenApiValidator(opts.subset);
   const limiter = new ContentCreationLimiter(opts.limits.contentCreation);
   const primary = new PrimaryLimiter(opts.limits.primary);
+  const graphqlPoints = new GraphqlPoints();
   const requests: RecordedRequest[] = [];
   let faults: Faults = { ...opts.faults };
   let baseUrl = "";
@@ -290,7 +294,11 @@ export async function startGitHubStandIn(options: GitHubStandInOptions = {}): Pr
     if (installationId !== undefined) record.installationId = installationId;
 
     // ---- primary rate limit (requests made with an installation's token)
-    const rate = primary.take(isAppRoute ? undefined : installationId, Date.now());
+    // GraphQL has its own budget in points (graphql.ts), apart from the REST requests counted here
+    const rate = primary.take(
+      isAppRoute || op.operationId === "graphql" ? undefined : installationId,
+      Date.now(),
+    );
     rateHeaders = rate.headers;
     if (rate.over) {
       return reply(
@@ -348,8 +356,9 @@ export async function startGitHubStandIn(options: GitHubStandInOptions = {}): Pr
     };
     try {
       if (op.operationId === "graphql") {
-        const result = handleGraphql(ctx, GraphqlBody.parse(body));
+        const result = handleGraphql(ctx, GraphqlBody.parse(body), graphqlPoints);
         if (result.unsupported !== undefined) record.openapiErrors.push(result.unsupported);
+        if (result.cost !== undefined) record.graphqlCost = result.cost;
         return reply(result.reply);
       }
       const handler =

@@ -392,16 +392,10 @@ const repos: Record<string, Handler> = {
   "git/list-matching-refs": (ctx) => {
     const repo = repoOf(ctx);
     const prefix = `refs/${ctx.params["ref"] ?? ""}`;
-    const refs = new Map<string, string>();
-    for (const [branch, sha] of repo.branches) refs.set(`refs/heads/${branch}`, sha);
-    for (const p of ctx.state.pullRequests(repo.owner, repo.name))
-      if (p.state === "open") refs.set(`refs/heads/${p.head.ref}`, p.head.sha);
-    for (const g of ctx.state.mergeGroups(repo.owner, repo.name))
-      if (g.destroyed === undefined) refs.set(g.headRef, g.headSha);
     const api = `${ctx.apiBase}/repos/${repo.owner}/${repo.name}/git`;
-    const body = [...refs]
+    const body = ctx.state
+      .refsOf(repo.owner, repo.name)
       .filter(([ref]) => ref.startsWith(prefix))
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
       .map(([ref, sha]) => ({
         ref,
         node_id: `REF_${Buffer.from(`${repo.id}:${ref}`).toString("base64url")}`,

@@ -433,6 +433,22 @@ export class StandInState {
     else branches.set(branch, sha);
   }
 
+  /**
+   * The repository's branches as full refs (`refs/heads/<name>` → head commit), sorted by name: the branches
+   * pushes set ({@link setBranchHead}), each open pull request's head branch and each merge group's
+   * `gh-readonly-queue/…` branch until the group is destroyed.
+   * @throws StandInStateError for an unknown repository.
+   */
+  refsOf(owner: string, repo: string): Array<[string, string]> {
+    const refs = new Map<string, string>();
+    for (const [branch, sha] of this.data(owner, repo).repo.branches) refs.set(`refs/heads/${branch}`, sha);
+    for (const p of this.pullRequests(owner, repo))
+      if (p.state === "open") refs.set(`refs/heads/${p.head.ref}`, p.head.sha);
+    for (const g of this.mergeGroups(owner, repo))
+      if (g.destroyed === undefined) refs.set(g.headRef, g.headSha);
+    return [...refs].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  }
+
   /** Sets a file at `ref` (branch name or sha). @throws StandInStateError for an unknown repository. */
   setFile(owner: string, repo: string, ref: string, path: string, content: string | Uint8Array): void {
     const files = this.data(owner, repo).repo.files;
