@@ -18,7 +18,7 @@ const band = (...folders) => Object.assign(folders, { band: true });
  * The three bands of src/, top to bottom (docs/architecture.md, STYLE.md "The shape of the code"): imports run
  * downward, entry → features → kernel.
  * - entry connects things: the entry files (ENTRY_FILES), the web process's routes (web/), the webhook handlers
- *   (handlers/: guards, enqueue), and the workers that run the job catalogue (jobs/workers.ts, jobs/processors.ts).
+ *   (handlers/: guards, enqueue), and the workers that run the job catalogue (workers/: workers.ts, processors.ts).
  * - features are rooms, one per feature (a job or job family with its pure decisions, its rendering, its reads
  *   and writes); a room that has an index.ts is reached from another room only through it
  *   (`room-through-index`).
@@ -29,7 +29,7 @@ const band = (...folders) => Object.assign(folders, { band: true });
  * folders on a lower layer, never one beside it unless its layer is a band of rooms that use each other.
  */
 const BANDS = {
-  entry: [["web", "handlers"]],
+  entry: [["web", "handlers", "workers"]],
   features: [
     ["org-page"],
     band("jobs", "scan", "recovery", "report", "merge-queue", "baseline"),
@@ -56,10 +56,10 @@ const LAYERS = [...BANDS.entry, ...BANDS.features, ...BANDS.kernel];
 /** The top-level folders of a band (report/decide belongs to report/). */
 const foldersOf = (band) => [...new Set(BANDS[band].flat().map((f) => f.split("/")[0]))];
 
-/** The entry files; with web/, handlers/ and the workers they are the entry band. */
+/** The entry files; with web/, handlers/ and workers/ they are the entry band. */
 const ENTRY_FILES = "^src/(index|boot|web|admin|cli|tracing)\\.ts$";
 const ENTRY = "^src/(index|boot|web|admin|cli)\\.ts$";
-const ENTRY_BAND = `${ENTRY_FILES}|^src/(${foldersOf("entry").join("|")})/|^src/jobs/(workers|processors)\\.ts$`;
+const ENTRY_BAND = `${ENTRY_FILES}|^src/(${foldersOf("entry").join("|")})/`;
 
 /**
  * The feature rooms that have an index.ts: other rooms reach them only through it (test/architecture/imports.test.ts

@@ -17,7 +17,7 @@ import { createMetrics, type DiffwardMetrics } from "./runtime/metrics.js";
 import { DiffwardOctokit, withWriteLane } from "./runtime/octokit.js";
 import { serviceReachability } from "./runtime/health.js";
 import { createScannerAccess } from "./tenants/index.js";
-import { startWorkers, type WorkerConcurrency, type WorkerTiming } from "./jobs/workers.js";
+import { startWorkers, type WorkerConcurrency, type WorkerTiming } from "./workers/workers.js";
 import { enqueueReconcile, reconcile, type ReconcileSummary } from "./recovery/reconcile/index.js";
 import {
   recoverDeliveries,
@@ -172,7 +172,7 @@ export function boot(config: BootConfig): Booted {
 
 /**
  * Starts the workers of this process (every job of the catalogue, `src/job-catalogue/`, each run by its
- * processor, `src/jobs/processors.ts`), counts their jobs in the metrics, and enqueues the reconciliation
+ * processor, `src/workers/processors.ts`), counts their jobs in the metrics, and enqueues the reconciliation
  * and the delivery recovery when the config asks for them.
  */
 function startAllWorkers(

@@ -1,9 +1,9 @@
 /**
  * The catalogue of diffward's jobs: for each kind its BullMQ job name, its queue, the zod schema of its data
  * and its options. It is the one table of jobs: {@link addJob} (`add-job.ts`) checks every job's data against
- * it before the job is added, the workers (`src/jobs/workers.ts`) check it again when they take the job (the
+ * it before the job is added, the workers (`src/workers/workers.ts`) check it again when they take the job (the
  * data went through Redis, maybe written by another version) and run the kind's processor
- * (`src/jobs/processors.ts`, a table keyed by the same kinds), and boot and reconciliation add their jobs
+ * (`src/workers/processors.ts`, a table keyed by the same kinds), and boot and reconciliation add their jobs
  * through it. A job's id is the caller's (`jobId` in `src/runtime/names.ts`: no `:`, never only digits).
  */
 import type { JobsOptions } from "bullmq";

@@ -1,6 +1,6 @@
 /**
  * Every job's data validated by its schema: each kind of the job catalogue (`src/job-catalogue/catalogue.ts`)
- * has a zod schema, a queue and a processor (`src/jobs/processors.ts`); `addJob` refuses data its kind's
+ * has a zod schema, a queue and a processor (`src/workers/processors.ts`); `addJob` refuses data its kind's
  * schema does not take, on a real Redis, and adds nothing; and no code in `src/` adds a job any other way.
  * The last is read with the TypeScript compiler's type checker: a call of `add`, `addBulk` or
  * `upsertJobScheduler` on anything typed as a BullMQ `Queue` (or a subclass) outside `add-job.ts` fails it.
@@ -19,7 +19,7 @@ import {
   kindOfJobName,
   type JobData,
 } from "../../src/job-catalogue/index.js";
-import { PROCESSORS } from "../../src/jobs/processors.js";
+import { PROCESSORS } from "../../src/workers/processors.js";
 import { createRedis } from "../../src/runtime/connection.js";
 import { QUEUE_NAMES, jobId } from "../../src/runtime/names.js";
 import { createQueues } from "../../src/runtime/queues.js";

@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import { expect } from "vitest";
 import { z } from "zod";
 import type { Harness } from "../../dev/harness/harness.js";
-import type { WorkerTiming } from "../../src/jobs/workers.js";
+import type { WorkerTiming } from "../../src/workers/workers.js";
 
 /** Short BullMQ lock and stalled-check intervals (ms): a killed worker's job is taken over in ~2–3 s. */
 export const WORKER_TIMING: WorkerTiming = {

@@ -1,5 +1,5 @@
 /**
- * The workers check each job's data against its kind's schema when they take it (`src/jobs/workers.ts`): data
+ * The workers check each job's data against its kind's schema when they take it (`src/workers/workers.ts`): data
  * that does not match fails the job for good on its first attempt (BullMQ `UnrecoverableError`), with a log
  * naming what does not match, and the worker goes on with its next job. Real Redis, real BullMQ workers; the
  * jobs are added to the queues directly, as another version of diffward (or a hand) could have.
@@ -10,7 +10,7 @@ import type { Worker } from "bullmq";
 import pino from "pino";
 import { afterAll, describe, expect, it } from "vitest";
 import { JOBS } from "../../src/job-catalogue/index.js";
-import { startWorkers } from "../../src/jobs/workers.js";
+import { startWorkers } from "../../src/workers/workers.js";
 import { createRedis } from "../../src/runtime/connection.js";
 import { createQueues } from "../../src/runtime/queues.js";
 import type { Runtime } from "../../src/runtime/runtime.js";
