@@ -40,6 +40,9 @@ export {
   PathPolicy,
   Policies,
   PolicyMode,
+  SUPPRESSION_MODES,
+  SuppressionMode,
+  Suppressions,
   globProblem,
 } from "./repo-config/policies.js";
 export {

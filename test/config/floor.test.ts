@@ -111,6 +111,25 @@ describe("applyFloor", () => {
       check: (c: RepoConfig) => expect([c.commands.minPermission, c.forks]).toEqual(["admin", "skip"]),
     },
     {
+      name: "suppressions: allow is raised to the floor's deny; approval to deny",
+      own: { suppressions: "allow" },
+      enforce: { suppressions: "deny" },
+      raised: [{ key: "suppressions", from: "allow", to: "deny" }],
+      check: (c: RepoConfig) => expect(c.suppressions).toBe("deny"),
+    },
+    {
+      name: "suppressions: a repository's deny stays under the floor's approval; allow (the default) is raised to it",
+      own: { suppressions: "deny" },
+      enforce: { suppressions: "approval" },
+      raised: [],
+      check: (c: RepoConfig) => {
+        expect(c.suppressions).toBe("deny");
+        const dflt = applyFloor(repo({}), Enforce.parse({ suppressions: "approval" }), SOURCE);
+        expect(dflt.config.suppressions).toBe("approval");
+        expect(dflt.raised).toEqual([{ key: "suppressions", from: "allow", to: "approval", source: SOURCE }]);
+      },
+    },
+    {
       name: "a path rule's own failOn is raised too; a rule without one follows the top level",
       own: {
         failOn: "high",
@@ -141,6 +160,7 @@ const FAIL_ON = ["none", "critical", "high", "medium", "low", "info"];
 const SEVERITY = ["critical", "high", "medium", "low", "info"];
 const ROLE = ["read", "triage", "write", "maintain", "admin"];
 const FORKS = ["scan", "approve", "skip"];
+const SUPPRESSIONS = ["allow", "approval", "deny"];
 const STATUSES = ["WONT_FIX", "MITIGATED"] as const;
 
 const failOnParts = (f: RepoConfig["failOn"]) => (typeof f === "string" ? { severity: f, only: "all" } : f);
@@ -161,6 +181,7 @@ function atLeastAsStrict(a: RepoConfig, b: RepoConfig): boolean {
     b.triage.requireExpiry.every((s) => a.triage.requireExpiry.includes(s)) &&
     ROLE.indexOf(a.commands.minPermission) >= ROLE.indexOf(b.commands.minPermission) &&
     FORKS.indexOf(a.forks) >= FORKS.indexOf(b.forks) &&
+    SUPPRESSIONS.indexOf(a.suppressions) >= SUPPRESSIONS.indexOf(b.suppressions) &&
     a.policies.every((p, i) => {
       const q = b.policies[i]?.failOn ?? b.failOn;
       return (
@@ -192,6 +213,7 @@ const repoInput = fc.record(
     triage: fc.record({ approval, maxAcceptanceDays: days, requireExpiry: statuses }, { requiredKeys: [] }),
     commands: fc.record({ minPermission: fc.constantFrom(...ROLE) }),
     forks: fc.constantFrom(...FORKS),
+    suppressions: fc.constantFrom(...SUPPRESSIONS),
     policies: fc.array(
       fc.record({ paths: fc.constant(["src/**"]), failOn: severity }, { requiredKeys: ["paths"] }),
       { maxLength: 3 },
@@ -208,6 +230,7 @@ const enforceInput = fc.record(
     triage: fc.record({ approval, maxAcceptanceDays: days, requireExpiry: statuses }, { requiredKeys: [] }),
     commands: fc.record({ minPermission: fc.constantFrom(...ROLE) }, { requiredKeys: [] }),
     forks: fc.constantFrom(...FORKS),
+    suppressions: fc.constantFrom(...SUPPRESSIONS),
   },
   { requiredKeys: [] },
 );
@@ -226,6 +249,7 @@ function floorAsConfig(base: RepoConfig, e: Enforce): RepoConfig {
     },
     commands: { ...base.commands, minPermission: e.commands?.minPermission ?? "read" },
     forks: e.forks ?? "scan",
+    suppressions: e.suppressions ?? "allow",
     // each path rule measured against the floor's threshold
     policies: base.policies.map(({ failOn: _ignored, ...p }) => p),
   };

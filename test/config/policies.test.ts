@@ -42,6 +42,13 @@ describe("policies and mode in .github/diffward.yml", () => {
     ]);
   });
 
+  it("suppressions takes allow, approval or deny (allow by default); another value is a problem with its line", () => {
+    expect(problems("repositoryId: r\nsuppressions: approval\n")).toEqual([]);
+    expect(problems("repositoryId: r\nfailOn: high\nsuppressions: never\n")).toEqual([
+      'suppressions (line 3): must be one of allow, approval, deny (got "never")',
+    ]);
+  });
+
   it("a paths entry that is not a valid glob is a problem with its line", () => {
     const text =
       'repositoryId: r\npolicies:\n  - paths: ["src/**"]\n  - paths:\n      - "docs/**"\n      - "src/{a,b"\n';

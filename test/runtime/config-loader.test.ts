@@ -210,7 +210,7 @@ describe("the organization floor", () => {
     expect(loaded).toMatchObject({ kind: "invalid" });
     expect(loaded.kind === "invalid" && loaded.problems).toEqual([
       expect.stringMatching(
-        /^bad-floor\/\.github:\.github\/diffward\.yml: enforce\.mode \(line 3\): unknown key "mode"; known keys here: failOn, triage, commands, forks$/,
+        /^bad-floor\/\.github:\.github\/diffward\.yml: enforce\.mode \(line 3\): unknown key "mode"; known keys here: failOn, triage, commands, forks, suppressions$/,
       ),
     ]);
     const owner = new OwnerConfigs(client(72), "bad-floor");

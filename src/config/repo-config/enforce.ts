@@ -8,12 +8,12 @@ import { z } from "zod";
 import { FailOn } from "./fail-on.js";
 import { section } from "./fields.js";
 import { MinPermission } from "./permissions.js";
+import { SUPPRESSION_MODES, SuppressionMode } from "./policies.js";
 import { ApprovalConfig, CommandsConfig, TriageConfig } from "./triage-sections.js";
 
 /**
  * The keys `enforce` may hold, as dotted paths of the repository file. Any other key is a configuration
- * error. `suppressions` (allow | approval | deny) joins this list, and {@link Enforce} and ./floor.ts's
- * rules, once the repository file has that field.
+ * error.
  */
 export const ENFORCE_KEYS = [
   "failOn",
@@ -22,6 +22,7 @@ export const ENFORCE_KEYS = [
   "triage.requireExpiry",
   "commands.minPermission",
   "forks",
+  "suppressions",
 ] as const;
 export type EnforceKey = (typeof ENFORCE_KEYS)[number];
 
@@ -77,6 +78,9 @@ export const Enforce = section(
       .enum(["scan", "approve", "skip"])
       .optional()
       .describe("Least strict handling of fork pull requests: `scan` < `approve` < `skip`."),
+    suppressions: SuppressionMode.optional().describe(
+      `Least strict handling of inline \`diffward-ignore\` suppressions: ${SUPPRESSION_MODES.map((m) => `\`${m}\``).join(" < ")}.`,
+    ),
   },
 );
 export type Enforce = z.infer<typeof Enforce>;

@@ -7,7 +7,8 @@
  *   `codeowners: true` over `false` (`notify` is the repository's own when it sets `triage.approval`);
  * - `triage.maxAcceptanceDays`: fewer days; `triage.requireExpiry`: more statuses (the union);
  * - `commands.minPermission`: a higher role (read < triage < write < maintain < admin);
- * - `forks`: `scan` < `approve` < `skip`.
+ * - `forks`: `scan` < `approve` < `skip`;
+ * - `suppressions`: `allow` < `approval` < `deny`.
  * Pure: no I/O.
  */
 import { z } from "zod";
@@ -17,6 +18,7 @@ import type { Enforce } from "./enforce.js";
 import type { FailOn, FailOnRule, FailOnSetting } from "./fail-on.js";
 import type { SeverityLevel } from "./fields.js";
 import type { MinPermission } from "./permissions.js";
+import { SUPPRESSION_MODES, type SuppressionMode } from "./policies.js";
 
 /** One value the floor raised: `key` a dotted path of the file, `from`/`to` as YAML-ish text. */
 export const RaisedValue = z.object({
@@ -31,6 +33,7 @@ export type RaisedValue = z.infer<typeof RaisedValue>;
 const FAIL_ON_ORDER: readonly FailOn[] = ["none", "critical", "high", "medium", "low", "info"];
 const ROLE_ORDER: readonly MinPermission[] = ["read", "triage", "write", "maintain", "admin"];
 const FORKS_ORDER: readonly RepoConfig["forks"][] = ["scan", "approve", "skip"];
+const SUPPRESSIONS_ORDER: readonly SuppressionMode[] = SUPPRESSION_MODES;
 
 /** The stricter of two values on a ladder ordered from least to most strict. */
 function stricter<T>(order: readonly T[], a: T, b: T): T {
@@ -162,6 +165,14 @@ const RULES: readonly FloorRule<unknown>[] = [
     floor: (e) => e.forks,
     merge: (own, floor) => stricter(FORKS_ORDER, own, floor),
     write: (c, forks) => ({ ...c, forks }),
+    show: String,
+  }),
+  rule<SuppressionMode>({
+    key: "suppressions",
+    read: (c) => c.suppressions,
+    floor: (e) => e.suppressions,
+    merge: (own, floor) => stricter(SUPPRESSIONS_ORDER, own, floor),
+    write: (c, suppressions) => ({ ...c, suppressions }),
     show: String,
   }),
 ];

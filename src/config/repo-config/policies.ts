@@ -94,3 +94,18 @@ export const EvaluationMode = z
   .describe(
     "`enforce`: the check concludes as the policy says; `evaluate` (to roll a policy out): the check shows what it would conclude and never fails: where it would fail it concludes `neutral` and says why.",
   );
+
+/**
+ * `suppressions`: what a `diffward-ignore <reason>: <note>` marker in the pull request's head commit does
+ * (src/report/suppressions/): `allow` applies it as the pull request author's `/wontfix <reason> <note>`;
+ * `approval` holds it for an approver as a writer's `/wontfix` is held under `triage.approval`; `deny` ignores
+ * it and says so. Stricter is later: `allow` < `approval` < `deny` (the organization floor's ladder).
+ */
+export const SUPPRESSION_MODES = ["allow", "approval", "deny"] as const;
+export const SuppressionMode = z.enum(SUPPRESSION_MODES);
+export type SuppressionMode = z.infer<typeof SuppressionMode>;
+
+/** `suppressions` of the repository file, with its default. */
+export const Suppressions = SuppressionMode.default("allow").describe(
+  "Inline suppressions: a line holding `diffward-ignore <reason>: <note>` (`<reason>` a `/wontfix` reason such as `risk_accepted`) on a finding's line or the line above it, in the pull request's head commit, acts as `/wontfix <reason> <note>` from the pull request's author. `allow`: applied (won't fix, with a note naming the file, line and commit); `approval`: held until an approver answers, as `triage.approval` holds a dismissal; `deny`: not applied, and the check run says suppressions are not allowed here. Suppressions never cause a scan or a rescan.",
+);

@@ -10,7 +10,7 @@ import { CodeScanningConfig, CommentsConfig } from "./report-sections.js";
 import { AuthorsConfig, CreditCapConfig, GuidanceConfig, PathsConfig } from "./scan-sections.js";
 import { CommandsConfig, TriageConfig } from "./triage-sections.js";
 import { Enforce } from "./enforce.js";
-import { EvaluationMode, Policies } from "./policies.js";
+import { EvaluationMode, Policies, Suppressions } from "./policies.js";
 
 /**
  * The whole `.github/diffward.yml`. Strict at every level: an unknown key is an error naming it, so a
@@ -37,6 +37,7 @@ export const RepoConfig = section("diffward configuration (.github/diffward.yml)
   ),
   policies: Policies,
   mode: EvaluationMode,
+  suppressions: Suppressions,
   drafts: z.enum(["skip", "scan"]).default("skip").describe("Whether draft pull requests are scanned."),
   forks: z
     .enum(["scan", "approve", "skip"])
