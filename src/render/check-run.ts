@@ -43,7 +43,13 @@ import { CHECK_RUN_SUMMARY_MAX_BYTES, CHECK_RUN_TEXT_MAX_BYTES, truncateBytes } 
 import { bullets, details, link, sections, severityBadge, table as markdownTable } from "./markdown.js";
 import { CreditInfo, GuidanceInfo, creditsSection, guidanceSection } from "./check-run-facts.js";
 import { detailsText } from "./finding-details.js";
-import { evaluationHeading, evaluationTitle, outcomeMark, policySection, ruleCell } from "./policy-section.js";
+import {
+  evaluationHeading,
+  evaluationTitle,
+  outcomeMark,
+  policySection,
+  ruleCell,
+} from "./policy-section.js";
 
 export { CreditInfo, GuidanceInfo };
 export { WHERE_TO_READ_LEAD } from "./finding-details.js";
@@ -118,6 +124,14 @@ export const TABLE_TITLE_MAX_CHARS = 120;
 /** Longest location shown in one table cell, in characters. */
 export const TABLE_LOCATION_MAX_CHARS = 80;
 
+/** What `policies` rules keep from blocking: `["1 monitored", "2 comment only"]`, or none. */
+function keptByPolicies(verdict: Verdict): string[] {
+  return [
+    verdict.monitored > 0 ? `${verdict.monitored} monitored` : "",
+    verdict.commented > 0 ? `${verdict.commented} comment only` : "",
+  ].filter(Boolean);
+}
+
 /**
  * The check run title for a verdict: `2 blocking findings (1 critical, 1 high)`, or
  * `No blocking findings` (with `(3 open below high)` when findings remain under the threshold, or
@@ -131,10 +145,7 @@ export function verdictTitle(verdict: Verdict, rule: BlockingInput): string {
     return `${plural(verdict.blocking, "blocking finding")} (${countsInWords(verdict.blockingBySeverity)})`;
   }
   if (verdict.open === 0) return "No blocking findings";
-  const kept = [
-    verdict.monitored > 0 ? `${verdict.monitored} monitored` : "",
-    verdict.commented > 0 ? `${verdict.commented} comment only` : "",
-  ].filter(Boolean);
+  const kept = keptByPolicies(verdict);
   // findings a `policies` rule keeps from blocking are not "below" the threshold
   if (kept.length > 0) return `No blocking findings (${verdict.open} open; ${kept.join(", ")})`;
   if (verdict.preexistingAtThreshold > 0)
@@ -281,7 +292,10 @@ function verdictSection(verdict: Verdict, rule: BlockingRule, subject: string): 
       ? `## ❌ ${plural(verdict.blocking, `${fresh}finding`)} at or above \`${failOn}\` ${verdict.blocking === 1 ? "blocks" : "block"} this ${subject}`
       : failOn === "none"
         ? `## ✅ No finding blocks this ${subject} (${configSetting("failOn", "none")})`
-        : `## ✅ No ${fresh ? "new" : "open"} finding at or above \`${failOn}\``;
+        : keptByPolicies(verdict).length > 0
+          ? // a monitored or comment-only finding may be at or above the threshold: it is kept, not absent
+            `## ✅ No finding blocks this ${subject} (\`policies\`: ${keptByPolicies(verdict).join(", ")})`
+          : `## ✅ No ${fresh ? "new" : "open"} finding at or above \`${failOn}\``;
   const waived =
     verdict.preexistingAtThreshold > 0
       ? `\n\n${plural(verdict.preexistingAtThreshold, "finding")} at or above \`${failOn}\` already open on the base branch ${verdict.preexistingAtThreshold === 1 ? "does" : "do"} not block (${configSetting("failOn", failOnText(rule))}).`

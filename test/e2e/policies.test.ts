@@ -88,6 +88,56 @@ describe("policies: per-path modes, a path rule's own failOn, only: new and mode
     ].join("\n"),
   );
 
+  it("the check run of each mode, one high finding under src/: block fails, comment, monitor and off pass, evaluate is neutral", async ({
+    annotate,
+  }) => {
+    const high = at("src/server.js:8", "HIGH", "Open redirect");
+    const rule = (mode: string) => demoConfig(`policies:\n  - paths: ["src/**"]\n    mode: ${mode}`);
+    const cases: [string, string, string, string, string][] = [
+      [
+        "block",
+        rule("block"),
+        "failure",
+        "1 blocking finding (1 high)",
+        "## ❌ 1 finding at or above `high` blocks this pull request",
+      ],
+      [
+        "comment",
+        rule("comment"),
+        "success",
+        "No blocking findings (1 open; 1 comment only)",
+        "## ✅ No finding blocks this pull request (`policies`: 1 comment only)",
+      ],
+      [
+        "monitor",
+        rule("monitor"),
+        "success",
+        "No blocking findings (1 open; 1 monitored)",
+        "## ✅ No finding blocks this pull request (`policies`: 1 monitored)",
+      ],
+      ["off", rule("off"), "success", "No blocking findings", "## ✅ No open finding at or above `high`"],
+      [
+        "evaluate",
+        demoConfig("mode: evaluate"),
+        "neutral",
+        "Evaluation: 1 finding would block (1 high)",
+        "## ⚪ 1 finding would block this pull request (1 high)",
+      ],
+    ];
+    let head = 0x3570;
+    for (const [mode, config, conclusion, title, heading] of cases) {
+      const { run } = await pullFinding(config, sha(++head), [high]);
+      // the summary down to the counts per outcome: the verdict, the effective policy and its counts
+      const summary = run.output.summary ?? "";
+      const policy = summary.indexOf("### Policy");
+      const next = summary.slice(policy + 1).search(/\n\n(### |<details>|---)/);
+      const top = next === -1 ? summary : summary.slice(0, policy + 1 + next);
+      await annotate(`${mode}: conclusion ${run.conclusion}; title ${run.output.title}\n${top}`, "check run");
+      expect([mode, run.conclusion, run.output.title]).toEqual([mode, conclusion, title]);
+      expect(summary.split("\n")[0], mode).toBe(heading);
+    }
+  });
+
   it("comment posts inline and passes; monitor posts no inline comment, a notice annotation, and passes; off hides", async () => {
     const { run, pr } = await pullFinding(modes, sha(0x3501), [
       at("test/app.test.js:5", "CRITICAL", "Monitored secret"),
