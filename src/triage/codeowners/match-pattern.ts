@@ -8,8 +8,11 @@
  * - a trailing `/` means a directory and everything under it, at any depth;
  * - a last segment that is exactly `*` matches one level only: `docs/*` owns `docs/getting-started.md`, not
  *   `docs/build-app/troubleshooting.md`; any other last segment also owns what is under the path it names;
- * - `[` and `]` are literal (no character ranges), `!` does not negate and `\#` does not escape a `#`
- *   ("Syntax exceptions"); a backslash makes the next character literal (`f\*o` is the file `f*o`);
+ * - `[ ]` is no character range ("Syntax exceptions"): a bracket is a literal character, and GitHub refuses one
+ *   that no backslash escapes ("Invalid pattern …: both `[` and `]` must be escaped with a `\`", GitHub's
+ *   message as quoted in open-sauced/pizza-cli#100), so `/pages/\[id\].js` owns `pages/[id].js`;
+ * - `!` does not negate and `\#` does not escape a `#` ("Syntax exceptions"); a backslash makes the next
+ *   character literal (`f\*o` is the file `f*o`);
  * - paths are case-sensitive.
  * Matching walks segments and characters with the wildcard algorithm that backtracks to the last star only, so
  * it takes at most (pattern length × path length) steps: no regular expression, no exponential backtracking.
@@ -23,7 +26,8 @@ type Part = readonly GlobToken[] | "**";
 
 /**
  * Why `pattern` is not one GitHub supports, in a sentence, or `undefined` when it is.
- * Rules: GitHub "Syntax exceptions" (`!`, `\#`); three asterisks in a row are neither `*` nor `**`.
+ * Rules: GitHub "Syntax exceptions" (`!`, `\#`, `[ ]`: an unescaped bracket is GitHub's "Invalid pattern");
+ * three asterisks in a row are neither `*` nor `**`.
  */
 export function patternProblem(pattern: string): string | undefined {
   if (pattern.startsWith("!"))
@@ -31,6 +35,8 @@ export function patternProblem(pattern: string): string | undefined {
   if (pattern.startsWith("\\#"))
     return "`\\#` does not escape a leading `#` in CODEOWNERS (GitHub's syntax exceptions)";
   if (pattern.includes("***")) return `\`${pattern}\` has three asterisks in a row, which is no pattern`;
+  if (/(^|[^\\])(\\\\)*[[\]]/.test(pattern))
+    return `\`${pattern}\` has a bracket no backslash escapes: both \`[\` and \`]\` must be escaped with a \`\\\` (GitHub reads no character ranges)`;
   if (/(^|[^\\])(\\\\)*\\$/.test(pattern)) return `\`${pattern}\` ends with a lone backslash`;
   return undefined;
 }

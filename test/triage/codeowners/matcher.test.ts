@@ -443,7 +443,13 @@ describe("ownersOf over GitHub's example file: the last matching pattern wins", 
 });
 
 describe("GitHub's syntax exceptions (not gitignore's)", () => {
-  it("`[ ]` is literal, never a character range", () => {
+  it("`[ ]` is never a character range: escaped brackets match themselves, unescaped ones are GitHub's Invalid pattern", () => {
+    // GitHub's message: "Invalid pattern on line …: both `[` and `]` must be escaped with a `\`"
+    // (quoted in open-sauced/pizza-cli#100)
+    const f = parseCodeowners("* @all\n/app/[param]/page.tsx @raw\n/app/\\[param\\]/page.tsx @escaped\n");
+    expect(f.errors).toEqual([{ line: 2, message: expect.stringContaining("must be escaped with a `\\`") }]);
+    expect(ownersOf(f, "app/[param]/page.tsx").owners).toEqual([user("escaped")]);
+    expect(ownersOf(f, "app/p/page.tsx").owners).toEqual([user("all")]);
     expect(matchesPattern("/app/[param]/page.tsx", "app/[param]/page.tsx")).toBe(true);
     expect(matchesPattern("/app/[param]/page.tsx", "app/p/page.tsx")).toBe(false);
     expect(matchesPattern("[abc].js", "a.js")).toBe(false);
