@@ -28,7 +28,7 @@ const OWNER = /^(@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\/[A-Za-z0-9_.-]+)?
 /**
  * The syntax errors of a CODEOWNERS text as GitHub reports them: an owner that is neither `@user`,
  * `@org/team` nor an e-mail address is an `Invalid owner`; a pattern using gitignore syntax GitHub does not
- * support (`!` negation, `[ ]` ranges, a `\#` escape) is an `Invalid pattern` (GitHub Docs "About code
+ * support (`!` negation, `[ ]` ranges: a bracket no backslash escapes, a `\#` escape) is an `Invalid pattern` (GitHub Docs "About code
  * owners", CODEOWNERS syntax). Lines and columns are 1-based.
  */
 export function codeownersErrors(text: string, path: string): CodeownersError[] {
@@ -49,7 +49,10 @@ export function codeownersErrors(text: string, path: string): CodeownersError[] 
         message: `${kind} on line ${line}:\n\n  ${source}\n  ${" ".repeat(column - 1)}^`,
         path,
       });
-    if (pattern && /^(!|\\#)|\[/.test(pattern[0])) error("Invalid pattern", (pattern.index ?? 0) + 1);
+    // a bracket counts only when no backslash escapes it: `\[id\]` is a literal path (GitHub's message for
+    // an unescaped one: "both `[` and `]` must be escaped with a `\`")
+    if (pattern && /^(!|\\#)|(^|[^\\])(\\\\)*[[\]]/.test(pattern[0]))
+      error("Invalid pattern", (pattern.index ?? 0) + 1);
     for (const owner of owners) if (!OWNER.test(owner[0])) error("Invalid owner", (owner.index ?? 0) + 1);
   });
   return errors;

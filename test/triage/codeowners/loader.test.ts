@@ -189,6 +189,10 @@ describe("loadCodeownersErrors: GitHub's list", () => {
     expect(errors).toEqual([
       expect.objectContaining({ line: 2, kind: "Invalid owner", path: ".github/CODEOWNERS" }),
     ]);
+    const brackets = repoWith({ CODEOWNERS: "/app/[id]/ @a\n/app/\\[id\\]/page.tsx @b\n" });
+    expect(await loadCodeownersErrors(octokit, { owner: OWNER, repo: brackets, ref: "main" })).toEqual([
+      expect.objectContaining({ line: 1, kind: "Invalid pattern" }),
+    ]);
     const good = repoWith({ CODEOWNERS: "* @ok\n" });
     expect(await loadCodeownersErrors(octokit, { owner: OWNER, repo: good, ref: "main" })).toEqual([]);
     const none = repoWith({});
