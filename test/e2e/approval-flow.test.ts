@@ -8,7 +8,7 @@
 import { describe, expect, it } from "vitest";
 import type { Harness } from "../../dev/harness/harness.js";
 import { writeReviewReply } from "../../dev/harness/triage.js";
-import { jobId, pullKey } from "../../src/runtime/names.js";
+import { pullKey } from "../../src/runtime/names.js";
 import { readApprovals } from "../../src/triage/approvals.js";
 import { readDecisions } from "../../src/triage/decisions.js";
 import { findingLabel } from "../../src/scanner/labels.js";
@@ -23,7 +23,14 @@ import {
   SECRET,
   RATE,
 } from "../support/reported-pull.js";
-import { replyTo, sandboxCalls, sayIn, useCommandHarness, WRITER } from "../support/commands.js";
+import {
+  replyTo,
+  sandboxCalls,
+  sayIn,
+  useCommandHarness,
+  waitCommandJob,
+  WRITER,
+} from "../support/commands.js";
 
 const WRITER2 = "octo-writer-two";
 const MAINTAINER = "octo-maintainer";
@@ -61,17 +68,7 @@ async function say(pr: ReportedPull, body: string, login = WRITER) {
   return { answer, payload };
 }
 
-async function waitJob(deliveryId: string): Promise<unknown> {
-  return h.waitFor(
-    async () => {
-      const job = await h.booted.rt.queues.events.getJob(jobId("cmd", deliveryId));
-      if (!job || !(await job.isCompleted())) return undefined;
-      return { value: (await h.booted.rt.queues.events.getJob(jobId("cmd", deliveryId)))?.returnvalue };
-    },
-    20_000,
-    `command job ${deliveryId}`,
-  );
-}
+const waitJob = (deliveryId: string) => waitCommandJob(h, deliveryId);
 
 function commentOf(pr: ReportedPull, title: string) {
   const id = pr.comments.get(pr.byTitle.get(title)!)!;

@@ -18,6 +18,7 @@ import {
 } from "./reported-pull.js";
 import type { ScenarioInput } from "../../dev/sandbox/schemas.js";
 import { UnthrottledOctokit } from "./octokit.js";
+import { jobId } from "../../src/runtime/names.js";
 
 /** The login that writes commands unless a test names another. */
 export const WRITER = "octo-writer";
@@ -116,4 +117,20 @@ export async function sayIn(h: Harness, pr: ReportedPull, body: string, login = 
 /** How many requests the sandbox answered on `key` ("METHOD /route/pattern"), any status. */
 export function sandboxCalls(h: Harness, key: string): number {
   return Object.values(h.sandbox.state.stats.requests[key] ?? {}).reduce((a, b) => a + b, 0);
+}
+
+/**
+ * Waits until the command job of delivery `deliveryId` has completed (its answer is posted before its last
+ * steps end) and returns `{ value }`, the job's outcome.
+ */
+export async function waitCommandJob(h: Harness, deliveryId: string): Promise<{ value: unknown }> {
+  return h.waitFor(
+    async () => {
+      const job = await h.booted.rt.queues.events.getJob(jobId("cmd", deliveryId));
+      if (!job || !(await job.isCompleted())) return undefined;
+      return { value: (await h.booted.rt.queues.events.getJob(jobId("cmd", deliveryId)))?.returnvalue };
+    },
+    20_000,
+    `command job ${deliveryId}`,
+  );
 }
