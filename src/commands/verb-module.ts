@@ -25,6 +25,7 @@ import type { ScannerTenant } from "../tenants/index.js";
 import type { Decision } from "../domain/decision.js";
 import type { ApprovalRequest, ClaimResult } from "../domain/dismissal-approval.js";
 import type { CommandForm } from "../domain/command-form.js";
+import type { CodeOwnershipRead } from "../domain/code-owner-approval.js";
 import type { ErrorCommand, RefusalCommand, VerbArgs } from "./verb-parts.js";
 
 /** What the command job did; returned as the job's result (visible in BullMQ and in tests). */
@@ -140,6 +141,13 @@ export interface CommandIO {
    * `write`, `triage`, `read` or `none`), read once per command
    */
   senderPermission(): Promise<string>;
+  /**
+   * The code owners of `file` in the CODEOWNERS of the pull request's base branch as it is now (read at each
+   * call, cached per base commit) and whether `login` is one (a team owner through an `active` membership,
+   * cached 60 s). A CODEOWNERS that cannot be used, a file without owners, or team membership the app may not
+   * read gives `ownership.fallback` (why the role rule applies alone) instead of throwing.
+   */
+  codeOwnership(file: string | undefined, login: string): Promise<CodeOwnershipRead>;
   /** the pull request's pending two-person dismissal requests (rules in `domain/dismissal-approval.ts`) */
   approvals: ApprovalPorts;
   /** re-renders diffward's comment of the finding with its current state and decision */
@@ -265,6 +273,10 @@ export interface CommandAudit {
   reason?: string;
   /** ISO 8601 date-time an acceptance ends */
   expiresAt?: string;
+  /** the code owners of the finding's file consulted for a two-person dismissal (`triage.approval.codeowners`) */
+  codeOwners?: string[];
+  /** why the role rule applied alone, when the code owners did not limit who approves */
+  codeOwnersNote?: string;
 }
 
 /** How a triage verb is audited: its action (also for a refusal before any plan) and the entry of its plan. */

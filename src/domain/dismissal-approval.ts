@@ -16,6 +16,12 @@ import { identityOf, storedIdentity, type FingerprintInput } from "./identity.js
 import { STORED_RESOLUTION_FIELDS } from "./resolution.js";
 import { atLeast, OPEN_RESOLUTIONS, severityRank } from "./verdict.js";
 import { matchFindings } from "./identity.js";
+import {
+  checkCodeOwner,
+  CodeOwnership,
+  type ApproverOwnership,
+  type NotOwnerRefusal,
+} from "./code-owner-approval.js";
 
 /**
  * A dismissal: any resolution that stops a finding from blocking, i.e. every status of the spec's catalog
@@ -49,6 +55,13 @@ export const ApprovalRequest = z.object({
   requestedAt: z.string(),
   /** least repository role of an approver, as configured when requested */
   approvers: MinPermission,
+  /**
+   * `triage.approval.codeowners` was on when requested: the approver must also be a code owner of the
+   * finding's file (./code-owner-approval.ts), even if the setting is turned off meanwhile
+   */
+  codeowners: z.boolean().optional(),
+  /** the code owners of the finding's file when requested, as the held message named them */
+  codeOwners: CodeOwnership.optional(),
   /** the acceptance's expiry (`/wontfix … until …`), ISO 8601 UTC: kept through the approval */
   expiresAt: z.string().optional(),
   /**
@@ -91,21 +104,44 @@ export function needsApproval(
 export type ApprovalRefusal =
   | { ok: false; why: "self" }
   | { ok: false; why: "below"; role: string; approvers: MinPermission }
-  | { ok: false; why: "severity-rose"; from: Severity; to: Severity };
+  | { ok: false; why: "severity-rose"; from: Severity; to: Severity }
+  | NotOwnerRefusal;
+
+/** The code owners of the finding's file read for a decision, and whether the approver is one. */
+export interface CodeOwnerFacts {
+  /** `triage.approval.codeowners` as configured now */
+  configured?: boolean;
+  ownership?: CodeOwnership;
+  approver?: ApproverOwnership;
+}
 
 /**
  * Whether `login` (role `role`) may approve `request` for a finding now at `severity` (pure): never the
  * requester ("two-person"), only at or above the request's `approvers` role (the stricter of the role
- * asked for and the one configured now), and not when the finding's severity rose above the request's.
+ * asked for and the one configured now), only a code owner of the finding's file when the request or the
+ * config asks for one (./code-owner-approval.ts), and not when the finding's severity rose above the request's.
  */
 export function checkApproval(
   request: ApprovalRequest,
-  input: { login: string; role: string; severity: Severity; approvers?: MinPermission },
+  input: {
+    login: string;
+    role: string;
+    severity: Severity;
+    approvers?: MinPermission;
+    codeOwners?: CodeOwnerFacts;
+  },
 ): { ok: true } | ApprovalRefusal {
   if (request.requestedBy.toLowerCase() === input.login.toLowerCase()) return { ok: false, why: "self" };
   const floor = approverFloor(request, input.approvers);
   if (!permissionAtLeast(input.role, floor))
     return { ok: false, why: "below", role: input.role, approvers: floor };
+  const c = input.codeOwners;
+  const owner = checkCodeOwner(
+    { requested: request.codeowners === true, configured: c?.configured === true },
+    c?.ownership,
+    c?.approver,
+  );
+  if (!owner.ok) return owner;
   if (severityRank(input.severity) > severityRank(request.severity))
     return { ok: false, why: "severity-rose", from: request.severity, to: input.severity };
   return { ok: true };

@@ -51,6 +51,7 @@ import { recomputeCheck } from "../triage/check.js";
 import { readDecisions, recordSeverityOverride, waitingForPullLock } from "../triage/decisions.js";
 import { writeDecisionWithExpiry } from "../triage/expiry.js";
 import { refreshFindingComment, setThreadResolved } from "../triage/reflect.js";
+import { readCodeOwnership } from "../triage/code-ownership.js";
 import {
   claimApprovalRequest,
   dropApprovalRequest,
@@ -353,6 +354,11 @@ function commandIO(c: Ctx, tenant: ScannerTenant | undefined): CommandIO {
     readReport: () => rt.stores.reports.get(c.key),
     readDecisions: decisions,
     senderPermission: () => senderPermission(c),
+    codeOwnership: async (file, login) => {
+      const { baseRef } = await getPull(c.octokit, c.pull);
+      const at = { owner: c.pull.owner, repo: c.pull.repo, baseRef, installationId: c.d.installationId };
+      return readCodeOwnership(c.octokit, at, file, login, c.log);
+    },
     approvals: {
       list: () => readApprovals(rt, c.key, c.log),
       store: (request) => storeApprovalRequest(rt, c.key, request),

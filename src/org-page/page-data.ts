@@ -220,6 +220,8 @@ async function loadApprovals(
         requestedBy: r.requestedBy,
         requestedAt: r.requestedAt,
         commentId: comments.get(r.findingId) ?? null,
+        owners: r.codeOwners?.owners ?? [],
+        ...(r.codeOwners?.fallback !== undefined ? { ownersNote: r.codeOwners.fallback } : {}),
       }));
     }),
   );

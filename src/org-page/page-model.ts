@@ -122,6 +122,13 @@ export interface HeldApproval {
   requestedAt: string;
   /** diffward's review comment of the finding, when the report knows it */
   commentId: number | null;
+  /**
+   * with `triage.approval.codeowners`, the code owners of the finding's file who may approve (`@login`,
+   * `@org/team-slug`), as read when the dismissal was held; empty otherwise
+   */
+  owners: string[];
+  /** why code owners do not limit who approves it (the role rule applies alone), when they were asked for */
+  ownersNote?: string;
 }
 
 /** An accepted finding whose acceptance expires soon: then it is open again. */

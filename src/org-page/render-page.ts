@@ -307,7 +307,16 @@ const APPROVAL_COLUMNS = (links: Links): Array<Column<HeldApproval>> => [
   ["Dismissal", (a) => escapeHtml(a.resolutionStatus)],
   ["Asked by", (a) => escapeHtml(a.requestedBy)],
   ["Asked at", (a) => formatInstant(Date.parse(a.requestedAt))],
+  ["Code owners", approvalOwners],
 ];
+
+/** Who may approve beyond the role: the file's code owners, or why the role rule applies alone; "—" when not asked. */
+function approvalOwners(a: HeldApproval): string {
+  if (a.owners.length > 0) return escapeHtml(a.owners.join(", "));
+  return a.ownersNote !== undefined
+    ? `<span class="muted">role rule alone: ${escapeHtml(a.ownersNote.replaceAll("`", ""))}</span>`
+    : "—";
+}
 
 function approvalsSection(page: InstallationPage, links: Links): string {
   return section(

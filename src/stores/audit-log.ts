@@ -87,6 +87,13 @@ export const AuditEntry = z.object({
   reason: text.optional(),
   /** ISO 8601 date-time the acceptance ends, when it has one */
   expiresAt: z.iso.datetime({ offset: true }).optional(),
+  /**
+   * the code owners of the finding's file consulted for a two-person dismissal (`triage.approval.codeowners`),
+   * as CODEOWNERS names them (`@login`, `@org/team-slug`)
+   */
+  codeOwners: z.array(z.string().max(200)).max(100).optional(),
+  /** why the role rule applied alone when code owners were asked for (no owner, an invalid CODEOWNERS, …) */
+  codeOwnersNote: text.optional(),
   source: z.enum(AUDIT_SOURCES),
   outcome: z.enum(AUDIT_OUTCOMES),
   /** anything else worth keeping (the command's text, the alert number) */
@@ -254,6 +261,7 @@ export class AuditLog {
         time: entry.time ?? new Date(now).toISOString(),
         reason: bounded(entry.reason),
         detail: bounded(entry.detail),
+        codeOwnersNote: bounded(entry.codeOwnersNote),
       });
       const retentionMs = opts.retentionMs();
       const minId = Math.max(0, now - retentionMs);

@@ -158,7 +158,12 @@ async function seed(): Promise<void> {
     approvers: "maintain" as const,
   };
   await storeApprovalRequest(rt as Runtime, "acme/web#11", request);
-  await storeApprovalRequest(rt as Runtime, "acme/secret#2", { ...request, findingId: "fnd_2" });
+  await storeApprovalRequest(rt as Runtime, "acme/secret#2", {
+    ...request,
+    findingId: "fnd_2",
+    codeowners: true,
+    codeOwners: { file: "a.js", owners: ["@dana", "@acme/payments"], notes: [] },
+  });
   // the pull request's last report, as the report job stores it: the findings with their review comments
   const reported = (id: string, commentId: number) =>
     reportedFinding(
@@ -277,9 +282,9 @@ describe("loadInstallationPage", () => {
       ["s_web1", 40, true],
     ]);
     expect(page.reports[0]!.pushToReportMs).toBe(102_000 - 2);
-    expect(page.approvals.map((a) => [a.repository, a.findingId, a.commentId])).toEqual([
-      ["acme/secret", "fnd_2", null],
-      ["acme/web", "fnd_1", 555],
+    expect(page.approvals.map((a) => [a.repository, a.findingId, a.commentId, a.owners])).toEqual([
+      ["acme/secret", "fnd_2", null, ["@dana", "@acme/payments"]],
+      ["acme/web", "fnd_1", 555, []],
     ]);
     expect(page.expiring).toEqual({
       available: true,

@@ -88,7 +88,15 @@ describe("renderInstallationPage", () => {
     );
     expect(html).toContain("<td>1 min 35 s</td>");
     expect(html).toContain(
-      '<a href="https://github.com/acme/web/pull/11#discussion_r555">fnd_1</a></td><td>HIGH</td><td>FALSE_POSITIVE</td><td>bob</td><td>2026-11-19 10:00 UTC</td>',
+      '<a href="https://github.com/acme/web/pull/11#discussion_r555">fnd_1</a></td><td>HIGH</td><td>FALSE_POSITIVE</td><td>bob</td><td>2026-11-19 10:00 UTC</td><td>@dana, @acme/payments</td>',
+    );
+    const fallback = {
+      ...orgPage().approvals[0]!,
+      owners: [],
+      ownersNote: "GitHub lists 1 error in `CODEOWNERS`",
+    };
+    expect(renderInstallationPage(orgPage({ approvals: [fallback] }), viewer)).toContain(
+      '<td><span class="muted">role rule alone: GitHub lists 1 error in CODEOWNERS</span></td>',
     );
     expect(html).toContain("failOn: expected one of critical, high");
     expect(html).toContain(

@@ -67,6 +67,7 @@ export function orgPage(over: Partial<InstallationPage> = {}): InstallationPage 
         requestedBy: "bob",
         requestedAt: "2026-11-19T10:00:00Z",
         commentId: 555,
+        owners: ["@dana", "@acme/payments"],
       },
     ],
     expiring: {

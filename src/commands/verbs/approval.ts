@@ -8,6 +8,9 @@
  *   §Findings) with the requested status and its reason code or note, and a note naming both people; then the
  *   decision is remembered, the comment, thread, code scanning alert and check run follow, as for a direct
  *   dismissal. A severity raise above the request's severity invalidates it (it is dropped, nothing set).
+ *   With `triage.approval.codeowners` (now, or when the dismissal was held), the approver must also be a code
+ *   owner of the finding's file, read from the base branch's CODEOWNERS at the moment
+ *   (`src/domain/code-owner-approval.ts`); a refusal names the file's owners.
  * - `/reject` drops the request; nothing is sent to the service. Who may reject: the requester (withdrawing
  *   their own request) or anyone who could approve it (at or above `approvers`); others are refused.
  *
@@ -24,6 +27,7 @@ import {
 import { fingerprint, identityOf } from "../../domain/identity.js";
 import { permissionAtLeast, type MinPermission } from "../../config/repo-config.js";
 import { who } from "../../render/command-answers.js";
+import { approvedByOwnerSentence, notOwnerSentence } from "../../render/code-owner-sentences.js";
 import { inlineCode } from "../../render/escape.js";
 import { severityName, statusName } from "../../render/glossary.js";
 import type { ResolutionStatus } from "../../scanner/catalog.js";
@@ -43,6 +47,9 @@ import { answerOnly, appliedOr, defineVerb, targetOf, VERB_NEEDS, writeFindingOn
 import type { CommandAudit, CommandIO, CommandOutcome, FindingIdentity, VerbInput } from "../verb-module.js";
 import { checkSentence, requestedChange, untilSentence } from "./resolution.js";
 import { acceptanceLine, expiryText } from "../../domain/acceptance.js";
+import { codeOwnersAudit } from "../../domain/code-owner-approval.js";
+import type { CodeOwnership, CodeOwnershipRead } from "../../domain/code-owner-approval.js";
+import { parseLocation } from "../../domain/location.js";
 
 /** `/approve [text]` or `/reject` of a finding's pending dismissal request. */
 export const ApprovalCommand = z.object({
@@ -69,10 +76,15 @@ function parseApproval(a: VerbArgs): ApprovalCommand | ErrorCommand {
   return capped(verb, text) ?? { ...base, note: text };
 }
 
-/** What `/approve` and `/reject` read: the commenter's role and the finding's pending request. */
+/**
+ * What `/approve` and `/reject` read: the commenter's role, the finding's pending request, and, when code
+ * owners approve (`triage.approval.codeowners`, now or when requested), the file's owners read now and
+ * whether the commenter is one.
+ */
 export interface ApprovalFacts {
   role: string;
   request?: ApprovalRequest;
+  codeOwners?: CodeOwnershipRead;
 }
 
 /** An approved dismissal: what is sent to the service and remembered. */
@@ -88,12 +100,15 @@ export interface ApprovePlan {
   /** `codeScanning.upload` is on: the finding's alert is dismissed too (README "GitHub code scanning") */
   alert: boolean;
   summary: string;
+  /** the code owners of the finding's file read for this decision (for the audit trail) */
+  codeOwners?: CodeOwnership;
 }
 
 /** The plan of `/approve` or `/reject`. */
 export type ApprovalPlan =
   | ApprovePlan
-  | { kind: "answer"; answer: string }
+  /** `codeOwners`: the owners a refusal named (for the audit trail) */
+  | { kind: "answer"; answer: string; codeOwners?: CodeOwnership }
   /** the request is dropped (rejected, or invalidated by a severity raise); nothing is sent to the service */
   | { kind: "drop"; identity: FindingIdentity; request: ApprovalRequest; answer: string };
 
@@ -122,6 +137,7 @@ export function planApproval(input: VerbInput<ApprovalCommand>, facts: ApprovalF
     role: facts.role,
     severity: detail.severity,
     ...(configured ? { approvers: configured } : {}),
+    codeOwners: { configured: input.config?.triage.approval?.codeowners === true, ...facts.codeOwners },
   });
   if (!check.ok) {
     if (check.why === "self")
@@ -137,6 +153,12 @@ export function planApproval(input: VerbInput<ApprovalCommand>, facts: ApprovalF
         answer:
           `Approving ${asked} on ${label} needs the ${inlineCode(check.approvers)} role or above on this repository ` +
           `(you have ${inlineCode(check.role)}), so nothing was changed.`,
+      };
+    if (check.why === "not-owner")
+      return {
+        kind: "answer",
+        answer: `Approving ${asked} on ${label} needs ${notOwnerSentence(check, sender)}`,
+        ...(facts.codeOwners ? { codeOwners: facts.codeOwners.ownership } : {}),
       };
     return {
       kind: "drop",
@@ -158,7 +180,11 @@ export function planApproval(input: VerbInput<ApprovalCommand>, facts: ApprovalF
         `Expired before approval: ${asked} on ${label} was to last until ${expiryText(r.expiresAt)}, which has passed, so the request was ` +
         "dropped and nothing was changed. Dismiss the finding again with a later expiry if it is still right.",
     };
-  return planApproved(input, r, { identity, label });
+  return planApproved(input, r, {
+    identity,
+    label,
+    ...(facts.codeOwners ? { codeOwners: facts.codeOwners } : {}),
+  });
 }
 
 /** What the approval plans share about the pending request. */
@@ -202,7 +228,7 @@ function planReject(input: VerbInput<ApprovalCommand>, role: string, p: PendingF
 function planApproved(
   input: VerbInput<ApprovalCommand>,
   r: ApprovalRequest,
-  p: Pick<PendingFacts, "identity" | "label">,
+  p: Pick<PendingFacts, "identity" | "label"> & { codeOwners?: CodeOwnershipRead },
 ): ApprovalPlan {
   const { cmd, sender, pull } = input;
   const detail = targetOf(input).detail;
@@ -243,7 +269,9 @@ function planApproved(
     summary:
       `${label} is now **${statusName(r.resolutionStatus)}**${reasonCode ? ` with reason ${inlineCode(reasonCode)}` : ""}: ` +
       `requested by ${who(r.requestedBy)}, approved by ${who(sender)}.` +
-      (r.expiresAt ? ` ${untilSentence(r.expiresAt, r.requestedBy)}` : ""),
+      (r.expiresAt ? ` ${untilSentence(r.expiresAt, r.requestedBy)}` : "") +
+      approvedByOwnerSentence(p.codeOwners),
+    ...(p.codeOwners ? { codeOwners: p.codeOwners.ownership } : {}),
   };
 }
 
@@ -255,7 +283,10 @@ export const approvalVerb = defineVerb(ApprovalCommand, VERB_NEEDS.approval, {
     const detail = targetOf(input).detail;
     const [role, requests] = await Promise.all([io.senderPermission(), io.approvals.list()]);
     const request = requestFor(requests, { id: detail.id, fingerprint: fingerprint(detail) });
-    return { role, ...(request ? { request } : {}) };
+    const codeOwners = needsCodeOwners(input, request, role)
+      ? await io.codeOwnership(parseLocation(detail.location)?.path, input.sender)
+      : undefined;
+    return { role, ...(request ? { request } : {}), ...(codeOwners ? { codeOwners } : {}) };
   },
   plan: planApproval,
   async apply(io, plan, input) {
@@ -285,7 +316,8 @@ export function auditApproval(
 ): CommandAudit {
   const action = input.cmd.verb;
   const from = targetOf(input).detail.resolutionStatus;
-  if (plan.kind === "answer") return { action, outcome: "refused", from };
+  const consulted = plan.kind === "drop" ? undefined : plan.codeOwners;
+  if (plan.kind === "answer") return { action, outcome: "refused", from, ...codeOwnersAudit(consulted) };
   const r = plan.request;
   const own = r.requestedBy.toLowerCase() === input.sender.toLowerCase();
   return {
@@ -295,7 +327,25 @@ export function auditApproval(
     ...(own ? {} : { approver: input.sender }),
     from,
     ...requestedChange(r),
+    ...codeOwnersAudit(consulted),
   };
+}
+
+/**
+ * Whether `/approve` must read the code owners (pure): a request is pending, held under
+ * `triage.approval.codeowners` or with it on now, and the commenter passed the checks that come first
+ * (not the requester, at or above the approvers' role); no GitHub read is spent on a refusal decided anyway.
+ */
+function needsCodeOwners(
+  input: VerbInput<ApprovalCommand>,
+  r: ApprovalRequest | undefined,
+  role: string,
+): boolean {
+  if (!r || input.cmd.verb !== "approve") return false;
+  const approval = input.config?.triage.approval;
+  if (!(r.codeowners || approval?.codeowners)) return false;
+  if (r.requestedBy.toLowerCase() === input.sender.toLowerCase()) return false;
+  return permissionAtLeast(role, approverFloor(r, approval?.approvers));
 }
 
 /**

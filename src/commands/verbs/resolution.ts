@@ -28,6 +28,9 @@ import {
 } from "../verb-module.js";
 import type { CommandAudit, CommandIO, CommandOutcome, VerbInput } from "../verb-module.js";
 import { isDismissal, needsApproval, type ApprovalRequest } from "../../domain/dismissal-approval.js";
+import { codeOwnersAudit, type CodeOwnership } from "../../domain/code-owner-approval.js";
+import { parseLocation } from "../../domain/location.js";
+import { heldOwnersSentence } from "../../render/code-owner-sentences.js";
 import {
   acceptanceLine,
   DEFAULT_ACCEPTANCE_RULES,
@@ -242,6 +245,8 @@ export function untilSentence(expiresAt: string, by: string): string {
 export interface ResolutionFacts {
   /** the commenter's repository role; read only when `triage.approval` could hold the command */
   role?: string;
+  /** with `triage.approval.codeowners`, the code owners of the finding's file, read when the command is held */
+  codeOwners?: CodeOwnership;
 }
 
 /**
@@ -302,6 +307,8 @@ export function planResolutionCommand(
       requestedBy: input.sender,
       requestedAt: new Date(input.now).toISOString(),
       approvers: approval.approvers,
+      ...(approval.codeowners ? { codeowners: true } : {}),
+      ...(approval.codeowners && facts.codeOwners ? { codeOwners: facts.codeOwners } : {}),
       ...(expiresAt ? { expiresAt } : {}),
     };
     return { kind: "hold", hold: { request, answer: heldAnswer(input, request, facts.role) } };
@@ -323,7 +330,8 @@ function heldAnswer(input: VerbInput<ResolutionCommand>, r: ApprovalRequest, rol
     `${severityName(r.severity)} findings need approval from a user with the ${inlineCode(r.approvers)} role ` +
     `or above (\`triage.approval\` in \`.github/diffward.yml\`; ${who(input.sender)} has ${inlineCode(role)}). ` +
     `**Approval requested** from a different user with the ${inlineCode(r.approvers)} role or above: they reply ${approve}; ` +
-    `\`/reject\` drops the request. Nothing was changed on the scanning service and the check stays as it is.`
+    `\`/reject\` drops the request.${heldOwnersSentence(r.codeOwners, input.config?.triage.approval?.notify === true)} ` +
+    `Nothing was changed on the scanning service and the check stays as it is.`
   );
 }
 
@@ -339,7 +347,16 @@ export const resolutionVerb = defineVerb(ResolutionCommand, VERB_NEEDS.finding, 
       severity: targetOf(input).detail.severity,
       role: "none",
     });
-    return mayHold ? { role: await io.senderPermission() } : {};
+    if (!mayHold) return {};
+    const role = await io.senderPermission();
+    const held = needsApproval(input.config?.triage.approval, {
+      status: input.cmd.status,
+      severity: targetOf(input).detail.severity,
+      role,
+    });
+    if (!held || !input.config?.triage.approval?.codeowners) return { role };
+    const file = parseLocation(targetOf(input).detail.location)?.path;
+    return { role, codeOwners: (await io.codeOwnership(file, input.sender)).ownership };
   },
   plan: planResolutionCommand,
   async apply(io, plan, input) {
@@ -368,6 +385,7 @@ export function auditResolution(
       outcome: outcome === "approval-requested" ? "held" : "refused",
       from,
       ...requestedChange(plan.hold.request),
+      ...codeOwnersAudit(plan.hold.request.codeOwners),
     };
   }
   const { cmd } = input;
