@@ -1,8 +1,8 @@
 /**
  * The shapes of a parsed CODEOWNERS file (GitHub "About code owners",
  * https://docs.github.com/en/repositories/managing-your-repositorys-settings-and-features/customizing-your-repository/about-code-owners).
- * The parser and matcher are `src/triage/codeowners/`; the shapes sit here so the store that caches a parsed
- * file (`src/stores/codeowners-cache.ts`) can check what it reads.
+ * The parser, matcher and loader are `src/triage/codeowners/` (which re-exports these); the shapes are pure
+ * data, so they sit in the kernel where pure rules and renderers can name them without reaching a feature.
  */
 import { z } from "zod";
 
