@@ -4,7 +4,8 @@
  * the same `boot()`, no workers, `startWebServer` on a free port of 127.0.0.1 verifying deliveries with the
  * parent harness's `webhookSecret`, as `src/index.ts` does with `DIFFWARD_ROLE=web`; it first prints
  * `{ url }`, the server's base URL, as one JSON line) or the fixed-interval peer holding scans in memory
- * (`mode: "peer"`), or the organization's page's loads of the bench's `--org-page` run (`mode: "org-page"`: the
+ * (`mode: "peer"`), the load generator of the week's acknowledgement figure (`mode: "ack-load"`: prints one
+ * `{ ack: { ms, failed } }` line, bench/ack-load.ts), or the organization's page's loads of the bench's `--org-page` run (`mode: "org-page"`: the
  * same `boot()`, then `measure` of `bench/org-page.ts`, printed as one `{ orgPage }` JSON line). Then prints one JSON line per second on stdout: `{ rssBytes, cpuUserUs, cpuSystemUs, at }`
  * (from `process.memoryUsage()` and `process.cpuUsage()`), and stops on SIGTERM. Configuration is a JSON
  * file named by the one argument, checked with zod.
@@ -23,6 +24,7 @@ import { createOrgPageDeps } from "../src/org-page/page-data.js";
 import { measure, measureHttp } from "./org-page.js";
 import { orgPageFor } from "../src/web/org-page.js";
 import { SessionStore } from "../src/web/session.js";
+import { ackLoad } from "./ack-load.js";
 
 const ChildConfig = z.discriminatedUnion("mode", [
   z.object({
@@ -56,6 +58,15 @@ const ChildConfig = z.discriminatedUnion("mode", [
       loads: z.number().int().min(1),
       busyShare: z.number().min(0).max(1),
     }),
+  }),
+  z.object({
+    mode: z.literal("ack-load"),
+    url: z.string(),
+    secret: z.string().min(1),
+    rate: z.number().positive(),
+    seconds: z.number().positive(),
+    installationId: z.number().int(),
+    from: z.number().int(),
   }),
   z.object({
     mode: z.literal("peer"),
@@ -161,6 +172,9 @@ if (cfg.mode === "org-page") {
       await booted.close();
     };
   }
+} else if (cfg.mode === "ack-load") {
+  // the sampler below starts first: the parent waits for it, then for this one `{ ack }` line
+  setTimeout(() => void ackLoad(cfg).then((ack) => console.log(JSON.stringify({ ack }))), 1500);
 } else {
   const client = new ScannerClient({ baseUrl: cfg.sandboxUrl, token: cfg.token });
   const timers = new Set<NodeJS.Timeout>();

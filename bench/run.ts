@@ -42,6 +42,7 @@ import { escapeHtml } from "../src/render/html.js";
 import { idealBoundByInstallation } from "./bound.js";
 import { reconcilePhase } from "./reconcile.js";
 import { orgPagePhase } from "./org-page.js";
+import { weekPhase } from "./week.js";
 import { GITHUB_WRITE_LIMITS } from "../src/runtime/write-lane.js";
 
 const Args = z.object({
@@ -80,6 +81,12 @@ const Args = z.object({
   orgPageInflight: z.coerce.number().int().min(0).default(200),
   orgPageLoads: z.coerce.number().int().min(1).default(200),
   orgPageBusyShare: z.coerce.number().min(0).max(1).default(0.25),
+  week: z.boolean().default(false),
+  hours: z.coerce.number().positive().optional(),
+  minutes: z.coerce.number().positive().optional(),
+  weekPrs: z.coerce.number().int().min(1).default(30),
+  weekRepositories: z.coerce.number().int().min(1).default(3),
+  weekDrain: z.coerce.number().int().min(0).default(180),
   seed: z.coerce.number().int().default(1),
 });
 
@@ -89,7 +96,7 @@ function parseArgs(argv: string[]): z.infer<typeof Args> {
     const a = argv[i]!;
     if (!a.startsWith("--")) throw new Error(`unexpected argument ${a}`);
     const name = a.slice(2).replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
-    if (["githubLimits", "reconcile", "outage", "orgPage"].includes(name)) raw[name] = true;
+    if (["githubLimits", "reconcile", "outage", "orgPage", "week"].includes(name)) raw[name] = true;
     else raw[name] = argv[++i];
   }
   const strict = Args.strict()
@@ -284,7 +291,53 @@ function boundRows(
 async function main() {
   const started = Date.now();
   log(`diffward bench: ${JSON.stringify(args)}`);
+  if (args.week) await weekRun();
+  else await otherRuns();
+  json.rows = rows;
+  json.totalSeconds = (Date.now() - started) / 1000;
+  printTable();
+  mkdirSync("out/bench", { recursive: true });
+  writeFileSync(
+    "out/bench/bench.json",
+    JSON.stringify(json, (_k, v) => (v === Infinity ? "Infinity" : v), 2),
+  );
+  writeFileSync("out/bench/bench.html", html());
+  log(`\nwrote out/bench/bench.json and out/bench/bench.html in ${fmt(json.totalSeconds as number, 0)} s`);
+}
 
+/** The week (`--week`, bench/week.ts): its invariants and acknowledgement times as the table's rows. */
+async function weekRun() {
+  const wallMs = Math.round((args.minutes ?? (args.hours ?? 1) * 60) * 60_000);
+  log(`\n[week] one organization's week in ${fmt(wallMs / 60_000, 1)} min (seed ${args.seed})`);
+  const r = await weekPhase({
+    seed: args.seed,
+    wallMs,
+    pulls: args.weekPrs,
+    repositories: args.weekRepositories,
+    drainMs: args.weekDrain * 1000,
+    log,
+  });
+  for (const row of r.rows)
+    rows.push({
+      group: "week",
+      figure: row.figure,
+      target: row.target,
+      diffward: row.measured,
+      peer: "–",
+      met: row.met,
+    });
+  rows.push({
+    group: "week",
+    figure: "deliveries sent (not 2xx) / worker kills / wall time",
+    target: "–",
+    diffward: `${r.deliveries.sent} (${r.deliveries.failed}) / ${r.workerKills} / ${s1(r.wallMs)}; events ${JSON.stringify(r.events)}`,
+    peer: "–",
+    met: null,
+  });
+  json.week = r;
+}
+
+async function otherRuns() {
   // 1. main run: N pull requests opened at once in one organization
   if (args.prs > 0) {
     log(
@@ -574,17 +627,6 @@ async function main() {
   }
 
   if (args.orgPage) await orgPageRun();
-
-  json.rows = rows;
-  json.totalSeconds = (Date.now() - started) / 1000;
-  printTable();
-  mkdirSync("out/bench", { recursive: true });
-  writeFileSync(
-    "out/bench/bench.json",
-    JSON.stringify(json, (_k, v) => (v === Infinity ? "Infinity" : v), 2),
-  );
-  writeFileSync("out/bench/bench.html", html());
-  log(`\nwrote out/bench/bench.json and out/bench/bench.html in ${fmt(json.totalSeconds as number, 0)} s`);
 }
 
 /**

@@ -1,0 +1,189 @@
+/**
+ * The invariants `npm run bench -- --week` checks once the week has drained, as pure functions of what the
+ * GitHub stand-in, the sandbox, Redis and the processes' samples showed. Each gives one row of the table:
+ * what was measured, the target, and whether it holds.
+ */
+import { percentile } from "./lib.js";
+
+/** One row of the week's table. */
+export interface InvariantRow {
+  figure: string;
+  target: string;
+  measured: string;
+  met: boolean | null;
+}
+
+/** A `diffward` check run as the stand-in holds it, and the completing PATCHes it received. */
+export interface RunFact {
+  id: number;
+  headSha: string;
+  status: string;
+  conclusion: string | null;
+  /** requests that set a conclusion on it */
+  completions: number;
+  /** in flight when its installation was removed: nobody may write it any more (GitHub refuses the app) */
+  leftByUninstall: boolean;
+}
+
+/** A scan as the sandbox holds it. */
+export interface ScanFact {
+  id: string;
+  commitHash: string;
+  finalStatus: "COMPLETED" | "FAILED" | "CANCELLED" | null;
+  /** cancel requests received after a read answered its terminal status */
+  cancelsAfterEndRead: number;
+  settled: boolean;
+  /** credits spent minus credits refunded, once settled */
+  netCredits: number;
+}
+
+/** Everything the checks read. */
+export interface WeekFacts {
+  runs: RunFact[];
+  /** the newest head of every pull request open at the end */
+  openHeads: Array<{ key: string; headSha: string }>;
+  scans: ScanFact[];
+  /** `/rescan` commands sent per head SHA (each may launch one more scan of that head) */
+  rescans: Map<string, number>;
+  /** the sum of the organization's SCAN_DEDUCTION and SCAN_REFUND ledger events (negative: spent) */
+  ledgerScanCredits: number;
+  /** per place a command was written (a thread's root comment, a conversation): commands sent, answers seen */
+  commandPlaces: Array<{ place: string; commands: number; answers: number }>;
+  /** diffward's own keys without a TTL (PTTL −1), BullMQ's aside */
+  keysWithoutEnd: string[];
+  ownKeys: number;
+  /** per process: its RSS samples over the week */
+  processes: Array<{ name: string; samples: Array<{ at: number; rssBytes: number }> }>;
+  /** the week's wall window, epoch ms */
+  window: { from: number; to: number };
+  ack: { idleMs: number[]; weekMs: number[]; failed: number };
+}
+
+const list = (xs: readonly string[], n = 5) =>
+  xs.length > n ? `${xs.slice(0, n).join(", ")} …` : xs.join(", ");
+
+function checkRunsRows(f: WeekFacts): InvariantRow[] {
+  const open = f.runs.filter((r) => r.status !== "completed" && !r.leftByUninstall);
+  const left = f.runs.filter((r) => r.status !== "completed" && r.leftByUninstall).length;
+  const byHead = new Map<string, RunFact[]>();
+  for (const r of f.runs) byHead.set(r.headSha, [...(byHead.get(r.headSha) ?? []), r]);
+  const wrong: string[] = [];
+  for (const h of f.openHeads) {
+    const runs = byHead.get(h.headSha) ?? [];
+    if (runs.length > 0 && runs.every((r) => r.leftByUninstall)) continue;
+    const reported = runs.filter((r) => r.status === "completed" && r.conclusion !== "cancelled");
+    const twice = runs.some((r) => r.completions > 1);
+    if (reported.length === 0 || reported.length > 1 + (f.rescans.get(h.headSha) ?? 0) || twice)
+      wrong.push(
+        `${h.key}@${h.headSha.slice(0, 7)} (${reported.length} reported${twice ? ", completed twice" : ""})`,
+      );
+  }
+  return [
+    {
+      figure: "check runs completed",
+      target: "all",
+      measured: `${f.runs.length - open.length - left}/${f.runs.length - left}${left ? ` (+${left} left in flight by the uninstall)` : ""}${open.length ? `; open: ${list(open.map((r) => `${r.id}@${r.headSha.slice(0, 7)}`))}` : ""}`,
+      met: open.length === 0,
+    },
+    {
+      figure: "pull requests whose newest head is reported exactly once",
+      target: "all open ones",
+      measured: `${f.openHeads.length - wrong.length}/${f.openHeads.length}${wrong.length ? `; not: ${list(wrong)}` : ""}`,
+      met: wrong.length === 0,
+    },
+  ];
+}
+
+function scanRows(f: WeekFacts): InvariantRow[] {
+  const perHead = new Map<string, number>();
+  for (const s of f.scans) perHead.set(s.commitHash, (perHead.get(s.commitHash) ?? 0) + 1);
+  const twice = [...perHead].filter(([sha, n]) => n > 1 + (f.rescans.get(sha) ?? 0));
+  const cancelledFinished = f.scans.filter((s) => s.cancelsAfterEndRead > 0);
+  const unsettled = f.scans.filter((s) => s.finalStatus !== null && !s.settled);
+  const settlements = f.scans.reduce((a, s) => a + (s.settled ? s.netCredits : 0), 0);
+  const spent = -f.ledgerScanCredits;
+  return [
+    {
+      figure: "scans launched twice (same head, no /rescan)",
+      target: "0",
+      measured: `${twice.length} of ${f.scans.length} scans${twice.length ? `: ${list(twice.map(([s, n]) => `${s.slice(0, 7)}×${n}`))}` : ""}`,
+      met: twice.length === 0,
+    },
+    {
+      figure: "finished scans cancelled (cancel after a read showed the end)",
+      target: "0",
+      measured: `${cancelledFinished.length}${cancelledFinished.length ? `: ${list(cancelledFinished.map((s) => s.id))}` : ""}`,
+      met: cancelledFinished.length === 0,
+    },
+    {
+      figure: "credits spent (billing ledger) = launched scans' settlements",
+      target: "equal; every ended scan settled",
+      measured: `${spent} = ${settlements}; unsettled ended scans ${unsettled.length}`,
+      met: spent === settlements && unsettled.length === 0,
+    },
+  ];
+}
+
+/** RSS growth of one process: mean of the last quarter of the window over the mean of the second, minus 1. */
+export function rssGrowth(
+  samples: ReadonlyArray<{ at: number; rssBytes: number }>,
+  from: number,
+  to: number,
+): number {
+  const q = (to - from) / 4;
+  const mean = (a: number, b: number) => {
+    const xs = samples.filter((s) => s.at >= a && s.at < b).map((s) => s.rssBytes);
+    return xs.length ? xs.reduce((x, y) => x + y, 0) / xs.length : Number.NaN;
+  };
+  return mean(from + 3 * q, to + 1) / mean(from + q, from + 2 * q) - 1;
+}
+
+function processRows(f: WeekFacts): InvariantRow[] {
+  return f.processes.map((p) => {
+    const g = rssGrowth(p.samples, f.window.from, f.window.to);
+    return {
+      figure: `RSS growth, ${p.name}: last quarter ÷ second quarter − 1`,
+      target: "< 10 %",
+      measured: Number.isFinite(g) ? `${(100 * g).toFixed(1)} %` : "no samples in a quarter",
+      met: Number.isFinite(g) && g < 0.1,
+    };
+  });
+}
+
+/** Every invariant of the week, in the table's order. */
+export function checkWeek(f: WeekFacts): InvariantRow[] {
+  const unanswered = f.commandPlaces.filter((p) => p.answers !== p.commands);
+  const commands = f.commandPlaces.reduce((a, p) => a + p.commands, 0);
+  const p99 = (xs: number[]) => percentile(xs, 99);
+  const ms = (xs: number[]) =>
+    `p50 ${percentile(xs, 50).toFixed(1)} / p99 ${p99(xs).toFixed(1)} ms (${xs.length})`;
+  return [
+    ...checkRunsRows(f),
+    ...scanRows(f),
+    {
+      figure: "commands answered once (answers = commands in each thread and conversation)",
+      target: "all",
+      measured: `${commands} commands in ${f.commandPlaces.length} places; ${unanswered.length} places differ${unanswered.length ? `: ${list(unanswered.map((p) => `${p.place} ${p.answers}/${p.commands}`))}` : ""}`,
+      met: unanswered.length === 0,
+    },
+    {
+      figure: "diffward's Redis keys without an end (TTL), BullMQ's own aside",
+      target: "0",
+      measured: `${f.keysWithoutEnd.length} of ${f.ownKeys}${f.keysWithoutEnd.length ? `: ${list(f.keysWithoutEnd)}` : ""}`,
+      met: f.keysWithoutEnd.length === 0,
+    },
+    ...processRows(f),
+    {
+      figure: "webhook acknowledgement at 100 deliveries/s, idle",
+      target: "p99 < 50 ms",
+      measured: ms(f.ack.idleMs),
+      met: f.ack.idleMs.length > 0 && p99(f.ack.idleMs) < 50,
+    },
+    {
+      figure: "webhook acknowledgement at 100 deliveries/s, while the week runs",
+      target: "p99 < 200 ms",
+      measured: `${ms(f.ack.weekMs)}; ${f.ack.failed} not 2xx`,
+      met: f.ack.weekMs.length > 0 && p99(f.ack.weekMs) < 200 && f.ack.failed === 0,
+    },
+  ];
+}

@@ -1,0 +1,105 @@
+import { describe, expect, it } from "vitest";
+import { checkWeek, rssGrowth, type WeekFacts } from "../../bench/week-invariants.js";
+
+const run = (id: number, headSha: string, over: Partial<WeekFacts["runs"][number]> = {}) => ({
+  id,
+  headSha,
+  status: "completed",
+  conclusion: "success",
+  completions: 1,
+  leftByUninstall: false,
+  ...over,
+});
+const scan = (id: string, commitHash: string, over: Partial<WeekFacts["scans"][number]> = {}) => ({
+  id,
+  commitHash,
+  finalStatus: "COMPLETED" as const,
+  cancelsAfterEndRead: 0,
+  settled: true,
+  netCredits: 10,
+  ...over,
+});
+const flat = (from: number, mb: number[]) =>
+  mb.map((m, i) => ({ at: from + i * 1000, rssBytes: m * 2 ** 20 }));
+
+/** A week where everything holds. */
+function good(): WeekFacts {
+  return {
+    runs: [run(1, "a"), run(2, "b"), run(3, "b")],
+    openHeads: [
+      { key: "r#1", headSha: "a" },
+      { key: "r#2", headSha: "b" },
+    ],
+    scans: [scan("s1", "a"), scan("s2", "b"), scan("s3", "b")],
+    rescans: new Map([["b", 1]]),
+    ledgerScanCredits: -30,
+    commandPlaces: [{ place: "thread:1", commands: 2, answers: 2 }],
+    keysWithoutEnd: [],
+    ownKeys: 12,
+    processes: [{ name: "web", samples: flat(0, [100, 100, 100, 100, 101, 101, 102, 102]) }],
+    window: { from: 0, to: 8000 },
+    ack: { idleMs: [3, 4, 5], weekMs: [10, 20, 30], failed: 0 },
+  };
+}
+const verdicts = (f: WeekFacts) => Object.fromEntries(checkWeek(f).map((r) => [r.figure, r.met]));
+const failing = (f: WeekFacts) =>
+  checkWeek(f)
+    .filter((r) => r.met === false)
+    .map((r) => r.figure);
+
+describe("the week's invariants", () => {
+  it("all hold on a good week", () => {
+    expect(failing(good())).toEqual([]);
+    expect(Object.keys(verdicts(good()))).toHaveLength(10);
+  });
+
+  it("an open check run fails the first; one left by the uninstall is counted apart", () => {
+    const f = good();
+    f.runs.push(
+      run(4, "z", { status: "in_progress", conclusion: null, completions: 0, leftByUninstall: true }),
+    );
+    expect(failing(f)).toEqual([]);
+    f.runs.push(run(5, "z", { status: "in_progress", conclusion: null, completions: 0 }));
+    expect(failing(f)).toEqual(["check runs completed"]);
+  });
+
+  it("a newest head never reported, reported twice without /rescan, or completed twice fails", () => {
+    const none = good();
+    none.openHeads.push({ key: "r#3", headSha: "c" });
+    expect(failing(none)).toEqual(["pull requests whose newest head is reported exactly once"]);
+    const twice = good();
+    twice.rescans.clear();
+    expect(failing(twice)).toContain("pull requests whose newest head is reported exactly once");
+    expect(failing(twice)).toContain("scans launched twice (same head, no /rescan)");
+    const patched = good();
+    patched.runs[0] = run(1, "a", { completions: 2 });
+    expect(failing(patched)).toEqual(["pull requests whose newest head is reported exactly once"]);
+  });
+
+  it("a cancelled finished scan, a ledger that differs or an unsettled scan fails", () => {
+    const cancelled = good();
+    cancelled.scans[0] = scan("s1", "a", { cancelsAfterEndRead: 1 });
+    expect(failing(cancelled)).toEqual(["finished scans cancelled (cancel after a read showed the end)"]);
+    const ledger = good();
+    ledger.ledgerScanCredits = -31;
+    expect(failing(ledger)).toEqual(["credits spent (billing ledger) = launched scans' settlements"]);
+    const unsettled = good();
+    unsettled.scans[0] = scan("s1", "a", { settled: false });
+    unsettled.ledgerScanCredits = -20;
+    expect(failing(unsettled)).toEqual(["credits spent (billing ledger) = launched scans' settlements"]);
+  });
+
+  it("a command unanswered or answered twice, a key without TTL, growing memory or slow acknowledgements fail", () => {
+    const f = good();
+    f.commandPlaces.push({ place: "conversation:r#1", commands: 1, answers: 2 });
+    f.keysWithoutEnd.push("state:pr:o/r#1");
+    f.processes[0]!.samples = flat(0, [100, 100, 100, 100, 105, 110, 115, 120]);
+    f.ack = { idleMs: [3, 60], weekMs: [10, 250], failed: 0 };
+    expect(failing(f)).toHaveLength(5);
+  });
+
+  it("RSS growth compares the last quarter's mean with the second's", () => {
+    expect(rssGrowth(flat(0, [50, 50, 100, 100, 100, 100, 110, 110]), 0, 8000)).toBeCloseTo(0.1);
+    expect(rssGrowth([], 0, 8000)).toBeNaN();
+  });
+});
