@@ -2,7 +2,7 @@
  * The shape every slash-command verb has (`./verbs/*.ts`), and the ports its `read` and `apply` steps
  * reach the world through. A verb module says:
  * - **needs**: whether it acts on one finding, its permission floor, whether it needs the account's
- *   service token and a valid `.github/diffward.yml`. The command job (`src/jobs/command.ts`)
+ *   service token and a valid `.github/diffward.yml`. The command job (`src/commands/job/command-job.ts`)
  *   checks these, in that order, before the verb runs;
  * - **parse**: its arguments, from the text after the verb (`parseCommand` finds the verb in the table);
  * - **read** (optional): what its plan depends on (the service, diffward's state, the pull request);

@@ -22,7 +22,7 @@ export const Decision = z.object({
   expiryId: z.string().optional(),
   /**
    * on the `NOT_STARTED` decision an applied expiry records: that expiry's `expiryId`, so a retry of the
-   * expiry follows it on the pull request only while this decision stands (src/jobs/acceptance-expiry.ts)
+   * expiry follows it on the pull request only while this decision stands (src/triage/job/acceptance-expiry.ts)
    */
   endedExpiryId: z.string().optional(),
   /** set when the decision was carried over from an earlier finding of the same identity */

@@ -6,12 +6,12 @@
 import type { Job } from "bullmq";
 import type { JobData, JobKind } from "../job-catalogue/index.js";
 import type { Runtime } from "../runtime/runtime.js";
-import { processAcceptanceExpiry } from "../jobs/acceptance-expiry.js";
-import { processApprove } from "../jobs/approve.js";
+import { processAcceptanceExpiry } from "../triage/job/acceptance-expiry.js";
+import { processApprove } from "../scan/scan-anyway.js";
 import { processBaseline } from "../baseline/index.js";
 import { processCancel } from "../scan/cancel-scan.js";
 import { processAlertEvent } from "../code-scanning/index.js";
-import { processCommand } from "../jobs/command.js";
+import { processCommand } from "../commands/job/command-job.js";
 import { processLaunch } from "../scan/launch.js";
 import { processPullClosed, processUninstall } from "../scan/lifecycle.js";
 import { processMergeGroup, processMergeGroupDestroyed } from "../merge-queue/index.js";

@@ -29,7 +29,7 @@ describe("docs/architecture.md", () => {
     for (const m of doc.matchAll(/`((?:src|dev|test|docs)\/[\w./-]+)`/g)) named.add(m[1]!);
     // paths written relative to src/ in the walkthroughs (`jobs/launch.ts`)
     for (const m of doc.matchAll(
-      /`((?:jobs|runtime|handlers|commands|triage|report|policy|render|domain|github|scanner|tenants|config|code-scanning|checks|org-page|merge-queue|scan|recovery|stores|job-catalogue|web|baseline)\/[\w./-]+)`/g,
+      /`((?:jobs|job-kit|workers|runtime|handlers|commands|triage|report|policy|render|domain|github|scanner|tenants|config|code-scanning|checks|org-page|merge-queue|scan|recovery|stores|job-catalogue|web|baseline)\/[\w./-]+)`/g,
     ))
       named.add(`src/${m[1]!}`);
     expect(named.size).toBeGreaterThan(30);

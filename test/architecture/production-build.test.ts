@@ -52,7 +52,7 @@ describe("the production build", () => {
 
   it("compiles the product's entry and no module of dev/, test/, scripts/ or bench/", () => {
     expect(emitted).toContain(join("src", "index.js"));
-    expect(emitted).toContain(join("src", "jobs", "command.js"));
+    expect(emitted).toContain(join("src", "commands", "job", "command-job.js"));
     const outside = emitted.filter((f) => !f.startsWith(`src${"/"}`));
     expect(outside).toEqual([]);
     for (const tooling of ["dev/sandbox", "dev/github-standin", "dev/harness"])

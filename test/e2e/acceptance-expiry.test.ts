@@ -11,7 +11,7 @@
  */
 import type { Job } from "bullmq";
 import { describe, expect, it } from "vitest";
-import { processAcceptanceExpiry } from "../../src/jobs/acceptance-expiry.js";
+import { processAcceptanceExpiry } from "../../src/triage/job/acceptance-expiry.js";
 import type { Harness } from "../../dev/harness/harness.js";
 import { applyFaults } from "../../dev/sandbox/index.js";
 import { pullKey } from "../../src/runtime/names.js";

@@ -7,24 +7,24 @@
  */
 import type { Job } from "bullmq";
 import type { Logger } from "pino";
-import { expiredNote } from "../domain/acceptance.js";
-import { syncAlertWithResolution } from "../code-scanning/index.js";
-import { getPull } from "../github/pulls.js";
-import { listReviewComments } from "../github/reviews.js";
-import type { InstallationOctokit } from "../github/octokit-types.js";
-import { postedFindingComments } from "../report/decide/posted.js";
-import type { ReportState } from "../stores/stored-report.js";
-import { pullKey } from "../runtime/names.js";
-import { writesOf } from "../runtime/apply-writes.js";
-import type { Runtime } from "../runtime/runtime.js";
-import type { FindingDetail } from "../scanner/schemas.js";
-import type { ScannerTenant } from "../tenants/index.js";
-import { recomputeCheck } from "../triage/check.js";
-import { addingDecisions, readDecisions, writePullDecisions } from "../triage/decisions.js";
-import type { AcceptanceExpiryJobData, ExpiryPull } from "../job-catalogue/index.js";
-import { dropExpiryEntry, expiryAudit } from "../triage/expiry.js";
-import { refreshFindingComment, setThreadResolved } from "../triage/reflect.js";
-import { Decision } from "../domain/decision.js";
+import { expiredNote } from "../../domain/acceptance.js";
+import { syncAlertWithResolution } from "../../code-scanning/index.js";
+import { getPull } from "../../github/pulls.js";
+import { listReviewComments } from "../../github/reviews.js";
+import type { InstallationOctokit } from "../../github/octokit-types.js";
+import { postedFindingComments } from "../../report/decide/posted.js";
+import type { ReportState } from "../../stores/stored-report.js";
+import { pullKey } from "../../runtime/names.js";
+import { writesOf } from "../../runtime/apply-writes.js";
+import type { Runtime } from "../../runtime/runtime.js";
+import type { FindingDetail } from "../../scanner/schemas.js";
+import type { ScannerTenant } from "../../tenants/index.js";
+import { recomputeCheck } from "../check.js";
+import { addingDecisions, readDecisions, writePullDecisions } from "../decisions.js";
+import type { AcceptanceExpiryJobData, ExpiryPull } from "../../job-catalogue/index.js";
+import { dropExpiryEntry, expiryAudit } from "../expiry.js";
+import { refreshFindingComment, setThreadResolved } from "../reflect.js";
+import { Decision } from "../../domain/decision.js";
 
 /** What the job did: `expired` (set back to `NOT_STARTED`), `cancelled` (the decision changed), `skipped` (the finding is in another state). */
 export type ExpiryOutcome = "expired" | "cancelled" | "skipped";

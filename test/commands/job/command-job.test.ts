@@ -6,9 +6,9 @@
  * over HTTP, the GitHub stand-in, a real Redis.
  */
 import { describe, expect, it } from "vitest";
-import type { Harness } from "../../dev/harness/harness.js";
-import { jobId, pullKey } from "../../src/runtime/names.js";
-import { writeReviewReply } from "../../dev/harness/triage.js";
+import type { Harness } from "../../../dev/harness/harness.js";
+import { jobId, pullKey } from "../../../src/runtime/names.js";
+import { writeReviewReply } from "../../../dev/harness/triage.js";
 import {
   nextAnswer,
   openReportedPull,
@@ -18,8 +18,8 @@ import {
   SQLI,
   SECRET,
   RATE,
-} from "../support/reported-pull.js";
-import { replyTo, sandboxCalls, useCommandHarness, WRITER } from "../support/commands.js";
+} from "../../support/reported-pull.js";
+import { replyTo, sandboxCalls, useCommandHarness, WRITER } from "../../support/commands.js";
 
 const PATCH_RESOLUTION = "PATCH /projects/:projectId/findings/:findingId/resolution";
 const PATCH_SEVERITY = "PATCH /projects/:projectId/findings/:findingId/severity";

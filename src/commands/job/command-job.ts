@@ -10,10 +10,10 @@
  * 5. **verb**: the module's `read` → pure `plan` → `apply` through {@link CommandIO};
  * 6. **answer** where the command was written (the verb answers; failures are answered here).
  *
- * This file wires GitHub, Redis and the queue into the ports; it decides nothing a verb decides.
+ * The ports (`command-ports.ts`) wire GitHub, Redis and the queue; this file runs the pipeline and decides
+ * nothing a verb decides.
  */
 import { DelayedError, type Job } from "bullmq";
-import type { Logger } from "pino";
 import {
   moduleFor,
   namedElsewhereNotice,
@@ -27,77 +27,33 @@ import {
   type FindingTarget,
   type ParsedCommand,
   type PermissionFloor,
-  type RescanRequest,
   type VerbInput,
-} from "../commands/index.js";
-import { permissionAtLeast, type RepoConfig } from "../config/repo-config.js";
-import { getPermission } from "../github/issue-comments.js";
-import { getPull } from "../github/pulls.js";
-import { getReviewComment } from "../github/reviews.js";
-import type { InstallationOctokit } from "../github/octokit-types.js";
-import type { ApplyWrites } from "../github/writes.js";
-import { commandFloor } from "../policy/command-floor.js";
+} from "../index.js";
+import { permissionAtLeast, type RepoConfig } from "../../config/repo-config.js";
+import { getReviewComment } from "../../github/reviews.js";
+import { commandFloor } from "../../policy/command-floor.js";
 import {
   permissionRefusal,
   publishOffAnswer,
   rateLimitedAnswer,
   serviceRefusal,
   unavailableAnswer,
-} from "../render/command-answers.js";
-import { postedFindingComments } from "../report/decide/posted.js";
-import { ScannerApiError, ScannerError } from "../scanner/errors.js";
-import type { ScannerTenant } from "../tenants/index.js";
-import { recomputeCheck } from "../triage/check.js";
-import { readDecisions, recordSeverityOverride, waitingForPullLock } from "../triage/decisions.js";
-import { writeDecisionWithExpiry } from "../triage/expiry.js";
-import { refreshFindingComment, setThreadResolved } from "../triage/reflect.js";
-import { readCodeOwnership } from "../triage/code-ownership.js";
-import {
-  claimApprovalRequest,
-  dropApprovalRequest,
-  readApprovals,
-  releaseApprovalClaim,
-  requestFor,
-  storeApprovalRequest,
-} from "../triage/approvals.js";
-import { fingerprint } from "../domain/identity.js";
-import { loadRepoConfig } from "../runtime/config-loader.js";
-import { findingLabel } from "../scanner/labels.js";
-import { syncAlertWithResolution } from "../code-scanning/index.js";
-import { jobId } from "../runtime/names.js";
-import type { Runtime } from "../runtime/runtime.js";
-import { writesOf } from "../runtime/apply-writes.js";
-import { pullJobLog } from "../job-kit/target.js";
-import { repoOf } from "../job-kit/types.js";
-import { addJob, type CommandJobData, type PullRequestJobData } from "../job-catalogue/index.js";
+} from "../../render/command-answers.js";
+import { postedFindingComments } from "../../report/decide/posted.js";
+import { ScannerApiError, ScannerError } from "../../scanner/errors.js";
+import type { ScannerTenant } from "../../tenants/index.js";
+import { loadRepoConfig } from "../../runtime/config-loader.js";
+import { findingLabel } from "../../scanner/labels.js";
+import type { Runtime } from "../../runtime/runtime.js";
+import { writesOf } from "../../runtime/apply-writes.js";
+import { pullJobLog } from "../../job-kit/target.js";
+import type { CommandJobData } from "../../job-catalogue/index.js";
+import { commandIO, senderPermission, type CommandContext } from "./command-ports.js";
 
-export type { CommandOutcome } from "../commands/index.js";
+export type { CommandOutcome } from "../index.js";
 
 /** How many times a 429 from the service may postpone one command before diffward gives up and says so. */
 export const MAX_RATE_LIMITED_WAITS = 5;
-
-/** The pull request, the comment and the clients one command runs with. */
-interface Ctx {
-  rt: Runtime;
-  job: Job;
-  token: string | undefined;
-  d: CommandJobData;
-  log: Logger;
-  octokit: InstallationOctokit;
-  /** the installation's write path: every GitHub write of the command goes through it */
-  apply: ApplyWrites;
-  pull: { owner: string; repo: string; pullNumber: number };
-  key: string;
-  answer(body: string): Promise<void>;
-  /** the commenter's repository permission, once read */
-  permission?: Promise<string>;
-  /** the last answer posted (a refusal's audit entry keeps it) */
-  answered?: string;
-  /** the finding acted on, once resolved */
-  target?: FindingTarget;
-  /** the verb's plan and input, once planned (its audit entry is made from them) */
-  planned?: { plan: unknown; input: VerbInput<unknown> };
-}
 
 /**
  * Runs one slash command (job `command`). Returns what it did; throws only to retry (GitHub or service
@@ -152,7 +108,7 @@ export async function processCommand(
         : { kind: "create-issue-comment", pull, body, purpose: "answer" },
     ]);
   };
-  const c: Ctx = { rt, job, token, d, log, octokit, apply, pull, key, answer };
+  const c: CommandContext = { rt, job, token, d, log, octokit, apply, pull, key, answer };
 
   let outcome: CommandOutcome;
   try {
@@ -173,7 +129,7 @@ export async function processCommand(
  * or wait records nothing: its last run does. Never throws.
  */
 async function auditCommand(
-  c: Ctx,
+  c: CommandContext,
   cmd: Exclude<ParsedCommand, { kind: "ignore" }>,
   outcome: CommandOutcome,
   threadFindingId: string | undefined,
@@ -201,7 +157,7 @@ async function auditCommand(
 
 /** Steps 3 to 6: authorize, target, verb. */
 async function run(
-  c: Ctx,
+  c: CommandContext,
   cmd: Exclude<ParsedCommand, { kind: "ignore" }>,
   config: RepoConfig | undefined,
   threadFindingId: string | undefined,
@@ -281,7 +237,7 @@ async function run(
  * @returns the target, or `undefined` when no finding was found (the answer says why).
  */
 async function findTarget(
-  c: Ctx,
+  c: CommandContext,
   io: CommandIO,
   tenant: ScannerTenant,
   cmd: Exclude<ParsedCommand, { kind: "ignore" }>,
@@ -315,7 +271,7 @@ async function findTarget(
  * `admin`; off on public repositories unless set).
  */
 async function authorize(
-  c: Ctx,
+  c: CommandContext,
   config: RepoConfig | undefined,
   permission: "command" | "publish",
 ): Promise<CommandOutcome | undefined> {
@@ -332,114 +288,8 @@ async function authorize(
   return "permission-refused";
 }
 
-/** The commenter's repository permission, read from GitHub once per command. */
-function senderPermission(c: Ctx): Promise<string> {
-  c.permission ??= getPermission(c.octokit, c.pull, c.d.senderLogin);
-  return c.permission;
-}
-
-/** The ports of the verbs, on this pull request. */
-function commandIO(c: Ctx, tenant: ScannerTenant | undefined): CommandIO {
-  const { rt } = c;
-  const decisions = () => readDecisions(rt, c.key, c.log);
-  return {
-    log: c.log,
-    answer: c.answer,
-    once: (step, write) => sendOnce(c, step, write),
-    readPullScan: async () => {
-      const pr = await rt.stores.pulls.getPull(c.key);
-      const ended = pr?.scanId ? (await rt.stores.scans.getScanEnd(pr.scanId)).status : undefined;
-      return pr && { ...pr, ...(ended ? { endedStatus: ended } : {}) };
-    },
-    readReport: () => rt.stores.reports.get(c.key),
-    readDecisions: decisions,
-    senderPermission: () => senderPermission(c),
-    codeOwnership: async (file, login) => {
-      const { baseRef } = await getPull(c.octokit, c.pull);
-      const at = { owner: c.pull.owner, repo: c.pull.repo, baseRef, installationId: c.d.installationId };
-      return readCodeOwnership(c.octokit, at, file, login, c.log);
-    },
-    approvals: {
-      list: () => readApprovals(rt, c.key, c.log),
-      store: (request) => storeApprovalRequest(rt, c.key, request),
-      claim: (finding) =>
-        claimApprovalRequest(rt, c.key, finding, { commentId: c.d.commentId, by: c.d.senderLogin }),
-      release: (finding) => releaseApprovalClaim(rt, c.key, finding, c.d.commentId),
-      drop: (finding) => dropApprovalRequest(rt, c.key, finding),
-    },
-    decide: (decision, write) =>
-      waitingForPullLock(rt, c.key, async () => {
-        await write();
-        await writeDecisionWithExpiry(
-          rt,
-          { ...c.pull, installationId: c.d.installationId, accountLogin: c.d.accountLogin },
-          decision,
-          decision.approvedBy ? "approval" : "command",
-          c.log,
-        );
-      }),
-    recordSeverityOverride: (entry) => recordSeverityOverride(rt, c.key, entry),
-    refreshFindingComment: (target) =>
-      refreshFindingComment(
-        c.octokit,
-        c.apply,
-        tenant!,
-        c.pull,
-        target,
-        decisions,
-        rt.settings.labelPrefix,
-        rt.settings.publicUrl,
-        async (detail) => {
-          const report = await rt.stores.reports.get(c.key);
-          const pending = requestFor(await readApprovals(rt, c.key, c.log), {
-            id: detail.id,
-            fingerprint: fingerprint(detail),
-          });
-          return { disclosure: report?.config.disclosure ?? "full", ...(pending ? { pending } : {}) };
-        },
-      ),
-    setThreadResolved: (commentId, resolved) =>
-      setThreadResolved(c.octokit, c.apply, c.pull, commentId, resolved, c.log),
-    syncCodeScanningAlert: async (decision) => {
-      await syncAlertWithResolution(c.octokit, c.apply, c.pull, decision, c.log);
-    },
-    recomputeCheck: () => recomputeCheck(rt, c.d.installationId, tenant!, c.pull, c.log),
-    readPull: () => getPull(c.octokit, c.pull),
-    enqueueRescan: (request) => enqueueRescan(c, request),
-    recordCancel: (scanId, login) => rt.stores.scans.recordScanCancelledBy(scanId, login),
-  };
-}
-
-/** One `rerequest` job per command comment: a retried or redelivered command never launches a second scan. */
-async function enqueueRescan(c: Ctx, r: RescanRequest): Promise<void> {
-  const { d } = c;
-  const data: PullRequestJobData = {
-    deliveryId: d.deliveryId,
-    action: "rescan",
-    ...repoOf(d),
-    pullNumber: d.pullNumber,
-    headSha: r.pull.headSha,
-    headRef: r.pull.headRef,
-    baseRef: r.pull.baseRef,
-    draft: r.pull.draft,
-    updatedAt: new Date(c.rt.now()).toISOString(),
-    authorLogin: r.pull.authorLogin,
-    title: "",
-    ...(r.pull.headRepoFullName ? { headRepoFullName: r.pull.headRepoFullName } : {}),
-    explicit: {
-      nonce: r.nonce,
-      requestedBy: r.requestedBy,
-      ...(r.presetRef ? { presetRef: r.presetRef } : {}),
-      ...(r.creditBudget !== undefined ? { creditBudget: r.creditBudget } : {}),
-    },
-  };
-  await addJob(c.rt, "rerequest", data, {
-    jobId: jobId("rescan", d.owner, d.repo, d.pullNumber, d.commentId),
-  });
-}
-
 /** Service and GitHub failures: wait on 429, retry 5xx/network, answer definite refusals. */
-async function handleFailure(c: Ctx, cmd: ParsedCommand, error: unknown): Promise<CommandOutcome> {
+async function handleFailure(c: CommandContext, cmd: ParsedCommand, error: unknown): Promise<CommandOutcome> {
   const what = describe(cmd);
   if (error instanceof ScannerApiError && error.status === 429) {
     const waits = (c.d.rateLimited ?? 0) + 1;
@@ -475,19 +325,4 @@ function describe(cmd: ParsedCommand): string {
   if (cmd.kind === "ignore" || cmd.kind === "error" || cmd.kind === "refusal")
     return `run \`${"verb" in cmd ? cmd.verb : "the command"}\``;
   return moduleFor(cmd.kind).describe(cmd);
-}
-
-/**
- * One service write of a command, once per command comment (`CommandIO.once`): the result of a write already
- * sent is read back from the comment's sent writes (`src/stores/command-claims.ts`) instead of sending it again.
- */
-async function sendOnce<T>(c: Ctx, step: string, write: () => Promise<T>): Promise<T> {
-  const sent = await c.rt.stores.commands.sent(c.d, step);
-  if (sent) {
-    c.log.info({ step }, "command retried: service write already sent, not sent again");
-    return sent.v as T;
-  }
-  const result = await write();
-  await c.rt.stores.commands.recordSent(c.d, step, result);
-  return result;
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { expiryStage } from "../../src/jobs/acceptance-expiry.js";
-import type { Decision } from "../../src/domain/decision.js";
-import { acceptance } from "../support/finding.js";
+import { expiryStage } from "../../../src/triage/job/acceptance-expiry.js";
+import type { Decision } from "../../../src/domain/decision.js";
+import { acceptance } from "../../support/finding.js";
 
 const ACCEPTED = acceptance({ expiryId: "expiry-1" });
 const ENDED: Decision = {
