@@ -24,6 +24,8 @@ export interface ReconcileOptions {
   installations: number;
   repositories: number;
   pulls: number;
+  /** open pull requests of each installation in all, spread over its repositories (instead of `pulls` each) */
+  totalPulls?: number;
   inflight: number;
   /** share of the repositories with their own `.github/diffward.yml` (the rest have none), 0–1 */
   configured: number;
@@ -35,6 +37,9 @@ export interface RestartFigures {
   requests: number;
   /** of which creating installation tokens */
   tokens: number;
+  /** of which GraphQL queries, and the points they cost (GitHub's `rateLimit.cost`, summed) */
+  graphql: number;
+  points: number;
   /** seconds from the new process's start until every in-flight scan's poll job is there */
   seconds: number;
   /** in-flight scans followed again at the end (of `inflight`) */
@@ -96,6 +101,8 @@ async function restart(h: Harness, scanIds: readonly string[]): Promise<RestartF
     return {
       requests: asked.length,
       tokens: asked.filter((r) => r.operationId === "apps/create-installation-access-token").length,
+      graphql: asked.filter((r) => r.operationId === "graphql").length,
+      points: asked.reduce((n, r) => n + (r.graphqlCost ?? 0), 0),
       seconds,
       followed,
       summary: {
@@ -140,6 +147,7 @@ export async function reconcilePhase(o: ReconcileOptions): Promise<ReconcileFigu
         login: `org-${i}`,
         repositories: o.repositories,
         pullsPerRepository: o.pulls,
+        ...(o.totalPulls ? { pulls: o.totalPulls } : {}),
         config: (r) => (r % configuredEvery === 0 ? demoConfig() : null),
       });
     const inflight = Array.from({ length: o.inflight }, (_, k) => {

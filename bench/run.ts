@@ -23,7 +23,8 @@
  * delay against the bound, and the service requests during the outage against one per probe interval.
  * `--reconcile` adds the restart run (`bench/reconcile.ts`): `--reconcile-installations N` (default 20),
  * `--reconcile-repositories N` (per installation, default 200), `--reconcile-pulls N` (open pull requests per
- * repository, default 3), `--reconcile-inflight N` (scans in flight, default 10), `--reconcile-configured F`
+ * repository, default 3), `--reconcile-total-pulls N` (open pull requests of each installation in all, spread
+ * over its repositories, instead of `--reconcile-pulls`), `--reconcile-inflight N` (scans in flight, default 10), `--reconcile-configured F`
  * (share of repositories with their own `.github/diffward.yml`, default 1).
  *
  * `--org-page` adds the organization's page run (`bench/org-page.ts`): `--org-page-installations N` (default 50),
@@ -73,6 +74,7 @@ const Args = z.object({
   reconcileInstallations: z.coerce.number().int().min(1).default(20),
   reconcileRepositories: z.coerce.number().int().min(0).default(200),
   reconcilePulls: z.coerce.number().int().min(0).default(3),
+  reconcileTotalPulls: z.coerce.number().int().min(0).default(0),
   reconcileInflight: z.coerce.number().int().min(0).default(10),
   reconcileConfigured: z.coerce.number().min(0).max(1).default(1),
   orgPage: z.boolean().default(false),
@@ -590,13 +592,17 @@ async function otherRuns() {
   if (args.outage) await outageRuns();
 
   if (args.reconcile) {
+    const pulls = args.reconcileTotalPulls
+      ? `, ${args.reconcileTotalPulls} open pull requests each`
+      : ` × ${args.reconcilePulls} open pull requests`;
     log(
-      `\nrestart: ${args.reconcileInstallations} installations × ${args.reconcileRepositories} repositories × ${args.reconcilePulls} open pull requests, ${args.reconcileInflight} scans in flight …`,
+      `\nrestart: ${args.reconcileInstallations} installations × ${args.reconcileRepositories} repositories${pulls}, ${args.reconcileInflight} scans in flight …`,
     );
     const r = await reconcilePhase({
       installations: args.reconcileInstallations,
       repositories: args.reconcileRepositories,
       pulls: args.reconcilePulls,
+      totalPulls: args.reconcileTotalPulls,
       inflight: args.reconcileInflight,
       configured: args.reconcileConfigured,
     });
@@ -610,7 +616,7 @@ async function otherRuns() {
         group: "reconcile",
         figure: `${label}: GitHub requests (of which installation tokens) until every in-flight scan is followed`,
         target: label === "state intact" ? `≤ ${target} (2 per scan in flight + 1 per installation)` : "–",
-        diffward: `${f.requests} (${f.tokens})${all ? "" : ` — only ${f.followed}/${args.reconcileInflight} followed`}`,
+        diffward: `${f.requests} (${f.tokens}; ${f.graphql} GraphQL, ${f.points} points)${all ? "" : ` — only ${f.followed}/${args.reconcileInflight} followed`}`,
         peer: "–",
         met: label === "state intact" ? all && f.requests <= target : all ? null : false,
       });

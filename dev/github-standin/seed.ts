@@ -119,6 +119,8 @@ export const SeedOrganizationInput = z.object({
   login: z.string().min(1),
   repositories: z.number().int().nonnegative(),
   pullsPerRepository: z.number().int().nonnegative().default(0),
+  /** open pull requests of the whole organization, spread evenly over its repositories (instead of per repository) */
+  pulls: z.number().int().nonnegative().optional(),
   /** `.github/diffward.yml` of the default branch per repository index; `null`: none */
   config: z.custom<(index: number) => string | null>((v) => typeof v === "function").optional(),
   /** `.github/diffward.yml` of the organization's `.github` repository (inherited by repositories without one) */
@@ -130,7 +132,7 @@ export type SeedOrganizationInput = z.input<typeof SeedOrganizationInput>;
 
 /**
  * Seeds an organization the way a large installation looks: `repositories` repositories (`main` default
- * branch, each with the config `config(i)` returns), `pullsPerRepository` open pull requests in each (heads
+ * branch, each with the config `config(i)` returns), `pullsPerRepository` open pull requests in each (or `pulls` in all, spread evenly; heads
  * `<i>`-derived SHAs, no check runs), and the organization's `.github` repository when `organizationConfig` is
  * given. Used by reconciliation's tests and the bench's `--reconcile` run.
  * @returns the repositories created, in index order (without `.github`).
@@ -158,7 +160,11 @@ export function seedOrganization(state: StandInState, input: SeedOrganizationInp
       files: config === null ? {} : { main: { ".github/diffward.yml": config } },
     });
     out.push(repo);
-    for (let n = 1; n <= o.pullsPerRepository; n++) {
+    const count =
+      o.pulls === undefined
+        ? o.pullsPerRepository
+        : Math.floor(((i + 1) * o.pulls) / o.repositories) - Math.floor((i * o.pulls) / o.repositories);
+    for (let n = 1; n <= count; n++) {
       const tag = `${hex(o.installationId, 8)}${hex(i, 8)}${hex(n, 8)}`;
       state.addPullRequest({
         owner: o.login,
