@@ -8,6 +8,7 @@
  * - an installation's budget is 5,000 points an hour, plus 50 for each repository beyond 20, at most 12,500.
  */
 import type { RouteContext } from "./http.js";
+import type { GraphqlLimit } from "./limits.js";
 import { resolveValue, type GqlField, type GqlOperation, type GqlSelection } from "./graphql-document.js";
 import { ABSTRACT, INTERFACE_FIELDS, TYPES, type GqlObject } from "./graphql-types.js";
 
@@ -293,10 +294,16 @@ export function installationPoints(repositories: number): number {
   return Math.min(12_500, 5_000 + 50 * Math.max(0, repositories - 20));
 }
 
-/** Each installation's points spent in its current hour (the window starts with its first query). */
+/**
+ * Each installation's points spent in its current hour (the window starts with its first query); `fixed`
+ * replaces GitHub's budget and window (the stand-in's `limits.graphql`).
+ */
 export class GraphqlPoints {
   private readonly windows = new Map<number, { start: number; used: number }>();
-  constructor(private readonly windowMs = 3_600_000) {}
+  private readonly windowMs: number;
+  constructor(readonly fixed?: GraphqlLimit) {
+    this.windowMs = (fixed?.windowSeconds ?? 3_600) * 1000;
+  }
 
   /**
    * Charges `cost` to `installationId` (nothing for a dry run) within `limit`.

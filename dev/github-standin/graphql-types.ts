@@ -6,7 +6,7 @@
  * state; a connection's resolver returns every item and the executor pages it (`graphql-exec.ts`).
  */
 import type { RouteContext } from "./http.js";
-import { blobSha, type CheckRun, type PullRequest, type Repository } from "./state.js";
+import { blobSha, repoNodeId, type CheckRun, type PullRequest, type Repository } from "./state.js";
 
 /** A resolved object: its GraphQL type name and what its resolvers read. */
 export interface GqlObject {
@@ -50,11 +50,10 @@ const scalar = (resolve: FieldDef["resolve"]): FieldDef => ({ of: "Scalar", reso
 const field = <K extends string>(k: K) => scalar((o) => o[k]);
 const b64 = (s: string) => Buffer.from(s).toString("base64");
 
-/** The repository of a node id of the stand-in (`R_<id>`), when its installation may read it. */
+/** The repository of a node id ({@link repoNodeId}), when its installation may read it. */
 function repoById(ctx: RouteContext, id: string): Repository | undefined {
-  const m = /^R_(\d+)$/.exec(id);
-  if (m === null || ctx.installationId === undefined) return undefined;
-  return ctx.state.repositoriesOf(ctx.installationId).find((r) => r.id === Number(m[1]));
+  if (ctx.installationId === undefined) return undefined;
+  return ctx.state.repositoriesOf(ctx.installationId).find((r) => repoNodeId(r) === id);
 }
 
 /** The `Repository` object of `repo`. */
@@ -167,7 +166,7 @@ export const TYPES: Record<string, Record<string, FieldDef>> = {
     ["cost", "limit", "remaining", "resetAt", "used", "nodeCount"].map((k) => [k, field(k)]),
   ),
   Repository: {
-    id: scalar((o) => `R_${repository(o).id}`),
+    id: scalar((o) => repoNodeId(repository(o))),
     databaseId: scalar((o) => repository(o).id),
     name: scalar((o) => repository(o).name),
     nameWithOwner: scalar((o) => `${repository(o).owner}/${repository(o).name}`),

@@ -189,7 +189,7 @@ function runQuery(ctx: RouteContext, body: GraphqlBody, points: GraphqlPoints): 
   const price = priceQuery(op, vars);
   if (price.errors.length > 0) return refused(q, price.errors);
   const installationId = ctx.installationId ?? 0;
-  const limit = installationPoints(ctx.state.repositoriesOf(installationId).length);
+  const limit = points.fixed?.points ?? installationPoints(ctx.state.repositoriesOf(installationId).length);
   const dryRun = op.selections.some(
     (s) =>
       s.kind === "field" && s.name === "rateLimit" && resolveValue(s.args["dryRun"] ?? false, vars) === true,

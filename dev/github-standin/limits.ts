@@ -23,10 +23,21 @@ export const PrimaryLimit = z.object({
 });
 export type PrimaryLimit = z.infer<typeof PrimaryLimit>;
 
-/** `limits` option of the stand-in. No limit is enforced unless given. */
+/**
+ * GitHub's GraphQL budget of an installation in points per window, instead of GitHub's formula (5,000 an hour,
+ * +50 per repository beyond 20, at most 12,500: `installationPoints` in graphql-exec.ts). For tests of pacing.
+ */
+export const GraphqlLimit = z.object({
+  points: z.number().int().positive(),
+  windowSeconds: z.number().int().positive().default(3_600),
+});
+export type GraphqlLimit = z.infer<typeof GraphqlLimit>;
+
+/** `limits` option of the stand-in. No limit is enforced unless given (GraphQL's points: GitHub's formula). */
 export const StandInLimits = z.object({
   contentCreation: ContentCreationLimit.optional(),
   primary: PrimaryLimit.optional(),
+  graphql: GraphqlLimit.optional(),
 });
 export type StandInLimits = z.input<typeof StandInLimits>;
 

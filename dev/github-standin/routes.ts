@@ -12,6 +12,7 @@ import {
   type Repository,
   type Review,
   type ReviewComment,
+  repoNodeId,
 } from "./state.js";
 
 // Bodies reach these handlers only after ajv accepted them against GitHub's OpenAPI schema; these zod
@@ -111,7 +112,7 @@ function repoJson(ctx: RouteContext, repo: Repository) {
   const ownerType = ctx.state.installation(repo.installationId)?.account.type ?? "User";
   return {
     id: repo.id,
-    node_id: `R_${repo.id}`,
+    node_id: repoNodeId(repo),
     name: repo.name,
     full_name: `${repo.owner}/${repo.name}`,
     private: repo.private,

@@ -280,7 +280,16 @@ interface RepoData {
   codeScanningDisabled?: boolean;
 }
 
+/**
+ * A repository's node id (REST `node_id`, GraphQL `id`): opaque, as GitHub's, and unique by its full name (seeds
+ * may give two repositories the same numeric id).
+ */
+export function repoNodeId(repo: { owner: string; name: string }): string {
+  return `R_${Buffer.from(`${repo.owner}/${repo.name}`).toString("base64url")}`;
+}
+
 /** Git's blob sha of `content` (what GitHub returns as `sha` for contents). */
+
 export function blobSha(content: string | Uint8Array): string {
   const bytes = typeof content === "string" ? Buffer.from(content, "utf8") : Buffer.from(content);
   return createHash("sha1")

@@ -215,7 +215,15 @@ export class OwnerConfigs {
    * @throws GitHub errors other than 404 on the repository's own file, as they come.
    */
   async load(repo: string): Promise<LoadedConfig> {
-    const own = await readConfigText(this.octokit, this.owner, repo);
+    return this.loadText(repo, await readConfigText(this.octokit, this.owner, repo));
+  }
+
+  /**
+   * The repository's config as {@link load} gives it, from the text of its own `.github/diffward.yml` read
+   * already (`undefined`: absent; `not-a-file`: the path is not a file).
+   * @throws GitHub errors of the reads it still needs (the organization's file, its floor), as they come.
+   */
+  async loadText(repo: string, own: string | "not-a-file" | undefined): Promise<LoadedConfig> {
     if (own === "not-a-file") return loadRepoConfig(this.octokit, this.owner, repo, this.#orgFloor());
     if (own !== undefined) {
       let raw: unknown;

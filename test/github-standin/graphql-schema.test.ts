@@ -7,6 +7,7 @@
 import type { Octokit } from "@octokit/rest";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startGitHubStandIn, type GitHubStandIn } from "../../dev/github-standin/index.js";
+import { repoNodeId } from "../../dev/github-standin/state.js";
 import { installationPoints } from "../../dev/github-standin/graphql-exec.js";
 import { installationOctokit } from "../support/standin-client.js";
 
@@ -89,10 +90,7 @@ describe("the stand-in's GraphQL schema", () => {
       status: "in_progress",
       external_id: "scan-2",
     });
-    const ids = [
-      "R_" + sb.state.repository("octo-org", "app")!.id,
-      "R_" + sb.state.repository("octo-org", "lib")!.id,
-    ];
+    const ids = ["app", "lib"].map((name) => repoNodeId({ owner: "octo-org", name }));
     const first = await gh.graphql<Walk>(WALK, { ids, first: 2 });
     const app = first.nodes[0]!;
     expect(app.nameWithOwner).toBe("octo-org/app");
@@ -171,7 +169,7 @@ describe("the stand-in's GraphQL schema", () => {
   it("answers NOT_FOUND for a repository of another installation and charges nothing past the budget", async () => {
     sb.state.addInstallation({ id: 43, account: { login: "other", type: "Organization" } });
     sb.state.addRepository({ owner: "other", name: "secret", installationId: 43, private: true, files: {} });
-    const other = "R_" + sb.state.repository("other", "secret")!.id;
+    const other = repoNodeId({ owner: "other", name: "secret" });
     await expect(
       gh.graphql(`query($ids: [ID!]!) { nodes(ids: $ids) { id } }`, { ids: [other] }),
     ).rejects.toThrow(`Could not resolve to a node with the global id of '${other}'`);

@@ -349,20 +349,16 @@ describe("reconciliation's full sweep: repositories without a config", () => {
     // plain-org: 2 configured, 4 skipped; inherit-org: 3 inherit, and its `.github` repository has the file
     expect(summary.skippedWithoutConfig).toBe(4);
     expect(summary.repositories).toBe(2 + 3 + 1);
-    const pullsRead = requestsSince(h, from)
-      .filter((r) => r.operationId === "pulls/list")
-      .map((r) => r.path)
-      .sort();
-    expect(pullsRead).toEqual(
-      [
-        "/repos/plain-org/repo-0/pulls",
-        "/repos/plain-org/repo-1/pulls",
-        "/repos/inherit-org/.github/pulls",
-        "/repos/inherit-org/repo-0/pulls",
-        "/repos/inherit-org/repo-1/pulls",
-        "/repos/inherit-org/repo-2/pulls",
-      ].sort(),
-    );
+    // the pull requests of the repositories a config applies to: plain-org's 2, inherit-org's 3 (`.github` has none)
+    expect(summary.pulls).toBe(2 + 3);
+    // all read by the GraphQL walk, per installation one query of repositories and one of pull requests; REST
+    // reads no pull request, check run or file of a repository without a config
+    const asked = requestsSince(h, from);
+    expect(summary.graphqlQueries).toBe(4);
+    expect(asked.filter((r) => r.operationId === "graphql")).toHaveLength(4);
+    const restRepos = asked.filter((r) => r.path.startsWith("/repos/")).map((r) => r.path);
+    expect(restRepos.filter((p) => /\/(pulls|check-runs|git\/matching-refs)/.test(p))).toEqual([]);
+    expect(restRepos.filter((p) => /\/repo-[2-5]\//.test(p) && p.includes("plain-org"))).toEqual([]);
     expect(h.github.violations()).toEqual([]);
   });
 });
@@ -378,28 +374,37 @@ describe("reconciliation's full sweep: pacing within the rate limit", () => {
       sandbox: { scenario: "demo" },
       // A window long enough that the sweep spends its first 24 requests inside it even on a loaded machine (a
       // shorter one can reset before the sweep runs low, and the pacing is never exercised).
-      github: { limits: { primary: { limit: 30, windowSeconds: 8 } } },
+      // GraphQL's points too: 5 a window, so the walk's 6 queries (3 chunks of up to 100 repositories) cannot fit one
+      github: {
+        limits: { primary: { limit: 30, windowSeconds: 8 }, graphql: { points: 5, windowSeconds: 8 } },
+      },
     });
   });
   afterAll(async () => h?.close());
 
-  it("waits for the reset when the remaining requests are low, and is never refused", async () => {
-    seedOrganization(h.github.state, {
-      installationId: 4401,
-      login: "paced-org",
-      repositories: 12,
-      pullsPerRepository: 1,
-      config: () => demoConfig(),
-    });
-    const from = h.github.requests.length;
-    const summary = await h.booted.reconcile();
-    expect(summary.errors).toBe(0);
-    expect(summary.repositories).toBe(12);
-    expect(summary.pulls).toBe(12);
-    expect(summary.rateWaits).toBeGreaterThanOrEqual(1);
-    const asked = requestsSince(h, from).filter((r) => r.installationId === 4401);
-    // more requests than one window holds, none refused: the sweep waited for the reset
-    expect(asked.length).toBeGreaterThan(30);
-    expect(asked.filter((r) => r.status === 403 || r.status === 429)).toEqual([]);
-  });
+  it(
+    "waits for the reset when the remaining points are low, and is never refused",
+    { timeout: 60_000 },
+    async () => {
+      seedOrganization(h.github.state, {
+        installationId: 4401,
+        login: "paced-org",
+        repositories: 201,
+        pullsPerRepository: 1,
+        config: () => demoConfig(),
+      });
+      const from = h.github.requests.length;
+      const summary = await h.booted.reconcile();
+      expect(summary.errors).toBe(0);
+      expect(summary.repositories).toBe(201);
+      expect(summary.pulls).toBe(201);
+      expect(summary.graphqlQueries).toBe(6);
+      expect(summary.rateWaits).toBeGreaterThanOrEqual(1);
+      const asked = requestsSince(h, from).filter((r) => r.installationId === 4401);
+      // more points than one window holds, none refused: the walk waited for the reset
+      expect(asked.reduce((n, r) => n + (r.graphqlCost ?? 0), 0)).toBeGreaterThan(5);
+      expect(asked.filter((r) => r.status === 403 || r.status === 429)).toEqual([]);
+      expect(h.github.violations()).toEqual([]);
+    },
+  );
 });

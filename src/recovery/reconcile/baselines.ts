@@ -35,10 +35,11 @@ export async function reconcileBaseline(rt: Runtime, at: RepoPass): Promise<void
   cache.config ??= await effectiveConfig(octokit, r, rt.log.child({ installation: r.installationId }));
   if (!cache.config) return;
   if (cache.config.baseline.on === "off") return;
-  const headSha = await defaultBranchHead(octokit, r);
+  // the sweep's GraphQL walk read the head and its check runs already
+  const headSha = at.heads ? at.heads.defaultHead?.sha : await defaultBranchHead(octokit, r);
   if (!headSha) return;
   const key = baselineKey(r.owner, r.repo);
-  const runs = await listCheckRunsForRef(octokit, r, headSha);
+  const runs = at.heads?.defaultHead?.runs ?? (await listCheckRunsForRef(octokit, r, headSha));
   // the state lost (a full sweep): nothing stops or follows a baseline of an older commit any more
   if (summary.mode === "full-sweep")
     await settleOlderBaselines(rt, octokit, summary, r, key, {

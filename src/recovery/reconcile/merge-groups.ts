@@ -35,6 +35,8 @@ import type { ReconcileSummary } from "./summary.js";
  */
 export async function reconcileMergeGroups(rt: Runtime, at: RepoPass): Promise<void> {
   const { octokit, summary, r, cache } = at;
+  // the sweep's GraphQL walk counted the merge-queue branches: none, nothing to read
+  if (at.heads?.mergeQueueRefs === 0) return;
   // "List matching references" answers 409 for an empty repository: no branch, no merge group.
   const refs = await unlessStatus(409, listMatchingRefs(octokit, r, MERGE_QUEUE_REF_PREFIX));
   if (!refs) return;

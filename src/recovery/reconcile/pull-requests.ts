@@ -15,14 +15,20 @@ import { withLockWaiting, type RepoPart, type RepoPass } from "./repository-pass
 import { afterResume, resumeLocked, resumedLaunch, type ResumeTarget } from "./resume-scan.js";
 import type { ReconcileSummary } from "./summary.js";
 
+/**
+ * A repository's open pull requests (the sweep's GraphQL walk's, else GitHub REST "List pull requests") and
+ * diffward's check runs on each head (the walk's, else "List check runs for a Git reference"): each head's scan
+ * in flight resumed, its check run without a scan id decided again, its acceptance expiries rebuilt.
+ */
 export async function reconcilePulls(rt: Runtime, at: RepoPass): Promise<void> {
   const { octokit, summary, r } = at;
-  const pulls = await listOpenPulls(octokit, r);
+  const pulls: Array<PullHead & { runs?: FoundCheckRun[] }> =
+    at.heads?.pulls ?? (await listOpenPulls(octokit, r));
   if (pulls.length === 0) return;
   for (const pr of pulls) {
     summary.pulls += 1;
     const key = pullKey(r.owner, r.repo, pr.number);
-    const runs = await listCheckRunsForRef(octokit, r, pr.headSha);
+    const runs = pr.runs ?? (await listCheckRunsForRef(octokit, r, pr.headSha));
     await rebuildPullExpiries(rt, summary, r, pr, runs);
     const found = await findInFlight(
       rt,

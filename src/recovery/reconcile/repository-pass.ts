@@ -4,6 +4,7 @@
  */
 import { withEffectiveDisclosure } from "../../config/repo-config.js";
 import type { InstallationOctokit } from "../../github/octokit-types.js";
+import type { RepoHeads } from "../../github/open-heads.js";
 import type { PollJobData } from "../../job-catalogue/index.js";
 import { loadRepoConfig } from "../../runtime/config-loader.js";
 import type { Runtime } from "../../runtime/runtime.js";
@@ -33,6 +34,8 @@ export interface RepoPass {
   summary: ReconcileSummary;
   r: RepoPart;
   cache: ConfigCache;
+  /** what the full sweep's GraphQL walk read of the repository (`readOpenHeads`); absent: read it by REST */
+  heads?: RepoHeads;
 }
 
 /** The repository's effective config, loaded once per repository by {@link findResumable} (per loop). */

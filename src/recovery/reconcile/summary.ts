@@ -34,7 +34,10 @@ export interface ReconcileSummary {
   superseded: number[];
   /** scans diffward's state counted in flight whose check run GitHub shows completed: no longer counted */
   finished: string[];
-  /** waits of the full sweep for an installation's rate-limit reset, and their total in ms */
+  /** GraphQL queries of the full sweep's walk, and the points they cost (each answer's `rateLimit.cost`) */
+  graphqlQueries: number;
+  graphqlPoints: number;
+  /** waits of the full sweep for an installation's rate-limit reset (REST or GraphQL), and their total in ms */
   rateWaits: number;
   rateWaitedMs: number;
   /** installations or repositories that could not be read (suspended, 5xx after Octokit's retries) */
@@ -55,6 +58,8 @@ export function emptySummary(mode: ReconcileSummary["mode"]): ReconcileSummary {
     redecided: [],
     superseded: [],
     finished: [],
+    graphqlQueries: 0,
+    graphqlPoints: 0,
     rateWaits: 0,
     rateWaitedMs: 0,
     errors: 0,
@@ -75,6 +80,8 @@ export function logSummary(log: Runtime["log"], summary: ReconcileSummary): void
       alreadyFollowed: summary.alreadyFollowed.length,
       redecided: summary.redecided.length,
       finished: summary.finished.length,
+      graphqlQueries: summary.graphqlQueries,
+      graphqlPoints: summary.graphqlPoints,
       rateWaits: summary.rateWaits,
       rateWaitedMs: summary.rateWaitedMs,
       errors: summary.errors,

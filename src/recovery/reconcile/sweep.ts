@@ -6,6 +6,7 @@
  */
 import { withEffectiveDisclosure } from "../../config/repo-config.js";
 import { RatePacer, type RatePacerOptions } from "../../github/rate-pacer.js";
+import { readOpenHeads, type GraphqlSpend, type RepoHeads } from "../../github/open-heads.js";
 import type { InstallationOctokit } from "../../github/octokit-types.js";
 import { OwnerConfigs, loadRepoConfig, type LoadedConfig } from "../../runtime/config-loader.js";
 import type { Runtime } from "../../runtime/runtime.js";
@@ -66,55 +67,122 @@ export async function sweepAll(
     summary.installations += 1;
     const accountLogin = (inst.account && "login" in inst.account ? inst.account.login : undefined) ?? "";
     const pacer = new RatePacer(opts.pacer);
+    const points = new RatePacer(opts.pacer);
     try {
       const octokit = pacer.attach(await rt.octokit(inst.id));
-      const repos = await octokit.paginate(octokit.rest.apps.listReposAccessibleToInstallation, {
-        per_page: 100,
-      });
-      const configs = new Map<string, OwnerConfigs>();
-      for (const repo of repos) {
-        try {
-          const owner = repo.owner.login;
-          if (!configs.has(owner)) configs.set(owner, new OwnerConfigs(octokit, owner));
-          const loaded = await configs.get(owner)!.load(repo.name);
-          if (loaded.kind === "absent") {
-            summary.skippedWithoutConfig += 1;
-            continue;
-          }
-          summary.repositories += 1;
-          await reconcileRepository(
-            rt,
-            octokit,
-            summary,
-            {
-              installationId: inst.id,
-              accountLogin: accountLogin || owner,
-              owner,
-              repo: repo.name,
-              repoPrivate: repo.private,
-              defaultBranch: repo.default_branch ?? "main",
-            },
-            loaded,
-          );
-        } catch (error) {
-          summary.errors += 1;
-          ilog.warn({ repository: repo.full_name, err: error as Error }, "reconcile: repository skipped");
-        }
-      }
+      const at = { octokit, installationId: inst.id, appId: inst.app_id, accountLogin, points };
+      await sweepInstallation(rt, at, summary, ilog);
     } catch (error) {
       summary.errors += 1;
       ilog.warn({ err: error as Error }, "reconcile: installation skipped");
     } finally {
-      summary.rateWaits += pacer.waits;
-      summary.rateWaitedMs += pacer.waitedMs;
+      summary.rateWaits += pacer.waits + points.waits;
+      summary.rateWaitedMs += pacer.waitedMs + points.waitedMs;
     }
+  }
+}
+
+/** Repositories read by one GraphQL walk before they are reconciled (GitHub's `nodes(ids:)` bound). */
+const WALK_CHUNK = 100;
+
+/** One installation being swept: its client, its app's id, its account, the pacer of its GraphQL points. */
+interface InstallationSweep {
+  octokit: InstallationOctokit;
+  installationId: number;
+  appId: number;
+  accountLogin: string;
+  points: RatePacer;
+}
+
+/**
+ * One installation's repositories (REST "List repositories accessible to the app installation": GraphQL has
+ * no such list), 100 at a time: read by the GraphQL walk ({@link walkChunk}), then each reconciled.
+ */
+async function sweepInstallation(
+  rt: Runtime,
+  at: InstallationSweep,
+  summary: ReconcileSummary,
+  ilog: Runtime["log"],
+): Promise<void> {
+  const { octokit } = at;
+  const repos = await octokit.paginate(octokit.rest.apps.listReposAccessibleToInstallation, {
+    per_page: 100,
+  });
+  const configs = new Map<string, OwnerConfigs>();
+  for (let i = 0; i < repos.length; i += WALK_CHUNK) {
+    const chunk = repos.slice(i, i + WALK_CHUNK);
+    const heads = await walkChunk(at, chunk, summary, ilog);
+    for (const repo of chunk) {
+      try {
+        const owner = repo.owner.login;
+        if (!configs.has(owner)) configs.set(owner, new OwnerConfigs(octokit, owner));
+        const h = heads.get(repo.node_id);
+        const loaded =
+          h && h.config !== "unread"
+            ? await configs.get(owner)!.loadText(repo.name, h.config)
+            : await configs.get(owner)!.load(repo.name);
+        if (loaded.kind === "absent") {
+          summary.skippedWithoutConfig += 1;
+          continue;
+        }
+        summary.repositories += 1;
+        const r: RepoPart = {
+          installationId: at.installationId,
+          accountLogin: at.accountLogin || owner,
+          owner,
+          repo: repo.name,
+          repoPrivate: repo.private,
+          defaultBranch: repo.default_branch ?? "main",
+        };
+        await reconcileRepository(rt, octokit, summary, r, loaded, h);
+      } catch (error) {
+        summary.errors += 1;
+        ilog.warn({ repository: repo.full_name, err: error as Error }, "reconcile: repository skipped");
+      }
+    }
+  }
+}
+
+/**
+ * What needs resuming in up to 100 repositories, read with GitHub's GraphQL API ({@link readOpenHeads}); each
+ * answer's `rateLimit` is counted in the summary and paces the next query (the walk waits for `resetAt` while
+ * `remaining` is within the share of the hour's points left to live traffic, {@link RatePacer}).
+ * @returns the repositories' heads by node id; empty when the walk failed (logged): each repository is then
+ *   read by REST, as before the walk.
+ */
+async function walkChunk(
+  at: InstallationSweep,
+  chunk: ReadonlyArray<{ node_id: string }>,
+  summary: ReconcileSummary,
+  ilog: Runtime["log"],
+): Promise<Map<string, RepoHeads>> {
+  const spent = async (s: GraphqlSpend) => {
+    summary.graphqlQueries += 1;
+    summary.graphqlPoints += s.cost;
+    at.points.observe({
+      "x-ratelimit-limit": s.limit,
+      "x-ratelimit-remaining": s.remaining,
+      "x-ratelimit-reset": Math.ceil(Date.parse(s.resetAt) / 1000),
+    });
+    await at.points.before();
+  };
+  try {
+    return await readOpenHeads(
+      at.octokit,
+      chunk.map((r) => ({ nodeId: r.node_id })),
+      { appId: at.appId, spent },
+    );
+  } catch (error) {
+    ilog.warn({ err: error as Error }, "reconcile: GraphQL walk failed, repositories read by REST");
+    return new Map();
   }
 }
 
 /**
  * One repository's pull requests, merge groups and baseline schedule. `given` is its config when the caller
  * read it already (the full sweep, {@link OwnerConfigs}); otherwise it is read here, once for the three
- * passes and the schedule.
+ * passes and the schedule. `heads` is what the full sweep's GraphQL walk read of it (its open pull requests,
+ * default branch head and their check runs): the passes read nothing of that again.
  */
 export async function reconcileRepository(
   rt: Runtime,
@@ -122,13 +190,14 @@ export async function reconcileRepository(
   summary: ReconcileSummary,
   r: RepoPart,
   given?: LoadedConfig,
+  heads?: RepoHeads,
 ): Promise<void> {
   const loaded = given ?? (await loadRepoConfig(octokit, r.owner, r.repo));
   const cache: ConfigCache =
     loaded.kind === "ok"
       ? { config: withEffectiveDisclosure(loaded.config, { private: r.repoPrivate }) }
       : {};
-  const at: RepoPass = { octokit, summary, r, cache };
+  const at: RepoPass = { octokit, summary, r, cache, ...(heads ? { heads } : {}) };
   await reconcilePulls(rt, at);
   await reconcileMergeGroups(rt, at);
   await reconcileBaseline(rt, at);
