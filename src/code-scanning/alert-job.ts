@@ -23,7 +23,9 @@ import { pullKey } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { applyWrites } from "../runtime/apply-writes.js";
 import type { AlertJobData } from "../job-catalogue/index.js";
-import { recordDecisionWithExpiry } from "../triage/expiry.js";
+import { writeDecisionWithExpiry } from "../triage/expiry.js";
+import { waitingForPullLock } from "../triage/decisions.js";
+import type { Decision } from "../domain/decision.js";
 import { recomputeCheck } from "../triage/check.js";
 import { planAlertEvent, type AlertEventPlan } from "./alert-mapping.js";
 import { findingIdFromMessage } from "./sarif-log.js";
@@ -60,7 +62,9 @@ const PULL_REF = /^refs\/pull\/(\d+)\/(?:head|merge)$/;
  * 6. `PATCH …/resolution` with the mapped status and reason, and a note naming the GitHub login and the
  *    dismissal comment (with the resolution when there is no reason; else, and for `NOT_STARTED`, added
  *    separately: spec resolution rules 1 and 2); when the
- *    alert is on a pull request's ref, the decision is recorded for later pushes and the check recomputed.
+ *    alert is on a pull request's ref, the decision is recorded for later pushes and the check recomputed;
+ *    there the finding's read, the service write and the decision are one step under the pull request's
+ *    lock, as a command's and an acceptance expiry's are.
  * A definite refusal of the service (4xx) is logged and ends the job; 429, 5xx and network errors throw
  * so BullMQ retries. Spends no credits.
  */
@@ -227,7 +231,10 @@ async function readAlertFinding(
 /**
  * Steps 5 and 6 for the finding the alert names: a dismissal `triage.approval` holds is held
  * ({@link holdAlertDismissal}); a finding already at the resolution only keeps its pull request following
- * it; otherwise the resolution and the note are set on the service and the pull request follows.
+ * it; otherwise the resolution and the note are set on the service and the pull request follows. On a pull
+ * request's ref this runs under the pull request's lock (`waitingForPullLock`), from the finding read again
+ * under it, and the check run is recomputed after.
+ * @throws LockBusyError when the lock stayed busy (the events worker runs the job again shortly).
  */
 async function resolveFromAlert(
   rt: Runtime,
@@ -243,8 +250,8 @@ async function resolveFromAlert(
   log: Logger,
   tenant: NonNullable<Awaited<ReturnType<Runtime["scanner"]["forAccount"]>>>,
 ): Promise<AlertJobOutcome> {
-  const { d, plan, detail, ref } = a;
-  const target = plan.target;
+  const { d, detail, ref } = a;
+  const target = a.plan.target;
   // Two-person dismissals: a dismissal on GitHub by a user below `approvers` is held too.
   const approval = a.config.triage.approval;
   if (
@@ -252,68 +259,87 @@ async function resolveFromAlert(
     detail.resolutionStatus !== target.resolutionStatus &&
     needsApproval(approval, { status: target.resolutionStatus, severity: detail.severity, role: a.role })
   ) {
-    await holdAlertDismissal(rt, d, ref, detail, target, plan.note, approval.approvers, log, tenant);
+    await holdAlertDismissal(rt, d, ref, detail, target, a.plan.note, approval.approvers, log, tenant);
     return "approval-requested";
   }
+  const pull = pullOfRef(d, ref);
+  if (!pull) return setFromAlert(a, log, tenant, detail);
+  // On a pull request's ref the service write and the decision go under the pull request's lock, as a
+  // command's and an acceptance expiry's do, with the finding read again under it: an expiry's or a
+  // command's write on the same finding lands wholly before or after this one, never between.
+  const outcome = await waitingForPullLock(rt, pullKey(pull.owner, pull.repo, pull.pullNumber), async () => {
+    const now = await tenant.client.getFinding(tenant.projectId, detail.id);
+    const set = await setFromAlert(a, log, tenant, now);
+    // also when unchanged (a retry after the resolution was set, a second delivery): the pull request follows it
+    await writeDecisionWithExpiry(
+      rt,
+      { ...pull, installationId: d.installationId, accountLogin: d.accountLogin },
+      alertDecision(rt, d, now, target),
+      "code-scanning",
+      log,
+    );
+    return set;
+  });
+  await recomputeCheck(rt, d.installationId, tenant, pull, log);
+  return outcome;
+}
+
+/**
+ * Sets the finding's resolution and the note on the service from the alert's event, unless `detail` (the
+ * finding as last read) is already at it (`unchanged`). Spec rule 1: a note wins over a reason, so a reason
+ * goes alone and the note follows it; rule 2: NOT_STARTED ignores notes, so its note is added separately too.
+ */
+async function setFromAlert(
+  a: { plan: Extract<AlertEventPlan, { kind: "set" }> },
+  log: Logger,
+  tenant: NonNullable<Awaited<ReturnType<Runtime["scanner"]["forAccount"]>>>,
+  detail: FindingDetail,
+): Promise<"set" | "unchanged"> {
+  const target = a.plan.target;
   if (detail.resolutionStatus === target.resolutionStatus) {
     log.info({ finding: detail.id, status: target.resolutionStatus }, "finding already at that resolution");
-    // a retry after the resolution was set, or a second delivery: the pull request still follows it
-    await followPull(rt, d, ref, detail, target, log, tenant);
     return "unchanged";
   }
-  // Spec rule 1: a note wins over a reason, so a reason goes alone and the note follows it;
-  // rule 2: NOT_STARTED ignores notes, so its note is added separately too.
   const noteWithResolution = target.resolutionStatus !== "NOT_STARTED" && !target.reason;
   await tenant.client.setResolution(tenant.projectId, detail.id, {
     resolutionStatus: target.resolutionStatus,
     ...(target.reason ? { reason: target.reason } : {}),
-    ...(noteWithResolution ? { note: { content: plan.note } } : {}),
+    ...(noteWithResolution ? { note: { content: a.plan.note } } : {}),
   });
-  if (!noteWithResolution) await tenant.client.addNote(tenant.projectId, detail.id, plan.note);
+  if (!noteWithResolution) await tenant.client.addNote(tenant.projectId, detail.id, a.plan.note);
   log.info(
     { finding: detail.id, from: detail.resolutionStatus, to: target.resolutionStatus },
     "finding resolution set from GitHub code scanning",
   );
-  await followPull(rt, d, ref, detail, target, log, tenant);
   return "set";
 }
 
+/** The pull request an alert's ref (`refs/pull/<n>/head` or `/merge`) belongs to, or `undefined`. */
+function pullOfRef(d: AlertJobData, ref: string | null): PullRef | undefined {
+  const m = ref ? PULL_REF.exec(ref) : null;
+  return m ? { owner: d.owner, repo: d.repo, pullNumber: Number(m[1]) } : undefined;
+}
+
 /**
- * When the alert lives on a pull request's ref: records the decision (so later pushes carry it;
- * idempotent, it replaces the decision of the same identity) and recomputes the check run. A failure
- * (the pull request's lock busy, GitHub 5xx) is thrown so BullMQ retries the job; the retry finds the
- * finding already at its resolution and only does this step again.
+ * The pull request's decision of a resolution set in GitHub's UI, so later pushes carry it; it replaces the
+ * pull request's earlier decision of the finding and cancels its expiry (`writeDecisionWithExpiry`).
  */
-async function followPull(
+function alertDecision(
   rt: Runtime,
   d: AlertJobData,
-  ref: string | null,
   detail: FindingDetail,
   target: { resolutionStatus: string; reason?: string },
-  log: Logger,
-  tenant: NonNullable<Awaited<ReturnType<Runtime["scanner"]["forAccount"]>>>,
-): Promise<void> {
-  const m = ref ? PULL_REF.exec(ref) : null;
-  if (!m) return;
-  const pull = { owner: d.owner, repo: d.repo, pullNumber: Number(m[1]) };
-  // a decision taken in GitHub's UI replaces the pull request's earlier one, and cancels its expiry
-  await recordDecisionWithExpiry(
-    rt,
-    { ...pull, installationId: d.installationId, accountLogin: d.accountLogin },
-    {
-      findingId: detail.id,
-      ...identityOf(detail),
-      severity: detail.severity,
-      resolutionStatus: target.resolutionStatus as FindingDetail["resolutionStatus"],
-      ...(target.reason ? { reason: target.reason } : {}),
-      note: `set in GitHub code scanning (alert ${d.alertNumber})`,
-      by: d.senderLogin,
-      at: new Date(rt.now()).toISOString(),
-    },
-    "code-scanning",
-    log,
-  );
-  await recomputeCheck(rt, d.installationId, tenant, pull, log);
+): Decision {
+  return {
+    findingId: detail.id,
+    ...identityOf(detail),
+    severity: detail.severity,
+    resolutionStatus: target.resolutionStatus as FindingDetail["resolutionStatus"],
+    ...(target.reason ? { reason: target.reason } : {}),
+    note: `set in GitHub code scanning (alert ${d.alertNumber})`,
+    by: d.senderLogin,
+    at: new Date(rt.now()).toISOString(),
+  };
 }
 
 /**

@@ -27,6 +27,7 @@ import {
   WRITER,
 } from "../support/commands.js";
 import { findingLabel } from "../../src/scanner/labels.js";
+import { dismissAlertAs } from "../../dev/harness/code-scanning.js";
 import {
   checkOf,
   pushAndReport,
@@ -68,6 +69,21 @@ async function expiryIdNow(pr: ReportedPull, title = SQLI) {
 /** The expiry job's state, read from the queue. */
 async function jobState(expiryId: string) {
   return (await h.booted.rt.queues.events.getJob(expiryId))?.getState();
+}
+
+/**
+ * Holds the next resolution PATCH, the expiry's NOT_STARTED (sent under the pull request's lock), 3 s in the
+ * service, and waits until it is held.
+ */
+async function expiryPatchHeld() {
+  applyFaults(h.sandbox.state, {
+    delays: { count: 1, ms: 3_000, route: "^PATCH /projects/[^/]+/findings/[^/]+/resolution$" },
+  });
+  await h.waitFor(
+    () => h.sandbox.state.faults.delays?.remaining === 0 || undefined,
+    10_000,
+    "the expiry's PATCH held in the service",
+  );
 }
 
 /** `/fp` on the HIGH finding, so the CRITICAL one is the only blocking finding left. */
@@ -432,15 +448,7 @@ describe("an acceptance with an expiry", () => {
     await acceptUntil(pr, inMs(3_000));
     const first = (await expiryIdNow(pr))!;
     const sent = patches();
-    // the next resolution PATCH, the expiry's NOT_STARTED (sent under the lock), waits 3 s in the service
-    applyFaults(h.sandbox.state, {
-      delays: { count: 1, ms: 3_000, route: "^PATCH /projects/[^/]+/findings/[^/]+/resolution$" },
-    });
-    await h.waitFor(
-      () => h.sandbox.state.faults.delays?.remaining === 0 || undefined,
-      10_000,
-      "the expiry's PATCH held in the service",
-    );
+    await expiryPatchHeld();
     const { answer } = await replyTo(h, pr, SQLI, "/wontfix risk_accepted for 30d");
     expect(answer).toContain("Accepted until");
 
@@ -460,6 +468,44 @@ describe("an acceptance with an expiry", () => {
     // each write once: the expiry's NOT_STARTED and the command's WONT_FIX
     expect(patches()).toBe(sent + 2);
     expect(checkOf(h, pr).conclusion).toBe("success");
+  });
+
+  it("a dismissal in GitHub's code scanning while the expiry's NOT_STARTED is in flight waits for the pull request's lock: the service and the decision both end as the dismissal says", async () => {
+    const pr = await pull("codeScanning:\n  upload: true");
+    await onlySqliBlocks(pr);
+    const id = pr.byTitle.get(SQLI)!;
+    const alert = () =>
+      h.github.state.codeScanningAlerts(pr.owner, pr.repo).find((a) => a.mostRecent.message.includes(id));
+    await h.waitFor(() => alert(), 10_000, "the finding's code scanning alert");
+    await acceptUntil(pr, inMs(3_000));
+    const first = (await expiryIdNow(pr))!;
+    const sent = patches();
+    await expiryPatchHeld();
+    const dismissal = dismissAlertAs(h, {
+      owner: pr.owner,
+      repo: pr.repo,
+      alertNumber: alert()!.number,
+      login: MAINTAINER,
+      reason: "false positive",
+      comment: "only reachable from tests",
+    });
+    expect((await h.send("code_scanning_alert", dismissal)).status).toBe(200);
+
+    await h.waitFor(async () => (await jobState(first)) === "completed", 15_000, "the expiry's end");
+    const key = pullKey(pr.owner, pr.repo, pr.pullNumber);
+    await h.waitFor(
+      async () =>
+        (await readDecisions(h.booted.rt, key)).find((d) => d.findingId === id)?.resolutionStatus ===
+          "FALSE_POSITIVE" || undefined,
+      15_000,
+      "the dismissal's decision",
+    );
+    // the dismissal's PATCH came after the expiry's: the service ends where the decision does
+    expect(sandboxFinding(h, pr, SQLI).resolutionStatus).toBe("FALSE_POSITIVE");
+    expect(await expiryIdNow(pr)).toBeUndefined();
+    // each write once: the expiry's NOT_STARTED, then the dismissal's FALSE_POSITIVE (not one sent past the
+    // lock while the expiry's was in flight, then sent again when it found NOT_STARTED)
+    expect(patches()).toBe(sent + 2);
   });
 
   it("an expiry retried after its reflection failed and the finding was accepted again leaves the code scanning alert dismissed", async () => {
