@@ -109,10 +109,15 @@ export function plural(n: number, one: string, many = `${one}s`): string {
 
 /**
  * The one tally of a scan's findings, the same in the check run and the review body:
- * `9 findings: 6 open (2 blocking), 3 ruled out` (parts at zero kept, so the numbers add up).
+ * `9 findings: 6 open (2 blocking), 3 ruled out` (parts at zero kept, so the numbers add up); under
+ * `mode: evaluate`, `(2 would block)`.
  */
-export function findingTally(verdict: Pick<Verdict, "total" | "open" | "blocking" | "ruledOut">): string {
-  return `${plural(verdict.total, "finding")}: ${verdict.open} open (${verdict.blocking} blocking), ${verdict.ruledOut} ruled out`;
+export function findingTally(
+  verdict: Pick<Verdict, "total" | "open" | "blocking" | "ruledOut"> & Partial<Pick<Verdict, "evaluate">>,
+): string {
+  // with `mode: evaluate` nothing blocks: the findings that would are said so
+  const blocking = verdict.evaluate ? "would block" : "blocking";
+  return `${plural(verdict.total, "finding")}: ${verdict.open} open (${verdict.blocking} ${blocking}), ${verdict.ruledOut} ruled out`;
 }
 
 /** What "ruled out" covers, said once where ruled out findings are listed. */

@@ -287,6 +287,7 @@ describe("policies: per-path modes, a path rule's own failOn, only: new and mode
     expect(run.output.summary).toContain("`mode: evaluate`");
     expect(run.output.summary).toContain("it concludes `neutral` instead");
     expect(run.output.summary).toContain("Would block: **1**");
+    expect(run.output.summary).toContain("1 finding: 1 open (1 would block), 0 ruled out");
     // what it would conclude is still shown: the failure annotation and the inline comment
     expect(annotationAt(run, "src/server.js")).toMatchObject({ annotation_level: "failure" });
     expect(inlinePaths(pr)).toEqual(["src/server.js"]);
