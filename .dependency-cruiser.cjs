@@ -66,7 +66,15 @@ const ENTRY_BAND = `${ENTRY_FILES}|^src/(${foldersOf("entry").join("|")})/`;
  * The feature rooms that have an index.ts: other rooms reach them only through it (test/architecture/imports.test.ts
  * checks that the list names every feature folder with an index.ts).
  */
-const ROOMS_WITH_INDEX = ["org-page", "merge-queue", "commands", "code-scanning", "baseline"];
+const ROOMS_WITH_INDEX = [
+  "org-page",
+  "merge-queue",
+  "commands",
+  "code-scanning",
+  "baseline",
+  "scan",
+  "triage",
+];
 
 /**
  * The runtime object (`runtime/runtime.ts`, the `Runtime` type every job is handed) carries the stores built

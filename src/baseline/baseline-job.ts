@@ -20,7 +20,7 @@ import {
   type BaselineFacts,
   type BaselineOutcome,
 } from "./decide-baseline.js";
-import { enqueueLaunch } from "../scan/launch.js";
+import { enqueueLaunch } from "../scan/index.js";
 import { readAccountToken } from "../job-kit/service-outage.js";
 import { stopGroupScan } from "../merge-queue/index.js";
 import { repoContextOf } from "../job-kit/types.js";

@@ -10,7 +10,13 @@ import { isDismissal, needsApproval, requestFor } from "../domain/dismissal-appr
 import { inlineCode } from "../render/escape.js";
 import { severityName, statusName } from "../render/glossary.js";
 import { findingLabel } from "../scanner/labels.js";
-import { readApprovals, storeApprovalRequest } from "../triage/approvals.js";
+import {
+  readApprovals,
+  storeApprovalRequest,
+  writeDecisionWithExpiry,
+  waitingForPullLock,
+  recomputeCheck,
+} from "../triage/index.js";
 import { identityOf } from "../domain/identity.js";
 import { getCodeScanningAlert } from "../github/code-scanning.js";
 import type { PullRef } from "../github/octokit-types.js";
@@ -23,10 +29,7 @@ import { pullKey } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { applyWrites } from "../runtime/apply-writes.js";
 import type { AlertJobData } from "../job-catalogue/index.js";
-import { writeDecisionWithExpiry } from "../triage/expiry.js";
-import { waitingForPullLock } from "../triage/decisions.js";
 import type { Decision } from "../domain/decision.js";
-import { recomputeCheck } from "../triage/check.js";
 import { planAlertEvent, type AlertEventPlan } from "./alert-mapping.js";
 import { findingIdFromMessage } from "./sarif-log.js";
 import { heldDismissalNote } from "./held-dismissal-note.js";

@@ -22,9 +22,7 @@ import {
   renderGroupScanQueued,
   renderGroupSkipped,
 } from "./render-merge-group.js";
-import { enqueueLaunch } from "../scan/launch.js";
-import { cancelFollowedScan } from "../scan/cancel-scan.js";
-import { stopLaunch } from "../scan/unknown-launch.js";
+import { enqueueLaunch, cancelFollowedScan, stopLaunch } from "../scan/index.js";
 import { readAccountToken } from "../job-kit/service-outage.js";
 import { CONFIG_PATH, loadRepoConfig, type LoadedConfig } from "../runtime/config-loader.js";
 import { configLaunchKey, groupKey, jobId, pullKey } from "../runtime/names.js";

@@ -1,6 +1,6 @@
 import type { ReportFinding } from "../domain/finding-types.js";
 import { applyWrites } from "../runtime/apply-writes.js";
-import { applyPullDecisions } from "../triage/decisions.js";
+import { applyPullDecisions } from "../triage/index.js";
 import { decideReviewlessReport } from "./decide/decide-report.js";
 import { readGroupBaseline } from "./read/base-branch.js";
 import { readExtras, readScanFindings } from "./read/scan-facts.js";

@@ -4,7 +4,7 @@ import { addJob, type PollJobData, type SettleJobData } from "../job-catalogue/i
 import { jobId, pullKey } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { writesOf } from "../runtime/apply-writes.js";
-import { recomputeCheck } from "../triage/check.js";
+import { recomputeCheck } from "../triage/index.js";
 import { readScanSpend, type ScanSpend } from "../policy/credits.js";
 import type { ScannerTenant } from "../tenants/index.js";
 import { decideCoverage } from "../report/decide/closing.js";

@@ -12,19 +12,22 @@ import { getPull } from "../../github/pulls.js";
 import type { InstallationOctokit } from "../../github/octokit-types.js";
 import type { ApplyWrites } from "../../github/writes.js";
 import type { ScannerTenant } from "../../tenants/index.js";
-import { recomputeCheck } from "../../triage/check.js";
-import { readDecisions, recordSeverityOverride, waitingForPullLock } from "../../triage/decisions.js";
-import { writeDecisionWithExpiry } from "../../triage/expiry.js";
-import { refreshFindingComment, setThreadResolved } from "../../triage/reflect.js";
-import { readCodeOwnership } from "../../triage/code-ownership.js";
 import {
+  recomputeCheck,
+  readDecisions,
+  recordSeverityOverride,
+  waitingForPullLock,
+  writeDecisionWithExpiry,
+  refreshFindingComment,
+  setThreadResolved,
+  readCodeOwnership,
   claimApprovalRequest,
   dropApprovalRequest,
   readApprovals,
   releaseApprovalClaim,
   requestFor,
   storeApprovalRequest,
-} from "../../triage/approvals.js";
+} from "../../triage/index.js";
 import { fingerprint } from "../../domain/identity.js";
 import { syncAlertWithResolution } from "../../code-scanning/index.js";
 import { jobId } from "../../runtime/names.js";

@@ -7,7 +7,7 @@ import type { FoundCheckRun } from "../../github/check-runs.js";
 import type { PullHead } from "../../github/pulls.js";
 import { pullKey } from "../../runtime/names.js";
 import type { Runtime } from "../../runtime/runtime.js";
-import { rebuildExpiries, resumeExpiries } from "../../triage/expiry.js";
+import { rebuildExpiries, resumeExpiries } from "../../triage/index.js";
 import type { RepoPart } from "./repository-pass.js";
 import type { ReconcileSummary } from "./summary.js";
 

@@ -11,7 +11,7 @@ import type { PollJobData } from "../../job-catalogue/index.js";
 import { jobId } from "../../runtime/names.js";
 import type { Runtime } from "../../runtime/runtime.js";
 import type { ScannerTenant } from "../../tenants/index.js";
-import { findLaunchedScan } from "../../scan/unknown-launch.js";
+import { findLaunchedScan } from "../../scan/index.js";
 import {
   DAY_MS,
   effectiveConfig,

@@ -7,7 +7,7 @@ import { addJob, type PollJobData } from "../../job-catalogue/index.js";
 import { jobId } from "../../runtime/names.js";
 import type { Runtime } from "../../runtime/runtime.js";
 import { applyWrites } from "../../runtime/apply-writes.js";
-import { planLaunched } from "../../scan/decide-launch.js";
+import { planLaunched } from "../../scan/index.js";
 import type { Resumable } from "./find-scan.js";
 import { withLockWaiting, type RepoPart } from "./repository-pass.js";
 import type { ReconcileSummary } from "./summary.js";

@@ -11,7 +11,7 @@ import { applyPolicy, policyRule } from "../../domain/policy.js";
 import { applyCodeScanningUpload, planCodeScanningUpload } from "../../code-scanning/index.js";
 import type { ReportFinding } from "../../domain/finding-types.js";
 import type { GitHubWrite } from "../../github/writes.js";
-import { enqueueSettle, recordScanSpend } from "../../scan/settle.js";
+import { enqueueSettle, recordScanSpend } from "../../scan/index.js";
 import type { PollJobData } from "../../job-catalogue/index.js";
 import type { CodeScanningInfo } from "../../render/code-scanning-section.js";
 import { pullKey } from "../../runtime/names.js";
