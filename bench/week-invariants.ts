@@ -75,7 +75,7 @@ function checkRunsRows(f: WeekFacts): InvariantRow[] {
     const twice = runs.some((r) => r.completions > 1);
     if (reported.length === 0 || reported.length > 1 + (f.rescans.get(h.headSha) ?? 0) || twice)
       wrong.push(
-        `${h.key}@${h.headSha.slice(0, 7)} (${reported.length} reported${twice ? ", completed twice" : ""})`,
+        `${h.key}@${h.headSha.slice(0, 8)} (${reported.length} reported${twice ? ", completed twice" : ""}; runs: ${runs.map((r) => r.conclusion ?? r.status).join(", ") || "none"})`,
       );
   }
   return [

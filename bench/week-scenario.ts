@@ -9,7 +9,10 @@ import { seeded } from "./lib.js";
 /** One week, in ms (the simulated time the events are spread over before compression). */
 export const WEEK_MS = 7 * 24 * 3_600_000;
 
-/** Every verb the bench writes (src/commands/table.ts): finding verbs in a thread, the others in the conversation. */
+/**
+ * Every verb the bench writes (src/commands/table.ts): finding verbs as replies in a finding's thread, the others in
+ * the conversation, where a command starts with `/diffward` (src/commands/parse.ts).
+ */
 export const THREAD_VERBS = [
   "/resolve fixed upstream",
   "/mitigate behind a flag",
@@ -25,16 +28,16 @@ export const THREAD_VERBS = [
   "/publish",
 ] as const;
 export const CONVERSATION_VERBS = [
-  "/rescan",
-  "/cancel",
-  "/status",
-  "/credits",
-  "/publish scan",
-  "/guidance",
-  "/areas",
-  "/areas add payments: the payment flow",
-  "/areas remove payments",
-  "/help",
+  "/diffward rescan",
+  "/diffward cancel",
+  "/diffward status",
+  "/diffward credits",
+  "/diffward publish scan",
+  "/diffward guidance",
+  "/diffward areas",
+  "/diffward areas add payments: the payment flow",
+  "/diffward areas remove payments",
+  "/diffward help",
 ] as const;
 
 /** One event of the week; `at` is ms from the start of the wall time. */

@@ -149,7 +149,7 @@ async function command(w: Week, pr: WeekPull, body: string, where: "thread" | "c
   const at = { owner: ORG, repo: pr.repo, pullNumber: pr.number };
   const h = w.h as Harness;
   const roots = where === "thread" ? findingComments(h, at) : [];
-  if (body.startsWith("/rescan")) w.rescans.set(pr.head, (w.rescans.get(pr.head) ?? 0) + 1);
+  if (body.includes("rescan")) w.rescans.set(pr.head, (w.rescans.get(pr.head) ?? 0) + 1);
   if (roots.length > 0) {
     const root = roots[w.shas % roots.length]!;
     const place = `thread:${root.id}`;
@@ -166,7 +166,7 @@ async function command(w: Week, pr: WeekPull, body: string, where: "thread" | "c
     p.installation.id = w.installationId;
     return deliver(w, "pull_request_review_comment", p);
   }
-  const text = where === "thread" ? "/status" : body;
+  const text = where === "thread" ? "/diffward status" : body;
   const place = `conversation:${pr.repo}#${pr.number}`;
   if (!w.places.has(place))
     w.places.set(place, {
