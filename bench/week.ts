@@ -396,16 +396,26 @@ async function setUp(o: WeekPhaseOptions): Promise<Week> {
   };
 }
 
-/** Waits until every check run of the organization has completed, at most `ms`. */
+/**
+ * Waits, at most `ms`, until every check run of the organization has completed, every open pull request's
+ * newest head has a completed one, and every place a command was written has as many answers as commands: a
+ * late push or command may not have its check run or answer yet when the others have ended.
+ */
 async function drain(w: Week, ms: number): Promise<void> {
   const until = Date.now() + ms;
   const repos = [...new Set([...w.pulls.values()].map((p) => p.repo))];
-  const open = () =>
-    repos
-      .flatMap((r) => w.h.github.state.checkRuns(ORG, r))
-      .filter((c) => c.status !== "completed" && !w.leftByUninstall.has(c.id)).length;
-  while (open() > 0 && Date.now() < until) await sleep(1000);
-  w.log(`  drained: ${open()} check runs still open`);
+  const pending = () => {
+    const runs = repos.flatMap((r) => w.h.github.state.checkRuns(ORG, r));
+    const done = new Set(runs.filter((c) => c.status === "completed").map((c) => c.headSha));
+    const open = runs.filter((c) => c.status !== "completed" && !w.leftByUninstall.has(c.id)).length;
+    const heads = [...w.pulls.values()].filter((p) => p.open && !done.has(p.head)).length;
+    const places = [...w.places.values()].filter((p) => p.answers() < p.commands).length;
+    return { open, heads, places };
+  };
+  while (Object.values(pending()).some((n) => n > 0) && Date.now() < until) await sleep(1000);
+  w.log(
+    `  drained: ${JSON.stringify(pending())} (check runs open, newest heads without one, places unanswered)`,
+  );
 }
 
 /** diffward's own Redis keys (src/runtime/names.ts `REDIS_KEYS`) and the ones of them without a TTL. */
