@@ -1,9 +1,9 @@
 /**
  * What needs resuming in many repositories at once, read with GitHub's GraphQL API ({@link readOpenHeads}):
  * each repository's `.github/diffward.yml`, its default branch's head and diffward's check run there, how many
- * merge-queue branches it has, and its open pull requests with diffward's check run on each head. Two queries
- * per 100 repositories (more only for a repository of over 100 open pull requests), each priced and paced by
- * the points its answer's `rateLimit` reports
+ * merge-queue branches it has, and its open pull requests with diffward's check run on each head. One query
+ * per 100 repositories, and one more for those of them with more than 3 open pull requests (and each next page
+ * of a repository with over 100), each paced by the points its answer's `rateLimit` reports
  * (https://docs.github.com/en/graphql/overview/rate-limits-and-query-limits-for-the-graphql-api).
  */
 import { z } from "zod";
@@ -15,6 +15,11 @@ import type { PullHead } from "./pulls.js";
 const PAGE = 100;
 /** At most this many pull requests asked for by one query (`first` × repositories): about 30 points. */
 const PULLS_PER_QUERY = 1_000;
+/**
+ * Open pull requests read with their repository: most repositories have no more, and need no second query (each
+ * adds 3 requests per repository to GitHub's count: 100 repositories cost 13 points).
+ */
+const FIRST_PULLS = 3;
 
 /** A repository to read: its GraphQL node id (REST `node_id`). */
 export interface RepoNode {
@@ -89,7 +94,7 @@ const RepoAnswer = z.object({
     .object({ target: z.object({ oid: z.string(), checkSuites: Commit.shape.checkSuites.optional() }) })
     .nullable(),
   queue: z.object({ totalCount: z.number() }),
-  open: z.object({ totalCount: z.number() }),
+  open: z.object({ totalCount: z.number(), nodes: z.array(PullNode) }),
 });
 
 /** diffward's check runs of one commit, as the REST reads give them ({@link FoundCheckRun}). */
@@ -110,20 +115,23 @@ function runsOf(commit: (Partial<z.infer<typeof Commit>> & { oid: string }) | un
 /** diffward's latest check run of a commit: one check suite per app and commit, its latest run of the name. */
 const RUNS = `checkSuites(first: 1, filterBy: { appId: $appId }) { nodes { checkRuns(first: 1, filterBy: { checkName: "${CHECK_NAME}", checkType: LATEST }) { nodes { databaseId status conclusion externalId startedAt } } } }`;
 
+/** What is read of an open pull request: its head, its author, diffward's latest check run on the head. */
+const PULL_FIELDS = `number isDraft headRefName baseRefName title url updatedAt author { __typename login }
+  headRepository { nameWithOwner } commits(last: 1) { nodes { commit { oid ${RUNS} } } }`;
+
 const REPOSITORIES = `query($ids: [ID!]!, $appId: Int!) {
   rateLimit { cost remaining limit resetAt }
   nodes(ids: $ids) { ... on Repository { id
     config: object(expression: "HEAD:.github/diffward.yml") { __typename ... on Blob { text isTruncated } }
     defaultBranchRef { target { oid ... on Commit { ${RUNS} } } }
     queue: refs(refPrefix: "refs/heads/gh-readonly-queue/", first: 1) { totalCount }
-    open: pullRequests(states: [OPEN], first: 1) { totalCount } } } }`;
+    open: pullRequests(states: [OPEN], first: ${FIRST_PULLS}) { totalCount nodes { ${PULL_FIELDS} } } } } }`;
 
 const PULLS = `query($ids: [ID!]!, $appId: Int!, $first: Int!, $after: String) {
   rateLimit { cost remaining limit resetAt }
   nodes(ids: $ids) { ... on Repository { id
     pullRequests(states: [OPEN], first: $first, after: $after) { pageInfo { hasNextPage endCursor }
-      nodes { number isDraft headRefName baseRefName title url updatedAt author { __typename login }
-        headRepository { nameWithOwner } commits(last: 1) { nodes { commit { oid ${RUNS} } } } } } } } }`;
+      nodes { ${PULL_FIELDS} } } } } }`;
 
 function pullHead(p: z.infer<typeof PullNode>): PullHead & { runs: FoundCheckRun[] } {
   const commit = p.commits.nodes[0]?.commit;
@@ -160,8 +168,8 @@ export interface OpenHeadsOptions {
 
 /**
  * Reads every repository of `repos` ({@link RepoHeads}): one `REPOSITORIES` query per 100 of them (callers pass
- * 100 at a time, so what they act on is read just before), then the open
- * pull requests of those that have some, as many repositories to a `PULLS` query as keep it under
+ * 100 at a time, so what they act on is read just before) with up to {@link FIRST_PULLS} open pull requests each;
+ * then the open pull requests of those with more, as many repositories to a `PULLS` query as keep it under
  * {@link PULLS_PER_QUERY} pull requests, and the next pages of a repository with more than 100.
  * @returns each repository's heads by node id; a node GitHub did not resolve is absent.
  * @throws Octokit's GraphqlResponseError (GitHub's errors) or RequestError, as they come.
@@ -183,9 +191,10 @@ export async function readOpenHeads(
         config: configOf(node.config),
         ...(target ? { defaultHead: { sha: target.oid, runs: runsOf(target) } } : {}),
         mergeQueueRefs: node.queue.totalCount,
-        pulls: [],
+        // all of them read already, or all read again by PULLS queries
+        pulls: node.open.totalCount <= FIRST_PULLS ? node.open.nodes.map(pullHead) : [],
       });
-      if (node.open.totalCount > 0) open.set(node.id, node.open.totalCount);
+      if (node.open.totalCount > FIRST_PULLS) open.set(node.id, node.open.totalCount);
     }
   }
   await readPulls(octokit, open, out, o);

@@ -351,11 +351,11 @@ describe("reconciliation's full sweep: repositories without a config", () => {
     expect(summary.repositories).toBe(2 + 3 + 1);
     // the pull requests of the repositories a config applies to: plain-org's 2, inherit-org's 3 (`.github` has none)
     expect(summary.pulls).toBe(2 + 3);
-    // all read by the GraphQL walk, per installation one query of repositories and one of pull requests; REST
+    // all read by the GraphQL walk, one query per installation (a repository's first 3 pull requests with it); REST
     // reads no pull request, check run or file of a repository without a config
     const asked = requestsSince(h, from);
-    expect(summary.graphqlQueries).toBe(4);
-    expect(asked.filter((r) => r.operationId === "graphql")).toHaveLength(4);
+    expect(summary.graphqlQueries).toBe(2);
+    expect(asked.filter((r) => r.operationId === "graphql")).toHaveLength(2);
     const restRepos = asked.filter((r) => r.path.startsWith("/repos/")).map((r) => r.path);
     expect(restRepos.filter((p) => /\/(pulls|check-runs|git\/matching-refs)/.test(p))).toEqual([]);
     expect(restRepos.filter((p) => /\/repo-[2-5]\//.test(p) && p.includes("plain-org"))).toEqual([]);
@@ -374,9 +374,9 @@ describe("reconciliation's full sweep: pacing within the rate limit", () => {
       sandbox: { scenario: "demo" },
       // A window long enough that the sweep spends its first 24 requests inside it even on a loaded machine (a
       // shorter one can reset before the sweep runs low, and the pacing is never exercised).
-      // GraphQL's points too: 5 a window, so the walk's 6 queries (3 chunks of up to 100 repositories) cannot fit one
+      // GraphQL's points too: 30 a window, and the walk's 3 queries (100, 100 and 50 repositories) cost 13 + 13 + 7
       github: {
-        limits: { primary: { limit: 30, windowSeconds: 8 }, graphql: { points: 5, windowSeconds: 8 } },
+        limits: { primary: { limit: 30, windowSeconds: 8 }, graphql: { points: 30, windowSeconds: 8 } },
       },
     });
   });
@@ -384,25 +384,25 @@ describe("reconciliation's full sweep: pacing within the rate limit", () => {
 
   it(
     "waits for the reset when the remaining points are low, and is never refused",
-    { timeout: 60_000 },
+    { timeout: 120_000 },
     async () => {
       seedOrganization(h.github.state, {
         installationId: 4401,
         login: "paced-org",
-        repositories: 201,
+        repositories: 250,
         pullsPerRepository: 1,
         config: () => demoConfig(),
       });
       const from = h.github.requests.length;
       const summary = await h.booted.reconcile();
       expect(summary.errors).toBe(0);
-      expect(summary.repositories).toBe(201);
-      expect(summary.pulls).toBe(201);
-      expect(summary.graphqlQueries).toBe(6);
+      expect(summary.repositories).toBe(250);
+      expect(summary.pulls).toBe(250);
+      expect(summary.graphqlQueries).toBe(3);
       expect(summary.rateWaits).toBeGreaterThanOrEqual(1);
       const asked = requestsSince(h, from).filter((r) => r.installationId === 4401);
       // more points than one window holds, none refused: the walk waited for the reset
-      expect(asked.reduce((n, r) => n + (r.graphqlCost ?? 0), 0)).toBeGreaterThan(5);
+      expect(asked.reduce((n, r) => n + (r.graphqlCost ?? 0), 0)).toBeGreaterThan(30);
       expect(asked.filter((r) => r.status === 403 || r.status === 429)).toEqual([]);
       expect(h.github.violations()).toEqual([]);
     },
