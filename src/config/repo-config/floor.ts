@@ -104,6 +104,21 @@ function policyRules(config: Config): FloorRule<unknown>[] {
   );
 }
 
+/** A top-level key whose values form a ladder, least strict first: raised to the floor's rung. */
+function topLevelLadder<K extends "forks" | "suppressions">(
+  key: K,
+  order: readonly Config[K][],
+): FloorRule<unknown> {
+  return rule<Config[K]>({
+    key,
+    read: (c) => c[key],
+    floor: (e) => e[key] as Config[K] | undefined,
+    merge: (own, floor) => stricter(order, own, floor),
+    write: (c, value) => ({ ...c, [key]: value }),
+    show: String,
+  });
+}
+
 function showApproval(a: ApprovalCfg): string {
   if (!a) return "off";
   return `{minSeverity: ${a.minSeverity}, approvers: ${a.approvers}${a.codeowners ? ", codeowners: true" : ""}}`;
@@ -159,22 +174,8 @@ const RULES: readonly FloorRule<unknown>[] = [
     write: (c, minPermission) => ({ ...c, commands: { ...c.commands, minPermission } }),
     show: String,
   }),
-  rule<RepoConfig["forks"]>({
-    key: "forks",
-    read: (c) => c.forks,
-    floor: (e) => e.forks,
-    merge: (own, floor) => stricter(FORKS_ORDER, own, floor),
-    write: (c, forks) => ({ ...c, forks }),
-    show: String,
-  }),
-  rule<SuppressionMode>({
-    key: "suppressions",
-    read: (c) => c.suppressions,
-    floor: (e) => e.suppressions,
-    merge: (own, floor) => stricter(SUPPRESSIONS_ORDER, own, floor),
-    write: (c, suppressions) => ({ ...c, suppressions }),
-    show: String,
-  }),
+  topLevelLadder("forks", FORKS_ORDER),
+  topLevelLadder("suppressions", SUPPRESSIONS_ORDER),
 ];
 
 /**
