@@ -45,6 +45,19 @@ export const ReportFinding = z.object({
    * (`/wontfix … until …`, src/domain/acceptance.ts): the moment (ISO 8601) and who accepted it.
    */
   acceptedUntil: z.object({ expiresAt: z.string(), by: z.string() }).optional(),
+  /**
+   * Set by diffward when a `diffward-ignore` marker at the pull request's head commit is on the finding's
+   * line or the line above it (src/domain/suppression.ts): `applied` (set to won't fix), `held` (waiting for
+   * an approver), `denied` (`suppressions: deny`), `invalid` (no valid reason: `why`).
+   */
+  suppression: z
+    .object({
+      outcome: z.enum(["applied", "held", "denied", "invalid"]),
+      path: z.string(),
+      line: z.number().int().positive(),
+      why: z.string().optional(),
+    })
+    .optional(),
 });
 export type ReportFinding = z.infer<typeof ReportFinding>;
 

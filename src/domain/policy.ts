@@ -69,7 +69,7 @@ export interface BaselineMatch {
 
 /** What the policy reads of a finding; without an `id` it is never pre-existing, without a `location` no path rule matches. */
 export type Judged = Pick<ReportFinding, "severity" | "triageStatus" | "resolutionStatus"> &
-  Partial<Pick<ReportFinding, "id" | "location">>;
+  Partial<Pick<ReportFinding, "id" | "location" | "suppression">>;
 
 /** The policy settings of `.github/diffward.yml` a rule is built from. */
 export interface PolicySettings {

@@ -85,9 +85,9 @@ export interface Verdict {
   commented: number;
   /** findings a path rule in mode `off` hides: not shown, not counted anywhere else */
   hidden: number;
-  /** open findings suppressed where the code is; always 0 until inline suppressions exist */
+  /** findings ruled out by a `diffward-ignore` marker (applied, or held and then approved) */
   suppressed: number;
-  /** suppressions held for an approver; always 0 until inline suppressions exist */
+  /** open findings whose `diffward-ignore` marker waits for an approver (`suppressions: approval`) */
   held: number;
   /** findings ruled out by triage or resolution */
   ruledOut: number;
@@ -125,10 +125,15 @@ export function decideConclusion(findings: readonly Judged[], failOn: BlockingIn
     commented: 0,
     blocking: 0,
   };
+  let suppressed = 0;
+  let held = 0;
   for (const f of findings) {
     severityRank(f.severity); // validates
     const { outcome } = applyPolicy(f, rule);
     n[outcome] += 1;
+    const marker = f.suppression?.outcome;
+    if (outcome === "ruled-out" && (marker === "applied" || marker === "held")) suppressed += 1;
+    if (outcome !== "ruled-out" && outcome !== "off" && marker === "held") held += 1;
     if (outcome === "off" || outcome === "ruled-out") continue;
     openBySeverity[f.severity] += 1;
     if (outcome === "blocking") blockingBySeverity[f.severity] += 1;
@@ -145,8 +150,8 @@ export function decideConclusion(findings: readonly Judged[], failOn: BlockingIn
     monitored: n.monitored,
     commented: n.commented,
     hidden: n.off,
-    suppressed: 0,
-    held: 0,
+    suppressed,
+    held,
     ruledOut: n["ruled-out"],
     openBySeverity,
     blockingBySeverity,

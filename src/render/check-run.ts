@@ -49,6 +49,7 @@ import {
   outcomeMark,
   policySection,
   ruleCell,
+  suppressionMark,
 } from "./policy-section.js";
 
 export { CreditInfo, GuidanceInfo };
@@ -321,7 +322,7 @@ function findingsTable(
     const url = findingUrl(f.id);
     const code = labelCode(f.id, prefix);
     const s = applyPolicy(f, rule);
-    const mark = `${s.outcome === "blocking" ? " ⛔" : ""}${s.preexisting ? " _pre-existing_" : ""}${outcomeMark(s)}`;
+    const mark = `${s.outcome === "blocking" ? " ⛔" : ""}${s.preexisting ? " _pre-existing_" : ""}${outcomeMark(s)}${suppressionMark(f)}`;
     const label = `${url ? link(code, url) : code}${mark}`;
     const ruleCells = rule.rules?.length ? [ruleCell(s)] : [];
     return full

@@ -80,6 +80,7 @@ export type ConfigKey =
   | "failOn"
   | "policies"
   | "mode"
+  | "suppressions"
   | "disclosure"
   | "preset"
   | "creditBudget"

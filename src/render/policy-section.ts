@@ -4,6 +4,7 @@
  * mode's verdict (README "Configuration": `policies`, `mode`).
  */
 import type { PolicyPart, Standing } from "../domain/policy.js";
+import type { ReportFinding } from "../domain/finding-types.js";
 import type { Verdict } from "../domain/verdict.js";
 import { inlineCode } from "./escape.js";
 import { countsInWords } from "./format.js";
@@ -44,6 +45,23 @@ export function outcomeMark(s: Standing): string {
   if (s.outcome === "monitored") return " _monitored_";
   if (s.outcome === "commented") return " _comment only_";
   return "";
+}
+
+/**
+ * The mark after a finding's label for its `diffward-ignore` marker (src/domain/suppression.ts): suppressed,
+ * held for an approver, or not honoured and why (`suppressions: deny`, or no valid reason).
+ */
+export function suppressionMark(f: Pick<ReportFinding, "suppression">): string {
+  const s = f.suppression;
+  if (!s) return "";
+  const where = inlineCode(`${s.path}:${s.line}`);
+  if (s.outcome === "applied") return ` _suppressed inline at ${where}_`;
+  if (s.outcome === "held") return ` _suppression at ${where} held for approval_`;
+  const why =
+    s.outcome === "denied"
+      ? `suppressions are not allowed here (${configSetting("suppressions", "deny")})`
+      : (s.why ?? "no valid reason");
+  return ` _\`diffward-ignore\` at ${where} not honoured: ${why}_`;
 }
 
 /**

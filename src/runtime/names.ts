@@ -123,6 +123,8 @@ export const REDIS_KEYS = {
   throttle: { prefix: "state", pattern: "throttle:<key>" },
   commandClaim: { prefix: "state", pattern: "cmd:<owner>/<repo>:<form>:<commentId>" },
   commandSent: { prefix: "state", pattern: "cmdsent:<owner>/<repo>:<form>:<commentId>" },
+  suppressionFile: { prefix: "state", pattern: "supfile:<owner>/<repo>@<headSha>:<path>" },
+  suppressionSent: { prefix: "state", pattern: "supsent:<owner>/<repo>@<headSha>" },
   capMonth: { prefix: "state", pattern: "cap:<projectId>:<repositoryId>:<YYYY-MM>" },
   capScan: { prefix: "state", pattern: "capscan:<scanId>" },
   laneQueue: { prefix: "state", pattern: "lane:<installationId>:q" },

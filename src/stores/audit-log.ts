@@ -45,6 +45,8 @@ export const AUDIT_SOURCES = [
   "service-ui",
   /** the organization's `.github` repository's `.github/diffward.yml`, its `enforce:` */
   "org-floor",
+  /** a `diffward-ignore` marker in the pull request's head commit (`suppressions`), for its author */
+  "suppression",
 ] as const;
 
 /**

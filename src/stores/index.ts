@@ -20,6 +20,7 @@ import { PullStateStore } from "./pull-state.js";
 import { ScanStateStore } from "./scan-state.js";
 import { ReportStore } from "./stored-report.js";
 import { ServiceBreaker } from "./service-breaker.js";
+import { SuppressionStore } from "./suppressions.js";
 
 /** The process's stores, all on one Redis connection and state prefix. */
 export interface Stores {
@@ -39,6 +40,8 @@ export interface Stores {
   readonly expiries: ExpiryIndex;
   /** the command comments' claims and the service writes they already sent (`command-claims.ts`) */
   readonly commands: CommandClaims;
+  /** inline suppressions: each head commit's marker lines per file and the findings they acted on (`suppressions.ts`) */
+  readonly suppressions: SuppressionStore;
   /** default-branch baselines: the one followed and the last completed (`baseline-state.ts`) */
   readonly baselines: BaselineStore;
   /** `creditCap.monthly`: reservations and spend per repository and month (`cap-ledger.ts`) */
@@ -86,6 +89,7 @@ export function createStores(
     approvals: new ApprovalStore(redis, prefix),
     expiries: new ExpiryIndex(redis, prefix),
     commands: new CommandClaims(redis, prefix),
+    suppressions: new SuppressionStore(redis, prefix),
     baselines: new BaselineStore(redis, prefix),
     capLedger: new CapLedger(redis, prefix),
     breaker: new ServiceBreaker(redis, prefix),

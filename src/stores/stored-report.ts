@@ -11,6 +11,7 @@ import type { BaselineInfo } from "../render/baseline-comparison.js";
 import type { CreditInfo, GuidanceInfo } from "../render/check-run-facts.js";
 import type { CodeScanningInfo } from "../render/code-scanning-section.js";
 import type { PolicyPart } from "../domain/policy.js";
+import { ReportFinding } from "../domain/finding-types.js";
 import type { RedisConnection } from "../runtime/connection.js";
 import { scanEndKey } from "./scan-state.js";
 import { parseStored, type Stored } from "./stored-record.js";
@@ -66,6 +67,8 @@ export const ReportedFinding = z.looseObject({
   resolutionStatus: z.string(),
   /** diffward's review comment of the finding on this pull request, when it has one */
   commentId: z.number().optional(),
+  /** the finding's `diffward-ignore` marker at the report's head commit, when it has one */
+  suppression: ReportFinding.shape.suppression,
 });
 export type ReportedFinding = Stored<typeof ReportedFinding>;
 

@@ -3,7 +3,7 @@
  * (`./decisions.ts`), dismissals held for approval (`./approvals.ts`) and their code owners
  * (`./code-ownership.ts`), acceptances that expire (`./expiry.ts`; their job is `./job/acceptance-expiry.ts`),
  * a decision's reflection on the finding's comment and thread (`./reflect.ts`) and the check run recomputed
- * after it (`./check.ts`). Other rooms use it through this file only.
+ * after it (`./check.ts`), inline `diffward-ignore` suppressions acted on at report time (`./suppressions.ts`). Other rooms use it through this file only.
  */
 export {
   carryApprovals,
@@ -29,3 +29,4 @@ export {
   writeDecisionWithExpiry,
 } from "./expiry.js";
 export { refreshFindingComment, setThreadResolved } from "./reflect.js";
+export { applySuppressions, type SuppressionPull } from "./suppressions.js";

@@ -34,6 +34,15 @@ export interface PullVerdict {
   report: ReportState;
 }
 
+/** The findings with the `diffward-ignore` marker the report found for each (the service knows none). */
+function withMarkers(findings: readonly ReportFinding[], report: ReportState): ReportFinding[] {
+  const marks = new Map(report.findings.flatMap((f) => (f.suppression ? [[f.id, f.suppression]] : [])));
+  return findings.map((f) => {
+    const suppression = f.suppression ?? marks.get(f.id);
+    return suppression ? { ...f, suppression } : f;
+  });
+}
+
 /**
  * Renders the check run of a reported scan from its findings as the service has them now (the check
  * run follows the decisions): the conclusion by `decideConclusion` (the repository's
@@ -46,9 +55,10 @@ export interface PullVerdict {
  */
 export function renderPullVerdict(
   report: ReportState,
-  findings: readonly ReportFinding[],
+  listed: readonly ReportFinding[],
   settings: VerdictSettings,
 ): PullVerdict {
+  const findings = withMarkers(listed, report);
   const cfg = report.config;
   const commented = new Set(report.findings.filter((f) => f.commentId !== undefined).map((f) => f.id));
   const output = renderCheckRunOutput({

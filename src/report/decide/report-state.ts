@@ -116,6 +116,7 @@ export function reportedFinding(
     triageStatus: f.triageStatus,
     resolutionStatus: f.resolutionStatus,
     ...(commentId !== undefined ? { commentId } : {}),
+    ...(f.suppression ? { suppression: f.suppression } : {}),
   };
 }
 

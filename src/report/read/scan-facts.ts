@@ -13,7 +13,12 @@ import { comparisonOf } from "../../render/baseline-comparison.js";
 import { pullKey } from "../../runtime/names.js";
 import type { FindingListItem, Note } from "../../scanner/schemas.js";
 import type { ScannerTenant } from "../../tenants/index.js";
-import { carryApprovals, applyPullDecisions } from "../../triage/index.js";
+import {
+  applyPullDecisions,
+  applySuppressions,
+  carryApprovals,
+  type SuppressionPull,
+} from "../../triage/index.js";
 import type { PullReportFacts } from "../decide/decide-report.js";
 import { toReportFinding } from "../decide/findings.js";
 import { planReport, type ReportPlan } from "../decide/plan.js";
@@ -63,7 +68,8 @@ export type PullReportRead = Omit<PullReportFacts, "codeScanning" | "budget"> & 
 export async function readPullReport(run: ReportRun): Promise<PullReportRead> {
   const { rt, octokit, tenant, d, log } = run;
   const pull = { owner: d.owner, repo: d.repo, pullNumber: d.pullNumber };
-  const findings = await applyPullDecisions(rt, tenant, d, await readScanFindings(tenant, d), log);
+  const decided = await applyPullDecisions(rt, tenant, d, await readScanFindings(tenant, d), log);
+  const findings = await applySuppressions({ rt, octokit, tenant, log }, suppressionPull(d), decided);
   const pending = await carryApprovals(rt, pullKey(d.owner, d.repo, d.pullNumber), findings, log);
   const [files, comments] = await Promise.all([
     listPullFiles(octokit, pull),
@@ -86,6 +92,12 @@ export async function readPullReport(run: ReportRun): Promise<PullReportRead> {
   const { details, notes } = await readDetails(tenant, d, plan);
   const extras = await readExtras(run, baseline ? { baseline } : {});
   return { findings, pending, comments, botLogin, plan, details, notes, extras };
+}
+
+/** The pull request and head commit whose markers apply, with the effective `suppressions`. */
+function suppressionPull(d: PollJobData): SuppressionPull {
+  const approvers = d.config.triage.approval?.approvers ?? "maintain";
+  return { ...d, mode: d.config.suppressions, approvers };
 }
 
 /** Details (description, recommended fix, notes) only for the findings shown inline: one `GET` each. */
