@@ -5,7 +5,7 @@
 import { createHash } from "node:crypto";
 import type { Job } from "bullmq";
 import type { Logger } from "pino";
-import { permissionAtLeast, type MinPermission, type RepoConfig } from "../config/repo-config.js";
+import { permissionAtLeast, type RepoConfig } from "../config/repo-config.js";
 import { isDismissal, needsApproval, requestFor } from "../domain/dismissal-approval.js";
 import { inlineCode } from "../render/escape.js";
 import { severityName, statusName } from "../render/glossary.js";
@@ -34,6 +34,14 @@ import { planAlertEvent, type AlertEventPlan } from "./alert-mapping.js";
 import { findingIdFromMessage } from "./sarif-log.js";
 import { heldDismissalNote } from "./held-dismissal-note.js";
 import { parseMergeGroupRef } from "../domain/merge-queue.js";
+import type { CodeOwnership } from "../domain/code-owner-approval.js";
+import { parseLocation } from "../domain/location.js";
+import { getPull } from "../github/pulls.js";
+import { heldOwnersSentence } from "../render/code-owner-sentences.js";
+import { readCodeOwnership } from "../triage/code-ownership.js";
+
+/** `triage.approval` as configured: who may dismiss alone, and whether code owners approve. */
+type Approval = NonNullable<RepoConfig["triage"]["approval"]>;
 
 /** What the job did. */
 export type AlertJobOutcome =
@@ -262,7 +270,7 @@ async function resolveFromAlert(
     detail.resolutionStatus !== target.resolutionStatus &&
     needsApproval(approval, { status: target.resolutionStatus, severity: detail.severity, role: a.role })
   ) {
-    await holdAlertDismissal(rt, d, ref, detail, target, a.plan.note, approval.approvers, log, tenant);
+    await holdAlertDismissal(rt, d, ref, detail, target, a.plan.note, approval, log, tenant);
     return "approval-requested";
   }
   const pull = pullOfRef(d, ref);
@@ -351,7 +359,10 @@ function alertDecision(
  * ("Update a code scanning alert", `state: open`; its webhook echo has diffward's bot as sender and is
  * ignored) so GitHub shows what the service has, and when the alert is on a pull request's ref an
  * approval request is stored for that pull request and announced in its conversation (once per
- * requester and status, so a redelivery posts nothing more). `/approve` then sets the resolution and
+ * requester and status, so a redelivery posts nothing more). With `triage.approval.codeowners`, the request
+ * keeps the rule and the code owners of the finding's file read now from the base branch's CODEOWNERS, as a
+ * `/fp` held in the pull request does ({@link heldCodeOwners}), and the message names them. `/approve` then
+ * sets the resolution and
  * dismisses the alert again (`syncAlertWithResolution`). On any other ref (a merge group's branch) no
  * request can be held: {@link traceHeldDismissal} says so. Never sets a resolution on the service.
  */
@@ -362,10 +373,11 @@ async function holdAlertDismissal(
   detail: FindingDetail,
   target: { resolutionStatus: string; reason?: string },
   note: string,
-  approvers: MinPermission,
+  approval: Approval,
   log: Logger,
   tenant: NonNullable<Awaited<ReturnType<Runtime["scanner"]["forAccount"]>>>,
 ): Promise<void> {
+  const { approvers } = approval;
   const repo = { owner: d.owner, repo: d.repo };
   await applyWrites(rt, d.installationId, [
     {
@@ -401,6 +413,7 @@ async function holdAlertDismissal(
     existing.resolutionStatus === target.resolutionStatus
   )
     return;
+  const codeOwners = approval.codeowners ? await heldCodeOwners(rt, d, pull, detail, log) : undefined;
   await storeApprovalRequest(rt, key, {
     findingId: detail.id,
     ...identityOf(detail),
@@ -412,14 +425,33 @@ async function holdAlertDismissal(
     requestedBy: d.senderLogin,
     requestedAt: new Date(rt.now()).toISOString(),
     approvers,
+    ...(approval.codeowners ? { codeowners: true } : {}),
+    ...(codeOwners ? { codeOwners } : {}),
   });
   const label = findingLabel(detail.id, rt.settings.labelPrefix);
-  await postInConversation(
-    rt,
-    d,
-    pull,
-    heldForApprovalText(d, label, detail, target.resolutionStatus, approvers),
-  );
+  const text = heldForApprovalText(d, label, detail, target.resolutionStatus, approvers);
+  const owners = heldOwnersSentence(codeOwners, approval.notify === true);
+  await postInConversation(rt, d, pull, text + owners);
+}
+
+/**
+ * The code owners of the finding's file in the CODEOWNERS of the pull request's base branch as it is now
+ * (`readCodeOwnership`, the reader a held `/fp` uses; rules in `src/domain/code-owner-approval.ts`), or why
+ * the role rule applies alone (`fallback`). The requester's own ownership is not asked for.
+ * @throws what Octokit throws for a GitHub failure worth a retry (the job retries).
+ */
+async function heldCodeOwners(
+  rt: Runtime,
+  d: AlertJobData,
+  pull: PullRef,
+  detail: FindingDetail,
+  log: Logger,
+): Promise<CodeOwnership> {
+  const octokit = await rt.octokit(d.installationId);
+  const { baseRef } = await getPull(octokit, pull);
+  const at = { owner: pull.owner, repo: pull.repo, baseRef, installationId: d.installationId };
+  const file = parseLocation(detail.location)?.path;
+  return (await readCodeOwnership(octokit, at, file, d.senderLogin, log)).ownership;
 }
 
 /** Posts `body` in the pull request's conversation: one planned comment, applied through the write path. */
@@ -433,7 +465,7 @@ function heldForApprovalText(
   label: string,
   detail: Pick<FindingDetail, "severity">,
   status: string,
-  approvers: MinPermission,
+  approvers: string,
 ): string {
   return (
     `${inlineCode(`@${d.senderLogin}`)} dismissed code scanning alert #${d.alertNumber} (${inlineCode(label)}, ` +
@@ -462,7 +494,7 @@ async function traceHeldDismissal(
     detail: FindingDetail;
     status: string;
     note: string;
-    approvers: MinPermission;
+    approvers: string;
   },
   log: Logger,
   tenant: NonNullable<Awaited<ReturnType<Runtime["scanner"]["forAccount"]>>>,

@@ -13,6 +13,7 @@ import {
   openConfiguredPull,
   replyTo,
   sandboxCalls,
+  setCodeowners,
   useCommandHarness,
   waitCommandJob,
   WRITER,
@@ -31,7 +32,6 @@ let h: Harness;
 useCommandHarness((started) => (h = started));
 
 let nextPull = 600;
-let nextBase = 0;
 /**
  * Opens a reported pull request with `config` after putting `codeowners` at a new commit of the base branch
  * (a CODEOWNERS change is a new base commit; `null`: no CODEOWNERS file).
@@ -50,19 +50,10 @@ async function pull(codeowners: string | Uint8Array | null, config = APPROVAL): 
     },
     config,
   );
-  setCodeowners(pr, codeowners);
+  setCodeowners(h, pr, codeowners);
   h.github.state.teams.setMembership(TEAM.org, TEAM.slug, TEAMMATE, "active");
   h.github.state.teams.setMembership(TEAM.org, TEAM.slug, INVITED, "pending");
   return pr;
-}
-
-function setCodeowners(pr: ReportedPull, text: string | Uint8Array | null): void {
-  const base = pr.payload.pull_request.base.ref as string;
-  const files = h.github.state.repository(pr.owner, pr.repo)!.files.get(base)!;
-  for (const path of [".github/CODEOWNERS", "CODEOWNERS", "docs/CODEOWNERS"]) files.delete(path);
-  if (text !== null) h.github.state.setFile(pr.owner, pr.repo, base, ".github/CODEOWNERS", text);
-  nextBase += 1;
-  h.github.state.setBranchHead(pr.owner, pr.repo, base, `c0de${String(nextBase).padStart(36, "0")}`);
 }
 
 async function reply(pr: ReportedPull, title: string, body: string, login = WRITER) {

@@ -114,6 +114,20 @@ export async function sayIn(h: Harness, pr: ReportedPull, body: string, login = 
   return { answer: answer.body, payload, id: sent.id };
 }
 
+let nextBase = 0;
+/**
+ * Puts `text` as the only CODEOWNERS of the pull request's base branch (`.github/CODEOWNERS`; `null`: none) at
+ * a new commit of that branch, as a CODEOWNERS change is one (diffward keeps a commit's parse).
+ */
+export function setCodeowners(h: Harness, pr: ReportedPull, text: string | Uint8Array | null): void {
+  const base = pr.payload.pull_request.base.ref as string;
+  const files = h.github.state.repository(pr.owner, pr.repo)!.files.get(base)!;
+  for (const path of [".github/CODEOWNERS", "CODEOWNERS", "docs/CODEOWNERS"]) files.delete(path);
+  if (text !== null) h.github.state.setFile(pr.owner, pr.repo, base, ".github/CODEOWNERS", text);
+  nextBase += 1;
+  h.github.state.setBranchHead(pr.owner, pr.repo, base, `c0de${String(nextBase).padStart(36, "0")}`);
+}
+
 /** How many requests the sandbox answered on `key` ("METHOD /route/pattern"), any status. */
 export function sandboxCalls(h: Harness, key: string): number {
   return Object.values(h.sandbox.state.stats.requests[key] ?? {}).reduce((a, b) => a + b, 0);
