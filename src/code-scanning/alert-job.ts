@@ -16,6 +16,7 @@ import {
   writeDecisionWithExpiry,
   waitingForPullLock,
   recomputeCheck,
+  readCodeOwnership,
 } from "../triage/index.js";
 import { identityOf } from "../domain/identity.js";
 import { getCodeScanningAlert } from "../github/code-scanning.js";
@@ -38,7 +39,6 @@ import type { CodeOwnership } from "../domain/code-owner-approval.js";
 import { parseLocation } from "../domain/location.js";
 import { getPull } from "../github/pulls.js";
 import { heldOwnersSentence } from "../render/code-owner-sentences.js";
-import { readCodeOwnership } from "../triage/code-ownership.js";
 
 /** `triage.approval` as configured: who may dismiss alone, and whether code owners approve. */
 type Approval = NonNullable<RepoConfig["triage"]["approval"]>;
