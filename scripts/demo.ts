@@ -34,7 +34,12 @@ const GROUP_BASE = "0b5e0b5e0b5e0b5e0b5e0b5e0b5e0b5e0b5e0b60";
 /** The default branch's commit the baseline scans (the pull request's merge base). */
 const BASELINE_HEAD = MERGE_BASE;
 /** The demo repository's baseline: each push to the default branch gets a whole-repository scan. */
-const BASELINE_CONFIG = "baseline:\n  on: push\n  preset: full-standard";
+const BASELINE_CONFIG =
+  'baseline:\n  on: push\n  preset: full-standard\npolicies:\n  - paths: ["lib/**"]\n    mode: monitor';
+/** The pull request's second head suppresses one finding where the code is (src/server.js line 31). */
+const SERVER_AT_HEAD_2 = Array.from({ length: 40 }, (_, i) =>
+  i + 1 === 30 ? "  // diffward-ignore risk_accepted: the proxy rate-limits /login" : `line ${i + 1}`,
+).join("\n");
 
 const started = Date.now();
 const redis = await ensureRedis().catch((e: Error) => {
@@ -106,6 +111,7 @@ try {
     { filename: "SCANNER.md", status: "modified" as const, patch: modifiedFilePatch(4, 6) },
   ];
   h.github.state.setFile(owner, repo, HEAD_2, "SCANNER.md", GUIDANCE_TEXT);
+  h.github.state.setFile(owner, repo, HEAD_2, "src/server.js", SERVER_AT_HEAD_2);
   h.github.state.updatePullRequestHead({
     owner,
     repo,
@@ -162,6 +168,16 @@ try {
   say(
     `with failOn: {severity: high, only: new} the check would be ${onlyNew.conclusion}: ${onlyNew.blocking} new blocking, ${onlyNew.preexistingAtThreshold} at or above high already open on ${opened.repository.default_branch} listed but not blocking`,
   );
+
+  // the policy decided: a path rule (lib/** → monitor) and one inline suppression (diffward-ignore)
+  const summary = done.output.summary ?? "";
+  const monitored = /Monitored: \*\*(\d+)\*\*/.exec(summary)?.[1];
+  const suppressed = /Suppressed: \*\*(\d+)\*\*/.exec(summary)?.[1];
+  const inline = /_suppressed inline at `([^`]+)`_/.exec(summary)?.[1];
+  say(
+    `policy: lib/** → monitor kept ${monitored ?? "?"} finding from blocking; ${suppressed ?? "?"} suppressed inline (diffward-ignore risk_accepted at ${inline ?? "MISSING"}, set won't fix for the author)`,
+  );
+  if (monitored !== "1" || suppressed !== "1") process.exitCode = 1;
 
   const spent = /Spent: \*\*(\d+)\*\*/.exec(done.output.summary ?? "")?.[1];
   say(`summary: ${spent ?? "?"} credits spent (usage ledger); guidance file edit flagged and annotated`);
