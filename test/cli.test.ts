@@ -74,7 +74,7 @@ describe("diffward check-config", () => {
     expect(out.code).toBe(1);
     expect(out.stderr).toBe(
       [
-        `${org}:3:9: enforce.mode: unknown key "mode"; known keys here: failOn, triage, commands, forks`,
+        `${org}:3:9: enforce.mode: unknown key "mode"; known keys here: failOn, triage, commands, forks, suppressions`,
         `${org}:4:10: enforce.forks: must be one of scan, approve, skip (got "sometimes")`,
         `${org}: 2 problems`,
         "",
