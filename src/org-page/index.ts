@@ -10,5 +10,4 @@ export {
   type PageAccess,
   type InstallationPage,
 } from "./page-data.js";
-export { TtlCache, within } from "./ttl-cache.js";
 export { renderInstallationList, renderInstallationPage } from "./render-page.js";

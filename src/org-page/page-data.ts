@@ -24,7 +24,7 @@ import type { OrgRecords, ScanSpendRecord } from "../stores/org-records.js";
 import type { ScanLink } from "../stores/scan-state.js";
 import { StoredRecordError } from "../stores/stored-record.js";
 import { listAcceptanceExpiries } from "../triage/index.js";
-import { within } from "./ttl-cache.js";
+import { within } from "../runtime/ttl-cache.js";
 import { SPEND_MONTHS, REPORTS_SHOWN, type OrgPageDeps } from "./page-deps.js";
 import { problemsSection } from "./problems-section.js";
 import { spendSection } from "./spend-section.js";

@@ -4,7 +4,7 @@
  */
 import type { CreditsSection, ExpiringAcceptance } from "./page-model.js";
 import type { Runtime } from "../runtime/runtime.js";
-import { TtlCache } from "./ttl-cache.js";
+import { TtlCache } from "../runtime/ttl-cache.js";
 
 /** How long the balance and GitHub's answer are reused per installation, in ms (60 s). */
 export const ORG_PAGE_CACHE_MS = 60_000;

@@ -10,7 +10,7 @@ import { installationQueueCounts } from "../runtime/installation-jobs.js";
 import { QUEUE_KEYS, queueStatus } from "../runtime/queue-admin.js";
 import type { OrgRecords } from "../stores/org-records.js";
 import { plural } from "../render/format.js";
-import { within } from "./ttl-cache.js";
+import { within } from "../runtime/ttl-cache.js";
 import type { GitHubHealth, OrgPageDeps } from "./page-deps.js";
 
 /** Failed jobs read per queue, newest first, before this installation's are kept. */

@@ -17,13 +17,11 @@ import {
 } from "../domain/code-owner-approval.js";
 import type { InstallationOctokit } from "../github/octokit-types.js";
 import { inlineCode } from "../render/escape.js";
+import { TtlCache } from "../runtime/ttl-cache.js";
 import { loadCodeowners, loadCodeownersErrors, ownersOf, type CodeOwner } from "./codeowners/index.js";
 
 /** How long a team membership read is reused, in ms: a held request is decided on facts at most this old. */
 export const MEMBERSHIP_CACHE_MS = 60_000;
-
-/** Entries kept at most in the membership cache (the oldest go first). */
-const MEMBERSHIP_CACHE_MAX = 5_000;
 
 /** A team membership as GitHub answers it: `none` is a 404, `forbidden` a 403 (no `members: read`). */
 export type MembershipState = "active" | "pending" | "none" | "forbidden";
@@ -149,12 +147,14 @@ async function approverOwnership(
   return { owner: false, pending };
 }
 
-const memberships = new Map<string, { state: MembershipState; at: number }>();
+/** Team memberships read this process, per installation, team and login; a failed read is not kept. */
+const memberships = new TtlCache<Exclude<MembershipState, "forbidden">>(MEMBERSHIP_CACHE_MS);
 
 /**
  * The membership of `login` in a team (GitHub REST "Get team membership for a user"), reused for
  * {@link MEMBERSHIP_CACHE_MS} within this process (a refusal is not kept: a permission granted meanwhile
  * counts at once).
+ * @throws Octokit's RequestError for a failure other than 403 and 404
  */
 async function teamMembership(
   octokit: InstallationOctokit,
@@ -163,23 +163,22 @@ async function teamMembership(
   login: string,
 ): Promise<MembershipState> {
   const key = `${installationId}/${team.org}/${team.slug}/${login}`.toLowerCase();
-  const cached = memberships.get(key);
-  if (cached && Date.now() - cached.at < MEMBERSHIP_CACHE_MS) return cached.state;
-  let state: MembershipState;
   try {
-    const { data } = await octokit.rest.teams.getMembershipForUserInOrg({
-      org: team.org,
-      team_slug: team.slug,
-      username: login,
+    return await memberships.get(key, async () => {
+      try {
+        const { data } = await octokit.rest.teams.getMembershipForUserInOrg({
+          org: team.org,
+          team_slug: team.slug,
+          username: login,
+        });
+        return data.state === "active" ? "active" : "pending";
+      } catch (error) {
+        if ((error as { status?: number }).status === 404) return "none";
+        throw error;
+      }
     });
-    state = data.state === "active" ? "active" : "pending";
   } catch (error) {
-    const status = (error as { status?: number }).status;
-    if (status === 403) return "forbidden";
-    if (status !== 404) throw error;
-    state = "none";
+    if ((error as { status?: number }).status === 403) return "forbidden";
+    throw error;
   }
-  if (memberships.size >= MEMBERSHIP_CACHE_MAX) memberships.delete(memberships.keys().next().value!);
-  memberships.set(key, { state, at: Date.now() });
-  return state;
 }

@@ -1,7 +1,7 @@
 /**
- * A cache of answers from outside systems, per key, each kept `ttlMs` (ms) from when it was asked: the page
- * asks the service's billing balance and GitHub at most once per installation per minute, whatever the
- * viewers and reloads. Concurrent asks share one request; a failed ask is not kept (the next one asks again).
+ * A cache of answers from outside systems, per key, each kept `ttlMs` (ms) from when it was asked: the
+ * organization's page asks the service's billing balance and GitHub at most once per installation per minute,
+ * whatever the viewers and reloads; a team membership is read at most once a minute. Concurrent asks share one request; a failed ask is not kept (the next one asks again).
  */
 export class TtlCache<T> {
   readonly #entries = new Map<string, { at: number; value: Promise<T> }>();

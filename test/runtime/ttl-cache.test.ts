@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { TtlCache, within } from "../../src/org-page/ttl-cache.js";
+import { TtlCache, within } from "../../src/runtime/ttl-cache.js";
 
 describe("TtlCache", () => {
   it("asks once per key within its time, shares a pending ask, and asks again after a failure", async () => {
