@@ -21,7 +21,7 @@ export interface RunFact {
   conclusion: string | null;
   /** requests that set a conclusion on it */
   completions: number;
-  /** in flight when its installation was removed: nobody may write it any more (GitHub refuses the app) */
+  /** unfinished when its installation was removed (GitHub refuses the old installation; the reinstall ends it) */
   leftByUninstall: boolean;
 }
 
@@ -63,14 +63,15 @@ const list = (xs: readonly string[], n = 5) =>
   xs.length > n ? `${xs.slice(0, n).join(", ")} …` : xs.join(", ");
 
 function checkRunsRows(f: WeekFacts): InvariantRow[] {
-  const open = f.runs.filter((r) => r.status !== "completed" && !r.leftByUninstall);
-  const left = f.runs.filter((r) => r.status !== "completed" && r.leftByUninstall).length;
+  // the check runs the uninstall left unfinished count like the others: the reinstall ends them
+  const open = f.runs.filter((r) => r.status !== "completed");
+  const left = f.runs.filter((r) => r.leftByUninstall);
+  const leftEnded = left.filter((r) => r.status === "completed").length;
   const byHead = new Map<string, RunFact[]>();
   for (const r of f.runs) byHead.set(r.headSha, [...(byHead.get(r.headSha) ?? []), r]);
   const wrong: string[] = [];
   for (const h of f.openHeads) {
     const runs = byHead.get(h.headSha) ?? [];
-    if (runs.length > 0 && runs.every((r) => r.leftByUninstall)) continue;
     const reported = runs.filter((r) => r.status === "completed" && r.conclusion !== "cancelled");
     const twice = runs.some((r) => r.completions > 1);
     if (reported.length === 0 || reported.length > 1 + (f.rescans.get(h.headSha) ?? 0) || twice)
@@ -82,7 +83,7 @@ function checkRunsRows(f: WeekFacts): InvariantRow[] {
     {
       figure: "check runs completed",
       target: "all",
-      measured: `${f.runs.length - open.length - left}/${f.runs.length - left}${left ? ` (+${left} left in flight by the uninstall)` : ""}${open.length ? `; open: ${list(open.map((r) => `${r.id}@${r.headSha.slice(0, 7)}`))}` : ""}`,
+      measured: `${f.runs.length - open.length}/${f.runs.length}${left.length ? ` (of which ${left.length} left unfinished by the uninstall, ${leftEnded} ended after the reinstall)` : ""}${open.length ? `; open: ${list(open.map((r) => `${r.id}@${r.headSha.slice(0, 7)}`))}` : ""}`,
       met: open.length === 0,
     },
     {

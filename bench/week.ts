@@ -233,7 +233,11 @@ async function reinstall(w: Week): Promise<void> {
   });
   for (const r of w.h.github.state.repositoriesOf(old))
     (r as { installationId: number }).installationId = w.installationId;
-  await deliver(w, "installation", installationPayload(w, "created"));
+  const created = installationPayload(w, "created");
+  // as GitHub sends it: the new installation's creation time (Unix seconds) and the app's id
+  created.installation.created_at = Math.floor(Date.now() / 1000);
+  created.installation.app_id = w.h.github.state.installation(w.installationId)!.appId;
+  await deliver(w, "installation", created);
 }
 
 async function killWorker(w: Week): Promise<void> {
@@ -407,7 +411,7 @@ async function drain(w: Week, ms: number): Promise<void> {
   const pending = () => {
     const runs = repos.flatMap((r) => w.h.github.state.checkRuns(ORG, r));
     const done = new Set(runs.filter((c) => c.status === "completed").map((c) => c.headSha));
-    const open = runs.filter((c) => c.status !== "completed" && !w.leftByUninstall.has(c.id)).length;
+    const open = runs.filter((c) => c.status !== "completed").length;
     const heads = [...w.pulls.values()].filter((p) => p.open && !done.has(p.head)).length;
     const places = [...w.places.values()].filter((p) => p.answers() < p.commands).length;
     return { open, heads, places };

@@ -5,7 +5,7 @@ import type { EventHandler, HandlerDeps } from "./deps.js";
 import { onRequestedAction, onRerequested } from "./checks.js";
 import { onCodeScanningAlert } from "./code-scanning.js";
 import { onIssueCommentCreated, onReviewCommentCreated } from "./comments.js";
-import { onInstallationDeleted } from "./installation.js";
+import { onInstallationCreated, onInstallationDeleted } from "./installation.js";
 import { onMergeGroup } from "./merge-group.js";
 import { onPullRequest, onPullRequestClosed } from "./pull-request.js";
 import { onPush } from "./push.js";
@@ -104,6 +104,7 @@ const ROUTES: Route[] = [
   route(["check_run.rerequested", "check_suite.rerequested"], onRerequested),
   route("check_run.requested_action", onRequestedAction),
   route("installation.deleted", onInstallationDeleted),
+  route("installation.created", onInstallationCreated),
   route(["merge_group.checks_requested", "merge_group.destroyed"], onMergeGroup),
   route("pull_request_review_comment.created", onReviewCommentCreated),
   route("issue_comment.created", onIssueCommentCreated),

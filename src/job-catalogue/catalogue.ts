@@ -20,6 +20,7 @@ import {
   PullClosedJobData,
   PullRequestJobData,
   UninstallJobData,
+  ReinstallJobData,
 } from "./event-data.js";
 import { CancelJobData, LaunchJobData, PollJobData, ReportJobData, SettleJobData } from "./scan-data.js";
 
@@ -65,6 +66,7 @@ export const JOBS = {
   rerequest: { name: "rerequest", queue: "events", data: PullRequestJobData, options: EVENT },
   pullClosed: { name: "pull-closed", queue: "events", data: PullClosedJobData, options: EVENT },
   uninstall: { name: "uninstall", queue: "events", data: UninstallJobData, options: EVENT },
+  reinstall: { name: "reinstall", queue: "events", data: ReinstallJobData, options: EVENT },
   command: { name: "command", queue: "events", data: CommandJobData, options: EVENT },
   approve: { name: "approve", queue: "events", data: ApproveJobData, options: EVENT },
   mergeGroup: { name: "merge-group", queue: "events", data: MergeGroupJobData, options: EVENT },

@@ -73,6 +73,23 @@ export const UninstallJobData = z.object({
 });
 export type UninstallJobData = z.infer<typeof UninstallJobData>;
 
+/**
+ * The app installed (job `reinstall`, from `installation.created`): diffward's check runs an earlier
+ * uninstall left unfinished are ended and their heads scanned again (`src/scan/reinstall.ts`).
+ */
+export const ReinstallJobData = z.object({
+  deliveryId: z.string(),
+  /** the new installation's id (GitHub gives a new one on every install) */
+  installationId: z.number().int(),
+  /** the app's id (`installation.app_id`): the GraphQL walk picks diffward's check runs by it */
+  appId: z.number().int(),
+  /** the account's login ("" when the payload names none) */
+  accountLogin: z.string(),
+  /** `installation.created_at`, ISO 8601: a check run started before it was left by an earlier installation */
+  installedAt: z.string(),
+});
+export type ReinstallJobData = z.infer<typeof ReinstallJobData>;
+
 /** A `merge_group` event to act on (jobs `merge-group` and `merge-group-destroyed`, queue `diffward-events`). */
 export const MergeGroupJobData = RepoContext.extend({
   deliveryId: z.string(),

@@ -216,7 +216,12 @@ async function writePlan(
   },
 ): Promise<number | undefined> {
   const { prev, head, plan } = decided;
-  const stopsRun = Boolean(head.stop?.concludeCheckRun && prev && !(await checkRunCompleted(rt, prev)));
+  // read with the event's installation: after a reinstall the state still names the removed one
+  const stopsRun = Boolean(
+    head.stop?.concludeCheckRun &&
+    prev &&
+    !(await checkRunCompleted(rt, { ...prev, installationId: d.installationId })),
+  );
   const writes = [
     ...(stopsRun && head.stop && prev ? planStopWrites(prev, head.stop.reason) : []),
     ...plan.writes,

@@ -16,6 +16,7 @@ import { processLaunch } from "../scan/launch.js";
 import { processPullClosed, processUninstall } from "../scan/lifecycle.js";
 import { processMergeGroup, processMergeGroupDestroyed } from "../merge-queue/index.js";
 import { processPoll } from "../scan/poll.js";
+import { processReinstall } from "../scan/reinstall.js";
 import { processPullRequest } from "../scan/pull-request-job.js";
 import { reconcile } from "../recovery/reconcile/index.js";
 import { processRecoverDeliveries } from "../recovery/recover-deliveries.js";
@@ -40,6 +41,7 @@ export const PROCESSORS = {
   rerequest: (rt, job) => processPullRequest(rt, job),
   pullClosed: (rt, job) => processPullClosed(rt, job),
   uninstall: (rt, job) => processUninstall(rt, job),
+  reinstall: (rt, job) => processReinstall(rt, job),
   command: (rt, job, token) => processCommand(rt, job, token),
   approve: (rt, job) => processApprove(rt, job),
   mergeGroup: (rt, job) => processMergeGroup(rt, job),

@@ -53,14 +53,21 @@ describe("the week's invariants", () => {
     expect(Object.keys(verdicts(good()))).toHaveLength(10);
   });
 
-  it("an open check run fails the first; one left by the uninstall is counted apart", () => {
-    const f = good();
-    f.runs.push(
+  it("an open check run fails the first, also one the uninstall left: the reinstall must end it", () => {
+    const ended = good();
+    ended.runs.push(run(4, "z", { status: "completed", conclusion: "cancelled", leftByUninstall: true }));
+    expect(failing(ended)).toEqual([]);
+    expect(checkWeek(ended).find((r) => r.figure === "check runs completed")!.measured).toContain(
+      "1 left unfinished by the uninstall, 1 ended after the reinstall",
+    );
+    const left = good();
+    left.runs.push(
       run(4, "z", { status: "in_progress", conclusion: null, completions: 0, leftByUninstall: true }),
     );
-    expect(failing(f)).toEqual([]);
-    f.runs.push(run(5, "z", { status: "in_progress", conclusion: null, completions: 0 }));
-    expect(failing(f)).toEqual(["check runs completed"]);
+    expect(failing(left)).toEqual(["check runs completed"]);
+    const open = good();
+    open.runs.push(run(5, "z", { status: "in_progress", conclusion: null, completions: 0 }));
+    expect(failing(open)).toEqual(["check runs completed"]);
   });
 
   it("a newest head never reported, reported twice without /rescan, or completed twice fails", () => {

@@ -1,0 +1,178 @@
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startHarness, type Harness } from "../../dev/harness/harness.js";
+import { webhookExample } from "../../dev/harness/examples.js";
+import { jobId } from "../../src/runtime/names.js";
+import { type Payload, checkRuns, completedRun, openPull, sha } from "../support/pr.js";
+
+/**
+ * Uninstall then install again (GitHub gives a new installation id): the check runs the uninstall left
+ * unfinished end, and their heads are scanned once more, once. Real sequences: signed webhook examples, the
+ * GitHub stand-in, the sandbox over HTTP, a real Redis.
+ */
+const LONG = new Set([sha(3001), sha(3011)]);
+/** a head whose scan runs 6 s: it finishes while diffward is uninstalled */
+const FINISHES = sha(3021);
+const ranLong = new Set<string>();
+
+describe("reinstalling the app after an uninstall", () => {
+  let h: Harness;
+  let n = 0;
+  const launchedFor = (head: string) =>
+    [...h.sandbox.state.scans.values()].filter((s) => s.commitHash === head);
+
+  beforeAll(async () => {
+    h = await startHarness({
+      sandbox: {
+        scenario: "demo",
+        // the first scan of a long head runs long, so the uninstall finds it in flight
+        scanDurationMs: (scan) => {
+          const head = scan.commitHash ?? "";
+          if (head === FINISHES) return 6_000;
+          if (!LONG.has(head) || ranLong.has(head)) return 1_500;
+          ranLong.add(head);
+          return 60_000;
+        },
+        retryAfterSeconds: 1,
+        seed: 31,
+      },
+    });
+  });
+  afterAll(async () => h?.close());
+
+  /** Uninstalls `from` (the uninstall job processed) and installs the app again as `to`; returns the payload. */
+  async function reinstall(owner: string, from: number, to: number): Promise<Payload> {
+    const deleted: Payload = webhookExample("installation", "deleted");
+    deleted.installation.id = from;
+    deleted.installation.account.login = owner;
+    const gone = randomUUID();
+    await h.send("installation", deleted, gone);
+    await h.waitFor(
+      async () => (await h.booted.rt.queues.events.getJob(jobId("uninstall", gone)))?.finishedOn,
+      15_000,
+      "uninstall processed",
+    );
+    const account = h.github.state.installation(from)!.account;
+    h.github.state.addInstallation({ id: to, account: { login: account.login, type: account.type } });
+    for (const r of h.github.state.repositoriesOf(from))
+      (r as { installationId: number }).installationId = to;
+    h.github.state.uninstall(from);
+    const created: Payload = webhookExample("installation", "created");
+    created.installation.id = to;
+    created.installation.app_id = h.github.state.installation(to)!.appId;
+    created.installation.account.login = owner;
+    created.installation.created_at = Math.floor(Date.now() / 1000);
+    return created;
+  }
+
+  it("ends the check run the uninstall left open and scans its head once more, once", async () => {
+    const head = sha(3001);
+    const done = sha(3002);
+    const repo = `reinstall-${++n}`;
+    const finished = await openPull(h, { head: done, repo, number: 2, installationId: 81_001 });
+    await completedRun(h, finished.owner, finished.repo, done);
+    const pr = await openPull(h, { head, repo, number: 1, installationId: 81_001 });
+    const left = await h.waitFor(
+      () => checkRuns(h, pr.owner, pr.repo, head).find((c) => c.status === "in_progress" && c.externalId),
+      15_000,
+      "the scan in flight",
+    );
+    const created = await reinstall(pr.owner, 81_001, 81_002);
+    expect(h.sandbox.state.statusOf(launchedFor(head)[0]!)).toBe("CANCELLED");
+    await h.send("installation", created, randomUUID());
+    const fresh = await h.waitFor(
+      () => checkRuns(h, pr.owner, pr.repo, head).find((c) => c.id !== left.id && c.status === "completed"),
+      30_000,
+      "the head's new check run completed",
+    );
+    expect(fresh.conclusion).toBe("failure"); // the demo scenario's confirmed critical finding
+    const old = checkRuns(h, pr.owner, pr.repo, head).find((c) => c.id === left.id)!;
+    expect(old.status).toBe("completed");
+    expect(old.conclusion).toBe("cancelled");
+    expect(old.output.title).toBe("Cancelled: diffward was uninstalled");
+    expect(launchedFor(head)).toHaveLength(2);
+    // the head completed before the uninstall is left as it was
+    expect(launchedFor(done)).toHaveLength(1);
+    expect(checkRuns(h, pr.owner, pr.repo, done)).toHaveLength(1);
+
+    // GitHub's redelivery of the same event (a new delivery id) launches nothing more
+    const again = randomUUID();
+    await h.send("installation", created, again);
+    await new Promise((r) => setTimeout(r, 3_000));
+    expect(launchedFor(head)).toHaveLength(2);
+    expect(checkRuns(h, pr.owner, pr.repo, head)).toHaveLength(2);
+  });
+
+  it("a second worker's or a replayed reinstall job launches the head once", async () => {
+    const head = sha(3011);
+    const repo = `reinstall-${++n}`;
+    const pr = await openPull(h, { head, repo, installationId: 82_001 });
+    await h.waitFor(
+      () => checkRuns(h, pr.owner, pr.repo, head).find((c) => c.status === "in_progress" && c.externalId),
+      15_000,
+      "the scan in flight",
+    );
+    const created = await reinstall(pr.owner, 82_001, 82_002);
+    // the same walk run twice at once, as two workers taking two jobs of the event would
+    const data = {
+      deliveryId: randomUUID(),
+      installationId: 82_002,
+      appId: created.installation.app_id as number,
+      accountLogin: pr.owner,
+      installedAt: new Date(created.installation.created_at * 1000).toISOString(),
+    };
+    const { addJob } = await import("../../src/job-catalogue/index.js");
+    await Promise.all([
+      addJob(h.booted.rt, "reinstall", data, { jobId: jobId("replay-a", 82_002) }),
+      addJob(
+        h.booted.rt,
+        "reinstall",
+        { ...data, deliveryId: randomUUID() },
+        { jobId: jobId("replay-b", 82_002) },
+      ),
+    ]);
+    await h.waitFor(
+      () =>
+        checkRuns(h, pr.owner, pr.repo, head).filter((c) => c.status === "completed").length === 2 ||
+        undefined,
+      30_000,
+      "the old check run ended and the new one completed",
+    );
+    await new Promise((r) => setTimeout(r, 3_000));
+    expect(launchedFor(head)).toHaveLength(2);
+    expect(checkRuns(h, pr.owner, pr.repo, head)).toHaveLength(2);
+  });
+
+  it("a scan that finished while uninstalled is not paid for again: its check run says so", async () => {
+    const head = FINISHES;
+    const repo = `reinstall-${++n}`;
+    const pr = await openPull(h, { head, repo, installationId: 83_001 });
+    const left = await h.waitFor(
+      () => checkRuns(h, pr.owner, pr.repo, head).find((c) => c.status === "in_progress" && c.externalId),
+      15_000,
+      "the scan in flight",
+    );
+    // the uninstall's cancel fails (the service answers 500), so the scan runs to its end meanwhile
+    h.sandbox.state.faults.errors = { remaining: 1_000, statuses: [500], route: /\/cancel$/, served: 0 };
+    try {
+      const created = await reinstall(pr.owner, 83_001, 83_002);
+      const scan = launchedFor(head)[0]!;
+      await h.waitFor(() => h.sandbox.state.statusOf(scan) === "COMPLETED" || undefined, 20_000, "scan done");
+      h.sandbox.state.faults.errors = null;
+      await h.send("installation", created, randomUUID());
+      const ended = await h.waitFor(
+        () => checkRuns(h, pr.owner, pr.repo, head).find((c) => c.id === left.id && c.status === "completed"),
+        20_000,
+        "the left check run ended",
+      );
+      expect(ended.conclusion).toBe("neutral");
+      expect(ended.output.title).toBe("Not reported: diffward was uninstalled");
+      expect(ended.output.summary).toContain(scan.id);
+      await new Promise((r) => setTimeout(r, 3_000));
+      expect(launchedFor(head)).toHaveLength(1);
+      expect(checkRuns(h, pr.owner, pr.repo, head)).toHaveLength(1);
+    } finally {
+      h.sandbox.state.faults.errors = null;
+    }
+  });
+});
