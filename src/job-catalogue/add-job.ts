@@ -40,7 +40,10 @@ export interface JobTarget {
 }
 
 /** What a caller gives beside the catalogue's options. */
-export interface AddOptions extends Pick<JobsOptions, "jobId" | "delay" | "attempts" | "backoff"> {
+export interface AddOptions extends Pick<
+  JobsOptions,
+  "jobId" | "delay" | "attempts" | "backoff" | "priority"
+> {
   /**
    * BullMQ job id: built with `jobId` (`src/runtime/names.ts`); the same id added twice is one job (BullMQ
    * ignores the second add)

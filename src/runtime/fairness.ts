@@ -5,6 +5,16 @@ import { DEFAULT_QUEUE_PREFIX, type RedisConnection } from "./connection.js";
 /** BullMQ's largest priority (2^21 − 1). */
 export const MAX_PRIORITY = 2_097_151;
 
+/**
+ * The priority of the work a recovery walk adds (the reconciliation after a start, its resumed launches,
+ * polls and baselines): BullMQ's lowest. BullMQ takes a queue's jobs without a priority first, then the
+ * prioritized ones by ascending number (BullMQ docs, "Prioritized"); a webhook's job has none or a fair one
+ * ({@link fairJobOptions}: its place among its installation's pending jobs, far below this), so every
+ * webhook's job waiting in a queue is taken before the walk's, and a new pull request's first feedback does
+ * not wait behind a walk of thousands of repositories.
+ */
+export const WALK_PRIORITY = MAX_PRIORITY;
+
 /** How long (ms) a pending job id is trusted without its BullMQ job existing (the add is in flight). */
 export const FAIR_GRACE_MS = 60_000;
 
@@ -88,7 +98,11 @@ export async function fairJobOptions(
 }
 
 /** How many of an installation's jobs are counted as pending in a queue (what the next add ranks behind). */
-export async function fairPending(redis: RedisConnection, queue: QueueRef, installationId: number): Promise<number> {
+export async function fairPending(
+  redis: RedisConnection,
+  queue: QueueRef,
+  installationId: number,
+): Promise<number> {
   return redis.zcard(pendingKey(queue, installationId));
 }
 

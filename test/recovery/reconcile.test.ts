@@ -1,4 +1,5 @@
 import { Worker } from "bullmq";
+import { WALK_PRIORITY } from "../../src/runtime/fairness.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import { expectExactlyOnce } from "../support/faults.js";
@@ -71,6 +72,7 @@ describe("reconciliation after a Redis flush", () => {
     expect(summary.resumed).toEqual([]);
     const jobs = await h.booted.rt.queues.events.getJobs(["completed", "waiting", "active", "delayed"]);
     expect(jobs.filter((j) => j.name === "reconcile")).toHaveLength(1);
+    expect(jobs.find((j) => j.name === "reconcile")!.opts.priority).toBe(WALK_PRIORITY);
   });
 });
 
@@ -297,7 +299,8 @@ describe("reconciliation with the state intact", () => {
           .map((r) => r.path),
       ).toEqual([]);
       expect(asked.length).toBeLessThanOrEqual(12);
-      expect(await scans.getJob(jobId("poll", scanIds[0]!))).toBeDefined();
+      // the resumed poll waits behind every webhook's job (BullMQ's lowest priority)
+      expect((await scans.getJob(jobId("poll", scanIds[0]!)))?.opts.priority).toBe(WALK_PRIORITY);
 
       // every scan is reported exactly once
       for (const [i, pr] of pulls.entries()) {

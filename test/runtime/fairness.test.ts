@@ -2,7 +2,12 @@ import { randomBytes } from "node:crypto";
 import { Queue, Worker, type JobsOptions } from "bullmq";
 import { afterAll, describe, expect, it } from "vitest";
 import { createRedis } from "../../src/runtime/connection.js";
-import { fairJobOptions, fairPending, releaseFairOnFinish } from "../../src/runtime/fairness.js";
+import {
+  WALK_PRIORITY,
+  fairJobOptions,
+  fairPending,
+  releaseFairOnFinish,
+} from "../../src/runtime/fairness.js";
 
 const redis = createRedis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379");
 const prefix = `dwt-fair-${randomBytes(3).toString("hex")}`;
@@ -48,6 +53,33 @@ describe("fair queueing across installations (real Redis, BullMQ priorities)", (
     expect(await fairPending(redis, queue, 2)).toBe(0);
   });
 
+  it("a recovery walk's jobs waiting in the queue are taken after every webhook's job, fair or plain", async () => {
+    const q = new Queue("fair-walk", { connection: redis, prefix });
+    try {
+      // the walk got there first: 30 resumed jobs wait before any webhook arrives
+      for (let i = 0; i < 30; i++) await q.add("walk", { installationId: 1, i }, { priority: WALK_PRIORITY });
+      // then one installation's burst (fair priorities 1..10) and a job added with no priority
+      for (let i = 0; i < 10; i++) await addFair(q, "hook", { installationId: 1, i }, {});
+      await q.add("plain", { installationId: 2, i: 0 });
+      const order: string[] = [];
+      const worker = new Worker(
+        "fair-walk",
+        async (job) => {
+          order.push(job.name);
+        },
+        { connection: redis, prefix, concurrency: 1 },
+      );
+      releaseFairOnFinish(redis, worker, q);
+      while (order.length < 41) await new Promise((r) => setTimeout(r, 20));
+      await worker.close();
+      expect(order.slice(0, 11).sort()).toEqual([...Array(10).fill("hook"), "plain"].sort());
+      expect(order.slice(11)).toEqual(Array(30).fill("walk"));
+    } finally {
+      await q.obliterate({ force: true }).catch(() => undefined);
+      await q.close();
+    }
+  });
+
   it("counters never leak: de-duplicated, removed, completed and failed jobs all come down", async () => {
     const q = new Queue("fair-leak", { connection: redis, prefix });
     try {
@@ -57,7 +89,12 @@ describe("fair queueing across installations (real Redis, BullMQ priorities)", (
       await addFair(q, "job", { installationId: inst, i: 0 }, { jobId: "same" });
       expect(await fairPending(redis, q, inst)).toBe(1);
       // a removed job (a superseded debounce launch) no longer counts once the grace period has passed
-      const removed = await addFair(q, "job", { installationId: inst, i: 1 }, { jobId: "gone", delay: 60_000 });
+      const removed = await addFair(
+        q,
+        "job",
+        { installationId: inst, i: 1 },
+        { jobId: "gone", delay: 60_000 },
+      );
       await removed.remove();
       await addFair(q, "job", { installationId: inst, i: 2 }, { jobId: "kept" }, { graceMs: 0 });
       expect(await fairPending(redis, q, inst)).toBe(2); // "same" and "kept"

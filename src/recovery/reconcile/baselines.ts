@@ -3,6 +3,7 @@
  * in flight resumed or its start decided again, and after a state loss the baselines of older commits left
  * unfinished followed or superseded ({@link settleOlderBaselines}).
  */
+import { WALK_PRIORITY } from "../../runtime/fairness.js";
 import { listCheckRunsForRef, type FoundCheckRun } from "../../github/check-runs.js";
 import type { InstallationOctokit } from "../../github/octokit-types.js";
 import { addJob, type BaselineJobData, type PollJobData } from "../../job-catalogue/index.js";
@@ -64,7 +65,10 @@ export async function reconcileBaseline(rt: Runtime, at: RepoPass): Promise<void
       },
       redecide: async (run) => {
         const data: BaselineJobData = { ...repoContextOf(r), trigger, headSha, resumeCheckRunId: run.id };
-        await addJob(rt, "baselinePush", data, { jobId: jobId("baseline-resume", String(run.id)) });
+        await addJob(rt, "baselinePush", data, {
+          jobId: jobId("baseline-resume", String(run.id)),
+          priority: WALK_PRIORITY,
+        });
         summary.redecided.push(run.id);
       },
     },

@@ -3,6 +3,7 @@
  * resumed, or its check run without a scan id decided again by a `pull-request` job, and its acceptance
  * expiries rebuilt.
  */
+import { WALK_PRIORITY } from "../../runtime/fairness.js";
 import { listCheckRunsForRef, type FoundCheckRun } from "../../github/check-runs.js";
 import { getMergeBase, listOpenPulls, type PullHead } from "../../github/pulls.js";
 import type { InstallationOctokit } from "../../github/octokit-types.js";
@@ -147,7 +148,7 @@ async function redecideUnlinked(
     }
     if (job && state !== "completed") return false; // on its way
     await job?.remove();
-    await addJob(rt, "pullRequest", data, { jobId: id });
+    await addJob(rt, "pullRequest", data, { jobId: id, priority: WALK_PRIORITY });
     return true;
   });
   if (!added) return;

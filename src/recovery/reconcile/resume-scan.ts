@@ -3,6 +3,7 @@
  * lock ({@link resumeLocked}), the launch record kept ({@link resumedLaunch}), then counted, logged and its scan
  * id written on its check run ({@link afterResume}).
  */
+import { WALK_PRIORITY } from "../../runtime/fairness.js";
 import { addJob, type PollJobData } from "../../job-catalogue/index.js";
 import { jobId } from "../../runtime/names.js";
 import type { Runtime } from "../../runtime/runtime.js";
@@ -65,7 +66,11 @@ export async function resumeLocked<Refusal extends string>(
       ...(t.target?.kind === "merge-group" ? { mergeGroup: true } : {}),
       ...(t.target?.kind === "baseline" ? { baseline: true } : {}),
     });
-    await addJob(rt, "poll", data, { jobId: jobId("poll", scanId), delay: rt.settings.firstPollDelayMs });
+    await addJob(rt, "poll", data, {
+      jobId: jobId("poll", scanId),
+      delay: rt.settings.firstPollDelayMs,
+      priority: WALK_PRIORITY,
+    });
     return "resumed" as const;
   });
 }

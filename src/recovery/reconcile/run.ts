@@ -3,6 +3,7 @@
  * followed again, from what diffward's state says is in flight when it is intact (`in-flight.ts`), else from
  * GitHub's side (`sweep.ts`); then every acceptance expiry has its job (`expiries.ts`).
  */
+import { WALK_PRIORITY } from "../../runtime/fairness.js";
 import { addJob } from "../../job-catalogue/index.js";
 import { jobId } from "../../runtime/names.js";
 import type { Runtime } from "../../runtime/runtime.js";
@@ -21,7 +22,7 @@ export const RECONCILE_WINDOW_MS = 10_000;
  */
 export async function enqueueReconcile(rt: Pick<Runtime, "queues">, now = Date.now()): Promise<string> {
   const id = jobId("reconcile", Math.floor(now / RECONCILE_WINDOW_MS));
-  await addJob(rt, "reconcile", {}, { jobId: id });
+  await addJob(rt, "reconcile", {}, { jobId: id, priority: WALK_PRIORITY });
   return id;
 }
 
