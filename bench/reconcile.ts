@@ -16,7 +16,7 @@ import { seedOrganization } from "../dev/github-standin/index.js";
 import { demoConfig } from "../dev/harness/demo-repo.js";
 import { jobId } from "../src/runtime/names.js";
 import { createLogger } from "../src/runtime/logger.js";
-import { makePulls, seedPulls, sleep } from "./lib.js";
+import { makePulls, seedPulls, sleep, type BenchPull } from "./lib.js";
 import { REDIS_URL } from "./processes.js";
 
 /** Options of {@link reconcilePhase}. */
@@ -29,6 +29,8 @@ export interface ReconcileOptions {
   inflight: number;
   /** share of the repositories with their own `.github/diffward.yml` (the rest have none), 0–1 */
   configured: number;
+  /** new pull requests opened during the state-lost walk, and as many after it, for first feedback; 0 skips */
+  feedbackPulls?: number;
 }
 
 /** One restart's cost. */
@@ -48,11 +50,22 @@ export interface RestartFigures {
   summary: Record<string, unknown>;
 }
 
+/** New pull requests' first feedback (webhook sent → diffward's check run created on the stand-in), ms each. */
+export interface FeedbackFigures {
+  /** sent one after another, 2 s apart, while a state-lost reconciliation walks the organization */
+  duringWalk: number[];
+  /** the same number sent the same way after the walk ended, with nothing else running */
+  alone: number[];
+  /** the walk's seconds in this run (workers running beside it) */
+  walkSeconds: number;
+}
+
 /** What {@link reconcilePhase} measured. */
 export interface ReconcileFigures {
   options: ReconcileOptions;
   intact: RestartFigures;
   lost: RestartFigures;
+  feedback?: FeedbackFigures;
 }
 
 /** How many of the scans have a poll job waiting, delayed or running. */
@@ -131,6 +144,59 @@ async function flush(prefix: string): Promise<void> {
   }
 }
 
+/** Opens `pull` (its webhook through the harness's web server) and waits for diffward's check run: ms. */
+async function firstFeedback(h: Harness, pull: BenchPull): Promise<number> {
+  const t0 = performance.now();
+  await h.send("pull_request", pull.payload);
+  await h.waitFor(
+    () => h.github.state.checkRuns(pull.owner, pull.repo).some((c) => c.headSha === pull.headSha),
+    120_000,
+    `check run of ${pull.key}`,
+  );
+  return performance.now() - t0;
+}
+
+/**
+ * First feedback while a walk runs: the state is lost again, a new process with workers starts, and its
+ * reconciliation (a full sweep) runs while `n` new pull requests of a configured repository are opened
+ * 2 s apart; then `n` more with nothing else running.
+ */
+async function feedbackRun(h: Harness, n: number): Promise<FeedbackFigures> {
+  await flush(h.prefix);
+  const b = newProcess(h);
+  b.startWorkers();
+  try {
+    const pulls = makePulls("org-0", 0, 2 * n, "fresh");
+    for (const p of pulls) {
+      // a repository id of its own (makePulls gives each organization's repositories one)
+      const repository = { ...p.payload.repository, id: 59_999 };
+      p.payload.repository = repository;
+      p.payload.pull_request.head.repo = repository;
+      p.payload.pull_request.base.repo = repository;
+    }
+    seedPulls(h, pulls);
+    const t0 = performance.now();
+    let walking = true;
+    const walk = b.reconcile().finally(() => (walking = false));
+    const duringWalk: number[] = [];
+    for (const p of pulls.slice(0, n)) {
+      if (!walking) break;
+      duringWalk.push(await firstFeedback(h, p));
+      await sleep(2_000);
+    }
+    await walk;
+    const walkSeconds = (performance.now() - t0) / 1000;
+    const alone: number[] = [];
+    for (const p of pulls.slice(n, n + Math.max(duringWalk.length, 1))) {
+      alone.push(await firstFeedback(h, p));
+      await sleep(2_000);
+    }
+    return { duringWalk, alone, walkSeconds };
+  } finally {
+    await b.close();
+  }
+}
+
 /**
  * Runs the restart bench (see the file's comment).
  * @throws when the in-flight scans are not launched within 2 minutes.
@@ -179,7 +245,8 @@ export async function reconcilePhase(o: ReconcileOptions): Promise<ReconcileFigu
     const intact = await restart(h, scanIds);
     await flush(h.prefix);
     const lost = await restart(h, scanIds);
-    return { options: o, intact, lost };
+    const feedback = o.feedbackPulls ? await feedbackRun(h, o.feedbackPulls) : undefined;
+    return { options: o, intact, lost, ...(feedback ? { feedback } : {}) };
   } finally {
     await h.close();
   }

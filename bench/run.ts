@@ -25,7 +25,9 @@
  * `--reconcile-repositories N` (per installation, default 200), `--reconcile-pulls N` (open pull requests per
  * repository, default 3), `--reconcile-total-pulls N` (open pull requests of each installation in all, spread
  * over its repositories, instead of `--reconcile-pulls`), `--reconcile-inflight N` (scans in flight, default 10), `--reconcile-configured F`
- * (share of repositories with their own `.github/diffward.yml`, default 1).
+ * (share of repositories with their own `.github/diffward.yml`, default 1), `--reconcile-feedback N` (new pull
+ * requests opened during the state-lost walk, and as many after it, whose first feedback is compared; default 5,
+ * 0 skips).
  *
  * `--org-page` adds the organization's page run (`bench/org-page.ts`): `--org-page-installations N` (default 50),
  * `--org-page-reports N` (default 2000), `--org-page-inflight N` (scans in flight, default 200),
@@ -75,6 +77,7 @@ const Args = z.object({
   reconcileRepositories: z.coerce.number().int().min(0).default(200),
   reconcilePulls: z.coerce.number().int().min(0).default(3),
   reconcileTotalPulls: z.coerce.number().int().min(0).default(0),
+  reconcileFeedback: z.coerce.number().int().min(0).default(5),
   reconcileInflight: z.coerce.number().int().min(0).default(10),
   reconcileConfigured: z.coerce.number().min(0).max(1).default(1),
   orgPage: z.boolean().default(false),
@@ -605,6 +608,7 @@ async function otherRuns() {
       totalPulls: args.reconcileTotalPulls,
       inflight: args.reconcileInflight,
       configured: args.reconcileConfigured,
+      feedbackPulls: args.reconcileFeedback,
     });
     const target = 2 * args.reconcileInflight + args.reconcileInstallations;
     for (const [label, f] of [
@@ -625,6 +629,18 @@ async function otherRuns() {
         figure: `${label}: seconds until every in-flight scan is followed`,
         target: "–",
         diffward: `${fmt(f.seconds, 1)} s`,
+        peer: "–",
+        met: null,
+      });
+    }
+    if (r.feedback) {
+      const f = r.feedback;
+      const p = (xs: number[]) => `${fmt(percentile(xs, 50), 0)} / ${fmt(Math.max(...xs), 0)} ms`;
+      rows.push({
+        group: "reconcile",
+        figure: `state lost: first feedback of new pull requests during the walk (${f.duringWalk.length}, walk ${fmt(f.walkSeconds, 1)} s) vs after it (${f.alone.length}): p50 / max`,
+        target: "during ≈ after",
+        diffward: `${p(f.duringWalk)} vs ${p(f.alone)}`,
         peer: "–",
         met: null,
       });
