@@ -36,15 +36,17 @@ export type ReportOutcome =
  * completes: a poll that dies after the add runs again and adds nothing (BullMQ ignores an add whose job id
  * exists), so the scan is reported once. Attempts and backoff: `Settings.reportAttempts` (10), exponential from `Settings.reportBackoffMs` (1 s).
  * @param scan the terminal scan the poll just read, carried so the report does not read it again.
+ * @param id the job id when not `report-<scanId>` (a reinstall reports a scan whose first report was withdrawn).
  */
 export async function enqueueReport(
   rt: Runtime,
   d: PollJobData & { terminalAt: number },
   scan: ScanDetail,
+  id = jobId("report", d.scanId),
 ): Promise<void> {
   const data: ReportJobData = { ...d, terminalAt: d.terminalAt, scan };
   await addJob(rt, "report", data, {
-    jobId: jobId("report", d.scanId),
+    jobId: id,
     attempts: rt.settings.reportAttempts,
     backoff: { type: "exponential", delay: rt.settings.reportBackoffMs, jitter: 0.5 },
     fair: true,

@@ -9,8 +9,12 @@ import { readOpenHeads, type RepoHeads } from "../github/open-heads.js";
 import type { PullHead } from "../github/pulls.js";
 import { RatePacer } from "../github/rate-pacer.js";
 import { updateCheck } from "../github/writes.js";
+import { enqueueReport } from "../report/job.js";
+import { ScannerApiError } from "../scanner/errors.js";
+import type { ScanDetail } from "../scanner/schemas.js";
 import {
   addJob,
+  type PollJobData,
   type PullRequestJobData,
   type ReinstallJobData,
   type RepoContext,
@@ -18,7 +22,7 @@ import {
 import { pullHeadOf } from "../job-kit/types.js";
 import { applyWrites } from "../runtime/apply-writes.js";
 import { OwnerConfigs } from "../runtime/config-loader.js";
-import { jobId } from "../runtime/names.js";
+import { jobId, pullKey } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
 
 /** What one reinstall found: check runs ended, heads enqueued for a new scan, finished scans not paid again. */
@@ -27,7 +31,9 @@ export interface ReinstallOutcome {
   concluded: number;
   /** newest heads enqueued for a new scan (an explicit request, one per head and installation) */
   relaunched: number;
-  /** heads whose scan had finished before the uninstall: concluded, not launched again (never paid twice) */
+  /** heads whose scan had finished: reported from that scan (its check run), not launched again */
+  reported: number;
+  /** heads whose finished scan cannot be reported (the service no longer has it, or the config is not valid) */
   finished: number;
 }
 
@@ -50,9 +56,11 @@ const WALK_CHUNK = 100;
  *   job id per head): a redelivered `installation.created` or a second worker adds nothing, and the state's
  *   nonce makes a replayed job a duplicate delivery. The launch passes the same gates, spend caps and
  *   credit budget as any other;
- * - unless the scan on it had finished (status `COMPLETED`, spec §Scan status, as diffward recorded it or the
- *   service answers `GET /projects/{projectId}/scans/{scanId}`): a finished scan is never paid for twice,
- *   so its check run is completed `neutral` naming the scan, and `/diffward rescan` reports the head anew.
+ * - unless the scan on it had finished (the service answers `GET /projects/{projectId}/scans/{scanId}` with
+ *   status `COMPLETED`, spec §Scan status): a finished scan is never paid for twice. It is reported on that
+ *   check run from the scan as it is ({@link reportFinished}: a `report` job, job id per installation and
+ *   scan); when the service no longer has it (404) or the config is not valid, the check run is completed
+ *   `neutral` naming the scan, and `/diffward rescan` reports the head anew.
  * Heads whose check runs completed before the uninstall, and pull requests without a diffward check run,
  * are left alone: nothing diffward owed them was lost.
  * @throws GitHub errors of the repository listing (the job is retried; the walk's steps are idempotent).
@@ -60,7 +68,7 @@ const WALK_CHUNK = 100;
 export async function processReinstall(rt: Runtime, job: Job<ReinstallJobData>): Promise<ReinstallOutcome> {
   const d = job.data;
   const log = rt.log.child({ job: "reinstall", installation: d.installationId });
-  const out: ReinstallOutcome = { concluded: 0, relaunched: 0, finished: 0 };
+  const out: ReinstallOutcome = { concluded: 0, relaunched: 0, reported: 0, finished: 0 };
   await rt.stores.pulls.setInstallationRemoved(d.installationId, false);
   const octokit = await rt.octokit(d.installationId);
   const repos = await octokit.paginate(octokit.rest.apps.listReposAccessibleToInstallation, {
@@ -103,7 +111,7 @@ export async function processReinstall(rt: Runtime, job: Job<ReinstallJobData>):
         repoPrivate: repo.private,
         defaultBranch: repo.default_branch ?? "main",
       };
-      await resumeRepository(rt, r, h, d, out);
+      await resumeRepository(rt, r, h, { d, config: loaded.kind === "ok" ? loaded.config : undefined }, out);
     }
   }
   log.info(out, "reinstalled: check runs left by the uninstall ended, heads scanned again");
@@ -122,13 +130,18 @@ async function resumeRepository(
   rt: Runtime,
   r: RepoPart,
   h: RepoHeads,
-  d: ReinstallJobData,
+  at: { d: ReinstallJobData; config: PollJobData["config"] | undefined },
   out: ReinstallOutcome,
 ): Promise<void> {
   for (const pr of h.pulls) {
-    const run = staleRun(pr.runs, d.installedAt);
+    const run = staleRun(pr.runs, at.d.installedAt);
     if (!run) continue;
-    const finished = run.externalId ? await scanFinished(rt, r, run.externalId) : false;
+    const finished = run.externalId ? await finishedScan(rt, r, run.externalId) : undefined;
+    if (finished && finished !== "gone" && at.config) {
+      await reportFinished(rt, r, { pr, run, config: at.config }, finished);
+      out.reported += 1;
+      continue;
+    }
     await applyWrites(rt, r.installationId, [
       updateCheck(r, run.id, finished ? finishedConclusion(run.externalId!) : cancelledConclusion()),
     ]);
@@ -137,19 +150,89 @@ async function resumeRepository(
       out.finished += 1;
       continue;
     }
-    await relaunch(rt, r, pr, d);
+    await relaunch(rt, r, pr, at.d);
     out.relaunched += 1;
   }
 }
 
-/** Whether the scan had finished: diffward's record of its end, else the service's answer. */
-async function scanFinished(rt: Runtime, r: RepoPart, scanId: string): Promise<boolean> {
+/** A scan that finished `COMPLETED`, as the service still has it, with the project it is in. */
+interface FinishedScan {
+  scan: ScanDetail;
+  projectId: string;
+}
+
+/**
+ * Whether the scan had finished `COMPLETED` (spec §Scan status): the service's answer to
+ * `GET /projects/{projectId}/scans/{scanId}`; `gone` when diffward recorded it completed but the service no
+ * longer has it (404) or the account has no scanner token; `undefined` when it did not complete.
+ * @throws the service's other errors (the reinstall job is retried).
+ */
+async function finishedScan(
+  rt: Runtime,
+  r: RepoPart,
+  scanId: string,
+): Promise<FinishedScan | "gone" | undefined> {
   const end = await rt.stores.scans.getScanEnd(scanId);
-  if (end.status) return end.status === "COMPLETED";
+  if (end.status && end.status !== "COMPLETED") return undefined;
   const tenant = await rt.scanner.forAccount(r.accountLogin);
-  if (!tenant) return false;
-  const { scan } = await tenant.client.getScan(tenant.projectId, scanId);
-  return scan.status === "COMPLETED";
+  if (!tenant) return end.status ? "gone" : undefined;
+  const projectId = (await rt.stores.scans.getScanLink(scanId))?.projectId ?? tenant.projectId;
+  try {
+    const { scan } = await tenant.client.getScan(projectId, scanId);
+    if (scan.status === "COMPLETED") return { scan, projectId };
+    return end.status ? "gone" : undefined;
+  } catch (error) {
+    if (end.status && error instanceof ScannerApiError && error.code === "not_found") return "gone";
+    throw error;
+  }
+}
+
+/**
+ * Reports a scan that finished while the app was uninstalled, from that scan (nothing launched): under the
+ * pull request's lock its state follows the scan again on the new installation and the uninstall's stop of
+ * the scan is forgotten; then the scan is linked to the new installation and its `report` job added (job id
+ * `reinstall-report-<installationId>-<scanId>`: a redelivery or a second worker adds none), which completes
+ * the check run the uninstall left unfinished.
+ */
+async function reportFinished(
+  rt: Runtime,
+  r: RepoPart,
+  at: { pr: PullHead; run: FoundCheckRun; config: PollJobData["config"] },
+  { scan, projectId }: FinishedScan,
+): Promise<void> {
+  const { pr, run, config } = at;
+  const key = pullKey(r.owner, r.repo, pr.number);
+  const scanId = scan.id;
+  const where = { owner: r.owner, repo: r.repo, pullNumber: pr.number, headSha: pr.headSha };
+  const prev = await rt.stores.pulls.withPullLock(key, async () => {
+    const before = await rt.stores.pulls.getPull(key);
+    const { closed: _closed, ...rest } = before ?? {};
+    const mergeBase = before?.headSha === pr.headSha ? before.mergeBase : undefined;
+    await rt.stores.pulls.setPull(key, {
+      ...rest,
+      installationId: r.installationId,
+      ...where,
+      ...(mergeBase ? { mergeBase } : {}),
+      checkRunId: run.id,
+      scanId,
+      projectId,
+    });
+    await rt.stores.scans.clearScanStop(scanId);
+    return before;
+  });
+  const link = { ...where, scanId, projectId, checkRunId: run.id };
+  await rt.stores.scans.linkScan({ ...link, installationId: r.installationId, accountLogin: r.accountLogin });
+  const data: PollJobData & { terminalAt: number } = {
+    ...r,
+    ...link,
+    mergeBase: prev?.headSha === pr.headSha ? (prev.mergeBase ?? null) : null,
+    presetRef: config.preset ?? rt.settings.defaultPreset,
+    ...(config.creditBudget !== undefined ? { creditBudget: config.creditBudget } : {}),
+    config,
+    launchedAt: rt.now(),
+    terminalAt: rt.now(),
+  };
+  await enqueueReport(rt, data, scan, jobId("reinstall-report", r.installationId, scanId));
 }
 
 function cancelledConclusion() {

@@ -266,6 +266,14 @@ export class ScanStateStore {
     await this.#recordEnd(scanId, "stop", JSON.stringify(stop));
   }
 
+  /**
+   * Forgets diffward's stop of a scan ({@link recordScanStop}), so a report job follows it again: only for a
+   * scan that finished while its installation was removed, reported after the app is installed again.
+   */
+  async clearScanStop(scanId: string): Promise<void> {
+    await this.redis.hdel(scanEndKey(this.prefix, scanId), "stop");
+  }
+
   /** Records the terminal status diffward read for a scan (spec §Scan status): it is never cancelled again. */
   async recordScanEnded(scanId: string, status: EndedScanStatus): Promise<void> {
     await this.#recordEnd(scanId, "status", status);

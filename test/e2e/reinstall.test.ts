@@ -143,7 +143,7 @@ describe("reinstalling the app after an uninstall", () => {
     expect(checkRuns(h, pr.owner, pr.repo, head)).toHaveLength(2);
   });
 
-  it("a scan that finished while uninstalled is not paid for again: its check run says so", async () => {
+  it("a scan that finished while uninstalled is reported from that scan, not paid for again", async () => {
     const head = FINISHES;
     const repo = `reinstall-${++n}`;
     const pr = await openPull(h, { head, repo, installationId: 83_001 });
@@ -165,12 +165,15 @@ describe("reinstalling the app after an uninstall", () => {
         20_000,
         "the left check run ended",
       );
-      expect(ended.conclusion).toBe("neutral");
-      expect(ended.output.title).toBe("Not reported: diffward was uninstalled");
-      expect(ended.output.summary).toContain(scan.id);
+      // the scan's own findings: the demo scenario's confirmed critical finding
+      expect(ended.conclusion).toBe("failure");
+      expect(ended.output.title).not.toContain("uninstalled");
+      // a redelivered installation.created reports and launches nothing more
+      await h.send("installation", created, randomUUID());
       await new Promise((r) => setTimeout(r, 3_000));
       expect(launchedFor(head)).toHaveLength(1);
       expect(checkRuns(h, pr.owner, pr.repo, head)).toHaveLength(1);
+      expect(checkRuns(h, pr.owner, pr.repo, head)[0]!.conclusion).toBe("failure");
     } finally {
       h.sandbox.state.faults.errors = null;
     }

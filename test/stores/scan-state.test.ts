@@ -73,6 +73,13 @@ describe("a scan's records (real Redis)", () => {
     await expect(scans.getScanEnd("scn_3")).rejects.toThrow(StoredRecordError);
   });
 
+  it("forgetting a scan's stop keeps the terminal status it read", async () => {
+    await scans.recordScanStop("scn_4", { kind: "uninstalled" });
+    await scans.recordScanEnded("scn_4", "COMPLETED");
+    await scans.clearScanStop("scn_4");
+    expect(await scans.getScanEnd("scn_4")).toEqual({ status: "COMPLETED" });
+  });
+
   it("a scan link, a completion mark or an upload outcome that is not one is a StoredRecordError", async () => {
     await redis.set(`${prefix}:scan:scn_4`, JSON.stringify({ scanId: "scn_4" }));
     await expect(scans.getScanLink("scn_4")).rejects.toThrow(StoredRecordError);
