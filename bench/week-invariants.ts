@@ -43,6 +43,11 @@ export interface WeekFacts {
   /** the newest head of every pull request open at the end */
   openHeads: Array<{ key: string; headSha: string }>;
   scans: ScanFact[];
+  /**
+   * finding-thread commands sent per head SHA: each may complete that head's check run once more, in place,
+   * with the verdict it recomputes (`src/triage/check.ts`), which is not a second report
+   */
+  findingCommands: Map<string, number>;
   /** `/rescan` commands sent per head SHA (each may launch one more scan of that head) */
   rescans: Map<string, number>;
   /** the sum of the organization's SCAN_DEDUCTION and SCAN_REFUND ledger events (negative: spent) */
@@ -73,7 +78,7 @@ function checkRunsRows(f: WeekFacts): InvariantRow[] {
   for (const h of f.openHeads) {
     const runs = byHead.get(h.headSha) ?? [];
     const reported = runs.filter((r) => r.status === "completed" && r.conclusion !== "cancelled");
-    const twice = runs.some((r) => r.completions > 1);
+    const twice = runs.some((r) => r.completions > 1 + (f.findingCommands.get(h.headSha) ?? 0));
     if (reported.length === 0 || reported.length > 1 + (f.rescans.get(h.headSha) ?? 0) || twice)
       wrong.push(
         `${h.key}@${h.headSha.slice(0, 8)} (${reported.length} reported${twice ? ", completed twice" : ""}; runs: ${runs.map((r) => r.conclusion ?? r.status).join(", ") || "none"})`,

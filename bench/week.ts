@@ -70,6 +70,8 @@ interface Week {
   installationId: number;
   pulls: Map<string, WeekPull>;
   places: Map<string, { commands: number; answers: () => number }>;
+  /** finding-thread commands sent per head SHA (each may recompute that head's check run in place) */
+  findingCommands: Map<string, number>;
   rescans: Map<string, number>;
   leftByUninstall: Set<number>;
   sent: number;
@@ -162,6 +164,7 @@ async function command(w: Week, pr: WeekPull, body: string, where: "thread" | "c
             .filter((c) => c.inReplyToId === root.id && c.user.type === "Bot").length,
       });
     w.places.get(place)!.commands += 1;
+    w.findingCommands.set(pr.head, (w.findingCommands.get(pr.head) ?? 0) + 1);
     const p = writeReviewReply(h, { ...at, parentId: root.id, login: WRITER, body });
     p.installation.id = w.installationId;
     return deliver(w, "pull_request_review_comment", p);
@@ -390,6 +393,7 @@ async function setUp(o: WeekPhaseOptions): Promise<Week> {
     installationId: INSTALLATION,
     pulls: new Map(),
     places: new Map(),
+    findingCommands: new Map(),
     rescans: new Map(),
     leftByUninstall: new Set(),
     sent: 0,
@@ -474,6 +478,7 @@ async function facts(w: Week, window: WeekFacts["window"], ack: WeekFacts["ack"]
   const keys = await keysWithoutEnd(w);
   return {
     runs,
+    findingCommands: w.findingCommands,
     openHeads: [...w.pulls.values()]
       .filter((p) => p.open)
       .map((p) => ({ key: `${p.repo}#${p.number}`, headSha: p.head })),

@@ -32,6 +32,7 @@ function good(): WeekFacts {
     ],
     scans: [scan("s1", "a"), scan("s2", "b"), scan("s3", "b")],
     rescans: new Map([["b", 1]]),
+    findingCommands: new Map(),
     ledgerScanCredits: -30,
     commandPlaces: [{ place: "thread:1", commands: 2, answers: 2 }],
     keysWithoutEnd: [],
@@ -80,6 +81,11 @@ describe("the week's invariants", () => {
     expect(failing(twice)).toContain("scans launched twice (same head, no /rescan)");
     const patched = good();
     patched.runs[0] = run(1, "a", { completions: 2 });
+    expect(failing(patched)).toEqual(["pull requests whose newest head is reported exactly once"]);
+    // a finding command on that head recomputes its check run in place: one more completion is no second report
+    patched.findingCommands.set("a", 1);
+    expect(failing(patched)).toEqual([]);
+    patched.runs[0] = run(1, "a", { completions: 3 });
     expect(failing(patched)).toEqual(["pull requests whose newest head is reported exactly once"]);
   });
 
