@@ -95,7 +95,7 @@ export async function processReinstall(rt: Runtime, job: Job<ReinstallJobData>):
     );
     for (const repo of chunk) {
       const h = heads.get(repo.node_id);
-      if (!h || !h.pulls.some((p) => staleRun(p.runs, d.installedAt))) continue;
+      if (!h || !h.pulls.some((p) => unfinished(p.runs))) continue;
       const owner = repo.owner.login;
       if (!configs.has(owner)) configs.set(owner, new OwnerConfigs(octokit, owner));
       const loaded =
@@ -118,10 +118,28 @@ export async function processReinstall(rt: Runtime, job: Job<ReinstallJobData>):
   return out;
 }
 
-/** diffward's latest check run on a head when the uninstall left it unfinished (started before `installedAt`). */
-function staleRun(runs: readonly FoundCheckRun[], installedAt: string): FoundCheckRun | undefined {
+/** diffward's latest check run on a head when it is not completed. */
+function unfinished(runs: readonly FoundCheckRun[]): FoundCheckRun | undefined {
   const run = runs[0];
-  if (!run || run.status === "completed") return undefined;
+  return run && run.status !== "completed" ? run : undefined;
+}
+
+/**
+ * diffward's latest check run on the pull request's head when an earlier installation left it unfinished:
+ * diffward's state of the pull request names another installation (the state is the record of who follows
+ * the head; a check run of the new installation's own events is followed under its id); without a state (lost
+ * with Redis), a check run started before the installation was created (`started_at`, whole seconds).
+ */
+async function staleRun(
+  rt: Runtime,
+  r: RepoPart,
+  pr: PullHead & { runs: FoundCheckRun[] },
+  installedAt: string,
+): Promise<FoundCheckRun | undefined> {
+  const run = unfinished(pr.runs);
+  if (!run) return undefined;
+  const state = await rt.stores.pulls.getPull(pullKey(r.owner, r.repo, pr.number));
+  if (state) return state.installationId !== r.installationId ? run : undefined;
   return run.startedAt && Date.parse(run.startedAt) < Date.parse(installedAt) ? run : undefined;
 }
 
@@ -134,7 +152,7 @@ async function resumeRepository(
   out: ReinstallOutcome,
 ): Promise<void> {
   for (const pr of h.pulls) {
-    const run = staleRun(pr.runs, at.d.installedAt);
+    const run = await staleRun(rt, r, pr, at.d.installedAt);
     if (!run) continue;
     const finished = run.externalId ? await finishedScan(rt, r, run.externalId) : undefined;
     if (finished && finished !== "gone" && at.config) {

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import { webhookExample } from "../../dev/harness/examples.js";
+import { demoConfig } from "../../dev/harness/demo-repo.js";
 import { jobId } from "../../src/runtime/names.js";
 import { type Payload, checkRuns, completedRun, openPull, sha } from "../support/pr.js";
 
@@ -177,5 +178,67 @@ describe("reinstalling the app after an uninstall", () => {
     } finally {
       h.sandbox.state.faults.errors = null;
     }
+  });
+
+  it("a launch under way when the uninstall is processed: its head is scanned again after the reinstall", async () => {
+    const head = sha(3031);
+    const repo = `reinstall-${++n}`;
+    // the launch's POST is held 6 s in the service: the launch has passed its look at the installation when
+    // the uninstall runs, so its scan is cancelled by the launch itself and its check run is left unfinished
+    h.sandbox.state.faults.delays = { remaining: 1, ms: 6_000, route: /^POST \/projects\/[^/]+\/scans$/ };
+    try {
+      const pr = await openPull(h, { head, repo, installationId: 84_001 });
+      await h.waitFor(
+        () => h.sandbox.state.faults.delays?.remaining === 0 || undefined,
+        15_000,
+        "the launch's POST held in the service",
+      );
+      const created = await reinstall(pr.owner, 84_001, 84_002);
+      const first = await h.waitFor(() => launchedFor(head)[0], 15_000, "the launch reached the service");
+      await h.waitFor(
+        () => h.sandbox.state.statusOf(first) === "CANCELLED" || undefined,
+        15_000,
+        "the launch cancelled its own scan",
+      );
+      const left = checkRuns(h, pr.owner, pr.repo, head);
+      expect(left).toHaveLength(1);
+      expect(left[0]!.status).not.toBe("completed");
+      await h.send("installation", created, randomUUID());
+      const fresh = await h.waitFor(
+        () =>
+          checkRuns(h, pr.owner, pr.repo, head).find((c) => c.id !== left[0]!.id && c.status === "completed"),
+        30_000,
+        "the head's new check run completed",
+      );
+      expect(fresh.conclusion).toBe("failure");
+      expect(checkRuns(h, pr.owner, pr.repo, head).every((c) => c.status === "completed")).toBe(true);
+      expect(launchedFor(head)).toHaveLength(2);
+    } finally {
+      h.sandbox.state.faults.delays = null;
+    }
+  });
+
+  it("a launch still waiting in its debounce window at the uninstall: its head is scanned after the reinstall", async () => {
+    const head = sha(3041);
+    const repo = `reinstall-${++n}`;
+    const config = demoConfig().replace("debounceSeconds: 0", "debounceSeconds: 2");
+    const pr = await openPull(h, { head, repo, config, installationId: 85_001 });
+    const queued = await h.waitFor(
+      () => checkRuns(h, pr.owner, pr.repo, head)[0],
+      10_000,
+      "queued check run",
+    );
+    const created = await reinstall(pr.owner, 85_001, 85_002);
+    await new Promise((r) => setTimeout(r, 3_000)); // the debounce window ends: the launch is dropped
+    expect(launchedFor(head)).toHaveLength(0);
+    await h.send("installation", created, randomUUID());
+    const fresh = await h.waitFor(
+      () => checkRuns(h, pr.owner, pr.repo, head).find((c) => c.id !== queued.id && c.status === "completed"),
+      30_000,
+      "the head's new check run completed",
+    );
+    expect(fresh.conclusion).toBe("failure");
+    expect(checkRuns(h, pr.owner, pr.repo, head).every((c) => c.status === "completed")).toBe(true);
+    expect(launchedFor(head)).toHaveLength(1);
   });
 });
