@@ -9,6 +9,7 @@
 import { z } from "zod";
 import { CHECK_NAME, type FoundCheckRun } from "./check-runs.js";
 import type { InstallationOctokit } from "./octokit-types.js";
+import type { RatePacer } from "./rate-pacer.js";
 import type { PullHead } from "./pulls.js";
 
 /** GitHub's bound on `first` and on `nodes(ids:)`. */
@@ -164,6 +165,24 @@ export interface OpenHeadsOptions {
   appId: number;
   /** called after each query with what it cost; may wait (pacing) before the next one */
   spent: (spend: GraphqlSpend) => Promise<void>;
+}
+
+/**
+ * The {@link OpenHeadsOptions.spent} that paces a walk by its answers' `rateLimit` (GitHub GraphQL "Rate
+ * limits": `limit`, `remaining`, `resetAt`), read as the primary limit's headers into `points`: the walk then
+ * waits for `resetAt` while `remaining` is within the share of the hour left to live traffic. `counted` sees
+ * each answer's spend first.
+ */
+export function pacedBy(points: RatePacer, counted?: (spend: GraphqlSpend) => void) {
+  return async (s: GraphqlSpend): Promise<void> => {
+    counted?.(s);
+    points.observe({
+      "x-ratelimit-limit": s.limit,
+      "x-ratelimit-remaining": s.remaining,
+      "x-ratelimit-reset": Math.ceil(Date.parse(s.resetAt) / 1000),
+    });
+    await points.before();
+  };
 }
 
 /**

@@ -5,11 +5,10 @@ import type { EventHandler } from "./deps.js";
 /** `installation.deleted`: cancel every scan in flight for that installation. */
 export const onInstallationDeleted: EventHandler<"installation.deleted"> = async (deps, context) => {
   const { installation } = context.payload;
-  const account = installation.account as { login?: string; slug?: string } | null;
   const data: UninstallJobData = {
     deliveryId: context.id,
     installationId: installation.id,
-    accountLogin: account?.login ?? account?.slug ?? "",
+    accountLogin: accountLoginOf(installation),
   };
   await addJob(deps, "uninstall", data, { jobId: jobId("uninstall", context.id) });
 };
@@ -24,12 +23,11 @@ export const onInstallationDeleted: EventHandler<"installation.deleted"> = async
  */
 export const onInstallationCreated: EventHandler<"installation.created"> = async (deps, context) => {
   const { installation } = context.payload;
-  const account = installation.account as { login?: string; slug?: string } | null;
   const data: ReinstallJobData = {
     deliveryId: context.id,
     installationId: installation.id,
     appId: installation.app_id,
-    accountLogin: account?.login ?? account?.slug ?? "",
+    accountLogin: accountLoginOf(installation),
     installedAt: isoOf(installation.created_at as unknown),
   };
   await addJob(deps, "reinstall", data, { jobId: jobId("installed", installation.id) });
@@ -40,4 +38,10 @@ function isoOf(at: unknown): string {
   if (typeof at === "number") return new Date(at * 1000).toISOString();
   if (typeof at === "string" && !Number.isNaN(Date.parse(at))) return new Date(at).toISOString();
   return new Date().toISOString();
+}
+
+/** The installation's account: a user's or organization's `login`, an enterprise's `slug`; "" when none. */
+function accountLoginOf(installation: { account: unknown }): string {
+  const account = installation.account as { login?: string; slug?: string } | null;
+  return account?.login ?? account?.slug ?? "";
 }

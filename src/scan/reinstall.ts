@@ -5,7 +5,7 @@
  */
 import type { Job } from "bullmq";
 import type { FoundCheckRun } from "../github/check-runs.js";
-import { readOpenHeads, type RepoHeads } from "../github/open-heads.js";
+import { pacedBy, readOpenHeads, type RepoHeads } from "../github/open-heads.js";
 import type { PullHead } from "../github/pulls.js";
 import { RatePacer } from "../github/rate-pacer.js";
 import { updateCheck } from "../github/writes.js";
@@ -83,14 +83,7 @@ export async function processReinstall(rt: Runtime, job: Job<ReinstallJobData>):
       chunk.map((r) => ({ nodeId: r.node_id })),
       {
         appId: d.appId,
-        spent: async (s) => {
-          points.observe({
-            "x-ratelimit-limit": s.limit,
-            "x-ratelimit-remaining": s.remaining,
-            "x-ratelimit-reset": Math.ceil(Date.parse(s.resetAt) / 1000),
-          });
-          await points.before();
-        },
+        spent: pacedBy(points),
       },
     );
     for (const repo of chunk) {

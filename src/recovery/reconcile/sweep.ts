@@ -6,7 +6,7 @@
  */
 import { withEffectiveDisclosure } from "../../config/repo-config.js";
 import { RatePacer, type RatePacerOptions } from "../../github/rate-pacer.js";
-import { readOpenHeads, type GraphqlSpend, type RepoHeads } from "../../github/open-heads.js";
+import { pacedBy, readOpenHeads, type RepoHeads } from "../../github/open-heads.js";
 import type { InstallationOctokit } from "../../github/octokit-types.js";
 import { OwnerConfigs, loadRepoConfig, type LoadedConfig } from "../../runtime/config-loader.js";
 import type { Runtime } from "../../runtime/runtime.js";
@@ -156,16 +156,10 @@ async function walkChunk(
   summary: ReconcileSummary,
   ilog: Runtime["log"],
 ): Promise<Map<string, RepoHeads>> {
-  const spent = async (s: GraphqlSpend) => {
+  const spent = pacedBy(at.points, (s) => {
     summary.graphqlQueries += 1;
     summary.graphqlPoints += s.cost;
-    at.points.observe({
-      "x-ratelimit-limit": s.limit,
-      "x-ratelimit-remaining": s.remaining,
-      "x-ratelimit-reset": Math.ceil(Date.parse(s.resetAt) / 1000),
-    });
-    await at.points.before();
-  };
+  });
   try {
     return await readOpenHeads(
       at.octokit,
