@@ -35,6 +35,8 @@ export interface ReinstallOutcome {
   reported: number;
   /** heads whose finished scan cannot be reported (the service no longer has it, or the config is not valid) */
   finished: number;
+  /** heads without a check run whose event the uninstall left undecided, now decided by a `pull-request` job */
+  decided: number;
 }
 
 /** A repository of the installation, as the jobs carry it. */
@@ -48,9 +50,10 @@ const WALK_CHUNK = 100;
  * could no longer write its check runs, since GitHub refuses a removed installation's token): walks the
  * installation's repositories (REST "List repositories accessible to the app installation", then the
  * reconciliation's GraphQL walk, {@link readOpenHeads}, 100 repositories to a query) and, in each one with
- * a `.github/diffward.yml`, each open pull request whose newest head's latest `diffward` check run is not
- * completed and was started before the installation was created (`installation.created_at`: no event of the
- * new installation created it):
+ * a `.github/diffward.yml`, each open pull request whose newest head an earlier installation left without
+ * its report ({@link leftHeads}). A head whose event came just before the uninstall, and whose job could no
+ * longer create its check run, is decided now by its `pull-request` job, as the event would have been
+ * ({@link decideAgain}). A head whose `diffward` check run the uninstall left unfinished:
  * - the check run is completed (`cancelled`, saying why), so every check run diffward created ends;
  * - the head is scanned again as an explicit request (`pull-request` job, nonce `reinstall-<installationId>`,
  *   job id per head): a redelivered `installation.created` or a second worker adds nothing, and the state's
@@ -61,14 +64,14 @@ const WALK_CHUNK = 100;
  *   check run from the scan as it is ({@link reportFinished}: a `report` job, job id per installation and
  *   scan); when the service no longer has it (404) or the config is not valid, the check run is completed
  *   `neutral` naming the scan, and `/diffward rescan` reports the head anew.
- * Heads whose check runs completed before the uninstall, and pull requests without a diffward check run,
- * are left alone: nothing diffward owed them was lost.
+ * Heads whose check runs completed before the uninstall, and pull requests diffward never followed, are
+ * left alone: nothing diffward owed them was lost.
  * @throws GitHub errors of the repository listing (the job is retried; the walk's steps are idempotent).
  */
 export async function processReinstall(rt: Runtime, job: Job<ReinstallJobData>): Promise<ReinstallOutcome> {
   const d = job.data;
   const log = rt.log.child({ job: "reinstall", installation: d.installationId });
-  const out: ReinstallOutcome = { concluded: 0, relaunched: 0, reported: 0, finished: 0 };
+  const out: ReinstallOutcome = { concluded: 0, relaunched: 0, reported: 0, finished: 0, decided: 0 };
   await rt.stores.pulls.setInstallationRemoved(d.installationId, false);
   const octokit = await rt.octokit(d.installationId);
   const repos = await octokit.paginate(octokit.rest.apps.listReposAccessibleToInstallation, {
@@ -88,7 +91,17 @@ export async function processReinstall(rt: Runtime, job: Job<ReinstallJobData>):
     );
     for (const repo of chunk) {
       const h = heads.get(repo.node_id);
-      if (!h || !h.pulls.some((p) => unfinished(p.runs))) continue;
+      if (!h || h.config === undefined) continue; // no .github/diffward.yml on the default branch
+      const r: RepoPart = {
+        installationId: d.installationId,
+        accountLogin: d.accountLogin || repo.owner.login,
+        owner: repo.owner.login,
+        repo: repo.name,
+        repoPrivate: repo.private,
+        defaultBranch: repo.default_branch ?? "main",
+      };
+      const left = await leftHeads(rt, r, h, d.installedAt);
+      if (left.length === 0) continue;
       const owner = repo.owner.login;
       if (!configs.has(owner)) configs.set(owner, new OwnerConfigs(octokit, owner));
       const loaded =
@@ -96,15 +109,8 @@ export async function processReinstall(rt: Runtime, job: Job<ReinstallJobData>):
           ? await configs.get(owner)!.loadText(repo.name, h.config)
           : await configs.get(owner)!.load(repo.name);
       if (loaded.kind === "absent") continue;
-      const r: RepoPart = {
-        installationId: d.installationId,
-        accountLogin: d.accountLogin || owner,
-        owner,
-        repo: repo.name,
-        repoPrivate: repo.private,
-        defaultBranch: repo.default_branch ?? "main",
-      };
-      await resumeRepository(rt, r, h, { d, config: loaded.kind === "ok" ? loaded.config : undefined }, out);
+      const config = loaded.kind === "ok" ? loaded.config : undefined;
+      await resumeRepository(rt, r, left, { d, config }, out);
     }
   }
   log.info(out, "reinstalled: check runs left by the uninstall ended, heads scanned again");
@@ -117,36 +123,58 @@ function unfinished(runs: readonly FoundCheckRun[]): FoundCheckRun | undefined {
   return run && run.status !== "completed" ? run : undefined;
 }
 
+/** An open pull request whose newest head an earlier installation left without its report. */
+type LeftHead =
+  /** diffward's check run on the head, left unfinished */
+  | { kind: "unfinished"; pr: PullHead; run: FoundCheckRun }
+  /** a head pushed while diffward followed an older one, whose event the uninstall left undecided */
+  | { kind: "undecided"; pr: PullHead };
+
 /**
- * diffward's latest check run on the pull request's head when an earlier installation left it unfinished:
- * diffward's state of the pull request names another installation (the state is the record of who follows
- * the head; a check run of the new installation's own events is followed under its id); without a state (lost
- * with Redis), a check run started before the installation was created (`started_at`, whole seconds).
+ * The repository's open pull requests whose newest head an earlier installation left without its report:
+ * - diffward's latest check run on the head is not completed, and diffward's state of the pull request
+ *   names another installation (the state is the record of who follows the head; a check run of the new
+ *   installation's own events is followed under its id); without a state (lost with Redis), a check run
+ *   started before the installation was created (`started_at`, whole seconds);
+ * - or the head has no diffward check run while the state, open and naming another installation, follows an
+ *   older head: the head's event came before the uninstall and its job could no longer write (GitHub
+ *   refuses a removed installation's token). A head the state follows without a check run (a draft skipped
+ *   under `drafts: skip`) was decided, and a pull request without a state was never followed: both are left.
  */
-async function staleRun(
-  rt: Runtime,
-  r: RepoPart,
-  pr: PullHead & { runs: FoundCheckRun[] },
-  installedAt: string,
-): Promise<FoundCheckRun | undefined> {
-  const run = unfinished(pr.runs);
-  if (!run) return undefined;
-  const state = await rt.stores.pulls.getPull(pullKey(r.owner, r.repo, pr.number));
-  if (state) return state.installationId !== r.installationId ? run : undefined;
-  return run.startedAt && Date.parse(run.startedAt) < Date.parse(installedAt) ? run : undefined;
+async function leftHeads(rt: Runtime, r: RepoPart, h: RepoHeads, installedAt: string): Promise<LeftHead[]> {
+  const left: LeftHead[] = [];
+  for (const pr of h.pulls) {
+    const run = unfinished(pr.runs);
+    if (!run && pr.runs.length > 0) continue;
+    const state = await rt.stores.pulls.getPull(pullKey(r.owner, r.repo, pr.number));
+    const earlier = state !== undefined && state.installationId !== r.installationId;
+    if (run && (state ? earlier : run.startedAt && Date.parse(run.startedAt) < Date.parse(installedAt)))
+      left.push({ kind: "unfinished", pr, run });
+    else if (!run && earlier && !state.closed && state.headSha !== pr.headSha)
+      left.push({ kind: "undecided", pr });
+  }
+  return left;
 }
 
-/** One repository's open pull requests whose newest head has a check run the uninstall left unfinished. */
+/**
+ * Ends what the uninstall left on one repository's pull requests: an unfinished check run is reported from
+ * its finished scan, or completed and its head scanned again; an undecided head is decided now.
+ */
 async function resumeRepository(
   rt: Runtime,
   r: RepoPart,
-  h: RepoHeads,
+  left: readonly LeftHead[],
   at: { d: ReinstallJobData; config: PollJobData["config"] | undefined },
   out: ReinstallOutcome,
 ): Promise<void> {
-  for (const pr of h.pulls) {
-    const run = await staleRun(rt, r, pr, at.d.installedAt);
-    if (!run) continue;
+  for (const head of left) {
+    const { pr } = head;
+    if (head.kind === "undecided") {
+      await decideAgain(rt, r, pr, at.d);
+      out.decided += 1;
+      continue;
+    }
+    const { run } = head;
     const finished = run.externalId ? await finishedScan(rt, r, run.externalId) : undefined;
     if (finished && finished !== "gone" && at.config) {
       await reportFinished(rt, r, { pr, run, config: at.config }, finished);
@@ -284,5 +312,22 @@ async function relaunch(rt: Runtime, r: RepoPart, pr: PullHead, d: ReinstallJobD
   };
   await addJob(rt, "pullRequest", data, {
     jobId: jobId("reinstalled", d.installationId, r.owner, r.repo, pr.number, pr.headSha),
+  });
+}
+
+/**
+ * The decision the uninstall left undone: the head's `pull-request` job, as its event would have been
+ * (not an explicit request: every gate applies, a draft under `drafts: skip` included, with the debounce
+ * window), once per head and installation (job id); a replay finds the head followed (a duplicate delivery).
+ */
+async function decideAgain(rt: Runtime, r: RepoPart, pr: PullHead, d: ReinstallJobData): Promise<void> {
+  const data: PullRequestJobData = {
+    deliveryId: d.deliveryId,
+    action: "reinstall",
+    ...r,
+    ...pullHeadOf(pr, rt.now()),
+  };
+  await addJob(rt, "pullRequest", data, {
+    jobId: jobId("reinstall-decided", d.installationId, r.owner, r.repo, pr.number, pr.headSha),
   });
 }

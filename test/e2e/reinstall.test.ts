@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import { webhookExample } from "../../dev/harness/examples.js";
 import { demoConfig } from "../../dev/harness/demo-repo.js";
-import { jobId } from "../../src/runtime/names.js";
-import { type Payload, checkRuns, completedRun, openPull, sha } from "../support/pr.js";
+import { jobId, pullKey } from "../../src/runtime/names.js";
+import { type Payload, checkRuns, completedRun, openPull, pushPull, sha } from "../support/pr.js";
 
 /**
  * Uninstall then install again (GitHub gives a new installation id): the check runs the uninstall left
@@ -240,5 +240,47 @@ describe("reinstalling the app after an uninstall", () => {
     expect(fresh.conclusion).toBe("failure");
     expect(checkRuns(h, pr.owner, pr.repo, head).every((c) => c.status === "completed")).toBe(true);
     expect(launchedFor(head)).toHaveLength(1);
+  });
+  it("a push whose event was processed after the uninstall: its head is decided after the reinstall", async () => {
+    const first = sha(3051);
+    const head = sha(3052);
+    const draftHead = sha(3053);
+    const repo = `reinstall-${++n}`;
+    const pr = await openPull(h, { head: first, repo, number: 1, installationId: 86_001 });
+    await completedRun(h, pr.owner, pr.repo, first);
+    // a draft skipped (`drafts: skip`, the default): followed without a check run, so decided, and left so
+    const draft = await openPull(h, {
+      head: draftHead,
+      repo: `${repo}-drafts`,
+      draft: true,
+      installationId: 86_001,
+    });
+    await h.waitFor(
+      async () =>
+        (await h.booted.rt.stores.pulls.getPull(pullKey(draft.owner, draft.repo, draft.number)))?.headSha,
+      10_000,
+      "the draft followed",
+    );
+    const created = await reinstall(pr.owner, 86_001, 86_002);
+    // the push's delivery came before the uninstall; its job runs after it, with the removed installation's
+    // token, which GitHub refuses: the head gets no check run
+    await pushPull(h, pr, head);
+    await new Promise((r) => setTimeout(r, 2_000));
+    expect(checkRuns(h, pr.owner, pr.repo, head)).toHaveLength(0);
+    await h.send("installation", created, randomUUID());
+    const fresh = await h.waitFor(
+      () => checkRuns(h, pr.owner, pr.repo, head).find((c) => c.status === "completed"),
+      30_000,
+      "the pushed head's check run completed",
+    );
+    expect(fresh.conclusion).toBe("failure"); // the demo scenario's confirmed critical finding
+    await h.send("installation", created, randomUUID());
+    await new Promise((r) => setTimeout(r, 3_000));
+    expect(launchedFor(head)).toHaveLength(1);
+    expect(checkRuns(h, pr.owner, pr.repo, head)).toHaveLength(1);
+    expect(launchedFor(first)).toHaveLength(1);
+    expect(checkRuns(h, pr.owner, pr.repo, first)).toHaveLength(1);
+    expect(launchedFor(draftHead)).toHaveLength(0);
+    expect(checkRuns(h, draft.owner, draft.repo)).toHaveLength(0);
   });
 });
