@@ -61,7 +61,8 @@ export interface WeekFacts {
   processes: Array<{ name: string; samples: Array<{ at: number; rssBytes: number }> }>;
   /** the week's wall window, epoch ms */
   window: { from: number; to: number };
-  ack: { idleMs: number[]; weekMs: number[]; failed: number };
+  /** answer times, ms: the web process's first window (cold), the idle window after it, the week's windows */
+  ack: { coldMs: number[]; idleMs: number[]; weekMs: number[]; failed: number };
 }
 
 const list = (xs: readonly string[], n = 5) =>
@@ -183,6 +184,12 @@ export function checkWeek(f: WeekFacts): InvariantRow[] {
       met: f.keysWithoutEnd.length === 0,
     },
     ...processRows(f),
+    {
+      figure: "webhook acknowledgement at 100 deliveries/s, a new web process's first 10 s (cold)",
+      target: "–",
+      measured: ms(f.ack.coldMs),
+      met: null,
+    },
     {
       figure: "webhook acknowledgement at 100 deliveries/s, idle",
       target: "p99 < 50 ms",

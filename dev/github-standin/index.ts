@@ -62,7 +62,14 @@ export {
 } from "./seed.js";
 export { mergeGroupPayload } from "./merge-group.js";
 export { pushPayload, type PushInput } from "./push.js";
-export { sendWebhook, SendWebhookOptions, type SendWebhookResult } from "./webhooks.js";
+export {
+  postDelivery,
+  sendWebhook,
+  signDelivery,
+  SendWebhookOptions,
+  type SendWebhookResult,
+  type SignedDelivery,
+} from "./webhooks.js";
 export {
   WebhookDeliveries,
   DELIVERY_TIMEOUT_MS,

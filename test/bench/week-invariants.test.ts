@@ -39,7 +39,7 @@ function good(): WeekFacts {
     ownKeys: 12,
     processes: [{ name: "web", samples: flat(0, [100, 100, 100, 100, 101, 101, 102, 102]) }],
     window: { from: 0, to: 8000 },
-    ack: { idleMs: [3, 4, 5], weekMs: [10, 20, 30], failed: 0 },
+    ack: { coldMs: [90, 4], idleMs: [3, 4, 5], weekMs: [10, 20, 30], failed: 0 },
   };
 }
 const verdicts = (f: WeekFacts) => Object.fromEntries(checkWeek(f).map((r) => [r.figure, r.met]));
@@ -51,7 +51,11 @@ const failing = (f: WeekFacts) =>
 describe("the week's invariants", () => {
   it("all hold on a good week", () => {
     expect(failing(good())).toEqual([]);
-    expect(Object.keys(verdicts(good()))).toHaveLength(10);
+    expect(Object.keys(verdicts(good()))).toHaveLength(11);
+    // the cold window is reported, with no target: a new process's first deliveries pay its warm-up
+    expect(
+      verdicts(good())["webhook acknowledgement at 100 deliveries/s, a new web process's first 10 s (cold)"],
+    ).toBe(null);
   });
 
   it("an open check run fails the first, also one the uninstall left: the reinstall must end it", () => {
@@ -110,7 +114,7 @@ describe("the week's invariants", () => {
     f.commandPlaces.push({ place: "conversation:r#1", commands: 1, answers: 2 });
     f.keysWithoutEnd.push("state:pr:o/r#1");
     f.processes[0]!.samples = flat(0, [100, 100, 100, 100, 105, 110, 115, 120]);
-    f.ack = { idleMs: [3, 60], weekMs: [10, 250], failed: 0 };
+    f.ack = { coldMs: [], idleMs: [3, 60], weekMs: [10, 250], failed: 0 };
     expect(failing(f)).toHaveLength(5);
   });
 
