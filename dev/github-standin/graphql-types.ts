@@ -53,7 +53,7 @@ const b64 = (s: string) => Buffer.from(s).toString("base64");
 /** The repository of a node id ({@link repoNodeId}), when its installation may read it. */
 function repoById(ctx: RouteContext, id: string): Repository | undefined {
   if (ctx.installationId === undefined) return undefined;
-  return ctx.state.repositoriesOf(ctx.installationId).find((r) => repoNodeId(r) === id);
+  return ctx.state.repositoryByNodeId(ctx.installationId, id);
 }
 
 /** The `Repository` object of `repo`. */

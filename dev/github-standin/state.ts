@@ -424,6 +424,19 @@ export class StandInState {
     return [...this.repos.values()].map((d) => d.repo).filter((r) => r.installationId === installationId);
   }
 
+  /**
+   * The repository of installation `installationId` whose node id ({@link repoNodeId}) is `id`: read from the
+   * id itself, one lookup whatever the number of repositories (the walk of an organization resolves 100 at a time).
+   */
+  repositoryByNodeId(installationId: number, id: string): Repository | undefined {
+    if (!id.startsWith("R_")) return undefined;
+    const full = Buffer.from(id.slice(2), "base64url").toString();
+    const slash = full.indexOf("/");
+    if (slash < 0) return undefined;
+    const repo = this.repos.get(key(full.slice(0, slash), full.slice(slash + 1)))?.repo;
+    return repo && repo.installationId === installationId && repoNodeId(repo) === id ? repo : undefined;
+  }
+
   /** @throws StandInStateError when the repository is unknown. */
   private data(owner: string, repo: string): RepoData {
     const d = this.repos.get(key(owner, repo));
