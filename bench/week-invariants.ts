@@ -68,23 +68,41 @@ export interface WeekFacts {
 const list = (xs: readonly string[], n = 5) =>
   xs.length > n ? `${xs.slice(0, n).join(", ")} …` : xs.join(", ");
 
-function checkRunsRows(f: WeekFacts): InvariantRow[] {
-  // the check runs the uninstall left unfinished count like the others: the reinstall ends them
-  const open = f.runs.filter((r) => r.status !== "completed");
-  const left = f.runs.filter((r) => r.leftByUninstall);
-  const leftEnded = left.filter((r) => r.status === "completed").length;
+/** Open pull requests whose newest head is not reported exactly once, with what its check runs show. */
+export function wronglyReported(f: WeekFacts): Array<{ key: string; headSha: string; why: string }> {
   const byHead = new Map<string, RunFact[]>();
   for (const r of f.runs) byHead.set(r.headSha, [...(byHead.get(r.headSha) ?? []), r]);
-  const wrong: string[] = [];
+  const wrong: Array<{ key: string; headSha: string; why: string }> = [];
   for (const h of f.openHeads) {
     const runs = byHead.get(h.headSha) ?? [];
     const reported = runs.filter((r) => r.status === "completed" && r.conclusion !== "cancelled");
     const twice = runs.some((r) => r.completions > 1 + (f.findingCommands.get(h.headSha) ?? 0));
     if (reported.length === 0 || reported.length > 1 + (f.rescans.get(h.headSha) ?? 0) || twice)
-      wrong.push(
-        `${h.key}@${h.headSha.slice(0, 8)} (${reported.length} reported${twice ? ", completed twice" : ""}; runs: ${runs.map((r) => r.conclusion ?? r.status).join(", ") || "none"})`,
-      );
+      wrong.push({
+        ...h,
+        why: `${reported.length} reported${twice ? ", completed twice" : ""}; runs: ${runs.map((r) => r.conclusion ?? r.status).join(", ") || "none"}`,
+      });
   }
+  return wrong;
+}
+
+/** Heads launched more often than allowed (once, plus each `/rescan`, plus the reinstall's relaunch), with the count. */
+export function launchedTwice(f: WeekFacts): Array<[string, number]> {
+  const perHead = new Map<string, number>();
+  for (const s of f.scans) perHead.set(s.commitHash, (perHead.get(s.commitHash) ?? 0) + 1);
+  // a head whose check run the uninstall left unfinished is launched once more by the reinstall, by design
+  // (src/scan/reinstall.ts: its scan was cancelled, or it never reached the service)
+  const reinstalled = new Set(f.runs.filter((r) => r.leftByUninstall).map((r) => r.headSha));
+  const allowed = (sha: string) => 1 + (f.rescans.get(sha) ?? 0) + (reinstalled.has(sha) ? 1 : 0);
+  return [...perHead].filter(([sha, n]) => n > allowed(sha));
+}
+
+function checkRunsRows(f: WeekFacts): InvariantRow[] {
+  // the check runs the uninstall left unfinished count like the others: the reinstall ends them
+  const open = f.runs.filter((r) => r.status !== "completed");
+  const left = f.runs.filter((r) => r.leftByUninstall);
+  const leftEnded = left.filter((r) => r.status === "completed").length;
+  const wrong = wronglyReported(f).map((h) => `${h.key}@${h.headSha.slice(0, 8)} (${h.why})`);
   return [
     {
       figure: "check runs completed",
@@ -102,13 +120,7 @@ function checkRunsRows(f: WeekFacts): InvariantRow[] {
 }
 
 function scanRows(f: WeekFacts): InvariantRow[] {
-  const perHead = new Map<string, number>();
-  for (const s of f.scans) perHead.set(s.commitHash, (perHead.get(s.commitHash) ?? 0) + 1);
-  // a head whose check run the uninstall left unfinished is launched once more by the reinstall, by design
-  // (src/scan/reinstall.ts: its scan was cancelled, or it never reached the service)
-  const reinstalled = new Set(f.runs.filter((r) => r.leftByUninstall).map((r) => r.headSha));
-  const allowed = (sha: string) => 1 + (f.rescans.get(sha) ?? 0) + (reinstalled.has(sha) ? 1 : 0);
-  const twice = [...perHead].filter(([sha, n]) => n > allowed(sha));
+  const twice = launchedTwice(f);
   const cancelledFinished = f.scans.filter((s) => s.cancelsAfterEndRead > 0);
   const unsettled = f.scans.filter((s) => s.finalStatus !== null && !s.settled);
   const settlements = f.scans.reduce((a, s) => a + (s.settled ? s.netCredits : 0), 0);

@@ -20,7 +20,14 @@ import { QUEUE_NAMES, REDIS_KEYS, redisKeyRegExp } from "../src/runtime/names.js
 import { seeded, sleep } from "./lib.js";
 import { childUrl, startChild, stopChild, waitForChildren, type BenchChild } from "./processes.js";
 import { countKinds, weekScenario, type WeekEvent } from "./week-scenario.js";
-import { checkWeek, type InvariantRow, type WeekFacts } from "./week-invariants.js";
+import {
+  checkWeek,
+  launchedTwice,
+  wronglyReported,
+  type InvariantRow,
+  type WeekFacts,
+} from "./week-invariants.js";
+import { tellHead } from "./week-stories.js";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- raw webhook payloads, edited in place
 type Payload = any;
@@ -39,6 +46,8 @@ export interface WeekPhaseOptions {
 /** What the week measured: the invariants' rows and the counts behind them. */
 export interface WeekResult {
   rows: InvariantRow[];
+  /** each failing head's timeline (bench/week-stories.ts) */
+  stories: string[];
   events: ReturnType<typeof countKinds>;
   deliveries: { sent: number; failed: number };
   workerKills: number;
@@ -552,8 +561,17 @@ export async function weekPhase(o: WeekPhaseOptions): Promise<WeekResult> {
       weekMs: week.flatMap((r) => r.ms),
       failed: cold.failed + idle.failed + week.reduce((a, r) => a + r.failed, 0),
     });
+    const stories = [
+      ...launchedTwice(f).map(([headSha, n]) => ({ headSha, why: `launched ${n} times` })),
+      ...wronglyReported(f).map((h) => ({ headSha: h.headSha, why: h.why })),
+      ...f.runs
+        .filter((r) => r.status !== "completed")
+        .map((r) => ({ headSha: r.headSha, why: `check run ${r.id} open` })),
+    ].map((h) => tellHead(w.h.github, w.h.sandbox.state, h, start));
+    for (const s of stories) o.log(s);
     return {
       rows: checkWeek(f),
+      stories,
       events: countKinds(events),
       deliveries: { sent: w.sent, failed: w.failed },
       workerKills: w.kills,
