@@ -52,7 +52,7 @@ export interface RestartFigures {
 
 /** New pull requests' first feedback (webhook sent → diffward's check run created on the stand-in), ms each. */
 export interface FeedbackFigures {
-  /** sent one after another, 0.5 s apart, while a state-lost reconciliation walks the organization */
+  /** sent one after another, 2 s apart, while a state-lost reconciliation walks the organization */
   duringWalk: number[];
   /** the same number sent the same way after the walk ended, with nothing else running */
   alone: number[];
@@ -167,8 +167,11 @@ async function firstFeedback(h: Harness, pull: BenchPull): Promise<number> {
 /**
  * First feedback while a walk runs: the state is lost again, a new process with workers starts, and its
  * reconciliation (a full sweep) runs while `n` new pull requests of a configured repository are opened
- * 0.5 s apart; then `n` more with nothing else running. First feedback is read from the stand-in's request
- * log: webhook sent → `POST /repos/{owner}/{repo}/check-runs` of the head received (ms, not a polling step).
+ * 2 s apart (the installation's write lane keeps GitHub's one second between two writes,
+ * `src/runtime/write-lane.ts`, and each pull request writes twice, its check run's creation and its scan id:
+ * closer pull requests would measure that wait); then `n` more with nothing else
+ * running. First feedback is read from the stand-in's request log: webhook sent → the head's
+ * `POST /repos/{owner}/{repo}/check-runs` received (ms, not a polling step).
  */
 async function feedbackRun(h: Harness, n: number): Promise<FeedbackFigures> {
   await flush(h.prefix);
@@ -191,14 +194,14 @@ async function feedbackRun(h: Harness, n: number): Promise<FeedbackFigures> {
     for (const p of pulls.slice(0, n)) {
       if (!walking) break;
       duringWalk.push(await firstFeedback(h, p));
-      await sleep(500);
+      await sleep(2_000);
     }
     await walk;
     const walkSeconds = (performance.now() - t0) / 1000;
     const alone: number[] = [];
     for (const p of pulls.slice(n, n + Math.max(duringWalk.length, 1))) {
       alone.push(await firstFeedback(h, p));
-      await sleep(500);
+      await sleep(2_000);
     }
     return { duringWalk, alone, walkSeconds };
   } finally {
