@@ -53,7 +53,7 @@ const WALK_CHUNK = 100;
  * a `.github/diffward.yml`, each open pull request whose newest head an earlier installation left without
  * its report ({@link leftHeads}). A head whose event came just before the uninstall, and whose job could no
  * longer create its check run, is decided now by its `pull-request` job, as the event would have been
- * ({@link decideAgain}). A head whose `diffward` check run the uninstall left unfinished:
+ * ({@link enqueueHead}). A head whose `diffward` check run the uninstall left unfinished:
  * - the check run is completed (`cancelled`, saying why), so every check run diffward created ends;
  * - the head is scanned again as an explicit request (`pull-request` job, nonce `reinstall-<installationId>`,
  *   job id per head): a redelivered `installation.created` or a second worker adds nothing, and the state's
@@ -170,7 +170,7 @@ async function resumeRepository(
   for (const head of left) {
     const { pr } = head;
     if (head.kind === "undecided") {
-      await decideAgain(rt, r, pr, at.d);
+      await enqueueHead(rt, r, pr, at.d, "decide");
       out.decided += 1;
       continue;
     }
@@ -189,7 +189,7 @@ async function resumeRepository(
       out.finished += 1;
       continue;
     }
-    await relaunch(rt, r, pr, at.d);
+    await enqueueHead(rt, r, pr, at.d, "relaunch");
     out.relaunched += 1;
   }
 }
@@ -301,33 +301,30 @@ function finishedConclusion(scanId: string) {
   };
 }
 
-/** The head's new scan: an explicit request, once per head and installation. */
-async function relaunch(rt: Runtime, r: RepoPart, pr: PullHead, d: ReinstallJobData): Promise<void> {
-  const data: PullRequestJobData = {
-    deliveryId: d.deliveryId,
-    action: "reinstall",
-    ...r,
-    ...pullHeadOf(pr, rt.now()),
-    explicit: { nonce: `reinstall-${d.installationId}` },
-  };
-  await addJob(rt, "pullRequest", data, {
-    jobId: jobId("reinstalled", d.installationId, r.owner, r.repo, pr.number, pr.headSha),
-  });
-}
-
 /**
- * The decision the uninstall left undone: the head's `pull-request` job, as its event would have been
- * (not an explicit request: every gate applies, a draft under `drafts: skip` included, with the debounce
- * window), once per head and installation (job id); a replay finds the head followed (a duplicate delivery).
+ * The head's `pull-request` job, once per head and installation (job id), in one of two ways:
+ * - `relaunch`: the new scan of a head whose check run the uninstall left unfinished, an explicit request
+ *   (nonce `reinstall-<installationId>`: a replayed job is a duplicate delivery);
+ * - `decide`: the decision the uninstall left undone, as the head's event would have been (not an explicit
+ *   request: every gate applies, a draft under `drafts: skip` included, with the debounce window); a replay
+ *   finds the head followed (a duplicate delivery).
  */
-async function decideAgain(rt: Runtime, r: RepoPart, pr: PullHead, d: ReinstallJobData): Promise<void> {
+async function enqueueHead(
+  rt: Runtime,
+  r: RepoPart,
+  pr: PullHead,
+  d: ReinstallJobData,
+  how: "relaunch" | "decide",
+): Promise<void> {
   const data: PullRequestJobData = {
     deliveryId: d.deliveryId,
     action: "reinstall",
     ...r,
     ...pullHeadOf(pr, rt.now()),
+    ...(how === "relaunch" ? { explicit: { nonce: `reinstall-${d.installationId}` } } : {}),
   };
+  const kind = how === "relaunch" ? "reinstalled" : "reinstall-decided";
   await addJob(rt, "pullRequest", data, {
-    jobId: jobId("reinstall-decided", d.installationId, r.owner, r.repo, pr.number, pr.headSha),
+    jobId: jobId(kind, d.installationId, r.owner, r.repo, pr.number, pr.headSha),
   });
 }
