@@ -1,5 +1,10 @@
 import type { Job } from "bullmq";
-import { withEffectiveDisclosure, type RepoConfig } from "../config/repo-config.js";
+import {
+  withEffectiveDisclosure,
+  type PolicySources,
+  type RaisedValue,
+  type RepoConfig,
+} from "../config/repo-config.js";
 import {
   decideReuse,
   parseMergeGroupRef,
@@ -118,7 +123,14 @@ export async function processMergeGroup(
       return plan.outcome;
     }
     if (config.kind !== "ok") throw new Error("unreachable: a scan plan needs a valid config");
-    const s = { state, config: config.config, why: plan.why, ref, authorLogin: read.reuse?.authorLogin };
+    const s = {
+      state,
+      config: config.config,
+      policy: { sources: config.sources, raised: config.raised },
+      why: plan.why,
+      ref,
+      authorLogin: read.reuse?.authorLogin,
+    };
     return startGroupScan(rt, octokit, d, s, log);
   });
 }
@@ -139,6 +151,8 @@ async function startGroupScan(
   s: {
     state: GroupState;
     config: RepoConfig;
+    /** where each policy value came from, and what the organization floor raised (shown by the report) */
+    policy: GroupPolicy;
     why: string;
     ref: MergeGroupRef | undefined;
     /** the named pull request's author when `reuse` read the pull request already */
@@ -188,7 +202,15 @@ async function startGroupScan(
   const presetRef = config.preset ?? rt.settings.defaultPreset;
   const lk = configLaunchKey(config, { headSha: d.headSha, mergeBase: d.baseSha, presetRef });
   const launchJobId = jobId("launch", lk);
-  const data = groupLaunchData(d, { config, gate, ref, checkRunId, presetRef, launchKey: lk });
+  const data = groupLaunchData(d, {
+    config,
+    gate,
+    ref,
+    checkRunId,
+    presetRef,
+    launchKey: lk,
+    policy: s.policy,
+  });
   await applyWrites(rt, d.installationId, [
     updateCheck(d, checkRunId, {
       status: "queued",
@@ -213,9 +235,10 @@ function groupLaunchData(
     checkRunId: number;
     presetRef: string;
     launchKey: string;
+    policy: GroupPolicy;
   },
 ): LaunchJobData {
-  const { config, gate } = l;
+  const { config, gate, policy } = l;
   return {
     ...repoContextOf(d),
     pullNumber: l.ref?.pullNumber ?? 0,
@@ -233,7 +256,15 @@ function groupLaunchData(
     explicit: false,
     config: withEffectiveDisclosure(config, { private: d.repoPrivate }),
     ...(gate.guidanceChange ? { guidanceChange: gate.guidanceChange } : {}),
+    ...(policy.raised?.length ? { floorRaised: policy.raised } : {}),
+    ...(policy.sources ? { policySources: policy.sources } : {}),
   };
+}
+
+/** The policy's sources as the configuration was loaded ({@link LoadedConfig}), carried to the report. */
+interface GroupPolicy {
+  sources?: PolicySources | undefined;
+  raised?: RaisedValue[] | undefined;
 }
 
 /** The login of the pull request's author, or "" when GitHub does not know the pull request. */

@@ -199,6 +199,9 @@ describe("merge queue: the diffward check on merge groups", () => {
     expect(run.conclusion).toBe("failure"); // the demo scenario's confirmed critical finding
     expect(run.output.summary).toContain("Merge group");
     expect(run.output.summary).toContain(`#${pr.number}`);
+    // the policy's parts name where each came from, as on a pull request's check run (mode: no file sets it)
+    expect(run.output.summary).toContain("| `failOn` | `high` | repository file (.github/diffward.yml) |");
+    expect(run.output.summary).toContain("| `mode` | `enforce` | default |");
     expect(run.annotations.length).toBeGreaterThan(0);
     expect(h.github.state.reviews(pr.owner, pr.repo)).toEqual([]);
     expect(h.github.state.reviewComments(pr.owner, pr.repo)).toEqual([]);
