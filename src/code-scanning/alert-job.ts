@@ -35,7 +35,7 @@ import { planAlertEvent, type AlertEventPlan } from "./alert-mapping.js";
 import { findingIdFromMessage } from "./sarif-log.js";
 import { heldDismissalNote } from "./held-dismissal-note.js";
 import { parseMergeGroupRef } from "../domain/merge-queue.js";
-import type { CodeOwnership } from "../domain/code-owner-approval.js";
+import { codeOwnersAudit, type CodeOwnership } from "../domain/code-owner-approval.js";
 import { parseLocation } from "../domain/location.js";
 import { getPull } from "../github/pulls.js";
 import { heldOwnersSentence } from "../render/code-owner-sentences.js";
@@ -119,8 +119,10 @@ export async function processAlertEvent(rt: Runtime, job: Job<AlertJobData>): Pr
   try {
     found = await readAlertFinding(octokit, tenant, d, config, log);
     if (typeof found === "string") return found;
-    const outcome = await resolveFromAlert(rt, { d, plan, config, role: actual, ...found }, log, tenant);
-    await auditAlert(rt, job, { d, plan, outcome }, found);
+    const resolved = await resolveFromAlert(rt, { d, plan, config, role: actual, ...found }, log, tenant);
+    const outcome = typeof resolved === "string" ? resolved : resolved.outcome;
+    const held = typeof resolved === "string" ? undefined : resolved.codeOwners;
+    await auditAlert(rt, job, { d, plan, outcome, ...(held ? { codeOwners: held } : {}) }, found);
     return outcome;
   } catch (error) {
     if (error instanceof ScannerApiError && !error.retryable) {
@@ -160,7 +162,13 @@ const ALERT_AUDIT_OUTCOMES: Partial<Record<AlertJobOutcome, AuditEntry["outcome"
 async function auditAlert(
   rt: Runtime,
   job: Job,
-  e: { d: AlertJobData; plan: Extract<AlertEventPlan, { kind: "set" }>; outcome: AlertJobOutcome },
+  e: {
+    d: AlertJobData;
+    plan: Extract<AlertEventPlan, { kind: "set" }>;
+    outcome: AlertJobOutcome;
+    /** a held dismissal's code owners, as its approval request keeps them */
+    codeOwners?: CodeOwnership;
+  },
   found: { detail: FindingDetail; ref: string | null } | undefined,
   refusal?: { why: string },
 ): Promise<void> {
@@ -190,6 +198,7 @@ async function auditAlert(
     source: "code-scanning",
     outcome,
     detail: `code scanning alert #${d.alertNumber}${refusal ? `: ${refusal.why}` : ""}`,
+    ...codeOwnersAudit(e.codeOwners),
   });
 }
 
@@ -260,7 +269,7 @@ async function resolveFromAlert(
   },
   log: Logger,
   tenant: NonNullable<Awaited<ReturnType<Runtime["scanner"]["forAccount"]>>>,
-): Promise<AlertJobOutcome> {
+): Promise<AlertJobOutcome | { outcome: "approval-requested"; codeOwners?: CodeOwnership }> {
   const { d, detail, ref } = a;
   const target = a.plan.target;
   // Two-person dismissals: a dismissal on GitHub by a user below `approvers` is held too.
@@ -270,8 +279,18 @@ async function resolveFromAlert(
     detail.resolutionStatus !== target.resolutionStatus &&
     needsApproval(approval, { status: target.resolutionStatus, severity: detail.severity, role: a.role })
   ) {
-    await holdAlertDismissal(rt, d, ref, detail, target, a.plan.note, approval, log, tenant);
-    return "approval-requested";
+    const codeOwners = await holdAlertDismissal(
+      rt,
+      d,
+      ref,
+      detail,
+      target,
+      a.plan.note,
+      approval,
+      log,
+      tenant,
+    );
+    return { outcome: "approval-requested", ...(codeOwners ? { codeOwners } : {}) };
   }
   const pull = pullOfRef(d, ref);
   if (!pull) return setFromAlert(a, log, tenant, detail);
@@ -365,6 +384,8 @@ function alertDecision(
  * sets the resolution and
  * dismisses the alert again (`syncAlertWithResolution`). On any other ref (a merge group's branch) no
  * request can be held: {@link traceHeldDismissal} says so. Never sets a resolution on the service.
+ * @returns the code owners the approval request keeps (none without `triage.approval.codeowners` or off a
+ * pull request's ref), for the audit entry.
  */
 async function holdAlertDismissal(
   rt: Runtime,
@@ -376,7 +397,7 @@ async function holdAlertDismissal(
   approval: Approval,
   log: Logger,
   tenant: NonNullable<Awaited<ReturnType<Runtime["scanner"]["forAccount"]>>>,
-): Promise<void> {
+): Promise<CodeOwnership | undefined> {
   const { approvers } = approval;
   const repo = { owner: d.owner, repo: d.repo };
   await applyWrites(rt, d.installationId, [
@@ -392,7 +413,7 @@ async function holdAlertDismissal(
     { finding: detail.id, status: target.resolutionStatus, severity: detail.severity },
     "dismissal on GitHub held for approval: alert reopened",
   );
-  if (!isDismissal(target.resolutionStatus)) return;
+  if (!isDismissal(target.resolutionStatus)) return undefined;
   const m = ref ? PULL_REF.exec(ref) : null;
   if (!m) {
     await traceHeldDismissal(
@@ -401,7 +422,7 @@ async function holdAlertDismissal(
       log,
       tenant,
     );
-    return;
+    return undefined;
   }
   const pull = { ...repo, pullNumber: Number(m[1]) };
   const key = pullKey(d.owner, d.repo, pull.pullNumber);
@@ -412,7 +433,7 @@ async function holdAlertDismissal(
     existing.requestedBy.toLowerCase() === d.senderLogin.toLowerCase() &&
     existing.resolutionStatus === target.resolutionStatus
   )
-    return;
+    return existing.codeOwners;
   const codeOwners = approval.codeowners ? await heldCodeOwners(rt, d, pull, detail, log) : undefined;
   await storeApprovalRequest(rt, key, {
     findingId: detail.id,
@@ -432,6 +453,7 @@ async function holdAlertDismissal(
   const text = heldForApprovalText(d, label, detail, target.resolutionStatus, approvers);
   const owners = heldOwnersSentence(codeOwners, approval.notify === true);
   await postInConversation(rt, d, pull, text + owners);
+  return codeOwners;
 }
 
 /**

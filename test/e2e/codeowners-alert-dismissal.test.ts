@@ -18,6 +18,7 @@ import {
   type ReportedPull,
 } from "../support/reported-pull.js";
 import * as commands from "../support/commands.js";
+import type { AuditEntry } from "../../src/stores/audit-log.js";
 
 const { openConfiguredPull, replyTo, setCodeowners, waitCommandJob, WRITER } = commands;
 
@@ -82,6 +83,14 @@ describe("code owners approve dismissals made in GitHub code scanning", () => {
     expect(held).toContain(NAMED);
     expect(held).not.toMatch(/(^|[^`])@Octo-Dana/); // named, not mentioned
     expect(sandboxFinding(h, pr, SECRET).resolutionStatus).toBe("NOT_STARTED");
+    // the held request's audit entry names the owners it was held for, as a held `/fp`'s does
+    const id = pr.byTitle.get(SECRET)!;
+    const audit: AuditEntry[] = [];
+    for await (const e of h.booted.rt.stores.audit.read({ repository: `${pr.owner}/${pr.repo}` }))
+      if (e.pullNumber === pr.pullNumber && e.findingId === id) audit.push(e);
+    expect(audit.map((e) => [e.action, e.outcome, e.source, e.codeOwners])).toEqual([
+      ["approval-request", "held", "code-scanning", ["@Octo-Dana"]],
+    ]);
 
     const outsider = await reply(pr, "/approve", MAINTAINER);
     expect(outsider).toContain(
