@@ -12,8 +12,10 @@ import { updateCheck } from "../github/writes.js";
 import { enqueueReport } from "../report/job.js";
 import { ScannerApiError } from "../scanner/errors.js";
 import type { ScanDetail } from "../scanner/schemas.js";
+import { syncBaselineSchedule } from "../baseline/index.js";
 import {
   addJob,
+  type BaselineJobData,
   type PollJobData,
   type PullRequestJobData,
   type ReinstallJobData,
@@ -22,7 +24,7 @@ import {
 import { pullHeadOf } from "../job-kit/types.js";
 import { applyWrites } from "../runtime/apply-writes.js";
 import { OwnerConfigs } from "../runtime/config-loader.js";
-import { jobId, pullKey } from "../runtime/names.js";
+import { baselineKey, jobId, pullKey } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
 
 /** What one reinstall found: check runs ended, heads enqueued for a new scan, finished scans not paid again. */
@@ -37,6 +39,8 @@ export interface ReinstallOutcome {
   finished: number;
   /** heads without a check run whose event the uninstall left undecided, now decided by a `pull-request` job */
   decided: number;
+  /** default-branch heads whose baseline the uninstall left unfinished, started again (`baseline-push` job) */
+  baselines: number;
 }
 
 /** A repository of the installation, as the jobs carry it. */
@@ -64,6 +68,9 @@ const WALK_CHUNK = 100;
  *   check run from the scan as it is ({@link reportFinished}: a `report` job, job id per installation and
  *   scan); when the service no longer has it (404) or the config is not valid, the check run is completed
  *   `neutral` naming the scan, and `/diffward rescan` reports the head anew.
+ * The default branch's head gets the same: a baseline check run the uninstall left unfinished ends and the
+ * baseline starts again ({@link resumeBaseline}); and a repository with `baseline.on: schedule` gets its
+ * schedule back (the uninstall ended it: its jobs named the removed installation).
  * Heads whose check runs completed before the uninstall, and pull requests diffward never followed, are
  * left alone: nothing diffward owed them was lost.
  * @throws GitHub errors of the repository listing (the job is retried; the walk's steps are idempotent).
@@ -71,7 +78,14 @@ const WALK_CHUNK = 100;
 export async function processReinstall(rt: Runtime, job: Job<ReinstallJobData>): Promise<ReinstallOutcome> {
   const d = job.data;
   const log = rt.log.child({ job: "reinstall", installation: d.installationId });
-  const out: ReinstallOutcome = { concluded: 0, relaunched: 0, reported: 0, finished: 0, decided: 0 };
+  const out: ReinstallOutcome = {
+    concluded: 0,
+    relaunched: 0,
+    reported: 0,
+    finished: 0,
+    decided: 0,
+    baselines: 0,
+  };
   await rt.stores.pulls.setInstallationRemoved(d.installationId, false);
   const octokit = await rt.octokit(d.installationId);
   const repos = await octokit.paginate(octokit.rest.apps.listReposAccessibleToInstallation, {
@@ -101,16 +115,20 @@ export async function processReinstall(rt: Runtime, job: Job<ReinstallJobData>):
         defaultBranch: repo.default_branch ?? "main",
       };
       const left = await leftHeads(rt, r, h, d.installedAt);
-      if (left.length === 0) continue;
+      const baseline = await leftBaseline(rt, r, h, d.installedAt);
       const owner = repo.owner.login;
       if (!configs.has(owner)) configs.set(owner, new OwnerConfigs(octokit, owner));
+      // the text the walk read costs no request (GitHub gives none for a binary or truncated file: REST then)
       const loaded =
         h.config !== "unread"
           ? await configs.get(owner)!.loadText(repo.name, h.config)
           : await configs.get(owner)!.load(repo.name);
       if (loaded.kind === "absent") continue;
       const config = loaded.kind === "ok" ? loaded.config : undefined;
-      await resumeRepository(rt, r, left, { d, config }, out);
+      // the uninstall ended the repository's baseline schedule (its jobs name the removed installation)
+      if (config) await syncBaselineSchedule(rt, r, config);
+      if (baseline) await resumeBaseline(rt, r, baseline, d, out);
+      if (left.length > 0) await resumeRepository(rt, r, left, { d, config }, out);
     }
   }
   log.info(out, "reinstalled: check runs left by the uninstall ended, heads scanned again");
@@ -194,6 +212,77 @@ async function resumeRepository(
   }
 }
 
+/**
+ * diffward's latest check run on the default branch's head (a baseline) when an earlier installation left it
+ * unfinished: diffward's baseline state of the repository names another installation; without a state, the
+ * check run started before the installation was created.
+ */
+async function leftBaseline(
+  rt: Runtime,
+  r: RepoPart,
+  h: RepoHeads,
+  installedAt: string,
+): Promise<{ headSha: string; run: FoundCheckRun } | undefined> {
+  const run = h.defaultHead && unfinished(h.defaultHead.runs);
+  if (!h.defaultHead || !run) return undefined;
+  const state = await rt.stores.baselines.get(baselineKey(r.owner, r.repo));
+  const earlier = state
+    ? state.installationId !== r.installationId
+    : Boolean(run.startedAt && Date.parse(run.startedAt) < Date.parse(installedAt));
+  return earlier ? { headSha: h.defaultHead.sha, run } : undefined;
+}
+
+/**
+ * Ends a baseline check run the uninstall left unfinished and starts the head's baseline again: the check run
+ * is completed (`cancelled`; `neutral` naming the scan when it had finished `COMPLETED`, which is not paid for
+ * again), diffward's baseline state is handed to the new installation under the baseline's lock (as a
+ * concluded start, so the new start is not taken for a duplicate), and a `baseline-push` start of the head is
+ * added (job id per installation and commit: a redelivery or a second worker adds none). That start applies
+ * `baseline.on` (a scheduled baseline waits for its schedule), the spend caps and the credit budget.
+ * @throws the service's errors other than 404 on the scan's read (the reinstall job is retried).
+ */
+async function resumeBaseline(
+  rt: Runtime,
+  r: RepoPart,
+  left: { headSha: string; run: FoundCheckRun },
+  d: ReinstallJobData,
+  out: ReinstallOutcome,
+): Promise<void> {
+  const { headSha, run } = left;
+  const finished = run.externalId ? await finishedScan(rt, r, run.externalId) : undefined;
+  const key = baselineKey(r.owner, r.repo);
+  await rt.stores.pulls.withPullLock(key, async () => {
+    const state = await rt.stores.baselines.get(key);
+    if (state && state.installationId === r.installationId) return;
+    await rt.stores.baselines.set(key, {
+      installationId: r.installationId,
+      owner: r.owner,
+      repo: r.repo,
+      branch: r.defaultBranch,
+      headSha,
+      concluded: true,
+    });
+  });
+  await applyWrites(rt, r.installationId, [
+    updateCheck(r, run.id, finished ? finishedConclusion(run.externalId!) : cancelledConclusion(true)),
+  ]);
+  out.concluded += 1;
+  if (finished) {
+    out.finished += 1;
+    return;
+  }
+  const data: BaselineJobData = {
+    ...r,
+    trigger: "push",
+    headSha,
+    deliveryId: `reinstall-${d.installationId}`,
+  };
+  await addJob(rt, "baselinePush", data, {
+    jobId: jobId("reinstall-baseline", d.installationId, r.owner, r.repo, headSha),
+  });
+  out.baselines += 1;
+}
+
 /** A scan that finished `COMPLETED`, as the service still has it, with the project it is in. */
 interface FinishedScan {
   scan: ScanDetail;
@@ -274,7 +363,12 @@ async function reportFinished(
   await enqueueReport(rt, data, scan, jobId("reinstall-report", r.installationId, scanId));
 }
 
-function cancelledConclusion() {
+/** The conclusion of a check run whose scan the uninstall cancelled; `baseline` for a default branch's head. */
+function cancelledConclusion(baseline = false) {
+  const next = baseline
+    ? "the default branch's baseline is started again (a scheduled baseline at its next run), in a new " +
+      "`diffward` check run."
+    : "this commit is scanned anew in a new `diffward` check run.";
   return {
     status: "completed" as const,
     conclusion: "cancelled" as const,
@@ -282,7 +376,7 @@ function cancelledConclusion() {
       title: "Cancelled: diffward was uninstalled",
       summary:
         "diffward was uninstalled while this commit was being scanned, and its scan was cancelled. The app was " +
-        "installed again: this commit is scanned anew in a new `diffward` check run.",
+        `installed again: ${next}`,
     },
   };
 }

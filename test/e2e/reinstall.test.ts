@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHarness, type Harness } from "../../dev/harness/harness.js";
 import { webhookExample } from "../../dev/harness/examples.js";
 import { demoConfig } from "../../dev/harness/demo-repo.js";
-import { jobId, pullKey } from "../../src/runtime/names.js";
+import { pushPayload } from "../../dev/github-standin/index.js";
+import { baselineSchedulerId, jobId, pullKey } from "../../src/runtime/names.js";
 import { type Payload, checkRuns, completedRun, openPull, pushPull, sha } from "../support/pr.js";
 
 /**
@@ -11,7 +12,7 @@ import { type Payload, checkRuns, completedRun, openPull, pushPull, sha } from "
  * unfinished end, and their heads are scanned once more, once. Real sequences: signed webhook examples, the
  * GitHub stand-in, the sandbox over HTTP, a real Redis.
  */
-const LONG = new Set([sha(3001), sha(3011)]);
+const LONG = new Set([sha(3001), sha(3011), sha(3061)]);
 /** a head whose scan runs 6 s: it finishes while diffward is uninstalled */
 const FINISHES = sha(3021);
 const ranLong = new Set<string>();
@@ -282,5 +283,68 @@ describe("reinstalling the app after an uninstall", () => {
     expect(checkRuns(h, pr.owner, pr.repo, first)).toHaveLength(1);
     expect(launchedFor(draftHead)).toHaveLength(0);
     expect(checkRuns(h, draft.owner, draft.repo)).toHaveLength(0);
+  });
+  it("a baseline in flight at the uninstall ends, and starts again after the reinstall; a baseline schedule comes back", async () => {
+    const head = sha(3061);
+    const repo = `reinstall-${++n}`;
+    const config = demoConfig("baseline:\n  on: push\n  preset: full-standard");
+    const pr = await openPull(h, { head: sha(3060), repo, config, installationId: 87_001, send: false });
+    const scheduled = demoConfig("baseline:\n  on: schedule\n  schedule: weekly\n  preset: full-standard");
+    const other = await openPull(h, {
+      head: sha(3069),
+      repo: `${repo}-scheduled`,
+      config: scheduled,
+      installationId: 87_001,
+      send: false,
+    });
+    const push = pushPayload(h.github.state, {
+      owner: pr.owner,
+      repo: pr.repo,
+      after: head,
+      before: sha(3060),
+    });
+    expect((await h.send("push", push)).status).toBe(200);
+    const left = await h.waitFor(
+      () => checkRuns(h, pr.owner, pr.repo, head).find((c) => c.status === "in_progress" && c.externalId),
+      15_000,
+      "the baseline scan in flight",
+    );
+    // the scheduled repository's schedule as its push started it, under the earlier installation
+    const schedulePush = pushPayload(h.github.state, {
+      owner: other.owner,
+      repo: other.repo,
+      after: sha(3068),
+      before: sha(3069),
+    });
+    expect((await h.send("push", schedulePush)).status).toBe(200);
+    const schedulerId = baselineSchedulerId(other.owner, other.repo);
+    await h.waitFor(
+      async () => (await h.booted.rt.queues.events.getJobScheduler(schedulerId)) ?? undefined,
+      10_000,
+      "the baseline schedule",
+    );
+    const created = await reinstall(pr.owner, 87_001, 87_002);
+    expect(h.sandbox.state.statusOf(launchedFor(head)[0]!)).toBe("CANCELLED");
+    // the uninstall's schedule ends with its next job, which names the removed installation
+    await h.booted.rt.queues.events.removeJobScheduler(schedulerId);
+    await h.send("installation", created, randomUUID());
+    const fresh = await h.waitFor(
+      () => checkRuns(h, pr.owner, pr.repo, head).find((c) => c.id !== left.id && c.status === "completed"),
+      30_000,
+      "the baseline's new check run completed",
+    );
+    expect(fresh.output.summary).toContain("**Baseline**");
+    const old = checkRuns(h, pr.owner, pr.repo, head).find((c) => c.id === left.id)!;
+    expect(old.status).toBe("completed");
+    expect(old.conclusion).toBe("cancelled");
+    expect(old.output.summary).toContain("baseline is started again");
+    expect(launchedFor(head)).toHaveLength(2);
+    const schedule = await h.booted.rt.queues.events.getJobScheduler(schedulerId);
+    expect(schedule?.template?.data).toMatchObject({ installationId: 87_002, trigger: "schedule" });
+    // a redelivered installation.created starts nothing more
+    await h.send("installation", created, randomUUID());
+    await new Promise((r) => setTimeout(r, 3_000));
+    expect(launchedFor(head)).toHaveLength(2);
+    expect(checkRuns(h, pr.owner, pr.repo, head)).toHaveLength(2);
   });
 });
