@@ -2,6 +2,7 @@ import type { EmitterWebhookEvent, EmitterWebhookEventName } from "@octokit/webh
 import type { Logger } from "pino";
 import { addJob, type JobData, type JobKind, type RepoContext } from "../job-catalogue/index.js";
 import { type DeliveryLedger } from "../stores/delivery-ledger.js";
+import type { PullStateStore } from "../stores/pull-state.js";
 import type { Runtime } from "../runtime/runtime.js";
 
 /** What handlers need: only the queues (and a logger). */
@@ -14,6 +15,8 @@ export interface HandlerDeps {
    * not handled again; without it only the job ids (kept while the job record is) dedupe redeliveries
    */
   deliveries?: Pick<DeliveryLedger, "accept" | "isAccepted">;
+  /** notes a close as it arrives (`src/stores/pull-state.ts` `noteClose`), so a launch not yet sent stops */
+  closes?: Pick<PullStateStore, "noteClose">;
   log?: Logger;
 }
 
@@ -22,7 +25,13 @@ export function handlerDeps(
   rt: Pick<Runtime, "queues" | "redis" | "stores" | "settings">,
   log?: Logger,
 ): HandlerDeps {
-  return { queues: rt.queues, redis: rt.redis, deliveries: rt.stores.deliveries, ...(log ? { log } : {}) };
+  return {
+    queues: rt.queues,
+    redis: rt.redis,
+    deliveries: rt.stores.deliveries,
+    closes: rt.stores.pulls,
+    ...(log ? { log } : {}),
+  };
 }
 
 /**

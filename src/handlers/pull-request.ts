@@ -1,5 +1,5 @@
 import type { PullClosedJobData, PullRequestJobData } from "../job-catalogue/index.js";
-import { jobId } from "../runtime/names.js";
+import { jobId, pullKey } from "../runtime/names.js";
 import type { EventHandler } from "./deps.js";
 import { enqueueEvent, repoContext } from "./deps.js";
 
@@ -41,7 +41,7 @@ export const onPullRequest: EventHandler<PullRequestEvent> = async (deps, contex
 /** A pull request closed, merged or not (GitHub "Webhook events and payloads", `pull_request`). */
 type ClosedEvent = "pull_request.closed";
 
-/** `pull_request.closed`: enqueue the cancellation of its scan. */
+/** `pull_request.closed`: notes the close (a launch not yet sent stops), then enqueues the cancellation of its scan. */
 export const onPullRequestClosed: EventHandler<ClosedEvent> = async (deps, context, installationId) => {
   const { payload } = context;
   const data: PullClosedJobData = {
@@ -51,5 +51,7 @@ export const onPullRequestClosed: EventHandler<ClosedEvent> = async (deps, conte
     headSha: payload.pull_request.head.sha,
     updatedAt: payload.pull_request.updated_at,
   };
+  if (data.updatedAt)
+    await deps.closes?.noteClose(pullKey(data.owner, data.repo, data.pullNumber), data.updatedAt);
   await enqueueEvent(deps, "pullClosed", data, jobId("closed", context.id));
 };

@@ -33,7 +33,9 @@ export function targetKey(d: TargetData): string {
 
 /**
  * Whether a launch is still wanted (called under the target's lock): a pull request that is open, on this
- * head and with this launch key (explicit requests too); a merge group not
+ * head and with this launch key (explicit requests too), and whose close was not received after the event it
+ * follows (noted by the webhook handler, `noteClose` in `src/stores/pull-state.ts`: the close's job may still wait for
+ * the lock); a merge group not
  * destroyed and with this launch key; a baseline still on this commit and launch key (a newer push moved it).
  */
 export async function launchWanted(rt: Runtime, d: LaunchJobData): Promise<boolean> {
@@ -45,8 +47,11 @@ export async function launchWanted(rt: Runtime, d: LaunchJobData): Promise<boole
     const g = await rt.stores.pulls.getGroup(targetKey(d));
     return Boolean(g && !g.destroyed && g.launchKey === d.launchKey);
   }
-  const pr = await rt.stores.pulls.getPull(targetKey(d));
-  return Boolean(pr && !pr.closed && pr.headSha === d.headSha && pr.launchKey === d.launchKey);
+  const key = targetKey(d);
+  const pr = await rt.stores.pulls.getPull(key);
+  if (!pr || pr.closed || pr.headSha !== d.headSha || pr.launchKey !== d.launchKey) return false;
+  // a close received after the followed event, whose job has not run yet
+  return !(await rt.stores.pulls.closedSince(key, pr.updatedAt));
 }
 
 /**

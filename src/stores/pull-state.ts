@@ -103,6 +103,8 @@ export const SWEPT_MARKER_TTL_SECONDS = 60 * 60 * 24 * 90;
 
 /** How long a pull request's state and its check runs' owners are kept, in seconds (90 days). */
 const PULL_TTL_SECONDS = 60 * 60 * 24 * 90;
+/** How long a close is noted ({@link PullStateStore.noteClose}): longer than any launch waits. */
+const CLOSE_NOTE_TTL_SECONDS = 60 * 60 * 24 * 7;
 
 /**
  * diffward's pull request and merge group state beside BullMQ's own keys. Every key starts with `prefix` so
@@ -274,6 +276,36 @@ export class PullStateStore {
 
   async isInstallationRemoved(installationId: number): Promise<boolean> {
     return (await this.redis.exists(this.#k("uninstalled", installationId))) === 1;
+  }
+
+  /**
+   * Notes a `pull_request.closed` delivery when the webhook arrives, before its job runs (that job waits for
+   * the pull request's lock, which the job of an earlier event may hold): the close's `updated_at`, the latest
+   * of them kept, for 7 days. A launch of an earlier event reads it before it spends ({@link closedSince}).
+   */
+  async noteClose(key: string, updatedAt: string): Promise<void> {
+    const at = Date.parse(updatedAt);
+    if (Number.isNaN(at)) return;
+    // the latest close wins: deliveries are not ordered
+    await this.redis.eval(
+      "local cur = redis.call('GET', KEYS[1]) " +
+        "if (not cur) or tonumber(cur) < tonumber(ARGV[1]) then redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2]) " +
+        "else redis.call('EXPIRE', KEYS[1], ARGV[2]) end return 1",
+      1,
+      this.#k("closed-at", key),
+      String(at),
+      String(CLOSE_NOTE_TTL_SECONDS),
+    );
+  }
+
+  /**
+   * Whether a close of the pull request was received after `updatedAt` (the `updated_at` of the event whose
+   * head the state follows, ISO 8601): GitHub counts whole seconds, so a close in the same second is not after.
+   */
+  async closedSince(key: string, updatedAt: string | undefined): Promise<boolean> {
+    const noted = await this.redis.get(this.#k("closed-at", key));
+    if (noted === null || updatedAt === undefined) return false;
+    return Number(noted) > Date.parse(updatedAt);
   }
 
   /**

@@ -350,6 +350,42 @@ describe("pull-request lifecycle under real event sequences", () => {
     }
   });
 
+  it("a close received while its job waits stops the launch not sent yet; the close's job then ends the check run", async () => {
+    const head = sha(1091);
+    const config = demoConfig().replace("debounceSeconds: 0", "debounceSeconds: 2");
+    const pr = await openPull(h, { head, repo: repo(), config });
+    await h.waitFor(() => checkRuns(h, pr.owner, pr.repo, head).length === 1, 10_000, "queued check run");
+    // the close's job waits (behind the lock an earlier event's job holds, or a backlog): the events queue is
+    // paused, the launch queue is not
+    const events = h.booted.rt.queues.events;
+    await events.pause();
+    try {
+      await h.send("pull_request", pullEvent(pr, "closed", head));
+      const launch = await h.waitFor(
+        async () => {
+          const pull = await h.booted.rt.stores.pulls.getPull(pullKey(pr.owner, pr.repo, pr.number));
+          const job = pull?.launchJobId
+            ? await h.booted.rt.queues.launch.getJob(pull.launchJobId)
+            : undefined;
+          return job?.finishedOn ? job : undefined;
+        },
+        15_000,
+        "the delayed launch ran",
+      );
+      expect(launch.returnvalue).toBe("superseded");
+      expect(launchedFor(head)).toHaveLength(0);
+    } finally {
+      await events.resume();
+    }
+    const run = await h.waitFor(
+      () => checkRuns(h, pr.owner, pr.repo, head).find((c) => c.status === "completed"),
+      15_000,
+      "the close's job ended the check run",
+    );
+    expect(run.conclusion).toBe("cancelled");
+    expect(launchedFor(head)).toHaveLength(0);
+  });
+
   // Last: every pull request of this file shares the webhook example's installation id.
   it("uninstalling during the debounce window launches nothing", async () => {
     const head = sha(1031);

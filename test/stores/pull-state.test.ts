@@ -64,3 +64,25 @@ describe("a pull request's and a merge group's state (real Redis)", () => {
     await expect(state.getCheckRunOwner("o", "r", 9)).rejects.toThrow(StoredRecordError);
   });
 });
+
+describe("a close noted as it arrives (real Redis)", () => {
+  const state = new PullStateStore(redis, prefix);
+
+  it("is after an event of an earlier second, not of the same one; the latest close wins, with an end", async () => {
+    const key = "o/r#40";
+    expect(await state.closedSince(key, "2026-11-29T01:00:00Z")).toBe(false);
+    await state.noteClose(key, "2026-11-29T01:00:05Z");
+    expect(await state.closedSince(key, "2026-11-29T01:00:04Z")).toBe(true);
+    expect(await state.closedSince(key, "2026-11-29T01:00:05Z")).toBe(false); // GitHub counts whole seconds
+    // a reopen's event comes after the close: its launch is wanted
+    expect(await state.closedSince(key, "2026-11-29T01:00:09Z")).toBe(false);
+    // an older close delivered late does not move the note back
+    await state.noteClose(key, "2026-11-29T00:59:00Z");
+    expect(await state.closedSince(key, "2026-11-29T01:00:04Z")).toBe(true);
+    await state.noteClose(key, "2026-11-29T01:00:30Z");
+    expect(await state.closedSince(key, "2026-11-29T01:00:20Z")).toBe(true);
+    expect(await redis.pttl(`${prefix}:closed-at:${key}`)).toBeGreaterThan(6 * 24 * 3600 * 1000);
+    // no updated_at on the followed state (an old record): nothing is stopped
+    expect(await state.closedSince(key, undefined)).toBe(false);
+  });
+});
