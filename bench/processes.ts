@@ -17,6 +17,8 @@ export const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 /** One line a child prints once a second (`process.memoryUsage().rss` in bytes, `process.cpuUsage()` in µs). */
 export interface Sample {
   rssBytes: number;
+  /** `process.memoryUsage().heapUsed`: V8's heap in use at the sample, garbage not yet collected included */
+  heapUsedBytes?: number;
   cpuUserUs: number;
   cpuSystemUs: number;
   /** epoch ms */

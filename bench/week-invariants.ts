@@ -58,7 +58,10 @@ export interface WeekFacts {
   keysWithoutEnd: string[];
   ownKeys: number;
   /** per process: its RSS samples over the week */
-  processes: Array<{ name: string; samples: Array<{ at: number; rssBytes: number }> }>;
+  processes: Array<{
+    name: string;
+    samples: Array<{ at: number; rssBytes: number; heapUsedBytes?: number }>;
+  }>;
   /** the week's wall window, epoch ms */
   window: { from: number; to: number };
   /** answer times, ms: the web process's first window (cold), the idle window after it, the week's windows */
@@ -153,23 +156,57 @@ export function rssGrowth(
   from: number,
   to: number,
 ): number {
-  const q = (to - from) / 4;
-  const mean = (a: number, b: number) => {
-    const xs = samples.filter((s) => s.at >= a && s.at < b).map((s) => s.rssBytes);
-    return xs.length ? xs.reduce((x, y) => x + y, 0) / xs.length : Number.NaN;
-  };
-  return mean(from + 3 * q, to + 1) / mean(from + q, from + 2 * q) - 1;
+  const [second, last] = quarters(samples, from, to, (s) => s.rssBytes, mean);
+  return last / second - 1;
 }
 
+/**
+ * A quarter's figure of the samples in the second and in the last quarter of the window: `of` reads a sample's
+ * value (`undefined`: left out), `figure` reduces the quarter's values (`NaN` for none).
+ */
+function quarters<S extends { at: number }>(
+  samples: readonly S[],
+  from: number,
+  to: number,
+  of: (s: S) => number | undefined,
+  figure: (xs: number[]) => number,
+): [number, number] {
+  const q = (to - from) / 4;
+  const values = (a: number, b: number) =>
+    samples.filter((s) => s.at >= a && s.at < b).flatMap((s) => (of(s) === undefined ? [] : [of(s)!]));
+  return [figure(values(from + q, from + 2 * q)), figure(values(from + 3 * q, to + 1))];
+}
+
+const mean = (xs: number[]) => (xs.length ? xs.reduce((x, y) => x + y, 0) / xs.length : Number.NaN);
+const lowest = (xs: number[]) => (xs.length ? Math.min(...xs) : Number.NaN);
+const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MB`;
+
 function processRows(f: WeekFacts): InvariantRow[] {
-  return f.processes.map((p) => {
+  return f.processes.flatMap((p) => {
     const g = rssGrowth(p.samples, f.window.from, f.window.to);
-    return {
-      figure: `RSS growth, ${p.name}: last quarter ÷ second quarter − 1`,
-      target: "< 10 %",
-      measured: Number.isFinite(g) ? `${(100 * g).toFixed(1)} %` : "no samples in a quarter",
-      met: Number.isFinite(g) && g < 0.1,
-    };
+    const [rss2, rss4] = quarters(p.samples, f.window.from, f.window.to, (s) => s.rssBytes, mean);
+    // the heap's floor: its lowest sample in a quarter, after the collections in it (what stays live)
+    const [heap2, heap4] = quarters(p.samples, f.window.from, f.window.to, (s) => s.heapUsedBytes, lowest);
+    return [
+      {
+        figure: `RSS growth, ${p.name}: last quarter ÷ second quarter − 1`,
+        target: "< 10 %",
+        measured: Number.isFinite(g)
+          ? `${(100 * g).toFixed(1)} % (${mb(rss2)} → ${mb(rss4)})`
+          : "no samples in a quarter",
+        met: Number.isFinite(g) && g < 0.1,
+      },
+      ...(Number.isFinite(heap2) && Number.isFinite(heap4)
+        ? [
+            {
+              figure: `V8 heap in use, lowest sample, ${p.name}: second quarter → last quarter`,
+              target: "–",
+              measured: `${mb(heap2)} → ${mb(heap4)} (${(100 * (heap4 / heap2 - 1)).toFixed(1)} %)`,
+              met: null,
+            },
+          ]
+        : []),
+    ];
   });
 }
 

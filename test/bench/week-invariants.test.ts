@@ -122,4 +122,18 @@ describe("the week's invariants", () => {
     expect(rssGrowth(flat(0, [50, 50, 100, 100, 100, 100, 110, 110]), 0, 8000)).toBeCloseTo(0.1);
     expect(rssGrowth([], 0, 8000)).toBeNaN();
   });
+
+  it("the heap's floor per quarter is told beside the RSS row, without a target", () => {
+    const f = good();
+    const heaps = [40, 30, 35, 20, 45, 44, 60, 24];
+    f.processes[0]!.samples = flat(0, [100, 100, 100, 100, 101, 101, 102, 102]).map((s, i) => ({
+      ...s,
+      heapUsedBytes: heaps[i]! * 2 ** 20,
+    }));
+    const rows = checkWeek(f).filter((r) => /^(RSS growth|V8 heap)/.test(r.figure));
+    expect(rows.map((r) => [r.measured, r.met])).toEqual([
+      ["2.0 % (100 MB → 102 MB)", true],
+      ["20 MB → 24 MB (20.0 %)", null],
+    ]);
+  });
 });
