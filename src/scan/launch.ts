@@ -26,6 +26,7 @@ import { findLaunchedScan, withdrawLaunch } from "./unknown-launch.js";
 import { addJob, type LaunchJobData, type PollJobData } from "../job-catalogue/index.js";
 import { repoContextOf } from "../job-kit/types.js";
 import { isBaselineScan, isGroupScan, launchWanted, rememberScan, targetKey } from "../job-kit/target.js";
+import { endLaunchOfClosed } from "./lifecycle.js";
 
 export { renderServiceError } from "./decide-launch.js";
 
@@ -189,6 +190,8 @@ async function launchLocked(
     if (start.why === "unwanted")
       log.info("launch no longer wanted (newer head, closed, destroyed or replaced): nothing spent");
     else log.info("installation removed while the launch waited: nothing spent");
+    // a close noted when it arrived, whose job has not ended this launch's check run
+    if (start.why === "unwanted" && !isGroupScan(d) && !isBaselineScan(d)) await endLaunchOfClosed(rt, d);
     await releaseCap(rt, job);
     return "superseded";
   }

@@ -5,7 +5,7 @@ import { applyWrites } from "../runtime/apply-writes.js";
 import { pullStateAt } from "../stores/pull-state.js";
 import { cancelFollowedScan } from "./cancel-scan.js";
 import { checkRunCompleted, planStopWrites, stopCurrent } from "./supersede.js";
-import type { PullClosedJobData, UninstallJobData } from "../job-catalogue/index.js";
+import type { LaunchJobData, PullClosedJobData, UninstallJobData } from "../job-catalogue/index.js";
 
 /**
  * A closed pull request cancels its scan (or its launch still waiting in the debounce window) and
@@ -40,6 +40,31 @@ export async function processPullClosed(
     await rt.stores.pulls.setPull(key, { ...rest, closed: true, ...(updatedAt ? { updatedAt } : {}) });
     return "cancelled";
   });
+}
+
+/**
+ * Ends the launch of a pull request whose close was noted when it arrived, after the event the state follows
+ * (`closedSince`), while the state is not closed yet: the close's job has not run, or an event older than the
+ * close (an explicit request, which is never stale) ran after it and followed the head again. Called by the
+ * launch job under the pull request's lock, in place of the close's job for this launch: the check run is
+ * concluded `cancelled` as closed unless completed, and the state is marked closed at the close's `updated_at`,
+ * so the close's job, when it runs, finds nothing left to do.
+ * @returns whether the launch was ended so.
+ */
+export async function endLaunchOfClosed(
+  rt: Runtime,
+  d: Pick<LaunchJobData, "installationId" | "owner" | "repo" | "pullNumber" | "headSha" | "launchKey">,
+): Promise<boolean> {
+  const key = pullKey(d.owner, d.repo, d.pullNumber);
+  const prev = await rt.stores.pulls.getPull(key);
+  if (!prev || prev.closed || prev.headSha !== d.headSha || prev.launchKey !== d.launchKey) return false;
+  const closedAt = await rt.stores.pulls.closeNotedAt(key);
+  if (!closedAt || !(await rt.stores.pulls.closedSince(key, prev.updatedAt))) return false;
+  if (prev.checkRunId !== undefined && !(await checkRunCompleted(rt, prev)))
+    await applyWrites(rt, d.installationId, planStopWrites(prev, { kind: "closed" }));
+  const { scanId: _s, launchKey: _l, launchJobId: _j, ...rest } = prev;
+  await rt.stores.pulls.setPull(key, { ...rest, closed: true, updatedAt: closedAt });
+  return true;
 }
 
 /**

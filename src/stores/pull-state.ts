@@ -298,14 +298,20 @@ export class PullStateStore {
     );
   }
 
+  /** The `updated_at` of the latest close noted ({@link noteClose}), ISO 8601, if any. */
+  async closeNotedAt(key: string): Promise<string | undefined> {
+    const noted = await this.redis.get(this.#k("closed-at", key));
+    return noted === null ? undefined : new Date(Number(noted)).toISOString();
+  }
+
   /**
    * Whether a close of the pull request was received after `updatedAt` (the `updated_at` of the event whose
    * head the state follows, ISO 8601): GitHub counts whole seconds, so a close in the same second is not after.
    */
   async closedSince(key: string, updatedAt: string | undefined): Promise<boolean> {
-    const noted = await this.redis.get(this.#k("closed-at", key));
-    if (noted === null || updatedAt === undefined) return false;
-    return Number(noted) > Date.parse(updatedAt);
+    const noted = await this.closeNotedAt(key);
+    if (noted === undefined || updatedAt === undefined) return false;
+    return Date.parse(noted) > Date.parse(updatedAt);
   }
 
   /**

@@ -350,11 +350,17 @@ describe("pull-request lifecycle under real event sequences", () => {
     }
   });
 
-  it("a close received while its job waits stops the launch not sent yet; the close's job then ends the check run", async () => {
-    const head = sha(1091);
+  it("a close received while its job waits stops the launch not sent yet, which ends the check run as closed", async () => {
+    const head = sha(1101);
     const config = demoConfig().replace("debounceSeconds: 0", "debounceSeconds: 2");
     const pr = await openPull(h, { head, repo: repo(), config });
+    const key = pullKey(pr.owner, pr.repo, pr.number);
     await h.waitFor(() => checkRuns(h, pr.owner, pr.repo, head).length === 1, 10_000, "queued check run");
+    const launchJobId = await h.waitFor(
+      async () => (await h.booted.rt.stores.pulls.getPull(key))?.launchJobId,
+      10_000,
+      "the launch waiting in its debounce window",
+    );
     // the close's job waits (behind the lock an earlier event's job holds, or a backlog): the events queue is
     // paused, the launch queue is not
     const events = h.booted.rt.queues.events;
@@ -363,10 +369,7 @@ describe("pull-request lifecycle under real event sequences", () => {
       await h.send("pull_request", pullEvent(pr, "closed", head));
       const launch = await h.waitFor(
         async () => {
-          const pull = await h.booted.rt.stores.pulls.getPull(pullKey(pr.owner, pr.repo, pr.number));
-          const job = pull?.launchJobId
-            ? await h.booted.rt.queues.launch.getJob(pull.launchJobId)
-            : undefined;
+          const job = await h.booted.rt.queues.launch.getJob(launchJobId);
           return job?.finishedOn ? job : undefined;
         },
         15_000,
@@ -374,15 +377,22 @@ describe("pull-request lifecycle under real event sequences", () => {
       );
       expect(launch.returnvalue).toBe("superseded");
       expect(launchedFor(head)).toHaveLength(0);
+      // the launch ended the check run as the close's job would have
+      const run = checkRuns(h, pr.owner, pr.repo, head)[0]!;
+      expect(run.status).toBe("completed");
+      expect(run.conclusion).toBe("cancelled");
+      expect((await h.booted.rt.stores.pulls.getPull(key))?.closed).toBe(true);
     } finally {
       await events.resume();
     }
-    const run = await h.waitFor(
-      () => checkRuns(h, pr.owner, pr.repo, head).find((c) => c.status === "completed"),
-      15_000,
-      "the close's job ended the check run",
+    // the close's job, when it runs, finds nothing left to do
+    await h.waitFor(
+      async () => (await events.getJobCounts("waiting", "active", "delayed")).waiting === 0 || undefined,
+      10_000,
+      "the close's job taken",
     );
-    expect(run.conclusion).toBe("cancelled");
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(checkRuns(h, pr.owner, pr.repo, head)).toHaveLength(1);
     expect(launchedFor(head)).toHaveLength(0);
   });
 
