@@ -23,6 +23,8 @@ export interface RunFact {
   completions: number;
   /** unfinished when its installation was removed (GitHub refuses the old installation; the reinstall ends it) */
   leftByUninstall: boolean;
+  /** the scan it reports (`external_id`), when it names one */
+  externalId?: string;
 }
 
 /** A scan as the sandbox holds it. */
@@ -78,7 +80,15 @@ export function wronglyReported(f: WeekFacts): Array<{ key: string; headSha: str
   const wrong: Array<{ key: string; headSha: string; why: string }> = [];
   for (const h of f.openHeads) {
     const runs = byHead.get(h.headSha) ?? [];
-    const reported = runs.filter((r) => r.status === "completed" && r.conclusion !== "cancelled");
+    // a triage recompute whose annotations change posts the same scan's report in a fresh check run (GitHub
+    // appends annotations: src/triage/check.ts): one report per scan reported
+    const reported = [
+      ...new Map(
+        runs
+          .filter((r) => r.status === "completed" && r.conclusion !== "cancelled")
+          .map((r) => [r.externalId ?? `run-${r.id}`, r]),
+      ).values(),
+    ];
     const twice = runs.some((r) => r.completions > 1 + (f.findingCommands.get(h.headSha) ?? 0));
     if (reported.length === 0 || reported.length > 1 + (f.rescans.get(h.headSha) ?? 0) || twice)
       wrong.push({

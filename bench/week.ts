@@ -174,7 +174,9 @@ async function command(w: Week, pr: WeekPull, body: string, where: "thread" | "c
             .filter((c) => c.inReplyToId === root.id && c.user.type === "Bot").length,
       });
     w.places.get(place)!.commands += 1;
-    w.findingCommands.set(pr.head, (w.findingCommands.get(pr.head) ?? 0) + 1);
+    // an acceptance's expiry recomputes the head's check run once more, in place (src/triage/expiry.ts)
+    const recomputes = body.includes("risk_accepted until") ? 2 : 1;
+    w.findingCommands.set(pr.head, (w.findingCommands.get(pr.head) ?? 0) + recomputes);
     const p = writeReviewReply(h, { ...at, parentId: root.id, login: WRITER, body });
     p.installation.id = w.installationId;
     return deliver(w, "pull_request_review_comment", p);
@@ -481,6 +483,7 @@ async function facts(w: Week, window: WeekFacts["window"], ack: WeekFacts["ack"]
       conclusion: c.conclusion,
       completions: completions.get(c.id) ?? 0,
       leftByUninstall: w.leftByUninstall.has(c.id),
+      ...(c.externalId ? { externalId: c.externalId } : {}),
     })),
   );
   const sb = w.h.sandbox.state;

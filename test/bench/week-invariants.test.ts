@@ -123,6 +123,16 @@ describe("the week's invariants", () => {
     expect(rssGrowth([], 0, 8000)).toBeNaN();
   });
 
+  it("a fresh check run of the same scan (a triage recompute whose annotations changed) is not a second report", () => {
+    const key = "pull requests whose newest head is reported exactly once";
+    const f = good();
+    f.runs = [run(1, "a", { externalId: "s1" }), run(9, "a", { externalId: "s1" }), run(2, "b"), run(3, "b")];
+    expect(verdicts(f)[key]).toBe(true);
+    // two scans reported on one head without a /rescan are two reports
+    f.runs = [run(1, "a", { externalId: "s1" }), run(9, "a", { externalId: "s9" }), run(2, "b"), run(3, "b")];
+    expect(verdicts(f)[key]).toBe(false);
+  });
+
   it("the heap's floor per quarter is told beside the RSS row, without a target", () => {
     const f = good();
     const heaps = [40, 30, 35, 20, 45, 44, 60, 24];
