@@ -2,7 +2,7 @@ import type { Job } from "bullmq";
 import { groupKey, pullKey } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { applyWrites } from "../runtime/apply-writes.js";
-import { pullStateAt } from "../stores/pull-state.js";
+import { closedAfter, pullStateAt } from "../stores/pull-state.js";
 import { cancelFollowedScan } from "./cancel-scan.js";
 import { checkRunCompleted, planStopWrites, stopCurrent } from "./supersede.js";
 import type { LaunchJobData, PullClosedJobData, UninstallJobData } from "../job-catalogue/index.js";
@@ -59,7 +59,7 @@ export async function endLaunchOfClosed(
   const prev = await rt.stores.pulls.getPull(key);
   if (!prev || prev.closed || prev.headSha !== d.headSha || prev.launchKey !== d.launchKey) return false;
   const closedAt = await rt.stores.pulls.closeNotedAt(key);
-  if (!closedAt || !(await rt.stores.pulls.closedSince(key, prev.updatedAt))) return false;
+  if (!closedAt || !closedAfter(closedAt, prev.updatedAt)) return false;
   if (prev.checkRunId !== undefined && !(await checkRunCompleted(rt, prev)))
     await applyWrites(rt, d.installationId, planStopWrites(prev, { kind: "closed" }));
   const { scanId: _s, launchKey: _l, launchJobId: _j, ...rest } = prev;

@@ -165,10 +165,14 @@ async function leftHeads(rt: Runtime, r: RepoPart, h: RepoHeads, installedAt: st
     const run = unfinished(pr.runs);
     if (!run && pr.runs.length > 0) continue;
     const state = await rt.stores.pulls.getPull(pullKey(r.owner, r.repo, pr.number));
-    const earlier = state !== undefined && state.installationId !== r.installationId;
-    if (run && (state ? earlier : run.startedAt && Date.parse(run.startedAt) < Date.parse(installedAt)))
-      left.push({ kind: "unfinished", pr, run });
-    else if (!run && earlier && !state.closed && state.headSha !== pr.headSha)
+    if (run && leftByEarlier(r, state, run, installedAt)) left.push({ kind: "unfinished", pr, run });
+    else if (
+      !run &&
+      state &&
+      state.installationId !== r.installationId &&
+      !state.closed &&
+      state.headSha !== pr.headSha
+    )
       left.push({ kind: "undecided", pr });
   }
   return left;
@@ -226,10 +230,22 @@ async function leftBaseline(
   const run = h.defaultHead && unfinished(h.defaultHead.runs);
   if (!h.defaultHead || !run) return undefined;
   const state = await rt.stores.baselines.get(baselineKey(r.owner, r.repo));
-  const earlier = state
-    ? state.installationId !== r.installationId
-    : Boolean(run.startedAt && Date.parse(run.startedAt) < Date.parse(installedAt));
-  return earlier ? { headSha: h.defaultHead.sha, run } : undefined;
+  return leftByEarlier(r, state, run, installedAt) ? { headSha: h.defaultHead.sha, run } : undefined;
+}
+
+/**
+ * Whether an unfinished check run was left by an earlier installation: diffward's state of its target names
+ * another installation; without a state (lost with Redis), the check run started before this installation was
+ * created (`started_at` and `installation.created_at`, whole seconds). Pure.
+ */
+function leftByEarlier(
+  r: RepoPart,
+  state: { installationId: number } | undefined,
+  run: FoundCheckRun,
+  installedAt: string,
+): boolean {
+  if (state) return state.installationId !== r.installationId;
+  return Boolean(run.startedAt && Date.parse(run.startedAt) < Date.parse(installedAt));
 }
 
 /**

@@ -107,6 +107,15 @@ const PULL_TTL_SECONDS = 60 * 60 * 24 * 90;
 const CLOSE_NOTE_TTL_SECONDS = 60 * 60 * 24 * 7;
 
 /**
+ * Whether a close noted at `noted` came after the event of `updatedAt` (both ISO 8601; GitHub counts whole
+ * seconds, so a close in the same second is not after); `false` when either is unknown. Pure.
+ */
+export function closedAfter(noted: string | undefined, updatedAt: string | undefined): boolean {
+  if (noted === undefined || updatedAt === undefined) return false;
+  return Date.parse(noted) > Date.parse(updatedAt);
+}
+
+/**
  * diffward's pull request and merge group state beside BullMQ's own keys. Every key starts with `prefix` so
  * tests (and several deployments on one Redis) never collide. The default prefix is a cluster hash tag
  * (`{dw}`), so every key of the stores is in one Redis Cluster slot and their multi-key operations are
@@ -309,9 +318,7 @@ export class PullStateStore {
    * head the state follows, ISO 8601): GitHub counts whole seconds, so a close in the same second is not after.
    */
   async closedSince(key: string, updatedAt: string | undefined): Promise<boolean> {
-    const noted = await this.closeNotedAt(key);
-    if (noted === undefined || updatedAt === undefined) return false;
-    return Date.parse(noted) > Date.parse(updatedAt);
+    return closedAfter(await this.closeNotedAt(key), updatedAt);
   }
 
   /**
