@@ -9,7 +9,7 @@ import { baselineServiceError } from "../checks/baseline-service-error.js";
 import type { LaunchErrorAction } from "./launch-errors.js";
 import type { LaunchJobData } from "../job-catalogue/index.js";
 import type { LaunchRefusal } from "../policy/preflight.js";
-import { unknownOutcomeSince, type LaunchRecord } from "../stores/scan-state.js";
+import { unknownOutcomeSince, type EndedScanStatus, type LaunchRecord } from "../stores/scan-state.js";
 
 /**
  * What the launch job reads first, in this order; reading stops at the first fact that ends the launch, so
@@ -25,6 +25,8 @@ export interface LaunchStartFacts {
   tokenFound?: boolean;
   /** the launch key's record: an earlier attempt's start, or the scan it launched */
   record?: LaunchRecord;
+  /** the terminal status diffward recorded for the record's scan, when it has ended (read only with a scan id) */
+  ended?: EndedScanStatus;
 }
 
 /** How a launch starts, decided by {@link decideLaunchStart}. */
@@ -37,6 +39,11 @@ export type LaunchStart =
   | { kind: "withdraw"; why: "unwanted" | "removed"; since: number }
   | { kind: "no-token" }
   | { kind: "already-launched"; scanId: string; creditBudget: number | undefined }
+  /**
+   * the launch key's scan completed before (a head that comes back: reopened with no new commit, a
+   * force-push back): its report is posted again in this launch's check run, nothing launched
+   */
+  | { kind: "report-again"; scanId: string; creditBudget: number | undefined }
   /** look the scan up in the service's list before sending again: `since` in ms since epoch */
   | { kind: "look-up"; since: number; anyOfHead: boolean }
   | { kind: "launch" };
@@ -45,7 +52,9 @@ export type LaunchStart =
  * Decides, without I/O, how a launch starts, at most once per launch key: nothing is spent for a launch its
  * target no longer follows (a newer head, closed, destroyed or replaced) or whose installation was removed,
  * and one of them whose earlier attempt's outcome is unknown is withdrawn (its scan looked up and cancelled:
- * a scan nobody follows must not run on); no token concludes `neutral`; a key that already has a scan id is done; an earlier attempt of unknown
+ * a scan nobody follows must not run on); no token concludes `neutral`; a key that already has a scan id is done,
+ * and one whose scan completed is reported again (the same head, merge base, preset and audit areas give the
+ * same findings: a second scan would be paid for nothing); an earlier attempt of unknown
  * outcome (crash, timeout, 5xx) is first looked up among the service's scans of the same merge base and
  * preset, and a check run resumed after a state loss (`lookupSince`) among any scan of its head (an
  * explicit request's preset or budget were lost with the state); otherwise the scan is launched.
@@ -61,7 +70,11 @@ export function decideLaunchStart(d: Pick<LaunchJobData, "lookupSince">, f: Laun
   if (!f.tokenFound) return { kind: "no-token" };
   const record = f.record ?? {};
   if (record.scanId)
-    return { kind: "already-launched", scanId: record.scanId, creditBudget: record.creditBudget };
+    return {
+      kind: f.ended === "COMPLETED" ? "report-again" : "already-launched",
+      scanId: record.scanId,
+      creditBudget: record.creditBudget,
+    };
   if (record.attemptStartedAt !== undefined)
     return { kind: "look-up", since: record.attemptStartedAt, anyOfHead: false };
   if (d.lookupSince !== undefined) return { kind: "look-up", since: d.lookupSince, anyOfHead: true };

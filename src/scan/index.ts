@@ -5,6 +5,6 @@
  */
 export { cancelFollowedScan } from "./cancel-scan.js";
 export { planLaunched } from "./decide-launch.js";
-export { enqueueLaunch } from "./launch.js";
+export { enqueueLaunch } from "./enqueue-launch.js";
 export { enqueueSettle, recordScanSpend } from "./settle.js";
 export { findLaunchedScan, stopLaunch } from "./unknown-launch.js";

@@ -3,7 +3,6 @@ import type { ScannerTenant } from "../tenants/index.js";
 import { classifyLaunchError, initializingDelay } from "./launch-errors.js";
 import { preflight } from "../policy/preflight.js";
 import { capRefusal, readMonthSeed, readSettledSpends } from "../policy/credit-cap.js";
-import { jobId } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { LockBusyError } from "../stores/pull-state.js";
 import { unknownOutcomeSince } from "../stores/scan-state.js";
@@ -17,44 +16,32 @@ import {
   decideLaunchStart,
   launchRequest,
   planLaunchRefused,
-  planLaunched,
   planNoToken,
   type LaunchStartFacts,
 } from "./decide-launch.js";
 import { bindCap, capHoldId, releaseCap } from "./launch-cap.js";
 import { findLaunchedScan, withdrawLaunch } from "./unknown-launch.js";
-import { addJob, type LaunchJobData, type PollJobData } from "../job-catalogue/index.js";
-import { repoContextOf } from "../job-kit/types.js";
-import { isBaselineScan, isGroupScan, launchWanted, rememberScan, targetKey } from "../job-kit/target.js";
+import type { LaunchJobData } from "../job-catalogue/index.js";
+import { isBaselineScan, isGroupScan, launchWanted, targetKey } from "../job-kit/target.js";
 import { endLaunchOfClosed } from "./lifecycle.js";
+import { followScan, reportScanAgain } from "./follow-scan.js";
 
 export { renderServiceError } from "./decide-launch.js";
 
-/**
- * Enqueues a planned launch on `checkRunId` (job `launch`, queue `diffward-launch`, fair per installation):
- * `jobId` is the launch key's, so a second add of the same launch is ignored (BullMQ "Job Ids"), and
- * `delayMs` is the debounce window (none for an explicit request).
- */
-export async function enqueueLaunch(
-  rt: Runtime,
-  launch: { data: Omit<LaunchJobData, "checkRunId">; jobId: string; delayMs?: number },
-  checkRunId: number,
-): Promise<void> {
-  await addJob(
-    rt,
-    "launch",
-    { ...launch.data, checkRunId },
-    { jobId: launch.jobId, delay: launch.delayMs ?? 0, fair: true },
-  );
-}
-
 /** What a launch job did. */
 export type LaunchOutcome =
-  "launched" | "found-existing" | "already-launched" | "superseded" | "concluded" | "no-token";
+  | "launched"
+  | "found-existing"
+  | "already-launched"
+  | "reported-again"
+  | "superseded"
+  | "concluded"
+  | "no-token";
 
 /**
  * Launches the diff scan of one head, at most once per launch key (a scan is never paid twice):
- * 1. a key that already has a scan id is done;
+ * 1. a key that already has a scan id is done: its scan is followed, or, when it completed, its report posted
+ *    again in this check run ({@link reportScanAgain});
  * 2. a key with an earlier attempt of unknown outcome (crash, timeout, 5xx) is first looked up in the
  *    service's scan list (newest first: same `commitHash`, `baseCommit` and `presetName`, created after the
  *    attempt began), and only sent again when nothing matches; a launch for a check run reconciliation
@@ -200,8 +187,12 @@ async function launchLocked(
     return "no-token";
   }
   if (start.kind === "already-launched") {
-    await afterLaunch(rt, d, tenant, start.scanId, start.creditBudget);
+    await followScan(rt, d, tenant, start.scanId, start.creditBudget);
     return "already-launched";
+  }
+  if (start.kind === "report-again") {
+    await reportScanAgain(rt, d, tenant, start.scanId, start.creditBudget);
+    return "reported-again";
   }
   if (start.kind === "look-up" && (await followEarlierLaunch(rt, job, tenant, start, log)))
     return "found-existing";
@@ -233,7 +224,11 @@ async function readLaunchStart(
   const tenant = (await rt.scanner.forAccount(d.accountLogin)) ?? undefined;
   if (!tenant) return { facts: { wanted: true, removed: false, tokenFound: false }, tenant };
   const record = await rt.stores.scans.getLaunch(d.launchKey);
-  return { facts: { wanted: true, removed: false, tokenFound: true, record }, tenant };
+  const ended = record.scanId ? (await rt.stores.scans.getScanEnd(record.scanId)).status : undefined;
+  return {
+    facts: { wanted: true, removed: false, tokenFound: true, record, ...(ended ? { ended } : {}) },
+    tenant,
+  };
 }
 
 /**
@@ -254,7 +249,7 @@ async function followEarlierLaunch(
   log.warn({ scanId: found.id }, "earlier launch attempt had reached the service: following its scan");
   await rt.stores.scans.recordLaunch(d.launchKey, { scanId: found.id, projectId: tenant.projectId });
   await bindCap(rt, job, found.id, job.data.capHold?.credits);
-  await afterLaunch(rt, d, tenant, found.id, undefined);
+  await followScan(rt, d, tenant, found.id, undefined);
   return true;
 }
 
@@ -317,7 +312,7 @@ async function sendLaunch(
     });
     await bindCap(rt, job, res.scanId, res.creditBudget);
     log.info({ scanId: res.scanId, creditBudget: res.creditBudget }, "scan launched");
-    await afterLaunch(rt, d, tenant, res.scanId, res.creditBudget);
+    await followScan(rt, d, tenant, res.scanId, res.creditBudget);
     return "launched";
   } catch (error) {
     return onLaunchError(rt, job, tenant, error, log);
@@ -452,86 +447,4 @@ async function reserveUnderCap(
         await job.updateData({ ...job.data, capHold: { key, credits: res.amount } });
       return { ok: true, credits: res.amount };
   }
-}
-
-/**
- * Remembers the scan (Redis: the pull request's state and the scan link), starts following it (the poll
- * job, `poll-<scanId>`), then writes the scan id on the check run (`external_id`). The poll never waits on
- * that write: a scan is polled on time whatever the installation's write lane is doing, and a
- * check run that shows a scan id always has its poll job (reconciliation relies on it). A scan launched while
- * its installation was being removed is cancelled at once instead (spec `POST …/scans/{scanId}/cancel`).
- * With a write lane the scan-id write is not awaited (a progress write, see the body).
- */
-async function afterLaunch(
-  rt: Runtime,
-  d: LaunchJobData,
-  tenant: ScannerTenant,
-  scanId: string,
-  creditBudget: number | undefined,
-): Promise<void> {
-  const followed = await rememberScan(rt, d, { scanId, projectId: tenant.projectId });
-  await rt.stores.scans.linkScan({
-    scanId,
-    projectId: tenant.projectId,
-    installationId: d.installationId,
-    accountLogin: d.accountLogin,
-    owner: d.owner,
-    repo: d.repo,
-    pullNumber: d.pullNumber,
-    headSha: d.headSha,
-    checkRunId: d.checkRunId,
-    ...(isGroupScan(d) ? { mergeGroup: true } : {}),
-    ...(isBaselineScan(d) ? { baseline: true } : {}),
-  });
-  // The uninstall job marks the installation removed, then cancels the scans it finds in flight. A launch
-  // that passed its own look at the mark just before can still reach the service after the uninstall job
-  // read the scans in flight; looked at again now that this scan is in flight, one of the two always
-  // cancels it.
-  if (await rt.stores.pulls.isInstallationRemoved(d.installationId)) {
-    await tenant.client
-      .cancelScan(tenant.projectId, scanId)
-      .catch((e: Error) =>
-        rt.log.warn({ scanId, err: e }, "could not cancel scan of uninstalled installation"),
-      );
-    await rt.stores.scans.finishScan(d.installationId, scanId);
-    rt.log.info({ scanId }, "installation removed while the scan was launched: cancelled");
-    return;
-  }
-  const poll: PollJobData = {
-    ...repoContextOf(d),
-    pullNumber: d.pullNumber,
-    ...(d.target ? { target: d.target } : {}),
-    headSha: d.headSha,
-    mergeBase: d.mergeBase,
-    checkRunId: d.checkRunId,
-    scanId,
-    projectId: tenant.projectId,
-    presetRef: d.presetRef,
-    ...(creditBudget !== undefined ? { creditBudget } : {}),
-    config: d.config,
-    launchedAt: rt.now(),
-    ...(d.configProblemsInPull ? { configProblemsInPull: d.configProblemsInPull } : {}),
-    ...(d.floorRaised?.length ? { floorRaised: d.floorRaised } : {}),
-    ...(d.policySources ? { policySources: d.policySources } : {}),
-    ...(d.guidanceChange ? { guidanceChange: d.guidanceChange } : {}),
-    ...(d.wholeRepository ? { wholeRepository: true } : {}),
-  };
-  await addJob(rt, "poll", poll, {
-    jobId: jobId("poll", scanId),
-    delay: rt.settings.firstPollDelayMs,
-    fair: true,
-  });
-  const launched = applyWrites(
-    rt,
-    d.installationId,
-    planLaunched(d, scanId, creditBudget, followed?.rerunAgain),
-  );
-  // With a write lane, the scan id is a progress write: it waits at the lane's lowest priority and a later
-  // update of the check run (the completion carries the scan id too) may take it over, so the launch (and
-  // the pull request's lock) does not wait for it.
-  if (rt.lane)
-    void launched.catch((e: Error) =>
-      rt.log.warn({ err: e, scanId, installation: d.installationId }, "scan id write failed"),
-    );
-  else await launched;
 }

@@ -30,7 +30,7 @@ import {
   type PullRequestOutcome,
   type PullRequestPlan,
 } from "./decide-pull-request.js";
-import { enqueueLaunch } from "./launch.js";
+import { enqueueLaunch } from "./enqueue-launch.js";
 import { readAccountToken } from "../job-kit/service-outage.js";
 import { checkRunCompleted, planStopWrites, stopCurrent } from "./supersede.js";
 import { pullJobLog } from "../job-kit/target.js";

@@ -23,7 +23,8 @@ export type StopReason = ScanStop;
  * Stops what diffward was doing for `prev`'s head, outside GitHub. First records the stop on the scan
  * (`PullStateStore.recordScanStop`): a poll or report of the scan that runs meanwhile, or later, writes nothing
  * from then on (each checks it right before each of its writes). Then stops the launch ({@link stopLaunch}: one
- * still waiting is removed, nothing spent, and its launch key forgotten; one whose attempt's outcome is unknown
+ * still waiting is removed, nothing spent, and its launch key forgotten (a launched scan's key is forgotten
+ * once the cancel tells whether it completed: {@link forgetUnlessCompleted}); one whose attempt's outcome is unknown
  * is left to its job, which withdraws the scan it may have created), removes the scan's poll and report jobs
  * while they wait, cancels a launched scan
  * unless it has ended (`cancelUnlessEnded`; spec `POST …/scans/{scanId}/cancel`: reserved credits are
@@ -39,7 +40,7 @@ export async function stopCurrent(
 ): Promise<void> {
   const log = rt.log.child({ pull: `${prev.owner}/${prev.repo}#${prev.pullNumber}`, scanId: prev.scanId });
   if (prev.scanId) await rt.stores.scans.recordScanStop(prev.scanId, reason);
-  if ((await stopLaunch(rt, prev, { forget: true })) === "resolving")
+  if ((await stopLaunch(rt, prev, { forget: !prev.scanId })) === "resolving")
     log.warn(
       { reason: reason.kind },
       "launch of unknown outcome stopped: its job looks its scan up to withdraw it",
@@ -54,7 +55,24 @@ export async function stopCurrent(
       log.warn({ err: error }, "could not cancel scan");
     }
     await rt.stores.scans.finishScan(prev.installationId, prev.scanId);
+    await forgetUnlessCompleted(rt, prev.launchKey, prev.scanId);
   }
+}
+
+/**
+ * Forgets the launch key of a stopped scan (the same head may be launched again later) unless the scan is known
+ * to have completed (spec §Scan status `COMPLETED`, as the poll or the stop's cancel read it): then the key
+ * keeps it, and a launch of the same head, merge base, preset and audit areas reports it again instead of
+ * paying for a second scan (`reportScanAgain` in ./follow-scan.ts).
+ */
+async function forgetUnlessCompleted(
+  rt: Runtime,
+  launchKey: string | undefined,
+  scanId: string,
+): Promise<void> {
+  if (!launchKey) return;
+  if ((await rt.stores.scans.getScanEnd(scanId)).status === "COMPLETED") return;
+  await rt.stores.scans.deleteLaunch(launchKey);
 }
 
 /**

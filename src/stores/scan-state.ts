@@ -86,10 +86,16 @@ export const ScanLink = z.object({
 });
 export type ScanLink = z.infer<typeof ScanLink>;
 
-/** When a scan's check run was completed (`completed:<scanId>`), so a retried report does not complete it twice. */
+/**
+ * When a scan's check run was completed (`completed:<scanId>`), so a retried report does not complete it twice;
+ * the check run is named since a completed scan may be reported again in a new check run (a head that comes
+ * back), whose completion is its own.
+ */
 const Completed = z.object({
   /** ms since the epoch */
   at: z.number(),
+  /** the check run completed; absent in marks written before it (they count for any check run) */
+  checkRunId: z.number().optional(),
 });
 
 /**
@@ -307,19 +313,22 @@ export class ScanStateStore {
   }
 
   /**
-   * When the scan's check run was completed (ms since the epoch), if it was within the last 7 days.
+   * When the scan's report completed check run `checkRunId` (ms since the epoch), if it was within the last 7
+   * days; `undefined` too when the mark is of another check run (the scan reported again in a new one).
    * @throws {StoredRecordError} when the mark is not one.
    */
-  async completedAt(scanId: string): Promise<number | undefined> {
+  async completedAt(scanId: string, checkRunId: number): Promise<number | undefined> {
     const key = this.#k("completed", scanId);
     const raw = await this.redis.get(key);
-    return raw ? parseStored(Completed, key, raw).at : undefined;
+    if (!raw) return undefined;
+    const mark = parseStored(Completed, key, raw);
+    return mark.checkRunId === undefined || mark.checkRunId === checkRunId ? mark.at : undefined;
   }
 
-  /** Marks the scan's check run completed at `at` (ms since the epoch), kept 7 days. */
-  async markCompleted(scanId: string, at: number): Promise<void> {
+  /** Marks that the scan's report completed check run `checkRunId` at `at` (ms since the epoch), kept 7 days. */
+  async markCompleted(scanId: string, checkRunId: number, at: number): Promise<void> {
     const key = this.#k("completed", scanId);
-    await this.redis.set(key, JSON.stringify({ at }), "EX", SCAN_STEP_TTL_SECONDS);
+    await this.redis.set(key, JSON.stringify({ at, checkRunId }), "EX", SCAN_STEP_TTL_SECONDS);
   }
 
   /**

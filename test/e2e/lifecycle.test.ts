@@ -53,10 +53,12 @@ describe("pull-request lifecycle under real event sequences", () => {
   });
   afterAll(async () => h?.close());
 
-  it("close then reopen with no new commit scans the head again and completes its check run", async () => {
+  it("close then reopen with no new commit reports the head's scan again in a new check run, launching nothing", async () => {
     const head = sha(1001);
     const pr = await openPull(h, { head, repo: repo() });
     const first = await completedRun(h, pr.owner, pr.repo, head);
+    const comments = h.github.state.reviewComments(pr.owner, pr.repo, pr.number).length;
+    expect(comments).toBeGreaterThan(0);
     await h.send("pull_request", pullEvent(pr, "closed", head));
     await h.waitFor(
       async () => (await h.booted.rt.stores.pulls.getPull(pullKey(pr.owner, pr.repo, pr.number)))?.closed,
@@ -77,11 +79,14 @@ describe("pull-request lifecycle under real event sequences", () => {
       "the reopened head's check run completed",
     );
     expect(second.conclusion).toBe("failure"); // the demo scenario's confirmed critical finding
+    expect(second.externalId).toBe(first.externalId);
+    // the findings already have their review comments: the second report posts none again
+    expect(h.github.state.reviewComments(pr.owner, pr.repo, pr.number)).toHaveLength(comments);
     expect(checkRuns(h, pr.owner, pr.repo, head).every((c) => c.status === "completed")).toBe(true);
-    expect(launchedFor(head)).toHaveLength(2);
+    expect(launchedFor(head)).toHaveLength(1);
   });
 
-  it("a force-push A → B → A completes the check run of A's return", async () => {
+  it("a force-push A → B → A completes the check run of A's return with A's scan, launching A once", async () => {
     const a = sha(1011);
     const b = sha(1012);
     const pr = await openPull(h, { head: a, repo: repo() });
@@ -97,7 +102,10 @@ describe("pull-request lifecycle under real event sequences", () => {
       25_000,
       "every check run completed after the force-push back",
     );
-    expect(launchedFor(a)).toHaveLength(2);
+    const runs = checkRuns(h, pr.owner, pr.repo, a);
+    expect(runs.at(-1)!.conclusion).toBe("failure");
+    expect(runs.at(-1)!.externalId).toBe(runs[0]!.externalId);
+    expect(launchedFor(a)).toHaveLength(1);
   });
 
   it("closing a pull request whose report is complete leaves the report as it is", async () => {

@@ -125,6 +125,18 @@ describe("decideLaunchStart: how a launch starts, at most once per launch key", 
     });
   });
 
+  it("reports a launch key's completed scan again instead of following or launching it anew", () => {
+    const record = { scanId: "s1", creditBudget: 40 };
+    expect(decideLaunchStart(launch, { ...ready, record, ended: "COMPLETED" })).toEqual({
+      kind: "report-again",
+      scanId: "s1",
+      creditBudget: 40,
+    });
+    // a scan that failed or was cancelled is not a report: it is followed as before (its stop forgot the key)
+    for (const ended of ["FAILED", "CANCELLED"] as const)
+      expect(decideLaunchStart(launch, { ...ready, record, ended }).kind).toBe("already-launched");
+  });
+
   it("looks an earlier attempt up first (same base and preset), a resumed check run's head (any scan)", () => {
     expect(decideLaunchStart(launch, { ...ready, record: { attemptStartedAt: 5 } })).toEqual({
       kind: "look-up",

@@ -80,15 +80,22 @@ describe("a scan's records (real Redis)", () => {
     expect(await scans.getScanEnd("scn_4")).toEqual({ status: "COMPLETED" });
   });
 
+  it("a completion mark counts for its own check run only; one without a check run for any", async () => {
+    await scans.markCompleted("scn_6", 7, 1_000);
+    expect(await scans.completedAt("scn_6", 8)).toBeUndefined();
+    await redis.set(`${prefix}:completed:scn_6`, JSON.stringify({ at: 2_000 }));
+    expect(await scans.completedAt("scn_6", 8)).toBe(2_000);
+  });
+
   it("a scan link, a completion mark or an upload outcome that is not one is a StoredRecordError", async () => {
     await redis.set(`${prefix}:scan:scn_4`, JSON.stringify({ scanId: "scn_4" }));
     await expect(scans.getScanLink("scn_4")).rejects.toThrow(StoredRecordError);
     await redis.set(`${prefix}:completed:scn_4`, "yes");
-    await expect(scans.completedAt("scn_4")).rejects.toThrow(StoredRecordError);
+    await expect(scans.completedAt("scn_4", 7)).rejects.toThrow(StoredRecordError);
     await redis.set(`${prefix}:sarif:o/r@scn_4`, JSON.stringify({ status: "uploaded" }));
     await expect(scans.codeScanningUpload("o/r@scn_4")).rejects.toThrow(StoredRecordError);
-    await scans.markCompleted("scn_5", 1_000);
-    expect(await scans.completedAt("scn_5")).toBe(1_000);
+    await scans.markCompleted("scn_5", 7, 1_000);
+    expect(await scans.completedAt("scn_5", 7)).toBe(1_000);
     await scans.recordCodeScanningUpload("o/r@scn_5", { status: "withheld", reason: "summary only" });
     expect(await scans.codeScanningUpload("o/r@scn_5")).toEqual({
       status: "withheld",

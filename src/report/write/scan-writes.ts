@@ -22,18 +22,18 @@ import type { ReportExtras } from "../decide/report-state.js";
 import type { ReportRun } from "../report-run.js";
 
 /**
- * Applies a report's completing writes (conclusion, summary, annotations) once per scan: a retry after a
+ * Applies a report's completing writes (conclusion, summary, annotations) once per scan and check run: a retry after a
  * crash past them does not complete again, since GitHub appends a check run's annotations on every update.
- * The mark is Redis `completed:<scanId>`, kept 7 days.
+ * The mark is Redis `completed:<scanId>`, naming the check run, kept 7 days.
  */
 export async function completeOnce(
   rt: Runtime,
-  d: Pick<PollJobData, "installationId" | "scanId">,
+  d: Pick<PollJobData, "installationId" | "scanId" | "checkRunId">,
   completion: GitHubWrite[],
 ): Promise<void> {
-  if (!(await rt.stores.scans.completedAt(d.scanId))) {
+  if (!(await rt.stores.scans.completedAt(d.scanId, d.checkRunId))) {
     await applyWrites(rt, d.installationId, completion);
-    await rt.stores.scans.markCompleted(d.scanId, rt.now());
+    await rt.stores.scans.markCompleted(d.scanId, d.checkRunId, rt.now());
   }
 }
 
