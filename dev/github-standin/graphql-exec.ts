@@ -1,22 +1,42 @@
 /**
- * Validates, prices and runs a GraphQL query over the stand-in's schema (`graphql-types.ts`) as GitHub does
+ * Prices and runs a GraphQL query over GitHub's schema (`graphql-schema.ts`) with the stand-in's resolvers
+ * (`graphql-types.ts`), as GitHub does
  * (https://docs.github.com/en/graphql/overview/rate-limits-and-query-limits-for-the-graphql-api):
  * - every connection needs `first` or `last`, each within 1..100; a query may ask for at most 500,000 nodes
  *   (each connection's `first`/`last` times its parents');
  * - its cost in points is the number of requests its connections need (each connection once per parent it
  *   may have: the product of its ancestors' `first`/`last`), divided by 100 and rounded, at least 1;
  * - an installation's budget is 5,000 points an hour, plus 50 for each repository beyond 20, at most 12,500.
+ * Parsing, validation against the schema and execution are graphql-js's.
  */
+import {
+  execute,
+  getArgumentValues,
+  getNamedType,
+  isInterfaceType,
+  isObjectType,
+  Kind,
+  type DocumentNode,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  type GraphQLCompositeType,
+  type GraphQLError,
+  type GraphQLField,
+  type GraphQLFieldResolver,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+} from "graphql";
 import type { RouteContext } from "./http.js";
 import type { GraphqlLimit } from "./limits.js";
-import { resolveValue, type GqlField, type GqlOperation, type GqlSelection } from "./graphql-document.js";
-import { ABSTRACT, INTERFACE_FIELDS, TYPES, type GqlObject } from "./graphql-types.js";
+import { RESOLVERS, type GqlObject } from "./graphql-types.js";
 
 /** A GraphQL error as GitHub shows it: `type` (`NOT_FOUND`, `MAX_NODE_LIMIT_EXCEEDED`...), `message`, `path`. */
 export interface GqlError {
   type?: string;
   message: string;
-  path?: Array<string | number>;
+  path?: ReadonlyArray<string | number>;
+  locations?: ReadonlyArray<{ line: number; column: number }>;
 }
 
 /** Most nodes one query may ask for. */
@@ -33,131 +53,109 @@ export interface QueryPrice {
   errors: GqlError[];
 }
 
-/** The concrete type a fragment's condition selects on `typeName`, or whether the condition applies. */
-function applies(typeName: string, on: string | undefined): boolean {
-  return on === undefined || on === typeName || (ABSTRACT[on]?.includes(typeName) ?? false);
+/** A connection field of GitHub's schema: its type is a `…Connection` and it pages by `first`/`last`. */
+function isConnection(def: GraphQLField<unknown, unknown>): boolean {
+  return getNamedType(def.type).name.endsWith("Connection") && def.args.some((a) => a.name === "first");
 }
 
-/** The types a selection on `typeName` (maybe abstract) may resolve to. */
-function concrete(typeName: string): readonly string[] {
-  return ABSTRACT[typeName] ?? [typeName];
+/** The walk of one operation's selections: the document's fragments and the request's variables. */
+interface Walk {
+  schema: GraphQLSchema;
+  fragments: Record<string, FragmentDefinitionNode>;
+  vars: Record<string, unknown>;
+  price: QueryPrice;
 }
 
-function pageSize(f: GqlField, vars: Record<string, unknown>, price: QueryPrice): number {
-  const first = resolveValue(f.args["first"] ?? null, vars);
-  const last = resolveValue(f.args["last"] ?? null, vars);
-  const n = (first ?? last) as number | null;
-  if (n === null) {
-    price.errors.push({
+function pageSize(w: Walk, node: FieldNode, args: Record<string, unknown>): number {
+  const first = args["first"] as number | undefined;
+  const last = args["last"] as number | undefined;
+  const n = first ?? last;
+  const name = node.name.value;
+  if (n === undefined) {
+    w.price.errors.push({
       type: "MISSING_PAGINATION_BOUNDARIES",
-      message: `You must provide a \`first\` or \`last\` value to properly paginate the \`${f.name}\` connection.`,
+      message: `You must provide a \`first\` or \`last\` value to properly paginate the \`${name}\` connection.`,
     });
     return 1;
   }
-  if (!Number.isInteger(n) || n < 1 || n > MAX_PAGE) {
-    const which = first !== null ? "first" : "last";
-    price.errors.push({
+  if (n < 1 || n > MAX_PAGE) {
+    w.price.errors.push({
       type: "EXCESSIVE_PAGINATION",
-      message: `Requesting ${n} records on the \`${f.name}\` connection exceeds the \`${which}\` limit of ${MAX_PAGE} records.`,
+      message: `Requesting ${n} records on the \`${name}\` connection exceeds the \`${first !== undefined ? "first" : "last"}\` limit of ${MAX_PAGE} records.`,
     });
     return MAX_PAGE;
   }
   return n;
 }
 
-/** Walks `sels` on `typeName`, each reached `parents` times, adding to `price`. */
-function priceSelections(
-  typeName: string,
-  sels: readonly GqlSelection[],
+/**
+ * Walks `set` on `type`, each selection reached `parents` times; on a connection type, `page` is the
+ * connection's `first`/`last`, by which its `nodes` and `edges` multiply.
+ */
+function priceSet(
+  w: Walk,
+  set: SelectionSetNode,
+  type: GraphQLCompositeType,
   parents: number,
-  vars: Record<string, unknown>,
-  price: QueryPrice,
+  page = 1,
 ): void {
-  for (const s of sels) {
-    if (s.kind === "fragment") {
-      const on = s.on ?? typeName;
-      if (!(on in TYPES) && !(on in ABSTRACT))
-        price.errors.push({
-          type: "undefinedType",
-          message: `No such type ${on}, so it can't be a fragment condition`,
-        });
-      else priceSelections(on, s.selections, parents, vars, price);
+  for (const sel of set.selections) {
+    if (sel.kind === Kind.INLINE_FRAGMENT || sel.kind === Kind.FRAGMENT_SPREAD) {
+      const fragment = sel.kind === Kind.INLINE_FRAGMENT ? sel : w.fragments[sel.name.value];
+      if (!fragment) continue;
+      const on = fragment.typeCondition ? w.schema.getType(fragment.typeCondition.name.value) : type;
+      if (on) priceSet(w, fragment.selectionSet, on as GraphQLCompositeType, parents, page);
       continue;
     }
-    if (s.name === "__typename") continue;
-    const defs = concrete(typeName).map((t) => TYPES[t]?.[s.name]);
-    const def = defs.find((d) => d !== undefined);
-    const allowed = typeName in ABSTRACT ? INTERFACE_FIELDS[typeName]?.includes(s.name) : def !== undefined;
-    if (def === undefined || !allowed) {
-      price.errors.push({
-        type: "undefinedField",
-        message: `Field '${s.name}' doesn't exist on type '${typeName}'`,
-      });
-      continue;
-    }
-    const unknown = Object.keys(s.args).filter((a) => !(def.args ?? []).includes(a));
-    for (const a of unknown)
-      price.errors.push({
-        type: "argumentNotAccepted",
-        message: `Field '${s.name}' doesn't accept argument '${a}'`,
-      });
-    let each = parents;
-    if (def.connection) {
-      const n = pageSize(s, vars, price);
-      price.requests += parents;
-      each = parents * n;
-      price.nodes += each;
-      if (price.nodes > MAX_NODES)
-        price.errors.push({
+    if (!isObjectType(type) && !isInterfaceType(type)) continue;
+    const def = type.getFields()[sel.name.value];
+    if (!def || !sel.selectionSet) continue;
+    const args = getArgumentValues(def, sel, w.vars);
+    let each =
+      type.name.endsWith("Connection") && ["nodes", "edges"].includes(def.name) ? parents * page : parents;
+    let inner = 1;
+    if (isConnection(def)) {
+      inner = pageSize(w, sel, args);
+      w.price.requests += each;
+      w.price.nodes += each * inner;
+      if (w.price.nodes > MAX_NODES)
+        w.price.errors.push({
           type: "MAX_NODE_LIMIT_EXCEEDED",
-          message: `By the time this query traverses to the ${s.name} connection, it is requesting up to ${price.nodes.toLocaleString("en-US")} possible nodes which exceeds the maximum limit of ${MAX_NODES.toLocaleString("en-US")}.`,
+          message: `By the time this query traverses to the ${def.name} connection, it is requesting up to ${w.price.nodes.toLocaleString("en-US")} possible nodes which exceeds the maximum limit of ${MAX_NODES.toLocaleString("en-US")}.`,
         });
-    } else if (def.list) {
-      const ids = resolveValue(s.args["ids"] ?? [], vars);
-      each = parents * (Array.isArray(ids) ? ids.length : 1);
-      if (Array.isArray(ids) && ids.length > MAX_PAGE)
-        price.errors.push({
+    } else if (def.name === "nodes" && Array.isArray(args["ids"])) {
+      const ids = args["ids"] as unknown[];
+      each *= ids.length;
+      if (ids.length > MAX_PAGE)
+        w.price.errors.push({
           type: "EXCESSIVE_PAGINATION",
           message: `You may not ask for more than ${MAX_PAGE} node ids at once.`,
         });
     }
-    if (def.connection) priceConnection(def.of, s.selections, each, vars, price);
-    else priceSelections(def.of, s.selections, each, vars, price);
+    priceSet(w, sel.selectionSet, getNamedType(def.type) as GraphQLCompositeType, each, inner);
   }
 }
 
-/** A connection's own fields (`nodes`, `edges { cursor node }`, `pageInfo`, `totalCount`) and its nodes'. */
-function priceConnection(
-  nodeType: string,
-  sels: readonly GqlSelection[],
-  each: number,
+/** The fragments of a document by name. */
+function fragmentsOf(doc: DocumentNode): Record<string, FragmentDefinitionNode> {
+  return Object.fromEntries(
+    doc.definitions.flatMap((d) => (d.kind === Kind.FRAGMENT_DEFINITION ? [[d.name.value, d]] : [])),
+  );
+}
+
+/**
+ * Prices `op` of `doc`, validated against `schema`, with the request's coerced variables (its `rateLimit`
+ * fields cost nothing themselves).
+ */
+export function priceQuery(
+  schema: GraphQLSchema,
+  doc: DocumentNode,
+  op: OperationDefinitionNode,
   vars: Record<string, unknown>,
-  price: QueryPrice,
-): void {
-  for (const s of sels) {
-    if (s.kind === "fragment" || ["totalCount", "pageInfo", "__typename"].includes(s.name)) continue;
-    if (s.name === "nodes") priceSelections(nodeType, s.selections, each, vars, price);
-    else if (s.name === "edges")
-      for (const e of s.selections)
-        if (e.kind === "field" && e.name === "node")
-          priceSelections(nodeType, e.selections, each, vars, price);
-        else if (e.kind === "field" && e.name !== "cursor" && e.name !== "__typename")
-          price.errors.push({
-            type: "undefinedField",
-            message: `Field '${e.name}' doesn't exist on type 'Edge'`,
-          });
-        else
-          price.errors.push({
-            type: "undefinedField",
-            message: `Field '${s.name}' doesn't exist on type 'Connection'`,
-          });
-  }
-}
-
-/** Prices `op` (its `rateLimit` fields cost nothing themselves). */
-export function priceQuery(op: GqlOperation, vars: Record<string, unknown>): QueryPrice {
+): QueryPrice {
   const price: QueryPrice = { requests: 0, nodes: 0, cost: 0, errors: [] };
-  priceSelections("Query", op.selections, 1, vars, price);
+  const root = op.operation === "mutation" ? schema.getMutationType() : schema.getQueryType();
+  if (root) priceSet({ schema, fragments: fragmentsOf(doc), vars, price }, op.selectionSet, root, 1);
   price.cost = Math.max(1, Math.round(price.requests / 100));
   return price;
 }
@@ -170,7 +168,7 @@ function indexOf(cursor: unknown): number | undefined {
 }
 
 /** One page of `items` by `first`/`after` or `last`/`before`, as GitHub's connection fields. */
-function page(items: readonly GqlObject[], args: Record<string, unknown>) {
+function page(items: readonly unknown[], args: Record<string, unknown>) {
   let from = 0;
   let to = items.length;
   const after = indexOf(args["after"]);
@@ -193,100 +191,69 @@ function page(items: readonly GqlObject[], args: Record<string, unknown>) {
   };
 }
 
-/** Runs a query that passed {@link priceQuery}; resolvers' misses become `NOT_FOUND` errors. */
-export class Executor {
-  readonly errors: GqlError[] = [];
-  constructor(
-    private readonly ctx: RouteContext,
-    private readonly vars: Record<string, unknown>,
-  ) {}
+const isGqlObject = (v: unknown): v is GqlObject =>
+  typeof v === "object" && v !== null && typeof (v as GqlObject).__typename === "string";
 
-  run(root: GqlObject, sels: readonly GqlSelection[]): Record<string, unknown> {
-    return this.object(root, sels, []);
-  }
-
-  private object(
-    obj: GqlObject,
-    sels: readonly GqlSelection[],
-    path: Array<string | number>,
-  ): Record<string, unknown> {
-    const out: Record<string, unknown> = {};
-    for (const s of sels) {
-      if (s.kind === "fragment") {
-        if (applies(obj.__typename, s.on)) Object.assign(out, this.object(obj, s.selections, path));
-        continue;
-      }
-      if (s.name === "__typename") {
-        out[s.alias] = obj.__typename;
-        continue;
-      }
-      const def = TYPES[obj.__typename]?.[s.name];
-      if (def === undefined) continue; // an interface's field the concrete type lacks
-      const args = Object.fromEntries(
-        Object.entries(s.args).map(([k, v]) => [k, resolveValue(v, this.vars)]),
-      );
-      const value = def.resolve(obj, args, this.ctx);
-      out[s.alias] = this.value(value, s, def.connection ? args : undefined, [...path, s.alias]);
-    }
-    return out;
-  }
-
-  private value(
-    value: unknown,
-    s: GqlField,
-    paging: Record<string, unknown> | undefined,
-    path: Array<string | number>,
-  ): unknown {
-    if (paging !== undefined) return this.connection(page(value as GqlObject[], paging), s, path);
-    if (Array.isArray(value)) return value.map((v, i) => this.value(v, s, undefined, [...path, i]));
-    if (value === null || value === undefined) {
-      if (s.selections.length > 0 && (s.name === "repository" || s.name === "node" || s.name === "nodes"))
-        this.errors.push({ type: "NOT_FOUND", path, message: notFoundMessage(s, this.vars, path) });
-      return null;
-    }
-    if (typeof value === "object" && "__typename" in value)
-      return this.object(value as GqlObject, s.selections, path);
-    return value;
-  }
-
-  private connection(p: ReturnType<typeof page>, s: GqlField, path: Array<string | number>) {
-    const out: Record<string, unknown> = {};
-    for (const c of s.selections) {
-      if (c.kind === "fragment") continue;
-      if (c.name === "totalCount") out[c.alias] = p.totalCount;
-      else if (c.name === "pageInfo")
-        out[c.alias] = Object.fromEntries(
-          c.selections.flatMap((x) =>
-            x.kind === "field" ? [[x.alias, p.pageInfo[x.name as keyof typeof p.pageInfo]]] : [],
-          ),
-        );
-      else if (c.name === "nodes")
-        out[c.alias] = p.nodes.map((n, i) => this.object(n, c.selections, [...path, c.alias, i]));
-      else if (c.name === "edges")
-        out[c.alias] = p.edges.map((e, i) => {
-          const edge: Record<string, unknown> = {};
-          for (const x of c.selections) {
-            if (x.kind !== "field") continue;
-            if (x.name === "cursor") edge[x.alias] = e.cursor;
-            if (x.name === "node")
-              edge[x.alias] = this.object(e.node, x.selections, [...path, c.alias, i, x.alias]);
-          }
-          return edge;
-        });
-    }
-    return out;
-  }
+/** What a run answered: GitHub's `data` and `errors`, and the fields the stand-in has no resolver for. */
+export interface RunResult {
+  data: unknown;
+  errors: GqlError[];
+  /** `Type.field` of GitHub's schema the query asked and the stand-in does not serve */
+  unserved: string[];
 }
 
-function notFoundMessage(s: GqlField, vars: Record<string, unknown>, path: Array<string | number>): string {
-  if (s.name === "repository") {
-    const owner = resolveValue(s.args["owner"] ?? null, vars);
-    const name = resolveValue(s.args["name"] ?? null, vars);
-    return `Could not resolve to a Repository with the name '${String(owner)}/${String(name)}'.`;
-  }
-  const ids = resolveValue(s.args["ids"] ?? s.args["id"] ?? null, vars);
-  const id = Array.isArray(ids) ? ids[Number(path.at(-1))] : ids;
-  return `Could not resolve to a node with the global id of '${String(id)}'`;
+/**
+ * Runs a priced query with graphql-js's executor: a stand-in object's field goes to its resolver (a connection's
+ * items paged by `first`/`after`, `last`/`before`), any other object's (a page, a payload) is read as a property;
+ * an abstract type resolves to the object's `__typename`. Errors take GitHub's shape (`type` beside `message`).
+ */
+export function runQuery(
+  schema: GraphQLSchema,
+  doc: DocumentNode,
+  operationName: string | undefined,
+  root: GqlObject,
+  vars: Record<string, unknown>,
+  ctx: RouteContext,
+): RunResult {
+  const unserved = new Set<string>();
+  const fieldResolver: GraphQLFieldResolver<unknown, RouteContext> = (source, args, context, info) => {
+    if (!isGqlObject(source)) return (source as Record<string, unknown> | null)?.[info.fieldName];
+    const resolve = RESOLVERS[source.__typename]?.[info.fieldName];
+    if (resolve === undefined) {
+      unserved.add(`${source.__typename}.${info.fieldName}`);
+      return null;
+    }
+    const value = resolve(source, args, context);
+    const def = info.parentType.getFields()[info.fieldName];
+    return def && isConnection(def) ? page(value as unknown[], args) : value;
+  };
+  const result = execute({
+    schema,
+    document: doc,
+    rootValue: root,
+    contextValue: ctx,
+    variableValues: vars,
+    operationName,
+    fieldResolver,
+    typeResolver: (value) => (isGqlObject(value) ? value.__typename : undefined),
+  });
+  if (result instanceof Promise) throw new Error("the stand-in's resolvers are synchronous");
+  return {
+    data: result.data ?? null,
+    errors: (result.errors ?? []).map(githubError),
+    unserved: [...unserved],
+  };
+}
+
+/** A graphql-js error in GitHub's shape: its `type` (extensions) beside `message`, `path`, `locations`. */
+export function githubError(e: GraphQLError): GqlError {
+  const type = e.extensions["type"];
+  return {
+    ...(typeof type === "string" ? { type } : {}),
+    message: e.message,
+    ...(e.path ? { path: e.path } : {}),
+    ...(e.locations ? { locations: e.locations } : {}),
+  };
 }
 
 /** An installation's GraphQL budget in points an hour: 5,000, +50 per repository beyond 20, at most 12,500. */

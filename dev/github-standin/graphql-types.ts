@@ -1,12 +1,23 @@
 /**
- * The part of GitHub's GraphQL schema the stand-in serves, with GitHub's type, field and argument names
- * (https://docs.github.com/en/graphql/reference): `Query.node/nodes/repository/rateLimit`, `Repository`
- * (`object`, `defaultBranchRef`, `refs`, `pullRequests`), `Ref`, `Commit.checkSuites`, `CheckSuite.checkRuns`,
- * `CheckRun`, `Blob`, `PullRequest` (`commits`), `PullRequestCommit`. A field's resolver reads the stand-in's
- * state; a connection's resolver returns every item and the executor pages it (`graphql-exec.ts`).
+ * The stand-in's resolvers over GitHub's own GraphQL schema (`graphql-schema.ts`: `@octokit/graphql-schema`),
+ * by GitHub's type and field names (https://docs.github.com/en/graphql/reference): `Query.node/nodes/repository/
+ * rateLimit`, `Repository` (`object`, `defaultBranchRef`, `refs`, `pullRequests`, `pullRequest`), `Ref`,
+ * `Commit.checkSuites`, `CheckSuite.checkRuns`, `CheckRun`, `Blob`, `PullRequest` (`commits`, `reviewThreads`),
+ * `PullRequestCommit`, `PullRequestReviewThread`, `PullRequestReviewComment`, and the mutations
+ * `resolveReviewThread`/`unresolveReviewThread`. A resolver reads the stand-in's state; a connection's resolver
+ * returns every item and the executor pages it (`graphql-exec.ts`). A miss GitHub reports as `NOT_FOUND` throws
+ * {@link notFound}; a field of GitHub's schema without a resolver here is one the stand-in does not serve.
  */
+import { GraphQLError } from "graphql";
 import type { RouteContext } from "./http.js";
-import { blobSha, repoNodeId, type CheckRun, type PullRequest, type Repository } from "./state.js";
+import {
+  blobSha,
+  repoNodeId,
+  type CheckRun,
+  type PullRequest,
+  type Repository,
+  type ReviewThread,
+} from "./state.js";
 
 /** A resolved object: its GraphQL type name and what its resolvers read. */
 export interface GqlObject {
@@ -14,40 +25,18 @@ export interface GqlObject {
   [k: string]: unknown;
 }
 
-/** A field of a type: its arguments, the type it returns (`Scalar` for a leaf), whether it is a connection. */
-export interface FieldDef {
-  args?: readonly string[];
-  of: string;
-  /** a connection of `of` nodes: `first`/`last` required, 1..100, paged by the executor */
-  connection?: true;
-  /** a list of `of` (like `Query.nodes`) */
-  list?: true;
-  resolve: (obj: GqlObject, args: Record<string, unknown>, ctx: RouteContext) => unknown;
+/** A field's resolver: the parent object, the field's arguments (coerced by the schema), the request. */
+export type Resolver = (obj: GqlObject, args: Record<string, unknown>, ctx: RouteContext) => unknown;
+
+/** GitHub's `NOT_FOUND` error (a `type` beside the message, as GitHub's answers carry it). */
+export function notFound(message: string): GraphQLError {
+  return new GraphQLError(message, { extensions: { type: "NOT_FOUND" } });
 }
 
-const PAGING = ["first", "last", "after", "before"] as const;
-
-/** Interfaces and unions and the object types that implement them. */
-export const ABSTRACT: Record<string, readonly string[]> = {
-  Node: [
-    "Repository",
-    "Ref",
-    "Commit",
-    "Blob",
-    "Tree",
-    "CheckSuite",
-    "CheckRun",
-    "PullRequest",
-    "User",
-    "App",
-  ],
-  GitObject: ["Commit", "Blob", "Tree"],
-  RepositoryOwner: ["User", "Organization"],
-  Actor: ["User", "Bot"],
-};
-
-const scalar = (resolve: FieldDef["resolve"]): FieldDef => ({ of: "Scalar", resolve });
-const field = <K extends string>(k: K) => scalar((o) => o[k]);
+const field =
+  <K extends string>(k: K): Resolver =>
+  (o) =>
+    o[k];
 const b64 = (s: string) => Buffer.from(s).toString("base64");
 
 /** The repository of a node id ({@link repoNodeId}), when its installation may read it. */
@@ -61,10 +50,12 @@ export function repositoryObject(repo: Repository): GqlObject {
   return { __typename: "Repository", repo };
 }
 
-/** A node id of the stand-in (GitHub's are opaque: only `id`s it gave are read back). */
-function nodeOf(ctx: RouteContext, id: string): GqlObject | null {
+/** A node id of the stand-in (GitHub's are opaque: only `id`s it gave are read back), else `NOT_FOUND`. */
+function nodeOf(ctx: RouteContext, id: string): GqlObject | GraphQLError {
   const repo = repoById(ctx, id);
-  return repo === undefined ? null : repositoryObject(repo);
+  return repo === undefined
+    ? notFound(`Could not resolve to a node with the global id of '${id}'`)
+    : repositoryObject(repo);
 }
 
 /** The head commit of `branch` in `repo` (pushes set it; an open pull request's head branch has its head). */
@@ -140,172 +131,197 @@ const repository = (o: GqlObject) => o["repo"] as Repository;
 const pull = (o: GqlObject) => o["pr"] as PullRequest;
 const run = (o: GqlObject) => o["run"] as CheckRun;
 
-/** The stand-in's GraphQL types: field name → definition. `RateLimit` is filled by the executor. */
-export const TYPES: Record<string, Record<string, FieldDef>> = {
+/** A thread's repository is one the request's installation may read. */
+function threadReadable(ctx: RouteContext, thread: ReviewThread): boolean {
+  return (
+    ctx.installationId !== undefined &&
+    ctx.state
+      .repositoriesOf(ctx.installationId)
+      .some((r) => ctx.state.threads(r.owner, r.name).includes(thread))
+  );
+}
+
+function threadObject(ctx: RouteContext, thread: ReviewThread): GqlObject {
+  const repo = ctx.state
+    .repositoriesOf(ctx.installationId ?? 0)
+    .find((r) => ctx.state.threads(r.owner, r.name).includes(thread));
+  const comments = repo
+    ? ctx.state
+        .reviewComments(repo.owner, repo.name)
+        .filter((c) => c.id === thread.rootCommentId || c.inReplyToId === thread.rootCommentId)
+    : [];
+  return { __typename: "PullRequestReviewThread", thread, comments };
+}
+
+/** `resolveReviewThread` / `unresolveReviewThread`: sets the thread's state, `NOT_FOUND` for another's. */
+function setThreadResolved(resolved: boolean): Resolver {
+  return (_o, a, ctx) => {
+    const threadId = String((a["input"] as Record<string, unknown>)["threadId"]);
+    const thread = ctx.state.threadById(threadId);
+    if (thread === undefined || !threadReadable(ctx, thread))
+      throw notFound(`Could not resolve to a node with the global id of '${threadId}'`);
+    thread.isResolved = resolved;
+    return { thread: threadObject(ctx, thread) };
+  };
+}
+
+const comment = (o: GqlObject) => o["comment"] as ReturnType<RouteContext["state"]["reviewComments"]>[number];
+const thread = (o: GqlObject) => o["thread"] as ReviewThread;
+
+/**
+ * The stand-in's resolvers: type name → field name → resolver. A connection's resolver returns all its
+ * items (the executor pages them); `RateLimit` is the executor's.
+ */
+export const RESOLVERS: Record<string, Record<string, Resolver>> = {
   Query: {
-    node: { args: ["id"], of: "Node", resolve: (_o, a, ctx) => nodeOf(ctx, String(a["id"])) },
-    nodes: {
-      args: ["ids"],
-      of: "Node",
-      list: true,
-      resolve: (_o, a, ctx) => (a["ids"] as string[]).map((id) => nodeOf(ctx, String(id))),
+    node: (_o, a, ctx) => {
+      const n = nodeOf(ctx, String(a["id"]));
+      if (n instanceof GraphQLError) throw n;
+      return n;
     },
-    repository: {
-      args: ["owner", "name", "followRenames"],
-      of: "Repository",
-      resolve: (_o, a, ctx) => {
-        const repo = ctx.state.repository(String(a["owner"]), String(a["name"]));
-        return repo === undefined || repo.installationId !== ctx.installationId
-          ? null
-          : repositoryObject(repo);
-      },
+    nodes: (_o, a, ctx) => (a["ids"] as string[]).map((id) => nodeOf(ctx, String(id))),
+    repository: (_o, a, ctx) => {
+      const repo = ctx.state.repository(String(a["owner"]), String(a["name"]));
+      if (repo === undefined || repo.installationId !== ctx.installationId)
+        throw notFound(
+          `Could not resolve to a Repository with the name '${String(a["owner"])}/${String(a["name"])}'.`,
+        );
+      return repositoryObject(repo);
     },
-    rateLimit: { args: ["dryRun"], of: "RateLimit", resolve: (o) => o["rateLimit"] },
+    rateLimit: (o) => o["rateLimit"],
+  },
+  Mutation: {
+    resolveReviewThread: setThreadResolved(true),
+    unresolveReviewThread: setThreadResolved(false),
   },
   RateLimit: Object.fromEntries(
     ["cost", "limit", "remaining", "resetAt", "used", "nodeCount"].map((k) => [k, field(k)]),
   ),
   Repository: {
-    id: scalar((o) => repoNodeId(repository(o))),
-    databaseId: scalar((o) => repository(o).id),
-    name: scalar((o) => repository(o).name),
-    nameWithOwner: scalar((o) => `${repository(o).owner}/${repository(o).name}`),
-    isPrivate: scalar((o) => repository(o).private),
-    isArchived: scalar(() => false),
-    owner: {
-      of: "RepositoryOwner",
-      resolve: (o) => ({ __typename: "Organization", login: repository(o).owner }),
+    id: (o) => repoNodeId(repository(o)),
+    databaseId: (o) => repository(o).id,
+    name: (o) => repository(o).name,
+    nameWithOwner: (o) => `${repository(o).owner}/${repository(o).name}`,
+    isPrivate: (o) => repository(o).private,
+    isArchived: () => false,
+    owner: (o) => ({ __typename: "Organization", login: repository(o).owner }),
+    object: (o, a, ctx) => objectAt(ctx, repository(o), String(a["expression"] ?? a["oid"] ?? "")),
+    defaultBranchRef: (o, _a, ctx) => {
+      const repo = repository(o);
+      const oid = branchHead(ctx, repo, repo.defaultBranch);
+      return oid === undefined
+        ? null
+        : refObject(repo, `refs/heads/${repo.defaultBranch}`, oid, "refs/heads/");
     },
-    object: {
-      args: ["expression", "oid"],
-      of: "GitObject",
-      resolve: (o, a, ctx) => objectAt(ctx, repository(o), String(a["expression"] ?? a["oid"] ?? "")),
+    refs: (o, a, ctx) => {
+      const prefix = String(a["refPrefix"]);
+      return ctx.state
+        .refsOf(repository(o).owner, repository(o).name)
+        .filter(([ref]) => ref.startsWith(prefix))
+        .map(([ref, oid]) => refObject(repository(o), ref, oid, prefix));
     },
-    defaultBranchRef: {
-      of: "Ref",
-      resolve: (o, _a, ctx) => {
-        const repo = repository(o);
-        const oid = branchHead(ctx, repo, repo.defaultBranch);
-        return oid === undefined
-          ? null
-          : refObject(repo, `refs/heads/${repo.defaultBranch}`, oid, "refs/heads/");
-      },
+    pullRequests: (o, a, ctx) => {
+      const states = (a["states"] as string[] | undefined) ?? null;
+      const repo = repository(o);
+      return ctx.state
+        .pullRequests(repo.owner, repo.name)
+        .filter((p) => states === null || states.includes(STATE_OF[p.state]))
+        .filter((p) => a["baseRefName"] == null || p.base.ref === a["baseRefName"])
+        .filter((p) => a["headRefName"] == null || p.head.ref === a["headRefName"])
+        .sort((x, y) => x.number - y.number)
+        .map((p) => pullObject(repo, p));
     },
-    refs: {
-      args: ["refPrefix", "query", "direction", "orderBy", ...PAGING],
-      of: "Ref",
-      connection: true,
-      resolve: (o, a, ctx) => {
-        const prefix = String(a["refPrefix"]);
-        return ctx.state
-          .refsOf(repository(o).owner, repository(o).name)
-          .filter(([ref]) => ref.startsWith(prefix))
-          .map(([ref, oid]) => refObject(repository(o), ref, oid, prefix));
-      },
-    },
-    pullRequests: {
-      args: ["states", "baseRefName", "headRefName", "labels", "orderBy", ...PAGING],
-      of: "PullRequest",
-      connection: true,
-      resolve: (o, a, ctx) => {
-        const states = (a["states"] as string[] | null) ?? null;
-        const repo = repository(o);
-        return ctx.state
-          .pullRequests(repo.owner, repo.name)
-          .filter((p) => states === null || states.includes(STATE_OF[p.state]))
-          .filter((p) => a["baseRefName"] == null || p.base.ref === a["baseRefName"])
-          .filter((p) => a["headRefName"] == null || p.head.ref === a["headRefName"])
-          .sort((x, y) => x.number - y.number)
-          .map((p) => pullObject(repo, p));
-      },
+    pullRequest: (o, a, ctx) => {
+      const repo = repository(o);
+      const pr = ctx.state.pullRequest(repo.owner, repo.name, Number(a["number"]));
+      if (pr === undefined)
+        throw notFound(`Could not resolve to a PullRequest with the number of ${String(a["number"])}.`);
+      return pullObject(repo, pr);
     },
   },
   Organization: { login: field("login") },
   User: { login: field("login") },
   Bot: { login: field("login") },
   Ref: {
-    id: scalar((o) => `REF_${b64(`${repository(o).id}:${String(o["prefix"])}${String(o["name"])}`)}`),
+    id: (o) => `REF_${b64(`${repository(o).id}:${String(o["prefix"])}${String(o["name"])}`)}`,
     name: field("name"),
     prefix: field("prefix"),
-    target: { of: "GitObject", resolve: (o) => commitObject(repository(o), String(o["oid"])) },
+    target: (o) => commitObject(repository(o), String(o["oid"])),
   },
   Commit: {
-    id: scalar((o) => `C_${String(o["oid"])}`),
+    id: (o) => `C_${String(o["oid"])}`,
     oid: field("oid"),
-    abbreviatedOid: scalar((o) => String(o["oid"]).slice(0, 7)),
-    checkSuites: {
-      args: ["filterBy", ...PAGING],
-      of: "CheckSuite",
-      connection: true,
-      resolve: (o, a, ctx) =>
-        checkSuites(ctx, repository(o), String(o["oid"]), (a["filterBy"] as Record<string, unknown>) ?? {}),
-    },
+    abbreviatedOid: (o) => String(o["oid"]).slice(0, 7),
+    checkSuites: (o, a, ctx) =>
+      checkSuites(ctx, repository(o), String(o["oid"]), (a["filterBy"] as Record<string, unknown>) ?? {}),
   },
   Blob: {
-    oid: scalar((o) => blobSha(String(o["text"]))),
+    oid: (o) => blobSha(String(o["text"])),
     text: field("text"),
-    byteSize: scalar((o) => Buffer.byteLength(String(o["text"]))),
-    isBinary: scalar(() => false),
-    isTruncated: scalar(() => false),
+    byteSize: (o) => Buffer.byteLength(String(o["text"])),
+    isBinary: () => false,
+    isTruncated: () => false,
   },
   Tree: { oid: field("oid") },
   CheckSuite: {
-    databaseId: scalar((o) => o["appId"]),
-    app: { of: "App", resolve: (o) => ({ __typename: "App", databaseId: o["appId"], slug: o["slug"] }) },
-    checkRuns: {
-      args: ["filterBy", ...PAGING],
-      of: "CheckRun",
-      connection: true,
-      resolve: (o, a) => checkRuns(o["runs"] as CheckRun[], (a["filterBy"] as Record<string, unknown>) ?? {}),
-    },
+    databaseId: (o) => o["appId"],
+    app: (o) => ({ __typename: "App", databaseId: o["appId"], slug: o["slug"] }),
+    checkRuns: (o, a) => checkRuns(o["runs"] as CheckRun[], (a["filterBy"] as Record<string, unknown>) ?? {}),
   },
   App: { databaseId: field("databaseId"), slug: field("slug"), name: field("slug") },
   CheckRun: {
-    id: scalar((o) => `CR_${run(o).id}`),
-    databaseId: scalar((o) => run(o).id),
-    name: scalar((o) => run(o).name),
-    status: scalar((o) => run(o).status.toUpperCase()),
-    conclusion: scalar((o) => run(o).conclusion?.toUpperCase() ?? null),
-    externalId: scalar((o) => run(o).externalId),
-    startedAt: scalar((o) => run(o).startedAt),
-    completedAt: scalar((o) => run(o).completedAt),
-    detailsUrl: scalar((o) => run(o).detailsUrl),
+    id: (o) => `CR_${run(o).id}`,
+    databaseId: (o) => run(o).id,
+    name: (o) => run(o).name,
+    status: (o) => run(o).status.toUpperCase(),
+    conclusion: (o) => run(o).conclusion?.toUpperCase() ?? null,
+    externalId: (o) => run(o).externalId,
+    startedAt: (o) => run(o).startedAt,
+    completedAt: (o) => run(o).completedAt,
+    detailsUrl: (o) => run(o).detailsUrl,
   },
   PullRequest: {
-    id: scalar((o) => `PR_${pull(o).id}`),
-    databaseId: scalar((o) => pull(o).id),
-    number: scalar((o) => pull(o).number),
-    title: scalar((o) => pull(o).title),
-    state: scalar((o) => STATE_OF[pull(o).state]),
-    isDraft: scalar((o) => pull(o).draft),
-    url: scalar(
-      (o, _a, ctx) => `${ctx.origin}/${repository(o).owner}/${repository(o).name}/pull/${pull(o).number}`,
-    ),
-    headRefName: scalar((o) => pull(o).head.ref),
-    headRefOid: scalar((o) => pull(o).head.sha),
-    baseRefName: scalar((o) => pull(o).base.ref),
-    baseRefOid: scalar((o) => pull(o).base.sha),
-    createdAt: scalar((o) => pull(o).createdAt),
-    updatedAt: scalar((o) => pull(o).updatedAt),
-    author: { of: "Actor", resolve: (o) => ({ __typename: "User", login: pull(o).user.login }) },
-    headRepository: { of: "Repository", resolve: (o) => repositoryObject(repository(o)) },
-    commits: {
-      args: PAGING,
-      of: "PullRequestCommit",
-      connection: true,
-      // the stand-in keeps a pull request's head only: its one commit
-      resolve: (o) => [{ __typename: "PullRequestCommit", repo: repository(o), oid: pull(o).head.sha }],
-    },
+    id: (o) => `PR_${pull(o).id}`,
+    databaseId: (o) => pull(o).id,
+    number: (o) => pull(o).number,
+    title: (o) => pull(o).title,
+    state: (o) => STATE_OF[pull(o).state],
+    isDraft: (o) => pull(o).draft,
+    url: (o, _a, ctx) => `${ctx.origin}/${repository(o).owner}/${repository(o).name}/pull/${pull(o).number}`,
+    headRefName: (o) => pull(o).head.ref,
+    headRefOid: (o) => pull(o).head.sha,
+    baseRefName: (o) => pull(o).base.ref,
+    baseRefOid: (o) => pull(o).base.sha,
+    createdAt: (o) => pull(o).createdAt,
+    updatedAt: (o) => pull(o).updatedAt,
+    author: (o) => ({ __typename: "User", login: pull(o).user.login }),
+    headRepository: (o) => repositoryObject(repository(o)),
+    // the stand-in keeps a pull request's head only: its one commit
+    commits: (o) => [{ __typename: "PullRequestCommit", repo: repository(o), oid: pull(o).head.sha }],
+    reviewThreads: (o, _a, ctx) =>
+      ctx.state
+        .threads(repository(o).owner, repository(o).name, pull(o).number)
+        .map((t) => threadObject(ctx, t)),
   },
   PullRequestCommit: {
-    commit: { of: "Commit", resolve: (o) => commitObject(repository(o), String(o["oid"])) },
+    commit: (o) => commitObject(repository(o), String(o["oid"])),
   },
-};
-
-/** The fields an abstract type's selections may name directly (its interface fields). */
-export const INTERFACE_FIELDS: Record<string, readonly string[]> = {
-  Node: ["id"],
-  GitObject: ["oid", "abbreviatedOid", "id"],
-  RepositoryOwner: ["login"],
-  Actor: ["login"],
+  PullRequestReviewThread: {
+    id: (o) => thread(o).id,
+    isResolved: (o) => thread(o).isResolved,
+    isOutdated: () => false,
+    path: (o) => (o["comments"] as Array<{ path: string }>)[0]?.path ?? null,
+    line: (o) => (o["comments"] as Array<{ line?: number | null }>)[0]?.line ?? null,
+    comments: (o) =>
+      (o["comments"] as Array<Record<string, unknown>>).map((c) => ({
+        __typename: "PullRequestReviewComment",
+        comment: c,
+      })),
+  },
+  PullRequestReviewComment: {
+    id: (o) => `PRRC_${comment(o).id}`,
+    databaseId: (o) => comment(o).id,
+    body: (o) => comment(o).body,
+    author: (o) => ({ __typename: "User", login: comment(o).user.login }),
+  },
 };

@@ -160,10 +160,42 @@ describe("the stand-in's GraphQL schema", () => {
         `{ repository(owner: "octo-org", name: "app") { stars } }`,
         /Field 'stars' doesn't exist on type 'Repository'/,
       ],
-      [`{ repository(owner: "octo-org", name: "app") { nameWithOwner `, /unexpected end/],
+      [
+        `{ repository(owner: "octo-org", name: "app") { nameWithOwner `,
+        /Parse error: .*Expected Name, found <EOF>/,
+      ],
+      [
+        `{ repository(owner: "octo-org", name: "app") { pullRequests(first: 1, sort: NEWEST) { totalCount } } }`,
+        /Field 'pullRequests' doesn't accept argument 'sort'/,
+      ],
+      [
+        `query($n: Int!) { repository(owner: "octo-org", name: "app") { pullRequest(number: $n) { id } } }`,
+        /\$n/,
+      ],
     ] as const;
     for (const [query, message] of refusals) await expect(gh.graphql(query)).rejects.toThrow(message);
     expect(sb.violations()).toHaveLength(refusals.length);
+  });
+
+  it("checks every query against GitHub's own schema; a field GitHub has and the stand-in does not serve is flagged", async () => {
+    // named fragments and aliases price and run as inline selections do
+    const q = `query { rateLimit { cost nodeCount } app: repository(owner: "octo-org", name: "app") { ...Pulls } }
+      fragment Pulls on Repository { open: pullRequests(first: 2, states: [OPEN]) { edges { cursor node { number } } } }`;
+    const r = await gh.graphql<{
+      rateLimit: { cost: number; nodeCount: number };
+      app: { open: { edges: Array<{ cursor: string; node: { number: number } }> } };
+    }>(q);
+    expect(r.app.open.edges.map((e) => e.node.number)).toEqual([1, 2]);
+    expect(r.rateLimit).toEqual({ cost: 1, nodeCount: 2 });
+    expect(sb.violations()).toEqual([]);
+    // `description` is GitHub's (so the query is valid) but not the stand-in's: answered null, and flagged
+    const stars = await gh.graphql<{ repository: { description: string | null } }>(
+      `{ repository(owner: "octo-org", name: "app") { nameWithOwner description } }`,
+    );
+    expect(stars.repository.description).toBeNull();
+    expect(sb.violations().flatMap((v) => v.openapiErrors)).toEqual([
+      expect.stringContaining("Repository.description"),
+    ]);
   });
 
   it("answers NOT_FOUND for a repository of another installation and charges nothing past the budget", async () => {
