@@ -415,15 +415,13 @@ async function holdAlertDismissal(
   );
   if (!isDismissal(target.resolutionStatus)) return undefined;
   const m = ref ? PULL_REF.exec(ref) : null;
-  if (!m) {
-    await traceHeldDismissal(
+  if (!m)
+    return traceHeldDismissal(
       rt,
-      { d, ref, detail, status: target.resolutionStatus, note, approvers },
+      { d, ref, detail, status: target.resolutionStatus, note, approval },
       log,
       tenant,
     );
-    return undefined;
-  }
   const pull = { ...repo, pullNumber: Number(m[1]) };
   const key = pullKey(d.owner, d.repo, pull.pullNumber);
   const identity = { id: detail.id, ...identityOf(detail) };
@@ -434,7 +432,15 @@ async function holdAlertDismissal(
     existing.resolutionStatus === target.resolutionStatus
   )
     return existing.codeOwners;
-  const codeOwners = approval.codeowners ? await heldCodeOwners(rt, d, pull, detail, log) : undefined;
+  const codeOwners = approval.codeowners
+    ? await heldCodeOwners(
+        rt,
+        d,
+        (await getPull(await rt.octokit(d.installationId), pull)).baseRef,
+        detail,
+        log,
+      )
+    : undefined;
   await storeApprovalRequest(rt, key, {
     findingId: detail.id,
     ...identityOf(detail),
@@ -457,21 +463,21 @@ async function holdAlertDismissal(
 }
 
 /**
- * The code owners of the finding's file in the CODEOWNERS of the pull request's base branch as it is now
- * (`readCodeOwnership`, the reader a held `/fp` uses; rules in `src/domain/code-owner-approval.ts`), or why
- * the role rule applies alone (`fallback`). The requester's own ownership is not asked for.
+ * The code owners of the finding's file in the CODEOWNERS of branch `baseRef` as it is now (a pull request's
+ * base branch, a merge group's; `readCodeOwnership`, the reader a held `/fp` uses; rules in
+ * `src/domain/code-owner-approval.ts`), or why the role rule applies alone (`fallback`). The requester's own
+ * ownership is not asked for.
  * @throws what Octokit throws for a GitHub failure worth a retry (the job retries).
  */
 async function heldCodeOwners(
   rt: Runtime,
   d: AlertJobData,
-  pull: PullRef,
+  baseRef: string,
   detail: FindingDetail,
   log: Logger,
 ): Promise<CodeOwnership> {
   const octokit = await rt.octokit(d.installationId);
-  const { baseRef } = await getPull(octokit, pull);
-  const at = { owner: pull.owner, repo: pull.repo, baseRef, installationId: d.installationId };
+  const at = { owner: d.owner, repo: d.repo, baseRef, installationId: d.installationId };
   const file = parseLocation(detail.location)?.path;
   return (await readCodeOwnership(octokit, at, file, d.senderLogin, log)).ownership;
 }
@@ -516,13 +522,18 @@ async function traceHeldDismissal(
     detail: FindingDetail;
     status: string;
     note: string;
-    approvers: string;
+    approval: Approval;
   },
   log: Logger,
   tenant: NonNullable<Awaited<ReturnType<Runtime["scanner"]["forAccount"]>>>,
-): Promise<void> {
-  const { d, ref, detail } = held;
-  const pullNumber = ref ? parseMergeGroupRef(ref)?.pullNumber : undefined;
+): Promise<CodeOwnership | undefined> {
+  const { d, ref, detail, approval } = held;
+  const group = ref ? parseMergeGroupRef(ref) : undefined;
+  const pullNumber = group?.pullNumber;
+  // an approval requested in the pull request the ref names is decided under the CODEOWNERS of its base
+  const branch = group?.baseBranch ?? (ref?.startsWith("refs/heads/") ? ref.slice(11) : undefined);
+  const codeOwners =
+    approval.codeowners && branch ? await heldCodeOwners(rt, d, branch, detail, log) : undefined;
   const content = heldDismissalNote({
     dismissed: held.note,
     alertNumber: d.alertNumber,
@@ -530,8 +541,9 @@ async function traceHeldDismissal(
     label: findingLabel(detail.id, rt.settings.labelPrefix),
     severity: detail.severity,
     status: held.status,
-    approvers: held.approvers,
+    approvers: approval.approvers,
     ...(pullNumber ? { pullNumber } : {}),
+    ...(codeOwners ? { owners: heldOwnersSentence(codeOwners, false).trim() } : {}),
   });
   const latest = detail.notes.reduce<(typeof detail.notes)[number] | undefined>(
     (a, b) => (a && a.createdAt > b.createdAt ? a : b),
@@ -542,7 +554,7 @@ async function traceHeldDismissal(
     { finding: detail.id, status: held.status, severity: detail.severity, ref, by: d.senderLogin },
     "dismissal on GitHub held for approval on a ref without a pull request: alert reopened, note left on the finding",
   );
-  if (!pullNumber) return;
+  if (!pullNumber) return codeOwners;
   const text = createHash("sha256").update(content).digest("hex").slice(0, 16);
   if (
     !(await rt.stores.pulls.claimOnce(
@@ -551,7 +563,7 @@ async function traceHeldDismissal(
       d.deliveryId,
     ))
   )
-    return;
+    return codeOwners;
   try {
     await postInConversation(rt, d, { owner: d.owner, repo: d.repo, pullNumber }, content);
   } catch (error) {
@@ -563,4 +575,5 @@ async function traceHeldDismissal(
       "held dismissal not announced on the merge group's pull request",
     );
   }
+  return codeOwners;
 }

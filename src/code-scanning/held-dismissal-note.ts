@@ -22,6 +22,11 @@ export interface HeldDismissal {
   approvers: string;
   /** the pull request the ref names (a merge group's `pr-<n>`), when it names one */
   pullNumber?: number;
+  /**
+   * with `triage.approval.codeowners`: who must approve besides the role, read from the CODEOWNERS of the
+   * branch the ref targets (`heldOwnersSentence`), or why the role rule applies alone
+   */
+  owners?: string;
 }
 
 /**
@@ -29,7 +34,7 @@ export interface HeldDismissal {
  * dismissal in GitHub code scanning needs a second person (`triage.approval`) and its alert is on a ref
  * that is no pull request's head, so no approval request can be held in a conversation: who dismissed what,
  * why it was not applied (the alert was reopened, the resolution left as it was), and the two ways to
- * dismiss it. Pure; `dismissed` is diffward's own sentence (its untrusted parts quoted and neutralized).
+ * dismiss it, with the code owners an approval needs when `triage.approval.codeowners` is on. Pure; `dismissed` is diffward's own sentence (its untrusted parts quoted and neutralized).
  */
 export function heldDismissalNote(d: HeldDismissal): string {
   const where = d.ref ? ` on ${inlineCode(d.ref)}` : "";
@@ -45,6 +50,7 @@ export function heldDismissalNote(d: HeldDismissal): string {
       "scanning service.",
     `To dismiss it: a user with the ${inlineCode(d.approvers)} role or above dismisses the alert in GitHub code ` +
       `scanning (no second person is needed then), or, in a pull request that reports this finding${pull}, ` +
-      "reply `/fp` (or `/wontfix`) to diffward's comment on it to request approval there.",
+      "reply `/fp` (or `/wontfix`) to diffward's comment on it to request approval there." +
+      (d.owners ? ` ${d.owners}` : ""),
   ].join("\n\n");
 }

@@ -463,7 +463,11 @@ describe("code scanning: triage kept in step", () => {
       }),
     ]);
   });
-  it("with triage.approval, a writer's dismissal of a merge group's alert (no pull request ref) is reopened with a note on the finding saying why and how, and the same on the pull request its ref names, once", async () => {
+  /**
+   * A merge group's report with `triage.approval` (plus `approvalExtra`, and `codeowners` as the base
+   * branch's `.github/CODEOWNERS` when given), and the alert of its secret finding.
+   */
+  async function groupAlert(approvalExtra = "", codeowners?: string) {
     n += 1;
     const MAINTAINER = "octo-maintainer";
     const base = sha(0x5e00 + n * 4);
@@ -475,11 +479,19 @@ describe("code scanning: triage kept in step", () => {
         private: true,
         config:
           privateConfig().replace(UPLOAD_ON, `${UPLOAD_ON}\nmergeQueue: scan`) +
-          "\ntriage:\n  approval:\n    minSeverity: high\n    approvers: maintain\n",
+          `\ntriage:\n  approval:\n    minSeverity: high\n    approvers: maintain\n${approvalExtra}`,
         permissions: { [WRITER]: "write", [MAINTAINER]: "maintain" },
       },
       { head: sha(0x5e02 + n * 4), base: base },
     );
+    if (codeowners !== undefined)
+      h.github.state.setFile(
+        opened.owner,
+        opened.repo,
+        h.github.state.repository(opened.owner, opened.repo)!.defaultBranch,
+        ".github/CODEOWNERS",
+        codeowners,
+      );
     await h.send("merge_group", mergeGroupPayload(h.github.state, group, "checks_requested"));
     await completedRun(h, opened.owner, opened.repo, group.headSha, 30_000);
     const secretId = [...h.sandbox.state.findings.values()].find(
@@ -490,9 +502,14 @@ describe("code scanning: triage kept in step", () => {
       10_000,
       "the merge group's alert",
     );
-    expect(alert.mostRecent.ref).toBe(group.headRef);
     const target = { owner: opened.owner, repo: opened.repo, alertNumber: alert.number };
     const secret = () => h.sandbox.state.findings.get(secretId)!;
+    return { opened, group, secretId, alert, target, secret, MAINTAINER };
+  }
+
+  it("with triage.approval, a writer's dismissal of a merge group's alert (no pull request ref) is reopened with a note on the finding saying why and how, and the same on the pull request its ref names, once", async () => {
+    const { opened, group, secretId, alert, target, secret, MAINTAINER } = await groupAlert();
+    expect(alert.mostRecent.ref).toBe(group.headRef);
     const botComments = () =>
       h.github.state.issueComments(opened.owner, opened.repo).filter((c) => c.user.type === "Bot");
 
@@ -531,6 +548,18 @@ describe("code scanning: triage kept in step", () => {
       "set",
     );
     expect(secret().resolutionStatus).toBe("FALSE_POSITIVE");
+    expect(h.github.violations()).toEqual([]);
+  });
+
+  it("with triage.approval.codeowners, a merge group's held dismissal names the code owners of the base branch that an approval needs", async () => {
+    const { target, secret } = await groupAlert("    codeowners: true\n", "* @Octo-Dana\n");
+    const payload = dismissAlertAs(h, { ...target, login: WRITER, reason: "false positive" });
+    expect(await deliver(payload)).toBe("approval-requested");
+    const note = secret().notes[0]!.body;
+    expect(note).toContain("The approver must also be a code owner of");
+    expect(note).toContain("`.github/CODEOWNERS`");
+    expect(note).toContain("`@Octo-Dana`");
+    expect(secret().resolutionStatus).toBe("NOT_STARTED");
     expect(h.github.violations()).toEqual([]);
   });
 });

@@ -23,6 +23,23 @@ describe("heldDismissalNote", () => {
     `);
   });
 
+  it("names the code owners an approval needs with triage.approval.codeowners", () => {
+    const owners =
+      "The approver must also be a code owner of `src/server.js` in `.github/CODEOWNERS` (`triage.approval.codeowners`): `@octo-dana`.";
+    const note = heldDismissalNote({
+      dismissed: "Dismissed.",
+      alertNumber: 4,
+      ref: "refs/heads/gh-readonly-queue/main/pr-9-" + "b".repeat(40),
+      label: "SC-00000002",
+      severity: "HIGH",
+      status: "FALSE_POSITIVE",
+      approvers: "maintain",
+      pullNumber: 9,
+      owners,
+    });
+    expect(note.endsWith(`to request approval there. ${owners}`)).toBe(true);
+  });
+
   it("names no pull request when the ref names none", () => {
     const note = heldDismissalNote({
       dismissed: "Dismissed.",
