@@ -552,7 +552,7 @@ describe("code scanning: triage kept in step", () => {
   });
 
   it("with triage.approval.codeowners, a merge group's held dismissal names the code owners of the base branch that an approval needs", async () => {
-    const { target, secret } = await groupAlert("    codeowners: true\n", "* @Octo-Dana\n");
+    const { opened, target, secret } = await groupAlert("    codeowners: true\n", "* @Octo-Dana\n");
     const payload = dismissAlertAs(h, { ...target, login: WRITER, reason: "false positive" });
     expect(await deliver(payload)).toBe("approval-requested");
     const note = secret().notes[0]!.body;
@@ -560,6 +560,12 @@ describe("code scanning: triage kept in step", () => {
     expect(note).toContain("`.github/CODEOWNERS`");
     expect(note).toContain("`@Octo-Dana`");
     expect(secret().resolutionStatus).toBe("NOT_STARTED");
+    const trail = await h.waitFor(async () =>
+      (await auditOf(opened)).length > 0 ? auditOf(opened) : undefined,
+    );
+    expect(trail).toEqual([
+      expect.objectContaining({ action: "approval-request", outcome: "held", codeOwners: expect.anything() }),
+    ]);
     expect(h.github.violations()).toEqual([]);
   });
 });
