@@ -65,8 +65,7 @@ export async function reportScanAgain(
   rt: Runtime,
   d: LaunchJobData,
   tenant: ScannerTenant,
-  scanId: string,
-  creditBudget: number | undefined,
+  { scanId, creditBudget }: { scanId: string; creditBudget: number | undefined },
 ): Promise<void> {
   const { scan } = await tenant.client.getScan(tenant.projectId, scanId);
   await rt.stores.scans.clearScanStop(scanId);

@@ -191,7 +191,7 @@ async function launchLocked(
     return "already-launched";
   }
   if (start.kind === "report-again") {
-    await reportScanAgain(rt, d, tenant, start.scanId, start.creditBudget);
+    await reportScanAgain(rt, d, tenant, start);
     return "reported-again";
   }
   if (start.kind === "look-up" && (await followEarlierLaunch(rt, job, tenant, start, log)))
