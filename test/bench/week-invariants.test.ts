@@ -118,6 +118,13 @@ describe("the week's invariants", () => {
     expect(failing(f)).toHaveLength(5);
   });
 
+  it("the acknowledgement under the week tells each window's p99 apart", () => {
+    const f = good();
+    f.ack = { ...f.ack, weekMs: [10, 20, 30], weekWindowsMs: [[10], [20], [30]] };
+    const row = checkWeek(f).find((r) => r.figure.includes("while the week runs"))!;
+    expect(row.measured).toContain("p99 per window 10.0 / 20.0 / 30.0 ms");
+  });
+
   it("RSS growth compares the last quarter's mean with the second's", () => {
     expect(rssGrowth(flat(0, [50, 50, 100, 100, 100, 100, 110, 110]), 0, 8000)).toBeCloseTo(0.1);
     expect(rssGrowth([], 0, 8000)).toBeNaN();
