@@ -432,15 +432,7 @@ async function holdAlertDismissal(
     existing.resolutionStatus === target.resolutionStatus
   )
     return existing.codeOwners;
-  const codeOwners = approval.codeowners
-    ? await heldCodeOwners(
-        rt,
-        d,
-        (await getPull(await rt.octokit(d.installationId), pull)).baseRef,
-        detail,
-        log,
-      )
-    : undefined;
+  const codeOwners = approval.codeowners ? await pullCodeOwners(rt, d, pull, detail, log) : undefined;
   await storeApprovalRequest(rt, key, {
     findingId: detail.id,
     ...identityOf(detail),
@@ -482,6 +474,18 @@ async function heldCodeOwners(
   return (await readCodeOwnership(octokit, at, file, d.senderLogin, log)).ownership;
 }
 
+/** {@link heldCodeOwners} under the pull request's base branch, read now (GitHub "Get a pull request"). */
+async function pullCodeOwners(
+  rt: Runtime,
+  d: AlertJobData,
+  pull: PullRef,
+  detail: FindingDetail,
+  log: Logger,
+): Promise<CodeOwnership> {
+  const { baseRef } = await getPull(await rt.octokit(d.installationId), pull);
+  return heldCodeOwners(rt, d, baseRef, detail, log);
+}
+
 /** Posts `body` in the pull request's conversation: one planned comment, applied through the write path. */
 async function postInConversation(rt: Runtime, d: AlertJobData, pull: PullRef, body: string): Promise<void> {
   await applyWrites(rt, d.installationId, [{ kind: "create-issue-comment", pull, body, purpose: "answer" }]);
@@ -503,6 +507,9 @@ function heldForApprovalText(
     "and nothing was changed on the scanning service until then."
   );
 }
+
+/** The prefix of a branch's ref. */
+const HEADS = "refs/heads/";
 
 /**
  * The trace of a dismissal held on a ref that is no pull request's (a merge group's branch), where no approval
@@ -531,7 +538,7 @@ async function traceHeldDismissal(
   const group = ref ? parseMergeGroupRef(ref) : undefined;
   const pullNumber = group?.pullNumber;
   // an approval requested in the pull request the ref names is decided under the CODEOWNERS of its base
-  const branch = group?.baseBranch ?? (ref?.startsWith("refs/heads/") ? ref.slice(11) : undefined);
+  const branch = group?.baseBranch ?? (ref?.startsWith(HEADS) ? ref.slice(HEADS.length) : undefined);
   const codeOwners =
     approval.codeowners && branch ? await heldCodeOwners(rt, d, branch, detail, log) : undefined;
   const content = heldDismissalNote({
