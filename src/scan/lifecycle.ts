@@ -2,7 +2,7 @@ import type { Job } from "bullmq";
 import { groupKey, pullKey } from "../runtime/names.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { applyWrites } from "../runtime/apply-writes.js";
-import { closedAfter, pullStateAt } from "../stores/pull-state.js";
+import { closedAfter, pullStateAt, type PullState } from "../stores/pull-state.js";
 import { cancelFollowedScan } from "./cancel-scan.js";
 import { checkRunCompleted, planStopWrites, stopCurrent } from "./supersede.js";
 import type { LaunchJobData, PullClosedJobData, UninstallJobData } from "../job-catalogue/index.js";
@@ -27,7 +27,7 @@ export async function processPullClosed(
         await rt.stores.pulls.setPull(key, { ...pullStateAt(d, d.headSha, d.updatedAt), closed: true });
       return "idle";
     }
-    if (prev.closed) return "idle";
+    if (prev.closed || closeIsStale(d, prev)) return "idle";
     await stopCurrent(rt, prev, { kind: "closed" }, d.accountLogin);
     // The check run is concluded only when something was under way (a launch waiting or a scan) and it is
     // not completed already: a finished report is never rewritten by a later close or merge.
@@ -40,6 +40,18 @@ export async function processPullClosed(
     await rt.stores.pulls.setPull(key, { ...rest, closed: true, ...(updatedAt ? { updatedAt } : {}) });
     return "cancelled";
   });
+}
+
+/**
+ * Whether a close is older than the event the state follows: the pull request was reopened (and maybe pushed)
+ * after it, and those events were handled before the close's job ran (a retried job, after its worker was
+ * killed, runs after later deliveries). Both times are GitHub's `pull_request.updated_at`, compared only when
+ * the state was set by an automatic event: an explicit request (re-run, rescan) stamps the state with
+ * diffward's clock, which says nothing about the order of GitHub's events. Pure.
+ */
+export function closeIsStale(d: Pick<PullClosedJobData, "updatedAt">, prev: PullState): boolean {
+  if (!d.updatedAt || !prev.updatedAt || prev.explicitNonce !== undefined) return false;
+  return Date.parse(d.updatedAt) < Date.parse(prev.updatedAt);
 }
 
 /**

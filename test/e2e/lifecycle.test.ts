@@ -7,7 +7,7 @@ import { writeConversationComment } from "../../dev/harness/triage.js";
 import { jobId, pullKey } from "../../src/runtime/names.js";
 import { LockBusyError } from "../../src/stores/pull-state.js";
 import { type Payload, MERGE_BASE, checkRuns, completedRun, openPull, pushPull, sha } from "../support/pr.js";
-import { addJob } from "../../src/job-catalogue/index.js";
+import { addJob, type PullClosedJobData } from "../../src/job-catalogue/index.js";
 import { repoConfig } from "../support/jobs.js";
 
 /**
@@ -356,6 +356,62 @@ describe("pull-request lifecycle under real event sequences", () => {
     } finally {
       h.sandbox.state.faults.delays = null;
     }
+  });
+
+  it("a close whose job runs after a later reopen and push leaves the newest head's scan and report alone", async () => {
+    const a = sha(1111);
+    const b = sha(1112);
+    const pr = await openPull(h, { head: a, repo: repo() });
+    const key = pullKey(pr.owner, pr.repo, pr.number);
+    await completedRun(h, pr.owner, pr.repo, a);
+    // The close's job is taken out while the queue is paused and added back after the reopen and the push
+    // were handled: a job whose worker was killed runs again only after the stall check finds it.
+    const events = h.booted.rt.queues.events;
+    await events.pause();
+    let closeData: Payload = {};
+    try {
+      const close = pullEvent(pr, "closed", a);
+      close.pull_request.updated_at = new Date().toISOString();
+      await h.send("pull_request", close);
+      const job = await h.waitFor(
+        async () => (await events.getJobs(["waiting", "prioritized"])).find((j) => j.name === "pull-closed"),
+        10_000,
+        "the close's job waiting",
+      );
+      closeData = job.data as Payload;
+      await job.remove();
+    } finally {
+      await events.resume();
+    }
+    const reopen = pullEvent(pr, "reopened", a);
+    reopen.pull_request.updated_at = new Date(Date.parse(closeData.updatedAt as string) + 500).toISOString();
+    await h.send("pull_request", reopen);
+    await pushPull(h, pr, b);
+    await h.waitFor(
+      async () => {
+        const state = await h.booted.rt.stores.pulls.getPull(key);
+        return state?.headSha === b && state.scanId;
+      },
+      15_000,
+      "b's scan",
+    );
+    const stale = await addJob(h.booted.rt, "pullClosed", closeData as PullClosedJobData);
+    const ran = await h.waitFor(
+      async () => {
+        const job = await events.getJob(stale.id!);
+        return job?.finishedOn ? job : undefined;
+      },
+      15_000,
+      "the close's job ran",
+    );
+    expect(ran.returnvalue).toBe("idle");
+    const run = await completedRun(h, pr.owner, pr.repo, b);
+    expect(run.conclusion).toBe("failure"); // reported, not cancelled as closed
+    const scans = launchedFor(b);
+    expect(scans).toHaveLength(1);
+    expect(h.sandbox.state.statusOf(scans[0]!)).toBe("COMPLETED");
+    expect(scans[0]!.cancelRequests).toBe(0);
+    expect((await h.booted.rt.stores.pulls.getPull(key))?.closed).toBeUndefined();
   });
 
   it("a close received while its job waits stops the launch not sent yet, which ends the check run as closed", async () => {
