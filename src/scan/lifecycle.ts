@@ -109,7 +109,7 @@ export async function processUninstall(rt: Runtime, job: Job<UninstallJobData>):
     } else if (link?.mergeGroup) {
       const key = groupKey(link.owner, link.repo, link.headSha);
       const g = await rt.stores.pulls.getGroup(key);
-      if (g) await rt.stores.pulls.setGroup(key, { ...g, destroyed: true });
+      if (g) await rt.stores.pulls.setGroup(key, { ...g, destroyed: true, uninstalled: true });
     } else if (link) {
       const key = pullKey(link.owner, link.repo, link.pullNumber);
       const pr = await rt.stores.pulls.getPull(key);

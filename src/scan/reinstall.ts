@@ -4,7 +4,8 @@
  * scanned again ({@link processReinstall}).
  */
 import type { Job } from "bullmq";
-import type { FoundCheckRun } from "../github/check-runs.js";
+import { getCheckRun, type FoundCheckRun } from "../github/check-runs.js";
+import { unlessStatus, type InstallationOctokit } from "../github/octokit-types.js";
 import { pacedBy, readOpenHeads, type RepoHeads } from "../github/open-heads.js";
 import type { PullHead } from "../github/pulls.js";
 import { RatePacer } from "../github/rate-pacer.js";
@@ -24,7 +25,8 @@ import {
 import { pullHeadOf } from "../job-kit/types.js";
 import { applyWrites } from "../runtime/apply-writes.js";
 import { OwnerConfigs } from "../runtime/config-loader.js";
-import { baselineKey, jobId, pullKey } from "../runtime/names.js";
+import { baselineKey, groupKey, jobId, pullKey } from "../runtime/names.js";
+import type { GroupState } from "../stores/pull-state.js";
 import type { Runtime } from "../runtime/runtime.js";
 
 /** What one reinstall found: check runs ended, heads enqueued for a new scan, finished scans not paid again. */
@@ -41,6 +43,8 @@ export interface ReinstallOutcome {
   decided: number;
   /** default-branch heads whose baseline the uninstall left unfinished, started again (`baseline-push` job) */
   baselines: number;
+  /** merge groups' check runs the uninstall left unfinished, now completed `cancelled` */
+  mergeGroups: number;
 }
 
 /** A repository of the installation, as the jobs carry it. */
@@ -68,6 +72,7 @@ const WALK_CHUNK = 100;
  *   check run from the scan as it is ({@link reportFinished}: a `report` job, job id per installation and
  *   scan); when the service no longer has it (404) or the config is not valid, the check run is completed
  *   `neutral` naming the scan, and `/diffward rescan` reports the head anew.
+ * A merge group's check run the uninstall left unfinished is completed `cancelled` ({@link endGroups}).
  * The default branch's head gets the same: a baseline check run the uninstall left unfinished ends and the
  * baseline starts again ({@link resumeBaseline}); and a repository with `baseline.on: schedule` gets its
  * schedule back (the uninstall ended it: its jobs named the removed installation).
@@ -85,12 +90,14 @@ export async function processReinstall(rt: Runtime, job: Job<ReinstallJobData>):
     finished: 0,
     decided: 0,
     baselines: 0,
+    mergeGroups: 0,
   };
   await rt.stores.pulls.setInstallationRemoved(d.installationId, false);
   const octokit = await rt.octokit(d.installationId);
   const repos = await octokit.paginate(octokit.rest.apps.listReposAccessibleToInstallation, {
     per_page: 100,
   });
+  const groups = await leftGroups(rt, d.installationId);
   const points = new RatePacer();
   const configs = new Map<string, OwnerConfigs>();
   for (let i = 0; i < repos.length; i += WALK_CHUNK) {
@@ -104,8 +111,6 @@ export async function processReinstall(rt: Runtime, job: Job<ReinstallJobData>):
       },
     );
     for (const repo of chunk) {
-      const h = heads.get(repo.node_id);
-      if (!h || h.config === undefined) continue; // no .github/diffward.yml on the default branch
       const r: RepoPart = {
         installationId: d.installationId,
         accountLogin: d.accountLogin || repo.owner.login,
@@ -114,6 +119,10 @@ export async function processReinstall(rt: Runtime, job: Job<ReinstallJobData>):
         repoPrivate: repo.private,
         defaultBranch: repo.default_branch ?? "main",
       };
+      const repoGroups = groups.get(`${r.owner}/${r.repo}`);
+      if (repoGroups) out.mergeGroups += await endGroups(rt, octokit, r, repoGroups);
+      const h = heads.get(repo.node_id);
+      if (!h || h.config === undefined) continue; // no .github/diffward.yml on the default branch
       const left = await leftHeads(rt, r, h, d.installedAt);
       const baseline = await leftBaseline(rt, r, h, d.installedAt);
       const owner = repo.owner.login;
@@ -299,6 +308,62 @@ async function resumeBaseline(
   out.baselines += 1;
 }
 
+/**
+ * The merge groups an earlier installation left with their check run unfinished, by repository (`owner/repo`):
+ * diffward's group states (one Redis `SCAN` for the whole reinstall) naming another installation, with a check
+ * run and not concluded, whose scan the uninstall cancelled (`uninstalled`) or whose launch had not sent its
+ * scan yet (not destroyed, no scan: the launch was dropped for the removed installation). A group that GitHub
+ * destroyed had its check run completed then; a group whose state was lost with Redis is not found (its
+ * branch is gone once the group is, and nothing else names its commit).
+ */
+async function leftGroups(
+  rt: Runtime,
+  installationId: number,
+): Promise<Map<string, Array<GroupState & { checkRunId: number }>>> {
+  const byRepo = new Map<string, Array<GroupState & { checkRunId: number }>>();
+  for await (const [, g] of rt.stores.pulls.allStates("mg")) {
+    if (g.installationId === installationId || g.concluded || g.checkRunId === undefined) continue;
+    if (!g.uninstalled && (g.destroyed || g.scanId !== undefined)) continue;
+    const repo = `${g.owner}/${g.repo}`;
+    byRepo.set(repo, [...(byRepo.get(repo) ?? []), { ...g, checkRunId: g.checkRunId }]);
+  }
+  return byRepo;
+}
+
+/**
+ * Ends the merge groups' check runs the uninstall left unfinished in one repository: each check run is read
+ * (REST "Get a check run"; 404: gone, nothing to end) and, unless completed, completed `cancelled`; then the
+ * group's state is handed to the new installation as concluded (under the group's lock), so a replayed
+ * reinstall reads nothing more. The group is not scanned again: it was built for the queue as it was, its
+ * scan was cancelled by the uninstall, and GitHub removes a pull request whose required check fails from the
+ * queue; the summary says to queue it again, which checks a new group.
+ * @returns how many check runs were completed.
+ * @throws GitHub errors other than 404 (the reinstall job is retried).
+ */
+async function endGroups(
+  rt: Runtime,
+  octokit: InstallationOctokit,
+  r: RepoPart,
+  groups: ReadonlyArray<GroupState & { checkRunId: number }>,
+): Promise<number> {
+  let ended = 0;
+  for (const g of groups) {
+    const run = await unlessStatus(404, getCheckRun(octokit, r, g.checkRunId));
+    if (run && run.status !== "completed") {
+      await applyWrites(rt, r.installationId, [updateCheck(r, run.id, groupCancelledConclusion())]);
+      ended += 1;
+    }
+    const key = groupKey(r.owner, r.repo, g.headSha);
+    await rt.stores.pulls.withPullLock(key, async () => {
+      const now = await rt.stores.pulls.getGroup(key);
+      if (!now || now.installationId === r.installationId || now.concluded) return;
+      const { launchKey: _l, launchJobId: _j, uninstalled: _u, ...rest } = now;
+      await rt.stores.pulls.setGroup(key, { ...rest, installationId: r.installationId, concluded: true });
+    });
+  }
+  return ended;
+}
+
 /** A scan that finished `COMPLETED`, as the service still has it, with the project it is in. */
 interface FinishedScan {
   scan: ScanDetail;
@@ -393,6 +458,20 @@ function cancelledConclusion(baseline = false) {
       summary:
         "diffward was uninstalled while this commit was being scanned, and its scan was cancelled. The app was " +
         `installed again: ${next}`,
+    },
+  };
+}
+
+/** The conclusion of a merge group's check run whose scan the uninstall cancelled. */
+function groupCancelledConclusion() {
+  return {
+    status: "completed" as const,
+    conclusion: "cancelled" as const,
+    output: {
+      title: "Cancelled: diffward was uninstalled",
+      summary:
+        "diffward was uninstalled while this merge group was being checked, and its scan was cancelled. The app " +
+        "was installed again: add the pull request to the merge queue again to check it in a new merge group.",
     },
   };
 }

@@ -89,8 +89,13 @@ export const GroupState = z.looseObject({
   launchJobId: z.string().optional(),
   scanId: z.string().optional(),
   projectId: z.string().optional(),
-  /** GitHub sent `merge_group.destroyed`: nothing more is done for this group */
+  /** GitHub sent `merge_group.destroyed`, or the app was uninstalled: nothing more is done for this group */
   destroyed: z.boolean().optional(),
+  /**
+   * The uninstall cancelled the group's scan and marked it destroyed: its check run could not be written
+   * (GitHub refuses a removed installation's token), and the reinstall completes it.
+   */
+  uninstalled: z.boolean().optional(),
 });
 export type GroupState = Stored<typeof GroupState>;
 

@@ -5,14 +5,16 @@ import { webhookExample } from "../../dev/harness/examples.js";
 import { demoConfig } from "../../dev/harness/demo-repo.js";
 import { pushPayload } from "../../dev/github-standin/index.js";
 import { baselineSchedulerId, jobId, pullKey } from "../../src/runtime/names.js";
+import { mergeGroupPayload } from "../../dev/github-standin/index.js";
 import { type Payload, checkRuns, completedRun, openPull, pushPull, sha } from "../support/pr.js";
+import { addGroup } from "../support/merge-group.js";
 
 /**
  * Uninstall then install again (GitHub gives a new installation id): the check runs the uninstall left
  * unfinished end, and their heads are scanned once more, once. Real sequences: signed webhook examples, the
  * GitHub stand-in, the sandbox over HTTP, a real Redis.
  */
-const LONG = new Set([sha(3001), sha(3011), sha(3061)]);
+const LONG = new Set([sha(3001), sha(3011), sha(3061), sha(3072)]);
 /** a head whose scan runs 6 s: it finishes while diffward is uninstalled */
 const FINISHES = sha(3021);
 const ranLong = new Set<string>();
@@ -346,5 +348,56 @@ describe("reinstalling the app after an uninstall", () => {
     await new Promise((r) => setTimeout(r, 3_000));
     expect(launchedFor(head)).toHaveLength(2);
     expect(checkRuns(h, pr.owner, pr.repo, head)).toHaveLength(2);
+  });
+
+  it("a merge group's check run left in progress by the uninstall is completed cancelled by the reinstall, launching nothing", async () => {
+    const repo = `reinstall-${++n}`;
+    const pr = await openPull(h, {
+      head: sha(3071),
+      repo,
+      config: demoConfig("mergeQueue: scan"),
+      installationId: 88_001,
+    });
+    const prRun = await completedRun(h, pr.owner, pr.repo, sha(3071));
+    const group = addGroup(h, pr, sha(3072), sha(3070));
+    await h.send("merge_group", mergeGroupPayload(h.github.state, group, "checks_requested"));
+    const scan = await h.waitFor(() => launchedFor(group.headSha)[0], 15_000, "the group's scan launched");
+    const created = await reinstall(pr.owner, 88_001, 88_002);
+    await h.waitFor(
+      () => h.sandbox.state.statusOf(scan) === "CANCELLED" || undefined,
+      15_000,
+      "the uninstall cancelled the group's scan",
+    );
+    const left = checkRuns(h, pr.owner, pr.repo, group.headSha);
+    expect(left).toHaveLength(1);
+    expect(left[0]!.status).not.toBe("completed");
+    await h.send("installation", created, randomUUID());
+    const ended = await h.waitFor(
+      () => checkRuns(h, pr.owner, pr.repo, group.headSha).find((c) => c.status === "completed"),
+      30_000,
+      "the group's check run completed",
+    );
+    expect(ended.id).toBe(left[0]!.id);
+    expect(ended.conclusion).toBe("cancelled");
+    expect(ended.output.title).toBe("Cancelled: diffward was uninstalled");
+    expect(ended.output.summary).toMatch(/merge queue again/);
+    // a redelivered installation.created: the new installation writes nothing more
+    const writes = () =>
+      h.github.requests.filter(
+        (r) =>
+          r.method === "PATCH" &&
+          r.installationId === 88_002 &&
+          r.path === `/repos/${pr.owner}/${pr.repo}/check-runs/${ended.id}`,
+      ).length;
+    const before = writes();
+    expect(before).toBe(1);
+    await h.send("installation", created, randomUUID());
+    await new Promise((r) => setTimeout(r, 2_000));
+    expect(writes()).toBe(before);
+    expect(launchedFor(group.headSha)).toHaveLength(1);
+    expect(checkRuns(h, pr.owner, pr.repo, group.headSha)).toHaveLength(1);
+    // the pull request's own report stays as it was
+    expect(checkRuns(h, pr.owner, pr.repo, sha(3071))).toEqual([prRun]);
+    expect(h.github.violations()).toEqual([]);
   });
 });
