@@ -38,15 +38,16 @@ function jobKeyPrefix(queue: QueueRef): string {
 }
 
 // Drops ids whose job is gone (removed, evicted) or finished (`finishedOn` set by BullMQ when a job
-// completes or fails for good), once older than the grace period; adds this id (NX: a de-duplicated
-// add counts once); returns this id's place (1-based rank by time added).
+// completes or fails for good), once older than the grace period (only those are read: an add costs the
+// old ids, not every pending one); adds this id (NX: a de-duplicated add counts once); returns this id's
+// place (1-based rank by time added).
 // KEYS[1] pending set; ARGV: job key prefix, job id, now (ms), grace (ms), ttl (s).
 const ADD_SCRIPT = `
-local members = redis.call('zrange', KEYS[1], 0, -1, 'WITHSCORES')
 local oldest = tonumber(ARGV[3]) - tonumber(ARGV[4])
-for i = 1, #members, 2 do
-  local id = members[i]
-  if id ~= ARGV[2] and tonumber(members[i + 1]) <= oldest then
+local old = redis.call('zrangebyscore', KEYS[1], '-inf', oldest)
+for i = 1, #old do
+  local id = old[i]
+  if id ~= ARGV[2] then
     local k = ARGV[1] .. id
     if redis.call('exists', k) == 0 or redis.call('hexists', k, 'finishedOn') == 1 then
       redis.call('zrem', KEYS[1], id)
