@@ -23,6 +23,8 @@ import { countKinds, weekScenario, type WeekEvent } from "./week-scenario.js";
 import {
   checkWeek,
   launchedTwice,
+  serverP99Ms,
+  webhookBuckets,
   wronglyReported,
   type InvariantRow,
   type WeekFacts,
@@ -335,8 +337,20 @@ async function play(w: Week, e: WeekEvent, wallMs: number): Promise<void> {
   }
 }
 
-/** 100 deliveries/s for 10 s from a child process of its own (bench/ack-load.ts); its answers' times in ms. */
-async function ackWindow(w: Week, from: number): Promise<{ ms: number[]; failed: number }> {
+/**
+ * 100 deliveries/s for 10 s from a child process of its own (bench/ack-load.ts): its answers' times in ms, and
+ * the p99 of the same window inside the web process (its `/metrics` scraped before and after, every delivery
+ * the window answered), so a slow answer can be told apart: the web process's own time, or the machine's.
+ */
+async function ackWindow(
+  w: Week,
+  from: number,
+): Promise<{ ms: number[]; failed: number; serverP99Ms?: number }> {
+  const scrape = () =>
+    fetch(new URL("/metrics", w.webhookUrl))
+      .then((r) => r.text())
+      .then(webhookBuckets, () => undefined);
+  const before = await scrape();
   const c = startChild({
     mode: "ack-load",
     url: w.webhookUrl,
@@ -354,7 +368,12 @@ async function ackWindow(w: Week, from: number): Promise<{ ms: number[]; failed:
   };
   for (const until = Date.now() + 120_000; read() === undefined && Date.now() < until;) await sleep(500);
   await stopChild(c.child);
-  return read() ?? { ms: [], failed: 1000 };
+  const after = await scrape();
+  const server = before && after ? serverP99Ms(before, after) : undefined;
+  return {
+    ...(read() ?? { ms: [], failed: 1000 }),
+    ...(server !== undefined ? { serverP99Ms: server } : {}),
+  };
 }
 
 /**
@@ -581,6 +600,10 @@ export async function weekPhase(o: WeekPhaseOptions): Promise<WeekResult> {
       idleMs: idle.ms,
       weekMs: week.flatMap((r) => r.ms),
       weekWindowsMs: week.map((r) => r.ms),
+      server: {
+        ...(idle.serverP99Ms !== undefined ? { idleP99Ms: idle.serverP99Ms } : {}),
+        weekP99Ms: week.flatMap((r) => (r.serverP99Ms !== undefined ? [r.serverP99Ms] : [])),
+      },
       failed: cold.failed + idle.failed + week.reduce((a, r) => a + r.failed, 0),
     });
     const stories = [

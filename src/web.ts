@@ -180,7 +180,11 @@ export async function startWebServer(opts: WebOptions): Promise<WebServer> {
     if (req.method === "POST" && path === webhookPath) {
       // Counted once answered: the event name only once the signature verified (an unsigned header is anyone's).
       let event = "unverified";
-      res.on("finish", () => opts.rt.metrics?.webhooks.inc({ event, status: String(res.statusCode) }));
+      const arrived = performance.now();
+      res.on("finish", () => {
+        opts.rt.metrics?.webhooks.inc({ event, status: String(res.statusCode) });
+        opts.rt.metrics?.webhookDuration.observe({ event }, (performance.now() - arrived) / 1000);
+      });
       // Cheapest checks first, and no JSON.parse of anything unsigned.
       const signature = req.headers["x-hub-signature-256"];
       if (typeof signature !== "string" || !SIGNATURE_256.test(signature))

@@ -63,6 +63,12 @@ export interface DiffwardMetrics {
    * of a delivery whose signature verified, else `unverified`) and HTTP status
    */
   webhooks: Counter<"event" | "status">;
+  /**
+   * `diffward_webhook_duration_seconds{event}`: from a webhook request's arrival at the web server to its
+   * answer sent, in seconds, by event as {@link webhooks} labels it (GitHub ends a delivery unanswered after
+   * 10 s: "Handling webhook deliveries", https://docs.github.com/en/webhooks/using-webhooks/handling-webhook-deliveries)
+   */
+  webhookDuration: Histogram<"event">;
   /** `diffward_jobs_completed_total{queue,name}`: jobs that completed */
   jobsCompleted: Counter<"queue" | "name">;
   /**
@@ -210,6 +216,13 @@ const METRIC_TABLE = {
     name: "diffward_webhooks_total",
     help: "Webhook deliveries answered, by event (unverified when the signature did not verify) and HTTP status.",
     labelNames: ["event", "status"],
+  },
+  webhookDuration: {
+    kind: "histogram",
+    name: "diffward_webhook_duration_seconds",
+    help: "Seconds from a webhook request's arrival to its answer, by event (GitHub gives up after 10 s).",
+    labelNames: ["event"],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
   },
   jobsCompleted: {
     kind: "counter",

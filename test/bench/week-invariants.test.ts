@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { checkWeek, rssGrowth, type WeekFacts } from "../../bench/week-invariants.js";
+import {
+  checkWeek,
+  rssGrowth,
+  serverP99Ms,
+  webhookBuckets,
+  type WeekFacts,
+} from "../../bench/week-invariants.js";
 
 const run = (id: number, headSha: string, over: Partial<WeekFacts["runs"][number]> = {}) => ({
   id,
@@ -152,5 +158,45 @@ describe("the week's invariants", () => {
       ["2.0 % (100 MB → 102 MB)", true],
       ["20 MB → 24 MB (20.0 %)", null],
     ]);
+  });
+});
+
+describe("the acknowledgement inside the web process (diffward_webhook_duration_seconds)", () => {
+  const exposition = (counts: Record<string, [number, number]>) =>
+    [
+      "# HELP diffward_webhook_duration_seconds Seconds …",
+      "# TYPE diffward_webhook_duration_seconds histogram",
+      ...Object.entries(counts).flatMap(([le, [pr, ping]]) => [
+        `diffward_webhook_duration_seconds_bucket{le="${le}",event="pull_request"} ${pr}`,
+        `diffward_webhook_duration_seconds_bucket{le="${le}",event="ping"} ${ping}`,
+      ]),
+      'diffward_webhook_duration_seconds_sum{event="pull_request"} 1.5',
+      'diffward_webhook_duration_seconds_count{event="pull_request"} 10',
+      'diffward_webhooks_total{event="pull_request",status="200"} 10',
+    ].join("\n");
+
+  it("sums the cumulative buckets over events, +Inf as Infinity", () => {
+    const b = webhookBuckets(exposition({ "0.005": [1, 0], "0.05": [9, 1], "+Inf": [10, 1] }));
+    expect([...b]).toEqual([
+      [0.005, 1],
+      [0.05, 10],
+      [Infinity, 11],
+    ]);
+  });
+
+  it("gives the bound of the first bucket holding 99 % of what was observed between two scrapes, in ms", () => {
+    const before = webhookBuckets(
+      exposition({ "0.005": [5, 0], "0.025": [5, 0], "0.05": [5, 0], "+Inf": [5, 0] }),
+    );
+    // 1,000 answers between the scrapes: 985 within 5 ms, 995 within 25 ms, all within 50 ms
+    const after = webhookBuckets(
+      exposition({ "0.005": [990, 0], "0.025": [1_000, 0], "0.05": [1_005, 0], "+Inf": [1_005, 0] }),
+    );
+    expect(serverP99Ms(before, after)).toBe(25);
+    expect(serverP99Ms(after, after)).toBeUndefined();
+    const slow = webhookBuckets(
+      exposition({ "0.005": [5, 0], "0.025": [5, 0], "0.05": [5, 0], "+Inf": [1_005, 0] }),
+    );
+    expect(serverP99Ms(before, slow)).toBe(Infinity);
   });
 });

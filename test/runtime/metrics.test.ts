@@ -71,6 +71,10 @@ describe("/metrics and /healthz", () => {
       sample(text, "diffward_build_info", { version: PACKAGE_VERSION, node: process.versions.node }),
     ).toBe(1);
     expect(sample(text, "diffward_webhooks_total", { event: "pull_request", status: "200" })).toBe(1);
+    expect(sample(text, "diffward_webhook_duration_seconds_count", { event: "pull_request" })).toBe(1);
+    expect(
+      sample(text, "diffward_webhook_duration_seconds_bucket", { event: "pull_request", le: "10" }),
+    ).toBe(1);
     expect(
       sample(text, "diffward_jobs_completed_total", { queue: "diffward-events", name: "pull-request" }),
     ).toBe(1);
@@ -231,6 +235,13 @@ const EXPOSITION: ReadonlyArray<
     "counter",
     "Webhook deliveries answered, by event (unverified when the signature did not verify) and HTTP status.",
     ["event", "status"],
+  ],
+  [
+    "diffward_webhook_duration_seconds",
+    "histogram",
+    "Seconds from a webhook request's arrival to its answer, by event (GitHub gives up after 10 s).",
+    ["event"],
+    [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
   ],
   ["diffward_jobs_completed_total", "counter", "Jobs completed, by queue and job name.", ["queue", "name"]],
   [
