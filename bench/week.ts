@@ -16,7 +16,7 @@ import { findingComments, writeConversationComment, writeReviewReply } from "../
 import { freePort, startRedisServer, type RedisServerProcess } from "../dev/harness/redis.js";
 import { mergeGroupPayload, pushPayload } from "../dev/github-standin/index.js";
 import { applyFaults } from "../dev/sandbox/index.js";
-import { QUEUE_NAMES, REDIS_KEYS, redisKeyRegExp } from "../src/runtime/names.js";
+import { QUEUE_NAMES, REDIS_KEYS, jobId, redisKeyRegExp } from "../src/runtime/names.js";
 import { seeded, sleep } from "./lib.js";
 import { childUrl, startChild, stopChild, waitForChildren, type BenchChild } from "./processes.js";
 import { countKinds, weekScenario, type WeekEvent } from "./week-scenario.js";
@@ -81,7 +81,7 @@ interface Week {
   webhookUrl: string;
   installationId: number;
   pulls: Map<string, WeekPull>;
-  places: Map<string, { commands: number; answers: () => number }>;
+  places: Map<string, { commands: number; answers: () => number; sent?: SentCommand[] }>;
   /** finding-thread commands sent per head SHA (each may recompute that head's check run in place) */
   findingCommands: Map<string, number>;
   rescans: Map<string, number>;
@@ -101,10 +101,40 @@ const childConfig = (w: Pick<Week, "h" | "redis">) => ({
   firstPollDelayMs: 1000,
 });
 
-async function deliver(w: Week, name: string, payload: Payload): Promise<void> {
+async function deliver(w: Week, name: string, payload: Payload, guid = randomUUID()): Promise<void> {
   w.sent += 1;
-  const r = await w.h.github.deliver(name, payload, randomUUID());
+  const r = await w.h.github.deliver(name, payload, guid);
   if (r.status < 200 || r.status >= 300) w.failed += 1;
+}
+
+/** A conversation command the bench wrote: when (epoch ms), what, and its delivery's id. */
+interface SentCommand {
+  at: number;
+  body: string;
+  guid: string;
+}
+
+/**
+ * The timeline of a conversation whose commands are not all answered: each command (seconds into the week,
+ * body) with its `command` job as BullMQ has it (state, attempts, outcome or failure), and diffward's answers.
+ */
+async function tellPlace(w: Week, place: string, from: number): Promise<string> {
+  const p = w.places.get(place)!;
+  const s = (at: number) => `${((at - from) / 1000).toFixed(1)} s`;
+  const lines = [`${place}: ${p.answers()} answers to ${p.commands} commands`];
+  for (const c of p.sent ?? []) {
+    const job = await w.h.booted.rt.queues.events.getJob(jobId("cmd", c.guid));
+    const state = job ? await job.getState() : "no job";
+    const how = job
+      ? `${state}, ${job.attemptsMade} attempts, ${JSON.stringify(job.returnvalue ?? null)}${job.failedReason ? `, failed: ${job.failedReason}` : ""}${job.processedOn ? `, taken ${s(job.processedOn)}` : ""}${job.finishedOn ? `, ended ${s(job.finishedOn)}` : ""}`
+      : state;
+    lines.push(`  ${s(c.at)} ${JSON.stringify(c.body)}: ${how}`);
+  }
+  const [repo, number] = place.replace("conversation:", "").split("#");
+  for (const a of w.h.github.state.issueComments(ORG, repo!, Number(number)))
+    if (a.user.type === "Bot")
+      lines.push(`  answer: ${JSON.stringify(a.body.split("\n")[0]!.slice(0, 100))}`);
+  return lines.join("\n");
 }
 
 function nextSha(w: Week): string {
@@ -194,7 +224,10 @@ async function command(w: Week, pr: WeekPull, body: string, where: "thread" | "c
   w.places.get(place)!.commands += 1;
   const p = writeConversationComment(h, { ...at, login: WRITER, body: text });
   p.installation.id = w.installationId;
-  await deliver(w, "issue_comment", p);
+  const guid = randomUUID();
+  const placed = w.places.get(place)!;
+  placed.sent = [...(placed.sent ?? []), { at: Date.now(), body: text, guid }];
+  await deliver(w, "issue_comment", p, guid);
 }
 
 /** Puts the pull request into the merge queue, and merges it once the group's check had time to run. */
@@ -613,6 +646,8 @@ export async function weekPhase(o: WeekPhaseOptions): Promise<WeekResult> {
         .filter((r) => r.status !== "completed")
         .map((r) => ({ headSha: r.headSha, why: `check run ${r.id} open` })),
     ].map((h) => tellHead(w.h.github, w.h.sandbox.state, h, start));
+    for (const place of f.commandPlaces.filter((p) => p.answers !== p.commands))
+      if (place.place.startsWith("conversation:")) stories.push(await tellPlace(w, place.place, start));
     for (const s of stories) o.log(s);
     return {
       rows: checkWeek(f),
