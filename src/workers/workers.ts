@@ -17,14 +17,25 @@ import { PROCESSORS, type Processor } from "./processors.js";
 
 /**
  * BullMQ worker timing (BullMQ docs "Stalled Jobs"): a job whose worker died is moved back to waiting once
- * its lock (`lockDuration`, ms) has expired and a stalled check (`stalledInterval`, ms) ran. Defaults
- * 30,000 / 30,000; tests shorten both so a killed worker's job resumes within seconds.
+ * its lock (`lockDuration`, ms) has expired and a stalled check (`stalledInterval`, ms) ran; a job found
+ * stalled more than `maxStalledCount` times fails for good. Defaults 30,000 / 30,000 / {@link MAX_STALLED_COUNT};
+ * tests shorten the first two so a killed worker's job resumes within seconds.
  */
 export interface WorkerTiming {
   lockDuration?: number;
   stalledInterval?: number;
   maxStalledCount?: number;
 }
+
+/**
+ * How many times a job may be found stalled (its worker died while running it) and still be taken again: 5,
+ * where BullMQ's default is 1. Every job of diffward's can run again (launches by their launch key, commands
+ * by their claim, reports by the check run they complete), and a job waiting on its installation's write lane
+ * runs for tens of seconds: with one, two worker restarts during one command (a rolling deploy, an evicted
+ * pod) failed it for good and its answer was never written. A job that itself kills its worker still stops
+ * after five.
+ */
+export const MAX_STALLED_COUNT = 5;
 
 /** Concurrency per queue in one process. */
 export interface WorkerConcurrency {
@@ -82,7 +93,13 @@ export function startWorkers(
 ): Worker[] {
   const prefix = opts.prefix ?? DEFAULT_QUEUE_PREFIX;
   // with tracing on, a job's span continues the trace of whoever added it (src/runtime/trace-context.ts)
-  const common = { connection: opts.connection, prefix, ...opts.timing, ...queueTelemetry() };
+  const common = {
+    connection: opts.connection,
+    prefix,
+    maxStalledCount: MAX_STALLED_COUNT,
+    ...opts.timing,
+    ...queueTelemetry(),
+  };
   const conc: WorkerConcurrency = {
     events: 20,
     launch: 10,

@@ -10,7 +10,7 @@ import type { Worker } from "bullmq";
 import pino from "pino";
 import { afterAll, describe, expect, it } from "vitest";
 import { JOBS } from "../../src/job-catalogue/index.js";
-import { startWorkers } from "../../src/workers/workers.js";
+import { MAX_STALLED_COUNT, startWorkers } from "../../src/workers/workers.js";
 import { createRedis } from "../../src/runtime/connection.js";
 import { createQueues } from "../../src/runtime/queues.js";
 import type { Runtime } from "../../src/runtime/runtime.js";
@@ -71,5 +71,29 @@ describe("workers: a job whose data fails its schema", () => {
     );
     expect((await queues.launch.getJob("bad-launch-2"))!.attemptsMade).toBe(1);
     expect(workers.every((w) => w.isRunning())).toBe(true);
+  });
+});
+
+describe("workers: a job whose worker died", () => {
+  const url = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+
+  it("is taken again after up to five stalls (BullMQ's default is one), unless the timing says otherwise", async () => {
+    const redis = createRedis(url);
+    const prefix = `dwt-stalls-${randomBytes(3).toString("hex")}`;
+    const queues = createQueues({ connection: redis, prefix });
+    const rt = { redis, log: pino({ level: "silent" }), now: () => Date.now(), queues } as unknown as Runtime;
+    const started = startWorkers(rt, { connection: redis, prefix });
+    const tuned = startWorkers(rt, { connection: redis, prefix, timing: { maxStalledCount: 2 } });
+    try {
+      expect(MAX_STALLED_COUNT).toBe(5);
+      expect(started.length).toBeGreaterThan(0);
+      for (const w of started) expect(w.opts.maxStalledCount).toBe(MAX_STALLED_COUNT);
+      for (const w of tuned) expect(w.opts.maxStalledCount).toBe(2);
+    } finally {
+      await Promise.all([...started, ...tuned].map((w) => w.close()));
+      await Promise.all(Object.values(queues).map((q) => q.close()));
+      await flushPrefix(prefix, url);
+      redis.disconnect();
+    }
   });
 });
