@@ -107,7 +107,21 @@ async function deliver(w: Week, name: string, payload: Payload, guid = randomUUI
   if (r.status < 200 || r.status >= 300) w.failed += 1;
 }
 
-/** A conversation command the bench wrote: when (epoch ms), what, and its delivery's id. */
+/**
+ * How many of `sent` had their `command` job run after the uninstall was processed (outcome
+ * `installation-removed`): nothing can be answered for them.
+ */
+async function leftByUninstall(w: Week, sent: readonly SentCommand[] = []): Promise<number> {
+  let n = 0;
+  for (const c of sent)
+    if (
+      (await w.h.booted.rt.queues.events.getJob(jobId("cmd", c.guid)))?.returnvalue === "installation-removed"
+    )
+      n += 1;
+  return n;
+}
+
+/** A command the bench wrote: when (epoch ms), what, and its delivery's id. */
 interface SentCommand {
   at: number;
   body: string;
@@ -130,6 +144,7 @@ async function tellPlace(w: Week, place: string, from: number): Promise<string> 
       : state;
     lines.push(`  ${s(c.at)} ${JSON.stringify(c.body)}: ${how}`);
   }
+  if (!place.startsWith("conversation:")) return lines.join("\n");
   const [repo, number] = place.replace("conversation:", "").split("#");
   for (const a of w.h.github.state.issueComments(ORG, repo!, Number(number)))
     if (a.user.type === "Bot")
@@ -211,7 +226,10 @@ async function command(w: Week, pr: WeekPull, body: string, where: "thread" | "c
     w.findingCommands.set(pr.head, (w.findingCommands.get(pr.head) ?? 0) + recomputes);
     const p = writeReviewReply(h, { ...at, parentId: root.id, login: WRITER, body });
     p.installation.id = w.installationId;
-    return deliver(w, "pull_request_review_comment", p);
+    const guid = randomUUID();
+    const placed = w.places.get(place)!;
+    placed.sent = [...(placed.sent ?? []), { at: Date.now(), body, guid }];
+    return deliver(w, "pull_request_review_comment", p, guid);
   }
   const text = where === "thread" ? "/diffward status" : body;
   const place = `conversation:${pr.repo}#${pr.number}`;
@@ -491,17 +509,19 @@ async function setUp(o: WeekPhaseOptions): Promise<Week> {
 async function drain(w: Week, ms: number): Promise<void> {
   const until = Date.now() + ms;
   const repos = [...new Set([...w.pulls.values()].map((p) => p.repo))];
-  const pending = () => {
+  const pending = async () => {
     const runs = repos.flatMap((r) => w.h.github.state.checkRuns(ORG, r));
     const done = new Set(runs.filter((c) => c.status === "completed").map((c) => c.headSha));
     const open = runs.filter((c) => c.status !== "completed").length;
     const heads = [...w.pulls.values()].filter((p) => p.open && !done.has(p.head)).length;
-    const places = [...w.places.values()].filter((p) => p.answers() < p.commands).length;
+    let places = 0;
+    for (const p of w.places.values())
+      if (p.answers() < p.commands - (await leftByUninstall(w, p.sent))) places += 1;
     return { open, heads, places };
   };
-  while (Object.values(pending()).some((n) => n > 0) && Date.now() < until) await sleep(1000);
+  while (Object.values(await pending()).some((n) => n > 0) && Date.now() < until) await sleep(1000);
   w.log(
-    `  drained: ${JSON.stringify(pending())} (check runs open, newest heads without one, places unanswered)`,
+    `  drained: ${JSON.stringify(await pending())} (check runs open, newest heads without one, places unanswered)`,
   );
 }
 
@@ -574,7 +594,14 @@ async function facts(w: Week, window: WeekFacts["window"], ack: WeekFacts["ack"]
     ledgerScanCredits: sb.ledger
       .filter((e) => e.type === "SCAN_DEDUCTION" || e.type === "SCAN_REFUND")
       .reduce((a, e) => a + e.credits, 0),
-    commandPlaces: [...w.places].map(([place, p]) => ({ place, commands: p.commands, answers: p.answers() })),
+    commandPlaces: await Promise.all(
+      [...w.places].map(async ([place, p]) => ({
+        place,
+        commands: p.commands,
+        answers: p.answers(),
+        leftByUninstall: await leftByUninstall(w, p.sent),
+      })),
+    ),
     keysWithoutEnd: keys.without,
     ownKeys: keys.own,
     processes: [
@@ -646,8 +673,8 @@ export async function weekPhase(o: WeekPhaseOptions): Promise<WeekResult> {
         .filter((r) => r.status !== "completed")
         .map((r) => ({ headSha: r.headSha, why: `check run ${r.id} open` })),
     ].map((h) => tellHead(w.h.github, w.h.sandbox.state, h, start));
-    for (const place of f.commandPlaces.filter((p) => p.answers !== p.commands))
-      if (place.place.startsWith("conversation:")) stories.push(await tellPlace(w, place.place, start));
+    for (const place of f.commandPlaces.filter((p) => p.answers !== p.commands - (p.leftByUninstall ?? 0)))
+      stories.push(await tellPlace(w, place.place, start));
     for (const s of stories) o.log(s);
     return {
       rows: checkWeek(f),

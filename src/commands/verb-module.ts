@@ -33,6 +33,7 @@ export type CommandOutcome =
   | "duplicate"
   | "ignored"
   | "not-onboarded"
+  | "installation-removed"
   | "answered"
   | "permission-refused"
   | "changed"

@@ -124,6 +124,17 @@ describe("the week's invariants", () => {
     expect(failing(f)).toHaveLength(5);
   });
 
+  it("a command written before the uninstall whose job ran after it is owed no answer, and is counted apart", () => {
+    const f = good();
+    f.commandPlaces.push({ place: "conversation:r#2", commands: 2, answers: 1, leftByUninstall: 1 });
+    const row = checkWeek(f).find((r) => r.figure.startsWith("commands answered once"))!;
+    expect(row.met).toBe(true);
+    expect(row.measured).toContain("1 written before the uninstall, run after it");
+    // answered although nothing could be answered: still a difference
+    f.commandPlaces.push({ place: "conversation:r#3", commands: 1, answers: 1, leftByUninstall: 1 });
+    expect(checkWeek(f).find((r) => r.figure.startsWith("commands answered once"))!.met).toBe(false);
+  });
+
   it("the acknowledgement under the week tells each window's p99 apart", () => {
     const f = good();
     f.ack = { ...f.ack, weekMs: [10, 20, 30], weekWindowsMs: [[10], [20], [30]] };

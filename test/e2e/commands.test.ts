@@ -246,6 +246,37 @@ describe("who may act", () => {
 });
 
 describe("conversation commands", () => {
+  it("a command whose job runs after the App was uninstalled is not answered, and nothing is read or written", async () => {
+    const pr = await pull();
+    const payload = writeConversationComment(h, { ...pr, login: WRITER, body: "/diffward status" });
+    const installationId = payload.installation.id as number;
+    const answers = () =>
+      h.github.state.issueComments(pr.owner, pr.repo, pr.pullNumber).filter((c) => c.user.type === "Bot");
+    const before = answers().length;
+    const requests = h.github.requests.length;
+    // the uninstall was processed after the comment was delivered, before its job ran
+    await h.booted.rt.stores.pulls.setInstallationRemoved(installationId, true);
+    try {
+      const sent = await h.send("issue_comment", payload);
+      const job = await h.waitFor(
+        async () => {
+          const j = await h.booted.rt.queues.events.getJob(jobId("cmd", sent.id));
+          return j?.finishedOn ? j : undefined;
+        },
+        15_000,
+        "the command's job ended",
+      );
+      expect(job.returnvalue).toBe("installation-removed");
+      expect(answers()).toHaveLength(before);
+      // no token asked, no config read, no reaction: GitHub refuses a removed installation
+      expect(h.github.requests.slice(requests).filter((r) => r.installationId === installationId)).toEqual(
+        [],
+      );
+    } finally {
+      await h.booted.rt.stores.pulls.setInstallationRemoved(installationId, false);
+    }
+  });
+
   it("every finding verb by label or id, plus status, credits, guidance, areas, cancel and help", async () => {
     const pr = await pull();
     const sqli = pr.byTitle.get(SQLI)!;

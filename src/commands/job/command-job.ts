@@ -75,6 +75,12 @@ export async function processCommand(
   // 2. parse
   const cmd = parseCommand(d.body, d.form, { labelPrefix: rt.settings.labelPrefix });
   if (cmd.kind === "ignore") return "ignored";
+  // The App was uninstalled after the comment was delivered: GitHub refuses the removed installation's token,
+  // so nothing can be read or answered.
+  if (await rt.stores.pulls.isInstallationRemoved(d.installationId)) {
+    log.info("installation removed since the command was written: not answered");
+    return "installation-removed";
+  }
 
   const octokit = await rt.octokit(d.installationId);
   const pull = { owner: d.owner, repo: d.repo, pullNumber: d.pullNumber };
