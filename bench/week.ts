@@ -108,6 +108,25 @@ async function deliver(w: Week, name: string, payload: Payload, guid = randomUUI
 }
 
 /**
+ * The `pull-request` jobs of the deliveries that named `headSha` (job id `pr-<delivery>`), as BullMQ has them:
+ * state, attempts, outcome or failure, when taken and ended (seconds into the week).
+ */
+async function tellEventJobs(w: Week, headSha: string, from: number): Promise<string> {
+  const s = (at: number) => `${((at - from) / 1000).toFixed(1)} s`;
+  const lines = [`${headSha.slice(0, 8)}: its pull-request jobs`];
+  for (const d of w.h.github.state.deliveries.list()) {
+    const p = d.payload as { pull_request?: { head?: { sha?: string } } };
+    if (d.event !== "pull_request" || p.pull_request?.head?.sha !== headSha) continue;
+    const job = await w.h.booted.rt.queues.events.getJob(jobId("pr", d.guid));
+    const how = job
+      ? `${await job.getState()}, ${job.attemptsMade} attempts, ${JSON.stringify(job.returnvalue ?? null)}${job.failedReason ? `, failed: ${job.failedReason}` : ""}${job.processedOn ? `, taken ${s(job.processedOn)}` : ""}${job.finishedOn ? `, ended ${s(job.finishedOn)}` : ""}`
+      : "no job";
+    lines.push(`  ${d.event}.${d.action ?? ""} ${d.guid.slice(0, 8)}: ${how}`);
+  }
+  return lines.join("\n");
+}
+
+/**
  * How many of `sent` had their `command` job run after the uninstall was processed (outcome
  * `installation-removed`): nothing can be answered for them.
  */
@@ -673,6 +692,7 @@ export async function weekPhase(o: WeekPhaseOptions): Promise<WeekResult> {
         .filter((r) => r.status !== "completed")
         .map((r) => ({ headSha: r.headSha, why: `check run ${r.id} open` })),
     ].map((h) => tellHead(w.h.github, w.h.sandbox.state, h, start));
+    for (const h of wronglyReported(f)) stories.push(await tellEventJobs(w, h.headSha, start));
     for (const place of f.commandPlaces.filter((p) => p.answers !== p.commands - (p.leftByUninstall ?? 0)))
       stories.push(await tellPlace(w, place.place, start));
     for (const s of stories) o.log(s);
