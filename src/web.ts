@@ -180,11 +180,7 @@ export async function startWebServer(opts: WebOptions): Promise<WebServer> {
     if (req.method === "POST" && path === webhookPath) {
       // Counted once answered: the event name only once the signature verified (an unsigned header is anyone's).
       let event = "unverified";
-      const arrived = performance.now();
-      res.on("finish", () => {
-        opts.rt.metrics?.webhooks.inc({ event, status: String(res.statusCode) });
-        opts.rt.metrics?.webhookDuration.observe({ event }, (performance.now() - arrived) / 1000);
-      });
+      meterWebhook(opts.rt, res, () => event);
       // Cheapest checks first, and no JSON.parse of anything unsigned.
       const signature = req.headers["x-hub-signature-256"];
       if (typeof signature !== "string" || !SIGNATURE_256.test(signature))
@@ -230,6 +226,18 @@ export async function startWebServer(opts: WebOptions): Promise<WebServer> {
     });
   });
   return listen(server, opts.port, opts.host);
+}
+
+/**
+ * Counts a webhook delivery once answered (`diffward_webhooks_total{event,status}`) and times it from now, its
+ * arrival, to its answer sent (`diffward_webhook_duration_seconds{event}`, seconds); `event` is read then.
+ */
+function meterWebhook(rt: Pick<Runtime, "metrics">, res: ServerResponse, event: () => string): void {
+  const arrived = performance.now();
+  res.on("finish", () => {
+    rt.metrics?.webhooks.inc({ event: event(), status: String(res.statusCode) });
+    rt.metrics?.webhookDuration.observe({ event: event() }, (performance.now() - arrived) / 1000);
+  });
 }
 
 /** Options of {@link startMetricsServer}. */
