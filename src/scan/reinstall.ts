@@ -289,7 +289,7 @@ async function resumeBaseline(
     });
   });
   await applyWrites(rt, r.installationId, [
-    updateCheck(r, run.id, finished ? finishedConclusion(run.externalId!) : cancelledConclusion(true)),
+    updateCheck(r, run.id, finished ? finishedConclusion(run.externalId!) : cancelledConclusion("baseline")),
   ]);
   out.concluded += 1;
   if (finished) {
@@ -350,7 +350,7 @@ async function endGroups(
   for (const g of groups) {
     const run = await unlessStatus(404, getCheckRun(octokit, r, g.checkRunId));
     if (run && run.status !== "completed") {
-      await applyWrites(rt, r.installationId, [updateCheck(r, run.id, groupCancelledConclusion())]);
+      await applyWrites(rt, r.installationId, [updateCheck(r, run.id, cancelledConclusion("group"))]);
       ended += 1;
     }
     const key = groupKey(r.owner, r.repo, g.headSha);
@@ -444,34 +444,25 @@ async function reportFinished(
   await enqueueReport(rt, data, scan, jobId("reinstall-report", r.installationId, scanId));
 }
 
-/** The conclusion of a check run whose scan the uninstall cancelled; `baseline` for a default branch's head. */
-function cancelledConclusion(baseline = false) {
-  const next = baseline
-    ? "the default branch's baseline is started again (a scheduled baseline at its next run), in a new " +
-      "`diffward` check run."
-    : "this commit is scanned anew in a new `diffward` check run.";
+/**
+ * The conclusion of a check run whose scan the uninstall cancelled, by what it was on: a pull request's head
+ * (scanned anew), the default branch's head (its baseline starts again) or a merge group (queue it again).
+ */
+function cancelledConclusion(on: "pull" | "baseline" | "group" = "pull") {
+  const checked = on === "group" ? "this merge group was being checked" : "this commit was being scanned";
+  const next = {
+    pull: "this commit is scanned anew in a new `diffward` check run.",
+    baseline:
+      "the default branch's baseline is started again (a scheduled baseline at its next run), in a new " +
+      "`diffward` check run.",
+    group: "add the pull request to the merge queue again to check it in a new merge group.",
+  }[on];
   return {
     status: "completed" as const,
     conclusion: "cancelled" as const,
     output: {
       title: "Cancelled: diffward was uninstalled",
-      summary:
-        "diffward was uninstalled while this commit was being scanned, and its scan was cancelled. The app was " +
-        `installed again: ${next}`,
-    },
-  };
-}
-
-/** The conclusion of a merge group's check run whose scan the uninstall cancelled. */
-function groupCancelledConclusion() {
-  return {
-    status: "completed" as const,
-    conclusion: "cancelled" as const,
-    output: {
-      title: "Cancelled: diffward was uninstalled",
-      summary:
-        "diffward was uninstalled while this merge group was being checked, and its scan was cancelled. The app " +
-        "was installed again: add the pull request to the merge queue again to check it in a new merge group.",
+      summary: `diffward was uninstalled while ${checked}, and its scan was cancelled. The app was installed again: ${next}`,
     },
   };
 }
