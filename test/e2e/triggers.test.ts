@@ -111,6 +111,8 @@ describe("pull request triggers", () => {
     closed.repository = pr.payload.repository;
     closed.number = pr.number;
     closed.pull_request.number = pr.number;
+    // GitHub sets `updated_at` to the close's time, after the opening's (the example's is from 2019)
+    closed.pull_request.updated_at = new Date(Date.now() + 1_000).toISOString();
     await h.send("pull_request", closed);
     const done = await completedRun(h, pr.owner, pr.repo, sha(109));
     expect(done.conclusion).toBe("cancelled");
