@@ -271,10 +271,14 @@ function processRows(f: WeekFacts): InvariantRow[] {
   });
 }
 
+/** The answers a thread or conversation is owed: its commands, less those run after the uninstall. Pure. */
+export function owedAnswers(p: WeekFacts["commandPlaces"][number]): number {
+  return p.commands - (p.leftByUninstall ?? 0);
+}
+
 /** Every invariant of the week, in the table's order. */
 export function checkWeek(f: WeekFacts): InvariantRow[] {
-  const owed = (p: WeekFacts["commandPlaces"][number]) => p.commands - (p.leftByUninstall ?? 0);
-  const unanswered = f.commandPlaces.filter((p) => p.answers !== owed(p));
+  const unanswered = f.commandPlaces.filter((p) => p.answers !== owedAnswers(p));
   const commands = f.commandPlaces.reduce((a, p) => a + p.commands, 0);
   const left = f.commandPlaces.reduce((a, p) => a + (p.leftByUninstall ?? 0), 0);
   const p99 = (xs: number[]) => percentile(xs, 99);
@@ -286,7 +290,7 @@ export function checkWeek(f: WeekFacts): InvariantRow[] {
     {
       figure: "commands answered once (answers = commands in each thread and conversation)",
       target: "all",
-      measured: `${commands} commands in ${f.commandPlaces.length} places${left ? ` (${left} written before the uninstall, run after it: not answerable)` : ""}; ${unanswered.length} places differ${unanswered.length ? `: ${list(unanswered.map((p) => `${p.place} ${p.answers}/${owed(p)}`))}` : ""}`,
+      measured: `${commands} commands in ${f.commandPlaces.length} places${left ? ` (${left} written before the uninstall, run after it: not answerable)` : ""}; ${unanswered.length} places differ${unanswered.length ? `: ${list(unanswered.map((p) => `${p.place} ${p.answers}/${owedAnswers(p)}`))}` : ""}`,
       met: unanswered.length === 0,
     },
     {

@@ -9,6 +9,7 @@
  * bench/week-invariants.ts are read from the stand-in, the sandbox, Redis and the processes' samples.
  */
 import { randomUUID } from "node:crypto";
+import type { Job } from "bullmq";
 import { startHarness, type Harness, type HeadlessHarness } from "../dev/harness/harness.js";
 import { webhookExample } from "../dev/harness/examples.js";
 import { demoConfig, demoPullFiles } from "../dev/harness/demo-repo.js";
@@ -23,6 +24,7 @@ import { countKinds, weekScenario, type WeekEvent } from "./week-scenario.js";
 import {
   checkWeek,
   launchedTwice,
+  owedAnswers,
   serverP99Ms,
   webhookBuckets,
   wronglyReported,
@@ -81,7 +83,8 @@ interface Week {
   webhookUrl: string;
   installationId: number;
   pulls: Map<string, WeekPull>;
-  places: Map<string, { commands: number; answers: () => number; sent?: SentCommand[] }>;
+  /** per thread or conversation: diffward's answers there, and the commands written (in order) */
+  places: Map<string, { answers: () => number; sent: SentCommand[] }>;
   /** finding-thread commands sent per head SHA (each may recompute that head's check run in place) */
   findingCommands: Map<string, number>;
   rescans: Map<string, number>;
@@ -101,10 +104,19 @@ const childConfig = (w: Pick<Week, "h" | "redis">) => ({
   firstPollDelayMs: 1000,
 });
 
-async function deliver(w: Week, name: string, payload: Payload, guid = randomUUID()): Promise<void> {
+async function deliver(w: Week, name: string, payload: Payload, guid: string = randomUUID()): Promise<void> {
   w.sent += 1;
   const r = await w.h.github.deliver(name, payload, guid);
   if (r.status < 200 || r.status >= 300) w.failed += 1;
+}
+
+/** A job as BullMQ has it: state, attempts, outcome or failure, when taken and ended (`s` tells a time). */
+async function tellJob(job: Job | undefined, s: (at: number) => string): Promise<string> {
+  if (!job) return "no job";
+  const failed = job.failedReason ? `, failed: ${job.failedReason}` : "";
+  const taken = job.processedOn ? `, taken ${s(job.processedOn)}` : "";
+  const ended = job.finishedOn ? `, ended ${s(job.finishedOn)}` : "";
+  return `${await job.getState()}, ${job.attemptsMade} attempts, ${JSON.stringify(job.returnvalue ?? null)}${failed}${taken}${ended}`;
 }
 
 /**
@@ -117,10 +129,7 @@ async function tellEventJobs(w: Week, headSha: string, from: number): Promise<st
   for (const d of w.h.github.state.deliveries.list()) {
     const p = d.payload as { pull_request?: { head?: { sha?: string } } };
     if (d.event !== "pull_request" || p.pull_request?.head?.sha !== headSha) continue;
-    const job = await w.h.booted.rt.queues.events.getJob(jobId("pr", d.guid));
-    const how = job
-      ? `${await job.getState()}, ${job.attemptsMade} attempts, ${JSON.stringify(job.returnvalue ?? null)}${job.failedReason ? `, failed: ${job.failedReason}` : ""}${job.processedOn ? `, taken ${s(job.processedOn)}` : ""}${job.finishedOn ? `, ended ${s(job.finishedOn)}` : ""}`
-      : "no job";
+    const how = await tellJob(await w.h.booted.rt.queues.events.getJob(jobId("pr", d.guid)), s);
     lines.push(`  ${d.event}.${d.action ?? ""} ${d.guid.slice(0, 8)}: ${how}`);
   }
   return lines.join("\n");
@@ -130,7 +139,7 @@ async function tellEventJobs(w: Week, headSha: string, from: number): Promise<st
  * How many of `sent` had their `command` job run after the uninstall was processed (outcome
  * `installation-removed`): nothing can be answered for them.
  */
-async function leftByUninstall(w: Week, sent: readonly SentCommand[] = []): Promise<number> {
+async function leftByUninstall(w: Week, sent: readonly SentCommand[]): Promise<number> {
   let n = 0;
   for (const c of sent)
     if (
@@ -148,19 +157,16 @@ interface SentCommand {
 }
 
 /**
- * The timeline of a conversation whose commands are not all answered: each command (seconds into the week,
- * body) with its `command` job as BullMQ has it (state, attempts, outcome or failure), and diffward's answers.
+ * The timeline of a thread or conversation whose commands are not all answered: each command (seconds into
+ * the week, body) with its `command` job as BullMQ has it (state, attempts, outcome or failure), and, in a
+ * conversation, diffward's answers.
  */
 async function tellPlace(w: Week, place: string, from: number): Promise<string> {
   const p = w.places.get(place)!;
   const s = (at: number) => `${((at - from) / 1000).toFixed(1)} s`;
-  const lines = [`${place}: ${p.answers()} answers to ${p.commands} commands`];
-  for (const c of p.sent ?? []) {
-    const job = await w.h.booted.rt.queues.events.getJob(jobId("cmd", c.guid));
-    const state = job ? await job.getState() : "no job";
-    const how = job
-      ? `${state}, ${job.attemptsMade} attempts, ${JSON.stringify(job.returnvalue ?? null)}${job.failedReason ? `, failed: ${job.failedReason}` : ""}${job.processedOn ? `, taken ${s(job.processedOn)}` : ""}${job.finishedOn ? `, ended ${s(job.finishedOn)}` : ""}`
-      : state;
+  const lines = [`${place}: ${p.answers()} answers to ${p.sent.length} commands`];
+  for (const c of p.sent) {
+    const how = await tellJob(await w.h.booted.rt.queues.events.getJob(jobId("cmd", c.guid)), s);
     lines.push(`  ${s(c.at)} ${JSON.stringify(c.body)}: ${how}`);
   }
   if (!place.startsWith("conversation:")) return lines.join("\n");
@@ -222,6 +228,17 @@ async function push(w: Week, pr: WeekPull, force: boolean): Promise<void> {
   await deliver(w, "pull_request", p);
 }
 
+/**
+ * Records a command about to be written in `place` (created with `answers`, how to count diffward's answers
+ * there, on its first command). Returns the delivery id to send it with.
+ */
+function noteCommand(w: Week, place: string, body: string, answers: () => number): string {
+  const guid = randomUUID();
+  if (!w.places.has(place)) w.places.set(place, { answers, sent: [] });
+  w.places.get(place)!.sent.push({ at: Date.now(), body, guid });
+  return guid;
+}
+
 /** Writes `body` as a reply in one of diffward's finding threads (or the conversation when none is there yet). */
 async function command(w: Week, pr: WeekPull, body: string, where: "thread" | "conversation"): Promise<void> {
   const at = { owner: ORG, repo: pr.repo, pullNumber: pr.number };
@@ -230,40 +247,31 @@ async function command(w: Week, pr: WeekPull, body: string, where: "thread" | "c
   if (body.includes("rescan")) w.rescans.set(pr.head, (w.rescans.get(pr.head) ?? 0) + 1);
   if (roots.length > 0) {
     const root = roots[w.shas % roots.length]!;
-    const place = `thread:${root.id}`;
-    if (!w.places.has(place))
-      w.places.set(place, {
-        commands: 0,
-        answers: () =>
-          h.github.state
-            .reviewComments(ORG, pr.repo, pr.number)
-            .filter((c) => c.inReplyToId === root.id && c.user.type === "Bot").length,
-      });
-    w.places.get(place)!.commands += 1;
+    const guid = noteCommand(
+      w,
+      `thread:${root.id}`,
+      body,
+      () =>
+        h.github.state
+          .reviewComments(ORG, pr.repo, pr.number)
+          .filter((c) => c.inReplyToId === root.id && c.user.type === "Bot").length,
+    );
     // an acceptance's expiry recomputes the head's check run once more, in place (src/triage/expiry.ts)
     const recomputes = body.includes("risk_accepted until") ? 2 : 1;
     w.findingCommands.set(pr.head, (w.findingCommands.get(pr.head) ?? 0) + recomputes);
     const p = writeReviewReply(h, { ...at, parentId: root.id, login: WRITER, body });
     p.installation.id = w.installationId;
-    const guid = randomUUID();
-    const placed = w.places.get(place)!;
-    placed.sent = [...(placed.sent ?? []), { at: Date.now(), body, guid }];
     return deliver(w, "pull_request_review_comment", p, guid);
   }
   const text = where === "thread" ? "/diffward status" : body;
-  const place = `conversation:${pr.repo}#${pr.number}`;
-  if (!w.places.has(place))
-    w.places.set(place, {
-      commands: 0,
-      answers: () =>
-        h.github.state.issueComments(ORG, pr.repo, pr.number).filter((c) => c.user.type === "Bot").length,
-    });
-  w.places.get(place)!.commands += 1;
+  const guid = noteCommand(
+    w,
+    `conversation:${pr.repo}#${pr.number}`,
+    text,
+    () => h.github.state.issueComments(ORG, pr.repo, pr.number).filter((c) => c.user.type === "Bot").length,
+  );
   const p = writeConversationComment(h, { ...at, login: WRITER, body: text });
   p.installation.id = w.installationId;
-  const guid = randomUUID();
-  const placed = w.places.get(place)!;
-  placed.sent = [...(placed.sent ?? []), { at: Date.now(), body: text, guid }];
   await deliver(w, "issue_comment", p, guid);
 }
 
@@ -534,8 +542,12 @@ async function drain(w: Week, ms: number): Promise<void> {
     const open = runs.filter((c) => c.status !== "completed").length;
     const heads = [...w.pulls.values()].filter((p) => p.open && !done.has(p.head)).length;
     let places = 0;
-    for (const p of w.places.values())
-      if (p.answers() < p.commands - (await leftByUninstall(w, p.sent))) places += 1;
+    for (const p of w.places.values()) {
+      const answers = p.answers();
+      // the jobs are read only for a place still short of answers
+      if (answers < p.sent.length && answers < p.sent.length - (await leftByUninstall(w, p.sent)))
+        places += 1;
+    }
     return { open, heads, places };
   };
   while (Object.values(await pending()).some((n) => n > 0) && Date.now() < until) await sleep(1000);
@@ -616,7 +628,7 @@ async function facts(w: Week, window: WeekFacts["window"], ack: WeekFacts["ack"]
     commandPlaces: await Promise.all(
       [...w.places].map(async ([place, p]) => ({
         place,
-        commands: p.commands,
+        commands: p.sent.length,
         answers: p.answers(),
         leftByUninstall: await leftByUninstall(w, p.sent),
       })),
@@ -693,7 +705,7 @@ export async function weekPhase(o: WeekPhaseOptions): Promise<WeekResult> {
         .map((r) => ({ headSha: r.headSha, why: `check run ${r.id} open` })),
     ].map((h) => tellHead(w.h.github, w.h.sandbox.state, h, start));
     for (const h of wronglyReported(f)) stories.push(await tellEventJobs(w, h.headSha, start));
-    for (const place of f.commandPlaces.filter((p) => p.answers !== p.commands - (p.leftByUninstall ?? 0)))
+    for (const place of f.commandPlaces.filter((p) => p.answers !== owedAnswers(p)))
       stories.push(await tellPlace(w, place.place, start));
     for (const s of stories) o.log(s);
     return {
