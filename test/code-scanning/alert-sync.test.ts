@@ -12,8 +12,7 @@ import { completedRun, openPull, pushPull, sha } from "../support/pr.js";
 import { TRIAGE_SCENARIO, nextAnswer, sandboxFinding, SQLI, SECRET } from "../support/reported-pull.js";
 import { queuedPull } from "../support/merge-group.js";
 import { UnthrottledOctokit } from "../support/octokit.js";
-import { WRITER } from "../support/commands.js";
-import { JOBS } from "../../src/job-catalogue/index.js";
+import { WRITER, waitEventJob } from "../support/commands.js";
 
 const READER = "octo-reader";
 const UPLOAD_ON = "codeScanning:\n  upload: true";
@@ -67,19 +66,7 @@ function alertOf(pr: Pull, title: string) {
 async function deliver(payload: Record<string, unknown>): Promise<unknown> {
   const id = randomUUID();
   expect((await h.send("code_scanning_alert", payload, id)).status).toBe(200);
-  return h
-    .waitFor(
-      async () => {
-        const queue = h.booted.rt.queues.events;
-        const job = await queue.getJob(jobId("alert", id));
-        if (!job || !(await job.isCompleted())) return undefined;
-        // read it again: a copy fetched before the job completed has no return value yet
-        return { outcome: (await queue.getJob(jobId("alert", id)))?.returnvalue as unknown };
-      },
-      20_000,
-      `the ${JOBS.codeScanningAlert.name} job of ${id}`,
-    )
-    .then((r) => r.outcome);
+  return (await waitEventJob(h, "alert", id)).value;
 }
 
 /** Deletes diffward's own Redis state (reports, decisions, claims), leaving BullMQ's queues. */

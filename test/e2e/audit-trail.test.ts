@@ -16,12 +16,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Harness } from "../../dev/harness/harness.js";
 import { dismissAlertAs } from "../../dev/harness/code-scanning.js";
 import type { AuditEntry } from "../../src/stores/audit-log.js";
-import { jobId } from "../../src/runtime/names.js";
 import { findingLabel } from "../../src/scanner/labels.js";
 import { startWebServer, type WebServer } from "../../src/web.js";
-import { openConfiguredPull, replyTo, useCommandHarness } from "../support/commands.js";
+import { openConfiguredPull, replyTo, useCommandHarness, waitEventJob } from "../support/commands.js";
 import { type ReportedPull, SQLI, SECRET, RATE } from "../support/reported-pull.js";
-import { JOBS } from "../../src/job-catalogue/index.js";
 
 const AUTHOR = "octo-writer";
 const MAINTAINER = "octo-maintainer";
@@ -58,11 +56,7 @@ afterAll(async () => web?.close());
 /** Waits for a command's job to end (the entry is appended after its answer). */
 async function reply(title: string, body: string, login: string) {
   const { answer, id } = await replyTo(h, pr, title, body, login);
-  await h.waitFor(
-    async () => (await h.booted.rt.queues.events.getJob(jobId("cmd", id)))?.isCompleted(),
-    20_000,
-    `command job ${id}`,
-  );
+  await waitEventJob(h, "cmd", id);
   return answer;
 }
 
@@ -70,11 +64,7 @@ async function reply(title: string, body: string, login: string) {
 async function deliverAlert(payload: Record<string, unknown>): Promise<void> {
   const id = randomUUID();
   expect((await h.send("code_scanning_alert", payload, id)).status).toBe(200);
-  await h.waitFor(
-    async () => (await h.booted.rt.queues.events.getJob(jobId("alert", id)))?.isCompleted(),
-    20_000,
-    `the ${JOBS.codeScanningAlert.name} job of ${id}`,
-  );
+  await waitEventJob(h, "alert", id);
 }
 
 const idOf = (title: string) => pr.byTitle.get(title)!;

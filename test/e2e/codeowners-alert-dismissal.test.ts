@@ -6,6 +6,7 @@
  * applies alone), and the request keeps the rule and its owners, so turning the setting off later does not let
  * the role alone decide.
  */
+import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import type { Harness } from "../../dev/harness/harness.js";
 import { dismissAlertAs } from "../../dev/harness/code-scanning.js";
@@ -20,7 +21,7 @@ import {
 import * as commands from "../support/commands.js";
 import type { AuditEntry } from "../../src/stores/audit-log.js";
 
-const { openConfiguredPull, replyTo, setCodeowners, waitCommandJob, WRITER } = commands;
+const { openConfiguredPull, replyTo, setCodeowners, waitCommandJob, waitEventJob, WRITER } = commands;
 
 const MAINTAINER = "octo-maintainer"; // the role, no code owner
 const DANA = "octo-dana"; // the role, user owner of src/server.js (SECRET's file)
@@ -48,7 +49,10 @@ async function pull(codeowners: string | null, config = CODEOWNERS): Promise<Rep
   return pr;
 }
 
-/** Dismisses the alert of the finding titled `title` as `login` in GitHub's UI; returns diffward's answer. */
+/**
+ * Dismisses the alert of the finding titled `title` as `login` in GitHub's UI; returns diffward's answer once
+ * the alert's job has completed (its audit entry is written after the answer).
+ */
 async function dismissInUi(pr: ReportedPull, title: string, login = WRITER): Promise<string> {
   const id = pr.byTitle.get(title)!;
   const alert = await h.waitFor(
@@ -64,8 +68,10 @@ async function dismissInUi(pr: ReportedPull, title: string, login = WRITER): Pro
   const before = conversationAnswers(h, pr).length;
   const target = { owner: pr.owner, repo: pr.repo, alertNumber: alert.number };
   const payload = dismissAlertAs(h, { ...target, login, reason: "false positive", comment: "not reachable" });
-  expect((await h.send("code_scanning_alert", payload)).status).toBe(200);
+  const delivery = randomUUID();
+  expect((await h.send("code_scanning_alert", payload, delivery)).status).toBe(200);
   const answer = await nextAnswer(h, () => conversationAnswers(h, pr), before, "held dismissal announced");
+  expect((await waitEventJob(h, "alert", delivery)).value).toBe("approval-requested");
   return answer.body;
 }
 

@@ -134,17 +134,29 @@ export function sandboxCalls(h: Harness, key: string): number {
 }
 
 /**
- * Waits until the command job of delivery `deliveryId` has completed (its answer is posted before its last
- * steps end) and returns `{ value }`, the job's outcome.
+ * Waits until the events job `kind` (`cmd`: a command, `alert`: a code scanning alert event) of delivery
+ * `deliveryId` has completed and returns `{ value }`, the job's outcome. A job's visible effect (an answer, a
+ * held message) is posted before its last steps (the audit entry) end, so a test that reads those waits here.
  */
-export async function waitCommandJob(h: Harness, deliveryId: string): Promise<{ value: unknown }> {
+export async function waitEventJob(
+  h: Harness,
+  kind: "cmd" | "alert",
+  deliveryId: string,
+): Promise<{ value: unknown }> {
+  const id = jobId(kind, deliveryId);
   return h.waitFor(
     async () => {
-      const job = await h.booted.rt.queues.events.getJob(jobId("cmd", deliveryId));
+      const job = await h.booted.rt.queues.events.getJob(id);
       if (!job || !(await job.isCompleted())) return undefined;
-      return { value: (await h.booted.rt.queues.events.getJob(jobId("cmd", deliveryId)))?.returnvalue };
+      // read it again: a copy fetched before the job completed has no return value yet
+      return { value: (await h.booted.rt.queues.events.getJob(id))?.returnvalue };
     },
     20_000,
-    `command job ${deliveryId}`,
+    `${kind} job ${deliveryId}`,
   );
+}
+
+/** {@link waitEventJob} for the command job of delivery `deliveryId`. */
+export async function waitCommandJob(h: Harness, deliveryId: string): Promise<{ value: unknown }> {
+  return waitEventJob(h, "cmd", deliveryId);
 }
