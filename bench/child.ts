@@ -6,7 +6,7 @@
  * `{ url }`, the server's base URL, as one JSON line) or the fixed-interval peer holding scans in memory
  * (`mode: "peer"`), the load generator of the week's acknowledgement figure (`mode: "ack-load"`: prints one
  * `{ ack: { ms, failed } }` line, bench/ack-load.ts), or the organization's page's loads of the bench's `--org-page` run (`mode: "org-page"`: the
- * same `boot()`, then `measure` of `bench/org-page.ts`, printed as one `{ orgPage }` JSON line). Then prints one JSON line per second on stdout: `{ rssBytes, heapUsedBytes, cpuUserUs, cpuSystemUs, at }`
+ * same `boot()`, then `measure` of `bench/org-page.ts`, printed as one `{ orgPage }` JSON line). Then prints one JSON line per second on stdout: `{ rssBytes, heapUsedBytes, heapTotalBytes, externalBytes, cpuUserUs, cpuSystemUs, at }`
  * (from `process.memoryUsage()` and `process.cpuUsage()`), and stops on SIGTERM. Configuration is a JSON
  * file named by the one argument, checked with zod.
  */
@@ -206,6 +206,8 @@ const sampler = setInterval(() => {
     JSON.stringify({
       rssBytes: memory.rss,
       heapUsedBytes: memory.heapUsed,
+      heapTotalBytes: memory.heapTotal,
+      externalBytes: memory.external,
       cpuUserUs: cpu.user,
       cpuSystemUs: cpu.system,
       at: Date.now(),

@@ -19,6 +19,10 @@ export interface Sample {
   rssBytes: number;
   /** `process.memoryUsage().heapUsed`: V8's heap in use at the sample, garbage not yet collected included */
   heapUsedBytes?: number;
+  /** `process.memoryUsage().heapTotal`: the pages V8 holds for its heap (in RSS once touched), used or not */
+  heapTotalBytes?: number;
+  /** `process.memoryUsage().external`: memory of C++ objects bound to JS ones (ArrayBuffers and Buffers included) */
+  externalBytes?: number;
   cpuUserUs: number;
   cpuSystemUs: number;
   /** epoch ms */

@@ -67,7 +67,13 @@ export interface WeekFacts {
   /** per process: its RSS samples over the week */
   processes: Array<{
     name: string;
-    samples: Array<{ at: number; rssBytes: number; heapUsedBytes?: number }>;
+    samples: Array<{
+      at: number;
+      rssBytes: number;
+      heapUsedBytes?: number;
+      heapTotalBytes?: number;
+      externalBytes?: number;
+    }>;
   }>;
   /** the week's wall window, epoch ms */
   window: { from: number; to: number };
@@ -267,8 +273,37 @@ function processRows(f: WeekFacts): InvariantRow[] {
             },
           ]
         : []),
+      ...partsRow(f, p),
     ];
   });
+}
+
+/**
+ * Where a process's RSS sits, each part's mean in the second and the last quarter: the pages V8 holds for its
+ * heap (`heapTotal`), memory bound to JS objects outside it (`external`: Buffers, ArrayBuffers) and the rest
+ * (RSS less both: the allocator's arenas, code, stacks). A growth in the rest with the other two flat is
+ * native memory, not a JS leak. No row without the samples' parts.
+ */
+function partsRow(f: WeekFacts, p: WeekFacts["processes"][number]): InvariantRow[] {
+  const part = (of: (s: (typeof p.samples)[number]) => number | undefined) =>
+    quarters(p.samples, f.window.from, f.window.to, of, mean);
+  const held = part((s) => s.heapTotalBytes);
+  const external = part((s) => s.externalBytes);
+  const rest = part((s) =>
+    s.heapTotalBytes === undefined || s.externalBytes === undefined
+      ? undefined
+      : s.rssBytes - s.heapTotalBytes - s.externalBytes,
+  );
+  if (![...held, ...external, ...rest].every(Number.isFinite)) return [];
+  const tell = ([a, b]: [number, number]) => `${mb(a)} → ${mb(b)}`;
+  return [
+    {
+      figure: `RSS by part, mean, ${p.name}: second quarter → last quarter`,
+      target: "–",
+      measured: `V8 heap held ${tell(held)}; external ${tell(external)}; rest (native) ${tell(rest)}`,
+      met: null,
+    },
+  ];
 }
 
 /** The answers a thread or conversation is owed: its commands, less those run after the uninstall. Pure. */

@@ -170,6 +170,25 @@ describe("the week's invariants", () => {
       ["20 MB → 24 MB (20.0 %)", null],
     ]);
   });
+
+  it("RSS is told by part (V8's held heap, external, the rest) when the samples carry the parts", () => {
+    const f = good();
+    const rss = [100, 100, 100, 100, 110, 110, 130, 130];
+    f.processes[0]!.samples = flat(0, rss).map((s, i) => ({
+      ...s,
+      heapTotalBytes: (i < 4 ? 60 : 62) * 2 ** 20,
+      externalBytes: 8 * 2 ** 20,
+    }));
+    const row = checkWeek(f).find((r) => r.figure.startsWith("RSS by part"));
+    // second quarter (samples 2–3): 100 − 60 − 8 = 32 MB of rest; last (samples 6–7): 130 − 62 − 8 = 60 MB
+    expect([row?.measured, row?.met]).toEqual([
+      "V8 heap held 60 MB → 62 MB; external 8 MB → 8 MB; rest (native) 32 MB → 60 MB",
+      null,
+    ]);
+    // without the parts (an older child's samples) there is no such row
+    f.processes[0]!.samples = flat(0, rss);
+    expect(checkWeek(f).some((r) => r.figure.startsWith("RSS by part"))).toBe(false);
+  });
 });
 
 describe("the acknowledgement inside the web process (diffward_webhook_duration_seconds)", () => {
