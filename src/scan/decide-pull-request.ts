@@ -25,6 +25,7 @@ import type { TokenFact } from "../job-kit/token-fact.js";
 
 /** What the pull-request job decided; returned as the job's result (visible in BullMQ and in tests). */
 export type PullRequestOutcome =
+  | "installation-removed"
   | "not-onboarded"
   | "invalid-config"
   | "draft-skipped"

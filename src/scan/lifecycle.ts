@@ -113,7 +113,7 @@ export async function processUninstall(rt: Runtime, job: Job<UninstallJobData>):
     } else if (link) {
       const key = pullKey(link.owner, link.repo, link.pullNumber);
       const pr = await rt.stores.pulls.getPull(key);
-      if (pr) await rt.stores.pulls.setPull(key, { ...pr, closed: true });
+      if (pr) await rt.stores.pulls.setPull(key, { ...pr, closed: true, uninstalled: true });
     }
     await rt.stores.scans.finishScan(d.installationId, scanId);
   }

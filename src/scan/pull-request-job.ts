@@ -39,7 +39,8 @@ import type { PullRequestJobData } from "../job-catalogue/index.js";
 export type { PullRequestOutcome } from "./decide-pull-request.js";
 
 /**
- * Acts on a pull request event, holding the pull request's lock throughout:
+ * Acts on a pull request event, holding the pull request's lock throughout (an event of an installation
+ * removed since it was delivered ends at once, `installation-removed`: the reinstall decides its head):
  * 1. read the repository config (none: not onboarded) and the state of the head followed so far;
  * 2. decide the head ({@link decideHead}: stale, duplicate, or followed, stopping the previous head: its
  *    launch removed or its scan cancelled); a Re-run while an earlier Re-run's scan of the same head is
@@ -58,6 +59,12 @@ export async function processPullRequest(
 ): Promise<PullRequestOutcome> {
   const d = job.data;
   const { key, log } = pullJobLog(rt, d, { sha: d.headSha });
+  // The App was uninstalled after the event was delivered: GitHub refuses the removed installation's token.
+  // Nothing is read or written; the reinstall decides the pull request's newest head.
+  if (await rt.stores.pulls.isInstallationRemoved(d.installationId)) {
+    log.info("installation removed since the event was delivered: nothing done");
+    return "installation-removed";
+  }
   const octokit = await rt.octokit(d.installationId);
 
   const loaded = await loadRepoConfig(octokit, d.owner, d.repo);

@@ -61,7 +61,8 @@ const WALK_CHUNK = 100;
  * a `.github/diffward.yml`, each open pull request whose newest head an earlier installation left without
  * its report ({@link leftHeads}). A head whose event came just before the uninstall, and whose job could no
  * longer create its check run, is decided now by its `pull-request` job, as the event would have been
- * ({@link enqueueHead}). A head whose `diffward` check run the uninstall left unfinished:
+ * ({@link enqueueHead}); an older head's check run whose scan the uninstall cancelled is completed
+ * `cancelled` first ({@link endOlder}). A head whose `diffward` check run the uninstall left unfinished:
  * - the check run is completed (`cancelled`, saying why), so every check run diffward created ends;
  * - the head is scanned again as an explicit request (`pull-request` job, nonce `reinstall-<installationId>`,
  *   job id per head): a redelivered `installation.created` or a second worker adds nothing, and the state's
@@ -137,7 +138,7 @@ export async function processReinstall(rt: Runtime, job: Job<ReinstallJobData>):
       // the uninstall ended the repository's baseline schedule (its jobs name the removed installation)
       if (config) await syncBaselineSchedule(rt, r, config);
       if (baseline) await resumeBaseline(rt, r, baseline, d, out);
-      if (left.length > 0) await resumeRepository(rt, r, left, { d, config }, out);
+      if (left.length > 0) await resumeRepository(rt, r, left, { d, config, octokit }, out);
     }
   }
   log.info(out, "reinstalled: check runs left by the uninstall ended, heads scanned again");
@@ -154,8 +155,11 @@ function unfinished(runs: readonly FoundCheckRun[]): FoundCheckRun | undefined {
 type LeftHead =
   /** diffward's check run on the head, left unfinished */
   | { kind: "unfinished"; pr: PullHead; run: FoundCheckRun }
-  /** a head pushed while diffward followed an older one, whose event the uninstall left undecided */
-  | { kind: "undecided"; pr: PullHead };
+  /**
+   * a head pushed while diffward followed an older one, whose event the uninstall left undecided; `older`:
+   * the older head's check run when the uninstall cancelled its scan (it could not write that check run)
+   */
+  | { kind: "undecided"; pr: PullHead; older?: number };
 
 /**
  * The repository's open pull requests whose newest head an earlier installation left without its report:
@@ -163,9 +167,10 @@ type LeftHead =
  *   names another installation (the state is the record of who follows the head; a check run of the new
  *   installation's own events is followed under its id); without a state (lost with Redis), a check run
  *   started before the installation was created (`started_at`, whole seconds);
- * - or the head has no diffward check run while the state, open and naming another installation, follows an
- *   older head: the head's event came before the uninstall and its job could no longer write (GitHub
- *   refuses a removed installation's token). A head the state follows without a check run (a draft skipped
+ * - or the head has no diffward check run while the state, naming another installation, follows an older
+ *   head and is open, or was closed only by the uninstall (`uninstalled`: it cancelled the older head's
+ *   scan, whose check run then comes along to be completed): the head's event came before the uninstall and
+ *   its job could no longer write (GitHub refuses a removed installation's token). A head the state follows without a check run (a draft skipped
  *   under `drafts: skip`) was decided, and a pull request without a state was never followed: both are left.
  */
 async function leftHeads(rt: Runtime, r: RepoPart, h: RepoHeads, installedAt: string): Promise<LeftHead[]> {
@@ -179,10 +184,14 @@ async function leftHeads(rt: Runtime, r: RepoPart, h: RepoHeads, installedAt: st
       !run &&
       state &&
       state.installationId !== r.installationId &&
-      !state.closed &&
+      (!state.closed || state.uninstalled) &&
       state.headSha !== pr.headSha
     )
-      left.push({ kind: "undecided", pr });
+      left.push({
+        kind: "undecided",
+        pr,
+        ...(state.uninstalled && state.checkRunId !== undefined ? { older: state.checkRunId } : {}),
+      });
   }
   return left;
 }
@@ -195,12 +204,13 @@ async function resumeRepository(
   rt: Runtime,
   r: RepoPart,
   left: readonly LeftHead[],
-  at: { d: ReinstallJobData; config: PollJobData["config"] | undefined },
+  at: { d: ReinstallJobData; config: PollJobData["config"] | undefined; octokit: InstallationOctokit },
   out: ReinstallOutcome,
 ): Promise<void> {
   for (const head of left) {
     const { pr } = head;
     if (head.kind === "undecided") {
+      if (head.older !== undefined && (await endOlder(rt, at.octokit, r, head.older))) out.concluded += 1;
       await enqueueHead(rt, r, pr, at.d, "decide");
       out.decided += 1;
       continue;
@@ -223,6 +233,24 @@ async function resumeRepository(
     await enqueueHead(rt, r, pr, at.d, "relaunch");
     out.relaunched += 1;
   }
+}
+
+/**
+ * Completes the check run of an older head whose scan the uninstall cancelled, unless it has completed
+ * (read first: a retried reinstall writes nothing twice).
+ * @returns whether it was completed now.
+ * @throws what the read or the write throws but a 404 (the check run is gone: nothing to end).
+ */
+async function endOlder(
+  rt: Runtime,
+  octokit: InstallationOctokit,
+  r: RepoPart,
+  checkRunId: number,
+): Promise<boolean> {
+  const run = await unlessStatus(404, getCheckRun(octokit, r, checkRunId));
+  if (!run || run.status === "completed") return false;
+  await applyWrites(rt, r.installationId, [updateCheck(r, checkRunId, cancelledConclusion("older"))]);
+  return true;
 }
 
 /**
@@ -446,12 +474,14 @@ async function reportFinished(
 
 /**
  * The conclusion of a check run whose scan the uninstall cancelled, by what it was on: a pull request's head
- * (scanned anew), the default branch's head (its baseline starts again) or a merge group (queue it again).
+ * (scanned anew), an older head of a pull request pushed since (its newest head is decided), the default
+ * branch's head (its baseline starts again) or a merge group (queue it again).
  */
-function cancelledConclusion(on: "pull" | "baseline" | "group" = "pull") {
+function cancelledConclusion(on: "pull" | "older" | "baseline" | "group" = "pull") {
   const checked = on === "group" ? "this merge group was being checked" : "this commit was being scanned";
   const next = {
     pull: "this commit is scanned anew in a new `diffward` check run.",
+    older: "the pull request's newest commit is checked in its own `diffward` check run.",
     baseline:
       "the default branch's baseline is started again (a scheduled baseline at its next run), in a new " +
       "`diffward` check run.",

@@ -32,6 +32,11 @@ export const PullState = z.looseObject({
   scanId: z.string().optional(),
   projectId: z.string().optional(),
   closed: z.boolean().optional(),
+  /**
+   * The uninstall cancelled this state's scan and marked it closed: its check run could not be written (GitHub
+   * refuses a removed installation's token), and the reinstall completes it and decides the newest head.
+   */
+  uninstalled: z.boolean().optional(),
   /** the explicit request (re-run, rescan) that set this state, so a retried job does not repeat it */
   explicitNonce: z.string().optional(),
   /**

@@ -8,13 +8,14 @@ import { baselineSchedulerId, jobId, pullKey } from "../../src/runtime/names.js"
 import { mergeGroupPayload } from "../../dev/github-standin/index.js";
 import { type Payload, checkRuns, completedRun, openPull, pushPull, sha } from "../support/pr.js";
 import { addGroup } from "../support/merge-group.js";
+import { waitEventJob } from "../support/commands.js";
 
 /**
  * Uninstall then install again (GitHub gives a new installation id): the check runs the uninstall left
  * unfinished end, and their heads are scanned once more, once. Real sequences: signed webhook examples, the
  * GitHub stand-in, the sandbox over HTTP, a real Redis.
  */
-const LONG = new Set([sha(3001), sha(3011), sha(3061), sha(3072)]);
+const LONG = new Set([sha(3001), sha(3011), sha(3061), sha(3072), sha(3091)]);
 /** a head whose scan runs 6 s: it finishes while diffward is uninstalled */
 const FINISHES = sha(3021);
 const ranLong = new Set<string>();
@@ -285,6 +286,45 @@ describe("reinstalling the app after an uninstall", () => {
     expect(checkRuns(h, pr.owner, pr.repo, first)).toHaveLength(1);
     expect(launchedFor(draftHead)).toHaveLength(0);
     expect(checkRuns(h, draft.owner, draft.repo)).toHaveLength(0);
+  });
+  it("a push processed after the uninstall, the older head's scan in flight at it: the older check run ends, the pushed head is decided after the reinstall", async () => {
+    const first = sha(3091);
+    const head = sha(3092);
+    const repo = `reinstall-${++n}`;
+    const pr = await openPull(h, { head: first, repo, number: 1, installationId: 89_001 });
+    const left = await h.waitFor(
+      () => checkRuns(h, pr.owner, pr.repo, first).find((c) => c.status === "in_progress" && c.externalId),
+      15_000,
+      "the older head's scan in flight",
+    );
+    const created = await reinstall(pr.owner, 89_001, 89_002);
+    expect(h.sandbox.state.statusOf(launchedFor(first)[0]!)).toBe("CANCELLED");
+    // the push's delivery came before the uninstall; its job runs after it: nothing read, written or launched
+    const pushed = await pushPull(h, pr, head);
+    expect((await waitEventJob(h, "pr", pushed.id)).value).toBe("installation-removed");
+    expect(checkRuns(h, pr.owner, pr.repo, head)).toHaveLength(0);
+    await h.send("installation", created, randomUUID());
+    const fresh = await h.waitFor(
+      () => checkRuns(h, pr.owner, pr.repo, head).find((c) => c.status === "completed"),
+      30_000,
+      "the pushed head's check run completed",
+    );
+    expect(fresh.conclusion).toBe("failure"); // the demo scenario's confirmed critical finding
+    const old = await h.waitFor(
+      () => checkRuns(h, pr.owner, pr.repo, first).find((c) => c.id === left.id && c.status === "completed"),
+      10_000,
+      "the older head's check run completed",
+    );
+    expect(old.conclusion).toBe("cancelled");
+    expect(old.output.title).toBe("Cancelled: diffward was uninstalled");
+    expect(old.output.summary).toContain("newest commit");
+    // a redelivered installation event launches nothing more; the older head is not scanned again
+    await h.send("installation", created, randomUUID());
+    await new Promise((r) => setTimeout(r, 3_000));
+    expect(launchedFor(head)).toHaveLength(1);
+    expect(checkRuns(h, pr.owner, pr.repo, head)).toHaveLength(1);
+    expect(launchedFor(first)).toHaveLength(1);
+    expect(checkRuns(h, pr.owner, pr.repo, first)).toHaveLength(1);
   });
   it("a baseline in flight at the uninstall ends, and starts again after the reinstall; a baseline schedule comes back", async () => {
     const head = sha(3061);

@@ -134,13 +134,14 @@ export function sandboxCalls(h: Harness, key: string): number {
 }
 
 /**
- * Waits until the events job `kind` (`cmd`: a command, `alert`: a code scanning alert event) of delivery
+ * Waits until the events job `kind` (`cmd`: a command, `alert`: a code scanning alert event, `pr`: a pull
+ * request event) of delivery
  * `deliveryId` has completed and returns `{ value }`, the job's outcome. A job's visible effect (an answer, a
  * held message) is posted before its last steps (the audit entry) end, so a test that reads those waits here.
  */
 export async function waitEventJob(
   h: Harness,
-  kind: "cmd" | "alert",
+  kind: "cmd" | "alert" | "pr",
   deliveryId: string,
 ): Promise<{ value: unknown }> {
   const id = jobId(kind, deliveryId);
