@@ -17,7 +17,8 @@ import { findingComments, writeConversationComment, writeReviewReply } from "../
 import { freePort, startRedisServer, type RedisServerProcess } from "../dev/harness/redis.js";
 import { mergeGroupPayload, pushPayload } from "../dev/github-standin/index.js";
 import { applyFaults } from "../dev/sandbox/index.js";
-import { QUEUE_NAMES, REDIS_KEYS, jobId, redisKeyRegExp } from "../src/runtime/names.js";
+import { QUEUE_NAMES, REDIS_KEYS, jobId, pullKey, redisKeyRegExp } from "../src/runtime/names.js";
+import { JOBS } from "../src/job-catalogue/index.js";
 import { seeded, sleep } from "./lib.js";
 import { childUrl, startChild, stopChild, waitForChildren, type BenchChild } from "./processes.js";
 import { countKinds, weekScenario, type WeekEvent } from "./week-scenario.js";
@@ -120,18 +121,33 @@ async function tellJob(job: Job | undefined, s: (at: number) => string): Promise
 }
 
 /**
- * The `pull-request` jobs of the deliveries that named `headSha` (job id `pr-<delivery>`), as BullMQ has them:
- * state, attempts, outcome or failure, when taken and ended (seconds into the week).
+ * The `pull-request` jobs of a head, as BullMQ has them (state, attempts, outcome or failure, when taken and
+ * ended, in seconds into the week): those of the deliveries that named it (job id `pr-<delivery>`), then the
+ * others (the reinstall's, reconciliation's, an approval's); and diffward's state of the pull request now.
  */
-async function tellEventJobs(w: Week, headSha: string, from: number): Promise<string> {
+async function tellEventJobs(w: Week, head: { key: string; headSha: string }, from: number): Promise<string> {
+  const { headSha } = head;
   const s = (at: number) => `${((at - from) / 1000).toFixed(1)} s`;
+  const events = w.h.booted.rt.queues.events;
   const lines = [`${headSha.slice(0, 8)}: its pull-request jobs`];
   for (const d of w.h.github.state.deliveries.list()) {
     const p = d.payload as { pull_request?: { head?: { sha?: string } } };
     if (d.event !== "pull_request" || p.pull_request?.head?.sha !== headSha) continue;
-    const how = await tellJob(await w.h.booted.rt.queues.events.getJob(jobId("pr", d.guid)), s);
+    const how = await tellJob(await events.getJob(jobId("pr", d.guid)), s);
     lines.push(`  ${d.event}.${d.action ?? ""} ${d.guid.slice(0, 8)}: ${how}`);
   }
+  const others = (
+    await events.getJobs(["completed", "failed", "active", "waiting", "delayed", "prioritized"])
+  )
+    .filter((j) => j?.name === JOBS.pullRequest.name && !j.id?.startsWith("pr-"))
+    .filter((j) => (j.data as { headSha?: string }).headSha === headSha);
+  for (const j of others) lines.push(`  ${j.id}: ${await tellJob(j, s)}`);
+  const [repo, number] = head.key.split("#");
+  const state = await w.h.booted.rt.stores.pulls.getPull(pullKey(ORG, repo!, Number(number)));
+  const { headSha: followed, installationId, checkRunId, closed, uninstalled, updatedAt } = state ?? {};
+  lines.push(
+    `  state: ${state ? JSON.stringify({ headSha: followed?.slice(0, 8), installationId, checkRunId, closed, uninstalled, updatedAt }) : "none"}`,
+  );
   return lines.join("\n");
 }
 
@@ -704,7 +720,7 @@ export async function weekPhase(o: WeekPhaseOptions): Promise<WeekResult> {
         .filter((r) => r.status !== "completed")
         .map((r) => ({ headSha: r.headSha, why: `check run ${r.id} open` })),
     ].map((h) => tellHead(w.h.github, w.h.sandbox.state, h, start));
-    for (const h of wronglyReported(f)) stories.push(await tellEventJobs(w, h.headSha, start));
+    for (const h of wronglyReported(f)) stories.push(await tellEventJobs(w, h, start));
     for (const place of f.commandPlaces.filter((p) => p.answers !== owedAnswers(p)))
       stories.push(await tellPlace(w, place.place, start));
     for (const s of stories) o.log(s);
