@@ -60,9 +60,10 @@ export async function processPullRequest(
   const d = job.data;
   const { key, log } = pullJobLog(rt, d, { sha: d.headSha });
   // The App was uninstalled after the event was delivered: GitHub refuses the removed installation's token.
-  // Nothing is read or written; the reinstall decides the pull request's newest head.
+  // Nothing is read or written on GitHub; the reinstall decides the pull request's newest head.
   if (await rt.stores.pulls.isInstallationRemoved(d.installationId)) {
-    log.info("installation removed since the event was delivered: nothing done");
+    await rt.stores.pulls.noteUndecided(key, d.installationId);
+    log.info("installation removed since the event was delivered: left to the reinstall");
     return "installation-removed";
   }
   const octokit = await rt.octokit(d.installationId);

@@ -170,27 +170,34 @@ type LeftHead =
  * - or the head has no diffward check run while the state, naming another installation, follows an older
  *   head and is open, or was closed only by the uninstall (`uninstalled`: it cancelled the older head's
  *   scan, whose check run then comes along to be completed): the head's event came before the uninstall and
- *   its job could no longer write (GitHub refuses a removed installation's token). A head the state follows without a check run (a draft skipped
- *   under `drafts: skip`) was decided, and a pull request without a state was never followed: both are left.
+ *   its job could no longer write (GitHub refuses a removed installation's token);
+ * - or the head has no diffward check run and an event of the pull request was delivered to an earlier
+ *   installation and left undecided by its job, which ran after the uninstall (`noteUndecided`): a pull
+ *   request opened just before the uninstall has no state at all.
+ * A head the state follows without a check run (a draft skipped under `drafts: skip`) was decided, and a pull
+ * request with neither a state nor a mark was never followed: both are left.
  */
 async function leftHeads(rt: Runtime, r: RepoPart, h: RepoHeads, installedAt: string): Promise<LeftHead[]> {
   const left: LeftHead[] = [];
   for (const pr of h.pulls) {
     const run = unfinished(pr.runs);
     if (!run && pr.runs.length > 0) continue;
-    const state = await rt.stores.pulls.getPull(pullKey(r.owner, r.repo, pr.number));
-    if (run && leftByEarlier(r, state, run, installedAt)) left.push({ kind: "unfinished", pr, run });
-    else if (
-      !run &&
-      state &&
-      state.installationId !== r.installationId &&
-      (!state.closed || state.uninstalled) &&
-      state.headSha !== pr.headSha
-    )
+    const key = pullKey(r.owner, r.repo, pr.number);
+    const state = await rt.stores.pulls.getPull(key);
+    if (run) {
+      if (leftByEarlier(r, state, run, installedAt)) left.push({ kind: "unfinished", pr, run });
+      continue;
+    }
+    const earlier = state ? state.installationId !== r.installationId : true;
+    const older = earlier && state && state.headSha !== pr.headSha;
+    const undecided =
+      (older && (!state.closed || state.uninstalled)) ||
+      (earlier && (await rt.stores.pulls.undecidedBy(key)) !== undefined);
+    if (undecided)
       left.push({
         kind: "undecided",
         pr,
-        ...(state.uninstalled && state.checkRunId !== undefined ? { older: state.checkRunId } : {}),
+        ...(older && state.uninstalled && state.checkRunId !== undefined ? { older: state.checkRunId } : {}),
       });
   }
   return left;
@@ -212,6 +219,7 @@ async function resumeRepository(
     if (head.kind === "undecided") {
       if (head.older !== undefined && (await endOlder(rt, at.octokit, r, head.older))) out.concluded += 1;
       await enqueueHead(rt, r, pr, at.d, "decide");
+      await rt.stores.pulls.clearUndecided(pullKey(r.owner, r.repo, pr.number));
       out.decided += 1;
       continue;
     }

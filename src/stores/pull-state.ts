@@ -298,6 +298,27 @@ export class PullStateStore {
   }
 
   /**
+   * Notes that an event of the pull request `key` (`owner/repo#number`), delivered to the removed installation
+   * `installationId`, was accepted but not decided: its job ran after the uninstall (GitHub refuses a removed
+   * installation's token), so the reinstall decides the pull request's newest head. Kept 30 days, as the
+   * removal's mark.
+   */
+  async noteUndecided(key: string, installationId: number): Promise<void> {
+    await this.redis.set(this.#k("undecided", key), String(installationId), "EX", 60 * 60 * 24 * 30);
+  }
+
+  /** The removed installation whose event of the pull request `key` was left undecided ({@link noteUndecided}). */
+  async undecidedBy(key: string): Promise<number | undefined> {
+    const id = await this.redis.get(this.#k("undecided", key));
+    return id === null ? undefined : Number(id);
+  }
+
+  /** Forgets {@link noteUndecided}'s mark once the reinstall has asked for the decision. */
+  async clearUndecided(key: string): Promise<void> {
+    await this.redis.del(this.#k("undecided", key));
+  }
+
+  /**
    * Notes a `pull_request.closed` delivery when the webhook arrives, before its job runs (that job waits for
    * the pull request's lock, which the job of an earlier event may hold): the close's `updated_at`, the latest
    * of them kept, for 7 days. A launch of an earlier event reads it before it spends ({@link closedSince}).

@@ -326,6 +326,39 @@ describe("reinstalling the app after an uninstall", () => {
     expect(launchedFor(first)).toHaveLength(1);
     expect(checkRuns(h, pr.owner, pr.repo, first)).toHaveLength(1);
   });
+  it("a pull request opened just before the uninstall, its job run after it: decided after the reinstall; one never sent is left", async () => {
+    const head = sha(3101);
+    const silentHead = sha(3102);
+    const repo = `reinstall-${++n}`;
+    const pr = await openPull(h, { head, repo, number: 1, installationId: 90_001, send: false });
+    // opened in the same installation, its event never delivered: diffward never followed it
+    const silent = await openPull(h, {
+      head: silentHead,
+      repo,
+      number: 2,
+      installationId: 90_001,
+      send: false,
+    });
+    const created = await reinstall(pr.owner, 90_001, 90_002);
+    // the opening's delivery came before the uninstall; its job runs after it: no state, nothing written
+    const opened = await h.send("pull_request", pr.payload);
+    expect((await waitEventJob(h, "pr", opened.id)).value).toBe("installation-removed");
+    expect(await h.booted.rt.stores.pulls.getPull(pullKey(pr.owner, pr.repo, pr.number))).toBeUndefined();
+    await h.send("installation", created, randomUUID());
+    const fresh = await h.waitFor(
+      () => checkRuns(h, pr.owner, pr.repo, head).find((c) => c.status === "completed"),
+      30_000,
+      "the opened head's check run completed",
+    );
+    expect(fresh.conclusion).toBe("failure"); // the demo scenario's confirmed critical finding
+    // a redelivered installation event decides nothing again
+    await h.send("installation", created, randomUUID());
+    await new Promise((r) => setTimeout(r, 3_000));
+    expect(launchedFor(head)).toHaveLength(1);
+    expect(checkRuns(h, pr.owner, pr.repo, head)).toHaveLength(1);
+    expect(launchedFor(silentHead)).toHaveLength(0);
+    expect(checkRuns(h, silent.owner, silent.repo, silentHead)).toHaveLength(0);
+  });
   it("a baseline in flight at the uninstall ends, and starts again after the reinstall; a baseline schedule comes back", async () => {
     const head = sha(3061);
     const repo = `reinstall-${++n}`;
