@@ -121,6 +121,7 @@ export const REDIS_KEYS = {
   once: { prefix: "state", pattern: "once:<kind>:<key>" },
   uninstalled: { prefix: "state", pattern: "uninstalled:<installationId>" },
   undecided: { prefix: "state", pattern: "undecided:<owner>/<repo>#<number>" },
+  installedAs: { prefix: "state", pattern: "installed:<accountLogin>" },
   closedAt: { prefix: "state", pattern: "closed-at:<owner>/<repo>#<number>" },
   throttle: { prefix: "state", pattern: "throttle:<key>" },
   commandClaim: { prefix: "state", pattern: "cmd:<owner>/<repo>:<form>:<commentId>" },

@@ -89,7 +89,7 @@ export async function endLaunchOfClosed(
 export async function processUninstall(rt: Runtime, job: Job<UninstallJobData>): Promise<number> {
   const d = job.data;
   // First, so a launch still waiting in its debounce window is dropped before it spends.
-  await rt.stores.pulls.setInstallationRemoved(d.installationId, true);
+  await rt.stores.pulls.setInstallationRemoved(d.installationId, true, rt.now());
   let cancelled = 0;
   for (const scanId of await rt.stores.scans.inflightScans(d.installationId)) {
     // first: a poll or report of the scan running meanwhile writes nothing from now on

@@ -34,6 +34,7 @@ import { enqueueLaunch } from "./enqueue-launch.js";
 import { readAccountToken } from "../job-kit/service-outage.js";
 import { checkRunCompleted, planStopWrites, stopCurrent } from "./supersede.js";
 import { pullJobLog } from "../job-kit/target.js";
+import { handOverToReinstall } from "./reinstall.js";
 import type { PullRequestJobData } from "../job-catalogue/index.js";
 
 export type { PullRequestOutcome } from "./decide-pull-request.js";
@@ -60,10 +61,18 @@ export async function processPullRequest(
   const d = job.data;
   const { key, log } = pullJobLog(rt, d, { sha: d.headSha });
   // The App was uninstalled after the event was delivered: GitHub refuses the removed installation's token.
-  // Nothing is read or written on GitHub; the reinstall decides the pull request's newest head.
-  if (await rt.stores.pulls.isInstallationRemoved(d.installationId)) {
+  // Nothing is read or written on GitHub; the reinstall decides the pull request's newest head, or, when it
+  // has already walked the account's repositories, takes the event over.
+  const removedAt = await rt.stores.pulls.removedAt(d.installationId);
+  if (removedAt !== undefined) {
     await rt.stores.pulls.noteUndecided(key, d.installationId);
-    log.info("installation removed since the event was delivered: left to the reinstall");
+    const now = await rt.stores.pulls.installedAs(d.accountLogin);
+    const handedTo =
+      now && now.at >= removedAt && !(await rt.stores.pulls.isInstallationRemoved(now.installationId))
+        ? now.installationId
+        : undefined;
+    if (handedTo !== undefined) await handOverToReinstall(rt, d, handedTo);
+    log.info({ handedTo }, "installation removed since the event was delivered: left to the reinstall");
     return "installation-removed";
   }
   const octokit = await rt.octokit(d.installationId);

@@ -94,6 +94,8 @@ export async function processReinstall(rt: Runtime, job: Job<ReinstallJobData>):
     mergeGroups: 0,
   };
   await rt.stores.pulls.setInstallationRemoved(d.installationId, false);
+  // before the walk: an event job of the removed installation that runs after the walk hands over instead
+  if (d.accountLogin) await rt.stores.pulls.noteInstalled(d.accountLogin, d.installationId, rt.now());
   const octokit = await rt.octokit(d.installationId);
   const repos = await octokit.paginate(octokit.rest.apps.listReposAccessibleToInstallation, {
     per_page: 100,
@@ -517,6 +519,27 @@ function finishedConclusion(scanId: string) {
         "report this commit anew.",
     },
   };
+}
+
+/**
+ * An event of the removed installation `d.installationId` whose job ran after the uninstall, once the account
+ * was installed again as `installationId` after that removal (`installed:<accountLogin>`; an account has one
+ * installation of the App at a time): its pull request is handed to the new
+ * installation as the reinstall's walk would have (`decide`, the same job id per head: a head both decide is
+ * one job). The walk reads the undecided mark the job wrote first, so an event whose job runs while the walk
+ * does is decided by one or the other.
+ */
+export async function handOverToReinstall(
+  rt: Runtime,
+  d: PullRequestJobData,
+  installationId: number,
+): Promise<void> {
+  const { explicit: _explicit, resume: _resume, ...event } = d;
+  const data: PullRequestJobData = { ...event, installationId, action: "reinstall" };
+  await addJob(rt, "pullRequest", data, {
+    jobId: jobId("reinstall-decided", installationId, d.owner, d.repo, d.pullNumber, d.headSha),
+  });
+  await rt.stores.pulls.clearUndecided(pullKey(d.owner, d.repo, d.pullNumber));
 }
 
 /**

@@ -71,6 +71,9 @@ export function pullStateAt(
   return { installationId, owner, repo, pullNumber, headSha, updatedAt };
 }
 
+/** An account's installation after a reinstall, and when it was recorded (ms since the epoch). */
+const InstalledAs = z.object({ installationId: z.number(), at: z.number() });
+
 /** The pull request a check run of diffward's belongs to, recorded when the check run is created. */
 export const CheckRunOwner = z.object({ pullNumber: z.number(), headSha: z.string() });
 export type CheckRunOwner = z.infer<typeof CheckRunOwner>;
@@ -285,16 +288,24 @@ export class PullStateStore {
   }
 
   /**
-   * Marks an installation removed (`installation.deleted`) or back (`installation.created`): a launch still
-   * waiting in its debounce window for a removed installation is dropped before it spends anything.
+   * Marks an installation removed (`installation.deleted`) at `at` (ms since the epoch) or back
+   * (`installation.created`): a launch still waiting in its debounce window for a removed installation is
+   * dropped before it spends anything.
    */
-  async setInstallationRemoved(installationId: number, removed: boolean): Promise<void> {
-    if (removed) await this.redis.set(this.#k("uninstalled", installationId), "1", "EX", 60 * 60 * 24 * 30);
-    else await this.redis.del(this.#k("uninstalled", installationId));
+  async setInstallationRemoved(installationId: number, removed: boolean, at = Date.now()): Promise<void> {
+    const k = this.#k("uninstalled", installationId);
+    if (removed) await this.redis.set(k, String(at), "EX", 60 * 60 * 24 * 30);
+    else await this.redis.del(k);
   }
 
   async isInstallationRemoved(installationId: number): Promise<boolean> {
-    return (await this.redis.exists(this.#k("uninstalled", installationId))) === 1;
+    return (await this.removedAt(installationId)) !== undefined;
+  }
+
+  /** When the installation was removed (ms since the epoch; a mark written before the time was kept reads 1). */
+  async removedAt(installationId: number): Promise<number | undefined> {
+    const at = await this.redis.get(this.#k("uninstalled", installationId));
+    return at === null ? undefined : Number(at);
   }
 
   /**
@@ -311,6 +322,24 @@ export class PullStateStore {
   async undecidedBy(key: string): Promise<number | undefined> {
     const id = await this.redis.get(this.#k("undecided", key));
     return id === null ? undefined : Number(id);
+  }
+
+  /**
+   * Records the account's installation after a reinstall (`installation.created`: GitHub gives a new id) at
+   * `at` (ms since the epoch), so an event job of an installation removed before it that runs after the
+   * reinstall's walk hands its pull request over to it. Kept 30 days, as the removal's mark.
+   */
+  async noteInstalled(accountLogin: string, installationId: number, at: number): Promise<void> {
+    const value = JSON.stringify({ installationId, at });
+    await this.redis.set(this.#k("installed", accountLogin), value, "EX", 60 * 60 * 24 * 30);
+  }
+
+  /** The account's installation recorded by the last reinstall ({@link noteInstalled}) and when, if any. */
+  async installedAs(accountLogin: string): Promise<{ installationId: number; at: number } | undefined> {
+    const value = await this.redis.get(this.#k("installed", accountLogin));
+    if (value === null) return undefined;
+    const parsed = InstalledAs.safeParse(JSON.parse(value));
+    return parsed.success ? parsed.data : undefined;
   }
 
   /** Forgets {@link noteUndecided}'s mark once the reinstall has asked for the decision. */

@@ -70,6 +70,25 @@ describe("reinstalling the app after an uninstall", () => {
     return created;
   }
 
+  /**
+   * Sends `created` (the reinstall), waits for `head`'s check run to complete `failure` (the demo scenario's
+   * confirmed critical finding), sends it again (GitHub's redelivery of the event) and checks that the head
+   * was scanned and reported once.
+   */
+  async function decidedOnceAfter(created: Payload, pr: { owner: string; repo: string }, head: string) {
+    await h.send("installation", created, randomUUID());
+    const fresh = await h.waitFor(
+      () => checkRuns(h, pr.owner, pr.repo, head).find((c) => c.status === "completed"),
+      30_000,
+      `the check run of ${head.slice(0, 8)} completed`,
+    );
+    expect(fresh.conclusion).toBe("failure");
+    await h.send("installation", created, randomUUID());
+    await new Promise((r) => setTimeout(r, 3_000));
+    expect(launchedFor(head)).toHaveLength(1);
+    expect(checkRuns(h, pr.owner, pr.repo, head)).toHaveLength(1);
+  }
+
   it("ends the check run the uninstall left open and scans its head once more, once", async () => {
     const head = sha(3001);
     const done = sha(3002);
@@ -271,17 +290,7 @@ describe("reinstalling the app after an uninstall", () => {
     await pushPull(h, pr, head);
     await new Promise((r) => setTimeout(r, 2_000));
     expect(checkRuns(h, pr.owner, pr.repo, head)).toHaveLength(0);
-    await h.send("installation", created, randomUUID());
-    const fresh = await h.waitFor(
-      () => checkRuns(h, pr.owner, pr.repo, head).find((c) => c.status === "completed"),
-      30_000,
-      "the pushed head's check run completed",
-    );
-    expect(fresh.conclusion).toBe("failure"); // the demo scenario's confirmed critical finding
-    await h.send("installation", created, randomUUID());
-    await new Promise((r) => setTimeout(r, 3_000));
-    expect(launchedFor(head)).toHaveLength(1);
-    expect(checkRuns(h, pr.owner, pr.repo, head)).toHaveLength(1);
+    await decidedOnceAfter(created, pr, head);
     expect(launchedFor(first)).toHaveLength(1);
     expect(checkRuns(h, pr.owner, pr.repo, first)).toHaveLength(1);
     expect(launchedFor(draftHead)).toHaveLength(0);
@@ -303,26 +312,13 @@ describe("reinstalling the app after an uninstall", () => {
     const pushed = await pushPull(h, pr, head);
     expect((await waitEventJob(h, "pr", pushed.id)).value).toBe("installation-removed");
     expect(checkRuns(h, pr.owner, pr.repo, head)).toHaveLength(0);
-    await h.send("installation", created, randomUUID());
-    const fresh = await h.waitFor(
-      () => checkRuns(h, pr.owner, pr.repo, head).find((c) => c.status === "completed"),
-      30_000,
-      "the pushed head's check run completed",
-    );
-    expect(fresh.conclusion).toBe("failure"); // the demo scenario's confirmed critical finding
-    const old = await h.waitFor(
-      () => checkRuns(h, pr.owner, pr.repo, first).find((c) => c.id === left.id && c.status === "completed"),
-      10_000,
-      "the older head's check run completed",
-    );
+    await decidedOnceAfter(created, pr, head);
+    const old = checkRuns(h, pr.owner, pr.repo, first).find((c) => c.id === left.id)!;
+    expect(old.status).toBe("completed");
     expect(old.conclusion).toBe("cancelled");
     expect(old.output.title).toBe("Cancelled: diffward was uninstalled");
     expect(old.output.summary).toContain("newest commit");
-    // a redelivered installation event launches nothing more; the older head is not scanned again
-    await h.send("installation", created, randomUUID());
-    await new Promise((r) => setTimeout(r, 3_000));
-    expect(launchedFor(head)).toHaveLength(1);
-    expect(checkRuns(h, pr.owner, pr.repo, head)).toHaveLength(1);
+    // the older head is not scanned again
     expect(launchedFor(first)).toHaveLength(1);
     expect(checkRuns(h, pr.owner, pr.repo, first)).toHaveLength(1);
   });
@@ -344,20 +340,27 @@ describe("reinstalling the app after an uninstall", () => {
     const opened = await h.send("pull_request", pr.payload);
     expect((await waitEventJob(h, "pr", opened.id)).value).toBe("installation-removed");
     expect(await h.booted.rt.stores.pulls.getPull(pullKey(pr.owner, pr.repo, pr.number))).toBeUndefined();
-    await h.send("installation", created, randomUUID());
-    const fresh = await h.waitFor(
-      () => checkRuns(h, pr.owner, pr.repo, head).find((c) => c.status === "completed"),
-      30_000,
-      "the opened head's check run completed",
-    );
-    expect(fresh.conclusion).toBe("failure"); // the demo scenario's confirmed critical finding
-    // a redelivered installation event decides nothing again
-    await h.send("installation", created, randomUUID());
-    await new Promise((r) => setTimeout(r, 3_000));
-    expect(launchedFor(head)).toHaveLength(1);
-    expect(checkRuns(h, pr.owner, pr.repo, head)).toHaveLength(1);
+    await decidedOnceAfter(created, pr, head);
     expect(launchedFor(silentHead)).toHaveLength(0);
     expect(checkRuns(h, silent.owner, silent.repo, silentHead)).toHaveLength(0);
+  });
+  it("an event of the removed installation whose job runs after the reinstall's walk is handed to the new installation", async () => {
+    const head = sha(3111);
+    const repo = `reinstall-${++n}`;
+    const pr = await openPull(h, { head, repo, number: 1, installationId: 91_001, send: false });
+    const created = await reinstall(pr.owner, 91_001, 91_002);
+    const walk = randomUUID();
+    await h.send("installation", created, walk);
+    await h.waitFor(
+      async () => (await h.booted.rt.queues.events.getJob(jobId("installed", 91_002)))?.finishedOn,
+      15_000,
+      "the reinstall's walk done",
+    );
+    expect(checkRuns(h, pr.owner, pr.repo, head)).toHaveLength(0);
+    // the opening was delivered before the uninstall; its job runs only now, after the walk
+    const opened = await h.send("pull_request", pr.payload);
+    expect((await waitEventJob(h, "pr", opened.id)).value).toBe("installation-removed");
+    await decidedOnceAfter(created, pr, head);
   });
   it("a baseline in flight at the uninstall ends, and starts again after the reinstall; a baseline schedule comes back", async () => {
     const head = sha(3061);
