@@ -406,11 +406,12 @@ function groupJob(
 }
 
 /** What the destroyed job did. */
-export type GroupDestroyedOutcome = "cancelled" | "already-completed" | "idle";
+export type GroupDestroyedOutcome = "cancelled" | "already-completed" | "idle" | "installation-removed";
 
 /**
  * Acts on `merge_group` `destroyed` (merged, dequeued or invalidated; GitHub "Webhook events and payloads",
- * `merge_group.reason`): marks the group destroyed (a `checks_requested` delivered late then does nothing),
+ * `merge_group.reason`): marks the group destroyed (a `checks_requested` delivered late then does nothing;
+ * after an uninstall also `uninstalled`, writing nothing: the reinstall completes its check run),
  * removes a launch still waiting, cancels the group's scan unless it has ended ({@link cancelFollowedScan};
  * spec `POST …/scans/{scanId}/cancel`: a completed scan is never cancelled), and concludes the group's
  * check run `cancelled` unless GitHub shows it completed. When diffward has no state of the group (lost with
@@ -431,6 +432,13 @@ export async function processMergeGroupDestroyed(
       headSha: d.headSha,
     };
     if (prev?.destroyed) return "idle";
+    // The App was uninstalled after the event was delivered: GitHub refuses the removed installation's token,
+    // so the check run cannot be written; marked so, the reinstall completes it (src/scan/reinstall.ts).
+    if (await rt.stores.pulls.isInstallationRemoved(d.installationId)) {
+      await rt.stores.pulls.setGroup(key, { ...base, destroyed: true, uninstalled: true });
+      log.info({ reason: d.reason }, "merge group destroyed after the uninstall: left to the reinstall");
+      return "installation-removed";
+    }
     await rt.stores.pulls.setGroup(key, { ...base, destroyed: true });
     const octokit = await rt.octokit(d.installationId);
     const g = prev?.checkRunId ? prev : await unfinishedFromGitHub(octokit, d, base);

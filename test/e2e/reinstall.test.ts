@@ -426,6 +426,51 @@ describe("reinstalling the app after an uninstall", () => {
     expect(checkRuns(h, pr.owner, pr.repo, head)).toHaveLength(2);
   });
 
+  it("a merge group destroyed after the uninstall, its launch not sent: its check run is completed cancelled by the reinstall", async () => {
+    const repo = `reinstall-${++n}`;
+    const pr = await openPull(h, {
+      head: sha(3121),
+      repo,
+      config: demoConfig("mergeQueue: scan"),
+      installationId: 92_001,
+    });
+    await completedRun(h, pr.owner, pr.repo, sha(3121));
+    const group = addGroup(h, pr, sha(3122), sha(3120));
+    const launches = h.booted.rt.queues.launch;
+    await launches.pause();
+    try {
+      await h.send("merge_group", mergeGroupPayload(h.github.state, group, "checks_requested"));
+      const queued = await h.waitFor(
+        () => checkRuns(h, pr.owner, pr.repo, group.headSha)[0],
+        15_000,
+        "the group's check run created",
+      );
+      expect(queued.status).toBe("queued");
+      // merged: the destroyed event was delivered before the uninstall; its job runs after it
+      const merged = mergeGroupPayload(h.github.state, group, "destroyed", "merged");
+      const created = await reinstall(pr.owner, 92_001, 92_002);
+      const destroyed = await h.send("merge_group", merged);
+      await h.waitFor(
+        async () => (await h.booted.rt.queues.events.getJob(jobId("mg-destroyed", destroyed.id)))?.finishedOn,
+        15_000,
+        "the destroyed event's job",
+      );
+      expect(checkRuns(h, pr.owner, pr.repo, group.headSha)[0]!.status).toBe("queued");
+      await h.send("installation", created, randomUUID());
+      const ended = await h.waitFor(
+        () => checkRuns(h, pr.owner, pr.repo, group.headSha).find((c) => c.status === "completed"),
+        30_000,
+        "the group's check run completed",
+      );
+      expect(ended.id).toBe(queued.id);
+      expect(ended.conclusion).toBe("cancelled");
+      expect(ended.output.title).toBe("Cancelled: diffward was uninstalled");
+    } finally {
+      await launches.resume();
+    }
+    await new Promise((r) => setTimeout(r, 2_000));
+    expect(launchedFor(group.headSha)).toHaveLength(0);
+  });
   it("a merge group's check run left in progress by the uninstall is completed cancelled by the reinstall, launching nothing", async () => {
     const repo = `reinstall-${++n}`;
     const pr = await openPull(h, {
