@@ -62,7 +62,7 @@ const WALK_CHUNK = 100;
  * its report ({@link leftHeads}). A head whose event came just before the uninstall, and whose job could no
  * longer create its check run, is decided now by its `pull-request` job, as the event would have been
  * ({@link enqueueHead}); an older head's check run whose scan the uninstall cancelled is completed
- * `cancelled` first ({@link endOlder}). A head whose `diffward` check run the uninstall left unfinished:
+ * `cancelled` first ({@link endLeftRun}). A head whose `diffward` check run the uninstall left unfinished:
  * - the check run is completed (`cancelled`, saying why), so every check run diffward created ends;
  * - the head is scanned again as an explicit request (`pull-request` job, nonce `reinstall-<installationId>`,
  *   job id per head): a redelivered `installation.created` or a second worker adds nothing, and the state's
@@ -219,7 +219,8 @@ async function resumeRepository(
   for (const head of left) {
     const { pr } = head;
     if (head.kind === "undecided") {
-      if (head.older !== undefined && (await endOlder(rt, at.octokit, r, head.older))) out.concluded += 1;
+      if (head.older !== undefined && (await endLeftRun(rt, at.octokit, r, head.older, "older")))
+        out.concluded += 1;
       await enqueueHead(rt, r, pr, at.d, "decide");
       await rt.stores.pulls.clearUndecided(pullKey(r.owner, r.repo, pr.number));
       out.decided += 1;
@@ -246,20 +247,21 @@ async function resumeRepository(
 }
 
 /**
- * Completes the check run of an older head whose scan the uninstall cancelled, unless it has completed
- * (read first: a retried reinstall writes nothing twice).
+ * Completes a check run the uninstall left (an older head's, a merge group's) `cancelled` with the words for
+ * what it was on, unless it has completed (read first: a retried reinstall writes nothing twice).
  * @returns whether it was completed now.
  * @throws what the read or the write throws but a 404 (the check run is gone: nothing to end).
  */
-async function endOlder(
+async function endLeftRun(
   rt: Runtime,
   octokit: InstallationOctokit,
   r: RepoPart,
   checkRunId: number,
+  on: "older" | "group",
 ): Promise<boolean> {
   const run = await unlessStatus(404, getCheckRun(octokit, r, checkRunId));
   if (!run || run.status === "completed") return false;
-  await applyWrites(rt, r.installationId, [updateCheck(r, checkRunId, cancelledConclusion("older"))]);
+  await applyWrites(rt, r.installationId, [updateCheck(r, checkRunId, cancelledConclusion(on))]);
   return true;
 }
 
@@ -386,11 +388,7 @@ async function endGroups(
 ): Promise<number> {
   let ended = 0;
   for (const g of groups) {
-    const run = await unlessStatus(404, getCheckRun(octokit, r, g.checkRunId));
-    if (run && run.status !== "completed") {
-      await applyWrites(rt, r.installationId, [updateCheck(r, run.id, cancelledConclusion("group"))]);
-      ended += 1;
-    }
+    if (await endLeftRun(rt, octokit, r, g.checkRunId, "group")) ended += 1;
     const key = groupKey(r.owner, r.repo, g.headSha);
     await rt.stores.pulls.withPullLock(key, async () => {
       const now = await rt.stores.pulls.getGroup(key);
@@ -522,6 +520,14 @@ function finishedConclusion(scanId: string) {
 }
 
 /**
+ * The job id of the decision of a head the uninstall left undecided, under the new installation: the walk's
+ * and a hand-over's are one, so a head both decide is decided once.
+ */
+function decideJobId(installationId: number, owner: string, repo: string, pull: number, headSha: string) {
+  return jobId("reinstall-decided", installationId, owner, repo, pull, headSha);
+}
+
+/**
  * An event of the removed installation `d.installationId` whose job ran after the uninstall, once the account
  * was installed again as `installationId` after that removal (`installed:<accountLogin>`; an account has one
  * installation of the App at a time): its pull request is handed to the new
@@ -537,7 +543,7 @@ export async function handOverToReinstall(
   const { explicit: _explicit, resume: _resume, ...event } = d;
   const data: PullRequestJobData = { ...event, installationId, action: "reinstall" };
   await addJob(rt, "pullRequest", data, {
-    jobId: jobId("reinstall-decided", installationId, d.owner, d.repo, d.pullNumber, d.headSha),
+    jobId: decideJobId(installationId, d.owner, d.repo, d.pullNumber, d.headSha),
   });
   await rt.stores.pulls.clearUndecided(pullKey(d.owner, d.repo, d.pullNumber));
 }
@@ -564,8 +570,9 @@ async function enqueueHead(
     ...pullHeadOf(pr, rt.now()),
     ...(how === "relaunch" ? { explicit: { nonce: `reinstall-${d.installationId}` } } : {}),
   };
-  const kind = how === "relaunch" ? "reinstalled" : "reinstall-decided";
-  await addJob(rt, "pullRequest", data, {
-    jobId: jobId(kind, d.installationId, r.owner, r.repo, pr.number, pr.headSha),
-  });
+  const id =
+    how === "relaunch"
+      ? jobId("reinstalled", d.installationId, r.owner, r.repo, pr.number, pr.headSha)
+      : decideJobId(d.installationId, r.owner, r.repo, pr.number, pr.headSha);
+  await addJob(rt, "pullRequest", data, { jobId: id });
 }
